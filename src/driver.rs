@@ -1,0 +1,13 @@
+//! Drivers: the loops that feed the sans-IO [`Lock`](crate::proto::Lock) with real (or
+//! in-memory) nodes and a clock.
+//!
+//! [`Redlock`] is the blocking client over any [`Node`](crate::node::Node);
+//! [`MemoryNode`] is an in-process node on a [`ManualClock`], for examples and tests.
+
+mod blocking;
+mod clock;
+mod memory;
+
+pub use blocking::{Acquisition, DriverError, Guard, NodeError, NotAcquired, Redlock};
+pub use clock::{Clock, ManualClock, MonotonicClock};
+pub use memory::MemoryNode;

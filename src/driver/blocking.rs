@@ -1,0 +1,292 @@
+//! [`Redlock`]: the blocking client, one thread, over any [`Node`].
+
+use rand_core::{CryptoRng, RngCore};
+use thiserror::Error;
+
+use super::clock::Clock;
+use crate::node::Node;
+use crate::proto::{
+    Config, ConfigError, Event, Failure, Lock, NodeId, Reply, Tally, Token, UsageError,
+    validate_resource,
+};
+use crate::time::Millis;
+
+/// A mistake in how the client was built or called. Not getting the lock is not an error.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum DriverError {
+    /// The configuration, TTL or resource name was refused.
+    #[error("invalid lock configuration: {0}")]
+    Config(#[from] ConfigError),
+    /// A call that does not fit the lock's phase.
+    #[error(transparent)]
+    Usage(#[from] UsageError),
+}
+
+/// A node that failed during a lock operation, and why.
+#[derive(Debug)]
+pub struct NodeError<E> {
+    /// Which node.
+    pub node: NodeId,
+    /// What the node's driver reported.
+    pub error: E,
+}
+
+/// Why a [`Redlock::try_lock`] did not get the lock, with what every node said.
+#[derive(Debug)]
+pub struct NotAcquired<E> {
+    /// Why the last round failed.
+    pub failure: Failure,
+    /// How many rounds were tried.
+    pub attempts: u32,
+    /// Per-node results of the last round.
+    pub nodes: Tally,
+    /// Every node error seen during all rounds.
+    pub errors: Vec<NodeError<E>>,
+}
+
+/// The outcome of [`Redlock::try_lock`].
+#[derive(Debug)]
+#[expect(
+    clippy::large_enum_variant,
+    reason = "the guard is the common outcome; boxing it would cost an allocation per lock"
+)]
+pub enum Acquisition<'a, N: Node, C: Clock, R: RngCore> {
+    /// The lock is held until the guard is unlocked, dropped, or its deadline passes.
+    Acquired(Guard<'a, N, C, R>),
+    /// Somebody else holds it, or too few nodes answered in time.
+    NotAcquired(NotAcquired<N::Error>),
+}
+
+impl<'a, N: Node, C: Clock, R: RngCore> Acquisition<'a, N, C, R> {
+    /// The guard, if the lock was acquired.
+    pub fn into_guard(self) -> Option<Guard<'a, N, C, R>> {
+        match self {
+            Acquisition::Acquired(guard) => Some(guard),
+            Acquisition::NotAcquired(_) => None,
+        }
+    }
+}
+
+/// A Redlock client over `N` nodes, a clock and a cryptographic random generator.
+///
+/// Requests go to the nodes one after the other, in order; a [`Node`] with its own timeouts
+/// bounds how long one can take. (The Redis driver sends to all nodes at once.)
+#[derive(Debug)]
+pub struct Redlock<N, C, R> {
+    nodes: Vec<N>,
+    config: Config,
+    clock: C,
+    rng: R,
+}
+
+impl<N: Node, C: Clock, R: RngCore + CryptoRng> Redlock<N, C, R> {
+    /// A client over `nodes`. `config.node_count` is set to `nodes.len()`; the rest of the
+    /// configuration is validated now. `rng` draws the tokens, so it must be a CSPRNG.
+    pub fn new(nodes: Vec<N>, mut config: Config, clock: C, rng: R) -> Result<Self, DriverError> {
+        config.node_count = nodes.len();
+        config.validate()?;
+        Ok(Redlock {
+            nodes,
+            config,
+            clock,
+            rng,
+        })
+    }
+
+    /// The configuration in force.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// The nodes, to inspect them.
+    pub fn nodes(&self) -> &[N] {
+        &self.nodes
+    }
+
+    /// The nodes, to act on them (crash one in a test, say).
+    pub fn nodes_mut(&mut self) -> &mut [N] {
+        &mut self.nodes
+    }
+
+    /// The client's clock.
+    pub fn clock(&self) -> &C {
+        &self.clock
+    }
+
+    /// Tries to lock `resource` for `ttl`, with retries. `Ok(None)` when the lock is not
+    /// acquired; [`try_lock`](Redlock::try_lock) says why.
+    pub fn lock(
+        &mut self,
+        resource: &str,
+        ttl: Millis,
+    ) -> Result<Option<Guard<'_, N, C, R>>, DriverError> {
+        Ok(self.try_lock(resource, ttl)?.into_guard())
+    }
+
+    /// Like [`lock`](Redlock::lock), with the reason and every node's error when the lock is
+    /// not acquired.
+    pub fn try_lock(
+        &mut self,
+        resource: &str,
+        ttl: Millis,
+    ) -> Result<Acquisition<'_, N, C, R>, DriverError> {
+        validate_resource(resource)?;
+        let mut lock = Lock::acquire(&self.config, ttl, &mut self.rng, self.clock.now())?;
+        let mut errors = Vec::new();
+        let outcome = drive(
+            &mut self.nodes,
+            &self.clock,
+            resource,
+            &mut lock,
+            &mut errors,
+            |event| matches!(event, Event::Acquired { .. } | Event::NotAcquired { .. }),
+        );
+        match outcome {
+            Some(Event::Acquired { .. }) => Ok(Acquisition::Acquired(Guard {
+                nodes: &mut self.nodes,
+                clock: &self.clock,
+                lock,
+                resource: resource.to_owned(),
+                errors,
+            })),
+            Some(Event::NotAcquired {
+                failure,
+                attempts,
+                nodes,
+            }) => Ok(Acquisition::NotAcquired(NotAcquired {
+                failure,
+                attempts,
+                nodes,
+                errors,
+            })),
+            // `drive` only stops early when the lock has nothing left to do, which an
+            // acquisition always reports with one of the two events above.
+            _ => unreachable!("an acquisition always ends in Acquired or NotAcquired"),
+        }
+    }
+}
+
+/// A held lock. Unlock it explicitly to see the per-node results; dropping it unlocks too.
+#[derive(Debug)]
+pub struct Guard<'a, N: Node, C: Clock, R: RngCore> {
+    nodes: &'a mut [N],
+    clock: &'a C,
+    lock: Lock<&'a mut R>,
+    resource: String,
+    errors: Vec<NodeError<N::Error>>,
+}
+
+impl<N: Node, C: Clock, R: RngCore> Guard<'_, N, C, R> {
+    /// The token stored at the nodes.
+    pub fn token(&self) -> Token {
+        self.lease().token
+    }
+
+    /// The client-clock reading at which the lock must be considered lost.
+    pub fn deadline(&self) -> Millis {
+        self.lease().deadline
+    }
+
+    /// Time left before the deadline, by the client's clock (zero once it passed).
+    pub fn remaining(&self) -> Millis {
+        self.deadline() - self.clock.now()
+    }
+
+    /// Whether the client may still act as the holder: its clock is before the deadline.
+    pub fn is_valid(&self) -> bool {
+        self.lock.believes(self.clock.now())
+    }
+
+    /// Node errors seen while acquiring (and extending).
+    pub fn node_errors(&self) -> &[NodeError<N::Error>] {
+        &self.errors
+    }
+
+    /// Extends the lease by a full TTL from now on a majority of all nodes. `Ok(false)` when
+    /// the extension did not win a majority in time or the deadline had already passed; the old
+    /// deadline then still stands.
+    pub fn extend(&mut self) -> Result<bool, DriverError> {
+        self.lock.extend(self.clock.now())?;
+        let outcome = drive(
+            self.nodes,
+            self.clock,
+            &self.resource,
+            &mut self.lock,
+            &mut self.errors,
+            |event| matches!(event, Event::Extended { .. } | Event::NotExtended { .. }),
+        );
+        Ok(matches!(outcome, Some(Event::Extended { .. })))
+    }
+
+    /// Releases the lock on all nodes and reports which nodes deleted our key.
+    pub fn unlock(mut self) -> Tally {
+        self.release()
+    }
+
+    fn lease(&self) -> &crate::proto::Lease {
+        // A guard exists only for a won lock, and only `release` ends the lease, which
+        // consumes or drops the guard.
+        self.lock.lease().expect("a guard always holds a lease")
+    }
+
+    fn release(&mut self) -> Tally {
+        self.lock.release(self.clock.now());
+        let outcome = drive(
+            self.nodes,
+            self.clock,
+            &self.resource,
+            &mut self.lock,
+            &mut self.errors,
+            |event| matches!(event, Event::Released { .. }),
+        );
+        match outcome {
+            Some(Event::Released { nodes }) => nodes,
+            _ => Tally::default(),
+        }
+    }
+}
+
+impl<N: Node, C: Clock, R: RngCore> Drop for Guard<'_, N, C, R> {
+    fn drop(&mut self) {
+        if !self.lock.is_finished() {
+            self.release();
+        }
+    }
+}
+
+/// Runs `lock` against `nodes` until it emits an event `wanted` accepts, or has nothing left to
+/// do. Commands run in order; answers are fed with the clock reading taken after each one.
+fn drive<N: Node, C: Clock, R: RngCore>(
+    nodes: &mut [N],
+    clock: &C,
+    key: &str,
+    lock: &mut Lock<R>,
+    errors: &mut Vec<NodeError<N::Error>>,
+    wanted: impl Fn(&Event) -> bool,
+) -> Option<Event> {
+    loop {
+        while let Some(command) = lock.poll_command() {
+            let reply = match nodes[command.node.index()].execute(key, &command.op) {
+                Ok(true) => Reply::Applied,
+                Ok(false) => Reply::NotApplied,
+                Err(error) => {
+                    errors.push(NodeError {
+                        node: command.node,
+                        error,
+                    });
+                    Reply::Failed
+                }
+            };
+            lock.handle_reply(command.round, command.node, reply, clock.now());
+        }
+        while let Some(event) = lock.poll_event() {
+            if wanted(&event) {
+                return Some(event);
+            }
+        }
+        let due = lock.poll_timeout()?;
+        clock.sleep_until(due);
+        lock.handle_timeout(clock.now());
+    }
+}

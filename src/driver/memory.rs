@@ -1,0 +1,99 @@
+//! An in-process Redis master over [`NodeState`], for examples, tests and demonstrations.
+
+use std::collections::BTreeMap;
+
+use super::clock::{Clock, ManualClock};
+use crate::node::{Node, NodeState, Persistence, Unavailable};
+use crate::proto::{Op, Token};
+use crate::time::Millis;
+
+/// A node that keeps its keys in memory and reads its own [`ManualClock`].
+///
+/// Share the clock with the client for a world without clock error, or give it its own clock
+/// and move that to show a clock jump. [`crash`](MemoryNode::crash) and
+/// [`restart`](MemoryNode::restart) act on every key.
+#[derive(Clone, Debug)]
+pub struct MemoryNode {
+    clock: ManualClock,
+    persistence: Persistence,
+    keys: BTreeMap<String, NodeState>,
+    down: bool,
+    ready_at: Millis,
+}
+
+impl MemoryNode {
+    /// An empty node without persistence, reading `clock`.
+    pub fn new(clock: ManualClock) -> MemoryNode {
+        MemoryNode {
+            clock,
+            persistence: Persistence::None,
+            keys: BTreeMap::new(),
+            down: false,
+            ready_at: Millis::ZERO,
+        }
+    }
+
+    /// The same node with another persistence mode.
+    pub fn with_persistence(mut self, persistence: Persistence) -> MemoryNode {
+        self.persistence = persistence;
+        self
+    }
+
+    /// The token that holds `key` now, if any.
+    pub fn holder(&self, key: &str) -> Option<Token> {
+        let now = self.clock.now();
+        self.keys.get(key)?.live_entry(now).map(|entry| entry.token)
+    }
+
+    /// The process dies; keys survive as the persistence mode says.
+    pub fn crash(&mut self) {
+        self.down = true;
+        for state in self.keys.values_mut() {
+            state.crash(self.persistence);
+        }
+    }
+
+    /// The process comes back and refuses commands for `delay`.
+    pub fn restart(&mut self, delay: Millis) {
+        let now = self.clock.now();
+        self.down = false;
+        self.ready_at = now + delay;
+        for state in self.keys.values_mut() {
+            state.restart(now, delay);
+        }
+    }
+
+    fn run(&mut self, key: &str, op: Op) -> Result<bool, Unavailable> {
+        let now = self.clock.now();
+        if self.down || now < self.ready_at {
+            return Err(Unavailable);
+        }
+        let state = self.keys.entry(key.to_owned()).or_default();
+        let applied = state.apply(&op, now, self.persistence)?;
+        if state.entry.is_none() {
+            // Keep the map as small as the live keyspace.
+            self.keys.remove(key);
+        }
+        Ok(applied)
+    }
+}
+
+impl Node for MemoryNode {
+    type Error = Unavailable;
+
+    fn set_nx_px(&mut self, key: &str, token: Token, ttl: Millis) -> Result<bool, Unavailable> {
+        self.run(key, Op::SetNxPx { token, ttl })
+    }
+
+    fn del_if_eq(&mut self, key: &str, token: Token) -> Result<bool, Unavailable> {
+        self.run(key, Op::DelIfEq { token })
+    }
+
+    fn pexpire_if_eq(&mut self, key: &str, token: Token, ttl: Millis) -> Result<bool, Unavailable> {
+        self.run(key, Op::PExpireIfEq { token, ttl })
+    }
+
+    fn del(&mut self, key: &str) -> Result<bool, Unavailable> {
+        self.run(key, Op::Del)
+    }
+}

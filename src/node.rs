@@ -1,0 +1,311 @@
+//! One Redis master: the [`Node`] trait a driver implements, and [`NodeState`], the in-memory
+//! semantics of the lock's key on one master, used by the simulator and the model checker.
+//!
+//! `NodeState` reads no clock: every operation takes `now`, the reading of *the node's own*
+//! clock. That is the point — Redis stores a key's expiry as an absolute wall-clock time and
+//! checks it against the wall clock, even across a restart, so a node whose clock jumps expires
+//! keys early or late.
+
+use thiserror::Error;
+
+use crate::proto::{Op, Token};
+use crate::time::Millis;
+
+/// A Redis master as the Redlock client sees it: three conditional operations on one key.
+///
+/// `Ok(true)` means the operation took effect, `Ok(false)` that the node answered no; `Err` is
+/// anything else (timeout, I/O, a reply of the wrong type) and counts as a failed node.
+pub trait Node {
+    /// What went wrong talking to this node.
+    type Error: std::error::Error + Send + Sync + 'static;
+
+    /// `SET key token NX PX ttl`: create the key unless it exists.
+    fn set_nx_px(&mut self, key: &str, token: Token, ttl: Millis) -> Result<bool, Self::Error>;
+
+    /// Delete the key if it holds `token`.
+    fn del_if_eq(&mut self, key: &str, token: Token) -> Result<bool, Self::Error>;
+
+    /// Reset the key's TTL to `ttl` if it holds `token`.
+    fn pexpire_if_eq(&mut self, key: &str, token: Token, ttl: Millis) -> Result<bool, Self::Error>;
+
+    /// Plain `DEL key`, whatever it holds (the unlock mistake, for demonstrations).
+    fn del(&mut self, key: &str) -> Result<bool, Self::Error>;
+
+    /// Runs one [`Op`] from the core.
+    fn execute(&mut self, key: &str, op: &Op) -> Result<bool, Self::Error> {
+        match *op {
+            Op::SetNxPx { token, ttl } => self.set_nx_px(key, token, ttl),
+            Op::DelIfEq { token } => self.del_if_eq(key, token),
+            Op::PExpireIfEq { token, ttl } => self.pexpire_if_eq(key, token, ttl),
+            Op::Del => self.del(key),
+        }
+    }
+}
+
+/// The lock's key on one node: who holds it and when it expires on the node's clock.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Entry {
+    /// The holder's token.
+    pub token: Token,
+    /// The node-clock reading at which the key is gone.
+    pub expires_at: Millis,
+    /// Whether the key has reached disk (it survives a crash under AOF).
+    pub durable: bool,
+}
+
+/// How a node keeps keys across a crash.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Persistence {
+    /// No persistence: a crash loses every key.
+    #[default]
+    None,
+    /// `appendfsync always`: a write is on disk before the reply, so keys survive a crash.
+    FsyncAlways,
+    /// `appendfsync everysec`: only keys that a periodic fsync ([`NodeState::fsync`]) reached
+    /// survive.
+    FsyncPeriodic,
+}
+
+/// Whether a node answers.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Availability {
+    /// Serving commands.
+    #[default]
+    Up,
+    /// Crashed; refuses everything until restarted.
+    Down,
+    /// Restarted, but refusing commands until its clock reads `ready_at` (antirez's delayed
+    /// restart: stay away for longer than the largest TTL).
+    Restarting {
+        /// The node-clock reading from which it serves again.
+        ready_at: Millis,
+    },
+}
+
+/// A command that reached a node that does not serve.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
+#[error("node is not serving (crashed, or inside its restart delay)")]
+pub struct Unavailable;
+
+/// One Redis master's view of the lock's key, on the master's own clock.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct NodeState {
+    /// The key, if one was set and has not been deleted or expired *and cleaned up*. A present
+    /// entry may already be expired: expiry is lazy, as in Redis; use [`NodeState::live_entry`].
+    pub entry: Option<Entry>,
+    /// Up, down, or restarting.
+    pub availability: Availability,
+}
+
+impl NodeState {
+    /// A node that is up with no key.
+    pub const fn new() -> NodeState {
+        NodeState {
+            entry: None,
+            availability: Availability::Up,
+        }
+    }
+
+    /// Whether the node serves commands when its clock reads `now`.
+    pub fn is_serving(&self, now: Millis) -> bool {
+        match self.availability {
+            Availability::Up => true,
+            Availability::Down => false,
+            Availability::Restarting { ready_at } => now >= ready_at,
+        }
+    }
+
+    /// The key if it is still live at node time `now`.
+    pub fn live_entry(&self, now: Millis) -> Option<Entry> {
+        self.entry.filter(|entry| now < entry.expires_at)
+    }
+
+    /// Runs one operation at node time `now`, with Redis's semantics and lazy expiry.
+    /// `persistence` decides whether a write is durable at once.
+    pub fn apply(
+        &mut self,
+        op: &Op,
+        now: Millis,
+        persistence: Persistence,
+    ) -> Result<bool, Unavailable> {
+        if !self.is_serving(now) {
+            return Err(Unavailable);
+        }
+        self.availability = Availability::Up;
+        self.expire(now);
+        let durable = persistence == Persistence::FsyncAlways;
+        let applied = match *op {
+            Op::SetNxPx { token, ttl } => {
+                if self.entry.is_some() {
+                    false
+                } else {
+                    self.entry = Some(Entry {
+                        token,
+                        expires_at: now + ttl,
+                        durable,
+                    });
+                    true
+                }
+            }
+            Op::DelIfEq { token } => self.entry.take_if(|entry| entry.token == token).is_some(),
+            Op::Del => self.entry.take().is_some(),
+            Op::PExpireIfEq { token, ttl } => match &mut self.entry {
+                Some(entry) if entry.token == token => {
+                    entry.expires_at = now + ttl;
+                    entry.durable = durable;
+                    true
+                }
+                _ => false,
+            },
+        };
+        Ok(applied)
+    }
+
+    /// Active expiry: drops the key if it is expired at node time `now`.
+    pub fn expire(&mut self, now: Millis) {
+        if self.entry.is_some_and(|entry| now >= entry.expires_at) {
+            self.entry = None;
+        }
+    }
+
+    /// A periodic fsync: the current key (and its expiry) reaches disk.
+    pub fn fsync(&mut self) {
+        if let Some(entry) = &mut self.entry {
+            entry.durable = true;
+        }
+    }
+
+    /// The process dies. What survives depends on `persistence`: nothing, everything, or what
+    /// the last fsync reached.
+    pub fn crash(&mut self, persistence: Persistence) {
+        self.availability = Availability::Down;
+        self.entry = match persistence {
+            Persistence::None => None,
+            Persistence::FsyncAlways | Persistence::FsyncPeriodic => {
+                self.entry.filter(|entry| entry.durable)
+            }
+        };
+    }
+
+    /// The process starts again at node time `now` and refuses commands for `delay` (zero:
+    /// serve at once). Reloaded keys keep their absolute expiry, so they may load expired.
+    pub fn restart(&mut self, now: Millis, delay: Millis) {
+        self.availability = if delay == Millis::ZERO {
+            Availability::Up
+        } else {
+            Availability::Restarting {
+                ready_at: now + delay,
+            }
+        };
+        self.expire(now);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const A: Token = Token(0xa);
+    const B: Token = Token(0xb);
+
+    fn set(token: Token, ttl: u64) -> Op {
+        Op::SetNxPx {
+            token,
+            ttl: Millis(ttl),
+        }
+    }
+
+    #[test]
+    fn set_nx_px_refuses_a_live_key_and_takes_an_expired_one() {
+        let mut node = NodeState::new();
+        let p = Persistence::None;
+        assert_eq!(node.apply(&set(A, 10), Millis(0), p), Ok(true));
+        assert_eq!(node.apply(&set(B, 10), Millis(9), p), Ok(false));
+        assert_eq!(node.apply(&set(B, 10), Millis(10), p), Ok(true));
+        assert_eq!(node.live_entry(Millis(10)).map(|e| e.token), Some(B));
+    }
+
+    #[test]
+    fn compare_and_delete_spares_a_foreign_key_and_del_does_not() {
+        let mut node = NodeState::new();
+        let p = Persistence::None;
+        node.apply(&set(B, 10), Millis(0), p).unwrap();
+        assert_eq!(
+            node.apply(&Op::DelIfEq { token: A }, Millis(1), p),
+            Ok(false)
+        );
+        assert!(node.entry.is_some());
+        assert_eq!(node.apply(&Op::Del, Millis(1), p), Ok(true));
+        assert!(node.entry.is_none());
+    }
+
+    #[test]
+    fn compare_and_pexpire_extends_only_its_own_live_key() {
+        let mut node = NodeState::new();
+        let p = Persistence::None;
+        node.apply(&set(A, 10), Millis(0), p).unwrap();
+        let extend = |token| Op::PExpireIfEq {
+            token,
+            ttl: Millis(10),
+        };
+        assert_eq!(node.apply(&extend(B), Millis(5), p), Ok(false));
+        assert_eq!(node.apply(&extend(A), Millis(5), p), Ok(true));
+        assert_eq!(node.live_entry(Millis(14)).map(|e| e.token), Some(A));
+        assert_eq!(node.apply(&extend(A), Millis(15), p), Ok(false));
+    }
+
+    #[test]
+    fn a_crash_keeps_what_persistence_keeps() {
+        let mut none = NodeState::new();
+        none.apply(&set(A, 10), Millis(0), Persistence::None)
+            .unwrap();
+        none.crash(Persistence::None);
+        none.restart(Millis(1), Millis::ZERO);
+        assert_eq!(none.entry, None);
+
+        let mut always = NodeState::new();
+        always
+            .apply(&set(A, 10), Millis(0), Persistence::FsyncAlways)
+            .unwrap();
+        always.crash(Persistence::FsyncAlways);
+        always.restart(Millis(1), Millis::ZERO);
+        assert_eq!(always.live_entry(Millis(1)).map(|e| e.token), Some(A));
+
+        let mut periodic = NodeState::new();
+        periodic
+            .apply(&set(A, 10), Millis(0), Persistence::FsyncPeriodic)
+            .unwrap();
+        periodic.crash(Persistence::FsyncPeriodic);
+        assert_eq!(periodic.entry, None, "an unsynced key is lost");
+    }
+
+    #[test]
+    fn a_key_reloaded_after_the_clock_jumped_forward_loads_expired() {
+        let mut node = NodeState::new();
+        node.apply(&set(A, 10), Millis(0), Persistence::FsyncAlways)
+            .unwrap();
+        node.crash(Persistence::FsyncAlways);
+        node.restart(Millis(50), Millis::ZERO);
+        assert_eq!(node.entry, None);
+    }
+
+    #[test]
+    fn a_delayed_restart_refuses_commands_until_its_clock_says_so() {
+        let mut node = NodeState::new();
+        node.crash(Persistence::None);
+        assert_eq!(
+            node.apply(&set(A, 10), Millis(0), Persistence::None),
+            Err(Unavailable)
+        );
+        node.restart(Millis(1), Millis(9));
+        assert_eq!(
+            node.apply(&set(A, 10), Millis(9), Persistence::None),
+            Err(Unavailable)
+        );
+        assert_eq!(
+            node.apply(&set(A, 10), Millis(10), Persistence::None),
+            Ok(true)
+        );
+        assert_eq!(node.availability, Availability::Up);
+    }
+}

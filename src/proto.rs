@@ -1,0 +1,37 @@
+//! The Redlock client as a pure state machine: no networking, no clock, no global randomness.
+//!
+//! This is the only place the algorithm lives. The simulator, the model checker and the Redis
+//! driver all drive it; none of them re-implements quorum, validity or release.
+//!
+//! The algorithm, as redis.io and antirez's reference client give it:
+//!
+//! 1. read the client clock, `T1`, *before* the first request;
+//! 2. send `SET key token NX PX ttl` to all `N` nodes (each answer, or the round deadline, ends
+//!    the wait);
+//! 3. read the clock again, `T2`; `validity = ttl − (T2 − T1) − drift`, with
+//!    `drift = ttl · factor + 2 ms` by default;
+//! 4. the lock is acquired iff at least `Q = N/2 + 1` nodes said yes and `validity > 0`; the
+//!    holder may act until its clock reads `T1 + ttl − drift`;
+//! 5. otherwise release on **all** `N` nodes (a timed-out `SET` may have landed) and retry
+//!    after a random delay.
+//!
+//! Release is compare-and-delete on all nodes; extension is compare-and-pexpire, counted against
+//! a majority of all `N`, and refused once the lease's own deadline has passed.
+//!
+//! [`QuorumRound`] and [`ReleaseRound`] are the rounds as plain values (the model checker keeps
+//! them in its state); [`Lock`] composes them with retries into a lock's whole life.
+
+mod command;
+mod config;
+mod lock;
+mod round;
+
+pub use command::{Command, MAX_NODES, NodeId, NodeSet, Op, Reply, RoundId, Token};
+pub use config::{
+    Config, ConfigError, DriftPolicy, LockParams, RetryPolicy, UnlockMode, ValidityCheck, quorum,
+    validate_resource,
+};
+pub use lock::{Event, Lock, UsageError};
+pub use round::{
+    Failure, Lease, NodeResult, QuorumRound, ReleaseRound, RoundKind, RoundOutcome, Tally,
+};

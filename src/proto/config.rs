@@ -1,0 +1,324 @@
+//! What a client is configured with, and the checks that reject a configuration that cannot work.
+
+use thiserror::Error;
+
+use super::command::MAX_NODES;
+use crate::time::Millis;
+
+/// How much of a lock's TTL the client gives up to cover clock error between processes.
+///
+/// `drift = floor(ttl · factor) + floor_ms`. redis.io and antirez's reference client use a factor
+/// of 0.01 plus 2 ms (the 2 ms cover Redis's 1 ms expiry granularity). The model checker uses a
+/// factor of 0 and an explicit number of ticks.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DriftPolicy {
+    /// The share of the TTL reserved for clock-rate error, in `[0, 1)`.
+    pub factor: f64,
+    /// A constant added on top, for expiry granularity.
+    pub floor: Millis,
+}
+
+impl DriftPolicy {
+    /// A fixed drift, independent of the TTL (what the model checker uses).
+    pub const fn fixed(drift: Millis) -> DriftPolicy {
+        DriftPolicy {
+            factor: 0.0,
+            floor: drift,
+        }
+    }
+
+    /// The drift allowance for a lock of this TTL.
+    pub fn drift_for(&self, ttl: Millis) -> Millis {
+        // `factor` is validated to lie in [0, 1), so the product fits in a u64.
+        let share = (ttl.as_u64() as f64 * self.factor).floor() as u64;
+        Millis(share) + self.floor
+    }
+}
+
+impl Default for DriftPolicy {
+    fn default() -> Self {
+        DriftPolicy {
+            factor: 0.01,
+            floor: Millis(2),
+        }
+    }
+}
+
+/// How a client removes its key.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum UnlockMode {
+    /// Compare-and-delete: delete only a key that holds our token. The correct way.
+    #[default]
+    CompareAndDelete,
+    /// Plain `DEL`: may delete another client's key. redis.io's warning, kept for the model.
+    PlainDel,
+}
+
+/// Whether the client checks the remaining validity after a round (Redlock step 3).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum ValidityCheck {
+    /// Acquired only if `ttl − elapsed − drift > 0`, with the deadline anchored at T1. Correct.
+    #[default]
+    On,
+    /// Acquired on any majority, with the lease timed from the last reply (T2): the mistake
+    /// Martin Kleppmann's GC-pause example exploits. Kept for the model.
+    Off,
+}
+
+/// How often and how long to wait before trying again after a failed round.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct RetryPolicy {
+    /// Total rounds, the first one included (at least 1).
+    pub attempts: u32,
+    /// The smallest delay before the next round.
+    pub delay_min: Millis,
+    /// The largest delay; the delay is drawn uniformly from `[delay_min, delay_max]` so that
+    /// contending clients drift apart instead of colliding forever.
+    pub delay_max: Millis,
+}
+
+impl Default for RetryPolicy {
+    /// antirez's reference client: 3 tries, 200 ms plus up to 50 ms of jitter.
+    fn default() -> Self {
+        RetryPolicy {
+            attempts: 3,
+            delay_min: Millis(200),
+            delay_max: Millis(250),
+        }
+    }
+}
+
+/// Everything a Redlock client needs besides its nodes, its clock and its randomness.
+///
+/// Build one with [`Config::new`] and adjust the public fields; every consumer calls
+/// [`Config::validate`] before use, so a bad value is refused with a reason instead of
+/// misbehaving.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Config {
+    /// `N`, the number of independent Redis masters.
+    pub node_count: usize,
+    /// Clock-error allowance.
+    pub drift: DriftPolicy,
+    /// The longest a round (acquire, extend, release) waits for answers before it decides
+    /// with what it has. It is capped at `ttl − drift` per lock: a round that takes longer can
+    /// only fail. Keep it small compared with the TTL so one slow node does not eat the lease.
+    pub round_timeout: Millis,
+    /// Retries after a failed acquisition round.
+    pub retry: RetryPolicy,
+    /// Compare-and-delete, or the plain-`DEL` mistake.
+    pub unlock: UnlockMode,
+    /// The step-3 validity check, or the mistake of skipping it.
+    pub validity_check: ValidityCheck,
+}
+
+impl Config {
+    /// The defaults of redis.io and antirez's reference client for `node_count` masters.
+    pub fn new(node_count: usize) -> Config {
+        Config {
+            node_count,
+            drift: DriftPolicy::default(),
+            round_timeout: Millis(50),
+            retry: RetryPolicy::default(),
+            unlock: UnlockMode::default(),
+            validity_check: ValidityCheck::default(),
+        }
+    }
+
+    /// `Q = N/2 + 1`, the number of nodes a client must lock.
+    pub fn quorum(&self) -> usize {
+        quorum(self.node_count)
+    }
+
+    /// Checks everything that does not depend on a particular lock's TTL.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        if self.node_count == 0 {
+            return Err(ConfigError::NoNodes);
+        }
+        if self.node_count > MAX_NODES {
+            return Err(ConfigError::TooManyNodes {
+                count: self.node_count,
+            });
+        }
+        let factor = self.drift.factor;
+        if !(0.0..1.0).contains(&factor) {
+            return Err(ConfigError::DriftFactor { factor });
+        }
+        if self.round_timeout == Millis::ZERO {
+            return Err(ConfigError::ZeroRoundTimeout);
+        }
+        if self.retry.attempts == 0 {
+            return Err(ConfigError::NoAttempts);
+        }
+        if self.retry.delay_min > self.retry.delay_max {
+            return Err(ConfigError::RetryDelayRange {
+                min: self.retry.delay_min,
+                max: self.retry.delay_max,
+            });
+        }
+        Ok(())
+    }
+
+    /// Validates the configuration for a lock of this TTL and resolves the numbers a round uses.
+    pub fn params(&self, ttl: Millis) -> Result<LockParams, ConfigError> {
+        self.validate()?;
+        if ttl == Millis::ZERO {
+            return Err(ConfigError::ZeroTtl);
+        }
+        let drift = self.drift.drift_for(ttl);
+        if ttl <= drift {
+            return Err(ConfigError::TtlNotAboveDrift { ttl, drift });
+        }
+        Ok(LockParams {
+            node_count: self.node_count as u8,
+            ttl,
+            drift,
+            round_timeout: self.round_timeout.min(ttl - drift),
+            unlock: self.unlock,
+            validity_check: self.validity_check,
+        })
+    }
+}
+
+/// `Q = ⌊N/2⌋ + 1`.
+pub const fn quorum(node_count: usize) -> usize {
+    node_count / 2 + 1
+}
+
+/// The resolved numbers of one lock: a [`Config`] applied to a TTL. Small and `Copy`, so the
+/// model checker can keep it out of its state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct LockParams {
+    /// `N`.
+    pub node_count: u8,
+    /// The key's time to live.
+    pub ttl: Millis,
+    /// The clock-error allowance subtracted from the validity.
+    pub drift: Millis,
+    /// How long a round waits for answers (already capped at `ttl − drift`).
+    pub round_timeout: Millis,
+    /// Compare-and-delete, or plain `DEL`.
+    pub unlock: UnlockMode,
+    /// Step-3 check on or off.
+    pub validity_check: ValidityCheck,
+}
+
+impl LockParams {
+    /// `Q = N/2 + 1`.
+    pub const fn quorum(&self) -> usize {
+        quorum(self.node_count as usize)
+    }
+
+    /// The most validity an acquisition can ever report: `ttl − drift`.
+    pub fn max_validity(&self) -> Millis {
+        self.ttl - self.drift
+    }
+}
+
+/// A configuration the client refuses, with the reason.
+#[derive(Debug, Clone, PartialEq, Error)]
+#[non_exhaustive]
+pub enum ConfigError {
+    /// `N = 0`.
+    #[error("a lock needs at least one node, and none were given")]
+    NoNodes,
+    /// `N` is larger than [`MAX_NODES`].
+    #[error("{count} nodes is more than the {MAX_NODES} one lock can span")]
+    TooManyNodes {
+        /// The number given.
+        count: usize,
+    },
+    /// The drift factor is negative, NaN, or 1 or more (the whole TTL).
+    #[error(
+        "drift factor {factor} is outside [0, 1): it is the share of the TTL kept for clock error"
+    )]
+    DriftFactor {
+        /// The factor given.
+        factor: f64,
+    },
+    /// A zero TTL.
+    #[error("ttl must be positive: a zero ttl expires the key as it is set")]
+    ZeroTtl,
+    /// `ttl ≤ drift`: no acquisition could ever have positive validity.
+    #[error(
+        "ttl {ttl} is not larger than the clock drift allowance {drift}: the lock could never be valid"
+    )]
+    TtlNotAboveDrift {
+        /// The TTL given.
+        ttl: Millis,
+        /// The drift it resolves to.
+        drift: Millis,
+    },
+    /// A zero round timeout.
+    #[error("round timeout must be positive: a round that waits for nothing never gets a quorum")]
+    ZeroRoundTimeout,
+    /// `retry.attempts == 0`.
+    #[error("retry attempts must be at least 1 (the first round counts)")]
+    NoAttempts,
+    /// `retry.delay_min > retry.delay_max`.
+    #[error("retry delay range is empty: min {min} is above max {max}")]
+    RetryDelayRange {
+        /// The lower bound given.
+        min: Millis,
+        /// The upper bound given.
+        max: Millis,
+    },
+    /// An empty resource (key) name.
+    #[error("resource name is empty: the lock's key needs a name")]
+    EmptyResource,
+}
+
+/// Checks a resource (key) name. Redis accepts any binary string, so only emptiness is refused.
+pub fn validate_resource(resource: &str) -> Result<(), ConfigError> {
+    if resource.is_empty() {
+        Err(ConfigError::EmptyResource)
+    } else {
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_match_the_reference_client() {
+        let params = Config::new(5).params(Millis(10_000)).unwrap();
+        assert_eq!(params.drift, Millis(102));
+        assert_eq!(params.quorum(), 3);
+        assert_eq!(params.round_timeout, Millis(50));
+    }
+
+    #[test]
+    fn round_timeout_is_capped_by_the_validity() {
+        let mut config = Config::new(3);
+        config.drift = DriftPolicy::fixed(Millis(1));
+        config.round_timeout = Millis(100);
+        assert_eq!(config.params(Millis(10)).unwrap().round_timeout, Millis(9));
+    }
+
+    #[test]
+    fn bad_configurations_are_refused_with_a_reason() {
+        let check = |config: Config, ttl: u64| config.params(Millis(ttl)).unwrap_err().to_string();
+        assert!(check(Config::new(0), 100).contains("at least one node"));
+        assert!(check(Config::new(65), 100).contains("65 nodes"));
+        let mut bad_factor = Config::new(3);
+        bad_factor.drift.factor = 1.0;
+        assert!(check(bad_factor, 100).contains("outside [0, 1)"));
+        bad_factor.drift.factor = f64::NAN;
+        assert!(check(bad_factor, 100).contains("outside [0, 1)"));
+        assert!(check(Config::new(3), 0).contains("ttl must be positive"));
+        assert!(check(Config::new(3), 2).contains("not larger than the clock drift"));
+        let mut no_timeout = Config::new(3);
+        no_timeout.round_timeout = Millis::ZERO;
+        assert!(check(no_timeout, 100).contains("round timeout"));
+        let mut no_attempts = Config::new(3);
+        no_attempts.retry.attempts = 0;
+        assert!(check(no_attempts, 100).contains("attempts"));
+        let mut inverted = Config::new(3);
+        inverted.retry.delay_min = Millis(5);
+        inverted.retry.delay_max = Millis(4);
+        assert!(check(inverted, 100).contains("delay range"));
+        assert!(validate_resource("").is_err());
+        assert!(validate_resource("orders").is_ok());
+    }
+}

@@ -1,0 +1,356 @@
+//! One round of requests to all `N` nodes, and the arithmetic that decides it.
+//!
+//! These are plain values with no queues and no retries, small enough to live inside the model
+//! checker's state; [`Lock`](super::Lock) composes them into a whole lock's life.
+
+use super::command::{NodeId, NodeSet, Op, Reply, Token};
+use super::config::{LockParams, UnlockMode, ValidityCheck};
+use crate::time::Millis;
+
+/// The answers a round has collected so far, one per node (the first answer counts).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Tally {
+    /// Nodes that applied the operation.
+    pub applied: NodeSet,
+    /// Nodes that answered no.
+    pub not_applied: NodeSet,
+    /// Nodes that failed (error, timeout, unavailable).
+    pub failed: NodeSet,
+}
+
+impl Tally {
+    /// Records `node`'s answer; a second answer from the same node is ignored.
+    pub fn record(&mut self, node: NodeId, reply: Reply) {
+        if self.answered().contains(node) {
+            return;
+        }
+        match reply {
+            Reply::Applied => self.applied.insert(node),
+            Reply::NotApplied => self.not_applied.insert(node),
+            Reply::Failed => self.failed.insert(node),
+        }
+    }
+
+    /// Every node that answered in any way.
+    pub fn answered(&self) -> NodeSet {
+        self.applied.union(self.not_applied).union(self.failed)
+    }
+
+    /// What `node` answered, or [`NodeResult::NoReply`].
+    pub fn result(&self, node: NodeId) -> NodeResult {
+        if self.applied.contains(node) {
+            NodeResult::Applied
+        } else if self.not_applied.contains(node) {
+            NodeResult::NotApplied
+        } else if self.failed.contains(node) {
+            NodeResult::Failed
+        } else {
+            NodeResult::NoReply
+        }
+    }
+}
+
+/// What one node contributed to a round.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum NodeResult {
+    /// The operation took effect.
+    Applied,
+    /// The node said no.
+    NotApplied,
+    /// The node failed to answer usefully.
+    Failed,
+    /// The round ended before the node answered.
+    NoReply,
+}
+
+/// Whether a [`QuorumRound`] acquires or extends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RoundKind {
+    /// `SET NX PX` on every node.
+    Acquire,
+    /// Compare-and-pexpire on every node.
+    Extend,
+}
+
+/// A round that needs a majority of all `N` nodes: acquisition, or extension.
+///
+/// `t1` is read *before* the first request is sent: the whole safety argument of Redlock rests
+/// on anchoring the deadline there, so that any delay or pause during the round only shortens
+/// the lease (antirez's answer to the GC-pause-during-acquisition case).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct QuorumRound {
+    /// Acquire or extend.
+    pub kind: RoundKind,
+    /// The value written to, or compared at, every node.
+    pub token: Token,
+    /// The client's clock when the round began.
+    pub t1: Millis,
+    /// The answers so far.
+    pub tally: Tally,
+}
+
+impl QuorumRound {
+    /// Starts an acquisition round at client time `now` (this is T1).
+    pub fn acquire(token: Token, now: Millis) -> QuorumRound {
+        QuorumRound {
+            kind: RoundKind::Acquire,
+            token,
+            t1: now,
+            tally: Tally::default(),
+        }
+    }
+
+    /// Starts an extension round for the lease holding `token` at client time `now`.
+    pub fn extend(token: Token, now: Millis) -> QuorumRound {
+        QuorumRound {
+            kind: RoundKind::Extend,
+            ..QuorumRound::acquire(token, now)
+        }
+    }
+
+    /// The operation this round sends to every node.
+    pub fn op(&self, params: &LockParams) -> Op {
+        match self.kind {
+            RoundKind::Acquire => Op::SetNxPx {
+                token: self.token,
+                ttl: params.ttl,
+            },
+            RoundKind::Extend => Op::PExpireIfEq {
+                token: self.token,
+                ttl: params.ttl,
+            },
+        }
+    }
+
+    /// Records one node's answer.
+    pub fn handle_reply(&mut self, node: NodeId, reply: Reply) {
+        self.tally.record(node, reply);
+    }
+
+    /// Whether waiting longer cannot change the outcome: every node answered, or so many said
+    /// no or failed that a quorum is out of reach.
+    pub fn is_decided(&self, params: &LockParams) -> bool {
+        let answered = self.tally.answered().len();
+        let n = params.node_count as usize;
+        let still_possible = self.tally.applied.len() + (n - answered);
+        answered == n || still_possible < params.quorum()
+    }
+
+    /// The client time at which the round stops waiting for answers.
+    pub fn deadline(&self, params: &LockParams) -> Millis {
+        self.t1 + params.round_timeout
+    }
+
+    /// Decides the round at client time `now` (this is T2): a majority of all `N` and, with
+    /// the validity check on, `ttl − (T2 − T1) − drift > 0`.
+    pub fn finish(&self, params: &LockParams, now: Millis) -> RoundOutcome {
+        let applied = self.tally.applied.len();
+        let quorum = params.quorum();
+        if applied < quorum {
+            return RoundOutcome::Lost(Failure::NoQuorum { applied, quorum });
+        }
+        // A clock that stepped back during the round gives a negative elapsed time; counting
+        // it as zero keeps the validity at most `ttl − drift`.
+        let elapsed = now - self.t1;
+        let check = match self.kind {
+            RoundKind::Acquire => params.validity_check,
+            // Extension always checks: the mistake models only concern acquisition.
+            RoundKind::Extend => ValidityCheck::On,
+        };
+        match check {
+            ValidityCheck::On => {
+                let budget = params.ttl - params.drift;
+                if elapsed >= budget {
+                    return RoundOutcome::Lost(Failure::ValidityExhausted { elapsed });
+                }
+                RoundOutcome::Won(Lease {
+                    token: self.token,
+                    t1: self.t1,
+                    validity: budget - elapsed,
+                    deadline: self.t1 + budget,
+                    tally: self.tally,
+                })
+            }
+            // The mistake: trust any majority, timed from the last answer.
+            ValidityCheck::Off => RoundOutcome::Won(Lease {
+                token: self.token,
+                t1: self.t1,
+                validity: params.max_validity(),
+                deadline: now + params.max_validity(),
+                tally: self.tally,
+            }),
+        }
+    }
+}
+
+/// How a [`QuorumRound`] ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RoundOutcome {
+    /// A majority applied the operation in time.
+    Won(Lease),
+    /// It did not; the client must release on all nodes.
+    Lost(Failure),
+}
+
+/// Why a round did not win.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Failure {
+    /// Fewer than `Q` nodes applied the operation.
+    NoQuorum {
+        /// How many did.
+        applied: usize,
+        /// How many were needed.
+        quorum: usize,
+    },
+    /// A majority did, but the round took so long that no validity is left.
+    ValidityExhausted {
+        /// `T2 − T1` on the client's clock.
+        elapsed: Millis,
+    },
+    /// The lease's own deadline had passed before the extension started.
+    LeaseExpired,
+}
+
+/// A lease won by a round: what the client may believe, and until when.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Lease {
+    /// The value stored at the nodes.
+    pub token: Token,
+    /// The client time the winning round began.
+    pub t1: Millis,
+    /// How long the lease was still valid when the round was decided.
+    pub validity: Millis,
+    /// The client time at which the client must stop believing: `T1 + ttl − drift`.
+    pub deadline: Millis,
+    /// Which nodes applied it.
+    pub tally: Tally,
+}
+
+impl Lease {
+    /// Whether a client whose clock reads `now` may act as the holder.
+    pub fn believes(&self, now: Millis) -> bool {
+        now < self.deadline
+    }
+}
+
+/// The release of one token on all `N` nodes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ReleaseRound {
+    /// The token whose keys are deleted.
+    pub token: Token,
+    /// The client time the release began.
+    pub started: Millis,
+    /// The answers so far.
+    pub tally: Tally,
+}
+
+impl ReleaseRound {
+    /// Starts releasing `token` at client time `now`.
+    pub fn new(token: Token, now: Millis) -> ReleaseRound {
+        ReleaseRound {
+            token,
+            started: now,
+            tally: Tally::default(),
+        }
+    }
+
+    /// The operation sent to every node: compare-and-delete, or the plain-`DEL` mistake.
+    pub fn op(&self, params: &LockParams) -> Op {
+        match params.unlock {
+            UnlockMode::CompareAndDelete => Op::DelIfEq { token: self.token },
+            UnlockMode::PlainDel => Op::Del,
+        }
+    }
+
+    /// Whether every node has answered.
+    pub fn is_decided(&self, params: &LockParams) -> bool {
+        self.tally.answered().len() == params.node_count as usize
+    }
+
+    /// The client time at which the release stops waiting.
+    pub fn deadline(&self, params: &LockParams) -> Millis {
+        self.started + params.round_timeout
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::proto::{Config, DriftPolicy};
+
+    fn params(n: usize, ttl: u64, drift: u64) -> LockParams {
+        let mut config = Config::new(n);
+        config.drift = DriftPolicy::fixed(Millis(drift));
+        config.round_timeout = Millis(ttl);
+        config.params(Millis(ttl)).unwrap()
+    }
+
+    fn round_with(applied: &[u8], failed: &[u8]) -> QuorumRound {
+        let mut round = QuorumRound::acquire(Token(1), Millis(100));
+        for &n in applied {
+            round.handle_reply(NodeId(n), Reply::Applied);
+        }
+        for &n in failed {
+            round.handle_reply(NodeId(n), Reply::NotApplied);
+        }
+        round
+    }
+
+    #[test]
+    fn a_majority_in_time_wins_with_the_deadline_anchored_at_t1() {
+        let p = params(5, 10, 1);
+        let round = round_with(&[0, 1, 2], &[3, 4]);
+        match round.finish(&p, Millis(103)) {
+            RoundOutcome::Won(lease) => {
+                assert_eq!(lease.validity, Millis(6));
+                assert_eq!(lease.deadline, Millis(109));
+                assert!(lease.believes(Millis(108)));
+                assert!(!lease.believes(Millis(109)));
+            }
+            lost => panic!("expected a win, got {lost:?}"),
+        }
+    }
+
+    #[test]
+    fn a_minority_loses_and_a_slow_majority_loses() {
+        let p = params(5, 10, 1);
+        assert_eq!(
+            round_with(&[0, 1], &[2, 3, 4]).finish(&p, Millis(100)),
+            RoundOutcome::Lost(Failure::NoQuorum {
+                applied: 2,
+                quorum: 3
+            })
+        );
+        assert_eq!(
+            round_with(&[0, 1, 2], &[]).finish(&p, Millis(109)),
+            RoundOutcome::Lost(Failure::ValidityExhausted { elapsed: Millis(9) })
+        );
+    }
+
+    #[test]
+    fn without_the_validity_check_a_slow_majority_wins_a_late_lease() {
+        let mut p = params(5, 10, 1);
+        p.validity_check = ValidityCheck::Off;
+        match round_with(&[0, 1, 2], &[]).finish(&p, Millis(112)) {
+            RoundOutcome::Won(lease) => assert_eq!(lease.deadline, Millis(121)),
+            lost => panic!("expected the buggy win, got {lost:?}"),
+        }
+    }
+
+    #[test]
+    fn a_round_is_decided_when_quorum_is_out_of_reach() {
+        let p = params(5, 10, 1);
+        assert!(!round_with(&[0], &[1]).is_decided(&p));
+        assert!(round_with(&[0], &[1, 2, 3]).is_decided(&p));
+        assert!(round_with(&[0, 1, 2, 3, 4], &[]).is_decided(&p));
+    }
+
+    #[test]
+    fn the_first_answer_of_a_node_counts() {
+        let mut tally = Tally::default();
+        tally.record(NodeId(0), Reply::NotApplied);
+        tally.record(NodeId(0), Reply::Applied);
+        assert_eq!(tally.result(NodeId(0)), NodeResult::NotApplied);
+        assert_eq!(tally.result(NodeId(1)), NodeResult::NoReply);
+    }
+}
