@@ -39,4 +39,5 @@
 pub mod driver;
 pub mod node;
 pub mod proto;
+pub mod storage;
 pub mod time;

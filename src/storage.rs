@@ -1,0 +1,218 @@
+//! The guarded resource: a counter that lock holders update with read-modify-write cycles.
+//!
+//! Lock safety is only a means; what users care about is that the storage behind the lock is not
+//! corrupted. This module is the storage side of the controversy, pure and clock-free, shared
+//! by the simulator and the model checker:
+//!
+//! - without protection, every read and write is applied (Kleppmann's "unsafe lock");
+//! - with a **fencing token** (a number that grows with every acquisition) the storage rejects
+//!   an operation whose token is below the largest it has seen — on every operation, or, as a
+//!   variant that falls short, on writes only;
+//! - with **antirez's random-token CAS**, a holder first marks the storage as its own and
+//!   writes only if the mark is still its own.
+//!
+//! Two properties are judged here, from ghost bookkeeping that a real storage would not have:
+//! *fenced order* (no operation of an older lock epoch is applied after one of a newer epoch)
+//! and *no lost update* (the counter equals the number of writes acknowledged as successful).
+
+/// How the storage protects itself from stale lock holders.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Protection {
+    /// Every operation is applied.
+    #[default]
+    None,
+    /// Every operation carries a fencing token; one below the largest seen is rejected.
+    FencingToken,
+    /// Only writes are fenced (reads are not): a variant that still loses updates.
+    FencingOnWritesOnly,
+    /// antirez's alternative: `mark(owner := token)` before working, write only if the owner
+    /// is still the writer's token.
+    RandomTokenCas,
+}
+
+/// What a holder asks of the storage. `epoch` is the ghost number of the acquisition the
+/// operation was issued under (1 for the first lock ever acquired); `fence` is the fencing
+/// token the holder was given, which in the model equals the epoch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum StorageOp {
+    /// Claim the storage for `epoch` (only meaningful under [`Protection::RandomTokenCas`]).
+    Mark {
+        /// The acquisition epoch, also used as the owner's token.
+        epoch: u32,
+    },
+    /// Read the counter.
+    Read {
+        /// The acquisition epoch.
+        epoch: u32,
+    },
+    /// Write `value` (the value read plus one).
+    Write {
+        /// The acquisition epoch.
+        epoch: u32,
+        /// The value to store.
+        value: u32,
+    },
+}
+
+impl StorageOp {
+    /// The epoch the operation was issued under.
+    pub const fn epoch(&self) -> u32 {
+        match *self {
+            StorageOp::Mark { epoch }
+            | StorageOp::Read { epoch }
+            | StorageOp::Write { epoch, .. } => epoch,
+        }
+    }
+}
+
+/// The storage's answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum StorageReply {
+    /// A read's value.
+    Value(u32),
+    /// A write or mark took effect (for a write: acknowledged to the client).
+    Done,
+    /// The protection refused the operation.
+    Rejected,
+}
+
+/// The counter, its protection state, and the ghost bookkeeping of the two properties.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Storage {
+    /// The counter.
+    pub value: u32,
+    /// The largest fencing token seen ([`Protection::FencingToken`] and
+    /// [`Protection::FencingOnWritesOnly`]).
+    pub max_fence: u32,
+    /// The current owner mark ([`Protection::RandomTokenCas`]).
+    pub owner: u32,
+    /// Ghost: the largest epoch of any operation applied so far.
+    pub max_epoch_applied: u32,
+    /// Ghost: an operation of an older epoch was applied after one of a newer epoch.
+    pub order_violated: bool,
+    /// Ghost: writes acknowledged as successful.
+    pub acknowledged_writes: u32,
+}
+
+impl Storage {
+    /// Applies one operation atomically (the check and the apply are one step, as fencing
+    /// requires).
+    pub fn apply(&mut self, op: StorageOp, protection: Protection) -> StorageReply {
+        let epoch = op.epoch();
+        let allowed = match (protection, op) {
+            (Protection::None, _) => true,
+            (Protection::FencingToken, _) => epoch >= self.max_fence,
+            (Protection::FencingOnWritesOnly, StorageOp::Write { .. }) => epoch >= self.max_fence,
+            (Protection::FencingOnWritesOnly, _) => true,
+            (Protection::RandomTokenCas, StorageOp::Write { .. }) => self.owner == epoch,
+            (Protection::RandomTokenCas, _) => true,
+        };
+        if !allowed {
+            return StorageReply::Rejected;
+        }
+        let fenced_op = match protection {
+            Protection::FencingToken => true,
+            Protection::FencingOnWritesOnly => matches!(op, StorageOp::Write { .. }),
+            Protection::None | Protection::RandomTokenCas => false,
+        };
+        if fenced_op {
+            self.max_fence = self.max_fence.max(epoch);
+        }
+        if epoch < self.max_epoch_applied {
+            self.order_violated = true;
+        }
+        self.max_epoch_applied = self.max_epoch_applied.max(epoch);
+        match op {
+            StorageOp::Mark { epoch } => {
+                self.owner = epoch;
+                StorageReply::Done
+            }
+            StorageOp::Read { .. } => StorageReply::Value(self.value),
+            StorageOp::Write { value, .. } => {
+                self.value = value;
+                self.acknowledged_writes += 1;
+                StorageReply::Done
+            }
+        }
+    }
+
+    /// *Fenced order*: no operation of an older epoch was applied after one of a newer epoch.
+    pub fn fenced_order_holds(&self) -> bool {
+        !self.order_violated
+    }
+
+    /// *No lost update*: the counter equals the writes acknowledged as successful.
+    pub fn no_lost_update_holds(&self) -> bool {
+        self.value == self.acknowledged_writes
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Kleppmann's pause: A (epoch 1) reads 0, B (epoch 2) reads 0 and writes 1, A writes 1.
+    fn paused_writer(protection: Protection) -> Storage {
+        let mut storage = Storage::default();
+        storage.apply(StorageOp::Mark { epoch: 1 }, protection);
+        storage.apply(StorageOp::Read { epoch: 1 }, protection);
+        storage.apply(StorageOp::Mark { epoch: 2 }, protection);
+        storage.apply(StorageOp::Read { epoch: 2 }, protection);
+        storage.apply(StorageOp::Write { epoch: 2, value: 1 }, protection);
+        storage.apply(StorageOp::Write { epoch: 1, value: 1 }, protection);
+        storage
+    }
+
+    #[test]
+    fn an_unprotected_storage_loses_the_update_and_the_order() {
+        let storage = paused_writer(Protection::None);
+        assert!(!storage.no_lost_update_holds());
+        assert!(!storage.fenced_order_holds());
+    }
+
+    #[test]
+    fn a_fencing_token_rejects_the_stale_write() {
+        let storage = paused_writer(Protection::FencingToken);
+        assert!(storage.no_lost_update_holds());
+        assert!(storage.fenced_order_holds());
+    }
+
+    #[test]
+    fn random_token_cas_rejects_the_stale_write() {
+        let storage = paused_writer(Protection::RandomTokenCas);
+        assert!(storage.no_lost_update_holds());
+        assert!(storage.fenced_order_holds());
+    }
+
+    #[test]
+    fn random_token_cas_lets_a_stale_holder_preempt_the_current_one() {
+        // antirez's scheme keeps updates but not order: A, paused before marking, marks after B.
+        let p = Protection::RandomTokenCas;
+        let mut storage = Storage::default();
+        storage.apply(StorageOp::Mark { epoch: 2 }, p);
+        storage.apply(StorageOp::Read { epoch: 2 }, p);
+        storage.apply(StorageOp::Mark { epoch: 1 }, p);
+        storage.apply(StorageOp::Read { epoch: 1 }, p);
+        assert_eq!(
+            storage.apply(StorageOp::Write { epoch: 1, value: 1 }, p),
+            StorageReply::Done
+        );
+        assert_eq!(
+            storage.apply(StorageOp::Write { epoch: 2, value: 1 }, p),
+            StorageReply::Rejected
+        );
+        assert!(storage.no_lost_update_holds());
+        assert!(!storage.fenced_order_holds());
+    }
+
+    #[test]
+    fn fencing_writes_only_keeps_order_but_loses_updates() {
+        let p = Protection::FencingOnWritesOnly;
+        let mut storage = Storage::default();
+        storage.apply(StorageOp::Read { epoch: 1 }, p);
+        storage.apply(StorageOp::Read { epoch: 2 }, p);
+        storage.apply(StorageOp::Write { epoch: 1, value: 1 }, p);
+        storage.apply(StorageOp::Write { epoch: 2, value: 1 }, p);
+        assert!(!storage.no_lost_update_holds());
+    }
+}
