@@ -37,7 +37,9 @@
 //! ```
 
 pub mod driver;
+
 pub mod node;
 pub mod proto;
+pub mod scenario;
 pub mod storage;
 pub mod time;

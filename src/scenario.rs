@@ -1,0 +1,740 @@
+//! Scenarios: the `models/*.toml` files, parsed and validated.
+//!
+//! A scenario names a claim from the Redlock controversy, teaches it in prose, configures the
+//! model (nodes, clients, TTL, drift, the mistakes to make, the faults to allow) and states what
+//! the literature expects of each property in `[expect]`. The expectation is only compared
+//! against the checker's verdict; it never decides it. `models/README.md` documents every key,
+//! its unit and its default.
+//!
+//! ```
+//! use redlock_lab::scenario::{Scenario, Verdict};
+//!
+//! let scenario = Scenario::from_str("inline.toml", r#"
+//!     name = "fault-free"
+//!     title = "Three nodes, two clients, no faults"
+//!     claim = "Redlock keeps mutual exclusion without faults"
+//!     source = "redis.io"
+//!     prose = "The control case."
+//!     [lock]
+//!     nodes = 3
+//!     ttl_ticks = 4
+//!     drift_ticks = 0
+//!     [expect]
+//!     "mutual exclusion" = "holds"
+//! "#)?;
+//! assert_eq!(scenario.lock.nodes, 3);
+//! assert_eq!(scenario.expect[0], ("mutual exclusion".to_owned(), Verdict::Holds));
+//! # Ok::<(), redlock_lab::scenario::ScenarioError>(())
+//! ```
+
+mod error;
+mod raw;
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+use toml::Spanned;
+
+pub use error::{Location, ScenarioError};
+
+use crate::node::Persistence;
+use crate::proto::{NodeId, NodeSet, UnlockMode, ValidityCheck};
+use crate::storage::Protection;
+use raw::{RawBound, RawScenario};
+
+/// The most nodes a model may have (the state keeps fixed-size arrays).
+pub const MAX_MODEL_NODES: usize = 5;
+/// The most clients a model may have.
+pub const MAX_MODEL_CLIENTS: usize = 3;
+
+/// Property names, as `[expect]`, the CLI and the JSON report spell them.
+pub mod property {
+    /// Always: no two clients believe they hold the lock at the same true time.
+    pub const MUTUAL_EXCLUSION: &str = "mutual exclusion";
+    /// Always: the storage never applies an op of an older lock epoch after a newer one.
+    pub const STORAGE_SAFETY: &str = "storage safety";
+    /// Always: the storage's counter equals the writes acknowledged to clients.
+    pub const NO_LOST_UPDATE: &str = "no lost update";
+    /// Sometimes: some client acquires the lock (the non-vacuity witness).
+    pub const LOCK_ACQUIRED: &str = "lock acquired";
+    /// Eventually, on a bounded horizon: some client acquires the lock.
+    pub const EVENTUALLY_ACQUIRED: &str = "eventually acquired";
+    /// Every built-in property.
+    pub const ALL: [&str; 5] = [
+        MUTUAL_EXCLUSION,
+        STORAGE_SAFETY,
+        NO_LOST_UPDATE,
+        LOCK_ACQUIRED,
+        EVENTUALLY_ACQUIRED,
+    ];
+}
+
+/// Who made the claim a scenario tests.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Source {
+    /// The project's own seed list.
+    #[serde(rename = "seed")]
+    Seed,
+    /// The Redlock page on redis.io (and the Redis command docs).
+    #[serde(rename = "redis.io")]
+    RedisIo,
+    /// Martin Kleppmann, "How to do distributed locking" (2016).
+    #[serde(rename = "Kleppmann")]
+    Kleppmann,
+    /// antirez, "Is Redlock safe?" (2016).
+    #[serde(rename = "antirez")]
+    Antirez,
+}
+
+/// A property's verdict: what the checker found, or what `[expect]` predicts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    /// Always/eventually: no counterexample exists. Sometimes: a witness exists.
+    Holds,
+    /// Always/eventually: a counterexample exists. Sometimes: no witness exists.
+    Violated,
+}
+
+impl std::fmt::Display for Verdict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Verdict::Holds => "holds",
+            Verdict::Violated => "violated",
+        })
+    }
+}
+
+/// How clients remove their key (file values `"compare-and-delete"`, `"del"`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Unlock {
+    /// Compare-and-delete (the Lua script): correct.
+    CompareAndDelete,
+    /// Plain `DEL`: the mistake redis.io warns against.
+    Del,
+}
+
+/// How the storage protects itself from stale holders (file values `"none"`, `"fencing-token"`,
+/// `"fencing-on-writes-only"`, `"random-token-cas"`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum StorageProtection {
+    /// Every op is applied.
+    None,
+    /// Kleppmann's fencing token, checked on every op.
+    FencingToken,
+    /// Fencing checked on writes only (reads unfenced).
+    FencingOnWritesOnly,
+    /// antirez's alternative: mark the storage with the token, write only if still marked.
+    RandomTokenCas,
+}
+
+/// What a node keeps across a crash (file values `"none"`, `"fsync-always"`, `"fsync-periodic"`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CrashPersistence {
+    /// No AOF: the keyspace is lost.
+    None,
+    /// `appendfsync always`: every acknowledged key survives.
+    FsyncAlways,
+    /// `appendfsync everysec`: keys survive only once an fsync ran after them (the model
+    /// lets the fsync happen at any moment, or not before the crash).
+    FsyncPeriodic,
+}
+
+/// Which processes a clock jump may hit (file values `"node"`, `"client"`, `"any"`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum JumpTarget {
+    /// A node's wall clock (Redis expires keys on it).
+    Node,
+    /// A client's clock (it times the lease on it).
+    Client,
+    /// Any node or client.
+    Any,
+}
+
+/// An upper bound in ticks, or none.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bound {
+    /// At most this many ticks.
+    Ticks(u32),
+    /// No bound: the asynchronous model.
+    Unbounded,
+}
+
+impl From<RawBound> for Bound {
+    fn from(raw: RawBound) -> Bound {
+        match raw {
+            RawBound::Ticks(t) => Bound::Ticks(t),
+            RawBound::Unbounded => Bound::Unbounded,
+        }
+    }
+}
+
+/// `[lock]`: the Redlock configuration every client uses.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LockSettings {
+    /// `N`, independent masters (1..=5; default 3).
+    pub nodes: u8,
+    /// Clients contending for the lock (1..=3; default 2).
+    pub clients: u8,
+    /// The keys' time to live (default 10).
+    pub ttl_ticks: u32,
+    /// The clock-drift allowance subtracted from the validity (default 1).
+    pub drift_ticks: u32,
+    /// How long a round waits for missing replies, on the client's clock (default 1; capped
+    /// at `ttl − drift` by the core).
+    pub round_timeout_ticks: u32,
+    /// Acquisition rounds per client, the first included (default 1).
+    pub attempts: u8,
+    /// Compare-and-delete (default) or plain `DEL`.
+    pub unlock: UnlockMode,
+    /// The step-3 validity check (default on).
+    pub validity_check: ValidityCheck,
+}
+
+/// `[clock]`: bounded clock error, as nondeterminism at each reading.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ClockSettings {
+    /// `ε_n`: a node key may vanish up to this many ticks early (default 0).
+    pub node_error_ticks: u32,
+    /// `ε_c`: a client's belief may run up to this many ticks late (default 0).
+    pub client_error_ticks: u32,
+}
+
+/// `[network]`: which client reaches which node, and message loss.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NetworkSettings {
+    /// Per client, the nodes it can reach (default: all). A request to an unreachable node
+    /// gets no answer; the round waits for its timeout.
+    pub reach: Vec<NodeSet>,
+    /// How many `SET` requests may be lost in the whole run (default 0).
+    pub message_loss: u8,
+}
+
+/// `[storage]`: the guarded counter behind the lock. Absent: no storage, and the storage
+/// properties are not checked.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StorageSettings {
+    /// How the storage rejects stale holders (default none).
+    pub protection: Protection,
+    /// A holder sends an op only while `deadline − own clock ≥ margin` (default: no check).
+    pub check_margin_ticks: Option<u32>,
+    /// How long a storage op may travel (default 0: applied in the tick it was sent).
+    pub max_delay: Bound,
+}
+
+/// `[faults.pauses]`: process pauses of a holder between its check and its op reaching storage.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PauseSettings {
+    /// How many pauses in the whole run (default 0).
+    pub count: u8,
+    /// How long one pause may last (default unbounded).
+    pub max: Bound,
+}
+
+/// `[faults.clock_jumps]`: steps of a process's clock.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct JumpSettings {
+    /// How many jumps in the whole run (default 1).
+    pub count: u8,
+    /// Which processes may jump (default any).
+    pub target: JumpTarget,
+    /// Pin the jump to one node or client (0-based here; 1-based in the file).
+    pub index: Option<u8>,
+    /// The size: positive forward, negative backward.
+    pub jump_ticks: i32,
+}
+
+/// `[faults.crashes]`: node crashes and restarts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CrashSettings {
+    /// How many crashes in the whole run (default 1 when the table is present).
+    pub count: u8,
+    /// What survives a crash (default none).
+    pub persistence: Persistence,
+    /// A restarted node refuses requests for this many ticks of its own clock (default 0).
+    pub restart_delay_ticks: u32,
+    /// Whether a crashed node comes back at all (default true).
+    pub restart: bool,
+}
+
+/// `[faults]`: every fault budget.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FaultSettings {
+    /// Pauses of a holder.
+    pub pauses: Option<PauseSettings>,
+    /// Clock jumps.
+    pub clock_jumps: Option<JumpSettings>,
+    /// Node crashes.
+    pub crashes: Option<CrashSettings>,
+}
+
+/// `[failover]`: the single-master baseline with one asynchronously replicated replica that
+/// is promoted when the master fails.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FailoverSettings {
+    /// The promoted replica refuses requests for this many ticks (default 0).
+    pub promotion_delay_ticks: u32,
+}
+
+/// `[liveness]`: the bounded run that judges `eventually acquired`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LivenessSettings {
+    /// The horizon of the run, in true ticks (default `3 · ttl`).
+    pub horizon_ticks: u32,
+    /// Fairness assumption F: a round begins only when no other round is running (default false).
+    pub isolated_rounds: bool,
+}
+
+/// A validated scenario: everything needed to build the model.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Scenario {
+    /// The file name (or the name given when loading from a string).
+    pub file: String,
+    /// Short kebab-case id.
+    pub name: String,
+    /// One-line title.
+    pub title: String,
+    /// The claim under test.
+    pub claim: String,
+    /// Who made the claim.
+    pub source: Source,
+    /// Teaching prose.
+    pub prose: String,
+    /// `[lock]`.
+    pub lock: LockSettings,
+    /// `[clock]`.
+    pub clock: ClockSettings,
+    /// `[network]`.
+    pub network: NetworkSettings,
+    /// `[storage]`, if any.
+    pub storage: Option<StorageSettings>,
+    /// `[faults]`.
+    pub faults: FaultSettings,
+    /// `[failover]`, if any.
+    pub failover: Option<FailoverSettings>,
+    /// `[liveness]`.
+    pub liveness: LivenessSettings,
+    /// `[check] symmetry`: reduce by node and client symmetry (default true).
+    pub symmetry: bool,
+    /// `[expect]`, in file order sorted by name.
+    pub expect: Vec<(String, Verdict)>,
+}
+
+impl Scenario {
+    /// Reads and validates a scenario file.
+    pub fn load(path: impl AsRef<Path>) -> Result<Scenario, ScenarioError> {
+        let path = path.as_ref();
+        let file = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| ScenarioError::Read {
+            file: file.clone(),
+            message: e.to_string(),
+        })?;
+        Scenario::from_str(&file, &text)
+    }
+
+    /// Parses and validates scenario text; `file` names it in errors and reports.
+    #[allow(clippy::should_implement_trait)] // two arguments: not `FromStr`
+    pub fn from_str(file: &str, text: &str) -> Result<Scenario, ScenarioError> {
+        let raw: RawScenario =
+            toml::from_str(text).map_err(|e| ScenarioError::from_toml(file, text, &e))?;
+        Validator { file, text }.scenario(raw)
+    }
+
+    /// The verdict `[expect]` predicts for `property`, if it names it.
+    pub fn expected(&self, property: &str) -> Option<Verdict> {
+        self.expect
+            .iter()
+            .find(|(name, _)| name == property)
+            .map(|&(_, verdict)| verdict)
+    }
+
+    /// The quorum `N/2 + 1`.
+    pub fn quorum(&self) -> usize {
+        crate::proto::quorum(self.lock.nodes as usize)
+    }
+}
+
+struct Validator<'a> {
+    file: &'a str,
+    text: &'a str,
+}
+
+impl Validator<'_> {
+    fn at<T>(&self, spanned: &Spanned<T>) -> Location {
+        Location::of_offset(self.file, self.text, spanned.span().start)
+    }
+
+    fn range(
+        &self,
+        value: &Spanned<u32>,
+        min: u32,
+        max: u32,
+        what: &str,
+    ) -> Result<u32, ScenarioError> {
+        let v = *value.get_ref();
+        if v < min || v > max {
+            return Err(ScenarioError::OutOfRange {
+                at: self.at(value),
+                message: format!("{what} is {v}, but must lie in {min}..={max}"),
+            });
+        }
+        Ok(v)
+    }
+
+    fn opt_range(
+        &self,
+        value: &Option<Spanned<u32>>,
+        default: u32,
+        min: u32,
+        max: u32,
+        what: &str,
+    ) -> Result<u32, ScenarioError> {
+        match value {
+            Some(v) => self.range(v, min, max, what),
+            None => Ok(default),
+        }
+    }
+
+    fn scenario(&self, raw: RawScenario) -> Result<Scenario, ScenarioError> {
+        let name = raw.name.get_ref().clone();
+        if name.is_empty()
+            || !name
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+        {
+            return Err(ScenarioError::OutOfRange {
+                at: self.at(&raw.name),
+                message: format!("name {name:?} must be kebab-case: a-z, 0-9 and '-'"),
+            });
+        }
+        let failover = raw.failover.as_ref().map(|f| FailoverSettings {
+            promotion_delay_ticks: f.get_ref().promotion_delay_ticks.unwrap_or(0),
+        });
+        let lock = self.lock(&raw, failover.is_some())?;
+        let clock = ClockSettings {
+            node_error_ticks: self.opt_range(
+                &raw.clock.node_error_ticks,
+                0,
+                0,
+                8,
+                "node_error_ticks",
+            )?,
+            client_error_ticks: self.opt_range(
+                &raw.clock.client_error_ticks,
+                0,
+                0,
+                8,
+                "client_error_ticks",
+            )?,
+        };
+        let network = self.network(&raw, &lock)?;
+        let storage = match &raw.storage {
+            None => None,
+            Some(s) => {
+                let inner = s.get_ref();
+                let check_margin_ticks = match &inner.check_margin_ticks {
+                    Some(m) => Some(self.range(m, 1, lock.ttl_ticks, "check_margin_ticks")?),
+                    None => None,
+                };
+                let max_delay = inner.max_delay_ticks.map_or(Bound::Ticks(0), Bound::from);
+                Some(StorageSettings {
+                    protection: match inner.protection.unwrap_or(StorageProtection::None) {
+                        StorageProtection::None => Protection::None,
+                        StorageProtection::FencingToken => Protection::FencingToken,
+                        StorageProtection::FencingOnWritesOnly => Protection::FencingOnWritesOnly,
+                        StorageProtection::RandomTokenCas => Protection::RandomTokenCas,
+                    },
+                    check_margin_ticks,
+                    max_delay,
+                })
+            }
+        };
+        let faults = self.faults(&raw, &lock)?;
+        let liveness = LivenessSettings {
+            horizon_ticks: self.opt_range(
+                &raw.liveness.horizon_ticks,
+                3 * lock.ttl_ticks,
+                1,
+                200,
+                "horizon_ticks",
+            )?,
+            isolated_rounds: raw.liveness.isolated_rounds.unwrap_or(false),
+        };
+        let mut expect = Vec::new();
+        for (key, verdict) in raw.expect.get_ref() {
+            let property = key.get_ref().as_str();
+            if !property::ALL.contains(&property) {
+                return Err(ScenarioError::UnknownProperty {
+                    at: self.at(key),
+                    name: property.to_owned(),
+                    reason: format!("known: {}", property::ALL.join(", ")),
+                });
+            }
+            let needs_storage =
+                property == property::STORAGE_SAFETY || property == property::NO_LOST_UPDATE;
+            if needs_storage && storage.is_none() {
+                return Err(ScenarioError::UnknownProperty {
+                    at: self.at(key),
+                    name: property.to_owned(),
+                    reason: "a storage property needs a [storage] table".to_owned(),
+                });
+            }
+            expect.push((property.to_owned(), *verdict));
+        }
+        if expect.is_empty() {
+            return Err(ScenarioError::MissingKey {
+                at: self.at(&raw.expect),
+                message: "[expect] names no property; add e.g. \"mutual exclusion\" = \"holds\""
+                    .to_owned(),
+            });
+        }
+        Ok(Scenario {
+            file: self.file.to_owned(),
+            name,
+            title: raw.title,
+            claim: raw.claim,
+            source: raw.source,
+            prose: raw.prose,
+            lock,
+            clock,
+            network,
+            storage,
+            faults,
+            failover,
+            liveness,
+            symmetry: raw.check.symmetry.unwrap_or(true),
+            expect,
+        })
+    }
+
+    fn lock(&self, raw: &RawScenario, failover: bool) -> Result<LockSettings, ScenarioError> {
+        let l = &raw.lock;
+        let nodes = self.opt_range(&l.nodes, 3, 1, MAX_MODEL_NODES as u32, "nodes")?;
+        if failover && nodes != 1 {
+            let at = l
+                .nodes
+                .as_ref()
+                .map_or_else(|| self.at(&raw.name), |n| self.at(n));
+            return Err(ScenarioError::OutOfRange {
+                at,
+                message: format!(
+                    "[failover] models one master and its replica, so nodes must be 1, not {nodes}"
+                ),
+            });
+        }
+        let clients = self.opt_range(&l.clients, 2, 1, MAX_MODEL_CLIENTS as u32, "clients")?;
+        let ttl_ticks = self.opt_range(&l.ttl_ticks, 10, 1, 60, "ttl_ticks")?;
+        let drift_ticks = self.opt_range(&l.drift_ticks, 1, 0, 60, "drift_ticks")?;
+        if ttl_ticks <= drift_ticks {
+            let at = match (&l.ttl_ticks, &l.drift_ticks) {
+                (Some(t), _) => self.at(t),
+                (None, Some(d)) => self.at(d),
+                (None, None) => self.at(&raw.name),
+            };
+            return Err(ScenarioError::TtlNotAboveDrift {
+                at,
+                ttl_ticks,
+                drift_ticks,
+            });
+        }
+        let round_timeout_ticks =
+            self.opt_range(&l.round_timeout_ticks, 1, 1, 60, "round_timeout_ticks")?;
+        let attempts = self.opt_range(&l.attempts, 1, 1, 4, "attempts")?;
+        Ok(LockSettings {
+            nodes: nodes as u8,
+            clients: clients as u8,
+            ttl_ticks,
+            drift_ticks,
+            round_timeout_ticks,
+            attempts: attempts as u8,
+            unlock: match l.unlock.unwrap_or(Unlock::CompareAndDelete) {
+                Unlock::CompareAndDelete => UnlockMode::CompareAndDelete,
+                Unlock::Del => UnlockMode::PlainDel,
+            },
+            validity_check: if l.validity_check.unwrap_or(true) {
+                ValidityCheck::On
+            } else {
+                ValidityCheck::Off
+            },
+        })
+    }
+
+    fn network(
+        &self,
+        raw: &RawScenario,
+        lock: &LockSettings,
+    ) -> Result<NetworkSettings, ScenarioError> {
+        let all = NodeSet::first(lock.nodes as usize);
+        let mut reach = vec![all; lock.clients as usize];
+        if let Some(spanned) = &raw.network.reach {
+            let lists = spanned.get_ref();
+            if lists.len() != lock.clients as usize {
+                return Err(ScenarioError::TooManyFaults {
+                    at: self.at(spanned),
+                    message: format!(
+                        "reach lists {} clients, but there are {}: give one list of nodes per client",
+                        lists.len(),
+                        lock.clients
+                    ),
+                });
+            }
+            for (client, list) in lists.iter().enumerate() {
+                let mut set = NodeSet::EMPTY;
+                for node in list.get_ref() {
+                    let n = self.range(node, 1, lock.nodes as u32, "a node in reach (1-based)")?;
+                    set.insert(NodeId(n as u8 - 1));
+                }
+                reach[client] = set;
+            }
+        }
+        let message_loss = self.opt_range(&raw.network.message_loss, 0, 0, 4, "message_loss")?;
+        Ok(NetworkSettings {
+            reach,
+            message_loss: message_loss as u8,
+        })
+    }
+
+    fn faults(
+        &self,
+        raw: &RawScenario,
+        lock: &LockSettings,
+    ) -> Result<FaultSettings, ScenarioError> {
+        let f = &raw.faults;
+        let pauses = match &f.pauses {
+            None => None,
+            Some(p) => Some(PauseSettings {
+                count: self.opt_range(&p.count, 1, 0, 3, "pauses.count")? as u8,
+                max: p.max_ticks.map_or(Bound::Unbounded, Bound::from),
+            }),
+        };
+        let clock_jumps = match &f.clock_jumps {
+            None => None,
+            Some(j) => {
+                let count = self.opt_range(&j.count, 1, 0, 3, "clock_jumps.count")?;
+                let target = j.target.unwrap_or(JumpTarget::Any);
+                let size = *j.jump_ticks.get_ref();
+                if size == 0 || size.unsigned_abs() > 60 {
+                    return Err(ScenarioError::OutOfRange {
+                        at: self.at(&j.jump_ticks),
+                        message: format!(
+                            "jump_ticks is {size}, but must be nonzero and within ±60"
+                        ),
+                    });
+                }
+                let index = match (&j.index, target) {
+                    (None, _) => None,
+                    (Some(i), JumpTarget::Node) => Some(
+                        self.range(
+                            i,
+                            1,
+                            lock.nodes as u32,
+                            "clock_jumps.index (a node, 1-based)",
+                        )? as u8
+                            - 1,
+                    ),
+                    (Some(i), JumpTarget::Client) => Some(
+                        self.range(
+                            i,
+                            1,
+                            lock.clients as u32,
+                            "clock_jumps.index (a client, 1-based)",
+                        )? as u8
+                            - 1,
+                    ),
+                    (Some(i), JumpTarget::Any) => {
+                        return Err(ScenarioError::TooManyFaults {
+                            at: self.at(i),
+                            message: "clock_jumps.index pins a jump to one process; set target = \"node\" or \"client\" with it".to_owned(),
+                        });
+                    }
+                };
+                Some(JumpSettings {
+                    count: count as u8,
+                    target,
+                    index,
+                    jump_ticks: size,
+                })
+            }
+        };
+        let crashes = match &f.crashes {
+            None => None,
+            Some(c) => {
+                let count = self.opt_range(&c.count, 1, 0, 3, "crashes.count")?;
+                if count > lock.nodes as u32 {
+                    return Err(ScenarioError::TooManyFaults {
+                        at: self.at(c.count.as_ref().expect("a count above 1 was written")),
+                        message: format!("{count} crashes is more than the {} nodes", lock.nodes),
+                    });
+                }
+                Some(CrashSettings {
+                    count: count as u8,
+                    persistence: match c.persistence.unwrap_or(CrashPersistence::None) {
+                        CrashPersistence::None => Persistence::None,
+                        CrashPersistence::FsyncAlways => Persistence::FsyncAlways,
+                        CrashPersistence::FsyncPeriodic => Persistence::FsyncPeriodic,
+                    },
+                    restart_delay_ticks: self.opt_range(
+                        &c.restart_delay_ticks,
+                        0,
+                        0,
+                        60,
+                        "restart_delay_ticks",
+                    )?,
+                    restart: c.restart.unwrap_or(true),
+                })
+            }
+        };
+        Ok(FaultSettings {
+            pauses,
+            clock_jumps,
+            crashes,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HEADER: &str =
+        "name = \"x\"\ntitle = \"t\"\nclaim = \"c\"\nsource = \"seed\"\nprose = \"p\"\n";
+
+    fn parse(body: &str) -> Result<Scenario, ScenarioError> {
+        Scenario::from_str("s.toml", &format!("{HEADER}{body}"))
+    }
+
+    #[test]
+    fn defaults_follow_the_catalog_conventions() {
+        let s = parse("[expect]\n\"mutual exclusion\" = \"holds\"\n").unwrap();
+        assert_eq!(
+            (
+                s.lock.nodes,
+                s.lock.clients,
+                s.lock.ttl_ticks,
+                s.lock.drift_ticks
+            ),
+            (3, 2, 10, 1)
+        );
+        assert_eq!(s.network.reach, vec![NodeSet::first(3); 2]);
+        assert_eq!(s.liveness.horizon_ticks, 30);
+        assert!(s.symmetry && s.storage.is_none() && s.faults == FaultSettings::default());
+    }
+
+    #[test]
+    fn errors_point_at_the_offending_text() {
+        let e = parse(
+            "[lock]\nttl_ticks = 2\ndrift_ticks = 2\n[expect]\n\"mutual exclusion\" = \"holds\"\n",
+        )
+        .unwrap_err();
+        assert!(matches!(e, ScenarioError::TtlNotAboveDrift { .. }), "{e}");
+        assert_eq!(e.location().unwrap().line, 7);
+        let e =
+            parse("[lock]\nnodez = 3\n[expect]\n\"mutual exclusion\" = \"holds\"\n").unwrap_err();
+        assert!(matches!(e, ScenarioError::UnknownKey { .. }), "{e}");
+        assert!(e.to_string().starts_with("s.toml:7:1: unknown key"), "{e}");
+    }
+}

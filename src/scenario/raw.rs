@@ -1,0 +1,161 @@
+//! The file format as serde sees it: every table refuses unknown keys, and every value that a
+//! later check may refuse keeps its byte span so the error can point at it.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+use toml::Spanned;
+
+use super::{JumpTarget, Source, Verdict};
+
+/// Either a number of ticks or the word `"unbounded"`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum RawBound {
+    Ticks(u32),
+    Unbounded,
+}
+
+impl<'de> Deserialize<'de> for RawBound {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl serde::de::Visitor<'_> for Visitor {
+            type Value = RawBound;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a number of ticks or \"unbounded\"")
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<RawBound, E> {
+                u32::try_from(v)
+                    .map(RawBound::Ticks)
+                    .map_err(|_| E::invalid_value(serde::de::Unexpected::Signed(v), &self))
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<RawBound, E> {
+                u32::try_from(v)
+                    .map(RawBound::Ticks)
+                    .map_err(|_| E::invalid_value(serde::de::Unexpected::Unsigned(v), &self))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<RawBound, E> {
+                if v == "unbounded" {
+                    Ok(RawBound::Unbounded)
+                } else {
+                    Err(E::invalid_value(serde::de::Unexpected::Str(v), &self))
+                }
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawScenario {
+    pub name: Spanned<String>,
+    pub title: String,
+    pub claim: String,
+    pub source: Source,
+    pub prose: String,
+    #[serde(default)]
+    pub lock: RawLock,
+    #[serde(default)]
+    pub clock: RawClock,
+    #[serde(default)]
+    pub network: RawNetwork,
+    pub storage: Option<Spanned<RawStorage>>,
+    #[serde(default)]
+    pub faults: RawFaults,
+    pub failover: Option<Spanned<RawFailover>>,
+    #[serde(default)]
+    pub liveness: RawLiveness,
+    #[serde(default)]
+    pub check: RawCheck,
+    pub expect: Spanned<BTreeMap<Spanned<String>, Verdict>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawLock {
+    pub nodes: Option<Spanned<u32>>,
+    pub clients: Option<Spanned<u32>>,
+    pub ttl_ticks: Option<Spanned<u32>>,
+    pub drift_ticks: Option<Spanned<u32>>,
+    pub round_timeout_ticks: Option<Spanned<u32>>,
+    pub attempts: Option<Spanned<u32>>,
+    pub unlock: Option<super::Unlock>,
+    pub validity_check: Option<bool>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawClock {
+    pub node_error_ticks: Option<Spanned<u32>>,
+    pub client_error_ticks: Option<Spanned<u32>>,
+}
+
+/// One client's reachable nodes, 1-based, each with its span.
+pub(crate) type ReachList = Spanned<Vec<Spanned<u32>>>;
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawNetwork {
+    pub reach: Option<Spanned<Vec<ReachList>>>,
+    pub message_loss: Option<Spanned<u32>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawStorage {
+    pub protection: Option<super::StorageProtection>,
+    pub check_margin_ticks: Option<Spanned<u32>>,
+    pub max_delay_ticks: Option<RawBound>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawFaults {
+    pub pauses: Option<RawPauses>,
+    pub clock_jumps: Option<RawJumps>,
+    pub crashes: Option<RawCrashes>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawPauses {
+    pub count: Option<Spanned<u32>>,
+    pub max_ticks: Option<RawBound>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawJumps {
+    pub count: Option<Spanned<u32>>,
+    pub target: Option<JumpTarget>,
+    pub index: Option<Spanned<u32>>,
+    pub jump_ticks: Spanned<i32>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawCrashes {
+    pub count: Option<Spanned<u32>>,
+    pub persistence: Option<super::CrashPersistence>,
+    pub restart_delay_ticks: Option<Spanned<u32>>,
+    pub restart: Option<bool>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawFailover {
+    pub promotion_delay_ticks: Option<u32>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawLiveness {
+    pub horizon_ticks: Option<Spanned<u32>>,
+    pub isolated_rounds: Option<bool>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawCheck {
+    pub symmetry: Option<bool>,
+}
