@@ -36,8 +36,10 @@
 //! # Ok::<(), redlock_lab::driver::DriverError>(())
 //! ```
 
+pub mod check;
 pub mod driver;
 
+pub mod model;
 pub mod node;
 pub mod proto;
 pub mod scenario;

@@ -1,0 +1,236 @@
+//! Run the checker on a scenario and get verdicts: the API behind `redlock-lab check` and the
+//! one to call from your own `cargo test`.
+//!
+//! ```
+//! use redlock_lab::check::{Check, Invariant};
+//! use redlock_lab::scenario::{Scenario, Verdict};
+//!
+//! let scenario = Scenario::from_str("jump.toml", r#"
+//!     name = "node-jump"
+//!     title = "A node's clock jumps forward past the drift allowance"
+//!     claim = "Redlock is unsafe when a node's clock jumps"
+//!     source = "Kleppmann"
+//!     prose = "n2 jumps +2 with drift 1."
+//!     [lock]
+//!     nodes = 3
+//!     ttl_ticks = 4
+//!     drift_ticks = 1
+//!     [faults.clock_jumps]
+//!     target = "node"
+//!     jump_ticks = 2
+//!     [expect]
+//!     "mutual exclusion" = "violated"
+//! "#)?;
+//! let report = Check::new(&scenario)
+//!     // Your own invariant over a read-only view of the state.
+//!     .invariant(Invariant::new("at most one holder", |world| {
+//!         world.clients().filter(|c| c.believes).count() <= 1
+//!     }))
+//!     .run();
+//! assert!(report.matches_expectations());
+//! let mutex = report.property("mutual exclusion").unwrap();
+//! assert_eq!(mutex.verdict, Verdict::Violated);
+//! let steps = mutex.counterexample.as_ref().unwrap();
+//! assert!(steps.iter().any(|s| s.contains("clock jumps +2")));
+//! assert_eq!(report.property("at most one holder").unwrap().verdict, Verdict::Violated);
+//! # Ok::<(), redlock_lab::scenario::ScenarioError>(())
+//! ```
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use serde::Serialize;
+use stateright::{Checker, Expectation, Model};
+
+use crate::model::{Mode, RedlockModel, World};
+use crate::scenario::{Scenario, Verdict, property};
+
+pub use crate::model::Invariant;
+
+impl Invariant {
+    /// A named invariant from a closure over the read-only state.
+    pub fn new(
+        name: &'static str,
+        condition: impl Fn(&World) -> bool + Send + Sync + 'static,
+    ) -> Invariant {
+        Invariant {
+            name,
+            condition: Arc::new(condition),
+        }
+    }
+}
+
+/// One property's outcome.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct PropertyReport {
+    /// The property's name.
+    pub name: String,
+    /// What `[expect]` predicts, if it names the property.
+    pub expected: Option<Verdict>,
+    /// What the checker found.
+    pub verdict: Verdict,
+    /// The shortest counterexample (always, eventually) as step descriptions, or `None`.
+    pub counterexample: Option<Vec<String>>,
+}
+
+/// The outcome of checking one scenario.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Report {
+    /// The scenario's file.
+    pub file: String,
+    /// The scenario's name.
+    pub name: String,
+    /// Unique states explored (both runs, when liveness is checked).
+    pub unique_states: usize,
+    /// Wall-clock seconds the check took.
+    pub seconds: f64,
+    /// Every property checked, in a fixed order.
+    pub properties: Vec<PropertyReport>,
+}
+
+impl Report {
+    /// The report of `name`, if it was checked.
+    pub fn property(&self, name: &str) -> Option<&PropertyReport> {
+        self.properties.iter().find(|p| p.name == name)
+    }
+
+    /// Whether every property that `[expect]` names got the expected verdict.
+    pub fn matches_expectations(&self) -> bool {
+        self.properties
+            .iter()
+            .all(|p| p.expected.is_none_or(|e| e == p.verdict))
+    }
+
+    /// The properties whose verdict differs from `[expect]`.
+    pub fn mismatches(&self) -> impl Iterator<Item = &PropertyReport> {
+        self.properties
+            .iter()
+            .filter(|p| p.expected.is_some_and(|e| e != p.verdict))
+    }
+}
+
+/// A check of one scenario: the safety run, and the bounded liveness run when `[expect]`
+/// names `eventually acquired`.
+#[derive(Clone, Debug)]
+pub struct Check {
+    scenario: Scenario,
+    invariants: Vec<Invariant>,
+    threads: usize,
+    symmetry: Option<bool>,
+}
+
+impl Check {
+    /// A check of `scenario` on one thread (so that counterexamples are shortest).
+    pub fn new(scenario: &Scenario) -> Check {
+        Check {
+            scenario: scenario.clone(),
+            invariants: Vec::new(),
+            threads: 1,
+            symmetry: None,
+        }
+    }
+
+    /// Adds a user invariant (at most [`crate::model::MAX_USER_INVARIANTS`]).
+    pub fn invariant(mut self, invariant: Invariant) -> Check {
+        self.invariants.push(invariant);
+        self
+    }
+
+    /// Checker threads (more threads: faster, but counterexamples may not be shortest).
+    pub fn threads(mut self, threads: usize) -> Check {
+        self.threads = threads.max(1);
+        self
+    }
+
+    /// Overrides the scenario's symmetry setting.
+    pub fn symmetry(mut self, on: bool) -> Check {
+        self.symmetry = Some(on);
+        self
+    }
+
+    /// The safety model this check runs.
+    pub fn model(&self) -> RedlockModel {
+        self.build(Mode::Safety)
+    }
+
+    fn build(&self, mode: Mode) -> RedlockModel {
+        let mut model = RedlockModel::with_mode(&self.scenario, mode);
+        if let Some(on) = self.symmetry {
+            model = model.with_symmetry(on);
+        }
+        for invariant in &self.invariants {
+            model = model.with_invariant(invariant.clone());
+        }
+        model
+    }
+
+    /// Runs the checker (breadth first) to completion and collects the verdicts.
+    pub fn run(&self) -> Report {
+        let start = Instant::now();
+        let mut properties = Vec::new();
+        let mut unique_states = run_one(
+            self.build(Mode::Safety),
+            self.threads,
+            &self.scenario,
+            &mut properties,
+        );
+        if self
+            .scenario
+            .expected(property::EVENTUALLY_ACQUIRED)
+            .is_some()
+        {
+            unique_states += run_one(
+                self.build(Mode::Liveness),
+                self.threads,
+                &self.scenario,
+                &mut properties,
+            );
+        }
+        Report {
+            file: self.scenario.file.clone(),
+            name: self.scenario.name.clone(),
+            unique_states,
+            seconds: start.elapsed().as_secs_f64(),
+            properties,
+        }
+    }
+}
+
+fn run_one(
+    model: RedlockModel,
+    threads: usize,
+    scenario: &Scenario,
+    out: &mut Vec<PropertyReport>,
+) -> usize {
+    let properties = model.properties();
+    let checker = model.checker().threads(threads).spawn_bfs().join();
+    let model = checker.model();
+    for p in &properties {
+        let discovery = checker.discovery(p.name);
+        let (verdict, counterexample) = match (&p.expectation, discovery) {
+            (&Expectation::Sometimes, Some(_)) => (Verdict::Holds, None),
+            (&Expectation::Sometimes, None) => (Verdict::Violated, None),
+            (_, None) => (Verdict::Holds, None),
+            (_, Some(path)) => {
+                let steps = path
+                    .into_vec()
+                    .into_iter()
+                    .filter_map(|(state, step)| step.map(|s| model.describe(&state, &s)))
+                    .collect();
+                (Verdict::Violated, Some(steps))
+            }
+        };
+        out.push(PropertyReport {
+            name: p.name.to_owned(),
+            expected: scenario.expected(p.name),
+            verdict,
+            counterexample,
+        });
+    }
+    checker.unique_state_count()
+}
+
+/// Checks `scenario` with the default options.
+pub fn check(scenario: &Scenario) -> Report {
+    Check::new(scenario).run()
+}

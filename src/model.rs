@@ -1,0 +1,278 @@
+//! Redlock with time and faults as a hand-written [`stateright::Model`].
+//!
+//! The state ([`World`]) carries discrete **true time** as a ghost, the nodes as the core's
+//! [`NodeState`](crate::node::NodeState) on their own clocks, the clients as the core's
+//! [`QuorumRound`](crate::proto::QuorumRound) and [`Lease`](crate::proto::Lease) values on
+//! their own clocks, the guarded [`Storage`](crate::storage::Storage), the requests in flight
+//! and the fault budgets. The actions ([`Step`]) are the environment's — one global `Tick`,
+//! deliveries and losses, pauses, clock jumps, crashes, fsyncs, replica promotion — and the
+//! clients' — begin a round (read T1, send `SET` to all), decide it (read T2, quorum and
+//! validity by the core), release, and the storage ops of a read-modify-write cycle. The model
+//! re-implements none of the algorithm: quorum, validity and release come from [`crate::proto`],
+//! key semantics from [`crate::node`], the storage's checks from [`crate::storage`].
+//!
+//! **Clock error** is nondeterminism at each clock reading, not a per-process rate: a node's
+//! key may vanish up to `ε_n` ticks early (a `SET` may read the node's clock `ε_n` ahead), and a
+//! client's belief may run up to `ε_c` ticks late (its belief test and its checks read the clock
+//! `ε_c` behind). This is the discrete form of bounded rate drift (research/scenarios.md I1), and
+//! far cheaper than offset variables.
+//!
+//! **The fingerprint** is time-shift invariant and symmetry reduced (see the `view` module), so
+//! the safety run needs no horizon.
+//!
+//! # Properties
+//!
+//! | name | kind | meaning |
+//! |---|---|---|
+//! | `mutual exclusion` | always | no two clients *believe* at the same true time; a client believes iff it holds a lease and its clock (read up to `ε_c` late) is before `T1 + ttl − drift` |
+//! | `storage safety` | always | the storage never applies an op of an older lock epoch after one of a newer epoch (fenced order); only with `[storage]` |
+//! | `no lost update` | always | the counter equals the writes acknowledged; only with `[storage]` |
+//! | `lock acquired` | sometimes | some client acquires: the witness that a verdict of "holds" is not vacuous |
+//! | `eventually acquired` | eventually | on every run, some client acquires before the horizon |
+//!
+//! `eventually acquired` is judged on a separate, bounded run ([`Mode::Liveness`]): stateright's
+//! `eventually` is incomplete on cyclic graphs, so that run hashes true time and stops at
+//! `[liveness] horizon_ticks`. Its **fairness assumption**: processes and the network are
+//! prompt — time passes only when no client step and no delivery is enabled — while faults stay
+//! nondeterministic; with `isolated_rounds`, also assumption F of research/scenarios.md (a round
+//! begins only when no other round runs, i.e. random retry delays eventually separate clients).
+//!
+//! # Sound shortcuts
+//!
+//! - Replies are applied at once: a later reply would only delay the decision, and the lease
+//!   is anchored at T1, so it could only shorten the belief window.
+//! - Unlocks are applied at once to the serving nodes a client reaches: a late
+//!   compare-and-delete only keeps a key longer; a late `DEL` is the same as a later release,
+//!   which the model already allows.
+//! - A client begins its next round only after its previous `SET`s arrived or were lost: a
+//!   connection to a node is FIFO, so an old `SET` reaches that node before the new one.
+//! - A holder computes in zero time between storage ops; time passes inside its cycle only
+//!   while an op waits (network delay up to `[storage] max_delay_ticks`, stretched by a
+//!   pause fault). The check before each op and the op's arrival are separate steps, so a
+//!   pause "between the check and the write" is exactly a stretched wait.
+
+mod shape;
+mod step;
+mod svg;
+mod view;
+mod world;
+
+use std::sync::Arc;
+
+use stateright::{Model, Property};
+
+use crate::node::NodeState;
+use crate::proto::{NodeSet, Token};
+use crate::scenario::{MAX_MODEL_CLIENTS, MAX_MODEL_NODES, Scenario, property};
+use crate::storage::Storage;
+
+pub use shape::Mode;
+pub use step::{Process, Step};
+pub use world::{Budget, ClientSlot, ClientView, NodeSlot, Phase, Work, World};
+
+use world::CLOCK_BASE;
+
+/// A user-defined invariant over a read-only [`World`].
+pub type InvariantFn = Arc<dyn Fn(&World) -> bool + Send + Sync>;
+
+/// The most user invariants one model carries (stateright's `Property` takes `fn` pointers, so
+/// each slot is a monomorphised function that looks its closure up by index).
+pub const MAX_USER_INVARIANTS: usize = 8;
+
+/// A named user invariant: `always(name, condition)`.
+#[derive(Clone)]
+pub struct Invariant {
+    /// The property's name in reports.
+    pub name: &'static str,
+    /// The condition that must hold in every reachable state.
+    pub condition: InvariantFn,
+}
+
+impl std::fmt::Debug for Invariant {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Invariant")
+            .field("name", &self.name)
+            .finish()
+    }
+}
+
+/// The Redlock model of one scenario.
+#[derive(Clone, Debug)]
+pub struct RedlockModel {
+    shape: Arc<shape::Shape>,
+    scenario: Arc<Scenario>,
+    invariants: Vec<Invariant>,
+}
+
+fn user_invariant<const I: usize>(model: &RedlockModel, state: &World) -> bool {
+    model
+        .invariants
+        .get(I)
+        .is_none_or(|invariant| (invariant.condition)(state))
+}
+
+const USER_CONDITIONS: [fn(&RedlockModel, &World) -> bool; MAX_USER_INVARIANTS] = [
+    user_invariant::<0>,
+    user_invariant::<1>,
+    user_invariant::<2>,
+    user_invariant::<3>,
+    user_invariant::<4>,
+    user_invariant::<5>,
+    user_invariant::<6>,
+    user_invariant::<7>,
+];
+
+impl RedlockModel {
+    /// The safety run of `scenario`.
+    pub fn new(scenario: &Scenario) -> RedlockModel {
+        RedlockModel::with_mode(scenario, Mode::Safety)
+    }
+
+    /// The run of `scenario` in `mode`.
+    pub fn with_mode(scenario: &Scenario, mode: Mode) -> RedlockModel {
+        RedlockModel {
+            shape: Arc::new(shape::Shape::new(scenario, mode)),
+            scenario: Arc::new(scenario.clone()),
+            invariants: Vec::new(),
+        }
+    }
+
+    /// The same model with symmetry reduction switched off or on (for benchmarks and
+    /// cross-checks; verdicts must not change).
+    pub fn with_symmetry(mut self, on: bool) -> RedlockModel {
+        let mut shape = (*self.shape).clone();
+        shape.symmetry = on;
+        self.shape = Arc::new(shape);
+        self
+    }
+
+    /// Adds a user invariant, checked as `always` in the safety run. At most
+    /// [`MAX_USER_INVARIANTS`]; more are ignored and reported by [`RedlockModel::invariants`].
+    pub fn with_invariant(mut self, invariant: Invariant) -> RedlockModel {
+        if self.invariants.len() < MAX_USER_INVARIANTS {
+            self.invariants.push(invariant);
+        }
+        self
+    }
+
+    /// The user invariants this model checks.
+    pub fn invariants(&self) -> &[Invariant] {
+        &self.invariants
+    }
+
+    /// The scenario the model was built from.
+    pub fn scenario(&self) -> &Scenario {
+        &self.scenario
+    }
+
+    /// Safety or liveness run.
+    pub fn mode(&self) -> Mode {
+        self.shape.mode
+    }
+
+    /// The initial state: every clock at the same reading, every node up and empty.
+    pub fn initial(&self) -> World {
+        let shape = &self.shape;
+        World {
+            shape: self.shape.clone(),
+            now: 0,
+            nodes: [NodeSlot {
+                state: NodeState::new(),
+                offset: CLOCK_BASE,
+            }; MAX_MODEL_NODES],
+            replica: shape.failover.map(|_| NodeState::new()),
+            clients: [ClientSlot {
+                offset: CLOCK_BASE,
+                phase: Phase::Idle,
+                attempts: 0,
+                token: Token(0),
+                inflight: NodeSet::EMPTY,
+            }; MAX_MODEL_CLIENTS],
+            storage: Storage::default(),
+            budget: Budget {
+                jumps: shape.jumps,
+                crashes: shape.crashes,
+                pauses: shape.pauses,
+                losses: shape.message_loss,
+                failover: shape.failover.is_some(),
+            },
+            epochs: 0,
+            acquired: 0,
+        }
+    }
+
+    /// A human-readable description of `step` taken from `state` (`t=3 c1 …`).
+    pub fn describe(&self, state: &World, step: &Step) -> String {
+        svg::describe(state, step)
+    }
+}
+
+impl Model for RedlockModel {
+    type State = World;
+    type Action = Step;
+
+    fn init_states(&self) -> Vec<World> {
+        vec![self.initial()]
+    }
+
+    fn actions(&self, state: &World, actions: &mut Vec<Step>) {
+        state.steps(actions);
+    }
+
+    fn next_state(&self, last: &World, action: Step) -> Option<World> {
+        last.after(action)
+    }
+
+    fn format_action(&self, action: &Step) -> String {
+        format!("{action:?}")
+    }
+
+    fn format_step(&self, last: &World, action: Step) -> Option<String> {
+        Some(self.describe(last, &action))
+    }
+
+    fn as_svg(&self, path: stateright::Path<World, Step>) -> Option<String> {
+        Some(svg::sequence_diagram(self, &path.into_vec()))
+    }
+
+    fn properties(&self) -> Vec<Property<Self>> {
+        let mut properties = Vec::new();
+        match self.shape.mode {
+            Mode::Safety => {
+                properties.push(Property::always(
+                    property::MUTUAL_EXCLUSION,
+                    |_, s: &World| s.believers() <= 1,
+                ));
+                if self.shape.storage.is_some() {
+                    properties.push(Property::always(
+                        property::STORAGE_SAFETY,
+                        |_, s: &World| s.storage.fenced_order_holds(),
+                    ));
+                    properties.push(Property::always(
+                        property::NO_LOST_UPDATE,
+                        |_, s: &World| s.storage.no_lost_update_holds(),
+                    ));
+                }
+                properties.push(Property::sometimes(
+                    property::LOCK_ACQUIRED,
+                    |_, s: &World| s.acquired != 0,
+                ));
+                for (i, invariant) in self.invariants.iter().enumerate() {
+                    properties.push(Property::always(invariant.name, USER_CONDITIONS[i]));
+                }
+            }
+            Mode::Liveness => properties.push(Property::eventually(
+                property::EVENTUALLY_ACQUIRED,
+                |_, s: &World| s.acquired != 0,
+            )),
+        }
+        properties
+    }
+
+    fn within_boundary(&self, state: &World) -> bool {
+        match self.shape.mode {
+            Mode::Safety => true,
+            Mode::Liveness => state.now <= self.shape.horizon,
+        }
+    }
+}

@@ -1,0 +1,145 @@
+//! The static part of a model, resolved once from a [`Scenario`]: what every step and the
+//! fingerprint need to know besides the state.
+
+use crate::node::Persistence;
+use crate::proto::{Config, DriftPolicy, LockParams, NodeSet};
+use crate::scenario::{Bound, JumpTarget, MAX_MODEL_CLIENTS, Scenario};
+use crate::storage::Protection;
+use crate::time::Millis;
+
+/// Which run of the model this is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// The safety run: asynchronous (time may pass between any two steps), time-shift and
+    /// symmetry reduced, no horizon.
+    Safety,
+    /// The liveness run for `eventually acquired`: processes and messages are prompt (time
+    /// passes only when no client step or delivery is enabled), true time is part of the
+    /// fingerprint and the run stops at the horizon.
+    Liveness,
+}
+
+/// The kinds of storage op a holder's cycle consists of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum OpKind {
+    Mark,
+    Read,
+    Write,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Shape {
+    pub mode: Mode,
+    pub nodes: usize,
+    pub clients: usize,
+    pub params: LockParams,
+    pub attempts: u8,
+    pub eps_n: u32,
+    pub eps_c: u32,
+    pub reach: [NodeSet; MAX_MODEL_CLIENTS],
+    pub message_loss: u8,
+    pub storage: Option<Protection>,
+    pub ops: &'static [OpKind],
+    pub check_margin: u32,
+    pub delay_max: Bound,
+    pub pause_max: Bound,
+    pub pauses: u8,
+    pub jump_ticks: i32,
+    pub jumps: u8,
+    pub jump_target: JumpTarget,
+    pub jump_index: Option<u8>,
+    pub crashes: u8,
+    pub persistence: Persistence,
+    pub restart_delay: Millis,
+    pub restart: bool,
+    pub failover: Option<Millis>,
+    pub symmetry: bool,
+    pub horizon: u32,
+    pub isolated_rounds: bool,
+}
+
+impl Shape {
+    pub fn new(scenario: &Scenario, mode: Mode) -> Shape {
+        let lock = &scenario.lock;
+        let mut config = Config::new(lock.nodes as usize);
+        config.drift = DriftPolicy::fixed(Millis(u64::from(lock.drift_ticks)));
+        config.round_timeout = Millis(u64::from(lock.round_timeout_ticks));
+        config.unlock = lock.unlock;
+        config.validity_check = lock.validity_check;
+        let params = config
+            .params(Millis(u64::from(lock.ttl_ticks)))
+            .expect("a validated scenario has ttl > drift and 1..=5 nodes");
+        let mut reach = [NodeSet::EMPTY; MAX_MODEL_CLIENTS];
+        reach[..scenario.network.reach.len()].copy_from_slice(&scenario.network.reach);
+        let storage = scenario.storage.as_ref();
+        let protection = storage.map(|s| s.protection);
+        let ops: &'static [OpKind] = match protection {
+            Some(Protection::RandomTokenCas) => &[OpKind::Mark, OpKind::Read, OpKind::Write],
+            Some(_) => &[OpKind::Read, OpKind::Write],
+            None => &[],
+        };
+        let pauses = scenario.faults.pauses.as_ref();
+        let jumps = scenario.faults.clock_jumps.as_ref();
+        let crashes = scenario.faults.crashes.as_ref();
+        Shape {
+            mode,
+            nodes: lock.nodes as usize,
+            clients: lock.clients as usize,
+            params,
+            attempts: lock.attempts,
+            eps_n: scenario.clock.node_error_ticks,
+            eps_c: scenario.clock.client_error_ticks,
+            reach,
+            message_loss: scenario.network.message_loss,
+            storage: protection,
+            ops,
+            check_margin: storage.and_then(|s| s.check_margin_ticks).unwrap_or(1),
+            delay_max: storage.map_or(Bound::Ticks(0), |s| s.max_delay),
+            pause_max: pauses.map_or(Bound::Ticks(0), |p| p.max),
+            pauses: pauses.map_or(0, |p| p.count),
+            jump_ticks: jumps.map_or(0, |j| j.jump_ticks),
+            jumps: jumps.map_or(0, |j| j.count),
+            jump_target: jumps.map_or(JumpTarget::Any, |j| j.target),
+            jump_index: jumps.and_then(|j| j.index),
+            crashes: crashes.map_or(0, |c| c.count),
+            persistence: crashes.map_or(Persistence::None, |c| c.persistence),
+            restart_delay: Millis(crashes.map_or(0, |c| u64::from(c.restart_delay_ticks))),
+            restart: crashes.is_none_or(|c| c.restart),
+            failover: scenario
+                .failover
+                .as_ref()
+                .map(|f| Millis(u64::from(f.promotion_delay_ticks))),
+            symmetry: scenario.symmetry,
+            horizon: scenario.liveness.horizon_ticks,
+            isolated_rounds: scenario.liveness.isolated_rounds,
+        }
+    }
+
+    /// Whether clock jumps may hit clients.
+    pub fn client_jumps(&self) -> bool {
+        self.jumps > 0 && self.jump_target != JumpTarget::Node
+    }
+
+    /// Whether jumps may hit nodes.
+    pub fn node_jumps(&self) -> bool {
+        self.jumps > 0 && self.jump_target != JumpTarget::Client
+    }
+
+    /// How far the remaining backward client jumps can still move a client's clock back.
+    pub fn client_backward_budget(&self, jumps_left: u8) -> i64 {
+        if self.client_jumps() && self.jump_ticks < 0 {
+            i64::from(jumps_left) * i64::from(self.jump_ticks.unsigned_abs())
+        } else {
+            0
+        }
+    }
+
+    /// How long a pending storage op may still wait, given whether a pause stretched it.
+    pub fn stall_allowance(&self, paused: bool) -> Bound {
+        match (self.delay_max, paused, self.pause_max) {
+            (Bound::Unbounded, _, _) | (_, true, Bound::Unbounded) => Bound::Unbounded,
+            (Bound::Ticks(d), true, Bound::Ticks(p)) => Bound::Ticks(d + p),
+            (Bound::Ticks(d), false, _) => Bound::Ticks(d),
+        }
+    }
+}

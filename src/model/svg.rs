@@ -1,0 +1,275 @@
+//! Human-readable steps and the Explorer's sequence diagram (client and node lanes).
+
+use std::fmt::Write;
+
+use crate::proto::RoundOutcome;
+use crate::storage::StorageOp;
+use crate::time::Millis;
+
+use super::RedlockModel;
+use super::step::{Process, Step};
+use super::world::{CLOCK_BASE, Phase, World};
+
+fn reading(clock: Millis) -> i64 {
+    clock.as_u64() as i64 - CLOCK_BASE
+}
+
+fn op_name(op: &StorageOp) -> String {
+    match *op {
+        StorageOp::Mark { epoch } => format!("mark(epoch {epoch})"),
+        StorageOp::Read { epoch } => format!("read(epoch {epoch})"),
+        StorageOp::Write { epoch, value } => format!("write {value} (epoch {epoch})"),
+    }
+}
+
+/// `t=<true time> <who> <what>`, computed from the state before the step and after it.
+pub(super) fn describe(state: &World, step: &Step) -> String {
+    let t = state.now;
+    let next = state.after(*step);
+    let c_name = |c: u8| format!("c{}", c + 1);
+    let what = match *step {
+        Step::Tick => format!("time passes to t={}", t + 1),
+        Step::Begin(c) => {
+            let cu = usize::from(c);
+            format!(
+                "{} begins attempt {}: T1={} on its clock, sends SET to {}",
+                c_name(c),
+                state.clients[cu].attempts + 1,
+                reading(state.client_clock(cu)),
+                state.shape.reach[cu]
+            )
+        }
+        Step::Deliver {
+            client,
+            node,
+            early,
+        } => {
+            let n = usize::from(node);
+            let after = next.as_ref().map(|w| w.nodes[n].state.entry);
+            let token = state.clients[usize::from(client)].token;
+            let result = match after {
+                Some(Some(e)) if e.token == token && state.nodes[n].state.entry != Some(e) => {
+                    format!(
+                        "sets the key (expires at {} on n{}'s clock)",
+                        reading(e.expires_at),
+                        node + 1
+                    )
+                }
+                _ if !state.nodes[n].state.is_serving(state.node_clock(n)) => {
+                    "is not serving: fails".to_owned()
+                }
+                _ => "refuses: a live key exists".to_owned(),
+            };
+            let early = if early {
+                format!(" (its clock read {} ticks fast)", state.shape.eps_n)
+            } else {
+                String::new()
+            };
+            format!(
+                "n{} gets {}'s SET{early} and {result}",
+                node + 1,
+                c_name(client)
+            )
+        }
+        Step::Lose { client, node } => format!("{}'s SET to n{} is lost", c_name(client), node + 1),
+        Step::Decide(c) => {
+            let cu = usize::from(c);
+            let clock = state.client_clock(cu);
+            match state.clients[cu].phase {
+                Phase::Acquiring(round) => match round.finish(&state.shape.params, clock) {
+                    RoundOutcome::Won(lease) => format!(
+                        "{} reads T2={} and acquires {}: validity {}, believes until its clock reads {}",
+                        c_name(c),
+                        reading(clock),
+                        lease.tally.applied,
+                        lease.validity.as_u64(),
+                        reading(lease.deadline)
+                    ),
+                    RoundOutcome::Lost(failure) => format!(
+                        "{} reads T2={} and fails ({failure:?}); unlocks every node it reaches",
+                        c_name(c),
+                        reading(clock)
+                    ),
+                },
+                _ => format!("{} decides", c_name(c)),
+            }
+        }
+        Step::Release(c) => format!(
+            "{} releases ({:?} on {})",
+            c_name(c),
+            state.shape.params.unlock,
+            state.shape.reach[usize::from(c)]
+        ),
+        Step::Issue(c) => {
+            let cu = usize::from(c);
+            match next.as_ref().map(|w| w.clients[cu].phase) {
+                Some(Phase::Holding { work, .. }) if work.pending.is_some() => format!(
+                    "{} checks its lease (clock {}) and sends {}",
+                    c_name(c),
+                    reading(state.client_clock(cu)),
+                    op_name(work.pending.as_ref().expect("checked above"))
+                ),
+                _ => format!(
+                    "{} checks its lease (clock {}): too late, gives up and releases",
+                    c_name(c),
+                    reading(state.client_clock(cu))
+                ),
+            }
+        }
+        Step::Apply(c) => {
+            let cu = usize::from(c);
+            match state.clients[cu].phase {
+                Phase::Holding {
+                    work:
+                        super::Work {
+                            pending: Some(op), ..
+                        },
+                    ..
+                } => {
+                    let before = state.storage;
+                    let after = next.as_ref().map(|w| w.storage).unwrap_or(before);
+                    let accepted = after != before || matches!(op, StorageOp::Read { .. });
+                    format!(
+                        "storage {} {}'s {} (counter {})",
+                        if accepted { "applies" } else { "rejects" },
+                        c_name(c),
+                        op_name(&op),
+                        after.value
+                    )
+                }
+                _ => format!("storage applies {}'s op", c_name(c)),
+            }
+        }
+        Step::Pause(c) => format!("{} is paused while its op waits", c_name(c)),
+        Step::Jump { target, ticks } => match target {
+            Process::Node(n) => format!("n{}'s clock jumps {ticks:+}", n + 1),
+            Process::Client(c) => format!("{}'s clock jumps {ticks:+}", c_name(c)),
+        },
+        Step::Crash(n) => format!(
+            "n{} crashes ({:?} persistence){}",
+            n + 1,
+            state.shape.persistence,
+            if state.shape.restart {
+                format!(
+                    " and restarts, serving after {} ticks of its clock",
+                    state.shape.restart_delay.as_u64()
+                )
+            } else {
+                " and stays down".to_owned()
+            }
+        ),
+        Step::Fsync(n) => format!("n{} fsyncs its key", n + 1),
+        Step::Replicate => "the master's key reaches the replica".to_owned(),
+        Step::Promote => "the master fails; the replica is promoted".to_owned(),
+    };
+    format!("t={t} {what}")
+}
+
+const LANE_GAP: usize = 90;
+const ROW_GAP: usize = 26;
+const TOP: usize = 40;
+
+/// A sequence diagram of a path: one lane per client and node, one row per step.
+pub(super) fn sequence_diagram(model: &RedlockModel, path: &[(World, Option<Step>)]) -> String {
+    let shape = &model.shape;
+    let lanes = shape.clients + shape.nodes;
+    let client_x = |c: usize| 60 + c * LANE_GAP;
+    let node_x = |n: usize| 60 + (shape.clients + n) * LANE_GAP;
+    let width = 120 + lanes * LANE_GAP + 260;
+    let height = TOP + (path.len() + 1) * ROW_GAP;
+    let mut svg = String::new();
+    let _ = write!(
+        svg,
+        "<svg version='1.1' baseProfile='full' width='{width}' height='{height}' viewBox='0 0 {width} {height}' xmlns='http://www.w3.org/2000/svg'>\
+         <defs><marker id='arrow' markerWidth='12' markerHeight='10' refX='12' refY='5' orient='auto'><polygon points='0 0, 12 5, 0 10'/></marker></defs>"
+    );
+    for c in 0..shape.clients {
+        let x = client_x(c);
+        let _ = write!(
+            svg,
+            "<line x1='{x}' y1='{TOP}' x2='{x}' y2='{height}' class='svg-actor-timeline' stroke='black'/>\
+             <text x='{x}' y='{}' text-anchor='middle' class='svg-actor-label'>c{}</text>",
+            TOP - 10,
+            c + 1
+        );
+    }
+    for n in 0..shape.nodes {
+        let x = node_x(n);
+        let _ = write!(
+            svg,
+            "<line x1='{x}' y1='{TOP}' x2='{x}' y2='{height}' stroke='gray'/>\
+             <text x='{x}' y='{}' text-anchor='middle'>n{}</text>",
+            TOP - 10,
+            n + 1
+        );
+    }
+    let text_x = 80 + lanes * LANE_GAP;
+    for (i, (state, step)) in path.iter().enumerate() {
+        let Some(step) = step else { continue };
+        let y = TOP + (i + 1) * ROW_GAP;
+        let label = escape(&describe(state, step));
+        match *step {
+            Step::Tick => {
+                let _ = write!(
+                    svg,
+                    "<line x1='20' y1='{y}' x2='{}' y2='{y}' stroke='#bbb' stroke-dasharray='4'/>",
+                    text_x - 10
+                );
+            }
+            Step::Deliver { client, node, .. } => {
+                let _ = write!(
+                    svg,
+                    "<line x1='{}' y1='{}' x2='{}' y2='{y}' stroke='black' marker-end='url(#arrow)' class='svg-event-line'/>",
+                    client_x(usize::from(client)),
+                    y - ROW_GAP / 2,
+                    node_x(usize::from(node))
+                );
+            }
+            _ => {
+                let x = match *step {
+                    Step::Begin(c)
+                    | Step::Decide(c)
+                    | Step::Release(c)
+                    | Step::Issue(c)
+                    | Step::Apply(c)
+                    | Step::Pause(c)
+                    | Step::Lose { client: c, .. }
+                    | Step::Jump {
+                        target: Process::Client(c),
+                        ..
+                    } => client_x(usize::from(c)),
+                    Step::Jump {
+                        target: Process::Node(n),
+                        ..
+                    }
+                    | Step::Crash(n)
+                    | Step::Fsync(n) => node_x(usize::from(n)),
+                    _ => node_x(0),
+                };
+                let fault = matches!(
+                    step,
+                    Step::Jump { .. }
+                        | Step::Crash(_)
+                        | Step::Pause(_)
+                        | Step::Lose { .. }
+                        | Step::Promote
+                );
+                let fill = if fault { "red" } else { "steelblue" };
+                let _ = write!(svg, "<circle cx='{x}' cy='{y}' r='6' fill='{fill}'/>");
+            }
+        }
+        let _ = write!(
+            svg,
+            "<text x='{text_x}' y='{}' font-size='12'>{label}</text>",
+            y + 4
+        );
+    }
+    let _ = write!(svg, "</svg>");
+    svg
+}
+
+fn escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}

@@ -1,0 +1,190 @@
+//! The fingerprint: a canonical, time-shift invariant, symmetry-reduced view of a [`World`].
+//!
+//! stateright deduplicates states by the 64-bit hash of `Hash` alone, so hashing a canonical
+//! view instead of the raw state is a sound quotient exactly when states with equal views
+//! have equal futures (for every guard and property). The view is built so that they do:
+//!
+//! - **Time shift.** True time and clock offsets are left out; every timestamp is taken
+//!   relative to the clock that judges it (a key's remaining life on its node's clock, a
+//!   round's age and a lease's remaining validity on the client's clock). Expired keys are
+//!   deleted and finished restart delays normalised to `Up` by the steps themselves, so no
+//!   stale timestamp survives. The state space is finite with no horizon.
+//! - **Clamps.** A round's age stops mattering once it passes both the round timeout and
+//!   `ttl − drift`; a lease's remaining validity stops mattering once it is at or below
+//!   `−ε_c` (the client can no longer believe or pass a check). Each clamp is widened by the
+//!   remaining backward client-jump budget, since a backward jump moves a clamped value back
+//!   into range (research/spin-anchor.md §6).
+//! - **Symmetry.** Node rows are sorted and the view is the minimum over client
+//!   permutations. Static roles (which client reaches which node, a jump pinned to one
+//!   process) are part of each row, so only permutations that preserve the configuration can
+//!   make two views equal: symmetry stays sound with partitions and pinned faults.
+//! - **Ghost fields.** Whether a process has jumped is dead once the budget is spent and is
+//!   left out; the `acquired` bits stay, since `lock acquired` reads them.
+//!
+//! In the liveness run true time is part of the fingerprint (the run is bounded by it).
+
+use std::hash::{Hash, Hasher};
+
+use crate::node::{Availability, NodeState};
+use crate::scenario::{Bound, JumpTarget, MAX_MODEL_CLIENTS, MAX_MODEL_NODES};
+use crate::storage::StorageOp;
+use crate::time::Millis;
+
+use super::shape::Mode;
+use super::step::owner_of;
+use super::world::{Phase, World};
+
+const ROWS: usize = MAX_MODEL_NODES + 1 + MAX_MODEL_CLIENTS;
+
+const PERMS_1: [[usize; 3]; 1] = [[0, 1, 2]];
+const PERMS_2: [[usize; 3]; 2] = [[0, 1, 2], [1, 0, 2]];
+const PERMS_3: [[usize; 3]; 6] = [
+    [0, 1, 2],
+    [0, 2, 1],
+    [1, 0, 2],
+    [1, 2, 0],
+    [2, 0, 1],
+    [2, 1, 0],
+];
+
+fn clamp8(v: i64) -> u64 {
+    (v + 128).clamp(0, 255) as u64
+}
+
+impl World {
+    fn key_row(&self, state: &NodeState, clock: Millis, perm: &[usize; 3]) -> u64 {
+        let mut row = 0u64;
+        match state.availability {
+            Availability::Up => {}
+            Availability::Down => row |= 1,
+            Availability::Restarting { ready_at } => {
+                row |= 2 | clamp8(ready_at.signed_sub(clock)) << 2;
+            }
+        }
+        if let Some(entry) = state.entry {
+            let owner = owner_of(entry.token);
+            let current = self.clients[owner].token == entry.token;
+            row |= (perm[owner] as u64 + 1) << 10;
+            row |= u64::from(current) << 12;
+            row |= u64::from(entry.durable) << 13;
+            row |= clamp8(entry.expires_at.signed_sub(clock)) << 14;
+        }
+        row
+    }
+
+    #[allow(clippy::needless_range_loop)] // `c` indexes the permutation and the clients
+    fn node_row(&self, n: usize, perm: &[usize; 3]) -> u64 {
+        let shape = &self.shape;
+        let mut row = self.key_row(&self.nodes[n].state, self.node_clock(n), perm);
+        let pinned = shape.jump_target == JumpTarget::Node && shape.jump_index == Some(n as u8);
+        row |= u64::from(pinned) << 22;
+        for c in 0..shape.clients {
+            let p = perm[c];
+            let node = crate::proto::NodeId(n as u8);
+            let reach = shape.reach[c].contains(node);
+            let inflight = self.clients[c].inflight.contains(node);
+            let tally = match self.clients[c].phase {
+                Phase::Acquiring(round) => match round.tally.result(node) {
+                    crate::proto::NodeResult::NoReply => 0,
+                    crate::proto::NodeResult::Applied => 1,
+                    crate::proto::NodeResult::NotApplied => 2,
+                    crate::proto::NodeResult::Failed => 3,
+                },
+                _ => 0,
+            };
+            let bits = u64::from(reach) | u64::from(inflight) << 1 | tally << 2;
+            row |= bits << (23 + 4 * p);
+        }
+        row
+    }
+
+    fn client_row(&self, c: usize) -> u64 {
+        let shape = &self.shape;
+        let slot = &self.clients[c];
+        let back = shape.client_backward_budget(self.budget.jumps);
+        let clock = self.client_clock(c);
+        let pinned = shape.jump_target == JumpTarget::Client && shape.jump_index == Some(c as u8);
+        let mut row = u64::from(pinned)
+            | u64::from(slot.attempts) << 1
+            | u64::from(self.acquired >> c & 1) << 4;
+        match slot.phase {
+            Phase::Idle => {}
+            Phase::Done => row |= 1 << 5,
+            Phase::Acquiring(round) => {
+                let cap = shape
+                    .params
+                    .round_timeout
+                    .max(shape.params.ttl - shape.params.drift)
+                    .as_u64() as i64
+                    + back;
+                let age = clock.signed_sub(round.t1).min(cap);
+                row |= 2 << 5 | clamp8(age) << 7;
+            }
+            Phase::Holding { lease, epoch, work } => {
+                let floor = -i64::from(shape.eps_c) - back;
+                let left = lease.deadline.signed_sub(clock).max(floor);
+                row |= 3 << 5 | clamp8(left) << 7;
+                row |= u64::from(epoch) << 15;
+                row |= u64::from(work.next) << 20;
+                let pending = match work.pending {
+                    None => 0,
+                    Some(StorageOp::Mark { .. }) => 1,
+                    Some(StorageOp::Read { .. }) => 2,
+                    Some(StorageOp::Write { value, .. }) => 3 | u64::from(value.min(31)) << 2,
+                };
+                row |= pending << 22;
+                row |= work.read.map_or(0, |v| 1 | u64::from(v.min(31)) << 1) << 29;
+                let stall = match shape.stall_allowance(work.paused) {
+                    Bound::Unbounded => 0,
+                    Bound::Ticks(_) => u64::from(work.stall),
+                };
+                row |= stall.min(255) << 35;
+                row |= u64::from(work.paused) << 43;
+            }
+        }
+        row
+    }
+
+    /// The canonical rows: node rows (sorted), the replica row, client rows (permuted).
+    pub(crate) fn canonical_rows(&self) -> [u64; ROWS] {
+        let shape = &self.shape;
+        let perms: &[[usize; 3]] = match (shape.symmetry, shape.clients) {
+            (false, _) | (_, 1) => &PERMS_1,
+            (true, 2) => &PERMS_2,
+            (true, _) => &PERMS_3,
+        };
+        let mut best = [u64::MAX; ROWS];
+        let mut rows = [0u64; ROWS];
+        for perm in perms {
+            rows.fill(0);
+            for (n, row) in rows.iter_mut().enumerate().take(shape.nodes) {
+                *row = self.node_row(n, perm);
+            }
+            if shape.symmetry {
+                rows[..shape.nodes].sort_unstable();
+            }
+            if let Some(replica) = &self.replica {
+                rows[MAX_MODEL_NODES] = 1 << 63 | self.key_row(replica, self.node_clock(0), perm);
+            }
+            for c in 0..shape.clients {
+                rows[MAX_MODEL_NODES + 1 + perm[c]] = self.client_row(c);
+            }
+            if rows < best {
+                best = rows;
+            }
+        }
+        best
+    }
+}
+
+impl Hash for World {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.canonical_rows().hash(state);
+        self.storage.hash(state);
+        self.budget.hash(state);
+        self.epochs.hash(state);
+        if self.shape.mode == Mode::Liveness {
+            self.now.hash(state);
+        }
+    }
+}

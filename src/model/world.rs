@@ -1,0 +1,187 @@
+//! The model's state: true time as a ghost, nodes on their own clocks, clients that *are* the
+//! core's round and lease values, the guarded storage, and the fault budgets left.
+
+use std::sync::Arc;
+
+use crate::node::NodeState;
+use crate::proto::{Lease, NodeSet, QuorumRound, Token};
+use crate::storage::{Storage, StorageOp};
+use crate::time::Millis;
+
+use super::shape::Shape;
+
+/// Every clock starts at this reading, so that backward jumps never take a reading below zero.
+pub(crate) const CLOCK_BASE: i64 = 1_000;
+
+/// One Redis master: the core's [`NodeState`] plus the offset of its clock from true time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NodeSlot {
+    /// The key and the node's availability, exactly as the core keeps them.
+    pub state: NodeState,
+    /// `node clock − true time` (moved by clock jumps).
+    pub offset: i64,
+}
+
+/// What a client is doing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    /// Not started, or between attempts.
+    Idle,
+    /// Waiting for the replies of an acquisition round (the core's value).
+    Acquiring(QuorumRound),
+    /// Won a lease (the core's value); `epoch` numbers successful acquisitions in true-time
+    /// order and doubles as the fencing token.
+    Holding {
+        /// The lease as the core computed it.
+        lease: Lease,
+        /// The acquisition's epoch (1, 2, …).
+        epoch: u8,
+        /// Progress through the read-modify-write cycle on the storage.
+        work: Work,
+    },
+    /// Finished: released its lease, or ran out of attempts.
+    Done,
+}
+
+/// A holder's progress through its storage ops.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Work {
+    /// How many ops of the cycle are done.
+    pub next: u8,
+    /// An op that passed the validity check and has not reached the storage yet.
+    pub pending: Option<StorageOp>,
+    /// The value the cycle's read returned.
+    pub read: Option<u32>,
+    /// Ticks the pending op has waited.
+    pub stall: u8,
+    /// Whether a pause fault stretched the pending op's wait.
+    pub paused: bool,
+}
+
+/// One client: its clock offset and the core's state machine values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ClientSlot {
+    /// `client clock − true time` (moved by clock jumps).
+    pub offset: i64,
+    /// What it is doing.
+    pub phase: Phase,
+    /// Acquisition rounds begun.
+    pub attempts: u8,
+    /// The token of the latest round.
+    pub token: Token,
+    /// Nodes whose `SET` of the latest round is still travelling (it may land after the round
+    /// was decided, as a real late `SET` does).
+    pub inflight: NodeSet,
+}
+
+/// Fault budgets left.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Budget {
+    /// Clock jumps left.
+    pub jumps: u8,
+    /// Crashes left.
+    pub crashes: u8,
+    /// Pauses left.
+    pub pauses: u8,
+    /// Message losses left.
+    pub losses: u8,
+    /// Whether the replica may still be promoted.
+    pub failover: bool,
+}
+
+/// The whole model state.
+///
+/// `now` (true time) and the clock offsets are ghosts: they are shown by `Debug` and used to
+/// read clocks, but the fingerprint ([`Hash`]) sees only times relative to their own clock,
+/// so two states that differ by a shift of time are one state (see `view.rs`).
+#[derive(Clone, Debug)]
+pub struct World {
+    pub(crate) shape: Arc<Shape>,
+    /// True time in ticks since the start.
+    pub now: u32,
+    pub(crate) nodes: [NodeSlot; crate::scenario::MAX_MODEL_NODES],
+    /// The asynchronous replica of node 1 (only with `[failover]`), on node 1's clock.
+    pub replica: Option<NodeState>,
+    pub(crate) clients: [ClientSlot; crate::scenario::MAX_MODEL_CLIENTS],
+    /// The guarded counter (the core's value).
+    pub storage: Storage,
+    /// Fault budgets left.
+    pub budget: Budget,
+    /// Successful acquisitions so far.
+    pub epochs: u8,
+    /// Bit `c`: client `c` has acquired at least once.
+    pub acquired: u8,
+}
+
+impl PartialEq for World {
+    fn eq(&self, other: &World) -> bool {
+        self.now == other.now
+            && self.nodes == other.nodes
+            && self.replica == other.replica
+            && self.clients == other.clients
+            && self.storage == other.storage
+            && self.budget == other.budget
+            && self.epochs == other.epochs
+            && self.acquired == other.acquired
+    }
+}
+
+impl Eq for World {}
+
+/// A read-only look at one client, for user invariants and reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ClientView {
+    /// 0-based client index (`c1` is 0).
+    pub index: usize,
+    /// The client's clock reading.
+    pub clock: Millis,
+    /// What it is doing.
+    pub phase: Phase,
+    /// Whether it may act as the holder: holding, and its clock (read up to `ε_c` late)
+    /// before its deadline.
+    pub believes: bool,
+}
+
+impl World {
+    pub(crate) fn node_clock(&self, node: usize) -> Millis {
+        Millis((i64::from(self.now) + self.nodes[node].offset) as u64)
+    }
+
+    pub(crate) fn client_clock(&self, client: usize) -> Millis {
+        Millis((i64::from(self.now) + self.clients[client].offset) as u64)
+    }
+
+    /// Whether client `c` may believe it holds the lock: it holds a lease and its clock, read
+    /// up to `ε_c` late, is still before the lease's deadline `T1 + ttl − drift`.
+    pub fn believes(&self, client: usize) -> bool {
+        match self.clients[client].phase {
+            Phase::Holding { lease, .. } => {
+                let late = Millis(u64::from(self.shape.eps_c));
+                lease.believes(self.client_clock(client) - late)
+            }
+            _ => false,
+        }
+    }
+
+    /// The clients, read-only.
+    pub fn clients(&self) -> impl Iterator<Item = ClientView> + '_ {
+        (0..self.shape.clients).map(|c| ClientView {
+            index: c,
+            clock: self.client_clock(c),
+            phase: self.clients[c].phase,
+            believes: self.believes(c),
+        })
+    }
+
+    /// The nodes' states and clock readings, read-only.
+    pub fn nodes(&self) -> impl Iterator<Item = (NodeState, Millis)> + '_ {
+        (0..self.shape.nodes).map(|n| (self.nodes[n].state, self.node_clock(n)))
+    }
+
+    /// How many clients believe they hold the lock now.
+    pub fn believers(&self) -> usize {
+        (0..self.shape.clients)
+            .filter(|&c| self.believes(c))
+            .count()
+    }
+}
