@@ -116,20 +116,17 @@ fn bad_input_is_a_typed_error() {
     let (_clock, mut a) = client();
     let empty = a
         .lock("", TTL)
-        .err()
-        .expect("empty resource refused")
+        .expect_err("empty resource refused")
         .to_string();
     assert!(empty.contains("resource name is empty"), "{empty}");
     let zero = a
         .lock("orders", Millis(0))
-        .err()
-        .expect("zero ttl refused")
+        .expect_err("zero ttl refused")
         .to_string();
     assert!(zero.contains("ttl must be positive"), "{zero}");
     let tiny = a
         .lock("orders", Millis(2))
-        .err()
-        .expect("ttl below drift refused")
+        .expect_err("ttl below drift refused")
         .to_string();
     assert!(tiny.contains("not larger than the clock drift"), "{tiny}");
     let none = Redlock::new(
@@ -139,8 +136,7 @@ fn bad_input_is_a_typed_error() {
         ChaCha20Rng::seed_from_u64(0),
     );
     assert!(
-        none.err()
-            .expect("no nodes refused")
+        none.expect_err("no nodes refused")
             .to_string()
             .contains("at least one node")
     );
