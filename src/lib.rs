@@ -41,3 +41,8 @@ pub mod node;
 pub mod proto;
 pub mod storage;
 pub mod time;
+
+/// The README's examples, compiled and run as doctests so the README cannot rot.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
