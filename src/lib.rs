@@ -36,6 +36,7 @@
 //! # Ok::<(), redlock_lab::driver::DriverError>(())
 //! ```
 
+pub mod catalog;
 pub mod driver;
 pub mod node;
 pub mod proto;
