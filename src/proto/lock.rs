@@ -430,19 +430,25 @@ mod tests {
         config
     }
 
+    /// A lock of ttl 10 (drift 1) that starts acquiring at time 0.
+    fn start(config: &Config) -> Lock<ChaCha8Rng> {
+        Lock::acquire(config, Millis(10), ChaCha8Rng::seed_from_u64(1), Millis(0)).unwrap()
+    }
+
     fn drain(lock: &mut Lock<ChaCha8Rng>) -> Vec<Command> {
         std::iter::from_fn(|| lock.poll_command()).collect()
     }
 
+    /// Sends every pending command and answers each with `reply` at `now`.
+    fn answer_all(lock: &mut Lock<ChaCha8Rng>, reply: Reply, now: Millis) {
+        for command in drain(lock) {
+            lock.handle_reply(command.round, command.node, reply, now);
+        }
+    }
+
     #[test]
     fn a_lost_round_releases_everywhere_backs_off_and_retries_with_a_fresh_token() {
-        let mut lock = Lock::acquire(
-            &config(),
-            Millis(10),
-            ChaCha8Rng::seed_from_u64(1),
-            Millis(0),
-        )
-        .unwrap();
+        let mut lock = start(&config());
         let sets = drain(&mut lock);
         assert_eq!(sets.len(), 3);
         let Op::SetNxPx { token: first, .. } = sets[0].op else {
@@ -507,8 +513,7 @@ mod tests {
     fn the_last_lost_round_reports_not_acquired_and_finishes() {
         let mut config = config();
         config.retry.attempts = 1;
-        let mut lock =
-            Lock::acquire(&config, Millis(10), ChaCha8Rng::seed_from_u64(1), Millis(0)).unwrap();
+        let mut lock = start(&config);
         let sets = drain(&mut lock);
         // Nobody answers: the round deadline decides it.
         assert_eq!(lock.poll_timeout(), Some(Millis(5)));
@@ -536,16 +541,8 @@ mod tests {
 
     #[test]
     fn extension_needs_a_majority_and_a_live_lease() {
-        let mut lock = Lock::acquire(
-            &config(),
-            Millis(10),
-            ChaCha8Rng::seed_from_u64(1),
-            Millis(0),
-        )
-        .unwrap();
-        for command in drain(&mut lock) {
-            lock.handle_reply(command.round, command.node, Reply::Applied, Millis(0));
-        }
+        let mut lock = start(&config());
+        answer_all(&mut lock, Reply::Applied, Millis(0));
         assert!(matches!(
             lock.poll_event(),
             Some(Event::Acquired {
@@ -568,9 +565,7 @@ mod tests {
         );
 
         lock.extend(Millis(5)).unwrap();
-        for command in drain(&mut lock) {
-            lock.handle_reply(command.round, command.node, Reply::Applied, Millis(6));
-        }
+        answer_all(&mut lock, Reply::Applied, Millis(6));
         assert!(matches!(
             lock.poll_event(),
             Some(Event::Extended {
@@ -595,16 +590,8 @@ mod tests {
 
     #[test]
     fn release_stops_the_belief_before_any_node_answers() {
-        let mut lock = Lock::acquire(
-            &config(),
-            Millis(10),
-            ChaCha8Rng::seed_from_u64(1),
-            Millis(0),
-        )
-        .unwrap();
-        for command in drain(&mut lock) {
-            lock.handle_reply(command.round, command.node, Reply::Applied, Millis(0));
-        }
+        let mut lock = start(&config());
+        answer_all(&mut lock, Reply::Applied, Millis(0));
         assert!(matches!(lock.poll_event(), Some(Event::Acquired { .. })));
         assert!(lock.believes(Millis(1)));
         lock.release(Millis(1));
