@@ -36,12 +36,17 @@
 //! # Ok::<(), redlock_lab::driver::DriverError>(())
 //! ```
 
+pub mod catalog;
 pub mod check;
 pub mod driver;
-
 pub mod model;
 pub mod node;
 pub mod proto;
 pub mod scenario;
 pub mod storage;
 pub mod time;
+
+/// The README's examples, compiled and run as doctests so the README cannot rot.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -409,3 +409,203 @@ impl<R: RngCore> Lock<R> {
         self.retry.delay_min + Millis(jitter)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use rand_chacha::ChaCha8Rng;
+    use rand_core::SeedableRng;
+
+    use super::*;
+    use crate::proto::{DriftPolicy, NodeSet, Op};
+
+    fn config() -> Config {
+        let mut config = Config::new(3);
+        config.drift = DriftPolicy::fixed(Millis(1));
+        config.round_timeout = Millis(5);
+        config.retry = RetryPolicy {
+            attempts: 2,
+            delay_min: Millis(20),
+            delay_max: Millis(30),
+        };
+        config
+    }
+
+    /// A lock of ttl 10 (drift 1) that starts acquiring at time 0.
+    fn start(config: &Config) -> Lock<ChaCha8Rng> {
+        Lock::acquire(config, Millis(10), ChaCha8Rng::seed_from_u64(1), Millis(0)).unwrap()
+    }
+
+    fn drain(lock: &mut Lock<ChaCha8Rng>) -> Vec<Command> {
+        std::iter::from_fn(|| lock.poll_command()).collect()
+    }
+
+    /// Sends every pending command and answers each with `reply` at `now`.
+    fn answer_all(lock: &mut Lock<ChaCha8Rng>, reply: Reply, now: Millis) {
+        for command in drain(lock) {
+            lock.handle_reply(command.round, command.node, reply, now);
+        }
+    }
+
+    #[test]
+    fn a_lost_round_releases_everywhere_backs_off_and_retries_with_a_fresh_token() {
+        let mut lock = start(&config());
+        let sets = drain(&mut lock);
+        assert_eq!(sets.len(), 3);
+        let Op::SetNxPx { token: first, .. } = sets[0].op else {
+            panic!("expected SET, got {:?}", sets[0].op)
+        };
+        lock.handle_reply(sets[0].round, NodeId(0), Reply::Applied, Millis(1));
+        lock.handle_reply(sets[1].round, NodeId(1), Reply::NotApplied, Millis(1));
+        lock.handle_reply(sets[2].round, NodeId(2), Reply::Failed, Millis(1));
+
+        let releases = drain(&mut lock);
+        let released: NodeSet = releases.iter().fold(NodeSet::EMPTY, |mut set, c| {
+            set.insert(c.node);
+            set
+        });
+        assert_eq!(released, NodeSet::first(3), "release goes to all N nodes");
+        assert!(
+            releases
+                .iter()
+                .all(|c| c.op == Op::DelIfEq { token: first })
+        );
+        let Some(Event::Retrying { attempt: 1, at, .. }) = lock.poll_event() else {
+            panic!("expected a retry")
+        };
+        assert!(
+            (Millis(21)..=Millis(31)).contains(&at),
+            "back-off {at} outside the range"
+        );
+        assert_eq!(lock.poll_timeout(), Some(at));
+
+        lock.handle_timeout(at - Millis(1));
+        assert!(
+            drain(&mut lock).is_empty(),
+            "nothing happens before the back-off ends"
+        );
+        lock.handle_timeout(at);
+        let retry = drain(&mut lock);
+        let Op::SetNxPx { token: second, .. } = retry[0].op else {
+            panic!("expected SET, got {:?}", retry[0].op)
+        };
+        assert_ne!(first, second);
+        // A late answer to the first round is ignored.
+        lock.handle_reply(sets[1].round, NodeId(1), Reply::Applied, at);
+        assert!(lock.poll_event().is_none());
+
+        for command in &retry {
+            lock.handle_reply(command.round, command.node, Reply::Applied, at + Millis(2));
+        }
+        assert_eq!(
+            lock.poll_event(),
+            Some(Event::Acquired {
+                token: second,
+                validity: Millis(7),
+                deadline: at + Millis(9),
+                nodes: lock.lease().unwrap().tally,
+            })
+        );
+        assert!(lock.believes(at + Millis(8)));
+        assert!(!lock.believes(at + Millis(9)));
+    }
+
+    #[test]
+    fn the_last_lost_round_reports_not_acquired_and_finishes() {
+        let mut config = config();
+        config.retry.attempts = 1;
+        let mut lock = start(&config);
+        let sets = drain(&mut lock);
+        // Nobody answers: the round deadline decides it.
+        assert_eq!(lock.poll_timeout(), Some(Millis(5)));
+        lock.handle_timeout(Millis(5));
+        assert_eq!(
+            drain(&mut lock).len(),
+            3,
+            "release on all nodes, even silent ones"
+        );
+        assert!(matches!(
+            lock.poll_event(),
+            Some(Event::NotAcquired {
+                failure: Failure::NoQuorum {
+                    applied: 0,
+                    quorum: 2
+                },
+                attempts: 1,
+                ..
+            })
+        ));
+        assert!(lock.is_finished());
+        lock.handle_reply(sets[0].round, NodeId(0), Reply::Applied, Millis(6));
+        assert!(lock.poll_event().is_none());
+    }
+
+    #[test]
+    fn extension_needs_a_majority_and_a_live_lease() {
+        let mut lock = start(&config());
+        answer_all(&mut lock, Reply::Applied, Millis(0));
+        assert!(matches!(
+            lock.poll_event(),
+            Some(Event::Acquired {
+                deadline: Millis(9),
+                ..
+            })
+        ));
+
+        lock.extend(Millis(4)).unwrap();
+        assert_eq!(lock.extend(Millis(4)), Err(UsageError::AlreadyExtending));
+        let extends = drain(&mut lock);
+        lock.handle_reply(extends[0].round, NodeId(0), Reply::Applied, Millis(4));
+        lock.handle_reply(extends[1].round, NodeId(1), Reply::NotApplied, Millis(4));
+        lock.handle_reply(extends[2].round, NodeId(2), Reply::NotApplied, Millis(4));
+        assert!(matches!(lock.poll_event(), Some(Event::NotExtended { .. })));
+        assert_eq!(
+            lock.lease().unwrap().deadline,
+            Millis(9),
+            "the old deadline stands"
+        );
+
+        lock.extend(Millis(5)).unwrap();
+        answer_all(&mut lock, Reply::Applied, Millis(6));
+        assert!(matches!(
+            lock.poll_event(),
+            Some(Event::Extended {
+                deadline: Millis(14),
+                ..
+            })
+        ));
+
+        lock.extend(Millis(14)).unwrap();
+        assert!(
+            drain(&mut lock).is_empty(),
+            "no extension is sent for an expired lease"
+        );
+        assert!(matches!(
+            lock.poll_event(),
+            Some(Event::NotExtended {
+                failure: Failure::LeaseExpired,
+                ..
+            })
+        ));
+    }
+
+    #[test]
+    fn release_stops_the_belief_before_any_node_answers() {
+        let mut lock = start(&config());
+        answer_all(&mut lock, Reply::Applied, Millis(0));
+        assert!(matches!(lock.poll_event(), Some(Event::Acquired { .. })));
+        assert!(lock.believes(Millis(1)));
+        lock.release(Millis(1));
+        assert!(!lock.believes(Millis(1)));
+        let releases = drain(&mut lock);
+        assert_eq!(releases.len(), 3);
+        for command in releases {
+            lock.handle_reply(command.round, command.node, Reply::Applied, Millis(2));
+        }
+        assert!(
+            matches!(lock.poll_event(), Some(Event::Released { nodes }) if nodes.applied.len() == 3)
+        );
+        assert!(lock.is_finished());
+        lock.release(Millis(3));
+        assert!(drain(&mut lock).is_empty(), "releasing twice does nothing");
+    }
+}

@@ -1,0 +1,143 @@
+//! The blocking client over in-memory nodes: the seed's behaviour without a network.
+
+use rand_chacha::ChaCha20Rng;
+use rand_core::SeedableRng;
+use redlock_lab::driver::{Acquisition, ManualClock, MemoryNode, Redlock};
+use redlock_lab::proto::{Config, Failure, NodeId};
+use redlock_lab::time::Millis;
+
+const TTL: Millis = Millis(10_000);
+
+/// A client over three in-memory nodes that read the client's own clock (no clock error).
+fn client() -> (ManualClock, Redlock<MemoryNode, ManualClock, ChaCha20Rng>) {
+    let clock = ManualClock::new(Millis(0));
+    let nodes = (0..3).map(|_| MemoryNode::new(clock.clone())).collect();
+    let mut config = Config::new(3);
+    config.retry.attempts = 1;
+    let redlock =
+        Redlock::new(nodes, config, clock.clone(), ChaCha20Rng::seed_from_u64(1)).unwrap();
+    (clock, redlock)
+}
+
+fn not_acquired(
+    outcome: Acquisition<'_, MemoryNode, ManualClock, ChaCha20Rng>,
+) -> redlock_lab::driver::NotAcquired<redlock_lab::node::Unavailable> {
+    match outcome {
+        Acquisition::NotAcquired(not) => not,
+        Acquisition::Acquired(guard) => {
+            panic!("acquired unexpectedly with token {}", guard.token())
+        }
+    }
+}
+
+#[test]
+fn a_second_lock_on_the_same_nodes_is_refused_until_the_first_is_released() {
+    let (_clock, mut a) = client();
+    let guard = a.lock("orders", TTL).unwrap().expect("free lock");
+    let token = guard.token();
+    drop(guard);
+    // Dropping the guard released it: the same client can lock again with a new token.
+    let again = a.lock("orders", TTL).unwrap().expect("released lock");
+    assert_ne!(again.token(), token);
+}
+
+#[test]
+fn a_held_key_refuses_another_token_and_expires_after_the_ttl() {
+    let (clock, mut a) = client();
+    let guard = a.lock("orders", TTL).unwrap().expect("free lock");
+    let token = guard.token();
+    std::mem::forget(guard);
+    let holders: Vec<_> = a.nodes().iter().map(|node| node.holder("orders")).collect();
+    assert_eq!(holders, vec![Some(token); 3]);
+
+    let not = not_acquired(a.try_lock("orders", TTL).unwrap());
+    assert_eq!(
+        not.failure,
+        Failure::NoQuorum {
+            applied: 0,
+            quorum: 2
+        }
+    );
+    // Two refusals out of three make a quorum impossible, which decides the round early.
+    assert_eq!(not.nodes.not_applied.len(), 2);
+    clock.advance(TTL);
+    assert!(
+        a.lock("orders", TTL).unwrap().is_some(),
+        "the key expires after its ttl"
+    );
+}
+
+#[test]
+fn one_node_down_out_of_three_still_locks_and_reports_the_node() {
+    let (_clock, mut a) = client();
+    a.nodes_mut()[1].crash();
+    let guard = a.lock("orders", TTL).unwrap().expect("2 of 3 is a quorum");
+    assert_eq!(guard.node_errors().len(), 1);
+    assert_eq!(guard.node_errors()[0].node, NodeId(1));
+    drop(guard);
+    a.nodes_mut()[2].crash();
+    let not = not_acquired(a.try_lock("orders", TTL).unwrap());
+    assert_eq!(
+        not.failure,
+        Failure::NoQuorum {
+            applied: 1,
+            quorum: 2
+        }
+    );
+    assert_eq!(
+        not.errors.len(),
+        4,
+        "two failed nodes, on the SET and on the release"
+    );
+    assert!(
+        a.nodes()[0].holder("orders").is_none(),
+        "a failed round releases everywhere"
+    );
+}
+
+#[test]
+fn extend_moves_the_deadline_and_is_refused_after_it() {
+    let (clock, mut a) = client();
+    let mut guard = a.lock("orders", TTL).unwrap().expect("free lock");
+    let first = guard.deadline();
+    clock.advance(Millis(5_000));
+    assert!(guard.extend().unwrap());
+    assert_eq!(guard.deadline(), first + Millis(5_000));
+    clock.advance(Millis(20_000));
+    assert!(!guard.is_valid());
+    assert!(
+        !guard.extend().unwrap(),
+        "an expired lease cannot be extended"
+    );
+}
+
+#[test]
+fn bad_input_is_a_typed_error() {
+    let (_clock, mut a) = client();
+    let empty = a
+        .lock("", TTL)
+        .expect_err("empty resource refused")
+        .to_string();
+    assert!(empty.contains("resource name is empty"), "{empty}");
+    let zero = a
+        .lock("orders", Millis(0))
+        .expect_err("zero ttl refused")
+        .to_string();
+    assert!(zero.contains("ttl must be positive"), "{zero}");
+    let tiny = a
+        .lock("orders", Millis(2))
+        .expect_err("ttl below drift refused")
+        .to_string();
+    assert!(tiny.contains("not larger than the clock drift"), "{tiny}");
+    let none = Redlock::new(
+        Vec::<MemoryNode>::new(),
+        Config::new(3),
+        ManualClock::default(),
+        ChaCha20Rng::seed_from_u64(0),
+    );
+    assert!(
+        none.expect_err("no nodes refused")
+            .to_string()
+            .contains("at least one node")
+    );
+}
