@@ -738,3 +738,14 @@ mod tests {
         assert!(e.to_string().starts_with("s.toml:7:1: unknown key"), "{e}");
     }
 }
+
+impl std::fmt::Display for Source {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Source::Seed => "seed",
+            Source::RedisIo => "redis.io",
+            Source::Kleppmann => "Kleppmann",
+            Source::Antirez => "antirez",
+        })
+    }
+}

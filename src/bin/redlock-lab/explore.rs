@@ -1,0 +1,42 @@
+//! `redlock-lab explore`: the stateright Explorer for one scenario.
+
+use std::net::{Ipv4Addr, TcpListener};
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use redlock_lab::model::RedlockModel;
+use stateright::Model;
+
+use crate::Outcome;
+use crate::inputs;
+
+/// Arguments of `explore`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// A scenario file or catalog name.
+    path: PathBuf,
+    /// The port to serve on (on 127.0.0.1 only).
+    #[arg(long, default_value_t = 3000)]
+    port: u16,
+}
+
+/// Serves the Explorer until the process is stopped.
+pub fn run(args: &Args) -> Result<Outcome> {
+    let scenario = inputs::load_one(&args.path)?;
+    let address = (Ipv4Addr::LOCALHOST, args.port);
+    // stateright panics when it cannot bind; probe first so a busy port is a clean error.
+    drop(
+        TcpListener::bind(address)
+            .with_context(|| format!("cannot listen on 127.0.0.1:{}", args.port))?,
+    );
+    eprintln!(
+        "Explorer for {} ({}) on http://127.0.0.1:{}/ — stop with Ctrl-C",
+        scenario.name, scenario.title, args.port
+    );
+    // A `ui/` folder in the working directory would shadow the Explorer's own files.
+    if std::path::Path::new("ui/index.htm").exists() {
+        eprintln!("warning: ./ui/index.htm shadows the Explorer's page; run from another folder");
+    }
+    RedlockModel::new(&scenario).checker().serve(address);
+    Ok(Outcome::Success)
+}

@@ -1,0 +1,76 @@
+//! The `redlock-lab` command line: check the scenario catalog, list it, trace a counterexample,
+//! open the stateright Explorer.
+//!
+//! Exit codes are part of the contract: 0 when every verdict matches `[expect]`, 1 on a
+//! mismatch (or nothing to trace), 2 on bad input or usage.
+
+mod check;
+mod explore;
+mod inputs;
+mod list;
+mod table;
+mod trace;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Redlock, settled claim by claim with exhaustive model checking.
+///
+/// With no command, checks every scenario of the built-in catalog.
+#[derive(Debug, Parser)]
+#[command(name = "redlock-lab", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Check scenarios (files, folders or catalog names; none = the built-in catalog) and
+    /// compare every verdict with the scenario's [expect].
+    Check(check::Args),
+    /// List the built-in catalog (or the given scenarios) with claims, sources and expected
+    /// verdicts.
+    List(list::Args),
+    /// Print the shortest counterexample of one scenario as a timeline.
+    Trace(trace::Args),
+    /// Serve the stateright Explorer for one scenario on 127.0.0.1.
+    Explore(explore::Args),
+}
+
+/// How a command that ran to its end came out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Outcome {
+    /// Everything as expected.
+    Success,
+    /// A verdict differs from `[expect]`, or there is nothing to show.
+    Mismatch,
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) => {
+            // `--help` and `--version` are "errors" that go to stdout and succeed.
+            let code = if error.use_stderr() { 2 } else { 0 };
+            let _ = error.print();
+            return ExitCode::from(code);
+        }
+    };
+    let result = match cli.command {
+        None => check::run(&check::Args::default()),
+        Some(Command::Check(args)) => check::run(&args),
+        Some(Command::List(args)) => list::run(&args),
+        Some(Command::Trace(args)) => trace::run(&args),
+        Some(Command::Explore(args)) => explore::run(&args),
+    };
+    match result {
+        Ok(Outcome::Success) => ExitCode::SUCCESS,
+        Ok(Outcome::Mismatch) => ExitCode::from(1),
+        Err(error) => {
+            eprintln!("error: {error:#}");
+            ExitCode::from(2)
+        }
+    }
+}
