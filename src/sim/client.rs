@@ -140,13 +140,15 @@ impl SimClient {
         self.inbox.push_back(payload);
     }
 
-    /// Pauses the client until true time `until` (extending a running pause).
-    pub fn pause(&mut self, until: u64) -> u64 {
-        let until = self
-            .paused_until
-            .map_or(until, |current| current.max(until));
+    /// Pauses the client from true time `now` until `until`. A client that is already paused
+    /// is left alone (`false`): pauses do not stack, so a bound on a pause's length is a
+    /// bound on how long the client stops.
+    pub fn pause(&mut self, now: u64, until: u64) -> bool {
+        if self.paused_until.is_some_and(|current| now < current) {
+            return false;
+        }
         self.paused_until = Some(until);
-        until
+        true
     }
 
     /// Delays the client's next storage operation by `extra` more.

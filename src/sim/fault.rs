@@ -51,7 +51,8 @@ pub enum Fault {
         downtime: Millis,
     },
     /// The client stops handling anything for `duration` of true time (a GC pause, a page
-    /// fault, SIGSTOP). Messages for it wait; its clock keeps running.
+    /// fault, SIGSTOP). Messages for it wait; its clock keeps running. A client that is
+    /// already paused ignores it (pauses do not stack).
     Pause {
         /// Which client.
         client: usize,

@@ -4,14 +4,14 @@
 //! name and a seed from the environment, so a failure report can print one command.
 
 use super::config::{ClockConfig, CrashConfig, NetworkConfig, SimConfig, WorkloadConfig};
-use super::fault::{Budget, FaultBudget, FaultPlan};
+use super::fault::{Budget, Fault, FaultBudget, FaultPlan, Process, ScheduledFault};
 use crate::node::Persistence;
-use crate::proto::{DriftPolicy, UnlockMode};
+use crate::proto::{DriftPolicy, UnlockMode, ValidityCheck};
 use crate::storage::Protection;
 use crate::time::Millis;
 
 /// Every preset name, in the order of the table in [`by_name`].
-pub const NAMES: [&str; 10] = [
+pub const NAMES: [&str; 14] = [
     "antirez-safe",
     "antirez-safe-fsync",
     "drift-covered",
@@ -21,6 +21,10 @@ pub const NAMES: [&str; 10] = [
     "crash-no-persistence",
     "pause-past-validity",
     "pause-past-validity-fenced",
+    "pause-within-margin",
+    "validity-check-off",
+    "delayed-restart",
+    "delayed-restart-clock-jump",
     "unlock-with-del",
 ];
 
@@ -37,6 +41,10 @@ pub const NAMES: [&str; 10] = [
 /// | `crash-no-persistence` | 3 nodes crash, lose their keys and restart at once | mutual exclusion violated |
 /// | `pause-past-validity` | client pauses longer than the TTL, no fencing | mutual exclusion holds; lost updates |
 /// | `pause-past-validity-fenced` | the same with fencing tokens | every property holds |
+/// | `pause-within-margin` | pauses of at most 60 ms, holders stop issuing storage ops 75 ms before their deadline, no fencing | every property holds |
+/// | `validity-check-off` | pauses of 50–300 ms, the step-3 validity check skipped | mutual exclusion violated |
+/// | `delayed-restart` | a node crashes every 150 ms, no persistence, restart delay of one TTL | every property holds |
+/// | `delayed-restart-clock-jump` | the same, and the node's clock jumps forward by a TTL during the delay | mutual exclusion violated |
 /// | `unlock-with-del` | plain `DEL` unlock under contention and loss | mutual exclusion violated |
 pub fn by_name(name: &str) -> Option<SimConfig> {
     let mut config = base(name)?;
@@ -103,6 +111,33 @@ pub fn by_name(name: &str) -> Option<SimConfig> {
                 ..FaultBudget::NONE
             });
         }
+        "pause-within-margin" => {
+            // Timing condition (I6): a pause P after the check plus a delivery delay Δ stay
+            // below the margin M, so a stale op lands before any newer holder exists.
+            config.nodes = 3;
+            config.clients = 2;
+            config.workload.cycles_per_lock = 1_000;
+            config.workload.op_margin = Millis(75);
+            config.workload.protection = Protection::None;
+            config.faults = FaultPlan::Generated(FaultBudget {
+                pauses: Budget::new(20, Millis(1), Millis(60)),
+                ..FaultBudget::NONE
+            });
+        }
+        "validity-check-off" => {
+            config.nodes = 3;
+            config.validity_check = ValidityCheck::Off;
+            config.faults = FaultPlan::Generated(FaultBudget {
+                pauses: Budget::new(20, Millis(50), Millis(300)),
+                ..FaultBudget::NONE
+            });
+        }
+        "delayed-restart" | "delayed-restart-clock-jump" => {
+            config.nodes = 3;
+            config.crash.restart_delay = config.ttl;
+            let jump = name == "delayed-restart-clock-jump";
+            config.faults = FaultPlan::Explicit(crash_every_150_ms(&config, jump));
+        }
         "unlock-with-del" => {
             config.nodes = 3;
             config.unlock = UnlockMode::PlainDel;
@@ -111,6 +146,33 @@ pub fn by_name(name: &str) -> Option<SimConfig> {
         _ => return None,
     }
     Some(config)
+}
+
+/// A crash of each node in turn every 150 ms with no downtime; with `jump`, the crashed node's
+/// clock jumps forward by one TTL a tick later, inside its restart delay (the key was already
+/// lost, so the jump only cuts the delay short).
+fn crash_every_150_ms(config: &SimConfig, jump: bool) -> Vec<ScheduledFault> {
+    let mut schedule = Vec::new();
+    for (i, at) in (100..config.duration.0).step_by(150).enumerate() {
+        let node = i % config.nodes;
+        schedule.push(ScheduledFault {
+            at: Millis(at),
+            fault: Fault::Crash {
+                node,
+                downtime: Millis(0),
+            },
+        });
+        if jump {
+            schedule.push(ScheduledFault {
+                at: Millis(at + 1),
+                fault: Fault::ClockJump {
+                    process: Process::Node(node),
+                    by_ms: config.ttl.0 as i64,
+                },
+            });
+        }
+    }
+    schedule
 }
 
 /// What every preset shares: TTL 100 ms with a fixed 10 ms drift allowance that covers a 1%
@@ -176,7 +238,12 @@ mod tests {
 
     #[test]
     fn the_safe_presets_cover_their_clock_error() {
-        for name in ["antirez-safe", "antirez-safe-fsync", "drift-covered"] {
+        for name in [
+            "antirez-safe",
+            "antirez-safe-fsync",
+            "drift-covered",
+            "delayed-restart",
+        ] {
             let config = by_name(name).unwrap();
             let params = config.lock_params().unwrap();
             assert!(params.drift >= config.drift_covering_clock_error());

@@ -179,17 +179,18 @@ impl<'a> World<'a> {
                 lifecycle.is_some()
             }
             Fault::Pause { client, duration } => {
-                let until = self
+                let until = now.saturating_add(duration.0);
+                let paused = self
                     .clients
                     .get_mut(client)
-                    .map(|c| c.pause(now.saturating_add(duration.0)));
-                if let Some(until) = until {
+                    .is_some_and(|c| c.pause(now, until));
+                if paused {
                     self.record(TraceEvent::Paused {
                         client,
                         until: Millis(until),
                     });
                 }
-                until.is_some()
+                paused
             }
             Fault::Isolate { node, duration } => self
                 .nodes
