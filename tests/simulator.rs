@@ -4,7 +4,7 @@
 //! past the validity without fencing) are caught within a bounded number of seeds.
 //!
 //! A failure prints its replay command:
-//! `REDLOCK_SIM_PRESET=<name> REDLOCK_SIM_SEED=<seed> cargo test --test simulator replay -- --nocapture`.
+//! `REDLOCK_SIM_PRESET=<name> REDLOCK_SIM_SEED=<seed> cargo test --test simulator -- --exact replay --nocapture`.
 
 use proptest::prelude::*;
 use proptest::test_runner::{
@@ -465,7 +465,7 @@ fn a_run_prints_the_seed_and_every_option_first_and_a_failure_its_replay_command
         assert!(report.contains(option), "missing {option:?}:\n{report}");
     }
     let command = format!(
-        "REDLOCK_SIM_PRESET=unlock-with-del REDLOCK_SIM_SEED={} cargo test --test simulator replay -- --nocapture",
+        "REDLOCK_SIM_PRESET=unlock-with-del REDLOCK_SIM_SEED={} cargo test --test simulator -- --exact replay --nocapture",
         outcome.seed
     );
     assert!(report.contains(&command), "{report}");
@@ -524,7 +524,8 @@ fn faults_that_do_not_apply_are_ignored_not_fatal() {
 }
 
 /// Replays one run: `REDLOCK_SIM_PRESET=<name> REDLOCK_SIM_SEED=<seed> cargo test --test
-/// simulator replay -- --nocapture` prints its header, report and whole trace. Without the
+/// simulator -- --exact replay --nocapture` prints its header (the seed and every option), its
+/// whole trace and its summary. Without the
 /// variables it replays `antirez-safe` with seed 0. It fails if the replay is not identical
 /// to a second run, or if the variables name no preset or no seed.
 #[test]
@@ -544,8 +545,9 @@ fn replay() {
         )
     });
     let outcome = run(&config, seed);
+    println!("{}", outcome.header());
     println!("{}", outcome.trace_text());
-    println!("{}", outcome.report(0));
+    println!("{}", outcome.summary());
     assert_eq!(
         outcome.trace,
         run(&config, seed).trace,

@@ -7,7 +7,7 @@ use super::check::{Property, Violation};
 use super::config::SimConfig;
 use super::fault::ScheduledFault;
 use super::preset;
-use super::trace::{TraceEntry, schedule_text};
+use super::trace::{TraceEntry, TraceEvent, schedule_text};
 use crate::time::Millis;
 
 /// Counts over a run.
@@ -86,7 +86,7 @@ impl Outcome {
         let name = &self.config.name;
         if preset::by_name(name).is_some_and(|p| p == self.config) {
             format!(
-                "REDLOCK_SIM_PRESET={name} REDLOCK_SIM_SEED={} cargo test --test simulator replay -- --nocapture",
+                "REDLOCK_SIM_PRESET={name} REDLOCK_SIM_SEED={} cargo test --test simulator -- --exact replay --nocapture",
                 self.seed
             )
         } else {
@@ -105,10 +105,9 @@ impl Outcome {
         })
     }
 
-    /// A report for humans: header, counts, violations, the trace up to the first violation
-    /// (its last `tail` lines), and the replay command.
-    pub fn report(&self, tail: usize) -> String {
-        let mut text = self.header();
+    /// Counts, violations and the replay command, without the header or the trace.
+    pub fn summary(&self) -> String {
+        let mut text = String::new();
         let s = &self.stats;
         let _ = writeln!(
             text,
@@ -130,10 +129,20 @@ impl Outcome {
             for violation in &self.violations {
                 let _ = writeln!(text, "  {violation}");
             }
+        }
+        let _ = writeln!(text, "replay: {}", self.replay_command());
+        text
+    }
+
+    /// A report for humans: the header, the last `tail` events up to the first violation (if
+    /// any), and the [summary](Outcome::summary) ending in the replay command.
+    pub fn report(&self, tail: usize) -> String {
+        let mut text = self.header();
+        if !self.violations.is_empty() {
             let end = self
                 .trace
                 .iter()
-                .position(|entry| matches!(entry.event, super::trace::TraceEvent::Violation(_)))
+                .position(|entry| matches!(entry.event, TraceEvent::Violation(_)))
                 .map_or(self.trace.len(), |i| i + 1);
             let start = end.saturating_sub(tail);
             let _ = writeln!(
@@ -145,7 +154,7 @@ impl Outcome {
                 let _ = writeln!(text, "  {entry}");
             }
         }
-        let _ = writeln!(text, "replay: {}", self.replay_command());
+        text.push_str(&self.summary());
         text
     }
 }

@@ -9,7 +9,7 @@
 use rand_chacha::ChaCha8Rng;
 use rand_core::{RngCore, SeedableRng};
 
-use super::check::{Believer, Checker};
+use super::check::{Believer, Checker, Violation};
 use super::client::{SimClient, StepContext};
 use super::clock::SimClock;
 use super::config::{SimConfig, SimConfigError};
@@ -69,7 +69,7 @@ struct World<'a> {
     next_fault: usize,
     trace: Vec<TraceEntry>,
     checker: Checker,
-    violations: Vec<super::check::Violation>,
+    violations: Vec<Violation>,
     next_epoch: u32,
     outbox: Vec<(Message, Millis)>,
     believers: Vec<Believer>,
@@ -346,7 +346,7 @@ impl<'a> World<'a> {
         }
     }
 
-    fn report(&mut self, found: Vec<super::check::Violation>) {
+    fn report(&mut self, found: Vec<Violation>) {
         for violation in found {
             self.record(TraceEvent::Violation(violation));
             self.violations.push(violation);
