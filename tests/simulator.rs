@@ -245,17 +245,24 @@ fn a_drift_that_does_not_cover_the_clock_rate_error_is_found() {
 }
 
 #[test]
-fn crashes_without_persistence_are_found_and_a_restart_delay_of_one_ttl_prevents_them() {
+fn crashes_without_persistence_or_with_periodic_fsync_are_found_and_a_delayed_restart_or_fsync_always_prevents_them()
+ {
     let config = preset("crash-no-persistence");
     let outcome = find_violation(&config, 100, Property::MutualExclusion);
     let mut delayed = config.clone();
     delayed.name = "crash-delayed-restart".to_owned();
     delayed.crash.restart_delay = delayed.ttl;
     assert_holds(&delayed, outcome.seed + 100, &[Property::MutualExclusion]);
-    let mut fsync = config;
+    let mut fsync = config.clone();
     fsync.name = "crash-fsync-always".to_owned();
     fsync.crash.persistence = Persistence::FsyncAlways;
     assert_holds(&fsync, outcome.seed + 100, &[Property::MutualExclusion]);
+    // appendfsync everysec: a key set since the last fsync is lost like without persistence.
+    let mut everysec = config;
+    everysec.name = "crash-fsync-everysec".to_owned();
+    everysec.crash.persistence = Persistence::FsyncPeriodic;
+    everysec.crash.fsync_period = Millis(1_000);
+    find_violation(&everysec, 100, Property::MutualExclusion);
 }
 
 #[test]
