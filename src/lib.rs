@@ -13,6 +13,7 @@
 //! | algorithm | [`proto`] | acquire, extend, release; quorum and validity math |
 //! | one master | [`node`] | the [`Node`](node::Node) trait and [`NodeState`](node::NodeState), Redis's semantics on the node's own clock |
 //! | client | [`driver`] | the blocking [`Redlock`](driver::Redlock) client over any `Node` |
+//! | simulator | [`sim`] | a seeded world of drifting clocks, lossy networks, crashes and pauses around the core |
 //!
 //! ## A lock over three in-memory nodes
 //!
@@ -40,6 +41,7 @@ pub mod catalog;
 pub mod driver;
 pub mod node;
 pub mod proto;
+pub mod sim;
 pub mod storage;
 pub mod time;
 
