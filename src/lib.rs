@@ -40,4 +40,5 @@ pub mod driver;
 pub mod node;
 pub mod proto;
 pub mod storage;
+mod sync;
 pub mod time;
