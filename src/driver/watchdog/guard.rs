@@ -60,7 +60,7 @@ impl<N: Node, C: Clock, R: RngCore> Extendable for Guard<'_, N, C, R> {
 impl<'a, N, C, R> Guard<'a, N, C, R>
 where
     N: Node + Send,
-    C: Clock + Timer + Sync,
+    C: Timer + Sync,
     R: RngCore + Send,
 {
     /// Hands the guard to a [`Watchdog`] on a thread of `scope`, which extends it every
@@ -70,7 +70,7 @@ where
         self,
         scope: &'scope std::thread::Scope<'scope, '_>,
         config: WatchdogConfig,
-    ) -> Watchdog<Self, &'a C>
+    ) -> Watchdog<'scope, Self, &'a C>
     where
         'a: 'scope,
     {

@@ -8,6 +8,8 @@
 //! extender back to release it. Two atomics mirror what a caller may want to read without
 //! waiting for a round in flight: the loss flag and the deadline.
 
+use std::marker::PhantomData;
+
 use super::schedule::{Next, OnLost, Progress, Schedule};
 use super::{Extendable, Loss, LossReason, Timer, WatchdogConfig};
 use crate::sync::{Arc, AtomicBool, AtomicU64, Condvar, Mutex, MutexGuard, Ordering, thread};
@@ -20,9 +22,29 @@ use crate::time::Millis;
 /// [`Guard`](crate::driver::Guard), through [`Guard::watch`](crate::driver::Guard::watch)).
 /// Dropping the handle stops the thread, then drops the extender (a guard then releases).
 /// See the [module docs](super) for an example.
-pub struct Watchdog<E: Extendable, T: Timer> {
+///
+/// `'scope` is the scope of a scoped watchdog's thread (`'static` for [`spawn`](Watchdog::spawn)).
+/// It keeps the handle inside that scope: the scope joins the thread, and the thread leaves only
+/// when the handle stops it, so a handle returned out of the scope would hang it.
+///
+/// ```compile_fail
+/// # use rand_chacha::ChaCha20Rng;
+/// # use rand_core::SeedableRng;
+/// # use redlock_lab::driver::watchdog::WatchdogConfig;
+/// # use redlock_lab::driver::{ManualClock, MemoryNode, Redlock};
+/// # use redlock_lab::proto::Config;
+/// # use redlock_lab::time::Millis;
+/// # let clock = ManualClock::new(Millis(0));
+/// # let nodes = (0..3).map(|_| MemoryNode::new(clock.clone())).collect();
+/// # let mut redlock = Redlock::new(nodes, Config::new(3), clock.clone(), ChaCha20Rng::seed_from_u64(7)).unwrap();
+/// let guard = redlock.lock("orders", Millis(3_000)).unwrap().unwrap();
+/// // error: the handle cannot outlive the scope whose thread it stops
+/// let escaped = std::thread::scope(|scope| guard.watch(scope, WatchdogConfig::new()));
+/// ```
+pub struct Watchdog<'scope, E: Extendable, T: Timer> {
     shared: Arc<Shared<E, T>>,
     thread: Option<thread::JoinHandle<()>>,
+    scope: PhantomData<&'scope ()>,
 }
 
 struct Shared<E, T> {
@@ -51,9 +73,9 @@ struct State<E> {
     on_lost: Option<OnLost>,
 }
 
-impl<E: Extendable, T: Timer> Watchdog<E, T> {
+impl<E: Extendable, T: Timer> Watchdog<'static, E, T> {
     /// Starts watching `extender` on a new thread that reads `timer`.
-    pub fn spawn(extender: E, timer: T, config: WatchdogConfig) -> Watchdog<E, T>
+    pub fn spawn(extender: E, timer: T, config: WatchdogConfig) -> Watchdog<'static, E, T>
     where
         E: Send + 'static,
         T: Send + Sync + 'static,
@@ -64,21 +86,24 @@ impl<E: Extendable, T: Timer> Watchdog<E, T> {
         Watchdog {
             shared,
             thread: Some(thread),
+            scope: PhantomData,
         }
     }
+}
 
+impl<'scope, E: Extendable, T: Timer> Watchdog<'scope, E, T> {
     /// Starts watching a borrowed `extender` on a thread of `scope`. The scope joins the thread;
     /// [`stop`](Watchdog::stop) still waits until it has left its loop.
     ///
     /// Not available under `--cfg redlock_loom`: loom has no scoped threads. The loop and the
     /// stop protocol are the same code as [`spawn`](Watchdog::spawn)'s.
     #[cfg(not(redlock_loom))]
-    pub fn spawn_scoped<'scope>(
+    pub fn spawn_scoped(
         scope: &'scope thread::Scope<'scope, '_>,
         extender: E,
         timer: T,
         config: WatchdogConfig,
-    ) -> Watchdog<E, T>
+    ) -> Watchdog<'scope, E, T>
     where
         E: Send + 'scope,
         T: Send + Sync + 'scope,
@@ -89,6 +114,7 @@ impl<E: Extendable, T: Timer> Watchdog<E, T> {
         Watchdog {
             shared,
             thread: None,
+            scope: PhantomData,
         }
     }
 
@@ -174,7 +200,7 @@ impl<E: Extendable, T: Timer> Watchdog<E, T> {
     }
 }
 
-impl<E: Extendable, T: Timer> Drop for Watchdog<E, T> {
+impl<E: Extendable, T: Timer> Drop for Watchdog<'_, E, T> {
     fn drop(&mut self) {
         // Stop first, then let the extender go: a guard releases on drop, and that release
         // must not race an extension.
@@ -182,7 +208,7 @@ impl<E: Extendable, T: Timer> Drop for Watchdog<E, T> {
     }
 }
 
-impl<E: Extendable, T: Timer> std::fmt::Debug for Watchdog<E, T> {
+impl<E: Extendable, T: Timer> std::fmt::Debug for Watchdog<'_, E, T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Watchdog")
             .field("lost", &self.is_lost())
