@@ -311,6 +311,33 @@ fn dropping_the_watchdog_stops_it_and_the_guard_releases() {
 }
 
 #[test]
+fn with_watchdog_runs_the_work_then_stops_and_releases() {
+    let clock = ManualClock::new(Millis(0));
+    let world = world(&clock);
+    let mut holder = client(&world, clock.clone(), 1);
+    let guard = holder.lock(RESOURCE, TTL).unwrap().expect("free");
+    let (steps, released) = guard.with_watchdog(WatchdogConfig::new(), |watched| {
+        let mut steps = 0;
+        while watched.is_valid() && steps < 100 {
+            clock.advance(Millis(100));
+            watched.check_now();
+            steps += 1;
+        }
+        steps
+    });
+    assert_eq!(
+        steps, 100,
+        "ten seconds, more than three TTLs, without a loss"
+    );
+    assert_eq!(released.applied.len(), 3);
+    assert_eq!(count(&world.1, Asked::Extend), 10 * 3);
+    let log = world.1.lock().unwrap().clone();
+    let first_release = log.iter().position(|&a| a == Asked::Release).unwrap();
+    assert!(!log[first_release..].contains(&Asked::Extend), "{log:?}");
+    assert!(rival_gets_it(&world, &clock));
+}
+
+#[test]
 fn a_custom_period_paces_the_extensions() {
     let clock = ManualClock::new(Millis(0));
     let world = world(&clock);

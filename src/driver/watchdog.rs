@@ -27,7 +27,10 @@
 //!
 //! The watchdog is generic over [`Extendable`] (one blocking extension round, the deadline and
 //! the TTL) and over a [`Timer`] (how to read and wait for time), so it depends on no network
-//! code. The blocking client's [`Guard`](super::Guard) is `Extendable`; with a
+//! code. The blocking client's [`Guard`](super::Guard) is `Extendable`:
+//! [`Guard::watch`](super::Guard::watch) hands it to a watchdog on a scoped thread, and
+//! [`Guard::with_watchdog`](super::Guard::with_watchdog) runs a closure under one and unlocks
+//! after it. With a
 //! [`ManualClock`](super::ManualClock) the watchdog waits for explicit wake-ups
 //! ([`Watchdog::check_now`]) instead of sleeping, which makes its tests deterministic.
 //!

@@ -77,6 +77,24 @@ where
         let clock = self.clock();
         Watchdog::spawn_scoped(scope, self, clock, config)
     }
+
+    /// Runs `work` while a watchdog keeps the lock extended, then unlocks (the watchdog stops
+    /// first) and returns what `work` returned with the per-node release results.
+    ///
+    /// `work` gets the watchdog to ask [`is_valid`](Watchdog::is_valid) before each step that
+    /// needs the lock; for a loss it must act on at once, set
+    /// [`on_lost`](WatchdogConfig::on_lost).
+    pub fn with_watchdog<T>(
+        self,
+        config: WatchdogConfig,
+        work: impl for<'scope> FnOnce(&Watchdog<'scope, Self, &'a C>) -> T,
+    ) -> (T, Tally) {
+        std::thread::scope(|scope| {
+            let watched = self.watch(scope, config);
+            let out = work(&watched);
+            (out, watched.unlock())
+        })
+    }
 }
 
 #[cfg(test)]

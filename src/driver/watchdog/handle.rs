@@ -5,7 +5,8 @@
 //! flag until its extension round has ended, so "stop" and "extend" are totally ordered: either
 //! the round finished before the stop flag was set, or it never starts. The owner waits on the
 //! condition variable until the thread has said it is leaving, and only then takes the
-//! extender back to release it. Two atomics mirror what a caller may want to read without
+//! extender back to release it. The extender itself lives inside the mutex, so once the owner
+//! has taken it the thread cannot reach it at all. Two atomics mirror what a caller may want to read without
 //! waiting for a round in flight: the loss flag and the deadline.
 
 use std::marker::PhantomData;
@@ -25,7 +26,8 @@ use crate::time::Millis;
 ///
 /// `'scope` is the scope of a scoped watchdog's thread (`'static` for [`spawn`](Watchdog::spawn)).
 /// It keeps the handle inside that scope: the scope joins the thread, and the thread leaves only
-/// when the handle stops it, so a handle returned out of the scope would hang it.
+/// when the handle stops it, so a handle returned out of the scope would hang it. (Leaking the
+/// handle with `mem::forget` hangs the scope the same way, and leaves a `spawn`ed thread running.)
 ///
 /// ```compile_fail
 /// # use rand_chacha::ChaCha20Rng;
