@@ -43,6 +43,7 @@ pub mod node;
 pub mod proto;
 pub mod sim;
 pub mod storage;
+mod sync;
 pub mod time;
 
 /// The README's examples, compiled and run as doctests so the README cannot rot.
