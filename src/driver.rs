@@ -2,12 +2,16 @@
 //! in-memory) nodes and a clock.
 //!
 //! [`Redlock`] is the blocking client over any [`Node`](crate::node::Node);
-//! [`MemoryNode`] is an in-process node on a [`ManualClock`], for examples and tests.
+//! [`MemoryNode`] is an in-process node on a [`ManualClock`], for examples and tests;
+//! [`watchdog`] keeps a held lock extended on its own thread and says when it is lost.
 
 mod blocking;
 mod clock;
 mod memory;
+mod shared;
+pub mod watchdog;
 
-pub use blocking::{Acquisition, DriverError, Guard, NodeError, NotAcquired, Redlock};
+pub use blocking::{Acquisition, DriverError, Extension, Guard, NodeError, NotAcquired, Redlock};
 pub use clock::{Clock, ManualClock, MonotonicClock};
 pub use memory::MemoryNode;
+pub use shared::SharedNode;

@@ -13,6 +13,7 @@
 //! | algorithm | [`proto`] | acquire, extend, release; quorum and validity math |
 //! | one master | [`node`] | the [`Node`](node::Node) trait and [`NodeState`](node::NodeState), Redis's semantics on the node's own clock |
 //! | client | [`driver`] | the blocking [`Redlock`](driver::Redlock) client over any `Node` |
+//! | simulator | [`sim`] | a seeded world of drifting clocks, lossy networks, crashes and pauses around the core |
 //!
 //! ## A lock over three in-memory nodes
 //!
@@ -43,7 +44,9 @@ pub mod model;
 pub mod node;
 pub mod proto;
 pub mod scenario;
+pub mod sim;
 pub mod storage;
+mod sync;
 pub mod time;
 
 /// The README's examples, compiled and run as doctests so the README cannot rot.

@@ -696,6 +696,17 @@ impl Validator<'_> {
     }
 }
 
+impl std::fmt::Display for Source {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Source::Seed => "seed",
+            Source::RedisIo => "redis.io",
+            Source::Kleppmann => "Kleppmann",
+            Source::Antirez => "antirez",
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -736,16 +747,5 @@ mod tests {
             parse("[lock]\nnodez = 3\n[expect]\n\"mutual exclusion\" = \"holds\"\n").unwrap_err();
         assert!(matches!(e, ScenarioError::UnknownKey { .. }), "{e}");
         assert!(e.to_string().starts_with("s.toml:7:1: unknown key"), "{e}");
-    }
-}
-
-impl std::fmt::Display for Source {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Source::Seed => "seed",
-            Source::RedisIo => "redis.io",
-            Source::Kleppmann => "Kleppmann",
-            Source::Antirez => "antirez",
-        })
     }
 }

@@ -6,7 +6,7 @@ use thiserror::Error;
 use super::clock::Clock;
 use crate::node::Node;
 use crate::proto::{
-    Config, ConfigError, Event, Failure, Lock, NodeId, Reply, Tally, Token, UsageError,
+    Config, ConfigError, Event, Failure, Lock, LockParams, NodeId, Reply, Tally, Token, UsageError,
     validate_resource,
 };
 use crate::time::Millis;
@@ -167,6 +167,26 @@ impl<N: Node, C: Clock, R: RngCore + CryptoRng> Redlock<N, C, R> {
     }
 }
 
+/// What one extension round of [`Guard::try_extend`] did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Extension {
+    /// A majority applied it; the deadline moved.
+    Extended {
+        /// The new deadline on the client's clock.
+        deadline: Millis,
+        /// Per-node results.
+        nodes: Tally,
+    },
+    /// It did not win a majority in time, or the deadline had already passed; the old
+    /// deadline still stands.
+    NotExtended {
+        /// Why.
+        failure: Failure,
+        /// Per-node results: `not_applied` nodes no longer hold our key.
+        nodes: Tally,
+    },
+}
+
 /// A held lock. Unlock it explicitly to see the per-node results; dropping it unlocks too.
 #[derive(Debug)]
 pub struct Guard<'a, N: Node, C: Clock, R: RngCore> {
@@ -175,6 +195,14 @@ pub struct Guard<'a, N: Node, C: Clock, R: RngCore> {
     lock: Lock<&'a mut R>,
     resource: String,
     errors: Vec<NodeError<N::Error>>,
+}
+
+impl<'a, N: Node, C: Clock, R: RngCore> Guard<'a, N, C, R> {
+    /// The client's clock, borrowed for as long as the guard borrows the client (a watchdog
+    /// thread reads it).
+    pub fn clock(&self) -> &'a C {
+        self.clock
+    }
 }
 
 impl<N: Node, C: Clock, R: RngCore> Guard<'_, N, C, R> {
@@ -207,6 +235,11 @@ impl<N: Node, C: Clock, R: RngCore> Guard<'_, N, C, R> {
     /// the extension did not win a majority in time or the deadline had already passed; the old
     /// deadline then still stands.
     pub fn extend(&mut self) -> Result<bool, DriverError> {
+        Ok(matches!(self.try_extend()?, Extension::Extended { .. }))
+    }
+
+    /// Like [`extend`](Guard::extend), with why it failed and what every node said.
+    pub fn try_extend(&mut self) -> Result<Extension, DriverError> {
         self.lock.extend(self.clock.now())?;
         let outcome = drive(
             self.nodes,
@@ -216,7 +249,22 @@ impl<N: Node, C: Clock, R: RngCore> Guard<'_, N, C, R> {
             &mut self.errors,
             |event| matches!(event, Event::Extended { .. } | Event::NotExtended { .. }),
         );
-        Ok(matches!(outcome, Some(Event::Extended { .. })))
+        match outcome {
+            Some(Event::Extended {
+                deadline, nodes, ..
+            }) => Ok(Extension::Extended { deadline, nodes }),
+            Some(Event::NotExtended { failure, nodes }) => {
+                Ok(Extension::NotExtended { failure, nodes })
+            }
+            // An extension round always ends in one of the two events above: `drive` stops
+            // early only when the lock has nothing left to do.
+            _ => unreachable!("an extension always ends in Extended or NotExtended"),
+        }
+    }
+
+    /// The lock's resolved numbers: quorum, TTL, drift, round timeout.
+    pub fn params(&self) -> &LockParams {
+        self.lock.params()
     }
 
     /// Releases the lock on all nodes and reports which nodes deleted our key.

@@ -14,6 +14,18 @@ pub trait Clock {
     fn sleep_until(&self, deadline: Millis);
 }
 
+/// A borrowed clock reads and sleeps like the clock itself (a watchdog thread reads its guard's
+/// clock through the guard's borrow).
+impl<C: Clock + ?Sized> Clock for &C {
+    fn now(&self) -> Millis {
+        (**self).now()
+    }
+
+    fn sleep_until(&self, deadline: Millis) {
+        (**self).sleep_until(deadline);
+    }
+}
+
 /// The process's monotonic clock (`std::time::Instant`): it never jumps, which is the
 /// mitigation antirez proposed for clock jumps on the client side.
 #[derive(Clone, Copy, Debug)]

@@ -1,0 +1,418 @@
+//! One simulated lock client: the core's [`Lock`] on the client's own clock, plus the work a
+//! holder does on the guarded storage, plus process pauses.
+//!
+//! A client's life is a loop: idle for a think time, acquire (the `Lock` retries by itself),
+//! do `cycles_per_lock` read-modify-write cycles on the storage while its lease has at least
+//! `op_margin` left, release, and start over. A lease that expires, a storage operation that
+//! times out, or one the storage rejects (fenced out) ends the work early; the client then
+//! releases.
+//!
+//! A holder *checks* its lease before a storage operation and *sends* it one tick later, so a
+//! pause that strikes in between is Kleppmann's pause: the process resumes and sends the
+//! operation it already decided on, without looking at the clock again.
+
+use std::collections::VecDeque;
+
+use rand_chacha::ChaCha8Rng;
+use rand_core::{RngCore, SeedableRng};
+
+use super::clock::SimClock;
+use super::config::WorkloadConfig;
+use super::draw::uniform;
+use super::network::{Endpoint, Message, Payload};
+use super::trace::{TraceEntry, TraceEvent};
+use crate::proto::{Config, Event, Lock};
+use crate::storage::{Protection, StorageOp, StorageReply};
+use crate::time::Millis;
+
+/// What the world hands a client for one step.
+pub struct StepContext<'a> {
+    /// True time.
+    pub now: u64,
+    /// The lock configuration every client runs.
+    pub lock_config: &'a Config,
+    /// The lock's TTL.
+    pub ttl: Millis,
+    /// The workload.
+    pub workload: &'a WorkloadConfig,
+    /// Messages to send, with any extra delay.
+    pub outbox: &'a mut Vec<(Message, Millis)>,
+    /// The trace.
+    pub trace: &'a mut Vec<TraceEntry>,
+    /// The next acquisition epoch (the fencing token a lock service would hand out).
+    pub next_epoch: &'a mut u32,
+}
+
+impl StepContext<'_> {
+    fn record(&mut self, event: TraceEvent) {
+        self.trace.push(TraceEntry {
+            at: Millis(self.now),
+            event,
+        });
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Phase {
+    /// Waiting until the client's clock reads `until` before the next acquisition.
+    Idle { until: Millis },
+    /// The `Lock` is running acquisition rounds.
+    Acquiring,
+    /// Holding: the next storage operation to issue, or the one awaited.
+    Working {
+        next: Next,
+        awaiting: Option<Awaiting>,
+        cycles_left: u32,
+    },
+    /// The release round is running.
+    Releasing,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Next {
+    Mark,
+    Read,
+    Write { value: u32 },
+    Done,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Awaiting {
+    seq: u32,
+    op: StorageOp,
+    sent_at: Millis,
+}
+
+/// A lock client in the simulated world.
+#[derive(Clone, Debug)]
+pub struct SimClient {
+    id: usize,
+    /// The client's clock (its monotonic clock, in Redlock's terms).
+    pub clock: SimClock,
+    rng: ChaCha8Rng,
+    lock: Option<Lock<ChaCha8Rng>>,
+    phase: Phase,
+    epoch: u32,
+    paused_until: Option<u64>,
+    inbox: VecDeque<Payload>,
+    storage_seq: u32,
+    /// A storage operation checked in the last active step, sent at the next one.
+    pending_send: Option<StorageOp>,
+    /// Extra delay for the next storage operation (a fault).
+    storage_delay: Millis,
+}
+
+impl SimClient {
+    /// Client `id` with its clock and its own seeded generator (tokens, retry jitter, think
+    /// times). It starts idle for a think time.
+    pub fn new(id: usize, clock: SimClock, seed: u64, workload: &WorkloadConfig) -> SimClient {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let think = uniform(&mut rng, workload.think_min.0, workload.think_max.0);
+        SimClient {
+            id,
+            clock,
+            phase: Phase::Idle {
+                until: clock.read(0) + Millis(think),
+            },
+            rng,
+            lock: None,
+            epoch: 0,
+            paused_until: None,
+            inbox: VecDeque::new(),
+            storage_seq: 0,
+            pending_send: None,
+            storage_delay: Millis::ZERO,
+        }
+    }
+
+    /// The epoch of the lease the client believes in at true time `now`, if it believes: it
+    /// holds a lease and its own clock reads before the lease's deadline.
+    pub fn belief(&self, now: u64) -> Option<u32> {
+        let local = self.clock.read(now);
+        self.lock
+            .as_ref()
+            .filter(|lock| lock.believes(local))
+            .map(|_| self.epoch)
+    }
+
+    /// Hands the client a message; it is handled at the client's next active step.
+    pub fn deliver(&mut self, payload: Payload) {
+        self.inbox.push_back(payload);
+    }
+
+    /// Pauses the client from true time `now` until `until`. A client that is already paused
+    /// is left alone (`false`): pauses do not stack, so a bound on a pause's length is a
+    /// bound on how long the client stops.
+    pub fn pause(&mut self, now: u64, until: u64) -> bool {
+        if self.paused_until.is_some_and(|current| now < current) {
+            return false;
+        }
+        self.paused_until = Some(until);
+        true
+    }
+
+    /// Delays the client's next storage operation by `extra` more.
+    pub fn delay_next_storage_op(&mut self, extra: Millis) {
+        self.storage_delay += extra;
+    }
+
+    /// One step at true time `now`; a paused client does nothing.
+    pub fn step(&mut self, ctx: &mut StepContext<'_>) {
+        if let Some(until) = self.paused_until {
+            if ctx.now < until {
+                return;
+            }
+            self.paused_until = None;
+            ctx.record(TraceEvent::Resumed { client: self.id });
+        }
+        let local = self.clock.read(ctx.now);
+        // An operation decided on before a pause goes out first, unchecked: the process was
+        // stopped between its check and its send.
+        if let Some(op) = self.pending_send.take() {
+            self.send_storage_op(ctx, op, local);
+        }
+        while let Some(payload) = self.inbox.pop_front() {
+            self.handle(ctx, payload, local);
+        }
+        if let Some(lock) = &mut self.lock
+            && lock.poll_timeout().is_some_and(|due| due <= local)
+        {
+            lock.handle_timeout(local);
+        }
+        self.handle_events(ctx, local);
+        self.act(ctx, local);
+        self.drain_commands(ctx);
+    }
+
+    fn handle(&mut self, ctx: &mut StepContext<'_>, payload: Payload, local: Millis) {
+        match payload {
+            Payload::Reply { round, node, reply } => {
+                if let Some(lock) = &mut self.lock {
+                    lock.handle_reply(round, node, reply, local);
+                }
+                // Events are drained after the whole inbox; a round decided by this reply
+                // reports at the same tick.
+            }
+            Payload::StorageReply { seq, reply } => {
+                self.handle_storage_reply(ctx, seq, reply, local)
+            }
+            Payload::Command(_) | Payload::StorageOp { .. } => {}
+        }
+    }
+
+    fn handle_storage_reply(
+        &mut self,
+        ctx: &mut StepContext<'_>,
+        seq: u32,
+        reply: StorageReply,
+        local: Millis,
+    ) {
+        let Phase::Working {
+            next,
+            awaiting: Some(awaiting),
+            cycles_left,
+        } = self.phase
+        else {
+            return;
+        };
+        if awaiting.seq != seq {
+            return;
+        }
+        let (next, cycles_left) = match (awaiting.op, reply) {
+            (_, StorageReply::Rejected) => {
+                // Fenced out: our lease is stale; stop working.
+                self.begin_release(ctx, local);
+                return;
+            }
+            (StorageOp::Mark { .. }, _) => (Next::Read, cycles_left),
+            (StorageOp::Read { .. }, StorageReply::Value(value)) => (
+                Next::Write {
+                    value: value.wrapping_add(1),
+                },
+                cycles_left,
+            ),
+            (StorageOp::Read { .. }, StorageReply::Done) => (next, cycles_left),
+            (StorageOp::Write { .. }, _) => {
+                let left = cycles_left.saturating_sub(1);
+                (if left == 0 { Next::Done } else { Next::Read }, left)
+            }
+        };
+        self.phase = Phase::Working {
+            next,
+            awaiting: None,
+            cycles_left,
+        };
+    }
+
+    fn handle_events(&mut self, ctx: &mut StepContext<'_>, local: Millis) {
+        let client = self.id;
+        // Each event is produced by a handler call above; the queue is finite.
+        while let Some(event) = self.lock.as_mut().and_then(Lock::poll_event) {
+            match event {
+                Event::Acquired {
+                    token,
+                    validity,
+                    deadline,
+                    ..
+                } => {
+                    *ctx.next_epoch += 1;
+                    self.epoch = *ctx.next_epoch;
+                    ctx.record(TraceEvent::Acquired {
+                        client,
+                        epoch: self.epoch,
+                        token,
+                        validity,
+                        deadline,
+                        local,
+                    });
+                    let first = match ctx.workload.protection {
+                        Protection::RandomTokenCas => Next::Mark,
+                        _ => Next::Read,
+                    };
+                    let cycles = ctx.workload.cycles_per_lock;
+                    self.phase = Phase::Working {
+                        next: if cycles == 0 { Next::Done } else { first },
+                        awaiting: None,
+                        cycles_left: cycles,
+                    };
+                }
+                Event::Retrying { failure, .. } => {
+                    ctx.record(TraceEvent::Retrying { client, failure });
+                }
+                Event::NotAcquired { failure, .. } => {
+                    ctx.record(TraceEvent::NotAcquired { client, failure });
+                    self.go_idle(ctx, local);
+                }
+                Event::Expired { .. } => {
+                    ctx.record(TraceEvent::Expired {
+                        client,
+                        epoch: self.epoch,
+                    });
+                    if matches!(self.phase, Phase::Working { .. }) {
+                        self.begin_release(ctx, local);
+                    }
+                }
+                Event::Released { nodes } => {
+                    ctx.record(TraceEvent::Released {
+                        client,
+                        deleted: nodes.applied.len(),
+                    });
+                    self.go_idle(ctx, local);
+                }
+                // This workload never extends.
+                Event::Extended { .. } | Event::NotExtended { .. } => {}
+            }
+        }
+    }
+
+    fn act(&mut self, ctx: &mut StepContext<'_>, local: Millis) {
+        match self.phase {
+            Phase::Idle { until } if local >= until => {
+                // The configuration was validated before the run, so this cannot fail; a
+                // failure would leave the client idle rather than panic.
+                let lock_rng = ChaCha8Rng::seed_from_u64(self.rng.next_u64());
+                if let Ok(lock) = Lock::acquire(ctx.lock_config, ctx.ttl, lock_rng, local) {
+                    ctx.record(TraceEvent::AcquireStarted {
+                        client: self.id,
+                        local,
+                    });
+                    self.lock = Some(lock);
+                    self.phase = Phase::Acquiring;
+                }
+            }
+            Phase::Working {
+                awaiting: Some(awaiting),
+                ..
+            } if local >= awaiting.sent_at + ctx.workload.storage_timeout => {
+                self.begin_release(ctx, local);
+            }
+            Phase::Working {
+                next,
+                awaiting: None,
+                ..
+            } if self.pending_send.is_none() => {
+                let op = match next {
+                    Next::Done => None,
+                    Next::Mark => Some(StorageOp::Mark { epoch: self.epoch }),
+                    Next::Read => Some(StorageOp::Read { epoch: self.epoch }),
+                    Next::Write { value } => Some(StorageOp::Write {
+                        epoch: self.epoch,
+                        value,
+                    }),
+                };
+                let margin_left = self
+                    .lock
+                    .as_ref()
+                    .and_then(Lock::lease)
+                    .is_some_and(|lease| {
+                        lease.believes(local) && lease.deadline - local >= ctx.workload.op_margin
+                    });
+                match op {
+                    Some(op) if margin_left => self.pending_send = Some(op),
+                    _ => self.begin_release(ctx, local),
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn send_storage_op(&mut self, ctx: &mut StepContext<'_>, op: StorageOp, local: Millis) {
+        self.storage_seq = self.storage_seq.wrapping_add(1);
+        let seq = self.storage_seq;
+        let extra = std::mem::take(&mut self.storage_delay);
+        ctx.outbox.push((
+            Message {
+                from: Endpoint::Client(self.id),
+                to: Endpoint::Storage,
+                payload: Payload::StorageOp { seq, op },
+            },
+            extra,
+        ));
+        if let Phase::Working { awaiting, .. } = &mut self.phase {
+            *awaiting = Some(Awaiting {
+                seq,
+                op,
+                sent_at: local,
+            });
+        }
+    }
+
+    fn begin_release(&mut self, ctx: &mut StepContext<'_>, local: Millis) {
+        if let Some(lock) = &mut self.lock {
+            lock.release(local);
+            ctx.record(TraceEvent::ReleaseStarted {
+                client: self.id,
+                epoch: self.epoch,
+            });
+        }
+        self.phase = Phase::Releasing;
+    }
+
+    fn go_idle(&mut self, ctx: &mut StepContext<'_>, local: Millis) {
+        let workload = ctx.workload;
+        let think = uniform(&mut self.rng, workload.think_min.0, workload.think_max.0);
+        // A failed acquisition queues its release to all N nodes together with the event that
+        // ends it: send those before dropping the lock.
+        self.drain_commands(ctx);
+        self.lock = None;
+        self.phase = Phase::Idle {
+            until: local + Millis(think),
+        };
+    }
+
+    fn drain_commands(&mut self, ctx: &mut StepContext<'_>) {
+        let Some(lock) = &mut self.lock else {
+            return;
+        };
+        while let Some(command) = lock.poll_command() {
+            ctx.outbox.push((
+                Message {
+                    from: Endpoint::Client(self.id),
+                    to: Endpoint::Node(command.node.index()),
+                    payload: Payload::Command(command),
+                },
+                Millis::ZERO,
+            ));
+        }
+    }
+}

@@ -1,0 +1,540 @@
+//! [`SimConfig`]: everything a simulated run is made of besides its seed, as plain values.
+
+use std::fmt;
+
+use thiserror::Error;
+
+use super::fault::{Fault, FaultPlan, Process};
+use crate::node::Persistence;
+use crate::proto::{
+    Config, ConfigError, DriftPolicy, LockParams, RetryPolicy, UnlockMode, ValidityCheck,
+};
+use crate::storage::Protection;
+use crate::time::Millis;
+
+/// The most clients a world holds (one token per client per round; the belief check is
+/// quadratic in the clients).
+pub const MAX_CLIENTS: usize = 64;
+
+/// The longest run, in ticks of true time: the bound of the world's main loop.
+pub const MAX_DURATION: Millis = Millis(100_000_000);
+
+/// The largest clock rate error, in parts per million (50%: beyond that a "clock" is noise).
+pub const MAX_RATE_ERROR_PPM: u32 = 500_000;
+
+/// The largest fault size, clock offset or delay, in ms (the clocks start at
+/// [`CLOCK_EPOCH_MS`](super::CLOCK_EPOCH_MS), so no backward jump reaches zero).
+pub const MAX_SPAN: Millis = Millis(1_000_000);
+
+/// The per-process clocks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct ClockConfig {
+    /// `ρ`: each clock's rate error is drawn uniformly from `[−ρ, +ρ]` parts per million.
+    pub rate_error_ppm_max: u32,
+    /// Each clock's starting offset is drawn from `[0, offset_max]` (offsets are harmless to
+    /// Redlock, which only measures intervals; they make traces honest about it).
+    pub offset_max: Millis,
+}
+
+/// The network between clients and nodes, and between clients and the storage.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct NetworkConfig {
+    /// The shortest one-way delay (at least 1 ms: a message sent in one tick arrives in a
+    /// later tick, so every tick ends).
+    pub delay_min: Millis,
+    /// The longest one-way delay. Independent delays reorder messages.
+    pub delay_max: Millis,
+    /// Probability, in thousandths, that a message between a client and a node is lost.
+    /// Storage messages are delayed but never lost: a lost write is not a lost update.
+    pub loss_per_mille: u16,
+}
+
+impl Default for NetworkConfig {
+    fn default() -> Self {
+        NetworkConfig {
+            delay_min: Millis(1),
+            delay_max: Millis(5),
+            loss_per_mille: 0,
+        }
+    }
+}
+
+/// What a node keeps across a crash and how it comes back.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct CrashConfig {
+    /// No persistence, `fsync=always`, or a periodic fsync.
+    pub persistence: Persistence,
+    /// With [`Persistence::FsyncPeriodic`]: how often the node fsyncs, on its own clock.
+    pub fsync_period: Millis,
+    /// After its downtime the node refuses commands until its own clock has advanced this much
+    /// (antirez's delayed restart; a clock jump during the delay cuts it short).
+    pub restart_delay: Millis,
+}
+
+/// What the clients do with the lock.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct WorkloadConfig {
+    /// Between locks a client idles for a time drawn from `[think_min, think_max]` on its clock.
+    pub think_min: Millis,
+    /// See `think_min`.
+    pub think_max: Millis,
+    /// Read-modify-write cycles on the storage per acquired lock (0: lock and release only).
+    pub cycles_per_lock: u32,
+    /// A holder issues a storage operation only while at least this much validity is left on
+    /// its clock (`M` of the scenario notes; 0: while it believes).
+    pub op_margin: Millis,
+    /// A holder gives up on a storage operation unanswered for this long (its clock) and
+    /// releases; the operation may still arrive later.
+    pub storage_timeout: Millis,
+    /// How the storage protects itself from stale holders. The fencing token is the
+    /// acquisition's epoch (acquisitions numbered in true-time order).
+    pub protection: Protection,
+}
+
+impl Default for WorkloadConfig {
+    fn default() -> Self {
+        WorkloadConfig {
+            think_min: Millis(0),
+            think_max: Millis(20),
+            cycles_per_lock: 2,
+            op_margin: Millis(0),
+            storage_timeout: Millis(50),
+            protection: Protection::None,
+        }
+    }
+}
+
+/// A simulated world: nodes, clients, clocks, network, crashes, workload and faults.
+///
+/// Plain public fields, so the CLI and the scenario files can build one from values; call
+/// [`validate`](SimConfig::validate) (the simulator does) to have a bad value refused with a
+/// reason. `Display` prints every resolved option, which every run prints first.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SimConfig {
+    /// A name for reports; a [preset](super::preset) sets it to its own name, which the replay
+    /// command then uses.
+    pub name: String,
+    /// `N`, the Redis masters.
+    pub nodes: usize,
+    /// The lock clients.
+    pub clients: usize,
+    /// The lock's TTL.
+    pub ttl: Millis,
+    /// The clients' clock-drift allowance.
+    pub drift: DriftPolicy,
+    /// How long a round waits for answers.
+    pub round_timeout: Millis,
+    /// Rounds per acquisition and the delay between them.
+    pub retry: RetryPolicy,
+    /// Compare-and-delete, or plain `DEL`.
+    pub unlock: UnlockMode,
+    /// The step-3 validity check, on or off.
+    pub validity_check: ValidityCheck,
+    /// How long the run lasts in true time (the bound of the main loop).
+    pub duration: Millis,
+    /// End the run at its first violation (saves time when searching for one).
+    pub stop_on_violation: bool,
+    /// Clock offsets and rates.
+    pub clocks: ClockConfig,
+    /// Delays and loss.
+    pub network: NetworkConfig,
+    /// Persistence and restart.
+    pub crash: CrashConfig,
+    /// What the clients do.
+    pub workload: WorkloadConfig,
+    /// The faults.
+    pub faults: FaultPlan,
+}
+
+impl Default for SimConfig {
+    /// Three nodes, two clients, TTL 100 ms with a fixed 10 ms drift allowance, one second of
+    /// true time, perfect clocks, 1–5 ms delays, no faults.
+    fn default() -> Self {
+        SimConfig {
+            name: "custom".to_owned(),
+            nodes: 3,
+            clients: 2,
+            ttl: Millis(100),
+            drift: DriftPolicy::fixed(Millis(10)),
+            round_timeout: Millis(20),
+            retry: RetryPolicy {
+                attempts: 3,
+                delay_min: Millis(5),
+                delay_max: Millis(20),
+            },
+            unlock: UnlockMode::CompareAndDelete,
+            validity_check: ValidityCheck::On,
+            duration: Millis(1_000),
+            stop_on_violation: true,
+            clocks: ClockConfig::default(),
+            network: NetworkConfig::default(),
+            crash: CrashConfig::default(),
+            workload: WorkloadConfig::default(),
+            faults: FaultPlan::default(),
+        }
+    }
+}
+
+impl SimConfig {
+    /// The lock configuration every client runs.
+    pub fn lock_config(&self) -> Config {
+        Config {
+            node_count: self.nodes,
+            drift: self.drift,
+            round_timeout: self.round_timeout,
+            retry: self.retry,
+            unlock: self.unlock,
+            validity_check: self.validity_check,
+        }
+    }
+
+    /// The resolved numbers of the lock (quorum, drift in ms, capped round timeout).
+    pub fn lock_params(&self) -> Result<LockParams, SimConfigError> {
+        Ok(self.lock_config().params(self.ttl)?)
+    }
+
+    /// The drift allowance that covers this configuration's clock rate error, per the timing
+    /// condition (I1) of the scenario notes: a node clock fast by `ρ` and a client clock slow
+    /// by `ρ` open a gap of about `2ρ·ttl`, and whole-millisecond readings add up to 1 ms at
+    /// each end. A drift of at least this much keeps beliefs inside key lifetimes.
+    pub fn drift_covering_clock_error(&self) -> Millis {
+        let rho = u128::from(self.clocks.rate_error_ppm_max);
+        let gap = (2 * rho * u128::from(self.ttl.0)).div_ceil(1_000_000);
+        Millis(u64::try_from(gap).unwrap_or(u64::MAX)) + Millis(2)
+    }
+
+    /// Checks every value; the first problem found is returned.
+    pub fn validate(&self) -> Result<(), SimConfigError> {
+        let params = self.lock_params()?;
+        if self.clients == 0 {
+            return Err(SimConfigError::NoClients);
+        }
+        if self.clients > MAX_CLIENTS {
+            return Err(SimConfigError::TooManyClients {
+                count: self.clients,
+            });
+        }
+        if self.duration == Millis::ZERO || self.duration > MAX_DURATION {
+            return Err(SimConfigError::Duration {
+                duration: self.duration,
+            });
+        }
+        if self.clocks.rate_error_ppm_max > MAX_RATE_ERROR_PPM {
+            return Err(SimConfigError::RateError {
+                ppm: self.clocks.rate_error_ppm_max,
+            });
+        }
+        let network = &self.network;
+        if network.delay_min == Millis::ZERO {
+            return Err(SimConfigError::ZeroDelay);
+        }
+        range("network delay", network.delay_min, network.delay_max)?;
+        if network.loss_per_mille > 1000 {
+            return Err(SimConfigError::Loss {
+                per_mille: network.loss_per_mille,
+            });
+        }
+        if self.crash.persistence == Persistence::FsyncPeriodic
+            && self.crash.fsync_period == Millis::ZERO
+        {
+            return Err(SimConfigError::ZeroFsyncPeriod);
+        }
+        let workload = &self.workload;
+        range("think time", workload.think_min, workload.think_max)?;
+        if workload.storage_timeout == Millis::ZERO {
+            return Err(SimConfigError::ZeroStorageTimeout);
+        }
+        let spans = [
+            ("clock offset", self.clocks.offset_max),
+            ("network delay", network.delay_max),
+            ("fsync period", self.crash.fsync_period),
+            ("restart delay", self.crash.restart_delay),
+            ("think time", workload.think_max),
+            ("storage timeout", workload.storage_timeout),
+            ("op margin", workload.op_margin),
+        ];
+        for (what, span) in spans {
+            if span > MAX_SPAN {
+                return Err(SimConfigError::SpanTooLarge { what, span });
+            }
+        }
+        match &self.faults {
+            FaultPlan::Generated(budget) => {
+                for (what, budget) in budget.kinds() {
+                    range(what, budget.min, budget.max)?;
+                    if budget.max > MAX_SPAN {
+                        return Err(SimConfigError::SpanTooLarge {
+                            what,
+                            span: budget.max,
+                        });
+                    }
+                }
+            }
+            FaultPlan::Explicit(schedule) => {
+                for (index, scheduled) in schedule.iter().enumerate() {
+                    self.check_fault(index, &scheduled.fault)?;
+                }
+            }
+        }
+        debug_assert!(params.node_count as usize == self.nodes);
+        Ok(())
+    }
+
+    fn check_fault(&self, index: usize, fault: &Fault) -> Result<(), SimConfigError> {
+        let (target, size) = match *fault {
+            Fault::ClockJump { process, by_ms } => (process, Millis(by_ms.unsigned_abs())),
+            Fault::Crash { node, downtime } => (Process::Node(node), downtime),
+            Fault::Isolate { node, duration } => (Process::Node(node), duration),
+            Fault::Pause { client, duration } => (Process::Client(client), duration),
+            Fault::DelayStorageOp { client, extra } => (Process::Client(client), extra),
+        };
+        let exists = match target {
+            Process::Node(node) => node < self.nodes,
+            Process::Client(client) => client < self.clients,
+        };
+        if !exists {
+            return Err(SimConfigError::NoSuchProcess { index, target });
+        }
+        if size > MAX_SPAN {
+            return Err(SimConfigError::SpanTooLarge {
+                what: "fault size",
+                span: size,
+            });
+        }
+        Ok(())
+    }
+}
+
+fn range(what: &'static str, min: Millis, max: Millis) -> Result<(), SimConfigError> {
+    if min > max {
+        Err(SimConfigError::EmptyRange { what, min, max })
+    } else {
+        Ok(())
+    }
+}
+
+impl fmt::Display for SimConfig {
+    /// Every resolved option, one per line.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "name = {}", self.name)?;
+        writeln!(f, "nodes = {}", self.nodes)?;
+        writeln!(f, "clients = {}", self.clients)?;
+        writeln!(f, "ttl = {}", self.ttl)?;
+        match self.lock_params() {
+            Ok(params) => {
+                writeln!(f, "quorum = {}", params.quorum())?;
+                writeln!(
+                    f,
+                    "drift = {} (factor {} + floor {})",
+                    params.drift, self.drift.factor, self.drift.floor
+                )?;
+                writeln!(
+                    f,
+                    "round_timeout = {} (as configured: {})",
+                    params.round_timeout, self.round_timeout
+                )?;
+            }
+            Err(error) => writeln!(f, "lock = invalid: {error}")?,
+        }
+        writeln!(
+            f,
+            "drift_covering_clock_error = {}",
+            self.drift_covering_clock_error()
+        )?;
+        writeln!(
+            f,
+            "retry = {} attempts, delay [{}, {}]",
+            self.retry.attempts, self.retry.delay_min, self.retry.delay_max
+        )?;
+        writeln!(f, "unlock = {:?}", self.unlock)?;
+        writeln!(f, "validity_check = {:?}", self.validity_check)?;
+        writeln!(f, "duration = {}", self.duration)?;
+        writeln!(f, "stop_on_violation = {}", self.stop_on_violation)?;
+        writeln!(
+            f,
+            "clocks = rate error ±{} ppm, offset [0, {}]",
+            self.clocks.rate_error_ppm_max, self.clocks.offset_max
+        )?;
+        writeln!(
+            f,
+            "network = delay [{}, {}], loss {}‰ (node messages only)",
+            self.network.delay_min, self.network.delay_max, self.network.loss_per_mille
+        )?;
+        writeln!(
+            f,
+            "crash = persistence {:?}, fsync period {}, restart delay {} (node clock)",
+            self.crash.persistence, self.crash.fsync_period, self.crash.restart_delay
+        )?;
+        let w = &self.workload;
+        writeln!(
+            f,
+            "workload = think [{}, {}], {} cycles per lock, op margin {}, storage timeout {}, protection {:?}",
+            w.think_min,
+            w.think_max,
+            w.cycles_per_lock,
+            w.op_margin,
+            w.storage_timeout,
+            w.protection
+        )?;
+        match &self.faults {
+            FaultPlan::Generated(budget) => writeln!(f, "faults = generated: {budget}"),
+            FaultPlan::Explicit(schedule) => {
+                writeln!(f, "faults = explicit, {} events", schedule.len())?;
+                for fault in schedule {
+                    writeln!(f, "  {fault}")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+/// A simulator configuration that cannot run, with the reason.
+#[derive(Debug, Clone, PartialEq, Error)]
+#[non_exhaustive]
+pub enum SimConfigError {
+    /// The lock configuration itself is refused.
+    #[error("invalid lock configuration: {0}")]
+    Lock(#[from] ConfigError),
+    /// No clients.
+    #[error("a simulation needs at least one client")]
+    NoClients,
+    /// More than [`MAX_CLIENTS`] clients.
+    #[error("{count} clients is more than the {MAX_CLIENTS} a simulation holds")]
+    TooManyClients {
+        /// The number given.
+        count: usize,
+    },
+    /// A zero duration, or one above [`MAX_DURATION`].
+    #[error("duration {duration} is outside (0, {MAX_DURATION}]")]
+    Duration {
+        /// The duration given.
+        duration: Millis,
+    },
+    /// A rate error above [`MAX_RATE_ERROR_PPM`].
+    #[error("clock rate error {ppm} ppm is above the {MAX_RATE_ERROR_PPM} ppm a clock can have")]
+    RateError {
+        /// The rate error given.
+        ppm: u32,
+    },
+    /// A zero network delay.
+    #[error("network delay must be at least 1 ms: a message needs time, and a tick must end")]
+    ZeroDelay,
+    /// A loss probability above 1000‰.
+    #[error("message loss {per_mille}‰ is above 1000‰")]
+    Loss {
+        /// The probability given.
+        per_mille: u16,
+    },
+    /// A periodic fsync with a zero period.
+    #[error("fsync period must be positive with periodic fsync")]
+    ZeroFsyncPeriod,
+    /// A zero storage timeout.
+    #[error("storage timeout must be positive: a holder must stop waiting at some point")]
+    ZeroStorageTimeout,
+    /// A range whose minimum is above its maximum.
+    #[error("{what} range is empty: min {min} is above max {max}")]
+    EmptyRange {
+        /// Which range.
+        what: &'static str,
+        /// The lower bound given.
+        min: Millis,
+        /// The upper bound given.
+        max: Millis,
+    },
+    /// A span above [`MAX_SPAN`].
+    #[error("{what} {span} is above the largest span the simulator takes, {MAX_SPAN}")]
+    SpanTooLarge {
+        /// Which value.
+        what: &'static str,
+        /// The value given.
+        span: Millis,
+    },
+    /// An explicit fault aimed at a node or client that does not exist.
+    #[error("fault #{index} targets {target}, which this configuration does not have")]
+    NoSuchProcess {
+        /// Its position in the schedule.
+        index: usize,
+        /// The process it names.
+        target: Process,
+    },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::{Budget, FaultBudget, ScheduledFault};
+
+    #[test]
+    fn the_default_is_valid_and_prints_every_option() {
+        let config = SimConfig::default();
+        config.validate().unwrap();
+        let text = config.to_string();
+        for key in [
+            "nodes = 3",
+            "quorum = 2",
+            "drift = 10 ms",
+            "round_timeout = 20 ms",
+            "duration = 1000 ms",
+            "network = delay [1 ms, 5 ms], loss 0‰",
+            "protection None",
+            "faults = generated: none",
+        ] {
+            assert!(text.contains(key), "missing {key:?} in\n{text}");
+        }
+    }
+
+    #[test]
+    fn bad_values_are_refused_with_a_reason() {
+        let refuse = |edit: fn(&mut SimConfig)| {
+            let mut config = SimConfig::default();
+            edit(&mut config);
+            config.validate().unwrap_err().to_string()
+        };
+        assert!(refuse(|c| c.nodes = 0).contains("at least one node"));
+        assert!(refuse(|c| c.ttl = Millis(10)).contains("not larger than the clock drift"));
+        assert!(refuse(|c| c.clients = 0).contains("at least one client"));
+        assert!(refuse(|c| c.duration = Millis(0)).contains("duration"));
+        assert!(refuse(|c| c.network.delay_min = Millis(0)).contains("at least 1 ms"));
+        assert!(refuse(|c| c.network.delay_max = Millis(0)).contains("range is empty"));
+        assert!(refuse(|c| c.network.loss_per_mille = 1001).contains("1001‰"));
+        assert!(refuse(|c| c.clocks.rate_error_ppm_max = 600_000).contains("ppm"));
+        assert!(
+            refuse(|c| {
+                c.crash.persistence = Persistence::FsyncPeriodic;
+                c.crash.fsync_period = Millis(0);
+            })
+            .contains("fsync period")
+        );
+        assert!(
+            refuse(|c| {
+                c.faults = FaultPlan::Generated(FaultBudget {
+                    pauses: Budget::new(1, Millis(5), Millis(4)),
+                    ..FaultBudget::NONE
+                })
+            })
+            .contains("pauses range is empty")
+        );
+        assert!(
+            refuse(|c| {
+                c.faults = FaultPlan::Explicit(vec![ScheduledFault {
+                    at: Millis(1),
+                    fault: Fault::Crash {
+                        node: 3,
+                        downtime: Millis(1),
+                    },
+                }])
+            })
+            .contains("targets n4")
+        );
+    }
+
+    #[test]
+    fn the_covering_drift_follows_the_rate_error() {
+        let mut config = SimConfig::default();
+        assert_eq!(config.drift_covering_clock_error(), Millis(2));
+        config.clocks.rate_error_ppm_max = 10_000; // 1%
+        config.ttl = Millis(1_000);
+        assert_eq!(config.drift_covering_clock_error(), Millis(22));
+    }
+}

@@ -1,0 +1,160 @@
+//! What a run returns: the seed, the resolved configuration and schedule, the trace, the
+//! violations, and the text that replays it.
+
+use std::fmt::Write as _;
+
+use super::check::{Property, Violation};
+use super::config::SimConfig;
+use super::fault::ScheduledFault;
+use super::preset;
+use super::trace::{TraceEntry, TraceEvent, schedule_text};
+use crate::time::Millis;
+
+/// Counts over a run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Stats {
+    /// Successful acquisitions (epochs handed out).
+    pub acquisitions: u32,
+    /// Acquisitions that gave up after all their rounds.
+    pub not_acquired: u32,
+    /// Release rounds that ended.
+    pub releases: u32,
+    /// Storage writes acknowledged.
+    pub acknowledged_writes: u32,
+    /// Messages handed to the network.
+    pub messages_sent: u64,
+    /// Messages lost (random loss or isolation).
+    pub messages_lost: u64,
+    /// Faults that struck.
+    pub faults_applied: u32,
+    /// Faults that did not apply in the state they met.
+    pub faults_ignored: u32,
+}
+
+/// The result of one run.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    /// The seed.
+    pub seed: u64,
+    /// The configuration, as run.
+    pub config: SimConfig,
+    /// The faults, resolved (drawn from the seed, or as given), in time order.
+    pub schedule: Vec<ScheduledFault>,
+    /// Every event, in order.
+    pub trace: Vec<TraceEntry>,
+    /// The violations found, in order.
+    pub violations: Vec<Violation>,
+    /// Counts.
+    pub stats: Stats,
+    /// The last tick that ran (earlier than the duration if the run stopped at a violation).
+    pub ended_at: Millis,
+}
+
+impl Outcome {
+    /// Whether `property` held throughout the run.
+    pub fn holds(&self, property: Property) -> bool {
+        self.violations.iter().all(|v| v.property() != property)
+    }
+
+    /// The first violation of `property`, if any.
+    pub fn first_violation(&self, property: Property) -> Option<&Violation> {
+        self.violations.iter().find(|v| v.property() == property)
+    }
+
+    /// Whether every property held.
+    pub fn is_clean(&self) -> bool {
+        self.violations.is_empty()
+    }
+
+    /// The seed and every resolved option, which a run prints first.
+    pub fn header(&self) -> String {
+        format!(
+            "seed = {}\n{}schedule ({} faults):\n{}",
+            self.seed,
+            self.config,
+            self.schedule.len(),
+            schedule_text(&self.schedule)
+        )
+    }
+
+    /// The exact command that replays this run.
+    ///
+    /// A preset is replayed by name by the `replay` test of `tests/simulator.rs`. A custom
+    /// configuration cannot be named on a command line yet; the command then says so and the
+    /// header printed above it has every option.
+    pub fn replay_command(&self) -> String {
+        let name = &self.config.name;
+        if preset::by_name(name).is_some_and(|p| p == self.config) {
+            format!(
+                "REDLOCK_SIM_PRESET={name} REDLOCK_SIM_SEED={} cargo test --test simulator -- --exact replay --nocapture",
+                self.seed
+            )
+        } else {
+            format!(
+                "seed {} of the custom configuration printed above (`sim::run(&config, {})`)",
+                self.seed, self.seed
+            )
+        }
+    }
+
+    /// The whole trace, one event per line.
+    pub fn trace_text(&self) -> String {
+        self.trace.iter().fold(String::new(), |mut text, entry| {
+            let _ = writeln!(text, "{entry}");
+            text
+        })
+    }
+
+    /// Counts, violations and the replay command, without the header or the trace.
+    pub fn summary(&self) -> String {
+        let mut text = String::new();
+        let s = &self.stats;
+        let _ = writeln!(
+            text,
+            "ran to t={}: {} acquisitions, {} not acquired, {} releases, {} acknowledged writes, {} messages ({} lost), {} faults ({} ignored)",
+            self.ended_at.0,
+            s.acquisitions,
+            s.not_acquired,
+            s.releases,
+            s.acknowledged_writes,
+            s.messages_sent,
+            s.messages_lost,
+            s.faults_applied,
+            s.faults_ignored
+        );
+        if self.violations.is_empty() {
+            let _ = writeln!(text, "no violations");
+        } else {
+            let _ = writeln!(text, "violations:");
+            for violation in &self.violations {
+                let _ = writeln!(text, "  {violation}");
+            }
+        }
+        let _ = writeln!(text, "replay: {}", self.replay_command());
+        text
+    }
+
+    /// A report for humans: the header, the last `tail` events up to the first violation (if
+    /// any), and the [summary](Outcome::summary) ending in the replay command.
+    pub fn report(&self, tail: usize) -> String {
+        let mut text = self.header();
+        if !self.violations.is_empty() {
+            let end = self
+                .trace
+                .iter()
+                .position(|entry| matches!(entry.event, TraceEvent::Violation(_)))
+                .map_or(self.trace.len(), |i| i + 1);
+            let start = end.saturating_sub(tail);
+            let _ = writeln!(
+                text,
+                "trace (events {start}..{end} of {}):",
+                self.trace.len()
+            );
+            for entry in &self.trace[start..end] {
+                let _ = writeln!(text, "  {entry}");
+            }
+        }
+        text.push_str(&self.summary());
+        text
+    }
+}

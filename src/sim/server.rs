@@ -1,0 +1,214 @@
+//! One simulated Redis master: the shared [`NodeState`] on the node's own [`SimClock`], with
+//! crashes, delayed restarts, periodic fsync and partitions.
+
+use super::clock::SimClock;
+use super::config::CrashConfig;
+use crate::node::{Availability, NodeState, Persistence, Unavailable};
+use crate::proto::Op;
+use crate::time::Millis;
+
+/// What a crash or restart did, for the trace.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Lifecycle {
+    /// The process died; `kept_key` says whether the key survived on disk.
+    Crashed {
+        /// Whether a key survived.
+        kept_key: bool,
+    },
+    /// The process started again; it serves from its clock reading `ready_at`.
+    Restarted {
+        /// Node-clock reading from which it serves.
+        ready_at: Millis,
+    },
+}
+
+/// A node in the simulated world.
+#[derive(Clone, Debug)]
+pub struct SimNode {
+    /// The key and the availability, with Redis's semantics.
+    pub state: NodeState,
+    /// The node's wall clock (Redis expires keys against it).
+    pub clock: SimClock,
+    crash: CrashConfig,
+    /// True time at which a crashed process starts again.
+    restart_at: Option<u64>,
+    /// Node-clock reading of the next periodic fsync.
+    next_fsync: Millis,
+    /// Messages to and from the node are lost before this true time.
+    isolated_until: u64,
+}
+
+impl SimNode {
+    /// A node that is up, with no key.
+    pub fn new(clock: SimClock, crash: CrashConfig) -> SimNode {
+        SimNode {
+            state: NodeState::new(),
+            clock,
+            crash,
+            restart_at: None,
+            next_fsync: clock.read(0) + crash.fsync_period,
+            isolated_until: 0,
+        }
+    }
+
+    /// Housekeeping at true time `now`: restart a crashed process whose downtime is over,
+    /// fsync on schedule, expire the key (Redis's active expiry).
+    pub fn tick(&mut self, now: u64) -> Option<Lifecycle> {
+        let local = self.clock.read(now);
+        let mut event = None;
+        if self.restart_at.is_some_and(|at| now >= at) {
+            self.restart_at = None;
+            self.state.restart(local, self.crash.restart_delay);
+            event = Some(Lifecycle::Restarted {
+                ready_at: local + self.crash.restart_delay,
+            });
+        }
+        if self.crash.persistence == Persistence::FsyncPeriodic
+            && self.state.availability != Availability::Down
+            && local >= self.next_fsync
+        {
+            self.state.fsync();
+            self.next_fsync = local + self.crash.fsync_period;
+        }
+        if self.state.availability != Availability::Down {
+            self.state.expire(local);
+        }
+        event
+    }
+
+    /// Runs a command at true time `now` on the node's clock.
+    pub fn apply(&mut self, op: &Op, now: u64) -> Result<bool, Unavailable> {
+        let local = self.clock.read(now);
+        self.state.apply(op, local, self.crash.persistence)
+    }
+
+    /// Kills the process at true time `now`; it starts again `downtime` later. A node that is
+    /// already down is left alone (`None`).
+    pub fn crash(&mut self, now: u64, downtime: Millis) -> Option<Lifecycle> {
+        if self.state.availability == Availability::Down {
+            return None;
+        }
+        self.state.crash(self.crash.persistence);
+        self.restart_at = Some(now.saturating_add(downtime.0));
+        Some(Lifecycle::Crashed {
+            kept_key: self.state.entry.is_some(),
+        })
+    }
+
+    /// Cuts the node off until true time `now + duration` (extends a running isolation).
+    pub fn isolate(&mut self, now: u64, duration: Millis) {
+        self.isolated_until = self.isolated_until.max(now.saturating_add(duration.0));
+    }
+
+    /// Whether messages to and from the node are lost at true time `now`.
+    pub fn is_isolated(&self, now: u64) -> bool {
+        now < self.isolated_until
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::proto::Token;
+
+    const SET: Op = Op::SetNxPx {
+        token: Token(1),
+        ttl: Millis(100),
+    };
+    const SET_OTHER: Op = Op::SetNxPx {
+        token: Token(2),
+        ttl: Millis(100),
+    };
+
+    fn node(persistence: Persistence, restart_delay: u64) -> SimNode {
+        let crash = CrashConfig {
+            persistence,
+            fsync_period: Millis(10),
+            restart_delay: Millis(restart_delay),
+        };
+        SimNode::new(SimClock::new(0, 0), crash)
+    }
+
+    /// Ticks the node from `from` to `to` inclusive, collecting lifecycle events.
+    fn run(node: &mut SimNode, from: u64, to: u64) -> Vec<(u64, Lifecycle)> {
+        (from..=to)
+            .filter_map(|now| node.tick(now).map(|e| (now, e)))
+            .collect()
+    }
+
+    #[test]
+    fn a_crash_without_persistence_loses_the_key_and_an_immediate_restart_serves_at_once() {
+        let mut n = node(Persistence::None, 0);
+        assert_eq!(n.apply(&SET, 0), Ok(true));
+        assert_eq!(
+            n.crash(5, Millis(3)),
+            Some(Lifecycle::Crashed { kept_key: false })
+        );
+        assert_eq!(n.crash(6, Millis(3)), None, "already down");
+        assert_eq!(n.apply(&SET_OTHER, 7), Err(Unavailable));
+        let events = run(&mut n, 6, 8);
+        assert_eq!(events.len(), 1);
+        assert_eq!(events[0].0, 8);
+        assert_eq!(n.apply(&SET_OTHER, 8), Ok(true), "the lock is free again");
+    }
+
+    #[test]
+    fn a_delayed_restart_waits_on_the_node_clock_and_a_jump_cuts_it_short() {
+        let mut n = node(Persistence::None, 100);
+        n.apply(&SET, 0).unwrap();
+        n.crash(1, Millis(0));
+        run(&mut n, 1, 1);
+        assert_eq!(n.apply(&SET_OTHER, 50), Err(Unavailable));
+        assert_eq!(n.apply(&SET_OTHER, 101), Ok(true));
+
+        let mut jumped = node(Persistence::None, 100);
+        jumped.apply(&SET, 0).unwrap();
+        jumped.crash(1, Millis(0));
+        run(&mut jumped, 1, 1);
+        jumped.clock.jump(10, 95);
+        assert_eq!(
+            jumped.apply(&SET_OTHER, 10),
+            Ok(true),
+            "Kleppmann: the delay is measured on a clock that jumped"
+        );
+    }
+
+    #[test]
+    fn fsync_always_keeps_the_key_and_periodic_fsync_keeps_only_synced_keys() {
+        let mut always = node(Persistence::FsyncAlways, 0);
+        always.apply(&SET, 0).unwrap();
+        always.crash(1, Millis(5));
+        run(&mut always, 1, 6);
+        assert_eq!(always.apply(&SET_OTHER, 6), Ok(false), "the key survived");
+
+        let mut periodic = node(Persistence::FsyncPeriodic, 0);
+        periodic.apply(&SET, 0).unwrap();
+        run(&mut periodic, 0, 9);
+        periodic.crash(9, Millis(1));
+        run(&mut periodic, 10, 10);
+        assert_eq!(
+            periodic.apply(&SET_OTHER, 10),
+            Ok(true),
+            "lost before fsync"
+        );
+
+        let mut synced = node(Persistence::FsyncPeriodic, 0);
+        synced.apply(&SET, 0).unwrap();
+        run(&mut synced, 0, 10);
+        synced.crash(11, Millis(1));
+        run(&mut synced, 11, 12);
+        assert_eq!(synced.apply(&SET_OTHER, 12), Ok(false), "fsynced at 10");
+    }
+
+    #[test]
+    fn isolation_ends_and_extends() {
+        let mut n = node(Persistence::None, 0);
+        n.isolate(10, Millis(5));
+        assert!(n.is_isolated(14));
+        assert!(!n.is_isolated(15));
+        n.isolate(12, Millis(10));
+        n.isolate(13, Millis(1));
+        assert!(n.is_isolated(21));
+        assert!(!n.is_isolated(22));
+    }
+}

@@ -1,0 +1,377 @@
+//! The world: true time, the processes, the network and the storage, stepped one tick
+//! (one millisecond) at a time.
+//!
+//! Within a tick the order is fixed: scheduled faults; node housekeeping (restarts, fsync,
+//! expiry); delivery of every message due, in `(arrival, send order)`; each client's step, in
+//! index order; then the belief check. Every message takes at least one tick, so what a tick
+//! sends is delivered in a later tick and every tick ends.
+
+use rand_chacha::ChaCha8Rng;
+use rand_core::{RngCore, SeedableRng};
+
+use super::check::{Believer, Checker, Violation};
+use super::client::{SimClient, StepContext};
+use super::clock::SimClock;
+use super::config::{SimConfig, SimConfigError};
+use super::draw::uniform;
+use super::fault::{Fault, FaultPlan, Process, ScheduledFault};
+use super::network::{Endpoint, Message, Network, Payload, Sent};
+use super::outcome::{Outcome, Stats};
+use super::server::SimNode;
+use super::trace::{TraceEntry, TraceEvent};
+use crate::proto::{Config, NodeId, Reply};
+use crate::storage::Storage;
+use crate::time::Millis;
+
+/// The generator streams of a run: one seed, separate streams, so that (say) an explicit
+/// schedule that replaces a generated one does not shift the network's draws.
+const SETUP_STREAM: u64 = 0;
+const NETWORK_STREAM: u64 = 1;
+const FAULT_STREAM: u64 = 2;
+
+fn stream(seed: u64, stream: u64) -> ChaCha8Rng {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    rng.set_stream(stream);
+    rng
+}
+
+/// Runs one simulation of `config` from `seed`. The same seed and configuration give the same
+/// [`Outcome`], trace included.
+pub fn run(config: &SimConfig, seed: u64) -> Result<Outcome, SimConfigError> {
+    config.validate()?;
+    let schedule = match &config.faults {
+        FaultPlan::Generated(budget) => budget.generate(
+            &mut stream(seed, FAULT_STREAM),
+            config.duration,
+            config.nodes,
+            config.clients,
+        ),
+        FaultPlan::Explicit(schedule) => {
+            let mut schedule = schedule.clone();
+            schedule.sort_by_key(|fault| fault.at);
+            schedule
+        }
+    };
+    let mut world = World::new(config, seed, schedule);
+    world.run();
+    Ok(world.finish(seed))
+}
+
+struct World<'a> {
+    config: &'a SimConfig,
+    lock_config: Config,
+    network_rng: ChaCha8Rng,
+    nodes: Vec<SimNode>,
+    clients: Vec<SimClient>,
+    network: Network,
+    storage: Storage,
+    schedule: Vec<ScheduledFault>,
+    next_fault: usize,
+    trace: Vec<TraceEntry>,
+    checker: Checker,
+    violations: Vec<Violation>,
+    next_epoch: u32,
+    outbox: Vec<(Message, Millis)>,
+    believers: Vec<Believer>,
+    stats: Stats,
+    now: u64,
+}
+
+impl<'a> World<'a> {
+    fn new(config: &'a SimConfig, seed: u64, schedule: Vec<ScheduledFault>) -> World<'a> {
+        let mut setup = stream(seed, SETUP_STREAM);
+        let rho = u64::from(config.clocks.rate_error_ppm_max);
+        let clock = |setup: &mut ChaCha8Rng| {
+            let offset = uniform(setup, 0, config.clocks.offset_max.0);
+            // A rate in [−ρ, +ρ]: ρ is at most 500 000, so both casts are exact.
+            let rate = uniform(setup, 0, 2 * rho) as i64 - rho as i64;
+            SimClock::new(offset as i64, rate as i32)
+        };
+        let nodes = (0..config.nodes)
+            .map(|_| SimNode::new(clock(&mut setup), config.crash))
+            .collect();
+        let clients = (0..config.clients)
+            .map(|id| {
+                let clock = clock(&mut setup);
+                SimClient::new(id, clock, setup.next_u64(), &config.workload)
+            })
+            .collect();
+        World {
+            config,
+            lock_config: config.lock_config(),
+            network_rng: stream(seed, NETWORK_STREAM),
+            nodes,
+            clients,
+            network: Network::new(config.network),
+            storage: Storage::default(),
+            schedule,
+            next_fault: 0,
+            trace: Vec::new(),
+            checker: Checker::default(),
+            violations: Vec::new(),
+            next_epoch: 0,
+            outbox: Vec::new(),
+            believers: Vec::new(),
+            stats: Stats::default(),
+            now: 0,
+        }
+    }
+
+    fn record(&mut self, event: TraceEvent) {
+        self.trace.push(TraceEntry {
+            at: Millis(self.now),
+            event,
+        });
+    }
+
+    /// The main loop, bounded by the configured duration.
+    fn run(&mut self) {
+        for now in 0..self.config.duration.0 {
+            self.now = now;
+            self.apply_faults();
+            self.tick_nodes();
+            self.deliver();
+            self.step_clients();
+            self.check_beliefs();
+            if self.config.stop_on_violation && !self.violations.is_empty() {
+                break;
+            }
+        }
+    }
+
+    fn apply_faults(&mut self) {
+        while let Some(scheduled) = self.schedule.get(self.next_fault) {
+            if scheduled.at.0 > self.now {
+                break;
+            }
+            self.next_fault += 1;
+            let fault = scheduled.fault;
+            let applied = self.apply_fault(fault);
+            if applied {
+                self.stats.faults_applied += 1;
+                self.record(TraceEvent::Fault(fault));
+            } else {
+                self.stats.faults_ignored += 1;
+                self.record(TraceEvent::FaultIgnored(fault));
+            }
+        }
+    }
+
+    /// Applies one fault; `false` when it does not apply in the current state.
+    fn apply_fault(&mut self, fault: Fault) -> bool {
+        let now = self.now;
+        match fault {
+            Fault::ClockJump { process, by_ms } => {
+                let clock = match process {
+                    Process::Node(n) => self.nodes.get_mut(n).map(|node| &mut node.clock),
+                    Process::Client(c) => self.clients.get_mut(c).map(|client| &mut client.clock),
+                };
+                clock.map(|clock| clock.jump(now, by_ms)).is_some()
+            }
+            Fault::Crash { node, downtime } => {
+                let lifecycle = self
+                    .nodes
+                    .get_mut(node)
+                    .and_then(|n| n.crash(now, downtime));
+                if let Some(lifecycle) = lifecycle {
+                    self.record(TraceEvent::Node { node, lifecycle });
+                }
+                lifecycle.is_some()
+            }
+            Fault::Pause { client, duration } => {
+                let until = now.saturating_add(duration.0);
+                let paused = self
+                    .clients
+                    .get_mut(client)
+                    .is_some_and(|c| c.pause(now, until));
+                if paused {
+                    self.record(TraceEvent::Paused {
+                        client,
+                        until: Millis(until),
+                    });
+                }
+                paused
+            }
+            Fault::Isolate { node, duration } => self
+                .nodes
+                .get_mut(node)
+                .map(|n| n.isolate(now, duration))
+                .is_some(),
+            Fault::DelayStorageOp { client, extra } => self
+                .clients
+                .get_mut(client)
+                .map(|c| c.delay_next_storage_op(extra))
+                .is_some(),
+        }
+    }
+
+    fn tick_nodes(&mut self) {
+        for node in 0..self.nodes.len() {
+            if let Some(lifecycle) = self.nodes[node].tick(self.now) {
+                self.record(TraceEvent::Node { node, lifecycle });
+            }
+        }
+    }
+
+    /// Delivers every message due now. Bounded: everything sent during delivery arrives at
+    /// least one tick later, so the queue of due messages only shrinks.
+    fn deliver(&mut self) {
+        while let Some(message) = self.network.pop_due(self.now) {
+            if message
+                .node()
+                .is_some_and(|n| self.nodes[n].is_isolated(self.now))
+            {
+                self.stats.messages_lost += 1;
+                self.record(TraceEvent::Lost { message });
+                continue;
+            }
+            match (message.to, message.payload) {
+                (Endpoint::Node(node), Payload::Command(command)) => {
+                    let client = match message.from {
+                        Endpoint::Client(c) => c,
+                        _ => continue,
+                    };
+                    let result = self.nodes[node].apply(&command.op, self.now);
+                    let local = self.nodes[node].clock.read(self.now);
+                    self.record(TraceEvent::NodeApplied {
+                        node,
+                        client,
+                        op: command.op,
+                        local,
+                        result,
+                    });
+                    let reply = match result {
+                        Ok(true) => Reply::Applied,
+                        Ok(false) => Reply::NotApplied,
+                        // A node that is down or restarting refuses the connection.
+                        Err(_) => Reply::Failed,
+                    };
+                    self.send(
+                        Message {
+                            from: message.to,
+                            to: message.from,
+                            payload: Payload::Reply {
+                                round: command.round,
+                                node: NodeId(node as u8),
+                                reply,
+                            },
+                        },
+                        Millis::ZERO,
+                    );
+                }
+                (Endpoint::Storage, Payload::StorageOp { seq, op }) => {
+                    let client = match message.from {
+                        Endpoint::Client(c) => c,
+                        _ => continue,
+                    };
+                    let reply = self.storage.apply(op, self.config.workload.protection);
+                    self.record(TraceEvent::StorageApplied { client, op, reply });
+                    let found = self.checker.check_storage(
+                        Millis(self.now),
+                        &self.storage,
+                        client,
+                        op.epoch(),
+                    );
+                    self.report(found);
+                    self.send(
+                        Message {
+                            from: Endpoint::Storage,
+                            to: message.from,
+                            payload: Payload::StorageReply { seq, reply },
+                        },
+                        Millis::ZERO,
+                    );
+                }
+                (Endpoint::Client(client), payload) => self.clients[client].deliver(payload),
+                // No other pairing is ever sent.
+                _ => {}
+            }
+        }
+    }
+
+    fn step_clients(&mut self) {
+        let mut outbox = std::mem::take(&mut self.outbox);
+        for client in &mut self.clients {
+            let mut ctx = StepContext {
+                now: self.now,
+                lock_config: &self.lock_config,
+                ttl: self.config.ttl,
+                workload: &self.config.workload,
+                outbox: &mut outbox,
+                trace: &mut self.trace,
+                next_epoch: &mut self.next_epoch,
+            };
+            client.step(&mut ctx);
+        }
+        for (message, extra) in outbox.drain(..) {
+            self.send(message, extra);
+        }
+        self.outbox = outbox;
+    }
+
+    fn send(&mut self, message: Message, extra: Millis) {
+        self.stats.messages_sent += 1;
+        if message
+            .node()
+            .is_some_and(|n| self.nodes[n].is_isolated(self.now))
+        {
+            self.stats.messages_lost += 1;
+            self.record(TraceEvent::Lost { message });
+            return;
+        }
+        match self
+            .network
+            .send(self.now, message, extra, &mut self.network_rng)
+        {
+            Sent::Arrives(arrives) => self.record(TraceEvent::Sent { message, arrives }),
+            Sent::Lost => {
+                self.stats.messages_lost += 1;
+                self.record(TraceEvent::Lost { message });
+            }
+        }
+    }
+
+    fn check_beliefs(&mut self) {
+        self.believers.clear();
+        for (client, c) in self.clients.iter().enumerate() {
+            if let Some(epoch) = c.belief(self.now) {
+                self.believers.push(Believer { client, epoch });
+            }
+        }
+        if self.believers.len() > 1 {
+            let found = self
+                .checker
+                .check_beliefs(Millis(self.now), &self.believers);
+            self.report(found);
+        }
+    }
+
+    fn report(&mut self, found: Vec<Violation>) {
+        for violation in found {
+            self.record(TraceEvent::Violation(violation));
+            self.violations.push(violation);
+        }
+    }
+
+    fn finish(self, seed: u64) -> Outcome {
+        let mut stats = self.stats;
+        for entry in &self.trace {
+            match entry.event {
+                TraceEvent::Acquired { .. } => stats.acquisitions += 1,
+                TraceEvent::NotAcquired { .. } => stats.not_acquired += 1,
+                TraceEvent::Released { .. } => stats.releases += 1,
+                _ => {}
+            }
+        }
+        stats.acknowledged_writes = self.storage.acknowledged_writes;
+        Outcome {
+            seed,
+            config: self.config.clone(),
+            schedule: self.schedule,
+            trace: self.trace,
+            violations: self.violations,
+            stats,
+            ended_at: Millis(self.now),
+        }
+    }
+}

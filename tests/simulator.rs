@@ -1,0 +1,563 @@
+//! Seeded simulator runs, judged on both sides: worlds that meet antirez's assumptions never
+//! break mutual exclusion, and worlds that break one assumption (a clock jump larger than the
+//! drift, a drift that does not cover the clock error, a crash without persistence, a pause
+//! past the validity without fencing) are caught within a bounded number of seeds.
+//!
+//! A failure prints its replay command:
+//! `REDLOCK_SIM_PRESET=<name> REDLOCK_SIM_SEED=<seed> cargo test --test simulator -- --exact replay --nocapture`.
+
+use proptest::prelude::*;
+use proptest::test_runner::{
+    Config as ProptestConfig, FileFailurePersistence, RngSeed, TestCaseError, TestRunner,
+};
+use redlock_lab::node::Persistence;
+use redlock_lab::sim::{
+    self, Fault, FaultBudget, FaultPlan, Outcome, Process, Property, ScheduledFault, SimConfig,
+    preset,
+};
+use redlock_lab::storage::Protection;
+use redlock_lab::time::Millis;
+
+const ALL: [Property; 3] = [
+    Property::MutualExclusion,
+    Property::StorageSafety,
+    Property::NoLostUpdate,
+];
+
+fn preset(name: &str) -> SimConfig {
+    preset::by_name(name).unwrap_or_else(|| panic!("no preset {name}"))
+}
+
+fn run(config: &SimConfig, seed: u64) -> Outcome {
+    sim::run(config, seed).unwrap_or_else(|e| panic!("{} is invalid: {e}", config.name))
+}
+
+/// Runs seeds `0..seeds` and asserts that every run keeps `properties`.
+fn assert_holds(config: &SimConfig, seeds: u64, properties: &[Property]) -> Vec<Outcome> {
+    (0..seeds)
+        .map(|seed| {
+            let outcome = run(config, seed);
+            for &property in properties {
+                assert!(
+                    outcome.holds(property),
+                    "{} broke {property} with seed {seed}:\n{}",
+                    config.name,
+                    outcome.report(60)
+                );
+            }
+            outcome
+        })
+        .collect()
+}
+
+/// Searches seeds `0..seeds` for a run that breaks `property`, prints which seed found it,
+/// and returns that run; fails if none does (a detector that never fires is a defect).
+fn find_violation(config: &SimConfig, seeds: u64, property: Property) -> Outcome {
+    for seed in 0..seeds {
+        let outcome = run(config, seed);
+        if !outcome.holds(property) {
+            println!(
+                "{}: seed {seed} breaks {property}\n{}",
+                config.name,
+                outcome.report(30)
+            );
+            return outcome;
+        }
+    }
+    panic!(
+        "{}: no seed in 0..{seeds} breaks {property}; the detector never fired",
+        config.name
+    );
+}
+
+/// proptest's configuration with `cases` unless `PROPTEST_CASES` says otherwise, keeping
+/// failing cases in `proptest-regressions/simulator.txt` (the default location needs a
+/// `lib.rs` beside the test file, which `tests/` does not have).
+fn cases(default: u32) -> ProptestConfig {
+    let mut config = ProptestConfig {
+        failure_persistence: Some(Box::new(FileFailurePersistence::Direct(
+            "proptest-regressions/simulator.txt",
+        ))),
+        ..ProptestConfig::default()
+    };
+    if std::env::var_os("PROPTEST_CASES").is_none() {
+        config.cases = default;
+    }
+    config
+}
+
+// ---------------------------------------------------------------------------------------------
+// The safe side: antirez's assumptions hold.
+
+#[test]
+fn antirez_assumptions_keep_every_property_with_generated_faults() {
+    // Loss, partitions, pauses of any length, delayed storage writes, 1% clock rate error
+    // covered by the drift, crashes with a restart delay of one TTL (or fsync=always), and a
+    // fencing token at the storage.
+    for name in ["antirez-safe", "antirez-safe-fsync"] {
+        let config = preset(name);
+        let seeds = 500;
+        let outcomes = assert_holds(&config, seeds, &ALL);
+        let acquisitions: u64 = outcomes
+            .iter()
+            .map(|o| u64::from(o.stats.acquisitions))
+            .sum();
+        let faults: u64 = outcomes
+            .iter()
+            .map(|o| u64::from(o.stats.faults_applied))
+            .sum();
+        // The runs must exercise the lock and the faults, or "holds" means nothing.
+        assert!(
+            acquisitions > seeds * 10,
+            "{name}: {acquisitions} acquisitions"
+        );
+        assert!(faults > seeds * 5, "{name}: {faults} faults");
+    }
+}
+
+#[test]
+fn a_drift_that_covers_the_clock_rate_error_keeps_mutual_exclusion() {
+    // 10% rate error, drift = 2ρ·ttl + 2 ms exactly: the boundary of timing condition (I1).
+    let config = preset("drift-covered");
+    assert_eq!(
+        config.lock_params().unwrap().drift,
+        config.drift_covering_clock_error()
+    );
+    assert_holds(&config, 300, &[Property::MutualExclusion]);
+}
+
+/// A fault that antirez's assumptions allow: partitions, pauses, crashes with a long enough
+/// restart delay, delayed storage writes, and the clock jumps that only cost liveness (a node
+/// clock stepping back, a client clock stepping forward).
+fn allowed_fault(nodes: usize, clients: usize) -> impl Strategy<Value = ScheduledFault> {
+    let fault = prop_oneof![
+        (0..nodes, 1..300u64).prop_map(|(node, ms)| Fault::Isolate {
+            node,
+            duration: Millis(ms)
+        }),
+        (0..clients, 1..400u64).prop_map(|(client, ms)| Fault::Pause {
+            client,
+            duration: Millis(ms)
+        }),
+        (0..nodes, 0..100u64).prop_map(|(node, ms)| Fault::Crash {
+            node,
+            downtime: Millis(ms)
+        }),
+        (0..clients, 1..300u64).prop_map(|(client, ms)| Fault::DelayStorageOp {
+            client,
+            extra: Millis(ms)
+        }),
+        (0..nodes, 1..200i64).prop_map(|(node, ms)| Fault::ClockJump {
+            process: Process::Node(node),
+            by_ms: -ms
+        }),
+        (0..clients, 1..200i64).prop_map(|(client, ms)| Fault::ClockJump {
+            process: Process::Client(client),
+            by_ms: ms
+        }),
+    ];
+    (0..2_000u64, fault).prop_map(|(at, fault)| ScheduledFault {
+        at: Millis(at),
+        fault,
+    })
+}
+
+proptest! {
+    #![proptest_config(cases(256))]
+
+    #[test]
+    fn explicit_schedules_within_antirez_assumptions_keep_every_property(
+        seed in any::<u64>(),
+        schedule in prop::collection::vec(allowed_fault(5, 3), 0..24),
+    ) {
+        let mut config = preset("antirez-safe");
+        config.name = "antirez-safe-explicit".to_owned();
+        config.faults = FaultPlan::Explicit(schedule);
+        let outcome = run(&config, seed);
+        prop_assert!(outcome.is_clean(), "{}", outcome.report(60));
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The unsafe side: one assumption broken, and the detector fires.
+
+/// One forward jump of `by_ms` every 250 ms, on the nodes in turn: no key lives through two
+/// jumps, so the jump size alone decides.
+fn spaced_node_jumps(config: &SimConfig, by_ms: i64) -> Vec<ScheduledFault> {
+    (0..config.duration.0 / 250)
+        .map(|i| ScheduledFault {
+            at: Millis(100 + 250 * i),
+            fault: Fault::ClockJump {
+                process: Process::Node(i as usize % config.nodes),
+                by_ms,
+            },
+        })
+        .collect()
+}
+
+#[test]
+fn node_clock_jumps_break_mutual_exclusion_only_beyond_the_drift() {
+    let mut config = preset("node-clock-jump");
+    let drift = config.lock_params().unwrap().drift.0 as i64;
+    // The drift also covers the 1% rate error; what is left over absorbs a jump.
+    let slack = drift - config.drift_covering_clock_error().0 as i64;
+    assert!(slack > 0);
+
+    config.name = "node-clock-jump-within-slack".to_owned();
+    config.faults = FaultPlan::Explicit(spaced_node_jumps(&config, slack));
+    let outcomes = assert_holds(&config, 200, &[Property::MutualExclusion]);
+    assert!(outcomes.iter().all(|o| o.stats.faults_applied >= 7));
+
+    config.name = "node-clock-jump-beyond-drift".to_owned();
+    config.faults = FaultPlan::Explicit(spaced_node_jumps(&config, drift + 40));
+    find_violation(&config, 200, Property::MutualExclusion);
+}
+
+#[test]
+fn a_node_clock_jump_larger_than_the_drift_is_found_with_generated_faults() {
+    let config = preset("node-clock-jump");
+    let outcome = find_violation(&config, 100, Property::MutualExclusion);
+    // The violation follows a forward jump of a node clock: the only fault in this world.
+    let violation = outcome.first_violation(Property::MutualExclusion).unwrap();
+    assert!(outcome.schedule.iter().any(|f| f.at <= violation.at()
+        && matches!(f.fault, Fault::ClockJump { process: Process::Node(_), by_ms } if by_ms > 10)));
+    // Without the jumps, the same seeds keep mutual exclusion.
+    let mut calm = config.clone();
+    calm.name = "node-clock-jump-without-jumps".to_owned();
+    calm.faults = FaultPlan::Generated(FaultBudget::NONE);
+    assert_holds(&calm, outcome.seed + 1, &[Property::MutualExclusion]);
+}
+
+#[test]
+fn a_backward_jump_of_a_holders_clock_is_found() {
+    let mut config = preset("client-clock-jump-backward");
+    // Holders work until their deadline, so a holder's extended belief meets the next holder.
+    config.workload.cycles_per_lock = 1_000;
+    config.name = "client-clock-jump-backward-long-holds".to_owned();
+    find_violation(&config, 100, Property::MutualExclusion);
+}
+
+#[test]
+fn a_drift_that_does_not_cover_the_clock_rate_error_is_found() {
+    let config = preset("drift-too-small");
+    assert!(config.lock_params().unwrap().drift < config.drift_covering_clock_error());
+    find_violation(&config, 100, Property::MutualExclusion);
+}
+
+#[test]
+fn crashes_without_persistence_or_with_periodic_fsync_are_found_and_a_delayed_restart_or_fsync_always_prevents_them()
+ {
+    let config = preset("crash-no-persistence");
+    let outcome = find_violation(&config, 100, Property::MutualExclusion);
+    let mut delayed = config.clone();
+    delayed.name = "crash-delayed-restart".to_owned();
+    delayed.crash.restart_delay = delayed.ttl;
+    assert_holds(&delayed, outcome.seed + 100, &[Property::MutualExclusion]);
+    let mut fsync = config.clone();
+    fsync.name = "crash-fsync-always".to_owned();
+    fsync.crash.persistence = Persistence::FsyncAlways;
+    assert_holds(&fsync, outcome.seed + 100, &[Property::MutualExclusion]);
+    // appendfsync everysec: a key set since the last fsync is lost like without persistence.
+    let mut everysec = config;
+    everysec.name = "crash-fsync-everysec".to_owned();
+    everysec.crash.persistence = Persistence::FsyncPeriodic;
+    everysec.crash.fsync_period = Millis(1_000);
+    find_violation(&everysec, 100, Property::MutualExclusion);
+}
+
+#[test]
+fn unlock_with_plain_del_is_found_and_compare_and_delete_is_not() {
+    let config = preset("unlock-with-del");
+    let outcome = find_violation(&config, 20, Property::MutualExclusion);
+    let mut cad = config;
+    cad.name = "unlock-with-compare-and-delete".to_owned();
+    cad.unlock = redlock_lab::proto::UnlockMode::CompareAndDelete;
+    assert_holds(&cad, outcome.seed + 50, &[Property::MutualExclusion]);
+}
+
+#[test]
+fn a_pause_past_the_validity_loses_updates_without_fencing_and_none_with_it() {
+    let unfenced = preset("pause-past-validity");
+    let fenced = preset("pause-past-validity-fenced");
+    // Mutual exclusion (belief) holds throughout: the paused holder's clock tells it the
+    // lease is over. The damage is at the storage.
+    let mut lost_update_seed = None;
+    for seed in 0..200 {
+        let outcome = run(&unfenced, seed);
+        assert!(
+            outcome.holds(Property::MutualExclusion),
+            "{}",
+            outcome.report(60)
+        );
+        if !outcome.holds(Property::NoLostUpdate) {
+            println!(
+                "pause-past-validity: seed {seed} loses an update\n{}",
+                outcome.report(30)
+            );
+            lost_update_seed = Some(seed);
+            break;
+        }
+    }
+    let seed = lost_update_seed.expect("a pause past the validity must lose an update");
+    // The same seed, and every seed up to it and beyond, with fencing: nothing is lost.
+    let fenced_outcome = run(&fenced, seed);
+    assert_eq!(
+        fenced_outcome.schedule,
+        run(&unfenced, seed).schedule,
+        "same faults"
+    );
+    assert_holds(&fenced, seed + 100, &ALL);
+}
+
+#[test]
+fn pauses_within_the_margin_keep_the_storage_safe_without_fencing_and_beyond_it_do_not() {
+    // Timing condition (I6): a holder that stops issuing storage operations M before its
+    // deadline is safe without fencing while pause + delivery delay stay below M + drift.
+    let config = preset("pause-within-margin");
+    assert_eq!(config.workload.protection, Protection::None);
+    assert_holds(&config, 300, &ALL);
+    let mut no_margin = config;
+    no_margin.name = "pause-without-margin".to_owned();
+    no_margin.workload.op_margin = Millis(0);
+    find_violation(&no_margin, 300, Property::NoLostUpdate);
+}
+
+#[test]
+fn skipping_the_validity_check_is_found_and_the_check_prevents_it() {
+    // Kleppmann's GC pause during acquisition breaks a client that skips step 3; antirez's
+    // answer is the check anchored at T1.
+    let config = preset("validity-check-off");
+    find_violation(&config, 100, Property::MutualExclusion);
+    let mut checked = config;
+    checked.name = "validity-check-on".to_owned();
+    checked.validity_check = redlock_lab::proto::ValidityCheck::On;
+    assert_holds(&checked, 300, &[Property::MutualExclusion]);
+}
+
+#[test]
+fn a_delayed_restart_of_one_ttl_holds_until_the_clock_jumps_during_the_delay() {
+    // antirez: restart after more than a TTL. Kleppmann: the delay is measured on a clock.
+    assert_holds(
+        &preset("delayed-restart"),
+        300,
+        &[Property::MutualExclusion],
+    );
+    find_violation(
+        &preset("delayed-restart-clock-jump"),
+        100,
+        Property::MutualExclusion,
+    );
+}
+
+#[test]
+fn random_token_cas_keeps_updates_but_not_the_fenced_order() {
+    // antirez's alternative to fencing: no lost update, but a stale holder may still act after
+    // a newer one (scenario `antirez-random-token-cas`).
+    let mut config = preset("pause-past-validity");
+    config.name = "pause-past-validity-cas".to_owned();
+    config.workload.protection = Protection::RandomTokenCas;
+    let outcomes = assert_holds(&config, 300, &[Property::NoLostUpdate]);
+    assert!(
+        outcomes.iter().any(|o| !o.holds(Property::StorageSafety)),
+        "a stale holder marking after a newer one must show in 300 seeds"
+    );
+}
+
+#[test]
+fn fencing_reads_as_well_as_writes_matters() {
+    // Fencing on writes only: a stale read followed by a fresh write loses an update.
+    let mut config = preset("pause-past-validity");
+    config.name = "pause-past-validity-writes-fenced".to_owned();
+    config.workload.protection = Protection::FencingOnWritesOnly;
+    config.stop_on_violation = false;
+    config.faults = FaultPlan::Generated(FaultBudget {
+        storage_delays: sim::Budget::new(8, Millis(20), Millis(300)),
+        ..FaultBudget::NONE
+    });
+    find_violation(&config, 300, Property::NoLostUpdate);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Shrinking: proptest reduces a failing schedule to the fault that matters.
+
+#[test]
+fn a_failing_schedule_shrinks_to_a_forward_node_jump_beyond_the_drift() {
+    let mut config = preset("node-clock-jump");
+    config.name = "node-clock-jump-explicit".to_owned();
+    let drift = config.lock_params().unwrap().drift.0 as i64;
+    let fault = prop_oneof![
+        (0..3usize, 1..120i64).prop_map(|(node, ms)| Fault::ClockJump {
+            process: Process::Node(node),
+            by_ms: ms
+        }),
+        (0..3usize, 1..300u64).prop_map(|(node, ms)| Fault::Isolate {
+            node,
+            duration: Millis(ms)
+        }),
+        (0..3usize, 1..300u64).prop_map(|(client, ms)| Fault::Pause {
+            client,
+            duration: Millis(ms)
+        }),
+    ];
+    let schedule = prop::collection::vec(
+        (0..2_000u64, fault).prop_map(|(at, fault)| ScheduledFault {
+            at: Millis(at),
+            fault,
+        }),
+        0..30,
+    );
+    let mut runner = TestRunner::new(ProptestConfig {
+        cases: 256,
+        rng_seed: RngSeed::Fixed(1),
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    });
+    let result = runner.run(&(0..4u64, schedule), |(seed, schedule)| {
+        let mut config = config.clone();
+        config.faults = FaultPlan::Explicit(schedule);
+        let outcome = run(&config, seed);
+        if outcome.holds(Property::MutualExclusion) {
+            Ok(())
+        } else {
+            Err(TestCaseError::fail(format!("{:?}", config.faults)))
+        }
+    });
+    let Err(proptest::test_runner::TestError::Fail(_, (seed, minimal))) = result else {
+        panic!("no schedule broke mutual exclusion: {result:?}");
+    };
+    println!("minimal schedule (seed {seed}): {minimal:#?}");
+    assert!(
+        minimal.iter().any(|f| matches!(
+            f.fault,
+            Fault::ClockJump { process: Process::Node(_), by_ms } if by_ms > drift
+        )),
+        "the minimal schedule keeps a node jump beyond the drift: {minimal:?}"
+    );
+    assert!(minimal.len() <= 3, "shrunk to a few faults: {minimal:?}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Determinism and reports.
+
+#[test]
+fn replaying_a_seed_reproduces_the_identical_trace() {
+    for name in preset::NAMES {
+        let config = preset(name);
+        let first = run(&config, 42);
+        let again = run(&config, 42);
+        assert!(!first.trace.is_empty());
+        assert_eq!(first.trace, again.trace, "{name}: the trace replays");
+        assert_eq!(first.violations, again.violations);
+        assert_eq!(first.stats, again.stats);
+        // The comparison can fail: another seed gives another trace.
+        assert_ne!(first.trace, run(&config, 43).trace, "{name}: seeds matter");
+    }
+}
+
+#[test]
+fn a_run_prints_the_seed_and_every_option_first_and_a_failure_its_replay_command() {
+    let config = preset("unlock-with-del");
+    let outcome = find_violation(&config, 20, Property::MutualExclusion);
+    let report = outcome.report(20);
+    assert!(report.starts_with(&format!(
+        "seed = {}\nname = unlock-with-del\n",
+        outcome.seed
+    )));
+    for option in [
+        "nodes = 3",
+        "ttl = 100 ms",
+        "unlock = PlainDel",
+        "schedule (0 faults)",
+    ] {
+        assert!(report.contains(option), "missing {option:?}:\n{report}");
+    }
+    let command = format!(
+        "REDLOCK_SIM_PRESET=unlock-with-del REDLOCK_SIM_SEED={} cargo test --test simulator -- --exact replay --nocapture",
+        outcome.seed
+    );
+    assert!(report.contains(&command), "{report}");
+    // A changed preset is no longer the preset: the command must not pretend to replay it.
+    let mut custom = config;
+    custom.nodes = 5;
+    assert!(
+        !run(&custom, 0)
+            .replay_command()
+            .contains("REDLOCK_SIM_PRESET")
+    );
+}
+
+#[test]
+fn a_bad_configuration_is_refused_with_a_typed_error() {
+    let mut config = preset("antirez-safe");
+    config.faults = FaultPlan::Explicit(vec![ScheduledFault {
+        at: Millis(0),
+        fault: Fault::Pause {
+            client: 9,
+            duration: Millis(1),
+        },
+    }]);
+    let error = sim::run(&config, 0).unwrap_err();
+    assert!(matches!(
+        error,
+        sim::SimConfigError::NoSuchProcess { index: 0, .. }
+    ));
+    assert_eq!(
+        error.to_string(),
+        "fault #0 targets c10, which this configuration does not have"
+    );
+}
+
+#[test]
+fn faults_that_do_not_apply_are_ignored_not_fatal() {
+    let mut config = preset("antirez-safe");
+    let crash = Fault::Crash {
+        node: 0,
+        downtime: Millis(500),
+    };
+    config.faults = FaultPlan::Explicit(vec![
+        ScheduledFault {
+            at: Millis(10),
+            fault: crash,
+        },
+        ScheduledFault {
+            at: Millis(20),
+            fault: crash,
+        },
+    ]);
+    let outcome = run(&config, 1);
+    assert_eq!(outcome.stats.faults_applied, 1);
+    assert_eq!(outcome.stats.faults_ignored, 1);
+    assert!(outcome.is_clean(), "{}", outcome.report(40));
+}
+
+/// Replays one run: `REDLOCK_SIM_PRESET=<name> REDLOCK_SIM_SEED=<seed> cargo test --test
+/// simulator -- --exact replay --nocapture` prints its header (the seed and every option), its
+/// whole trace and its summary. Without the
+/// variables it replays `antirez-safe` with seed 0. It fails if the replay is not identical
+/// to a second run, or if the variables name no preset or no seed.
+#[test]
+fn replay() {
+    let name = std::env::var("REDLOCK_SIM_PRESET").unwrap_or_else(|_| "antirez-safe".to_owned());
+    let seed = match std::env::var("REDLOCK_SIM_SEED") {
+        Ok(text) => text
+            .trim()
+            .parse::<u64>()
+            .unwrap_or_else(|_| panic!("REDLOCK_SIM_SEED={text:?} is not a u64")),
+        Err(_) => 0,
+    };
+    let config = preset::by_name(&name).unwrap_or_else(|| {
+        panic!(
+            "REDLOCK_SIM_PRESET={name:?} names no preset; presets: {:?}",
+            preset::NAMES
+        )
+    });
+    let outcome = run(&config, seed);
+    println!("{}", outcome.header());
+    println!("{}", outcome.trace_text());
+    println!("{}", outcome.summary());
+    assert_eq!(
+        outcome.trace,
+        run(&config, seed).trace,
+        "the replay is exact"
+    );
+}

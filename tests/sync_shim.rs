@@ -1,0 +1,97 @@
+//! Architecture invariant: `src/sync.rs` is the only file that names loom, and the watchdog's
+//! threaded code takes its synchronisation types from it, never from `std::sync` or
+//! `std::thread::spawn`. A `std` type inside a loom model is invisible to the checker, so a
+//! slip here would make `tests/loom_watchdog.rs` pass while checking nothing.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in fs::read_dir(dir).unwrap_or_else(|e| panic!("read {}: {e}", dir.display())) {
+        let path = entry.expect("directory entry").path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|ext| ext == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// Offending `file:line: mentions word` lines in `text`, comments stripped.
+fn offences(file: &Path, text: &str, forbidden: &[&str]) -> Vec<String> {
+    let mut found = Vec::new();
+    for (number, line) in text.lines().enumerate() {
+        let code = line.split("//").next().unwrap_or_default();
+        for word in forbidden {
+            if code.contains(word) {
+                found.push(format!(
+                    "{}:{}: mentions `{word}`",
+                    file.display(),
+                    number + 1
+                ));
+            }
+        }
+    }
+    found
+}
+
+fn check(files: &[PathBuf], forbidden: &[&str]) -> Vec<String> {
+    let mut all = Vec::new();
+    for file in files {
+        let text =
+            fs::read_to_string(file).unwrap_or_else(|e| panic!("read {}: {e}", file.display()));
+        all.extend(offences(file, &text, forbidden));
+    }
+    all
+}
+
+#[test]
+fn only_the_shim_names_loom() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    files.retain(|file| !file.ends_with("sync.rs"));
+    assert!(
+        files.len() > 10,
+        "expected the crate's files, found {files:?}"
+    );
+    let found = check(&files, &["loom::"]);
+    assert!(
+        found.is_empty(),
+        "name loom only in src/sync.rs:\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn the_watchdog_takes_its_sync_types_from_the_shim() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/driver");
+    let mut files = vec![root.join("watchdog.rs")];
+    rust_files(&root.join("watchdog"), &mut files);
+    assert!(
+        files.len() >= 5,
+        "expected the watchdog's files, found {files:?}"
+    );
+    let found = check(&files, &["std::sync", "std::thread::spawn"]);
+    assert!(
+        found.is_empty(),
+        "use crate::sync in the watchdog:\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn the_detector_fires_on_code_and_not_on_prose() {
+    let text = "use std::sync::Mutex;\n// std::sync in prose\nlet t = std::thread::spawn(f);";
+    assert_eq!(
+        offences(
+            Path::new("x.rs"),
+            text,
+            &["std::sync", "std::thread::spawn"]
+        ),
+        vec![
+            "x.rs:1: mentions `std::sync`".to_owned(),
+            "x.rs:3: mentions `std::thread::spawn`".to_owned(),
+        ]
+    );
+}
