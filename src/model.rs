@@ -102,13 +102,65 @@ pub struct RedlockModel {
     shape: Arc<shape::Shape>,
     scenario: Arc<Scenario>,
     invariants: Vec<Invariant>,
+    first_violations: Arc<FirstViolations>,
+}
+
+/// The fingerprint of the first state found violating each `always` property.
+///
+/// stateright's BFS overwrites a property's discovery with every later violating state it
+/// visits, so the reported path would be the *last* (longest) one found. An `always` condition
+/// here reports a violation only for the first violating state it sees; in breadth-first
+/// order on one thread that state is the end of a shortest counterexample. Whether a
+/// discovery exists, and so the verdict, is unchanged.
+#[derive(Debug, Default)]
+struct FirstViolations {
+    slots: [std::sync::Mutex<Option<u64>>; 4 + MAX_USER_INVARIANTS],
+}
+
+impl FirstViolations {
+    fn holds(&self, slot: usize, state: &World, ok: bool) -> bool {
+        if ok {
+            return true;
+        }
+        use std::hash::{Hash, Hasher};
+        let mut hasher = std::hash::DefaultHasher::new();
+        state.hash(&mut hasher);
+        let fingerprint = hasher.finish();
+        let mut first = self.slots[slot].lock().unwrap_or_else(|e| e.into_inner());
+        match *first {
+            None => {
+                *first = Some(fingerprint);
+                false
+            }
+            Some(f) => f != fingerprint,
+        }
+    }
+}
+
+fn mutual_exclusion(model: &RedlockModel, state: &World) -> bool {
+    model
+        .first_violations
+        .holds(0, state, state.believers() <= 1)
+}
+
+fn storage_safety(model: &RedlockModel, state: &World) -> bool {
+    model
+        .first_violations
+        .holds(1, state, state.storage.fenced_order_holds())
+}
+
+fn no_lost_update(model: &RedlockModel, state: &World) -> bool {
+    model
+        .first_violations
+        .holds(2, state, state.storage.no_lost_update_holds())
 }
 
 fn user_invariant<const I: usize>(model: &RedlockModel, state: &World) -> bool {
-    model
+    let ok = model
         .invariants
         .get(I)
-        .is_none_or(|invariant| (invariant.condition)(state))
+        .is_none_or(|invariant| (invariant.condition)(state));
+    model.first_violations.holds(4 + I, state, ok)
 }
 
 const USER_CONDITIONS: [fn(&RedlockModel, &World) -> bool; MAX_USER_INVARIANTS] = [
@@ -134,6 +186,7 @@ impl RedlockModel {
             shape: Arc::new(shape::Shape::new(scenario, mode)),
             scenario: Arc::new(scenario.clone()),
             invariants: Vec::new(),
+            first_violations: Arc::default(),
         }
     }
 
