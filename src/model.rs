@@ -294,17 +294,11 @@ impl Model for RedlockModel {
             Mode::Safety => {
                 properties.push(Property::always(
                     property::MUTUAL_EXCLUSION,
-                    |_, s: &World| s.believers() <= 1,
+                    mutual_exclusion,
                 ));
                 if self.shape.storage.is_some() {
-                    properties.push(Property::always(
-                        property::STORAGE_SAFETY,
-                        |_, s: &World| s.storage.fenced_order_holds(),
-                    ));
-                    properties.push(Property::always(
-                        property::NO_LOST_UPDATE,
-                        |_, s: &World| s.storage.no_lost_update_holds(),
-                    ));
+                    properties.push(Property::always(property::STORAGE_SAFETY, storage_safety));
+                    properties.push(Property::always(property::NO_LOST_UPDATE, no_lost_update));
                 }
                 properties.push(Property::sometimes(
                     property::LOCK_ACQUIRED,
