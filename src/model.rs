@@ -199,6 +199,16 @@ impl RedlockModel {
         self
     }
 
+    /// The same model with true time in the fingerprint and time bounded by `horizon_ticks`:
+    /// the plain, unreduced encoding, for cross-checking the time-shift reduction (a verdict
+    /// found here within the horizon must agree with the reduced run).
+    pub fn with_exact_time(mut self, horizon_ticks: u32) -> RedlockModel {
+        let mut shape = (*self.shape).clone();
+        shape.exact_time = Some(horizon_ticks);
+        self.shape = Arc::new(shape);
+        self
+    }
+
     /// Adds a user invariant, checked as `always` in the safety run. At most
     /// [`MAX_USER_INVARIANTS`]; more are ignored and reported by [`RedlockModel::invariants`].
     pub fn with_invariant(mut self, invariant: Invariant) -> RedlockModel {
@@ -318,7 +328,7 @@ impl Model for RedlockModel {
 
     fn within_boundary(&self, state: &World) -> bool {
         match self.shape.mode {
-            Mode::Safety => true,
+            Mode::Safety => self.shape.exact_time.is_none_or(|h| state.now <= h),
             Mode::Liveness => state.now <= self.shape.horizon,
         }
     }
