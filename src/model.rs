@@ -1,9 +1,9 @@
 //! Redlock with time and faults as a hand-written [`stateright::Model`].
 //!
 //! The state ([`World`]) carries discrete **true time** as a ghost, the nodes as the core's
-//! [`NodeState`](crate::node::NodeState) on their own clocks, the clients as the core's
+//! [`NodeState`] on their own clocks, the clients as the core's
 //! [`QuorumRound`](crate::proto::QuorumRound) and [`Lease`](crate::proto::Lease) values on
-//! their own clocks, the guarded [`Storage`](crate::storage::Storage), the requests in flight
+//! their own clocks, the guarded [`Storage`], the requests in flight
 //! and the fault budgets. The actions ([`Step`]) are the environment's — one global `Tick`,
 //! deliveries and losses, pauses, clock jumps, crashes, fsyncs, replica promotion — and the
 //! clients' — begin a round (read T1, send `SET` to all), decide it (read T2, quorum and
