@@ -1,0 +1,190 @@
+//! The `redlock-lab` binary's contract: exit codes (0 match, 1 mismatch, 2 bad input), the
+//! `--json` shape, file:line:col errors, and the embedded catalog working from any folder.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn redlock_lab(args: &[&str], dir: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_redlock-lab"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("run redlock-lab")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// A fresh, empty folder: the binary must not need the repository around it.
+fn empty_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("redlock-lab-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("create temp dir");
+    dir
+}
+
+const SMALL: &str = r#"
+name = "small"
+title = "Two clients, three nodes, no faults"
+claim = "fault-free Redlock keeps mutual exclusion"
+source = "redis.io"
+prose = "The control case."
+[lock]
+nodes = 3
+ttl_ticks = 4
+drift_ticks = 1
+[expect]
+"mutual exclusion" = "EXPECTED"
+"#;
+
+#[test]
+fn check_without_arguments_checks_the_embedded_catalog_from_any_folder() {
+    let dir = empty_dir("catalog");
+    let out = redlock_lab(&[], &dir);
+    let stdout = text(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{stdout}\n{}",
+        text(&out.stderr)
+    );
+    assert!(
+        stdout.contains("every verdict matches [expect]"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("node-clock-jump-forward-past-drift"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("MISMATCH"), "{stdout}");
+}
+
+#[test]
+fn a_wrong_expectation_exits_1_and_names_the_mismatch() {
+    let dir = empty_dir("mismatch");
+    std::fs::write(
+        dir.join("small.toml"),
+        SMALL.replace("EXPECTED", "violated"),
+    )
+    .unwrap();
+    let out = redlock_lab(&["check", "small.toml"], &dir);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("MISMATCH"), "{stdout}");
+    assert!(stdout.contains("small: mutual exclusion"), "{stdout}");
+
+    std::fs::write(dir.join("small.toml"), SMALL.replace("EXPECTED", "holds")).unwrap();
+    assert_eq!(
+        redlock_lab(&["check", "."], &dir).status.code(),
+        Some(0),
+        "a folder works too"
+    );
+}
+
+#[test]
+fn json_has_the_documented_shape() {
+    let dir = empty_dir("json");
+    let out = redlock_lab(
+        &[
+            "check",
+            "--json",
+            "node-clock-jump-forward-past-drift",
+            "single-node-baseline",
+        ],
+        &dir,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(
+        out.stderr.is_empty(),
+        "no progress noise when piped: {}",
+        text(&out.stderr)
+    );
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("valid JSON");
+    let models = json["models"].as_array().expect("models array");
+    assert_eq!(models.len(), 2);
+    let jump = &models[0];
+    for key in ["file", "name", "unique_states", "seconds", "properties"] {
+        assert!(jump.get(key).is_some(), "missing {key}: {jump}");
+    }
+    assert_eq!(jump["name"], "node-clock-jump-forward-past-drift");
+    assert!(jump["unique_states"].as_u64().unwrap() > 0);
+    let mutex = jump["properties"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "mutual exclusion")
+        .expect("mutual exclusion reported");
+    assert_eq!(mutex["expected"], "violated");
+    assert_eq!(mutex["verdict"], "violated");
+    let steps = mutex["counterexample"]
+        .as_array()
+        .expect("a counterexample");
+    assert!(steps.iter().all(serde_json::Value::is_string) && !steps.is_empty());
+    let acquired = jump["properties"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "lock acquired")
+        .unwrap();
+    assert!(acquired["counterexample"].is_null());
+}
+
+#[test]
+fn bad_input_exits_2_with_file_line_and_column() {
+    let dir = empty_dir("bad");
+    std::fs::write(dir.join("bad.toml"), "name = \"x\"\nbogus = 1\n").unwrap();
+    let out = redlock_lab(&["check", "bad.toml"], &dir);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("bad.toml:2:1"), "{stderr}");
+    assert!(
+        out.stdout.is_empty(),
+        "nothing is reported as checked: {}",
+        text(&out.stdout)
+    );
+    assert!(!stderr.contains("panicked"), "{stderr}");
+
+    let missing = redlock_lab(&["check", "no-such-scenario"], &dir);
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(text(&missing.stderr).contains("no such file, folder or catalog scenario"));
+
+    let usage = redlock_lab(&["check", "--no-such-flag"], &dir);
+    assert_eq!(usage.status.code(), Some(2));
+}
+
+#[test]
+fn list_shows_the_catalog_and_trace_prints_the_shortest_counterexample() {
+    let dir = empty_dir("list");
+    let list = redlock_lab(&["list"], &dir);
+    assert_eq!(list.status.code(), Some(0));
+    assert!(text(&list.stdout).contains("gc-pause-after-acquisition"));
+
+    let trace = redlock_lab(&["trace", "node-clock-jump-forward-past-drift"], &dir);
+    let stdout = text(&trace.stdout);
+    assert_eq!(trace.status.code(), Some(0), "{}", text(&trace.stderr));
+    assert!(stdout.contains("clock jumps +2"), "{stdout}");
+
+    let holds = redlock_lab(&["trace", "redlock-fault-free"], &dir);
+    assert_eq!(
+        holds.status.code(),
+        Some(1),
+        "nothing to trace in a safe scenario"
+    );
+}
+
+#[test]
+fn explore_refuses_a_busy_port_cleanly() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port().to_string();
+    let out = redlock_lab(
+        &["explore", "single-node-baseline", "--port", &port],
+        &empty_dir("explore"),
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("cannot listen on 127.0.0.1"),
+        "{}",
+        text(&out.stderr)
+    );
+}
