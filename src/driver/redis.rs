@@ -1,5 +1,5 @@
 //! The Redlock client over real Redis masters (feature `redis`), through the `redis` crate's
-//! crate's blocking connections.
+//! blocking connections.
 //!
 //! [`RedisNode`] implements [`Node`](crate::node::Node): `SET key token NX PX ttl` to acquire,
 //! and compare-and-delete and compare-and-pexpire as Lua scripts (`EVALSHA`, loaded once per

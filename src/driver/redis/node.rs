@@ -66,6 +66,8 @@ pub struct RedisNode {
     votes_from: Option<Instant>,
     /// The node's last reply timed out: read it last, so it does not hold up the others.
     suspect: bool,
+    /// The read timeout the socket has now, to skip the system call when it barely changes.
+    read_timeout: Option<Duration>,
 }
 
 impl std::fmt::Debug for RedisNode {
@@ -104,6 +106,9 @@ impl RedisNode {
         let info = url
             .into_connection_info()
             .map_err(|e| fail(Cause::InvalidUrl(e)))?;
+        // A lock round is a handful of tiny writes: never let Nagle hold one back.
+        let tcp = info.tcp_settings().clone().set_nodelay(true);
+        let info = info.set_tcp_settings(tcp);
         let client = match &options.root_certificate_pem {
             None => Client::open(info).map_err(|e| fail(Cause::InvalidUrl(e)))?,
             Some(pem) => Client::build_with_tls(
@@ -124,6 +129,7 @@ impl RedisNode {
             restarts_seen: 0,
             votes_from: None,
             suspect: false,
+            read_timeout: None,
         })
     }
 
@@ -170,9 +176,15 @@ impl RedisNode {
         &mut self,
         invocation: &::redis::ScriptInvocation<'_>,
     ) -> Result<Value, RedisNodeError> {
-        let deadline = Instant::now() + self.options.io_timeout;
+        let io_timeout = self.options.io_timeout;
+        let deadline = Instant::now() + io_timeout;
         let con = self.connect(deadline)?;
-        match invocation.invoke::<Value>(con) {
+        // The socket may still be armed with a round's last, short timeout.
+        let result = con
+            .set_read_timeout(Some(io_timeout))
+            .and_then(|()| invocation.invoke::<Value>(con));
+        self.read_timeout = Some(io_timeout);
+        match result {
             Ok(value) => Ok(value),
             Err(e) => Err(self.classify_io(e, self.options.io_timeout)),
         }
@@ -190,6 +202,7 @@ impl RedisNode {
         if self.connection.is_none() {
             let connection = self.new_connection(deadline)?;
             self.connection = Some(connection);
+            self.read_timeout = Some(self.options.io_timeout);
         }
         Ok(self.connection.as_mut().expect("connected just above"))
     }
@@ -317,9 +330,19 @@ impl RedisNode {
             let gone = io::Error::new(io::ErrorKind::NotConnected, "connection closed earlier");
             return Err(self.error(Cause::ConnectionLost(gone.into())));
         };
-        let result = con
-            .set_read_timeout(Some(timeout))
-            .and_then(|()| con.recv_response());
+        // Within a round the remaining time shrinks by microseconds per read; re-arming the
+        // socket each time would cost a system call per reply. Keep the armed timeout while it
+        // overshoots the wanted one by at most `TIMEOUT_SLACK`, and never when it is shorter.
+        let armed = self
+            .read_timeout
+            .is_some_and(|armed| armed >= timeout && armed - timeout <= TIMEOUT_SLACK);
+        let result = if armed {
+            con.recv_response()
+        } else {
+            self.read_timeout = Some(timeout);
+            con.set_read_timeout(Some(timeout))
+                .and_then(|()| con.recv_response())
+        };
         match result {
             Ok(value) => {
                 self.suspect = false;
@@ -376,6 +399,10 @@ impl RedisNode {
 /// Every read waits at least this long, so the socket timeout is never zero (which the redis
 /// crate refuses, and which the OS would read as "forever").
 const MIN_WAIT: Duration = Duration::from_millis(1);
+
+/// How far a read may overrun the round's deadline so that the socket's timeout need not be
+/// re-armed for every reply.
+const TIMEOUT_SLACK: Duration = Duration::from_millis(1);
 
 /// The wait for a reply nobody needs any more: take it if it is already there. The OS rounds it
 /// up to one scheduler tick.
