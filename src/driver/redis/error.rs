@@ -9,6 +9,7 @@ use crate::driver::DriverError;
 /// A failure at one Redis node, naming the node (its URL, password masked) and the cause.
 #[derive(Debug, Error)]
 #[error("redis node {node}: {cause}")]
+#[non_exhaustive]
 pub struct RedisNodeError {
     /// The node's URL with any password replaced by `***`.
     pub node: String,

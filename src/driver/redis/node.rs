@@ -68,6 +68,9 @@ pub struct RedisNode {
     suspect: bool,
     /// The read timeout the socket has now, to skip the system call when it barely changes.
     read_timeout: Option<Duration>,
+    /// Replies sent for and no longer wanted (their round was decided without them): read and
+    /// dropped before the next wanted reply, so the connection stays in step without waiting.
+    owed: usize,
 }
 
 impl std::fmt::Debug for RedisNode {
@@ -130,6 +133,7 @@ impl RedisNode {
             votes_from: None,
             suspect: false,
             read_timeout: None,
+            owed: 0,
         })
     }
 
@@ -155,7 +159,7 @@ impl RedisNode {
 
     /// Drops the connection; the next command reconnects.
     pub fn disconnect(&mut self) {
-        self.connection = None;
+        self.drop_connection();
     }
 
     /// Runs one plain command outside a lock round (the fenced-storage example uses this), with
@@ -164,7 +168,7 @@ impl RedisNode {
         let deadline = Instant::now() + self.options.io_timeout;
         let packed = cmd.get_packed_command();
         self.send_packed(&packed, deadline)?;
-        let value = self.receive_value(deadline, Wait::UntilDeadline)?;
+        let value = self.receive_value(deadline)?;
         value
             .extract_error()
             .map_err(|e| self.error(server_cause(e)))
@@ -178,6 +182,8 @@ impl RedisNode {
     ) -> Result<Value, RedisNodeError> {
         let io_timeout = self.options.io_timeout;
         let deadline = Instant::now() + io_timeout;
+        self.connect(deadline)?;
+        self.drain_owed(deadline)?;
         let con = self.connect(deadline)?;
         // The socket may still be armed with a round's last, short timeout.
         let result = con
@@ -289,43 +295,47 @@ impl RedisNode {
         let con = self.connect(deadline)?;
         if let Err(e) = con.send_packed_command(packed) {
             // A partial write leaves the stream in an unknown state: start over next time.
-            self.connection = None;
+            self.drop_connection();
             return Err(self.classify_io(e, self.options.io_timeout));
         }
         Ok(())
     }
 
     /// Reads the reply to `op` and says whether it took effect.
-    fn receive(
-        &mut self,
-        key: &str,
-        op: &Op,
-        deadline: Instant,
-        wait: Wait,
-    ) -> Option<Result<bool, RedisNodeError>> {
-        let value = match self.receive_value(deadline, wait) {
-            Ok(value) => value,
-            Err(error) if error.is_timeout() && wait == Wait::IfReady => return None,
-            Err(error) => return Some(Err(error)),
-        };
+    fn receive(&mut self, key: &str, op: &Op, deadline: Instant) -> Result<bool, RedisNodeError> {
+        let value = self.receive_value(deadline)?;
         let value = match value.extract_error() {
             Ok(value) => value,
-            Err(e) if e.code() == Some("NOSCRIPT") => match self.eval_fallback(key, op) {
-                Ok(value) => value,
-                Err(error) => return Some(Err(error)),
-            },
-            Err(e) => return Some(Err(self.error(server_cause(e)))),
+            Err(e) if e.code() == Some("NOSCRIPT") => self.eval_fallback(key, op)?,
+            Err(e) => return Err(self.error(server_cause(e))),
         };
-        Some(interpret(op, value).map_err(|cause| self.error(cause)))
+        interpret(op, value).map_err(|cause| self.error(cause))
     }
 
-    fn receive_value(&mut self, deadline: Instant, wait: Wait) -> Result<Value, RedisNodeError> {
-        let timeout = match wait {
-            // Whatever is left of the round, but never zero: a reply that is already in the
-            // socket buffer is still taken after the deadline.
-            Wait::UntilDeadline => remaining(deadline).max(MIN_WAIT),
-            Wait::IfReady => IF_READY,
-        };
+    /// Reads the next reply that someone waits for, discarding owed ones first.
+    fn receive_value(&mut self, deadline: Instant) -> Result<Value, RedisNodeError> {
+        if let Err(error) = self.drain_owed(deadline) {
+            // The reply we came for is still on its way: discard it too when it comes.
+            self.owed += 1;
+            return Err(error);
+        }
+        self.read_one(deadline)
+    }
+
+    /// Reads and drops the replies nobody waits for any more (see `owed`).
+    fn drain_owed(&mut self, deadline: Instant) -> Result<(), RedisNodeError> {
+        while self.owed > 0 {
+            self.owed -= 1;
+            // On a timeout the redis crate itself skips this reply when it comes.
+            self.read_one(deadline)?;
+        }
+        Ok(())
+    }
+
+    fn read_one(&mut self, deadline: Instant) -> Result<Value, RedisNodeError> {
+        // Whatever is left of the round, but never zero: a reply that is already in the socket
+        // buffer is still taken after the deadline.
+        let timeout = remaining(deadline).max(MIN_WAIT);
         let Some(con) = self.connection.as_mut() else {
             let gone = io::Error::new(io::ErrorKind::NotConnected, "connection closed earlier");
             return Err(self.error(Cause::ConnectionLost(gone.into())));
@@ -351,16 +361,19 @@ impl RedisNode {
             Err(e) if e.is_timeout() => {
                 // The redis crate remembers to skip this reply when it arrives; the connection
                 // stays usable and in step.
-                if wait == Wait::UntilDeadline {
-                    self.suspect = true;
-                }
+                self.suspect = true;
                 Err(self.error(Cause::Timeout { waited: timeout }))
             }
             Err(e) => {
-                self.connection = None;
+                self.drop_connection();
                 Err(self.classify_io(e, timeout))
             }
         }
+    }
+
+    fn drop_connection(&mut self) {
+        self.connection = None;
+        self.owed = 0;
     }
 
     /// `EVAL` through [`redis::Script`](::redis::Script) when `EVALSHA` met an empty script cache.
@@ -391,8 +404,7 @@ impl RedisNode {
     fn run(&mut self, key: &str, op: Op) -> Result<bool, RedisNodeError> {
         let deadline = Instant::now() + self.options.io_timeout;
         self.send(key, &op, deadline)?;
-        self.receive(key, &op, deadline, Wait::UntilDeadline)
-            .expect("a reply is always awaited until the deadline")
+        self.receive(key, &op, deadline)
     }
 }
 
@@ -403,16 +415,6 @@ const MIN_WAIT: Duration = Duration::from_millis(1);
 /// How far a read may overrun the round's deadline so that the socket's timeout need not be
 /// re-armed for every reply.
 const TIMEOUT_SLACK: Duration = Duration::from_millis(1);
-
-/// The wait for a reply nobody needs any more: take it if it is already there. The OS rounds it
-/// up to one scheduler tick.
-const IF_READY: Duration = Duration::from_micros(1);
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Wait {
-    UntilDeadline,
-    IfReady,
-}
 
 fn remaining(deadline: Instant) -> Duration {
     deadline.saturating_duration_since(Instant::now())
@@ -530,16 +532,74 @@ impl Node for RedisNode {
         sent.sort_by_key(|command| nodes[command.node.index()].suspect);
         for command in sent {
             let node = &mut nodes[command.node.index()];
-            let wait = if decided {
-                // Nobody waits for this reply any more: take it if it is already here, or let
-                // the redis crate skip it when it comes.
-                Wait::IfReady
-            } else {
-                Wait::UntilDeadline
-            };
-            if let Some(result) = node.receive(key, &command.op, deadline, wait) {
-                decided |= on_reply(node, command, result).is_break();
+            if decided {
+                // Nobody waits for this reply any more. Waiting even a moment would cost a
+                // scheduler tick (8 ms here) on a socket timeout; the node drops it later instead.
+                node.owed += 1;
+                continue;
             }
+            let result = node.receive(key, &command.op, deadline);
+            decided |= on_reply(node, command, result).is_break();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replies_are_read_by_what_the_command_can_return() {
+        let set = Op::SetNxPx {
+            token: Token(1),
+            ttl: Millis(10),
+        };
+        let cad = Op::DelIfEq { token: Token(1) };
+        assert!(interpret(&set, Value::Okay).unwrap());
+        assert!(!interpret(&set, Value::Nil).unwrap());
+        assert!(interpret(&cad, Value::Int(1)).unwrap());
+        assert!(!interpret(&cad, Value::Int(0)).unwrap());
+        assert!(!interpret(&Op::Del, Value::Int(0)).unwrap());
+        for (op, wrong) in [
+            (set, Value::Int(1)),
+            (cad, Value::Okay),
+            (cad, Value::Int(7)),
+        ] {
+            let Err(Cause::UnexpectedReply { command, .. }) = interpret(&op, wrong) else {
+                panic!("{op:?} accepted a reply it cannot produce");
+            };
+            assert_eq!(command, script::command_name(&op));
+        }
+    }
+
+    #[test]
+    fn the_restart_guard_reads_info_and_keeps_a_young_node_from_voting() {
+        let mut node = RedisNode::open("redis://:pw@127.0.0.1:1").unwrap();
+        assert_eq!(node.name(), "redis://:***@127.0.0.1:1");
+        assert!(!format!("{node:?}").contains("pw"));
+        let guard = Duration::from_secs(30);
+        let info = |run_id: &str, uptime: u64| {
+            format!(
+                "# Server\r\nredis_version:7.0.15\r\nrun_id:{run_id}\r\nuptime_in_seconds:{uptime}\r\n"
+            )
+        };
+        node.note_info(&info("aaa", 100), guard).unwrap();
+        assert!(node.counts_toward_quorum(), "up for longer than the guard");
+        assert_eq!(node.restarts_seen(), 0);
+        node.note_info(&info("bbb", 2), guard).unwrap();
+        assert!(!node.counts_toward_quorum(), "restarted two seconds ago");
+        assert_eq!(node.restarts_seen(), 1);
+        assert_eq!(node.run_id(), Some("bbb"));
+        node.note_info(&info("bbb", 30), guard).unwrap();
+        assert!(node.counts_toward_quorum(), "up for exactly the guard");
+        let Err(error) = node.note_info("run_id:ccc\r\n", guard) else {
+            panic!("INFO without an uptime was accepted");
+        };
+        assert!(matches!(
+            error.cause,
+            Cause::MissingInfo {
+                field: "uptime_in_seconds"
+            }
+        ));
     }
 }
