@@ -13,6 +13,7 @@
 //! | algorithm | [`proto`] | acquire, extend, release; quorum and validity math |
 //! | one master | [`node`] | the [`Node`](node::Node) trait and [`NodeState`](node::NodeState), Redis's semantics on the node's own clock |
 //! | client | [`driver`] | the blocking [`Redlock`](driver::Redlock) client over any `Node` |
+//! | Redis | `driver::redis` (feature `redis`) | `RedisNode` over the redis crate: the same client on real masters |
 //!
 //! ## A lock over three in-memory nodes
 //!

@@ -15,7 +15,8 @@
 //! node that restarted less than a TTL ago out of the quorum (antirez's delayed restart,
 //! enforced by the client); TLS (`rediss://`) through rustls, with a private CA via
 //! [`NodeOptions::root_certificate_pem`]; and [`fenced`], Kleppmann's fencing tokens checked
-//! by the storage itself.
+//! by the storage itself. With feature `tokio`, `asynchronous` is the same client for async
+//! code.
 //!
 //! ```no_run
 //! use redlock_lab::driver::RedisRedlock;
@@ -32,6 +33,8 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+#[cfg(feature = "tokio")]
+pub mod asynchronous;
 mod client;
 mod error;
 pub mod fenced;

@@ -4,6 +4,8 @@
 //! Needs `redis-server` on PATH (`apt-get install redis-server`); without it every test fails
 //! with that hint instead of passing silently.
 
+#[cfg(feature = "tokio")]
+mod asynchronous;
 mod bad_input;
 mod basics;
 mod contention;

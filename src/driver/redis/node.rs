@@ -96,33 +96,7 @@ impl RedisNode {
 
     /// A node at `url` with `options`.
     pub fn open_with(url: &str, options: NodeOptions) -> Result<RedisNode, RedisNodeError> {
-        let name = redact(url);
-        let fail = |cause| RedisNodeError {
-            node: name.clone(),
-            cause,
-        };
-        if options.connect_timeout.is_zero() || options.io_timeout.is_zero() {
-            return Err(fail(Cause::InvalidOptions(
-                "connect and io timeouts must be positive",
-            )));
-        }
-        let info = url
-            .into_connection_info()
-            .map_err(|e| fail(Cause::InvalidUrl(e)))?;
-        // A lock round is a handful of tiny writes: never let Nagle hold one back.
-        let tcp = info.tcp_settings().clone().set_nodelay(true);
-        let info = info.set_tcp_settings(tcp);
-        let client = match &options.root_certificate_pem {
-            None => Client::open(info).map_err(|e| fail(Cause::InvalidUrl(e)))?,
-            Some(pem) => Client::build_with_tls(
-                info,
-                TlsCertificates {
-                    client_tls: None,
-                    root_cert: Some(pem.clone()),
-                },
-            )
-            .map_err(|e| fail(Cause::InvalidTls(e)))?,
-        };
+        let (name, client) = build_client(url, &options)?;
         Ok(RedisNode {
             name,
             client,
@@ -257,32 +231,16 @@ impl RedisNode {
 
     /// Records `run_id` and when the node may vote again, from an `INFO server` reply.
     fn note_info(&mut self, info: &str, guard: Duration) -> Result<(), RedisNodeError> {
-        let field = |name: &str| {
-            info.lines()
-                .find_map(|line| line.strip_prefix(name)?.strip_prefix(':'))
-                .map(str::trim)
-        };
-        let run_id =
-            field("run_id").ok_or_else(|| self.error(Cause::MissingInfo { field: "run_id" }))?;
-        let uptime = field("uptime_in_seconds")
-            .and_then(|s| s.parse::<u64>().ok())
-            .ok_or_else(|| {
-                self.error(Cause::MissingInfo {
-                    field: "uptime_in_seconds",
-                })
-            })?;
-        if self.run_id.as_deref().is_some_and(|old| old != run_id) {
+        let server = ServerInfo::parse(info).map_err(|cause| self.error(cause))?;
+        if self
+            .run_id
+            .as_deref()
+            .is_some_and(|old| old != server.run_id)
+        {
             self.restarts_seen += 1;
         }
-        self.run_id = Some(run_id.to_owned());
-        // The server rounds its uptime down to whole seconds, so the true uptime is at least
-        // `uptime` now and at least `guard` from `now + guard − uptime` on: the node never
-        // votes early.
-        let uptime = Duration::from_secs(uptime);
-        self.votes_from = guard
-            .checked_sub(uptime)
-            .filter(|wait| !wait.is_zero())
-            .map(|wait| Instant::now() + wait);
+        self.votes_from = server.votes_from(guard);
+        self.run_id = Some(server.run_id);
         Ok(())
     }
 
@@ -408,6 +366,77 @@ impl RedisNode {
     }
 }
 
+/// A redis client for `url` with `options`, and the node's name for messages (password masked).
+pub(super) fn build_client(
+    url: &str,
+    options: &NodeOptions,
+) -> Result<(String, Client), RedisNodeError> {
+    let name = redact(url);
+    let fail = |cause| RedisNodeError {
+        node: name.clone(),
+        cause,
+    };
+    if options.connect_timeout.is_zero() || options.io_timeout.is_zero() {
+        return Err(fail(Cause::InvalidOptions(
+            "connect and io timeouts must be positive",
+        )));
+    }
+    let info = url
+        .into_connection_info()
+        .map_err(|e| fail(Cause::InvalidUrl(e)))?;
+    // A lock round is a handful of tiny writes: never let Nagle hold one back.
+    let tcp = info.tcp_settings().clone().set_nodelay(true);
+    let info = info.set_tcp_settings(tcp);
+    let client = match &options.root_certificate_pem {
+        None => Client::open(info).map_err(|e| fail(Cause::InvalidUrl(e)))?,
+        Some(pem) => Client::build_with_tls(
+            info,
+            TlsCertificates {
+                client_tls: None,
+                root_cert: Some(pem.clone()),
+            },
+        )
+        .map_err(|e| fail(Cause::InvalidTls(e)))?,
+    };
+    Ok((name, client))
+}
+
+/// What the restarted-node guard reads from `INFO server`.
+pub(super) struct ServerInfo {
+    pub(super) run_id: String,
+    uptime: Duration,
+}
+
+impl ServerInfo {
+    pub(super) fn parse(info: &str) -> Result<ServerInfo, Cause> {
+        let field = |name: &str| {
+            info.lines()
+                .find_map(|line| line.strip_prefix(name)?.strip_prefix(':'))
+                .map(str::trim)
+        };
+        let run_id = field("run_id").ok_or(Cause::MissingInfo { field: "run_id" })?;
+        let uptime = field("uptime_in_seconds")
+            .and_then(|s| s.parse::<u64>().ok())
+            .ok_or(Cause::MissingInfo {
+                field: "uptime_in_seconds",
+            })?;
+        Ok(ServerInfo {
+            run_id: run_id.to_owned(),
+            uptime: Duration::from_secs(uptime),
+        })
+    }
+
+    /// When the node may vote again, if not now. The server rounds its uptime down to whole
+    /// seconds, so the true uptime is at least `uptime` now and at least `guard` from
+    /// `now + guard − uptime` on: the node never votes early.
+    pub(super) fn votes_from(&self, guard: Duration) -> Option<Instant> {
+        guard
+            .checked_sub(self.uptime)
+            .filter(|wait| !wait.is_zero())
+            .map(|wait| Instant::now() + wait)
+    }
+}
+
 /// Every read waits at least this long, so the socket timeout is never zero (which the redis
 /// crate refuses, and which the OS would read as "forever").
 const MIN_WAIT: Duration = Duration::from_millis(1);
@@ -416,7 +445,7 @@ const MIN_WAIT: Duration = Duration::from_millis(1);
 /// re-armed for every reply.
 const TIMEOUT_SLACK: Duration = Duration::from_millis(1);
 
-fn remaining(deadline: Instant) -> Duration {
+pub(super) fn remaining(deadline: Instant) -> Duration {
     deadline.saturating_duration_since(Instant::now())
 }
 
@@ -431,7 +460,7 @@ fn text(value: &Value) -> String {
 }
 
 /// Whether `value` says `op` took effect; anything the command cannot return is an error.
-fn interpret(op: &Op, value: Value) -> Result<bool, Cause> {
+pub(super) fn interpret(op: &Op, value: Value) -> Result<bool, Cause> {
     match (op, &value) {
         (Op::SetNxPx { .. }, Value::Okay) => Ok(true),
         (Op::SetNxPx { .. }, Value::SimpleString(s)) if s == "OK" => Ok(true),
@@ -452,7 +481,7 @@ fn is_auth_error(e: &RedisError) -> bool {
 }
 
 /// The cause of an error reply.
-fn server_cause(e: RedisError) -> Cause {
+pub(super) fn server_cause(e: RedisError) -> Cause {
     if is_auth_error(&e) {
         Cause::Auth(e)
     } else if e.code() == Some("WRONGTYPE") {
@@ -463,7 +492,7 @@ fn server_cause(e: RedisError) -> Cause {
 }
 
 /// The cause of a failed connect (including AUTH and the script preload).
-fn connect_cause(e: RedisError, waited: Duration) -> Cause {
+pub(super) fn connect_cause(e: RedisError, waited: Duration) -> Cause {
     if is_auth_error(&e) {
         Cause::Auth(e)
     } else if e.is_timeout() {
