@@ -3,13 +3,14 @@
 //! over one persistent connection, one round trip each.
 //!
 //! ```sh
-//! cargo bench --bench redis_client            # OPS=3000 REPEATS=3 by default
+//! cargo bench --all-features --bench redis_client   # OPS=3000 REPEATS=3 by default
 //! OPS=10000 REPEATS=5 cargo bench --bench redis_client
 //! ```
 //!
 //! Rows: `raw` (the floor), `redlock` (this crate: every round written to all nodes before any
-//! reply is read), and `sequential` (the same client with the generic one-node-after-another
-//! executor, to show what the all-at-once batch buys). Repeats are interleaved and every figure
+//! reply is read), `sequential` (the same client with the generic one-node-after-another
+//! executor, to show what the all-at-once batch buys), and with feature `tokio` `async` (the
+//! async client on a current-thread runtime). Repeats are interleaved and every figure
 //! is the median over repeats. Target: redlock acquire p50 at N=5 ≤ 1.5 × raw acquire p50.
 
 #[path = "../tests/live_redis/harness.rs"]
@@ -169,6 +170,39 @@ fn cycles<N: Node>(redlock: &mut Redlock<N, MonotonicClock, ChaCha20Rng>, ops: u
     run
 }
 
+/// The async client on a current-thread runtime, called as a user would call it.
+#[cfg(feature = "tokio")]
+fn async_cycles(servers: &[RedisServer], ops: usize) -> Run {
+    use redlock_lab::driver::redis::asynchronous::AsyncRedlock;
+    let urls: Vec<String> = servers.iter().map(RedisServer::url).collect();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a tokio runtime");
+    runtime.block_on(async {
+        let mut redlock = AsyncRedlock::open(&urls, Config::new(urls.len())).expect("valid urls");
+        let mut run = Run::default();
+        let started = Instant::now();
+        for i in 0..WARM_UP + ops {
+            let resource = format!("bench:{i}");
+            let t = Instant::now();
+            let guard = redlock.lock(&resource, TTL).await.expect("valid input");
+            let acquire = micros(t);
+            let guard = guard.unwrap_or_else(|| panic!("lock {resource} on idle local nodes"));
+            let t = Instant::now();
+            let released = guard.unlock().await;
+            let release = micros(t);
+            assert_eq!(released.applied.len(), urls.len());
+            if i >= WARM_UP {
+                run.acquire_us.push(acquire);
+                run.release_us.push(release);
+            }
+        }
+        run.seconds = started.elapsed().as_secs_f64() * ops as f64 / (WARM_UP + ops) as f64;
+        run
+    })
+}
+
 fn redlock(servers: &[RedisServer]) -> RedisRedlock {
     let urls: Vec<String> = servers.iter().map(RedisServer::url).collect();
     RedisRedlock::open(&urls, Config::new(urls.len())).expect("valid urls")
@@ -212,13 +246,16 @@ fn main() {
         load.split_whitespace().next().unwrap_or("?")
     );
 
-    let rows = [
+    let mut rows = vec![
         "raw",
         "redlock N=3",
         "redlock N=5",
         "sequential N=3",
         "sequential N=5",
     ];
+    if cfg!(feature = "tokio") {
+        rows.extend(["async N=3", "async N=5"]);
+    }
     let mut results: Vec<Vec<Summary>> = vec![Vec::new(); rows.len()];
     let mut clients3 = redlock(&servers[..3]);
     let mut clients5 = redlock(&servers[..5]);
@@ -230,6 +267,11 @@ fn main() {
         results[2].push(cycles(&mut clients5, ops).summary());
         results[3].push(cycles(&mut sequential3, ops).summary());
         results[4].push(cycles(&mut sequential5, ops).summary());
+        #[cfg(feature = "tokio")]
+        {
+            results[5].push(async_cycles(&servers[..3], ops).summary());
+            results[6].push(async_cycles(&servers[..5], ops).summary());
+        }
         std::thread::sleep(Duration::from_millis(100));
     }
     let medians: Vec<Summary> = results

@@ -273,8 +273,10 @@ impl RedisNode {
     /// Reads the next reply that someone waits for, discarding owed ones first.
     fn receive_value(&mut self, deadline: Instant) -> Result<Value, RedisNodeError> {
         if let Err(error) = self.drain_owed(deadline) {
-            // The reply we came for is still on its way: discard it too when it comes.
-            self.owed += 1;
+            if self.connection.is_some() {
+                // A timeout: the reply we came for is still on its way; discard it too.
+                self.owed += 1;
+            }
             return Err(error);
         }
         self.read_one(deadline)
