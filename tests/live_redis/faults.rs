@@ -229,3 +229,46 @@ fn a_node_restarted_without_persistence_loses_the_key_and_the_guard_keeps_it_out
     assert_eq!(guarded_a.nodes()[0].restarts_seen(), 1);
     assert_ne!(guarded_a.nodes()[0].run_id().map(str::to_owned), first_run);
 }
+
+#[test]
+fn with_fsync_always_aof_a_restarted_node_keeps_the_key() {
+    use crate::harness::{RedisServer, ServerOptions};
+    let aof = ServerOptions {
+        args: ["--appendonly", "yes", "--appendfsync", "always"]
+            .map(str::to_owned)
+            .to_vec(),
+        tls: None,
+    };
+    let mut durable = RedisServer::start_with(aof);
+    let mut volatile = RedisServer::start();
+    let urls = vec![durable.url(), volatile.url()];
+    let mut one_each = config(1);
+    one_each.retry.attempts = 1;
+    let mut on_durable = client(&urls[..1], one_each);
+    let mut on_volatile = client(&urls[1..], one_each);
+    let guard_durable = on_durable
+        .lock("kept", Millis(10_000))
+        .unwrap()
+        .expect("free");
+    let guard_volatile = on_volatile
+        .lock("kept", Millis(10_000))
+        .unwrap()
+        .expect("free");
+    let token = guard_durable.token().to_string();
+
+    durable.restart();
+    volatile.restart();
+    assert_eq!(durable.get("kept"), Some(token), "the AOF replayed the key");
+    assert_eq!(
+        volatile.get("kept"),
+        None,
+        "without persistence the key is gone"
+    );
+    // And so a second client is kept out only where the key survived.
+    let mut other = client(&urls[..1], one_each);
+    assert!(other.lock("kept", Millis(10_000)).unwrap().is_none());
+    let mut other = client(&urls[1..], one_each);
+    assert!(other.lock("kept", Millis(10_000)).unwrap().is_some());
+    drop(guard_durable);
+    drop(guard_volatile);
+}
