@@ -241,7 +241,7 @@ fn with_fsync_always_aof_a_restarted_node_keeps_the_key() {
     };
     let mut durable = RedisServer::start_with(aof);
     let mut volatile = RedisServer::start();
-    let urls = vec![durable.url(), volatile.url()];
+    let urls = [durable.url(), volatile.url()];
     let mut one_each = config(1);
     one_each.retry.attempts = 1;
     let mut on_durable = client(&urls[..1], one_each);
