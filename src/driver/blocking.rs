@@ -73,8 +73,10 @@ impl<'a, N: Node, C: Clock, R: RngCore> Acquisition<'a, N, C, R> {
 
 /// A Redlock client over `N` nodes, a clock and a cryptographic random generator.
 ///
-/// Requests go to the nodes one after the other, in order; a [`Node`] with its own timeouts
-/// bounds how long one can take. (The Redis driver sends to all nodes at once.)
+/// Each round's requests go to the nodes through [`Node::execute_all`]: one after the other by
+/// default (a [`Node`] with its own timeouts bounds how long one can take), all at once for
+/// `RedisNode`, which writes every request before it reads any reply and stops waiting once the
+/// round is decided.
 #[derive(Debug)]
 pub struct Redlock<N, C, R> {
     nodes: Vec<N>,

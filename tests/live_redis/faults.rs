@@ -272,3 +272,43 @@ fn with_fsync_always_aof_a_restarted_node_keeps_the_key() {
     drop(guard_durable);
     drop(guard_volatile);
 }
+
+#[test]
+fn a_node_that_cannot_be_reached_is_not_dialled_again_until_its_connect_timeout_passed() {
+    let servers = cluster(3);
+    let urls = urls(&servers);
+    let options = NodeOptions {
+        connect_timeout: Duration::from_millis(250),
+        ..NodeOptions::default()
+    };
+    let mut round = config(3);
+    round.round_timeout = Millis(400);
+    let mut redlock = client_with(&urls, &options, round);
+    // Paused before the first connect: the kernel completes the TCP handshake, the server
+    // never answers the script preload.
+    servers[0].pause();
+    let started = Instant::now();
+    let first = redlock
+        .lock("dial", Millis(5_000))
+        .unwrap()
+        .expect("two of three");
+    let first_took = started.elapsed();
+    assert!(first_took >= Duration::from_millis(240), "{first_took:?}");
+    assert!(first.node_errors()[0].error.is_timeout());
+    first.unlock();
+
+    // Within the next 250 ms the node fails at once with the remembered cause.
+    let started = Instant::now();
+    let second = redlock
+        .lock("dial", Millis(5_000))
+        .unwrap()
+        .expect("two of three");
+    let second_took = started.elapsed();
+    assert!(
+        second_took < Duration::from_millis(200),
+        "the dead node was dialled again: {second_took:?}"
+    );
+    assert!(second.node_errors()[0].error.is_timeout());
+    second.unlock();
+    servers[0].resume();
+}

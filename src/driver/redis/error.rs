@@ -26,7 +26,7 @@ impl RedisNodeError {
 
 /// Why a Redis node failed. The variants separate what the caller can act on: fix the URL or
 /// the credentials, or wait for the node.
-#[derive(Debug, Error)]
+#[derive(Clone, Debug, Error)]
 #[non_exhaustive]
 pub enum Cause {
     /// The URL could not be parsed, or names a scheme this build does not support.

@@ -68,6 +68,10 @@ pub struct RedisNode {
     suspect: bool,
     /// The read timeout the socket has now, to skip the system call when it barely changes.
     read_timeout: Option<Duration>,
+    /// After a failed connect the node is not dialled again before this instant (it fails at
+    /// once with the same cause), so a dead or black-holed node costs the rounds in between
+    /// nothing instead of a connect timeout each.
+    down_until: Option<(Instant, Cause)>,
     /// Replies sent for and no longer wanted (their round was decided without them): read and
     /// dropped before the next wanted reply, so the connection stays in step without waiting.
     owed: usize,
@@ -107,6 +111,7 @@ impl RedisNode {
             votes_from: None,
             suspect: false,
             read_timeout: None,
+            down_until: None,
             owed: 0,
         })
     }
@@ -188,12 +193,31 @@ impl RedisNode {
     }
 
     fn new_connection(&mut self, deadline: Instant) -> Result<Connection, RedisNodeError> {
+        if let Some((until, cause)) = &self.down_until
+            && Instant::now() < *until
+        {
+            return Err(self.error(cause.clone()));
+        }
         let wait = remaining(deadline).min(self.options.connect_timeout);
         if wait.is_zero() {
+            // The round's budget is spent, which says nothing about the node: not remembered.
             return Err(self.error(Cause::Timeout {
                 waited: Duration::ZERO,
             }));
         }
+        let result = self.dial(wait);
+        self.down_until = match &result {
+            Ok(_) => None,
+            Err(error) => Some((
+                Instant::now() + self.options.connect_timeout,
+                error.cause.clone(),
+            )),
+        };
+        result
+    }
+
+    /// Connects within `wait`, loads the scripts and reads `INFO server` if the guard is on.
+    fn dial(&mut self, wait: Duration) -> Result<Connection, RedisNodeError> {
         let started = Instant::now();
         let mut con = self
             .client
