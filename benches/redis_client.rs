@@ -8,7 +8,7 @@
 //! ```
 //!
 //! Rows: `raw` (the floor), `redlock` (this crate: every round written to all nodes before any
-//! reply is read), `sequential` (the same client with the generic one-node-after-another
+//! reply is read; N=1 shows the client's own cost over the floor), `sequential` (the same client with the generic one-node-after-another
 //! executor, to show what the all-at-once batch buys), and with feature `tokio` `async` (the
 //! async client on a current-thread runtime). Repeats are interleaved and every figure
 //! is the median over repeats. Target: redlock acquire p50 at N=5 ≤ 1.5 × raw acquire p50.
@@ -248,6 +248,7 @@ fn main() {
 
     let mut rows = vec![
         "raw",
+        "redlock N=1",
         "redlock N=3",
         "redlock N=5",
         "sequential N=3",
@@ -256,21 +257,25 @@ fn main() {
     if cfg!(feature = "tokio") {
         rows.extend(["async N=3", "async N=5"]);
     }
+    // Index of each row in `results`, in the order they are pushed below.
+    let n5 = 3;
     let mut results: Vec<Vec<Summary>> = vec![Vec::new(); rows.len()];
+    let mut clients1 = redlock(&servers[..1]);
     let mut clients3 = redlock(&servers[..3]);
     let mut clients5 = redlock(&servers[..5]);
     let mut sequential3 = sequential(&servers[..3]);
     let mut sequential5 = sequential(&servers[..5]);
     for _ in 0..repeats {
         results[0].push(raw(&servers[0], ops).summary());
-        results[1].push(cycles(&mut clients3, ops).summary());
-        results[2].push(cycles(&mut clients5, ops).summary());
-        results[3].push(cycles(&mut sequential3, ops).summary());
-        results[4].push(cycles(&mut sequential5, ops).summary());
+        results[1].push(cycles(&mut clients1, ops).summary());
+        results[2].push(cycles(&mut clients3, ops).summary());
+        results[3].push(cycles(&mut clients5, ops).summary());
+        results[4].push(cycles(&mut sequential3, ops).summary());
+        results[5].push(cycles(&mut sequential5, ops).summary());
         #[cfg(feature = "tokio")]
         {
-            results[5].push(async_cycles(&servers[..3], ops).summary());
-            results[6].push(async_cycles(&servers[..5], ops).summary());
+            results[6].push(async_cycles(&servers[..3], ops).summary());
+            results[7].push(async_cycles(&servers[..5], ops).summary());
         }
         std::thread::sleep(Duration::from_millis(100));
     }
@@ -301,7 +306,7 @@ fn main() {
             m.release_p50 / floor.release_p50,
         );
     }
-    let ratio = medians[2].acquire_p50 / floor.acquire_p50;
+    let ratio = medians[n5].acquire_p50 / floor.acquire_p50;
     println!(
         "RESULT acquire_p50_ratio_n5={ratio:.2} target<=1.50 {}",
         if ratio <= 1.5 { "met" } else { "missed" }

@@ -14,6 +14,7 @@ use std::io::Read;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::OnceLock;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -23,16 +24,19 @@ const INSTALL_HINT: &str = "the live tests need redis-server (7.x) on PATH, or R
      these tests fail rather than skip when it is missing";
 
 /// The redis-server binary, checked once: panics with the install hint when it is missing.
-pub fn redis_server() -> String {
-    let binary = std::env::var("REDIS_SERVER").unwrap_or_else(|_| "redis-server".to_owned());
-    match Command::new(&binary).arg("--version").output() {
-        Ok(output) if output.status.success() => binary,
-        Ok(output) => panic!(
-            "`{binary} --version` failed ({}): {INSTALL_HINT}",
-            output.status
-        ),
-        Err(e) => panic!("cannot run `{binary}`: {e}; {INSTALL_HINT}"),
-    }
+pub fn redis_server() -> &'static str {
+    static BINARY: OnceLock<String> = OnceLock::new();
+    BINARY.get_or_init(|| {
+        let binary = std::env::var("REDIS_SERVER").unwrap_or_else(|_| "redis-server".to_owned());
+        match Command::new(&binary).arg("--version").output() {
+            Ok(output) if output.status.success() => binary,
+            Ok(output) => panic!(
+                "`{binary} --version` failed ({}): {INSTALL_HINT}",
+                output.status
+            ),
+            Err(e) => panic!("cannot run `{binary}`: {e}; {INSTALL_HINT}"),
+        }
+    })
 }
 
 /// A port nothing listens on right now (the OS picked it; it is released at once).

@@ -20,7 +20,9 @@ use crate::time::Millis;
 #[derive(Clone, Debug)]
 pub struct NodeOptions {
     /// The longest a connection attempt (TCP, TLS, AUTH and the script preload) may take. It is
-    /// also capped by what is left of the round.
+    /// also capped by what is left of the round, and it is how long a node that could not be
+    /// reached is left alone by the blocking client (failing at once with the same cause) before
+    /// it is dialled again.
     pub connect_timeout: Duration,
     /// The write timeout, and the read timeout of single commands outside a lock round. Inside a
     /// round every read waits until the round's deadline instead
