@@ -577,9 +577,18 @@ impl Node for RedisNode {
         order.sort_by_key(|command| !nodes[command.node.index()].is_connected());
         let mut sent = Vec::with_capacity(order.len());
         let mut decided = false;
+        // A round sends one op to every node: encode it once.
+        let mut packed: Option<(Op, Vec<u8>)> = None;
         for command in order {
+            let bytes = match &packed {
+                Some((op, bytes)) if *op == command.op => bytes,
+                _ => {
+                    let bytes = script::command(key, &command.op).get_packed_command();
+                    &packed.insert((command.op, bytes)).1
+                }
+            };
             let node = &mut nodes[command.node.index()];
-            match node.send(key, &command.op, deadline) {
+            match node.send_packed(bytes, deadline) {
                 Ok(()) => sent.push(command),
                 Err(error) => decided |= on_reply(node, command, Err(error)).is_break(),
             }
