@@ -136,7 +136,7 @@ fn raw_fanout(servers: &[RedisServer], ops: usize) -> Run {
     let mut rng = ChaCha20Rng::from_os_rng();
     let mut run = Run::default();
     let started = Instant::now();
-    let mut round = |cons: &mut [redis::Connection], cmd: &redis::Cmd| {
+    let round = |cons: &mut [redis::Connection], cmd: &redis::Cmd| {
         let packed = cmd.get_packed_command();
         for con in cons.iter_mut() {
             con.send_packed_command(&packed).expect("send");
