@@ -42,11 +42,26 @@ fn async_b_cannot_acquire_while_a_holds_and_a_dropped_guard_is_released() {
         }
         assert_eq!(guard.unlock().await.applied.len(), 3);
 
-        let guard = b
-            .lock("async", Millis(10_000))
+        let mut guard = b
+            .lock("async", Millis(2_000))
             .await
             .unwrap()
             .expect("free after unlock");
+        assert!(guard.is_valid());
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let before = guard.deadline();
+        assert!(guard.extend().await.unwrap(), "a held lock extends");
+        assert!(guard.deadline() > before);
+        for server in &servers {
+            let ttl: i64 = redis::cmd("PTTL")
+                .arg("async")
+                .query(&mut server.connection())
+                .unwrap();
+            assert!(
+                ttl > 1_900,
+                "PEXPIRE reset the TTL (about 1700 would be left): {ttl}"
+            );
+        }
         assert!(guard.is_valid());
         drop(guard); // releases from a spawned task
         tokio::time::sleep(Duration::from_millis(200)).await;
