@@ -6,9 +6,9 @@
 //! checks it against the wall clock, even across a restart, so a node whose clock jumps expires
 //! keys early or late.
 
-use thiserror::Error;
-
 use std::ops::ControlFlow;
+
+use thiserror::Error;
 
 use crate::proto::{Command, Op, Token};
 use crate::time::Millis;
