@@ -131,4 +131,8 @@ fn tls_with_a_test_ca_works_and_an_untrusted_server_is_refused() {
             assert!(!refused.errors.is_empty());
         }
     }
+    drop(servers);
+    if let Some(dir) = tls.ca_cert.parent() {
+        let _ = fs::remove_dir_all(dir);
+    }
 }
