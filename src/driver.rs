@@ -4,14 +4,19 @@
 //! [`Redlock`] is the blocking client over any [`Node`](crate::node::Node);
 //! [`MemoryNode`] is an in-process node on a [`ManualClock`], for examples and tests;
 //! [`watchdog`] keeps a held lock extended on its own thread and says when it is lost.
+//! [`redis`] (feature `redis`) is the real client over Redis masters.
 
 mod blocking;
 mod clock;
 mod memory;
+#[cfg(feature = "redis")]
+pub mod redis;
 mod shared;
 pub mod watchdog;
 
 pub use blocking::{Acquisition, DriverError, Extension, Guard, NodeError, NotAcquired, Redlock};
 pub use clock::{Clock, ManualClock, MonotonicClock};
 pub use memory::MemoryNode;
+#[cfg(feature = "redis")]
+pub use redis::{RedisNode, RedisRedlock};
 pub use shared::SharedNode;

@@ -14,6 +14,7 @@
 //! | one master | [`node`] | the [`Node`](node::Node) trait and [`NodeState`](node::NodeState), Redis's semantics on the node's own clock |
 //! | client | [`driver`] | the blocking [`Redlock`](driver::Redlock) client over any `Node` |
 //! | simulator | [`sim`] | a seeded world of drifting clocks, lossy networks, crashes and pauses around the core |
+//! | Redis | `driver::redis` (feature `redis`) | `RedisNode` over the redis crate: the same client on real masters |
 //!
 //! ## A lock over three in-memory nodes
 //!

@@ -6,9 +6,11 @@
 //! checks it against the wall clock, even across a restart, so a node whose clock jumps expires
 //! keys early or late.
 
+use std::ops::ControlFlow;
+
 use thiserror::Error;
 
-use crate::proto::{Op, Token};
+use crate::proto::{Command, Op, Token};
 use crate::time::Millis;
 
 /// A Redis master as the Redlock client sees it: three conditional operations on one key.
@@ -38,6 +40,45 @@ pub trait Node {
             Op::DelIfEq { token } => self.del_if_eq(key, token),
             Op::PExpireIfEq { token, ttl } => self.pexpire_if_eq(key, token, ttl),
             Op::Del => self.del(key),
+        }
+    }
+
+    /// Whether this node's yes may count toward a quorum now. A node that restarted less than
+    /// the largest TTL ago may have lost keys that are still live on other nodes (antirez's
+    /// "delayed restart"); a driver that can tell answers `false`, and the client then keeps the
+    /// node out of the quorum count while still sending it the operation and the release.
+    fn counts_toward_quorum(&self) -> bool {
+        true
+    }
+
+    /// Runs one batch of `commands` (at most a few per node, in order per node) on `nodes` and
+    /// hands every result to `on_reply`, with the node it came from, as it arrives.
+    ///
+    /// `budget` is how long the caller is prepared to wait for the batch. `on_reply` returns
+    /// [`ControlFlow::Break`] once the round is decided: an executor that has already sent every
+    /// command may then stop waiting for the rest (it must still keep its connections in step).
+    ///
+    /// The default runs the commands one after the other and ignores both hints, so each command
+    /// is bounded only by the node's own timeouts. A networked node overrides this to send the
+    /// whole batch at once and then read the replies, so a round costs about one round trip.
+    fn execute_all<F>(
+        nodes: &mut [Self],
+        key: &str,
+        commands: &[Command],
+        budget: Millis,
+        on_reply: F,
+    ) where
+        Self: Sized,
+        F: FnMut(&Self, Command, Result<bool, Self::Error>) -> ControlFlow<()>,
+    {
+        let _ = budget;
+        let mut on_reply = on_reply;
+        for &command in commands {
+            let node = &mut nodes[command.node.index()];
+            let result = node.execute(key, &command.op);
+            // Run every command even after a Break: in a plain loop the rest have not been sent
+            // yet, and a node that never saw the round is not what the caller asked for.
+            let _ = on_reply(node, command, result);
         }
     }
 }

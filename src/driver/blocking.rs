@@ -1,13 +1,16 @@
 //! [`Redlock`]: the blocking client, one thread, over any [`Node`].
 
+use std::collections::VecDeque;
+use std::ops::ControlFlow;
+
 use rand_core::{CryptoRng, RngCore};
 use thiserror::Error;
 
 use super::clock::Clock;
 use crate::node::Node;
 use crate::proto::{
-    Config, ConfigError, Event, Failure, Lock, LockParams, NodeId, Reply, Tally, Token, UsageError,
-    validate_resource,
+    Command, Config, ConfigError, Event, Failure, Lock, LockParams, NodeId, Reply, Tally, Token,
+    UsageError, validate_resource,
 };
 use crate::time::Millis;
 
@@ -70,8 +73,10 @@ impl<'a, N: Node, C: Clock, R: RngCore> Acquisition<'a, N, C, R> {
 
 /// A Redlock client over `N` nodes, a clock and a cryptographic random generator.
 ///
-/// Requests go to the nodes one after the other, in order; a [`Node`] with its own timeouts
-/// bounds how long one can take. (The Redis driver sends to all nodes at once.)
+/// Each round's requests go to the nodes through [`Node::execute_all`]: one after the other by
+/// default (a [`Node`] with its own timeouts bounds how long one can take), all at once for
+/// `RedisNode`, which writes every request before it reads any reply and stops waiting once the
+/// round is decided.
 #[derive(Debug)]
 pub struct Redlock<N, C, R> {
     nodes: Vec<N>,
@@ -304,7 +309,8 @@ impl<N: Node, C: Clock, R: RngCore> Drop for Guard<'_, N, C, R> {
 }
 
 /// Runs `lock` against `nodes` until it emits an event `wanted` accepts, or has nothing left to
-/// do. Commands run in order; answers are fed with the clock reading taken after each one.
+/// do. Each batch of commands goes to [`Node::execute_all`] (in order for most nodes, all at
+/// once for Redis); every answer is fed with the clock reading taken when it arrived.
 fn drive<N: Node, C: Clock, R: RngCore>(
     nodes: &mut [N],
     clock: &C,
@@ -313,22 +319,45 @@ fn drive<N: Node, C: Clock, R: RngCore>(
     errors: &mut Vec<NodeError<N::Error>>,
     wanted: impl Fn(&Event) -> bool,
 ) -> Option<Event> {
+    let mut events = VecDeque::new();
     loop {
-        while let Some(command) = lock.poll_command() {
-            let reply = match nodes[command.node.index()].execute(key, &command.op) {
-                Ok(true) => Reply::Applied,
-                Ok(false) => Reply::NotApplied,
-                Err(error) => {
-                    errors.push(NodeError {
-                        node: command.node,
-                        error,
-                    });
-                    Reply::Failed
+        // Replies may queue more commands (the release of a lost round): send those too before
+        // looking at the outcome, so a failed round never leaves keys behind.
+        loop {
+            let batch: Vec<Command> = std::iter::from_fn(|| lock.poll_command()).collect();
+            if batch.is_empty() {
+                break;
+            }
+            let budget = lock.params().round_timeout;
+            N::execute_all(nodes, key, &batch, budget, |node, command, result| {
+                let reply = match result {
+                    Ok(true) => Reply::Applied,
+                    Ok(false) => Reply::NotApplied,
+                    Err(error) => {
+                        errors.push(NodeError {
+                            node: command.node,
+                            error,
+                        });
+                        Reply::Failed
+                    }
+                };
+                if !node.counts_toward_quorum() {
+                    lock.exclude_from_quorum(command.node);
                 }
-            };
-            lock.handle_reply(command.round, command.node, reply, clock.now());
+                lock.handle_reply(command.round, command.node, reply, clock.now());
+                let before = events.len();
+                events.extend(std::iter::from_fn(|| lock.poll_event()));
+                // A new event means the round in flight is decided: stop waiting for stragglers,
+                // so a hung minority costs nothing once the majority has answered.
+                if events.len() == before {
+                    ControlFlow::Continue(())
+                } else {
+                    ControlFlow::Break(())
+                }
+            });
         }
-        while let Some(event) = lock.poll_event() {
+        events.extend(std::iter::from_fn(|| lock.poll_event()));
+        while let Some(event) = events.pop_front() {
             if wanted(&event) {
                 return Some(event);
             }

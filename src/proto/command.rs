@@ -88,6 +88,11 @@ impl NodeSet {
         NodeSet(self.0 | other.0)
     }
 
+    /// The nodes of `self` that are not in `other`.
+    pub const fn difference(self, other: NodeSet) -> NodeSet {
+        NodeSet(self.0 & !other.0)
+    }
+
     /// The nodes in increasing order.
     pub fn iter(self) -> impl Iterator<Item = NodeId> {
         (0..64u8)
@@ -201,6 +206,7 @@ mod tests {
         assert_eq!(set.len(), 2);
         assert_eq!(set.iter().collect::<Vec<_>>(), vec![NodeId(0), NodeId(4)]);
         assert_eq!(set.to_string(), "{n1,n5}");
+        assert_eq!(set.difference(NodeSet::first(1)).len(), 1);
         set.remove(NodeId(0));
         assert_eq!(set.len(), 1);
         assert_eq!(NodeSet::first(3).len(), 3);

@@ -5,7 +5,7 @@ use std::collections::VecDeque;
 use rand_core::RngCore;
 use thiserror::Error;
 
-use super::command::{Command, NodeId, Reply, RoundId, Token};
+use super::command::{Command, NodeId, NodeSet, Reply, RoundId, Token};
 use super::config::{Config, ConfigError, LockParams, RetryPolicy};
 use super::round::{Failure, Lease, QuorumRound, ReleaseRound, RoundOutcome, Tally};
 use crate::time::Millis;
@@ -112,6 +112,8 @@ pub struct Lock<R> {
     phase: Phase,
     attempt: u32,
     round: RoundId,
+    /// Nodes whose yes does not count toward the quorum of the round in flight.
+    excluded: NodeSet,
     commands: VecDeque<Command>,
     events: VecDeque<Event>,
 }
@@ -133,6 +135,7 @@ impl<R: RngCore> Lock<R> {
             phase: Phase::Finished,
             attempt: 0,
             round: RoundId(0),
+            excluded: NodeSet::EMPTY,
             commands: VecDeque::new(),
             events: VecDeque::new(),
         };
@@ -184,13 +187,13 @@ impl<R: RngCore> Lock<R> {
         match &mut self.phase {
             Phase::Acquiring(r) => {
                 r.handle_reply(node, reply);
-                if r.is_decided(&self.params) {
+                if r.is_decided_excluding(&self.params, self.excluded) {
                     self.finish_acquire(now);
                 }
             }
             Phase::Extending { round: r, .. } => {
                 r.handle_reply(node, reply);
-                if r.is_decided(&self.params) {
+                if r.is_decided_excluding(&self.params, self.excluded) {
                     self.finish_extend(now);
                 }
             }
@@ -235,6 +238,17 @@ impl<R: RngCore> Lock<R> {
         }
     }
 
+    /// Keeps `node`'s yes out of the quorum count of the acquisition or extension round in
+    /// flight; the next round counts every node again. The node still gets the round's
+    /// operation and its release. A driver calls this before feeding that node's reply, for a
+    /// node that restarted less than a TTL ago (antirez's delayed restart, enforced by the
+    /// client rather than by the operator). Outside such a round it does nothing.
+    pub fn exclude_from_quorum(&mut self, node: NodeId) {
+        if matches!(self.phase, Phase::Acquiring(_) | Phase::Extending { .. }) {
+            self.excluded.insert(node);
+        }
+    }
+
     /// Asks all `N` nodes to extend the lease by a full TTL from now.
     ///
     /// Past the lease's deadline the extension is refused at once with
@@ -255,6 +269,7 @@ impl<R: RngCore> Lock<R> {
         }
         let round = QuorumRound::extend(lease.token, now);
         self.next_round_id();
+        self.excluded = NodeSet::EMPTY;
         self.send_to_all(round.op(&self.params));
         self.phase = Phase::Extending { lease, round };
         Ok(())
@@ -324,6 +339,7 @@ impl<R: RngCore> Lock<R> {
         let round = QuorumRound::acquire(token, now);
         self.attempt += 1;
         self.next_round_id();
+        self.excluded = NodeSet::EMPTY;
         self.send_to_all(round.op(&self.params));
         self.phase = Phase::Acquiring(round);
     }
@@ -332,7 +348,7 @@ impl<R: RngCore> Lock<R> {
         let Phase::Acquiring(round) = self.phase else {
             return;
         };
-        match round.finish(&self.params, now) {
+        match round.finish_excluding(&self.params, now, self.excluded) {
             RoundOutcome::Won(lease) => {
                 self.events.push_back(Event::Acquired {
                     token: lease.token,
@@ -375,7 +391,7 @@ impl<R: RngCore> Lock<R> {
         let Phase::Extending { lease, round } = self.phase else {
             return;
         };
-        let lease = match round.finish(&self.params, now) {
+        let lease = match round.finish_excluding(&self.params, now, self.excluded) {
             RoundOutcome::Won(extended) => {
                 self.events.push_back(Event::Extended {
                     validity: extended.validity,
@@ -607,5 +623,64 @@ mod tests {
         assert!(lock.is_finished());
         lock.release(Millis(3));
         assert!(drain(&mut lock).is_empty(), "releasing twice does nothing");
+    }
+
+    #[test]
+    fn an_excluded_node_gets_the_set_and_the_release_but_no_vote() {
+        let mut config = Config::new(3);
+        config.retry.attempts = 2;
+        let rng = ChaCha8Rng::seed_from_u64(1);
+        let mut lock = Lock::acquire(&config, Millis(1_000), rng, Millis(0)).unwrap();
+        let first = drain(&mut lock);
+        assert_eq!(first.len(), 3);
+        let round = first[0].round;
+
+        lock.exclude_from_quorum(NodeId(0));
+        lock.handle_reply(round, NodeId(0), Reply::Applied, Millis(1));
+        lock.handle_reply(round, NodeId(1), Reply::Applied, Millis(1));
+        lock.handle_reply(round, NodeId(2), Reply::NotApplied, Millis(2));
+        // Without the exclusion two of three would have won.
+        assert!(matches!(
+            lock.poll_event(),
+            Some(Event::Retrying {
+                failure: Failure::NoQuorum {
+                    applied: 1,
+                    quorum: 2
+                },
+                ..
+            })
+        ));
+        let release = drain(&mut lock);
+        assert_eq!(release.len(), 3, "the release goes to every node");
+        assert!(release.iter().all(|c| matches!(c.op, Op::DelIfEq { .. })));
+
+        // The next round counts every node again.
+        let at = lock.poll_timeout().unwrap();
+        lock.handle_timeout(at);
+        let second = drain(&mut lock);
+        let round = second[0].round;
+        lock.handle_reply(round, NodeId(0), Reply::Applied, at);
+        lock.handle_reply(round, NodeId(1), Reply::Applied, at);
+        lock.handle_reply(round, NodeId(2), Reply::NotApplied, at);
+        assert!(matches!(lock.poll_event(), Some(Event::Acquired { .. })));
+    }
+
+    #[test]
+    fn exclusion_outside_a_round_does_nothing() {
+        let config = Config::new(3);
+        let rng = ChaCha8Rng::seed_from_u64(2);
+        let mut lock = Lock::acquire(&config, Millis(1_000), rng, Millis(0)).unwrap();
+        let round = drain(&mut lock)[0].round;
+        for node in 0..3 {
+            lock.handle_reply(round, NodeId(node), Reply::Applied, Millis(1));
+        }
+        assert!(matches!(lock.poll_event(), Some(Event::Acquired { .. })));
+        lock.exclude_from_quorum(NodeId(1));
+        lock.extend(Millis(2)).unwrap();
+        let round = drain(&mut lock)[0].round;
+        lock.handle_reply(round, NodeId(0), Reply::Applied, Millis(3));
+        lock.handle_reply(round, NodeId(1), Reply::Applied, Millis(3));
+        lock.handle_reply(round, NodeId(2), Reply::NotApplied, Millis(3));
+        assert!(matches!(lock.poll_event(), Some(Event::Extended { .. })));
     }
 }

@@ -130,10 +130,18 @@ impl QuorumRound {
     /// Whether waiting longer cannot change the outcome: every node answered, or so many said
     /// no or failed that a quorum is out of reach.
     pub fn is_decided(&self, params: &LockParams) -> bool {
-        let answered = self.tally.answered().len();
+        self.is_decided_excluding(params, NodeSet::EMPTY)
+    }
+
+    /// [`is_decided`](QuorumRound::is_decided) when the yes of the `excluded` nodes does not
+    /// count toward the quorum (see [`finish_excluding`](QuorumRound::finish_excluding)).
+    pub fn is_decided_excluding(&self, params: &LockParams, excluded: NodeSet) -> bool {
         let n = params.node_count as usize;
-        let still_possible = self.tally.applied.len() + (n - answered);
-        answered == n || still_possible < params.quorum()
+        let answered = self.tally.answered();
+        let unanswered_voters = NodeSet::first(n).difference(answered).difference(excluded);
+        let still_possible =
+            self.tally.applied.difference(excluded).len() + unanswered_voters.len();
+        answered.len() == n || still_possible < params.quorum()
     }
 
     /// The client time at which the round stops waiting for answers.
@@ -144,7 +152,21 @@ impl QuorumRound {
     /// Decides the round at client time `now` (this is T2): a majority of all `N` and, with
     /// the validity check on, `ttl − (T2 − T1) − drift > 0`.
     pub fn finish(&self, params: &LockParams, now: Millis) -> RoundOutcome {
-        let applied = self.tally.applied.len();
+        self.finish_excluding(params, now, NodeSet::EMPTY)
+    }
+
+    /// [`finish`](QuorumRound::finish) with the `excluded` nodes' yes not counting toward the
+    /// quorum of `Q` out of all `N`: antirez's delayed restart enforced by the client, which
+    /// excludes a node that restarted less than a TTL ago (it may have lost a key that is still
+    /// live elsewhere). Excluded nodes still get the operation and the release, and the lease's
+    /// tally still shows what they answered.
+    pub fn finish_excluding(
+        &self,
+        params: &LockParams,
+        now: Millis,
+        excluded: NodeSet,
+    ) -> RoundOutcome {
+        let applied = self.tally.applied.difference(excluded).len();
         let quorum = params.quorum();
         if applied < quorum {
             return RoundOutcome::Lost(Failure::NoQuorum { applied, quorum });
@@ -343,6 +365,39 @@ mod tests {
         assert!(!round_with(&[0], &[1]).is_decided(&p));
         assert!(round_with(&[0], &[1, 2, 3]).is_decided(&p));
         assert!(round_with(&[0, 1, 2, 3, 4], &[]).is_decided(&p));
+    }
+
+    #[test]
+    fn excluded_nodes_do_not_count_toward_the_quorum() {
+        let p = params(3, 10, 1);
+        let round = round_with(&[0, 1], &[]);
+        let young = NodeSet::from_bits(0b001);
+        // Two of three said yes, but n1 restarted too recently to vote.
+        assert!(matches!(
+            round.finish(&p, Millis(101)),
+            RoundOutcome::Won(_)
+        ));
+        assert_eq!(
+            round.finish_excluding(&p, Millis(101), young),
+            RoundOutcome::Lost(Failure::NoQuorum {
+                applied: 1,
+                quorum: 2
+            })
+        );
+        // n3 may still answer yes, so the round is open; once it says no, it is decided.
+        assert!(!round.is_decided_excluding(&p, young));
+        let mut all_answered = round;
+        all_answered.handle_reply(NodeId(2), Reply::NotApplied);
+        assert!(all_answered.is_decided_excluding(&p, young));
+        // With two of three excluded, a quorum is out of reach before anyone answers.
+        let fresh = QuorumRound::acquire(Token(2), Millis(0));
+        assert!(fresh.is_decided_excluding(&p, NodeSet::from_bits(0b011)));
+        assert!(!fresh.is_decided(&p));
+        // A winning round keeps the excluded node's yes in its tally (it must be released).
+        match round_with(&[0, 1, 2], &[]).finish_excluding(&p, Millis(101), young) {
+            RoundOutcome::Won(lease) => assert_eq!(lease.tally.applied.len(), 3),
+            lost => panic!("two voters said yes, got {lost:?}"),
+        }
     }
 
     #[test]

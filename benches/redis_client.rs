@@ -1,0 +1,372 @@
+//! The Redis client against 3 and 5 local `redis-server` processes, as a ratio to the floor
+//! measured in the same run: a raw single-node `SET NX PX` + compare-and-delete (`EVALSHA`)
+//! over one persistent connection, one round trip each.
+//!
+//! ```sh
+//! cargo bench --all-features --bench redis_client   # OPS=3000 REPEATS=3 by default
+//! OPS=10000 REPEATS=5 cargo bench --bench redis_client
+//! ```
+//!
+//! Rows: `raw` (the floor), `redlock` (this crate: every round written to all nodes before any
+//! reply is read; N=1 shows the client's own cost over the floor), `sequential` (the same client with the generic one-node-after-another
+//! executor, to show what the all-at-once batch buys), `raw fan-out` (the two commands written
+//! to all five nodes then read, with no lock logic: the physical cost of N nodes on this
+//! machine), and with feature `tokio` `async` (the async client on a current-thread runtime). Repeats are interleaved and every figure
+//! is the median over repeats. Target: redlock acquire p50 at N=5 ≤ 1.5 × raw acquire p50.
+
+#[path = "../tests/live_redis/harness.rs"]
+mod harness;
+
+use std::time::{Duration, Instant};
+
+use rand_chacha::ChaCha20Rng;
+use rand_core::SeedableRng;
+use redlock_lab::driver::redis::RedisNodeError;
+use redlock_lab::driver::{MonotonicClock, RedisNode, RedisRedlock, Redlock};
+use redlock_lab::node::Node;
+use redlock_lab::proto::{Config, Token};
+use redlock_lab::time::Millis;
+
+use harness::RedisServer;
+
+const TTL: Millis = Millis(10_000);
+const WARM_UP: usize = 300;
+
+const DEL_IF_EQ: &str = r#"if redis.call("GET", KEYS[1]) == ARGV[1] then
+  return redis.call("DEL", KEYS[1])
+else
+  return 0
+end"#;
+
+/// Latencies of one run, in microseconds.
+#[derive(Clone, Debug, Default)]
+struct Run {
+    acquire_us: Vec<f64>,
+    release_us: Vec<f64>,
+    seconds: f64,
+}
+
+/// The summary of one run.
+#[derive(Clone, Copy, Debug)]
+struct Summary {
+    acquire_p50: f64,
+    acquire_p99: f64,
+    release_p50: f64,
+    release_p99: f64,
+    ops_per_s: f64,
+}
+
+fn percentile(samples: &mut [f64], p: f64) -> f64 {
+    samples.sort_by(f64::total_cmp);
+    let index = ((samples.len() as f64 - 1.0) * p).round() as usize;
+    samples[index]
+}
+
+impl Run {
+    fn summary(mut self) -> Summary {
+        let ops = self.acquire_us.len() as f64;
+        Summary {
+            acquire_p50: percentile(&mut self.acquire_us, 0.50),
+            acquire_p99: percentile(&mut self.acquire_us, 0.99),
+            release_p50: percentile(&mut self.release_us, 0.50),
+            release_p99: percentile(&mut self.release_us, 0.99),
+            ops_per_s: ops / self.seconds,
+        }
+    }
+}
+
+fn median(values: impl Iterator<Item = f64>) -> f64 {
+    let mut values: Vec<f64> = values.collect();
+    percentile(&mut values, 0.5)
+}
+
+fn micros(since: Instant) -> f64 {
+    since.elapsed().as_secs_f64() * 1e6
+}
+
+/// The floor: SET NX PX, then EVALSHA compare-and-delete, on one node, one connection.
+fn raw(server: &RedisServer, ops: usize) -> Run {
+    let mut con = server.connection();
+    let script = redis::Script::new(DEL_IF_EQ);
+    let _: String = script.prepare_invoke().load(&mut con).expect("SCRIPT LOAD");
+    let mut rng = ChaCha20Rng::from_os_rng();
+    let mut run = Run::default();
+    let started = Instant::now();
+    for i in 0..WARM_UP + ops {
+        let key = format!("raw:{i}");
+        let token = Token::random(&mut rng).to_string();
+        let t = Instant::now();
+        let set: Option<String> = redis::cmd("SET")
+            .arg(&key)
+            .arg(&token)
+            .arg("NX")
+            .arg("PX")
+            .arg(TTL.as_u64())
+            .query(&mut con)
+            .expect("SET");
+        let acquire = micros(t);
+        assert_eq!(set.as_deref(), Some("OK"));
+        let t = Instant::now();
+        let deleted: i64 = redis::cmd("EVALSHA")
+            .arg(script.get_hash())
+            .arg(1)
+            .arg(&key)
+            .arg(&token)
+            .query(&mut con)
+            .expect("EVALSHA");
+        let release = micros(t);
+        assert_eq!(deleted, 1);
+        if i >= WARM_UP {
+            run.acquire_us.push(acquire);
+            run.release_us.push(release);
+        }
+    }
+    run.seconds = started.elapsed().as_secs_f64() * ops as f64 / (WARM_UP + ops) as f64;
+    run
+}
+
+/// The physical fan-out floor: the same two commands written to every node before any reply is
+/// read, on plain connections, with no lock logic at all.
+fn raw_fanout(servers: &[RedisServer], ops: usize) -> Run {
+    let mut cons: Vec<redis::Connection> = servers.iter().map(RedisServer::connection).collect();
+    let script = redis::Script::new(DEL_IF_EQ);
+    for con in &mut cons {
+        let _: String = script.prepare_invoke().load(con).expect("SCRIPT LOAD");
+    }
+    let mut rng = ChaCha20Rng::from_os_rng();
+    let mut run = Run::default();
+    let started = Instant::now();
+    let round = |cons: &mut [redis::Connection], cmd: &redis::Cmd| {
+        let packed = cmd.get_packed_command();
+        for con in cons.iter_mut() {
+            con.send_packed_command(&packed).expect("send");
+        }
+        for con in cons.iter_mut() {
+            con.recv_response().expect("reply");
+        }
+    };
+    for i in 0..WARM_UP + ops {
+        let key = format!("fanout:{i}");
+        let token = Token::random(&mut rng).to_string();
+        let t = Instant::now();
+        round(
+            &mut cons,
+            redis::cmd("SET")
+                .arg(&key)
+                .arg(&token)
+                .arg("NX")
+                .arg("PX")
+                .arg(TTL.as_u64()),
+        );
+        let acquire = micros(t);
+        let t = Instant::now();
+        round(
+            &mut cons,
+            redis::cmd("EVALSHA")
+                .arg(script.get_hash())
+                .arg(1)
+                .arg(&key)
+                .arg(&token),
+        );
+        let release = micros(t);
+        if i >= WARM_UP {
+            run.acquire_us.push(acquire);
+            run.release_us.push(release);
+        }
+    }
+    run.seconds = started.elapsed().as_secs_f64() * ops as f64 / (WARM_UP + ops) as f64;
+    run
+}
+
+/// The same Redis node behind the generic, one-command-at-a-time executor.
+struct Sequential(RedisNode);
+
+impl Node for Sequential {
+    type Error = RedisNodeError;
+
+    fn set_nx_px(&mut self, key: &str, token: Token, ttl: Millis) -> Result<bool, Self::Error> {
+        self.0.set_nx_px(key, token, ttl)
+    }
+
+    fn del_if_eq(&mut self, key: &str, token: Token) -> Result<bool, Self::Error> {
+        self.0.del_if_eq(key, token)
+    }
+
+    fn pexpire_if_eq(&mut self, key: &str, token: Token, ttl: Millis) -> Result<bool, Self::Error> {
+        self.0.pexpire_if_eq(key, token, ttl)
+    }
+
+    fn del(&mut self, key: &str) -> Result<bool, Self::Error> {
+        self.0.del(key)
+    }
+}
+
+/// `ops` lock + unlock cycles on distinct resources.
+fn cycles<N: Node>(redlock: &mut Redlock<N, MonotonicClock, ChaCha20Rng>, ops: usize) -> Run {
+    let mut run = Run::default();
+    let started = Instant::now();
+    for i in 0..WARM_UP + ops {
+        let resource = format!("bench:{i}");
+        let t = Instant::now();
+        let guard = redlock.lock(&resource, TTL).expect("valid input");
+        let acquire = micros(t);
+        let guard = guard.unwrap_or_else(|| panic!("lock {resource} on idle local nodes"));
+        let t = Instant::now();
+        let released = guard.unlock();
+        let release = micros(t);
+        assert_eq!(released.applied.len(), redlock.nodes().len());
+        if i >= WARM_UP {
+            run.acquire_us.push(acquire);
+            run.release_us.push(release);
+        }
+    }
+    run.seconds = started.elapsed().as_secs_f64() * ops as f64 / (WARM_UP + ops) as f64;
+    run
+}
+
+/// The async client on a current-thread runtime, called as a user would call it.
+#[cfg(feature = "tokio")]
+fn async_cycles(servers: &[RedisServer], ops: usize) -> Run {
+    use redlock_lab::driver::redis::asynchronous::AsyncRedlock;
+    let urls: Vec<String> = servers.iter().map(RedisServer::url).collect();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a tokio runtime");
+    runtime.block_on(async {
+        let mut redlock = AsyncRedlock::open(&urls, Config::new(urls.len())).expect("valid urls");
+        let mut run = Run::default();
+        let started = Instant::now();
+        for i in 0..WARM_UP + ops {
+            let resource = format!("bench:{i}");
+            let t = Instant::now();
+            let guard = redlock.lock(&resource, TTL).await.expect("valid input");
+            let acquire = micros(t);
+            let guard = guard.unwrap_or_else(|| panic!("lock {resource} on idle local nodes"));
+            let t = Instant::now();
+            let released = guard.unlock().await;
+            let release = micros(t);
+            assert_eq!(released.applied.len(), urls.len());
+            if i >= WARM_UP {
+                run.acquire_us.push(acquire);
+                run.release_us.push(release);
+            }
+        }
+        run.seconds = started.elapsed().as_secs_f64() * ops as f64 / (WARM_UP + ops) as f64;
+        run
+    })
+}
+
+fn redlock(servers: &[RedisServer]) -> RedisRedlock {
+    let urls: Vec<String> = servers.iter().map(RedisServer::url).collect();
+    RedisRedlock::open(&urls, Config::new(urls.len())).expect("valid urls")
+}
+
+fn sequential(servers: &[RedisServer]) -> Redlock<Sequential, MonotonicClock, ChaCha20Rng> {
+    let nodes = servers
+        .iter()
+        .map(|s| {
+            RedisNode::open(&s.url())
+                .map(Sequential)
+                .expect("valid url")
+        })
+        .collect();
+    let config = Config::new(servers.len());
+    Redlock::new(
+        nodes,
+        config,
+        MonotonicClock::new(),
+        ChaCha20Rng::from_os_rng(),
+    )
+    .expect("valid config")
+}
+
+fn env(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+fn main() {
+    // `cargo test --benches` runs this binary with `--bench` absent; keep that quick.
+    let benching = std::env::args().any(|a| a == "--bench");
+    let ops = env("OPS", if benching { 3_000 } else { 50 });
+    let repeats = env("REPEATS", if benching { 3 } else { 1 });
+    let servers: Vec<RedisServer> = (0..5).map(|_| RedisServer::start()).collect();
+    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    println!(
+        "redis_client bench: {ops} cycles x {repeats} repeats, ttl {TTL}, load {}",
+        load.split_whitespace().next().unwrap_or("?")
+    );
+
+    let mut rows = vec![
+        "raw",
+        "redlock N=1",
+        "redlock N=3",
+        "redlock N=5",
+        "sequential N=3",
+        "sequential N=5",
+        "raw fan-out N=5",
+    ];
+    if cfg!(feature = "tokio") {
+        rows.extend(["async N=3", "async N=5"]);
+    }
+    // Index of each row in `results`, in the order they are pushed below.
+    let n5 = 3;
+    let mut results: Vec<Vec<Summary>> = vec![Vec::new(); rows.len()];
+    let mut clients1 = redlock(&servers[..1]);
+    let mut clients3 = redlock(&servers[..3]);
+    let mut clients5 = redlock(&servers[..5]);
+    let mut sequential3 = sequential(&servers[..3]);
+    let mut sequential5 = sequential(&servers[..5]);
+    for _ in 0..repeats {
+        results[0].push(raw(&servers[0], ops).summary());
+        results[1].push(cycles(&mut clients1, ops).summary());
+        results[2].push(cycles(&mut clients3, ops).summary());
+        results[3].push(cycles(&mut clients5, ops).summary());
+        results[4].push(cycles(&mut sequential3, ops).summary());
+        results[5].push(cycles(&mut sequential5, ops).summary());
+        results[6].push(raw_fanout(&servers[..5], ops).summary());
+        #[cfg(feature = "tokio")]
+        {
+            results[7].push(async_cycles(&servers[..3], ops).summary());
+            results[8].push(async_cycles(&servers[..5], ops).summary());
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let medians: Vec<Summary> = results
+        .iter()
+        .map(|runs| Summary {
+            acquire_p50: median(runs.iter().map(|s| s.acquire_p50)),
+            acquire_p99: median(runs.iter().map(|s| s.acquire_p99)),
+            release_p50: median(runs.iter().map(|s| s.release_p50)),
+            release_p99: median(runs.iter().map(|s| s.release_p99)),
+            ops_per_s: median(runs.iter().map(|s| s.ops_per_s)),
+        })
+        .collect();
+    let floor = medians[0];
+    println!(
+        "{:<16} {:>9} {:>9} {:>9} {:>9} {:>9} {:>10} {:>10}",
+        "row", "acq p50", "acq p99", "rel p50", "rel p99", "cycles/s", "acq/floor", "rel/floor"
+    );
+    for (row, m) in rows.iter().zip(&medians) {
+        println!(
+            "{row:<16} {:>7.0}us {:>7.0}us {:>7.0}us {:>7.0}us {:>9.0} {:>9.2}x {:>9.2}x",
+            m.acquire_p50,
+            m.acquire_p99,
+            m.release_p50,
+            m.release_p99,
+            m.ops_per_s,
+            m.acquire_p50 / floor.acquire_p50,
+            m.release_p50 / floor.release_p50,
+        );
+    }
+    let ratio = medians[n5].acquire_p50 / floor.acquire_p50;
+    let fanout = medians[6].acquire_p50;
+    println!(
+        "RESULT acquire_p50_ratio_n5={ratio:.2} target<=1.50 {} acquire_p50_n5_over_raw_fanout={:.2}",
+        if ratio <= 1.5 { "met" } else { "missed" },
+        medians[n5].acquire_p50 / fanout
+    );
+}

@@ -1,0 +1,508 @@
+//! [`AsyncRedlock`]: the same sans-IO core driven from tokio (feature `tokio`).
+//!
+//! A thin driver: it sends each round's commands to all nodes at once over one multiplexed
+//! connection per node, feeds the replies to [`Lock`] in the order they arrive, stops waiting
+//! the moment the core has decided, and ends the round at its deadline with a tokio timer. The
+//! algorithm, the quorum and the validity are the core's, exactly as in the blocking client.
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! use redlock_lab::driver::redis::asynchronous::AsyncRedlock;
+//! use redlock_lab::proto::Config;
+//! use redlock_lab::time::Millis;
+//!
+//! let urls = ["redis://127.0.0.1:7101", "redis://127.0.0.1:7102", "redis://127.0.0.1:7103"];
+//! let mut redlock = AsyncRedlock::open(&urls, Config::new(3))?;
+//! if let Some(guard) = redlock.lock("orders", Millis(10_000)).await? {
+//!     // … work while guard.is_valid() …
+//!     guard.unlock().await;
+//! }
+//! # Ok(()) }
+//! ```
+
+use std::collections::VecDeque;
+use std::future::Future;
+use std::time::Duration;
+
+use ::redis::aio::MultiplexedConnection;
+use ::redis::{AsyncConnectionConfig, Client, RedisError, Value};
+use ::tokio::time::{Instant, sleep_until, timeout_at};
+use futures_util::StreamExt;
+use futures_util::stream::FuturesUnordered;
+use rand_chacha::ChaCha20Rng;
+use rand_core::{RngCore, SeedableRng};
+
+use super::error::{Cause, OpenError, RedisNodeError};
+use super::node::{NodeOptions, ServerInfo, build_client, connect_cause, interpret, server_cause};
+use super::script;
+use crate::driver::{DriverError, NodeError, NotAcquired};
+use crate::proto::{Command, Config, Event, Lock, Op, Reply, Tally, Token, validate_resource};
+use crate::time::Millis;
+
+/// One Redis master as the async client sees it.
+struct AsyncNode {
+    name: String,
+    client: Client,
+    options: NodeOptions,
+    connection: Option<MultiplexedConnection>,
+    /// While set and in the future, the node restarted too recently to vote.
+    votes_from: Option<std::time::Instant>,
+}
+
+/// What one request brought back.
+struct Answer {
+    command: Command,
+    /// A connection made for this request, to keep for the next ones.
+    connected: Option<(MultiplexedConnection, Option<ServerInfo>)>,
+    result: Result<bool, RedisNodeError>,
+}
+
+impl AsyncNode {
+    fn counts_toward_quorum(&self) -> bool {
+        self.votes_from
+            .is_none_or(|from| std::time::Instant::now() >= from)
+    }
+
+    fn error(name: &str, cause: Cause) -> RedisNodeError {
+        RedisNodeError {
+            node: name.to_owned(),
+            cause,
+        }
+    }
+
+    /// The request as a future that owns what it needs, so a round can poll all of them at
+    /// once and drop the stragglers.
+    fn request(
+        &self,
+        key: String,
+        command: Command,
+        deadline: Instant,
+    ) -> impl Future<Output = Answer> + Send + 'static {
+        let name = self.name.clone();
+        let client = self.client.clone();
+        let existing = self.connection.clone();
+        let connect_timeout = self.options.connect_timeout;
+        let guard = self.options.restart_guard;
+        async move {
+            let (mut con, connected) = match existing {
+                Some(con) => (con, None),
+                None => {
+                    let wait = deadline
+                        .saturating_duration_since(Instant::now())
+                        .min(connect_timeout)
+                        .max(Duration::from_millis(1));
+                    match connect(&client, wait, guard).await {
+                        Ok((con, info)) => (con.clone(), Some((con, info))),
+                        Err(cause) => {
+                            return Answer {
+                                command,
+                                connected: None,
+                                result: Err(AsyncNode::error(&name, cause)),
+                            };
+                        }
+                    }
+                }
+            };
+            let result = run(&mut con, &key, &command.op)
+                .await
+                .map_err(|cause| AsyncNode::error(&name, cause));
+            Answer {
+                command,
+                connected,
+                result,
+            }
+        }
+    }
+
+    /// Keeps what a request learned: a new connection, the server's uptime, a lost connection.
+    fn absorb(&mut self, answer: &mut Answer) {
+        if let Some((con, info)) = answer.connected.take() {
+            self.connection = Some(con);
+            if let (Some(info), Some(guard)) = (info, self.options.restart_guard) {
+                self.votes_from = info.votes_from(guard);
+            }
+        }
+        if let Err(error) = &answer.result
+            && matches!(
+                error.cause,
+                Cause::ConnectionLost(_) | Cause::Unreachable(_)
+            )
+        {
+            self.connection = None;
+        }
+    }
+}
+
+/// Connects, and reads `INFO server` when the restart guard is on.
+async fn connect(
+    client: &Client,
+    wait: Duration,
+    guard: Option<Duration>,
+) -> Result<(MultiplexedConnection, Option<ServerInfo>), Cause> {
+    let config = AsyncConnectionConfig::new()
+        .set_connection_timeout(Some(wait))
+        // The round's deadline bounds every wait; dropped requests are discarded by the driver.
+        .set_response_timeout(None);
+    let mut con = client
+        .get_multiplexed_async_connection_with_config(&config)
+        .await
+        .map_err(|e| connect_cause(e, wait))?;
+    let info = match guard {
+        None => None,
+        Some(_) => {
+            let text: String = ::redis::cmd("INFO")
+                .arg("server")
+                .query_async(&mut con)
+                .await
+                .map_err(|e| connect_cause(e, wait))?;
+            Some(ServerInfo::parse(&text)?)
+        }
+    };
+    Ok((con, info))
+}
+
+/// One op on one connection: a plain command, or the op's script (`EVALSHA`, loading it when
+/// the node does not know it yet).
+async fn run(con: &mut MultiplexedConnection, key: &str, op: &Op) -> Result<bool, Cause> {
+    let value: Result<Value, RedisError> = match script::invocation(key, op) {
+        Some(invocation) => invocation.invoke_async(con).await,
+        None => script::command(key, op).query_async(con).await,
+    };
+    let value = value.and_then(Value::extract_error).map_err(|e| {
+        if e.is_io_error() || e.is_connection_dropped() {
+            Cause::ConnectionLost(e)
+        } else {
+            server_cause(e)
+        }
+    })?;
+    interpret(op, value)
+}
+
+/// The async Redlock client over Redis masters: the same [`Lock`] core as the blocking
+/// [`Redlock`](crate::driver::Redlock), with tokens and retry jitter from ChaCha20 seeded by
+/// the operating system, and tokio's monotonic clock.
+pub struct AsyncRedlock {
+    nodes: Vec<AsyncNode>,
+    config: Config,
+    rng: ChaCha20Rng,
+    origin: Instant,
+}
+
+impl std::fmt::Debug for AsyncRedlock {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let names: Vec<&str> = self.nodes.iter().map(|n| n.name.as_str()).collect();
+        f.debug_struct("AsyncRedlock")
+            .field("nodes", &names)
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The outcome of [`AsyncRedlock::try_lock`].
+#[derive(Debug)]
+#[expect(
+    clippy::large_enum_variant,
+    reason = "the guard is the common outcome; boxing it would cost an allocation per lock"
+)]
+pub enum AsyncAcquisition<'a> {
+    /// The lock is held until the guard is unlocked, dropped, or its deadline passes.
+    Acquired(AsyncGuard<'a>),
+    /// Somebody else holds it, or too few nodes answered in time.
+    NotAcquired(NotAcquired<RedisNodeError>),
+}
+
+impl AsyncRedlock {
+    /// A client over the nodes at `urls` with the default [`NodeOptions`]. No connection is
+    /// made yet.
+    pub fn open<S: AsRef<str>>(urls: &[S], config: Config) -> Result<AsyncRedlock, OpenError> {
+        AsyncRedlock::open_with(urls, &NodeOptions::default(), config)
+    }
+
+    /// Like [`open`](AsyncRedlock::open), with `options` for every node.
+    pub fn open_with<S: AsRef<str>>(
+        urls: &[S],
+        options: &NodeOptions,
+        mut config: Config,
+    ) -> Result<AsyncRedlock, OpenError> {
+        let nodes = urls
+            .iter()
+            .map(|url| {
+                let (name, client) = build_client(url.as_ref(), options)?;
+                Ok(AsyncNode {
+                    name,
+                    client,
+                    options: options.clone(),
+                    connection: None,
+                    votes_from: None,
+                })
+            })
+            .collect::<Result<Vec<_>, RedisNodeError>>()?;
+        config.node_count = nodes.len();
+        config.validate().map_err(DriverError::from)?;
+        Ok(AsyncRedlock {
+            nodes,
+            config,
+            rng: ChaCha20Rng::from_os_rng(),
+            origin: Instant::now(),
+        })
+    }
+
+    /// The configuration in force.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// Tries to lock `resource` for `ttl`, with retries. `Ok(None)` when the lock is not
+    /// acquired; [`try_lock`](AsyncRedlock::try_lock) says why.
+    pub async fn lock(
+        &mut self,
+        resource: &str,
+        ttl: Millis,
+    ) -> Result<Option<AsyncGuard<'_>>, DriverError> {
+        Ok(match self.try_lock(resource, ttl).await? {
+            AsyncAcquisition::Acquired(guard) => Some(guard),
+            AsyncAcquisition::NotAcquired(_) => None,
+        })
+    }
+
+    /// Like [`lock`](AsyncRedlock::lock), with the reason and every node's error when the
+    /// lock is not acquired.
+    pub async fn try_lock(
+        &mut self,
+        resource: &str,
+        ttl: Millis,
+    ) -> Result<AsyncAcquisition<'_>, DriverError> {
+        validate_resource(resource)?;
+        let origin = self.origin;
+        let mut lock = Lock::acquire(&self.config, ttl, &mut self.rng, now(origin))?;
+        let mut errors = Vec::new();
+        let outcome = drive(
+            &mut self.nodes,
+            origin,
+            resource,
+            &mut lock,
+            &mut errors,
+            |event| matches!(event, Event::Acquired { .. } | Event::NotAcquired { .. }),
+        )
+        .await;
+        match outcome {
+            Some(Event::NotAcquired {
+                failure,
+                attempts,
+                nodes,
+            }) => Ok(AsyncAcquisition::NotAcquired(NotAcquired {
+                failure,
+                attempts,
+                nodes,
+                errors,
+            })),
+            // `drive` stops early only when the lock has nothing left to do, and an
+            // acquisition always reports Acquired or NotAcquired before that.
+            _ => Ok(AsyncAcquisition::Acquired(AsyncGuard {
+                nodes: &mut self.nodes,
+                origin,
+                lock,
+                resource: resource.to_owned(),
+                errors,
+            })),
+        }
+    }
+}
+
+/// A held lock. Unlock it explicitly (`.await`) to see the per-node results; dropping it inside
+/// a tokio runtime sends the release from a spawned task, and outside one leaves the keys to
+/// expire with their TTL.
+#[derive(Debug)]
+#[must_use = "dropping the guard releases the lock"]
+pub struct AsyncGuard<'a> {
+    nodes: &'a mut [AsyncNode],
+    origin: Instant,
+    lock: Lock<&'a mut ChaCha20Rng>,
+    resource: String,
+    errors: Vec<NodeError<RedisNodeError>>,
+}
+
+impl std::fmt::Debug for AsyncNode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AsyncNode")
+            .field("name", &self.name)
+            .field("connected", &self.connection.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl AsyncGuard<'_> {
+    /// The token stored at the nodes.
+    pub fn token(&self) -> Token {
+        self.lease().token
+    }
+
+    /// The client-clock reading at which the lock must be considered lost.
+    pub fn deadline(&self) -> Millis {
+        self.lease().deadline
+    }
+
+    /// Time left before the deadline (zero once it passed).
+    pub fn remaining(&self) -> Millis {
+        self.deadline() - now(self.origin)
+    }
+
+    /// Whether the client may still act as the holder.
+    pub fn is_valid(&self) -> bool {
+        self.lock.believes(now(self.origin))
+    }
+
+    /// Node errors seen while acquiring and extending.
+    pub fn node_errors(&self) -> &[NodeError<RedisNodeError>] {
+        &self.errors
+    }
+
+    /// Extends the lease by a full TTL on a majority of all nodes; `Ok(false)` when that failed
+    /// (the old deadline still stands).
+    pub async fn extend(&mut self) -> Result<bool, DriverError> {
+        self.lock.extend(now(self.origin))?;
+        let outcome = drive(
+            self.nodes,
+            self.origin,
+            &self.resource,
+            &mut self.lock,
+            &mut self.errors,
+            |event| matches!(event, Event::Extended { .. } | Event::NotExtended { .. }),
+        )
+        .await;
+        Ok(matches!(outcome, Some(Event::Extended { .. })))
+    }
+
+    /// Releases the lock on all nodes and reports which nodes deleted our key.
+    pub async fn unlock(mut self) -> Tally {
+        self.lock.release(now(self.origin));
+        let outcome = drive(
+            self.nodes,
+            self.origin,
+            &self.resource,
+            &mut self.lock,
+            &mut self.errors,
+            |event| matches!(event, Event::Released { .. }),
+        )
+        .await;
+        match outcome {
+            Some(Event::Released { nodes }) => nodes,
+            _ => Tally::default(),
+        }
+    }
+
+    fn lease(&self) -> &crate::proto::Lease {
+        // A guard exists only for a won lock, and only a release ends the lease, which
+        // consumes or drops the guard.
+        self.lock.lease().expect("a guard always holds a lease")
+    }
+}
+
+impl Drop for AsyncGuard<'_> {
+    fn drop(&mut self) {
+        if self.lock.is_finished() {
+            return;
+        }
+        self.lock.release(now(self.origin));
+        let Ok(runtime) = ::tokio::runtime::Handle::try_current() else {
+            // No runtime to send from: the keys expire with their TTL.
+            return;
+        };
+        let deadline = Instant::now() + self.lock.params().round_timeout.to_duration();
+        while let Some(command) = self.lock.poll_command() {
+            let node = &self.nodes[command.node.index()];
+            runtime.spawn(node.request(self.resource.clone(), command, deadline));
+        }
+    }
+}
+
+/// The client's clock: milliseconds since the client was built, on tokio's monotonic clock.
+fn now(origin: Instant) -> Millis {
+    Millis::from_duration(origin.elapsed())
+}
+
+/// Runs `lock` against `nodes` until it emits an event `wanted` accepts, or has nothing left to
+/// do: every batch goes to all nodes at once, replies are fed as they arrive, and the batch
+/// ends when the core has decided or at the round deadline, whichever comes first.
+async fn drive<R: RngCore>(
+    nodes: &mut [AsyncNode],
+    origin: Instant,
+    key: &str,
+    lock: &mut Lock<R>,
+    errors: &mut Vec<NodeError<RedisNodeError>>,
+    wanted: impl Fn(&Event) -> bool,
+) -> Option<Event> {
+    let mut events = VecDeque::new();
+    loop {
+        loop {
+            let batch: Vec<Command> = std::iter::from_fn(|| lock.poll_command()).collect();
+            if batch.is_empty() {
+                break;
+            }
+            let budget = lock.params().round_timeout.to_duration();
+            let deadline = Instant::now() + budget;
+            let mut unanswered = batch.clone();
+            let mut pending: FuturesUnordered<_> = batch
+                .iter()
+                .map(|&command| {
+                    nodes[command.node.index()].request(key.to_owned(), command, deadline)
+                })
+                .collect();
+            loop {
+                match timeout_at(deadline, pending.next()).await {
+                    Ok(Some(mut answer)) => {
+                        let command = answer.command;
+                        unanswered.retain(|c| *c != command);
+                        let node = &mut nodes[command.node.index()];
+                        node.absorb(&mut answer);
+                        let reply = match answer.result {
+                            Ok(true) => Reply::Applied,
+                            Ok(false) => Reply::NotApplied,
+                            Err(error) => {
+                                errors.push(NodeError {
+                                    node: command.node,
+                                    error,
+                                });
+                                Reply::Failed
+                            }
+                        };
+                        if !node.counts_toward_quorum() {
+                            lock.exclude_from_quorum(command.node);
+                        }
+                        lock.handle_reply(command.round, command.node, reply, now(origin));
+                        let before = events.len();
+                        events.extend(std::iter::from_fn(|| lock.poll_event()));
+                        if events.len() > before {
+                            // Decided: the stragglers' futures are dropped, and the multiplexed
+                            // connection discards their replies when they come.
+                            break;
+                        }
+                    }
+                    Ok(None) => break,
+                    Err(_elapsed) => {
+                        for command in unanswered.drain(..) {
+                            let node = &nodes[command.node.index()];
+                            errors.push(NodeError {
+                                node: command.node,
+                                error: AsyncNode::error(
+                                    &node.name,
+                                    Cause::Timeout { waited: budget },
+                                ),
+                            });
+                        }
+                        break;
+                    }
+                }
+            }
+        }
+        events.extend(std::iter::from_fn(|| lock.poll_event()));
+        while let Some(event) = events.pop_front() {
+            if wanted(&event) {
+                return Some(event);
+            }
+        }
+        let due = lock.poll_timeout()?;
+        sleep_until(origin + due.to_duration()).await;
+        lock.handle_timeout(now(origin));
+    }
+}

@@ -1,0 +1,671 @@
+//! [`RedisNode`]: one Redis master over the redis crate's blocking connection.
+
+use std::io;
+use std::ops::ControlFlow;
+use std::time::{Duration, Instant};
+
+use ::redis::{
+    Client, Connection, ConnectionLike, ErrorKind, IntoConnectionInfo, RedisError, TlsCertificates,
+    Value,
+};
+
+use super::error::{Cause, RedisNodeError};
+use super::script::{self, DEL_IF_EQ, PEXPIRE_IF_EQ};
+use super::url::redact;
+use crate::node::Node;
+use crate::proto::{Command, Op, Token};
+use crate::time::Millis;
+
+/// How a [`RedisNode`] connects and how long it waits.
+#[derive(Clone, Debug)]
+pub struct NodeOptions {
+    /// The longest a connection attempt (TCP, TLS, AUTH and the script preload) may take. It is
+    /// also capped by what is left of the round, and it is how long a node that could not be
+    /// reached is left alone by the blocking client (failing at once with the same cause) before
+    /// it is dialled again.
+    pub connect_timeout: Duration,
+    /// The write timeout, and the read timeout of single commands outside a lock round. Inside a
+    /// round every read waits until the round's deadline instead
+    /// ([`Config::round_timeout`](crate::proto::Config::round_timeout)).
+    pub io_timeout: Duration,
+    /// The restarted-node guard: when set, the node reads `run_id` and `uptime_in_seconds`
+    /// (`INFO server`) on every connect, and its yes does not count toward a quorum until it
+    /// has been up for this long. Set it to the largest TTL your application uses. A restart
+    /// always breaks the connection, so it is always seen.
+    pub restart_guard: Option<Duration>,
+    /// A PEM root certificate to trust for `rediss://` (a private CA); without it the system's
+    /// roots are used.
+    pub root_certificate_pem: Option<Vec<u8>>,
+}
+
+impl Default for NodeOptions {
+    /// 250 ms to connect, 250 ms per read or write, no restart guard, system TLS roots.
+    fn default() -> Self {
+        NodeOptions {
+            connect_timeout: Duration::from_millis(250),
+            io_timeout: Duration::from_millis(250),
+            restart_guard: None,
+            root_certificate_pem: None,
+        }
+    }
+}
+
+/// One Redis master, reached through a `redis://` or `rediss://` URL (password and ACL user in
+/// the URL, as the redis crate reads them).
+///
+/// The connection is opened on first use and again after it breaks; each new connection loads
+/// the two Lua scripts (so `EVALSHA` hits) and, with the restart guard on, reads `INFO server`,
+/// all in one round trip. As a [`Node`] it sends a round's commands to every node before it
+/// reads any reply.
+pub struct RedisNode {
+    name: String,
+    client: Client,
+    options: NodeOptions,
+    connection: Option<Connection>,
+    run_id: Option<String>,
+    restarts_seen: u32,
+    /// While set and in the future, the node restarted too recently to vote.
+    votes_from: Option<Instant>,
+    /// The node's last reply timed out: read it last, so it does not hold up the others.
+    suspect: bool,
+    /// The read timeout the socket has now, to skip the system call when it barely changes.
+    read_timeout: Option<Duration>,
+    /// After a failed connect the node is not dialled again before this instant (it fails at
+    /// once with the same cause), so a dead or black-holed node costs the rounds in between
+    /// nothing instead of a connect timeout each.
+    down_until: Option<(Instant, Cause)>,
+    /// Replies sent for and no longer wanted (their round was decided without them): read and
+    /// dropped before the next wanted reply, so the connection stays in step without waiting.
+    owed: usize,
+}
+
+impl std::fmt::Debug for RedisNode {
+    // By hand: the redis client's connection info would print the password.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RedisNode")
+            .field("name", &self.name)
+            .field("connected", &self.connection.is_some())
+            .field("run_id", &self.run_id)
+            .field("restarts_seen", &self.restarts_seen)
+            .field("votes_from", &self.votes_from)
+            .field("suspect", &self.suspect)
+            .finish_non_exhaustive()
+    }
+}
+
+impl RedisNode {
+    /// A node at `url` with the default [`NodeOptions`]. Parses the URL only; the connection
+    /// is made on first use.
+    pub fn open(url: &str) -> Result<RedisNode, RedisNodeError> {
+        RedisNode::open_with(url, NodeOptions::default())
+    }
+
+    /// A node at `url` with `options`.
+    pub fn open_with(url: &str, options: NodeOptions) -> Result<RedisNode, RedisNodeError> {
+        let (name, client) = build_client(url, &options)?;
+        Ok(RedisNode {
+            name,
+            client,
+            options,
+            connection: None,
+            run_id: None,
+            restarts_seen: 0,
+            votes_from: None,
+            suspect: false,
+            read_timeout: None,
+            down_until: None,
+            owed: 0,
+        })
+    }
+
+    /// The node's URL with any password masked: the name used in errors.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The server's `run_id` as read at the last connect (restart guard only).
+    pub fn run_id(&self) -> Option<&str> {
+        self.run_id.as_deref()
+    }
+
+    /// How many times a reconnect found a different `run_id`: restarts this client noticed.
+    pub fn restarts_seen(&self) -> u32 {
+        self.restarts_seen
+    }
+
+    /// Whether a connection is open now.
+    pub fn is_connected(&self) -> bool {
+        self.connection.is_some()
+    }
+
+    /// Drops the connection; the next command reconnects.
+    pub fn disconnect(&mut self) {
+        self.drop_connection();
+    }
+
+    /// Runs one plain command outside a lock round (the fenced-storage example uses this), with
+    /// the node's timeouts and typed errors.
+    pub fn query(&mut self, cmd: &::redis::Cmd) -> Result<Value, RedisNodeError> {
+        let deadline = Instant::now() + self.options.io_timeout;
+        let packed = cmd.get_packed_command();
+        self.send_packed(&packed, deadline)?;
+        let value = self.receive_value(deadline)?;
+        value
+            .extract_error()
+            .map_err(|e| self.error(server_cause(e)))
+    }
+
+    /// Runs a Lua script outside a lock round (`EVALSHA`, and `SCRIPT LOAD` when the node does
+    /// not know it yet).
+    pub fn invoke(
+        &mut self,
+        invocation: &::redis::ScriptInvocation<'_>,
+    ) -> Result<Value, RedisNodeError> {
+        let io_timeout = self.options.io_timeout;
+        let deadline = Instant::now() + io_timeout;
+        self.connect(deadline)?;
+        self.drain_owed(deadline)?;
+        let con = self.connect(deadline)?;
+        // The socket may still be armed with a round's last, short timeout.
+        let result = con
+            .set_read_timeout(Some(io_timeout))
+            .and_then(|()| invocation.invoke::<Value>(con));
+        self.read_timeout = Some(io_timeout);
+        match result {
+            Ok(value) => Ok(value),
+            Err(e) => Err(self.classify_io(e, self.options.io_timeout)),
+        }
+    }
+
+    fn error(&self, cause: Cause) -> RedisNodeError {
+        RedisNodeError {
+            node: self.name.clone(),
+            cause,
+        }
+    }
+
+    /// The open connection, or a new one made before `deadline`.
+    fn connect(&mut self, deadline: Instant) -> Result<&mut Connection, RedisNodeError> {
+        if self.connection.is_none() {
+            let connection = self.new_connection(deadline)?;
+            self.connection = Some(connection);
+            self.read_timeout = Some(self.options.io_timeout);
+        }
+        Ok(self.connection.as_mut().expect("connected just above"))
+    }
+
+    fn new_connection(&mut self, deadline: Instant) -> Result<Connection, RedisNodeError> {
+        if let Some((until, cause)) = &self.down_until
+            && Instant::now() < *until
+        {
+            return Err(self.error(cause.clone()));
+        }
+        let wait = remaining(deadline).min(self.options.connect_timeout);
+        if wait.is_zero() {
+            // The round's budget is spent, which says nothing about the node: not remembered.
+            return Err(self.error(Cause::Timeout {
+                waited: Duration::ZERO,
+            }));
+        }
+        let result = self.dial(wait);
+        self.down_until = match &result {
+            Ok(_) => None,
+            Err(error) => Some((
+                Instant::now() + self.options.connect_timeout,
+                error.cause.clone(),
+            )),
+        };
+        result
+    }
+
+    /// Connects within `wait`, loads the scripts and reads `INFO server` if the guard is on.
+    fn dial(&mut self, wait: Duration) -> Result<Connection, RedisNodeError> {
+        let started = Instant::now();
+        let mut con = self
+            .client
+            .get_connection_with_timeout(wait)
+            .map_err(|e| self.error(connect_cause(e, wait)))?;
+        // The preload shares the connect budget; the io timeout applies from then on.
+        let left = wait.saturating_sub(started.elapsed()).max(MIN_WAIT);
+        let setup = (|| {
+            con.set_read_timeout(Some(left))?;
+            con.set_write_timeout(Some(left))?;
+            let mut pipe = ::redis::pipe();
+            pipe.cmd("SCRIPT").arg("LOAD").arg(DEL_IF_EQ);
+            pipe.cmd("SCRIPT").arg("LOAD").arg(PEXPIRE_IF_EQ);
+            if self.options.restart_guard.is_some() {
+                pipe.cmd("INFO").arg("server");
+            }
+            // Read the replies one by one rather than as a pipeline result, so an error reply
+            // (NOAUTH, NOPERM) keeps its code for the classification below.
+            let values = con
+                .req_packed_commands(&pipe.get_packed_pipeline(), 0, pipe.len())?
+                .into_iter()
+                .map(Value::extract_error)
+                .collect::<Result<Vec<_>, _>>()?;
+            con.set_read_timeout(Some(self.options.io_timeout))?;
+            con.set_write_timeout(Some(self.options.io_timeout))?;
+            Ok::<_, RedisError>(values)
+        })();
+        let values = setup.map_err(|e| self.error(connect_cause(e, wait)))?;
+        if let Some(guard) = self.options.restart_guard {
+            let info = values.get(2).map(text).unwrap_or_default();
+            self.note_info(&info, guard)?;
+        }
+        Ok(con)
+    }
+
+    /// Records `run_id` and when the node may vote again, from an `INFO server` reply.
+    fn note_info(&mut self, info: &str, guard: Duration) -> Result<(), RedisNodeError> {
+        let server = ServerInfo::parse(info).map_err(|cause| self.error(cause))?;
+        if self
+            .run_id
+            .as_deref()
+            .is_some_and(|old| old != server.run_id)
+        {
+            self.restarts_seen += 1;
+        }
+        self.votes_from = server.votes_from(guard);
+        self.run_id = Some(server.run_id);
+        Ok(())
+    }
+
+    fn send(&mut self, key: &str, op: &Op, deadline: Instant) -> Result<(), RedisNodeError> {
+        let packed = script::command(key, op).get_packed_command();
+        self.send_packed(&packed, deadline)
+    }
+
+    fn send_packed(&mut self, packed: &[u8], deadline: Instant) -> Result<(), RedisNodeError> {
+        let con = self.connect(deadline)?;
+        if let Err(e) = con.send_packed_command(packed) {
+            // A partial write leaves the stream in an unknown state: start over next time.
+            self.drop_connection();
+            return Err(self.classify_io(e, self.options.io_timeout));
+        }
+        Ok(())
+    }
+
+    /// Reads the reply to `op` and says whether it took effect.
+    fn receive(&mut self, key: &str, op: &Op, deadline: Instant) -> Result<bool, RedisNodeError> {
+        let value = self.receive_value(deadline)?;
+        let value = match value.extract_error() {
+            Ok(value) => value,
+            Err(e) if e.code() == Some("NOSCRIPT") => self.eval_fallback(key, op)?,
+            Err(e) => return Err(self.error(server_cause(e))),
+        };
+        interpret(op, value).map_err(|cause| self.error(cause))
+    }
+
+    /// Reads the next reply that someone waits for, discarding owed ones first.
+    fn receive_value(&mut self, deadline: Instant) -> Result<Value, RedisNodeError> {
+        if let Err(error) = self.drain_owed(deadline) {
+            if self.connection.is_some() {
+                // A timeout: the reply we came for is still on its way; discard it too.
+                self.owed += 1;
+            }
+            return Err(error);
+        }
+        self.read_one(deadline)
+    }
+
+    /// Reads and drops the replies nobody waits for any more (see `owed`).
+    fn drain_owed(&mut self, deadline: Instant) -> Result<(), RedisNodeError> {
+        while self.owed > 0 {
+            self.owed -= 1;
+            // On a timeout the redis crate itself skips this reply when it comes.
+            self.read_one(deadline)?;
+        }
+        Ok(())
+    }
+
+    fn read_one(&mut self, deadline: Instant) -> Result<Value, RedisNodeError> {
+        // Whatever is left of the round, but never zero: a reply that is already in the socket
+        // buffer is still taken after the deadline.
+        let timeout = remaining(deadline).max(MIN_WAIT);
+        let Some(con) = self.connection.as_mut() else {
+            let gone = io::Error::new(io::ErrorKind::NotConnected, "connection closed earlier");
+            return Err(self.error(Cause::ConnectionLost(gone.into())));
+        };
+        // Within a round the remaining time shrinks by microseconds per read; re-arming the
+        // socket each time would cost a system call per reply. Keep the armed timeout while it
+        // overshoots the wanted one by at most `TIMEOUT_SLACK`, and never when it is shorter.
+        let armed = self
+            .read_timeout
+            .is_some_and(|armed| armed >= timeout && armed - timeout <= TIMEOUT_SLACK);
+        let result = if armed {
+            con.recv_response()
+        } else {
+            self.read_timeout = Some(timeout);
+            con.set_read_timeout(Some(timeout))
+                .and_then(|()| con.recv_response())
+        };
+        match result {
+            Ok(value) => {
+                self.suspect = false;
+                Ok(value)
+            }
+            Err(e) if e.is_timeout() => {
+                // The redis crate remembers to skip this reply when it arrives; the connection
+                // stays usable and in step.
+                self.suspect = true;
+                Err(self.error(Cause::Timeout { waited: timeout }))
+            }
+            Err(e) => {
+                self.drop_connection();
+                Err(self.classify_io(e, timeout))
+            }
+        }
+    }
+
+    fn drop_connection(&mut self) {
+        self.connection = None;
+        self.owed = 0;
+    }
+
+    /// `EVAL` through [`redis::Script`](::redis::Script) when `EVALSHA` met an empty script cache.
+    fn eval_fallback(&mut self, key: &str, op: &Op) -> Result<Value, RedisNodeError> {
+        let Some(invocation) = script::invocation(key, op) else {
+            return Err(self.error(Cause::UnexpectedReply {
+                command: script::command_name(op),
+                reply: "NOSCRIPT for a command that runs no script".to_owned(),
+            }));
+        };
+        let value = self.invoke(&invocation)?;
+        value
+            .extract_error()
+            .map_err(|e| self.error(server_cause(e)))
+    }
+
+    fn classify_io(&self, e: RedisError, waited: Duration) -> RedisNodeError {
+        let cause = if e.is_timeout() {
+            Cause::Timeout { waited }
+        } else if e.is_io_error() || e.is_connection_dropped() {
+            Cause::ConnectionLost(e)
+        } else {
+            server_cause(e)
+        };
+        self.error(cause)
+    }
+
+    fn run(&mut self, key: &str, op: Op) -> Result<bool, RedisNodeError> {
+        let deadline = Instant::now() + self.options.io_timeout;
+        self.send(key, &op, deadline)?;
+        self.receive(key, &op, deadline)
+    }
+}
+
+/// A redis client for `url` with `options`, and the node's name for messages (password masked).
+pub(super) fn build_client(
+    url: &str,
+    options: &NodeOptions,
+) -> Result<(String, Client), RedisNodeError> {
+    let name = redact(url);
+    let fail = |cause| RedisNodeError {
+        node: name.clone(),
+        cause,
+    };
+    if options.connect_timeout.is_zero() || options.io_timeout.is_zero() {
+        return Err(fail(Cause::InvalidOptions(
+            "connect and io timeouts must be positive",
+        )));
+    }
+    let info = url
+        .into_connection_info()
+        .map_err(|e| fail(Cause::InvalidUrl(e)))?;
+    // A lock round is a handful of tiny writes: never let Nagle hold one back.
+    let tcp = info.tcp_settings().clone().set_nodelay(true);
+    let info = info.set_tcp_settings(tcp);
+    let client = match &options.root_certificate_pem {
+        None => Client::open(info).map_err(|e| fail(Cause::InvalidUrl(e)))?,
+        Some(pem) => Client::build_with_tls(
+            info,
+            TlsCertificates {
+                client_tls: None,
+                root_cert: Some(pem.clone()),
+            },
+        )
+        .map_err(|e| fail(Cause::InvalidTls(e)))?,
+    };
+    Ok((name, client))
+}
+
+/// What the restarted-node guard reads from `INFO server`.
+pub(super) struct ServerInfo {
+    pub(super) run_id: String,
+    uptime: Duration,
+}
+
+impl ServerInfo {
+    pub(super) fn parse(info: &str) -> Result<ServerInfo, Cause> {
+        let field = |name: &str| {
+            info.lines()
+                .find_map(|line| line.strip_prefix(name)?.strip_prefix(':'))
+                .map(str::trim)
+        };
+        let run_id = field("run_id").ok_or(Cause::MissingInfo { field: "run_id" })?;
+        let uptime = field("uptime_in_seconds")
+            .and_then(|s| s.parse::<u64>().ok())
+            .ok_or(Cause::MissingInfo {
+                field: "uptime_in_seconds",
+            })?;
+        Ok(ServerInfo {
+            run_id: run_id.to_owned(),
+            uptime: Duration::from_secs(uptime),
+        })
+    }
+
+    /// When the node may vote again, if not now. The server rounds its uptime down to whole
+    /// seconds, so the true uptime is at least `uptime` now and at least `guard` from
+    /// `now + guard − uptime` on: the node never votes early.
+    pub(super) fn votes_from(&self, guard: Duration) -> Option<Instant> {
+        guard
+            .checked_sub(self.uptime)
+            .filter(|wait| !wait.is_zero())
+            .map(|wait| Instant::now() + wait)
+    }
+}
+
+/// Every read waits at least this long, so the socket timeout is never zero (which the redis
+/// crate refuses, and which the OS would read as "forever").
+const MIN_WAIT: Duration = Duration::from_millis(1);
+
+/// How far a read may overrun the round's deadline so that the socket's timeout need not be
+/// re-armed for every reply.
+const TIMEOUT_SLACK: Duration = Duration::from_millis(1);
+
+pub(super) fn remaining(deadline: Instant) -> Duration {
+    deadline.saturating_duration_since(Instant::now())
+}
+
+/// The text of a bulk or verbatim string reply (INFO), empty for anything else.
+fn text(value: &Value) -> String {
+    match value {
+        Value::BulkString(bytes) => String::from_utf8_lossy(bytes).into_owned(),
+        Value::VerbatimString { text, .. } => text.clone(),
+        Value::SimpleString(text) => text.clone(),
+        _ => String::new(),
+    }
+}
+
+/// Whether `value` says `op` took effect; anything the command cannot return is an error.
+pub(super) fn interpret(op: &Op, value: Value) -> Result<bool, Cause> {
+    match (op, &value) {
+        (Op::SetNxPx { .. }, Value::Okay) => Ok(true),
+        (Op::SetNxPx { .. }, Value::SimpleString(s)) if s == "OK" => Ok(true),
+        (Op::SetNxPx { .. }, Value::Nil) => Ok(false),
+        (Op::DelIfEq { .. } | Op::PExpireIfEq { .. }, Value::Int(1)) => Ok(true),
+        (Op::DelIfEq { .. } | Op::PExpireIfEq { .. }, Value::Int(0)) => Ok(false),
+        (Op::Del, Value::Int(n)) if *n >= 0 => Ok(*n > 0),
+        _ => Err(Cause::UnexpectedReply {
+            command: script::command_name(op),
+            reply: format!("{value:?}"),
+        }),
+    }
+}
+
+fn is_auth_error(e: &RedisError) -> bool {
+    e.kind() == ErrorKind::AuthenticationFailed
+        || matches!(e.code(), Some("NOAUTH" | "WRONGPASS" | "NOPERM"))
+}
+
+/// The cause of an error reply.
+pub(super) fn server_cause(e: RedisError) -> Cause {
+    if is_auth_error(&e) {
+        Cause::Auth(e)
+    } else if e.code() == Some("WRONGTYPE") {
+        Cause::WrongType(e)
+    } else {
+        Cause::Server(e)
+    }
+}
+
+/// The cause of a failed connect (including AUTH and the script preload).
+pub(super) fn connect_cause(e: RedisError, waited: Duration) -> Cause {
+    if is_auth_error(&e) {
+        Cause::Auth(e)
+    } else if e.is_timeout() {
+        Cause::Timeout { waited }
+    } else if e.code().is_some() {
+        server_cause(e)
+    } else {
+        Cause::Unreachable(e)
+    }
+}
+
+impl Node for RedisNode {
+    type Error = RedisNodeError;
+
+    fn set_nx_px(&mut self, key: &str, token: Token, ttl: Millis) -> Result<bool, RedisNodeError> {
+        self.run(key, Op::SetNxPx { token, ttl })
+    }
+
+    fn del_if_eq(&mut self, key: &str, token: Token) -> Result<bool, RedisNodeError> {
+        self.run(key, Op::DelIfEq { token })
+    }
+
+    fn pexpire_if_eq(
+        &mut self,
+        key: &str,
+        token: Token,
+        ttl: Millis,
+    ) -> Result<bool, RedisNodeError> {
+        self.run(key, Op::PExpireIfEq { token, ttl })
+    }
+
+    fn del(&mut self, key: &str) -> Result<bool, RedisNodeError> {
+        self.run(key, Op::Del)
+    }
+
+    fn counts_toward_quorum(&self) -> bool {
+        self.votes_from.is_none_or(|from| Instant::now() >= from)
+    }
+
+    /// Writes every command first (nodes with an open connection before those that must
+    /// connect), then reads the replies, so a round costs about one round trip to the slowest
+    /// node rather than the sum over all nodes.
+    fn execute_all<F>(
+        nodes: &mut [Self],
+        key: &str,
+        commands: &[Command],
+        budget: Millis,
+        mut on_reply: F,
+    ) where
+        F: FnMut(&Self, Command, Result<bool, RedisNodeError>) -> ControlFlow<()>,
+    {
+        let deadline = Instant::now() + budget.to_duration();
+        let mut order = commands.to_vec();
+        order.sort_by_key(|command| !nodes[command.node.index()].is_connected());
+        let mut sent = Vec::with_capacity(order.len());
+        let mut decided = false;
+        // A round sends one op to every node: encode it once.
+        let mut packed: Option<(Op, Vec<u8>)> = None;
+        for command in order {
+            let bytes = match &packed {
+                Some((op, bytes)) if *op == command.op => bytes,
+                _ => {
+                    let bytes = script::command(key, &command.op).get_packed_command();
+                    &packed.insert((command.op, bytes)).1
+                }
+            };
+            let node = &mut nodes[command.node.index()];
+            match node.send_packed(bytes, deadline) {
+                Ok(()) => sent.push(command),
+                Err(error) => decided |= on_reply(node, command, Err(error)).is_break(),
+            }
+        }
+        // A node that timed out last time is read last: the others' replies are not held up
+        // behind it. The sort is stable, so one node's replies stay in the order sent.
+        sent.sort_by_key(|command| nodes[command.node.index()].suspect);
+        for command in sent {
+            let node = &mut nodes[command.node.index()];
+            if decided {
+                // Nobody waits for this reply any more. Waiting even a moment would cost a
+                // scheduler tick (8 ms here) on a socket timeout; the node drops it later instead.
+                node.owed += 1;
+                continue;
+            }
+            let result = node.receive(key, &command.op, deadline);
+            decided |= on_reply(node, command, result).is_break();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replies_are_read_by_what_the_command_can_return() {
+        let set = Op::SetNxPx {
+            token: Token(1),
+            ttl: Millis(10),
+        };
+        let cad = Op::DelIfEq { token: Token(1) };
+        assert!(interpret(&set, Value::Okay).unwrap());
+        assert!(!interpret(&set, Value::Nil).unwrap());
+        assert!(interpret(&cad, Value::Int(1)).unwrap());
+        assert!(!interpret(&cad, Value::Int(0)).unwrap());
+        assert!(!interpret(&Op::Del, Value::Int(0)).unwrap());
+        for (op, wrong) in [
+            (set, Value::Int(1)),
+            (cad, Value::Okay),
+            (cad, Value::Int(7)),
+        ] {
+            let Err(Cause::UnexpectedReply { command, .. }) = interpret(&op, wrong) else {
+                panic!("{op:?} accepted a reply it cannot produce");
+            };
+            assert_eq!(command, script::command_name(&op));
+        }
+    }
+
+    #[test]
+    fn the_restart_guard_reads_info_and_keeps_a_young_node_from_voting() {
+        let mut node = RedisNode::open("redis://:pw@127.0.0.1:1").unwrap();
+        assert_eq!(node.name(), "redis://:***@127.0.0.1:1");
+        assert!(!format!("{node:?}").contains("pw"));
+        let guard = Duration::from_secs(30);
+        let info = |run_id: &str, uptime: u64| {
+            format!(
+                "# Server\r\nredis_version:7.0.15\r\nrun_id:{run_id}\r\nuptime_in_seconds:{uptime}\r\n"
+            )
+        };
+        node.note_info(&info("aaa", 100), guard).unwrap();
+        assert!(node.counts_toward_quorum(), "up for longer than the guard");
+        assert_eq!(node.restarts_seen(), 0);
+        node.note_info(&info("bbb", 2), guard).unwrap();
+        assert!(!node.counts_toward_quorum(), "restarted two seconds ago");
+        assert_eq!(node.restarts_seen(), 1);
+        assert_eq!(node.run_id(), Some("bbb"));
+        node.note_info(&info("bbb", 30), guard).unwrap();
+        assert!(node.counts_toward_quorum(), "up for exactly the guard");
+        let Err(error) = node.note_info("run_id:ccc\r\n", guard) else {
+            panic!("INFO without an uptime was accepted");
+        };
+        assert!(matches!(
+            error.cause,
+            Cause::MissingInfo {
+                field: "uptime_in_seconds"
+            }
+        ));
+    }
+}

@@ -1,0 +1,106 @@
+//! The async client (feature `tokio`) on real servers: the same core, so the same outcomes;
+//! and the async driver stops waiting as soon as the core has decided.
+
+use std::time::{Duration, Instant};
+
+use redlock_lab::driver::redis::Cause;
+use redlock_lab::driver::redis::asynchronous::{AsyncAcquisition, AsyncRedlock};
+use redlock_lab::time::Millis;
+
+use crate::config;
+use crate::harness::{cluster, urls};
+
+fn block_on<F: std::future::Future>(future: F) -> F::Output {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a tokio runtime")
+        .block_on(future)
+}
+
+#[test]
+fn async_b_cannot_acquire_while_a_holds_and_a_dropped_guard_is_released() {
+    let servers = cluster(3);
+    let urls = urls(&servers);
+    block_on(async {
+        let mut a = AsyncRedlock::open(&urls, config(3)).unwrap();
+        let mut b = AsyncRedlock::open(&urls, config(3)).unwrap();
+        let guard = a
+            .lock("async", Millis(10_000))
+            .await
+            .unwrap()
+            .expect("free");
+        let token = guard.token().to_string();
+        let AsyncAcquisition::NotAcquired(refused) =
+            b.try_lock("async", Millis(10_000)).await.unwrap()
+        else {
+            panic!("B acquired a lock that A holds");
+        };
+        assert!(refused.nodes.applied.is_empty(), "{refused:?}");
+        for server in &servers {
+            assert_eq!(server.get("async").as_deref(), Some(token.as_str()));
+        }
+        assert_eq!(guard.unlock().await.applied.len(), 3);
+
+        let mut guard = b
+            .lock("async", Millis(2_000))
+            .await
+            .unwrap()
+            .expect("free after unlock");
+        assert!(guard.is_valid());
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let before = guard.deadline();
+        assert!(guard.extend().await.unwrap(), "a held lock extends");
+        assert!(guard.deadline() > before);
+        for server in &servers {
+            let ttl: i64 = redis::cmd("PTTL")
+                .arg("async")
+                .query(&mut server.connection())
+                .unwrap();
+            assert!(
+                ttl > 1_900,
+                "PEXPIRE reset the TTL (about 1700 would be left): {ttl}"
+            );
+        }
+        assert!(guard.is_valid());
+        drop(guard); // releases from a spawned task
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    });
+    for server in &servers {
+        assert_eq!(server.get("async"), None, "the dropped guard was released");
+    }
+}
+
+#[test]
+fn async_a_paused_node_ends_the_round_at_its_deadline_with_a_named_timeout() {
+    let servers = cluster(3);
+    let urls = urls(&servers);
+    let mut round = config(3);
+    round.round_timeout = Millis(300);
+    block_on(async {
+        let mut redlock = AsyncRedlock::open(&urls, round).unwrap();
+        let warm = redlock
+            .lock("warm", Millis(1_000))
+            .await
+            .unwrap()
+            .expect("healthy");
+        warm.unlock().await;
+        servers[1].pause();
+        let started = Instant::now();
+        let guard = redlock.lock("paused", Millis(10_000)).await.unwrap();
+        let elapsed = started.elapsed();
+        servers[1].resume();
+        let guard = guard.expect("two of three");
+        assert!(elapsed >= Duration::from_millis(290), "{elapsed:?}");
+        assert!(elapsed < Duration::from_millis(800), "{elapsed:?}");
+        let errors = guard.node_errors();
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert_eq!(errors[0].node.index(), 1);
+        assert!(
+            matches!(errors[0].error.cause, Cause::Timeout { .. }),
+            "{}",
+            errors[0].error
+        );
+        guard.unlock().await;
+    });
+}

@@ -1,0 +1,198 @@
+//! Bad input: unreachable and garbage URLs, too few live nodes, a zero TTL, a key of the wrong
+//! type, and a "server" that answers with the wrong reply type. Each gives a typed error that
+//! names the node, nothing panics, and nothing is left locked.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpListener;
+use std::thread;
+
+use redlock_lab::driver::redis::{Cause, OpenError};
+use redlock_lab::driver::{Acquisition, DriverError, RedisRedlock};
+use redlock_lab::proto::{ConfigError, Failure};
+use redlock_lab::time::Millis;
+
+use crate::harness::{cluster, free_port, urls};
+use crate::{client, config};
+
+#[test]
+fn garbage_urls_are_refused_when_the_client_is_built_naming_the_node_without_its_password() {
+    for url in [
+        "not a url",
+        "http://127.0.0.1:6379",
+        "redis://:pw@127.0.0.1:notaport",
+    ] {
+        let error = RedisRedlock::open(&[url], config(1)).expect_err(url);
+        let OpenError::Node(error) = &error else {
+            panic!("{url}: expected a node error, got {error}");
+        };
+        assert!(
+            matches!(error.cause, Cause::InvalidUrl(_)),
+            "{url}: {error}"
+        );
+        assert!(
+            !error.to_string().contains(":pw@"),
+            "password leaked: {error}"
+        );
+    }
+    let none: [&str; 0] = [];
+    let error = RedisRedlock::open(&none, config(0)).expect_err("no nodes");
+    assert!(
+        matches!(
+            error,
+            OpenError::Config(DriverError::Config(ConfigError::NoNodes))
+        ),
+        "{error}"
+    );
+}
+
+#[test]
+fn unreachable_nodes_are_a_named_outcome_not_an_error_and_a_lone_live_node_is_released() {
+    let servers = cluster(1);
+    let dead = [free_port(), free_port()].map(|port| format!("redis://127.0.0.1:{port}"));
+    let urls = vec![servers[0].url(), dead[0].clone(), dead[1].clone()];
+    let mut redlock = client(&urls, config(3));
+
+    let Acquisition::NotAcquired(refused) = redlock.try_lock("lonely", Millis(5_000)).unwrap()
+    else {
+        panic!("one live node of three acquired a lock");
+    };
+    // Two failed nodes decide the round at once; the live node's yes may or may not be in.
+    assert!(
+        matches!(refused.failure, Failure::NoQuorum { quorum: 2, applied } if applied <= 1),
+        "{:?}",
+        refused.failure
+    );
+    assert_eq!(refused.attempts, 2);
+    // Two dead nodes fail the SET and the release, in each of the two rounds.
+    assert_eq!(refused.errors.len(), 8, "{:?}", refused.errors);
+    for error in &refused.errors {
+        assert!(
+            matches!(error.error.cause, Cause::Unreachable(_)),
+            "{}",
+            error.error
+        );
+        assert_eq!(error.error.node, urls[error.node.index()]);
+    }
+    assert_eq!(
+        servers[0].get("lonely"),
+        None,
+        "the failed round released the live node"
+    );
+}
+
+#[test]
+fn a_zero_ttl_and_an_empty_resource_are_refused_before_anything_is_sent() {
+    let servers = cluster(3);
+    let mut redlock = client(&urls(&servers), config(3));
+    let error = redlock.lock("zero", Millis(0)).expect_err("zero ttl");
+    assert!(
+        matches!(error, DriverError::Config(ConfigError::ZeroTtl)),
+        "{error}"
+    );
+    let error = redlock.lock("", Millis(1_000)).expect_err("empty resource");
+    assert!(
+        matches!(error, DriverError::Config(ConfigError::EmptyResource)),
+        "{error}"
+    );
+    for server in &servers {
+        assert_eq!(server.calls("set"), 0, "nothing was sent");
+    }
+}
+
+#[test]
+fn a_key_of_another_type_is_a_named_wrongtype_error_and_the_other_nodes_are_released() {
+    let servers = cluster(3);
+    for server in &servers[..2] {
+        let _: () = redis::cmd("RPUSH")
+            .arg("queue")
+            .arg("someone else's list")
+            .query(&mut server.connection())
+            .unwrap();
+    }
+    let urls = urls(&servers);
+    let mut redlock = client(&urls, config(3));
+    let Acquisition::NotAcquired(refused) = redlock.try_lock("queue", Millis(5_000)).unwrap()
+    else {
+        panic!("acquired a key that holds a list");
+    };
+    // SET NX says no on a list; the compare-and-delete of the release runs GET on it and fails.
+    let wrong_type: Vec<_> = refused
+        .errors
+        .iter()
+        .filter(|e| matches!(e.error.cause, Cause::WrongType(_)))
+        .collect();
+    assert!(!wrong_type.is_empty(), "{:?}", refused.errors);
+    for error in &wrong_type {
+        assert!(error.node.index() < 2);
+        assert!(error.error.to_string().contains(&urls[error.node.index()]));
+    }
+    assert_eq!(servers[2].get("queue"), None, "the third node was released");
+    let kind: String = redis::cmd("TYPE")
+        .arg("queue")
+        .query(&mut servers[0].connection())
+        .unwrap();
+    assert_eq!(kind, "list", "the stranger's list is untouched");
+}
+
+/// A TCP server that answers every RESP command with the integer 42.
+fn forty_two_server() -> u16 {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(stream) = stream else { return };
+            thread::spawn(move || {
+                let mut writer = stream.try_clone().unwrap();
+                let mut reader = BufReader::new(stream);
+                let mut line = String::new();
+                // Each command is an array header `*n` followed by n bulk strings `$len` + data.
+                while reader.read_line(&mut line).is_ok_and(|n| n > 0) {
+                    let count: usize = line.trim_start_matches('*').trim().parse().unwrap_or(0);
+                    for _ in 0..count {
+                        line.clear();
+                        if reader.read_line(&mut line).is_err() {
+                            return;
+                        }
+                        let len: usize = line.trim_start_matches('$').trim().parse().unwrap_or(0);
+                        let mut data = vec![0; len + 2];
+                        if reader.read_exact(&mut data).is_err() {
+                            return;
+                        }
+                    }
+                    line.clear();
+                    if writer.write_all(b":42\r\n").is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    port
+}
+
+#[test]
+fn a_server_that_answers_with_the_wrong_reply_type_is_a_named_error_not_a_panic() {
+    let servers = cluster(2);
+    let fake = format!("redis://127.0.0.1:{}", forty_two_server());
+    let urls = vec![servers[0].url(), servers[1].url(), fake.clone()];
+    let mut redlock = client(&urls, config(3));
+    let guard = redlock
+        .lock("typed", Millis(5_000))
+        .unwrap()
+        .expect("two real nodes");
+    let errors = guard.node_errors();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert_eq!(errors[0].error.node, fake);
+    let Cause::UnexpectedReply { command, reply } = &errors[0].error.cause else {
+        panic!(
+            "expected an unexpected-reply error, got {}",
+            errors[0].error
+        );
+    };
+    assert_eq!(*command, "SET NX PX");
+    assert!(reply.contains("42"), "{reply}");
+    guard.unlock();
+    for server in &servers {
+        assert_eq!(server.get("typed"), None);
+    }
+}

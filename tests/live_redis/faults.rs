@@ -1,0 +1,314 @@
+//! Faults on real processes: a node killed mid-round, a node paused with SIGSTOP, a node
+//! restarted without persistence (and the restarted-node guard).
+
+use std::thread;
+use std::time::{Duration, Instant};
+
+use redlock_lab::driver::Acquisition;
+use redlock_lab::driver::redis::{Cause, NodeOptions};
+use redlock_lab::proto::{Failure, NodeId, RetryPolicy};
+use redlock_lab::time::Millis;
+
+use crate::harness::{cluster, urls};
+use crate::{client, client_with, config};
+
+/// Locks and unlocks once, so every connection is open and every script loaded.
+fn warm_up(redlock: &mut redlock_lab::driver::RedisRedlock) {
+    let guard = redlock
+        .lock("warm-up", Millis(1_000))
+        .unwrap()
+        .expect("healthy nodes");
+    assert_eq!(guard.unlock().applied.len(), redlock.nodes().len());
+}
+
+#[test]
+fn a_node_killed_mid_round_ends_its_wait_at_once_and_the_majority_wins() {
+    let mut servers = cluster(3);
+    let urls = urls(&servers);
+    let mut round = config(3);
+    round.round_timeout = Millis(3_000);
+    let mut redlock = client(&urls, round);
+    warm_up(&mut redlock);
+
+    // Node 1 (read first) hangs with our SET in its socket, then dies while we wait for it.
+    servers[0].pause();
+    let pid = servers[0].pid();
+    let killer = thread::spawn(move || {
+        thread::sleep(Duration::from_millis(150));
+        std::process::Command::new("kill")
+            .args(["-KILL", &pid.to_string()])
+            .status()
+            .expect("kill the paused node");
+    });
+    let started = Instant::now();
+    let guard = redlock.lock("killed", Millis(10_000)).unwrap();
+    let elapsed = started.elapsed();
+    killer.join().unwrap();
+    servers[0].kill(); // reap it
+
+    let guard = guard.expect("the two live nodes are a quorum");
+    assert!(
+        elapsed >= Duration::from_millis(140),
+        "the round waited for the paused node"
+    );
+    assert!(
+        elapsed < Duration::from_millis(2_000),
+        "the dropped connection ended the wait long before the 3 s round timeout: {elapsed:?}"
+    );
+    let errors = guard.node_errors();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert_eq!(errors[0].node.index(), 0);
+    assert!(
+        matches!(errors[0].error.cause, Cause::ConnectionLost(_)),
+        "{}",
+        errors[0].error
+    );
+    assert_eq!(guard.unlock().applied.len(), 2);
+    assert_eq!(servers[1].get("killed"), None);
+    assert_eq!(servers[2].get("killed"), None);
+}
+
+#[test]
+fn a_paused_node_costs_at_most_the_round_deadline_and_its_late_set_is_released() {
+    let servers = cluster(3);
+    let urls = urls(&servers);
+    let mut round = config(3);
+    round.round_timeout = Millis(300);
+    let mut redlock = client(&urls, round);
+    warm_up(&mut redlock);
+    let sets_before = servers[0].calls("set");
+    let scripts_before = servers[0].calls("evalsha");
+
+    servers[0].pause();
+    let started = Instant::now();
+    let guard = redlock.lock("paused", Millis(10_000)).unwrap();
+    let elapsed = started.elapsed();
+    let guard = guard.expect("two of three answered");
+    assert!(
+        elapsed >= Duration::from_millis(290),
+        "the core waits for every node until the round deadline: {elapsed:?}"
+    );
+    assert!(
+        elapsed < Duration::from_millis(800),
+        "the round ended at its 300 ms deadline, not later: {elapsed:?}"
+    );
+    // The validity accounts for the time the round took.
+    assert!(guard.remaining() <= Millis(10_000 - 102 - 290));
+    let errors = guard.node_errors();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(errors[0].error.is_timeout(), "{}", errors[0].error);
+    assert!(errors[0].error.to_string().contains(&urls[0]));
+    let token = guard.token().to_string();
+    let released = guard.unlock();
+    assert_eq!(
+        released.applied.len(),
+        2,
+        "the paused node cannot answer the release"
+    );
+
+    // When the node wakes up it runs what waited in its socket, in order: our late SET
+    // lands (a timed-out SET may still be applied), and the release right behind it removes it.
+    servers[0].resume();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while servers[0].calls("evalsha") < scripts_before + 1 {
+        assert!(
+            Instant::now() < deadline,
+            "the node never ran the queued release"
+        );
+        thread::sleep(Duration::from_millis(10));
+    }
+    assert_eq!(
+        servers[0].calls("set"),
+        sets_before + 1,
+        "the late SET was applied"
+    );
+    assert_eq!(
+        servers[0].get("paused"),
+        None,
+        "and released: nothing is left locked"
+    );
+    assert_ne!(servers[1].get("paused"), Some(token));
+
+    // The connection to the resumed node is still in step: the next lock uses all three.
+    let guard = redlock
+        .lock("paused", Millis(10_000))
+        .unwrap()
+        .expect("free again");
+    assert_eq!(guard.node_errors().len(), 0, "{:?}", guard.node_errors());
+    guard.unlock();
+}
+
+#[test]
+fn a_node_restarted_without_persistence_loses_the_key_and_the_guard_keeps_it_out() {
+    let mut servers = cluster(3);
+    let urls = urls(&servers);
+    let ttl = Millis(3_000);
+    let guard_window = Duration::from_secs(3); // the largest TTL in use
+    // The guard compares uptimes with a whole-second resolution: let the fresh servers age.
+    thread::sleep(Duration::from_millis(3_100));
+
+    // A's lock lands on nodes 1 and 2 only: node 3 still holds a stranger's short key.
+    let mut stranger = servers[2].connection();
+    let _: () = redis::cmd("SET")
+        .arg("report")
+        .arg("stranger")
+        .arg("PX")
+        .arg(300)
+        .query(&mut stranger)
+        .unwrap();
+    let mut a = client(&urls, config(3));
+    let guard_a = a.lock("report", ttl).unwrap().expect("2 of 3");
+    assert_eq!(guard_a.node_errors().len(), 0);
+    let token_a = guard_a.token().to_string();
+    assert_eq!(servers[0].get("report"), Some(token_a.clone()));
+
+    // Node 1 crashes and restarts with an empty dataset: A's key there is gone.
+    servers[0].restart();
+    assert_eq!(servers[0].get("report"), None, "the lost key is observable");
+    assert_eq!(servers[1].get("report"), Some(token_a));
+    thread::sleep(Duration::from_millis(350)); // the stranger's key on node 3 expires
+
+    // With the guard, node 1 is too young to vote: B's yes from nodes 1 and 3 counts once.
+    let options = NodeOptions {
+        restart_guard: Some(guard_window),
+        ..NodeOptions::default()
+    };
+    let mut once = config(3);
+    once.retry = RetryPolicy {
+        attempts: 1,
+        ..once.retry
+    };
+    let mut guarded = client_with(&urls, &options, once);
+    let Acquisition::NotAcquired(refused) = guarded.try_lock("report", ttl).unwrap() else {
+        panic!("the guard let a young node vote");
+    };
+    // Node 1's yes does not count and node 2 (A's) says no, so a quorum is already out of
+    // reach: at most node 3's yes counts.
+    assert!(
+        matches!(refused.failure, Failure::NoQuorum { quorum: 2, applied } if applied <= 1),
+        "{:?}",
+        refused.failure
+    );
+    assert!(
+        refused.nodes.applied.contains(NodeId(0)),
+        "the young node applied the SET"
+    );
+    assert!(guarded.nodes()[0].run_id().is_some());
+    assert_eq!(
+        servers[0].get("report"),
+        None,
+        "the failed round released node 1"
+    );
+    assert_eq!(
+        servers[2].get("report"),
+        None,
+        "the failed round released node 3"
+    );
+    assert!(guard_a.is_valid(), "A still believes it holds the lock");
+
+    // Without the guard the same request wins: two clients believe at once.
+    let mut unguarded = client(&urls, once);
+    let guard_c = unguarded
+        .lock("report", ttl)
+        .unwrap()
+        .expect("nodes 1 and 3 make a majority without the guard");
+    assert!(
+        guard_a.is_valid() && guard_c.is_valid(),
+        "mutual exclusion is violated"
+    );
+    drop(guard_c);
+    drop(guard_a);
+
+    // A's own connection to node 1 broke with the restart; reconnecting notices the new run.
+    let mut guarded_a = client_with(&urls, &options, config(3));
+    let _ = guarded_a.lock("other", ttl).unwrap();
+    let first_run = guarded_a.nodes()[0].run_id().map(str::to_owned);
+    servers[0].restart();
+    let _ = guarded_a.lock("other", ttl).unwrap(); // the dead connection fails this round
+    let _ = guarded_a.lock("other", ttl).unwrap(); // and this one reconnects
+    assert_eq!(guarded_a.nodes()[0].restarts_seen(), 1);
+    assert_ne!(guarded_a.nodes()[0].run_id().map(str::to_owned), first_run);
+}
+
+#[test]
+fn with_fsync_always_aof_a_restarted_node_keeps_the_key() {
+    use crate::harness::{RedisServer, ServerOptions};
+    let aof = ServerOptions {
+        args: ["--appendonly", "yes", "--appendfsync", "always"]
+            .map(str::to_owned)
+            .to_vec(),
+        tls: None,
+    };
+    let mut durable = RedisServer::start_with(aof);
+    let mut volatile = RedisServer::start();
+    let urls = [durable.url(), volatile.url()];
+    let mut one_each = config(1);
+    one_each.retry.attempts = 1;
+    let mut on_durable = client(&urls[..1], one_each);
+    let mut on_volatile = client(&urls[1..], one_each);
+    let guard_durable = on_durable
+        .lock("kept", Millis(10_000))
+        .unwrap()
+        .expect("free");
+    let guard_volatile = on_volatile
+        .lock("kept", Millis(10_000))
+        .unwrap()
+        .expect("free");
+    let token = guard_durable.token().to_string();
+
+    durable.restart();
+    volatile.restart();
+    assert_eq!(durable.get("kept"), Some(token), "the AOF replayed the key");
+    assert_eq!(
+        volatile.get("kept"),
+        None,
+        "without persistence the key is gone"
+    );
+    // And so a second client is kept out only where the key survived.
+    let mut other = client(&urls[..1], one_each);
+    assert!(other.lock("kept", Millis(10_000)).unwrap().is_none());
+    let mut other = client(&urls[1..], one_each);
+    assert!(other.lock("kept", Millis(10_000)).unwrap().is_some());
+    drop(guard_durable);
+    drop(guard_volatile);
+}
+
+#[test]
+fn a_node_that_cannot_be_reached_is_not_dialled_again_until_its_connect_timeout_passed() {
+    let servers = cluster(3);
+    let urls = urls(&servers);
+    let options = NodeOptions {
+        connect_timeout: Duration::from_millis(250),
+        ..NodeOptions::default()
+    };
+    let mut round = config(3);
+    round.round_timeout = Millis(400);
+    let mut redlock = client_with(&urls, &options, round);
+    // Paused before the first connect: the kernel completes the TCP handshake, the server
+    // never answers the script preload.
+    servers[0].pause();
+    let started = Instant::now();
+    let first = redlock
+        .lock("dial", Millis(5_000))
+        .unwrap()
+        .expect("two of three");
+    let first_took = started.elapsed();
+    assert!(first_took >= Duration::from_millis(240), "{first_took:?}");
+    assert!(first.node_errors()[0].error.is_timeout());
+    first.unlock();
+
+    // Within the next 250 ms the node fails at once with the remembered cause.
+    let started = Instant::now();
+    let second = redlock
+        .lock("dial", Millis(5_000))
+        .unwrap()
+        .expect("two of three");
+    let second_took = started.elapsed();
+    assert!(
+        second_took < Duration::from_millis(200),
+        "the dead node was dialled again: {second_took:?}"
+    );
+    assert!(second.node_errors()[0].error.is_timeout());
+    second.unlock();
+    servers[0].resume();
+}
