@@ -233,20 +233,21 @@ impl World {
         }
     }
 
-    /// Every enabled step, in a deterministic order (stateright rebuilds paths by index).
+    /// Every enabled step, in a deterministic order (stateright rebuilds paths by index):
+    /// client steps and deliveries, then the tick, then faults.
     pub(crate) fn steps(&self, out: &mut Vec<Step>) {
-        let mut prompt = Vec::new();
-        self.prompt_steps(&mut prompt);
+        let before = out.len();
+        self.prompt_steps(out);
+        let nobody_can_act = out.len() == before;
         let tick_allowed = (0..self.shape.clients).all(|c| self.allowance_left(c))
             && match self.shape.mode {
                 Mode::Safety => self.shape.exact_time.is_none_or(|h| self.now < h),
                 // Prompt processes: time passes only when nobody can act.
-                Mode::Liveness => prompt.is_empty() && self.now < self.shape.horizon,
+                Mode::Liveness => nobody_can_act && self.now < self.shape.horizon,
             };
         if tick_allowed {
             out.push(Step::Tick);
         }
-        out.extend(prompt);
         self.fault_steps(out);
     }
 
