@@ -32,7 +32,7 @@ fn main() {
         "models/fencing-token-rescues-gc-pause.toml",
     ];
     if large {
-        files.push("models/large/redlock-five-nodes-three-clients.toml");
+        files.push("models/large/redlock-five-nodes-all-faults.toml");
     }
     println!(
         "{:<44} {:>10} {:>11} {:>7} {:>12} {:>7}",
