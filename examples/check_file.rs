@@ -1,5 +1,5 @@
 //! Checks one scenario file and prints the report as JSON: `cargo run --release --example
-//! check_file -- models/large/redlock-five-nodes-three-clients.toml`.
+//! check_file -- models/large/redlock-five-nodes-all-faults.toml`.
 
 fn main() {
     let Some(path) = std::env::args().nth(1) else {

@@ -250,6 +250,8 @@ impl RedlockModel {
                 attempts: 0,
                 token: Token(0),
                 inflight: NodeSet::EMPTY,
+                inflight_extend: false,
+                extensions: 0,
             }; MAX_MODEL_CLIENTS],
             storage: Storage::default(),
             budget: Budget {

@@ -104,12 +104,14 @@ impl World {
             let reach = shape.reach[c].contains(node);
             let inflight = self.clients[c].inflight.contains(node);
             let tally = match self.clients[c].phase {
-                Phase::Acquiring(round) => match round.tally.result(node) {
-                    crate::proto::NodeResult::NoReply => 0,
-                    crate::proto::NodeResult::Applied => 1,
-                    crate::proto::NodeResult::NotApplied => 2,
-                    crate::proto::NodeResult::Failed => 3,
-                },
+                Phase::Acquiring(round) | Phase::Extending { round, .. } => {
+                    match round.tally.result(node) {
+                        crate::proto::NodeResult::NoReply => 0,
+                        crate::proto::NodeResult::Applied => 1,
+                        crate::proto::NodeResult::NotApplied => 2,
+                        crate::proto::NodeResult::Failed => 3,
+                    }
+                }
                 _ => 0,
             };
             *bits = u64::from(reach) | u64::from(inflight) << 1 | tally << 2;
@@ -123,42 +125,55 @@ impl World {
         let back = shape.client_backward_budget(self.budget.jumps);
         let clock = self.client_clock(c);
         let pinned = shape.jump_target == JumpTarget::Client && shape.jump_index == Some(c as u8);
+        // A round's age matters up to the later of its timeout and `ttl − drift`; a lease's
+        // remaining validity matters down to `−ε_c`. Both widened by the backward budget.
+        let age_cap = shape
+            .params
+            .round_timeout
+            .max(shape.params.ttl - shape.params.drift)
+            .as_u64() as i64
+            + back;
+        let left_floor = -i64::from(shape.eps_c) - back;
         let mut row = u64::from(pinned)
             | u64::from(slot.attempts) << 1
-            | u64::from(self.acquired >> c & 1) << 4;
+            | u64::from(self.acquired >> c & 1) << 4
+            | u64::from(slot.extensions) << 53
+            | u64::from(slot.inflight_extend) << 55;
         match slot.phase {
             Phase::Idle => {}
             Phase::Done => row |= 1 << 5,
             Phase::Acquiring(round) => {
-                let cap = shape
-                    .params
-                    .round_timeout
-                    .max(shape.params.ttl - shape.params.drift)
-                    .as_u64() as i64
-                    + back;
-                let age = clock.signed_sub(round.t1).min(cap);
-                row |= 2 << 5 | clamp8(age) << 7;
+                let age = clock.signed_sub(round.t1).min(age_cap);
+                row |= 2 << 5 | clamp8(age) << 8;
+            }
+            Phase::Extending {
+                lease,
+                epoch,
+                round,
+            } => {
+                let left = lease.deadline.signed_sub(clock).max(left_floor);
+                let age = clock.signed_sub(round.t1).min(age_cap);
+                row |= 4 << 5 | clamp8(left) << 8 | u64::from(epoch) << 16 | clamp8(age) << 45;
             }
             Phase::Holding { lease, epoch, work } => {
-                let floor = -i64::from(shape.eps_c) - back;
-                let left = lease.deadline.signed_sub(clock).max(floor);
-                row |= 3 << 5 | clamp8(left) << 7;
-                row |= u64::from(epoch) << 15;
-                row |= u64::from(work.next) << 20;
+                let left = lease.deadline.signed_sub(clock).max(left_floor);
+                row |= 3 << 5 | clamp8(left) << 8;
+                row |= u64::from(epoch) << 16;
+                row |= u64::from(work.next) << 21;
                 let pending = match work.pending {
                     None => 0,
                     Some(StorageOp::Mark { .. }) => 1,
                     Some(StorageOp::Read { .. }) => 2,
                     Some(StorageOp::Write { value, .. }) => 3 | u64::from(value.min(31)) << 2,
                 };
-                row |= pending << 22;
-                row |= work.read.map_or(0, |v| 1 | u64::from(v.min(31)) << 1) << 29;
+                row |= pending << 23;
+                row |= work.read.map_or(0, |v| 1 | u64::from(v.min(31)) << 1) << 30;
                 let stall = match shape.stall_allowance(work.paused) {
                     Bound::Unbounded => 0,
                     Bound::Ticks(_) => u64::from(work.stall),
                 };
-                row |= stall.min(255) << 35;
-                row |= u64::from(work.paused) << 43;
+                row |= stall.min(255) << 36;
+                row |= u64::from(work.paused) << 44;
             }
         }
         row
