@@ -25,6 +25,11 @@ fn main() {
             p.expected.map_or("-".to_owned(), |e| e.to_string()),
             p.verdict
         );
+        if let Some(steps) = &p.counterexample {
+            for step in steps {
+                println!("    {step}");
+            }
+        }
     }
     println!(
         "{} unique states, {:.2} s",
