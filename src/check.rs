@@ -249,15 +249,17 @@ fn run_one(model: RedlockModel, check: &Check, out: &mut Vec<PropertyReport>) ->
 fn wait<C: Checker<RedlockModel>>(checker: C, check: &Check) -> C {
     if let Some(progress) = &check.progress {
         let start = Instant::now();
+        let mut next_report_seconds = 1;
         while !checker.is_done() {
-            std::thread::sleep(std::time::Duration::from_millis(100));
-            if start.elapsed().as_secs() >= 1 {
+            // Poll finely, so that a short run is not stretched to the polling period.
+            std::thread::sleep(std::time::Duration::from_millis(5));
+            if start.elapsed().as_secs() >= next_report_seconds {
+                next_report_seconds += 1;
                 progress(Progress {
                     name: &check.scenario.name,
                     unique_states: checker.unique_state_count(),
                     seconds: start.elapsed().as_secs_f64(),
                 });
-                std::thread::sleep(std::time::Duration::from_millis(900));
             }
         }
     }
