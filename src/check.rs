@@ -109,14 +109,42 @@ impl Report {
     }
 }
 
+/// How far a running check has come (for progress output on long runs).
+#[derive(Clone, Copy, Debug)]
+pub struct Progress<'a> {
+    /// The scenario's name.
+    pub name: &'a str,
+    /// Unique states so far (in the current run).
+    pub unique_states: usize,
+    /// Seconds since the run started.
+    pub seconds: f64,
+}
+
+/// A progress callback.
+pub type ProgressFn = Arc<dyn Fn(Progress<'_>) + Send + Sync>;
+
 /// A check of one scenario: the safety run, and the bounded liveness run when `[expect]`
 /// names `eventually acquired`.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Check {
     scenario: Scenario,
     invariants: Vec<Invariant>,
     threads: usize,
     symmetry: Option<bool>,
+    depth_first: bool,
+    progress: Option<ProgressFn>,
+}
+
+impl std::fmt::Debug for Check {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Check")
+            .field("scenario", &self.scenario.name)
+            .field("invariants", &self.invariants)
+            .field("threads", &self.threads)
+            .field("symmetry", &self.symmetry)
+            .field("depth_first", &self.depth_first)
+            .finish()
+    }
 }
 
 impl Check {
@@ -127,6 +155,8 @@ impl Check {
             invariants: Vec::new(),
             threads: 1,
             symmetry: None,
+            depth_first: false,
+            progress: None,
         }
     }
 
@@ -139,6 +169,20 @@ impl Check {
     /// Checker threads (more threads: faster, but counterexamples may not be shortest).
     pub fn threads(mut self, threads: usize) -> Check {
         self.threads = threads.max(1);
+        self
+    }
+
+    /// Searches depth first: about 20 bytes per state instead of BFS's hundreds, for
+    /// configurations too large for breadth first; counterexamples are then not shortest.
+    pub fn depth_first(mut self) -> Check {
+        self.depth_first = true;
+        self
+    }
+
+    /// Calls `progress` about once a second while a run takes longer than a second (the CLI
+    /// prints it on stderr).
+    pub fn progress(mut self, progress: impl Fn(Progress<'_>) + Send + Sync + 'static) -> Check {
+        self.progress = Some(Arc::new(progress));
         self
     }
 
@@ -164,27 +208,17 @@ impl Check {
         model
     }
 
-    /// Runs the checker (breadth first) to completion and collects the verdicts.
+    /// Runs the checker (breadth first unless [`Check::depth_first`]) to completion and collects the verdicts.
     pub fn run(&self) -> Report {
         let start = Instant::now();
         let mut properties = Vec::new();
-        let mut unique_states = run_one(
-            self.build(Mode::Safety),
-            self.threads,
-            &self.scenario,
-            &mut properties,
-        );
+        let mut unique_states = run_one(self.build(Mode::Safety), self, &mut properties);
         if self
             .scenario
             .expected(property::EVENTUALLY_ACQUIRED)
             .is_some()
         {
-            unique_states += run_one(
-                self.build(Mode::Liveness),
-                self.threads,
-                &self.scenario,
-                &mut properties,
-            );
+            unique_states += run_one(self.build(Mode::Liveness), self, &mut properties);
         }
         Report {
             file: self.scenario.file.clone(),
@@ -196,16 +230,50 @@ impl Check {
     }
 }
 
-fn run_one(
-    model: RedlockModel,
-    threads: usize,
+fn run_one(model: RedlockModel, check: &Check, out: &mut Vec<PropertyReport>) -> usize {
+    let scenario = &check.scenario;
+    let properties = model.properties();
+    let builder = model.checker().threads(check.threads);
+    if check.depth_first {
+        let checker = wait(builder.spawn_dfs(), check);
+        collect(&checker, &properties, scenario, out);
+        checker.unique_state_count()
+    } else {
+        let checker = wait(builder.spawn_bfs(), check);
+        collect(&checker, &properties, scenario, out);
+        checker.unique_state_count()
+    }
+}
+
+/// Joins the checker, reporting progress about once a second while it runs.
+fn wait<C: Checker<RedlockModel>>(checker: C, check: &Check) -> C {
+    if let Some(progress) = &check.progress {
+        let start = Instant::now();
+        let mut next_report_seconds = 1;
+        while !checker.is_done() {
+            // Poll finely, so that a short run is not stretched to the polling period.
+            std::thread::sleep(std::time::Duration::from_millis(5));
+            if start.elapsed().as_secs() >= next_report_seconds {
+                next_report_seconds += 1;
+                progress(Progress {
+                    name: &check.scenario.name,
+                    unique_states: checker.unique_state_count(),
+                    seconds: start.elapsed().as_secs_f64(),
+                });
+            }
+        }
+    }
+    checker.join()
+}
+
+fn collect(
+    checker: &impl Checker<RedlockModel>,
+    properties: &[stateright::Property<RedlockModel>],
     scenario: &Scenario,
     out: &mut Vec<PropertyReport>,
-) -> usize {
-    let properties = model.properties();
-    let checker = model.checker().threads(threads).spawn_bfs().join();
+) {
     let model = checker.model();
-    for p in &properties {
+    for p in properties {
         let discovery = checker.discovery(p.name);
         let (verdict, counterexample) = match (&p.expectation, discovery) {
             (&Expectation::Sometimes, Some(_)) => (Verdict::Holds, None),
@@ -227,7 +295,6 @@ fn run_one(
             counterexample,
         });
     }
-    checker.unique_state_count()
 }
 
 /// Checks `scenario` with the default options.

@@ -15,6 +15,10 @@
 //! | client | [`driver`] | the blocking [`Redlock`](driver::Redlock) client over any `Node` |
 //! | simulator | [`sim`] | a seeded world of drifting clocks, lossy networks, crashes and pauses around the core |
 //! | Redis | `driver::redis` (feature `redis`) | `RedisNode` over the redis crate: the same client on real masters |
+//! | storage | [`storage`] | the guarded counter: fencing, random-token CAS, the storage properties |
+//! | scenarios | [`scenario`] | the `models/*.toml` schema, validated, with `file:line:column` errors |
+//! | model | [`model`] | Redlock with time and faults as a [`stateright`] model over the core |
+//! | checking | [`check`] | run the checker on a scenario: verdicts, state counts, counterexamples |
 //!
 //! ## A lock over three in-memory nodes
 //!

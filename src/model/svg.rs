@@ -2,7 +2,8 @@
 
 use std::fmt::Write;
 
-use crate::proto::RoundOutcome;
+use crate::node::Persistence;
+use crate::proto::{Failure, RoundOutcome, UnlockMode};
 use crate::storage::StorageOp;
 use crate::time::Millis;
 
@@ -14,11 +15,70 @@ fn reading(clock: Millis) -> i64 {
     clock.as_u64() as i64 - CLOCK_BASE
 }
 
+fn failure(f: &Failure) -> String {
+    match *f {
+        Failure::NoQuorum { applied, quorum } => format!("{applied} of the {quorum} nodes needed"),
+        Failure::ValidityExhausted { elapsed } => {
+            format!("{} ticks elapsed, no validity left", elapsed.as_u64())
+        }
+        Failure::LeaseExpired => "the lease had expired".to_owned(),
+    }
+}
+
+fn persistence(p: Persistence) -> &'static str {
+    match p {
+        Persistence::None => "no persistence",
+        Persistence::FsyncAlways => "fsync always",
+        Persistence::FsyncPeriodic => "fsync periodic",
+    }
+}
+
+fn unlock(u: UnlockMode) -> &'static str {
+    match u {
+        UnlockMode::CompareAndDelete => "compare-and-delete",
+        UnlockMode::PlainDel => "DEL",
+    }
+}
+
 fn op_name(op: &StorageOp) -> String {
     match *op {
         StorageOp::Mark { epoch } => format!("mark(epoch {epoch})"),
         StorageOp::Read { epoch } => format!("read(epoch {epoch})"),
         StorageOp::Write { epoch, value } => format!("write {value} (epoch {epoch})"),
+    }
+}
+
+/// A short label for the Explorer's list of next steps.
+pub(super) fn label(step: &Step) -> String {
+    let c = |c: u8| format!("c{}", c + 1);
+    match *step {
+        Step::Tick => "tick".to_owned(),
+        Step::Begin(i) => format!("{} begins a round", c(i)),
+        Step::Deliver {
+            client,
+            node,
+            early,
+        } => format!(
+            "request {} → n{}{}",
+            c(client),
+            node + 1,
+            if early { " (node clock fast)" } else { "" }
+        ),
+        Step::Lose { client, node } => format!("lose request {} → n{}", c(client), node + 1),
+        Step::Decide(i) => format!("{} decides its round", c(i)),
+        Step::Extend(i) => format!("{} extends", c(i)),
+        Step::Release(i) => format!("{} releases", c(i)),
+        Step::Issue(i) => format!("{} checks and sends a storage op", c(i)),
+        Step::Apply(i) => format!("storage receives {}'s op", c(i)),
+        Step::Pause(i) => format!("pause {}", c(i)),
+        Step::Jump { target, ticks } => match target {
+            Process::Node(n) => format!("n{} clock {ticks:+}", n + 1),
+            Process::Client(i) => format!("{} clock {ticks:+}", c(i)),
+        },
+        Step::Crash(n) => format!("crash n{}", n + 1),
+        Step::Fsync(n) => format!("fsync n{}", n + 1),
+        Step::Replicate => "replicate".to_owned(),
+        Step::Promote => "fail over to the replica".to_owned(),
     }
 }
 
@@ -85,19 +145,44 @@ pub(super) fn describe(state: &World, step: &Step) -> String {
                         lease.validity.as_u64(),
                         reading(lease.deadline)
                     ),
-                    RoundOutcome::Lost(failure) => format!(
-                        "{} reads T2={} and fails ({failure:?}); unlocks every node it reaches",
+                    RoundOutcome::Lost(f) => format!(
+                        "{} reads T2={} and fails ({}); unlocks every node it reaches",
                         c_name(c),
-                        reading(clock)
+                        reading(clock),
+                        failure(&f)
                     ),
                 },
+                Phase::Extending { lease, round, .. } => {
+                    match round.finish(&state.shape.extend_params, clock) {
+                        RoundOutcome::Won(extended) => format!(
+                            "{} reads T2={} and extends on {}: believes until its clock reads {}",
+                            c_name(c),
+                            reading(clock),
+                            extended.tally.applied,
+                            reading(extended.deadline)
+                        ),
+                        RoundOutcome::Lost(f) => format!(
+                            "{} reads T2={} and fails to extend ({}); keeps believing until {}",
+                            c_name(c),
+                            reading(clock),
+                            failure(&f),
+                            reading(lease.deadline)
+                        ),
+                    }
+                }
                 _ => format!("{} decides", c_name(c)),
             }
         }
-        Step::Release(c) => format!(
-            "{} releases ({:?} on {})",
+        Step::Extend(c) => format!(
+            "{} starts extending its lease: T1={} on its clock, compare-and-pexpire to {}",
             c_name(c),
-            state.shape.params.unlock,
+            reading(state.client_clock(usize::from(c))),
+            state.shape.reach[usize::from(c)]
+        ),
+        Step::Release(c) => format!(
+            "{} releases ({} on {})",
+            c_name(c),
+            unlock(state.shape.params.unlock),
             state.shape.reach[usize::from(c)]
         ),
         Step::Issue(c) => {
@@ -146,9 +231,9 @@ pub(super) fn describe(state: &World, step: &Step) -> String {
             Process::Client(c) => format!("{}'s clock jumps {ticks:+}", c_name(c)),
         },
         Step::Crash(n) => format!(
-            "n{} crashes ({:?} persistence){}",
+            "n{} crashes ({}){}",
             n + 1,
-            state.shape.persistence,
+            persistence(state.shape.persistence),
             if state.shape.restart {
                 format!(
                     " and restarts, serving after {} ticks of its clock",
@@ -228,6 +313,7 @@ pub(super) fn sequence_diagram(model: &RedlockModel, path: &[(World, Option<Step
             _ => {
                 let x = match *step {
                     Step::Begin(c)
+                    | Step::Extend(c)
                     | Step::Decide(c)
                     | Step::Release(c)
                     | Step::Issue(c)
