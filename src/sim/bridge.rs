@@ -1,0 +1,259 @@
+//! From a scenario to a simulated world: [`SimConfig::from_scenario`].
+//!
+//! The model checker explores every interleaving of a small scenario; the simulator samples
+//! runs of the same configuration with real delays, drifting clocks and randomly timed faults.
+//! The mapping aims at a simulator that shows *no more* behaviour than the model (so a
+//! violation the simulator finds where the checker proved a property is a contradiction worth
+//! a bug report), while still reaching the model's counterexamples where the simulator can.
+
+use super::config::{
+    ClockConfig, CrashConfig, MAX_RATE_ERROR_PPM, NetworkConfig, SimConfig, SimConfigError,
+    WorkloadConfig,
+};
+use super::fault::{Budget, FaultBudget, FaultPlan};
+use crate::node::Persistence;
+use crate::proto::{DriftPolicy, RetryPolicy};
+use crate::scenario::{Bound, JumpTarget, Scenario};
+use crate::time::Millis;
+
+/// The longest a scenario's "unbounded" pause or storage delay lasts in the simulator, in
+/// TTLs: long enough for a lease to end and a successor to acquire and write.
+pub const UNBOUNDED_IN_TTLS: u64 = 3;
+
+/// The simulator's shortest path from a holder's check to its storage op's arrival, in ms:
+/// the op is sent at the holder's next step (1 ms later) and travels at least 1 ms. The model
+/// can apply an op in the instant it was checked.
+pub const STORAGE_LATENCY_MIN: Millis = Millis(2);
+
+impl SimConfig {
+    /// The simulated world of `scenario`, one tick being one millisecond.
+    ///
+    /// # Exact
+    ///
+    /// - `[lock]`: nodes, clients, `ttl_ticks`, `drift_ticks` (a fixed drift), unlock mode and
+    ///   validity check; `attempts` becomes the rounds of the client's one acquisition, and
+    ///   every client acquires once per run (`acquisitions_per_client = 1`), as in the model.
+    /// - `[network] reach`: a partition for the whole run ([`SimConfig::reach`]).
+    /// - `[faults.clock_jumps]`: `count` jumps of exactly `jump_ticks` on the target's
+    ///   processes, pinned to `index` when given.
+    /// - `[faults.crashes]`: `count` crashes, persistence none or `fsync=always`, restart at
+    ///   once followed by the restart delay on the node's own clock; `restart = false` becomes
+    ///   a downtime longer than the run.
+    /// - `[storage] protection`; one read-modify-write cycle per lock, as in the model.
+    ///
+    /// # Approximated
+    ///
+    /// - **Message delay**: the model applies a reply in the instant its request arrives, the
+    ///   simulator needs at least 1 ms each way, so every lock message takes exactly 1 ms and a
+    ///   round waits at least 2 ms (`round_timeout = max(round_timeout_ticks, 2)`; a round that
+    ///   waits longer only loses validity, so this touches liveness, not safety). The model's
+    ///   asynchrony (time may pass between any two steps) is sampled by client pauses: without
+    ///   `[storage]`, `clients` pauses of 1 to `2·ttl` ms at random times (a pause during a
+    ///   round, a late release, a late begin — all moves the model has). With `[storage]`
+    ///   only the scenario's own pauses run, since a pause between a check and its op is a
+    ///   budgeted fault there.
+    /// - **Clock error** `ε_n`, `ε_c` becomes a rate error `ρ = (ε_n + ε_c) / (2·ttl)` on
+    ///   every clock: a fast node and a slow client drift apart by `2ρ·ttl = ε_n + ε_c` over a
+    ///   lease. Whole-millisecond readings add up to 2 ms more at the edges, which the
+    ///   simulator's 2 ms of message delay on the path from expiry to a rival's belief takes
+    ///   back. Capped at [`MAX_RATE_ERROR_PPM`].
+    /// - **Message loss**: a count of lost `SET`s becomes a 10% loss rate on all lock traffic
+    ///   (a lost reply is a late delivery in the model, a lost unlock a late one).
+    /// - **Jump target `"any"`**: the count is split, `⌈k/2⌉` node jumps and `⌊k/2⌋` client
+    ///   jumps (the simulator draws the two kinds from separate budgets): a subset of the
+    ///   model's choices.
+    /// - **`fsync-periodic`**: the model may fsync at any moment; the simulator fsyncs every
+    ///   `ttl` ms on the node's clock.
+    /// - **Storage latency**: the simulator cannot apply an op in the instant it was checked
+    ///   (at least [`STORAGE_LATENCY_MIN`]), so with a bounded `max_delay_ticks` the margin
+    ///   grows by what the simulator adds beyond it (`op_margin = check_margin +
+    ///   max(0, 2 − max_delay)`), keeping every stale op within the model's bound. Delays
+    ///   above the minimum come from storage-delay faults of up to `max_delay − 2`
+    ///   (unbounded: [`UNBOUNDED_IN_TTLS`] TTLs), one per client.
+    /// - **Pauses**: `count` pauses of 1 to `max_ticks` ms at random times (unbounded:
+    ///   [`UNBOUNDED_IN_TTLS`] TTLs); only those that strike between a check and its send are
+    ///   the model's pause, the rest are asynchrony.
+    /// - **Fault timing**: faults strike at uniformly random times of a run long enough for
+    ///   every client's acquisition (`duration`), not at the adversary's best moment: a
+    ///   simulator finds a counterexample by sampling, if at all.
+    ///
+    /// # Refused
+    ///
+    /// [`SimConfigError::Unsupported`] names the feature: `[failover]` (the simulator has no
+    /// replication). The liveness property `eventually acquired` and its `[liveness]` table
+    /// are not judged by the simulator; the CLI says so per property.
+    pub fn from_scenario(scenario: &Scenario) -> Result<SimConfig, SimConfigError> {
+        SimConfig::from_scenario_at(scenario, 1)
+    }
+
+    /// [`from_scenario`](SimConfig::from_scenario) with one tick lasting `ms_per_tick`
+    /// milliseconds (at least 1).
+    ///
+    /// Every span of the scenario is multiplied by `ms_per_tick`, while a lock message still
+    /// travels 1 to `ms_per_tick` ms: the finer the resolution, the closer the simulator comes
+    /// to the model's instantaneous messages and the more of its counterexamples it can reach.
+    /// The timing conditions the catalog's boundaries rest on (a jump of at most the drift, a
+    /// restart delay of at least `ttl − drift`, a drift of at least `ε_n + ε_c`) compare spans
+    /// with spans and hold at any resolution.
+    pub fn from_scenario_at(
+        scenario: &Scenario,
+        ms_per_tick: u64,
+    ) -> Result<SimConfig, SimConfigError> {
+        let scale = ms_per_tick.max(1);
+        let span = |ticks: u32| Millis(u64::from(ticks) * scale);
+        if scenario.failover.is_some() {
+            return Err(SimConfigError::Unsupported {
+                scenario: scenario.name.clone(),
+                feature: "[failover]",
+                reason: "every simulated node is an independent master without replication; check it with `redlock-lab check`",
+            });
+        }
+        let lock = &scenario.lock;
+        let ttl = span(lock.ttl_ticks);
+        let attempts = u32::from(lock.attempts);
+        let nodes = usize::from(lock.nodes);
+        let clients = usize::from(lock.clients);
+        let unbounded = Millis(ttl.0 * UNBOUNDED_IN_TTLS);
+        let ticks = |bound: Bound| match bound {
+            Bound::Ticks(t) => span(t),
+            Bound::Unbounded => unbounded,
+        };
+
+        let error_ticks = u64::from(scenario.clock.node_error_ticks)
+            + u64::from(scenario.clock.client_error_ticks);
+        let rate_error_ppm_max =
+            (error_ticks * 1_000_000 / (2 * ttl.0)).min(u64::from(MAX_RATE_ERROR_PPM)) as u32;
+
+        let mut budget = FaultBudget::NONE;
+        if let Some(jumps) = &scenario.faults.clock_jumps {
+            let count = u32::from(jumps.count);
+            let size = span(jumps.jump_ticks.unsigned_abs());
+            let (node_count, client_count) = match jumps.target {
+                JumpTarget::Node => (count, 0),
+                JumpTarget::Client => (0, count),
+                JumpTarget::Any => (count.div_ceil(2), count / 2),
+            };
+            let node = Budget::new(node_count, size, size);
+            let client = Budget::new(client_count, size, size);
+            if jumps.jump_ticks > 0 {
+                budget.node_jumps_forward = node;
+                budget.client_jumps_forward = client;
+            } else {
+                budget.node_jumps_backward = node;
+                budget.client_jumps_backward = client;
+            }
+            match (jumps.target, jumps.index) {
+                (JumpTarget::Node, Some(index)) => budget.pinned_node = Some(usize::from(index)),
+                (JumpTarget::Client, Some(index)) => {
+                    budget.pinned_client = Some(usize::from(index))
+                }
+                _ => {}
+            }
+        }
+        // A lock message travels at most half a tick, so a round of one tick can complete.
+        let delay_max = Millis((scale / 2).max(1));
+        let round_timeout = span(lock.round_timeout_ticks).max(Millis(2 * delay_max.0));
+        let think_max = Millis(2 * ttl.0);
+        let hold_max = Millis(2 * ttl.0);
+        // Long enough for every client's one acquisition (think, every round and its retry
+        // delay, a hold, a release), short enough that faults strike while the lock is in use.
+        let duration = think_max
+            + Millis(u64::from(attempts) * (round_timeout.0 + ttl.0))
+            + hold_max
+            + Millis(4 * delay_max.0);
+        let mut crash = CrashConfig::default();
+        if let Some(crashes) = &scenario.faults.crashes {
+            crash.persistence = crashes.persistence;
+            if crashes.persistence == Persistence::FsyncPeriodic {
+                crash.fsync_period = ttl;
+            }
+            crash.restart_delay = span(crashes.restart_delay_ticks);
+            // The model reboots a crashed node at once; one that never restarts is down for
+            // longer than the run.
+            let downtime = if crashes.restart { Millis(0) } else { duration };
+            budget.crashes = Budget::new(u32::from(crashes.count), downtime, downtime);
+        }
+
+        let mut workload = WorkloadConfig {
+            think_min: Millis(0),
+            think_max,
+            cycles_per_lock: 0,
+            hold_max,
+            acquisitions_per_client: Some(1),
+            op_margin: Millis(0),
+            storage_timeout: duration,
+            protection: crate::storage::Protection::None,
+        };
+        let pauses = scenario.faults.pauses.as_ref();
+        match &scenario.storage {
+            Some(storage) => {
+                workload.cycles_per_lock = 1;
+                workload.protection = storage.protection;
+                // A check passes while `deadline − clock ≥ margin`; the simulator's natural
+                // latency from check to arrival is at most a step plus the longest delay.
+                let margin = span(storage.check_margin_ticks.unwrap_or(1));
+                let latency = Millis(1) + delay_max;
+                let (margin, extra_max) = match storage.max_delay {
+                    Bound::Ticks(t) => {
+                        let t = span(t);
+                        (
+                            margin + latency.saturating_sub(t),
+                            t.saturating_sub(latency),
+                        )
+                    }
+                    Bound::Unbounded => (margin, unbounded),
+                };
+                workload.op_margin = margin;
+                if extra_max > Millis::ZERO {
+                    budget.storage_delays = Budget::new(clients as u32, Millis(0), extra_max);
+                }
+                if let Some(p) = pauses.filter(|p| p.count > 0) {
+                    budget.pauses = Budget::new(u32::from(p.count), Millis(1), ticks(p.max));
+                }
+            }
+            None => {
+                // Without storage every client pause is the model's asynchrony; a scenario's
+                // own pauses (which need a storage op to strike) add to the count.
+                let own = pauses.map_or(0, |p| u32::from(p.count));
+                budget.pauses = Budget::new(clients as u32 + own, Millis(1), Millis(2 * ttl.0));
+            }
+        }
+
+        let config = SimConfig {
+            name: scenario.name.clone(),
+            nodes,
+            clients,
+            ttl,
+            drift: DriftPolicy::fixed(span(lock.drift_ticks)),
+            round_timeout,
+            retry: RetryPolicy {
+                attempts,
+                delay_min: Millis(1),
+                delay_max: ttl,
+            },
+            unlock: lock.unlock,
+            validity_check: lock.validity_check,
+            duration,
+            stop_on_violation: true,
+            clocks: ClockConfig {
+                rate_error_ppm_max,
+                offset_max: Millis(0),
+            },
+            network: NetworkConfig {
+                delay_min: Millis(1),
+                delay_max,
+                loss_per_mille: if scenario.network.message_loss > 0 {
+                    100
+                } else {
+                    0
+                },
+            },
+            reach: scenario.network.reach.clone(),
+            crash,
+            workload,
+            faults: FaultPlan::Generated(budget),
+        };
+        config.validate()?;
+        Ok(config)
+    }
+}
