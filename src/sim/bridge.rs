@@ -153,7 +153,7 @@ impl SimConfig {
         // A lock message travels at most half a tick, so a round of one tick can complete.
         let delay_max = Millis((scale / 2).max(1));
         let round_timeout = span(lock.round_timeout_ticks).max(Millis(2 * delay_max.0));
-        let think_max = Millis(2 * ttl.0);
+        let think_max = ttl;
         let hold_max = Millis(2 * ttl.0);
         // Long enough for every client's one acquisition (think, every round and its retry
         // delay, a hold, a release), short enough that faults strike while the lock is in use.
