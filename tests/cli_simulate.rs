@@ -156,14 +156,21 @@ fn an_expected_violation_that_no_run_reaches_is_reported_not_failed() {
 
 #[test]
 fn a_scenario_the_simulator_does_not_model_is_refused_by_name() {
-    let output = simulate(&["master-replica-failover", "--seed", "0"]);
-    assert_exit(&output, 2);
-    assert_eq!(stdout(&output), "", "nothing runs");
-    let message = stderr(&output);
-    assert!(
-        message.contains("the simulator does not model [failover]"),
-        "{message}"
-    );
+    for (name, feature) in [
+        ("master-replica-failover", "[failover]"),
+        ("lock-extension", "[lock] extensions"),
+    ] {
+        let output = simulate(&[name, "--seed", "0"]);
+        assert_exit(&output, 2);
+        assert_eq!(stdout(&output), "", "nothing runs");
+        let message = stderr(&output);
+        assert!(
+            message.contains(&format!(
+                "scenario {name}: the simulator does not model {feature}: "
+            )),
+            "{message}"
+        );
+    }
 }
 
 #[test]

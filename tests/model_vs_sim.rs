@@ -71,6 +71,11 @@ fn proven(report: &Report) -> Vec<Property> {
         .collect()
 }
 
+/// Whether the bridge refuses `scenario` (asserted by the last test).
+fn refused(scenario: &Scenario) -> bool {
+    scenario.failover.is_some() || scenario.lock.extensions > 0
+}
+
 fn bridge(scenario: &Scenario, ms_per_tick: u64) -> SimConfig {
     SimConfig::from_scenario_at(scenario, ms_per_tick)
         .unwrap_or_else(|e| panic!("{}: the bridge refused it: {e}", scenario.name))
@@ -184,7 +189,7 @@ fn check_run(
 fn the_simulator_never_violates_what_the_checker_proves() {
     let mut compared = 0;
     for (scenario, report) in catalog() {
-        if scenario.failover.is_some() {
+        if refused(scenario) {
             continue;
         }
         let properties = proven(report);
@@ -312,7 +317,7 @@ fn the_simulator_acquires_exactly_where_the_checker_says_some_client_can() {
     // "Never violated" means something only if the runs use the lock: the simulator acquires
     // in some of 200 runs iff the checker finds a witness for `lock acquired`.
     for (scenario, report) in catalog() {
-        if scenario.failover.is_some() {
+        if refused(scenario) {
             continue;
         }
         let witness = report
@@ -336,22 +341,36 @@ fn the_simulator_acquires_exactly_where_the_checker_says_some_client_can() {
 }
 
 #[test]
-fn the_bridge_refuses_failover_by_name_and_accepts_the_rest_of_the_catalog() {
-    let mut refused = Vec::new();
+fn the_bridge_refuses_failover_and_extension_by_name_and_accepts_the_rest_of_the_catalog() {
+    let mut names = Vec::new();
     for embedded in CATALOG {
         let scenario = Scenario::from_str(embedded.file, embedded.text).unwrap();
         match SimConfig::from_scenario(&scenario) {
             Ok(config) => {
+                assert!(!refused(&scenario), "{}", scenario.name);
                 assert_eq!(config.name, scenario.name);
                 assert_eq!(config.nodes, usize::from(scenario.lock.nodes));
                 assert_eq!(config.ttl, Millis(u64::from(scenario.lock.ttl_ticks)));
             }
             Err(SimConfigError::Unsupported { feature, .. }) => {
-                assert_eq!(feature, "[failover]", "{}", scenario.name);
-                refused.push(scenario.name.clone());
+                let expected = if scenario.failover.is_some() {
+                    "[failover]"
+                } else {
+                    "[lock] extensions"
+                };
+                assert_eq!(feature, expected, "{}", scenario.name);
+                assert!(refused(&scenario));
+                names.push(scenario.name.clone());
             }
             Err(other) => panic!("{}: unexpected error {other}", scenario.name),
         }
     }
-    assert_eq!(refused, ["master-replica-failover"]);
+    assert_eq!(
+        names,
+        [
+            "lock-extension-minority-accepted",
+            "lock-extension",
+            "master-replica-failover"
+        ]
+    );
 }

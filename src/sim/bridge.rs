@@ -80,7 +80,7 @@ impl SimConfig {
     /// # Refused
     ///
     /// [`SimConfigError::Unsupported`] names the feature: `[failover]` (the simulator has no
-    /// replication). The liveness property `eventually acquired` and its `[liveness]` table
+    /// replication) and `[lock] extensions` above 0 (its clients never extend). The liveness property `eventually acquired` and its `[liveness]` table
     /// are not judged by the simulator; the CLI says so per property.
     pub fn from_scenario(scenario: &Scenario) -> Result<SimConfig, SimConfigError> {
         SimConfig::from_scenario_at(scenario, 1)
@@ -109,6 +109,13 @@ impl SimConfig {
             });
         }
         let lock = &scenario.lock;
+        if lock.extensions > 0 {
+            return Err(SimConfigError::Unsupported {
+                scenario: scenario.name.clone(),
+                feature: "[lock] extensions",
+                reason: "the simulated clients never extend a lock (the core's extension is tested on its own); check it with `redlock-lab check`",
+            });
+        }
         let ttl = span(lock.ttl_ticks);
         let attempts = u32::from(lock.attempts);
         let nodes = usize::from(lock.nodes);
