@@ -126,10 +126,10 @@ impl SimConfig {
             Bound::Unbounded => unbounded,
         };
 
-        let error_ticks = u64::from(scenario.clock.node_error_ticks)
-            + u64::from(scenario.clock.client_error_ticks);
+        // 2ρ·ttl = ε_n + ε_c, both sides in ms: the rate does not depend on the resolution.
+        let error = span(scenario.clock.node_error_ticks) + span(scenario.clock.client_error_ticks);
         let rate_error_ppm_max =
-            (error_ticks * 1_000_000 / (2 * ttl.0)).min(u64::from(MAX_RATE_ERROR_PPM)) as u32;
+            (error.0 * 1_000_000 / (2 * ttl.0)).min(u64::from(MAX_RATE_ERROR_PPM)) as u32;
 
         let mut budget = FaultBudget::NONE;
         if let Some(jumps) = &scenario.faults.clock_jumps {
@@ -262,5 +262,225 @@ impl SimConfig {
         };
         config.validate()?;
         Ok(config)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::proto::{NodeId, NodeSet, UnlockMode, ValidityCheck};
+    use crate::storage::Protection;
+
+    fn scenario(body: &str) -> Scenario {
+        let text = format!(
+            "name = \"s\"\ntitle = \"t\"\nclaim = \"c\"\nsource = \"seed\"\nprose = \"p\"\n{body}\n[expect]\n\"mutual exclusion\" = \"holds\"\n"
+        );
+        Scenario::from_str("s.toml", &text).unwrap()
+    }
+
+    fn budget(config: &SimConfig) -> FaultBudget {
+        match &config.faults {
+            FaultPlan::Generated(budget) => *budget,
+            FaultPlan::Explicit(_) => panic!("the bridge draws faults from a budget"),
+        }
+    }
+
+    #[test]
+    fn the_lock_maps_one_tick_to_ms_per_tick_milliseconds() {
+        let s = scenario(
+            "[lock]\nnodes = 5\nclients = 3\nttl_ticks = 6\ndrift_ticks = 2\nround_timeout_ticks = 3\nattempts = 2\nunlock = \"del\"\nvalidity_check = false",
+        );
+        let exact = SimConfig::from_scenario(&s).unwrap();
+        assert_eq!((exact.nodes, exact.clients), (5, 3));
+        assert_eq!(exact.ttl, Millis(6));
+        assert_eq!(exact.drift, DriftPolicy::fixed(Millis(2)));
+        assert_eq!(exact.round_timeout, Millis(3));
+        assert_eq!(exact.retry.attempts, 2);
+        assert_eq!(exact.unlock, UnlockMode::PlainDel);
+        assert_eq!(exact.validity_check, ValidityCheck::Off);
+        assert_eq!(exact.workload.acquisitions_per_client, Some(1));
+        assert_eq!(exact.network.delay_min, Millis(1));
+        assert_eq!(exact.network.delay_max, Millis(1));
+
+        let fine = SimConfig::from_scenario_at(&s, 10).unwrap();
+        assert_eq!(fine.ttl, Millis(60));
+        assert_eq!(fine.drift, DriftPolicy::fixed(Millis(20)));
+        assert_eq!(fine.round_timeout, Millis(30));
+        assert_eq!(fine.network.delay_max, Millis(5));
+        // A one-tick round still fits a round trip.
+        let short = scenario("[lock]\nround_timeout_ticks = 1");
+        assert_eq!(
+            SimConfig::from_scenario(&short).unwrap().round_timeout,
+            Millis(2)
+        );
+        assert_eq!(
+            SimConfig::from_scenario_at(&short, 10)
+                .unwrap()
+                .round_timeout,
+            Millis(10)
+        );
+    }
+
+    #[test]
+    fn partitions_and_pinned_jumps_are_exact() {
+        let s = scenario(
+            "[network]\nreach = [[1, 2], [2, 3]]\n[faults.clock_jumps]\ntarget = \"node\"\nindex = 2\njump_ticks = 2",
+        );
+        let config = SimConfig::from_scenario_at(&s, 10).unwrap();
+        let set = |nodes: &[u8]| {
+            let mut set = NodeSet::EMPTY;
+            nodes.iter().for_each(|&n| set.insert(NodeId(n)));
+            set
+        };
+        assert_eq!(config.reach, vec![set(&[0, 1]), set(&[1, 2])]);
+        assert!(config.reaches(0, 1) && !config.reaches(0, 2));
+        let b = budget(&config);
+        assert_eq!(b.node_jumps_forward, Budget::new(1, Millis(20), Millis(20)));
+        assert_eq!(b.pinned_node, Some(1));
+        assert_eq!(
+            b.client_jumps_forward.count + b.client_jumps_backward.count,
+            0
+        );
+
+        let back =
+            scenario("[faults.clock_jumps]\ntarget = \"client\"\ncount = 2\njump_ticks = -3");
+        let b = budget(&SimConfig::from_scenario(&back).unwrap());
+        assert_eq!(
+            b.client_jumps_backward,
+            Budget::new(2, Millis(3), Millis(3))
+        );
+        assert_eq!(b.pinned_client, None);
+
+        let any = scenario("[faults.clock_jumps]\ntarget = \"any\"\ncount = 3\njump_ticks = 1");
+        let b = budget(&SimConfig::from_scenario(&any).unwrap());
+        assert_eq!(
+            (b.node_jumps_forward.count, b.client_jumps_forward.count),
+            (2, 1)
+        );
+    }
+
+    #[test]
+    fn clock_error_becomes_a_rate_error_spread_over_a_lease() {
+        let s = scenario(
+            "[lock]\nttl_ticks = 5\n[clock]\nnode_error_ticks = 1\nclient_error_ticks = 1",
+        );
+        let config = SimConfig::from_scenario(&s).unwrap();
+        // 2ρ·ttl = ε_n + ε_c: ρ = 2 / 10.
+        assert_eq!(config.clocks.rate_error_ppm_max, 200_000);
+        // Scale-free: the same ρ at any resolution.
+        assert_eq!(
+            SimConfig::from_scenario_at(&s, 10)
+                .unwrap()
+                .clocks
+                .rate_error_ppm_max,
+            200_000
+        );
+        let capped =
+            scenario("[lock]\nttl_ticks = 2\ndrift_ticks = 1\n[clock]\nnode_error_ticks = 8");
+        assert_eq!(
+            SimConfig::from_scenario(&capped)
+                .unwrap()
+                .clocks
+                .rate_error_ppm_max,
+            MAX_RATE_ERROR_PPM
+        );
+        assert_eq!(
+            SimConfig::from_scenario(&scenario(""))
+                .unwrap()
+                .clocks
+                .rate_error_ppm_max,
+            0
+        );
+    }
+
+    #[test]
+    fn crashes_keep_persistence_and_the_restart_delay_on_the_node_clock() {
+        let s = scenario(
+            "[faults.crashes]\ncount = 2\npersistence = \"fsync-periodic\"\nrestart_delay_ticks = 3",
+        );
+        let config = SimConfig::from_scenario_at(&s, 10).unwrap();
+        assert_eq!(config.crash.persistence, Persistence::FsyncPeriodic);
+        assert_eq!(config.crash.fsync_period, config.ttl);
+        assert_eq!(config.crash.restart_delay, Millis(30));
+        assert_eq!(
+            budget(&config).crashes,
+            Budget::new(2, Millis(0), Millis(0))
+        );
+        // A node that never restarts is down for longer than the run.
+        let gone = scenario("[faults.crashes]\nrestart = false");
+        let config = SimConfig::from_scenario(&gone).unwrap();
+        assert!(budget(&config).crashes.min >= config.duration);
+    }
+
+    #[test]
+    fn the_storage_margin_absorbs_the_simulators_own_latency() {
+        // Model: an op checked with 2 ticks left may take 1 tick. Simulator at 10 ms per tick:
+        // a step plus up to 5 ms of delay, 6 ms, of which 10 ms are allowed: no extra margin,
+        // and storage delays of up to 4 ms more.
+        let s = scenario(
+            "[lock]\nttl_ticks = 6\n[storage]\nprotection = \"none\"\ncheck_margin_ticks = 2\nmax_delay_ticks = 1\n[faults.pauses]\ncount = 1\nmax_ticks = 2",
+        );
+        let config = SimConfig::from_scenario_at(&s, 10).unwrap();
+        assert_eq!(config.workload.op_margin, Millis(20));
+        assert_eq!(
+            budget(&config).storage_delays,
+            Budget::new(2, Millis(0), Millis(4))
+        );
+        assert_eq!(
+            budget(&config).pauses,
+            Budget::new(1, Millis(1), Millis(20))
+        );
+        assert_eq!(config.workload.cycles_per_lock, 1);
+        assert_eq!(config.workload.protection, Protection::None);
+        // At 1 ms per tick the simulator needs 2 ms where the model allows 1: the margin
+        // grows by the difference, and no extra delay is left.
+        let exact = SimConfig::from_scenario(&s).unwrap();
+        assert_eq!(exact.workload.op_margin, Millis(3));
+        assert_eq!(budget(&exact).storage_delays.count, 0);
+        // Unbounded delays and pauses last up to three TTLs; the margin is the model's.
+        let unbounded = scenario(
+            "[storage]\nprotection = \"fencing-token\"\nmax_delay_ticks = \"unbounded\"\n[faults.pauses]\ncount = 1",
+        );
+        let config = SimConfig::from_scenario(&unbounded).unwrap();
+        assert_eq!(config.workload.op_margin, Millis(1));
+        assert_eq!(budget(&config).storage_delays.max, Millis(30));
+        assert_eq!(budget(&config).pauses.max, Millis(30));
+    }
+
+    #[test]
+    fn without_storage_every_client_gets_asynchrony_pauses() {
+        let config = SimConfig::from_scenario(&scenario("[lock]\nclients = 3")).unwrap();
+        assert_eq!(
+            budget(&config).pauses,
+            Budget::new(3, Millis(1), Millis(20))
+        );
+        assert_eq!(config.workload.cycles_per_lock, 0);
+        assert_eq!(config.workload.hold_max, Millis(20));
+    }
+
+    #[test]
+    fn unsupported_features_are_refused_by_name() {
+        let failover = scenario("[lock]\nnodes = 1\n[failover]\npromotion_delay_ticks = 0");
+        let error = SimConfig::from_scenario(&failover).unwrap_err();
+        assert!(matches!(
+            error,
+            SimConfigError::Unsupported {
+                feature: "[failover]",
+                ..
+            }
+        ));
+        assert!(
+            error
+                .to_string()
+                .starts_with("scenario s: the simulator does not model [failover]: ")
+        );
+        let extension = scenario("[lock]\nextensions = 1");
+        assert!(matches!(
+            SimConfig::from_scenario(&extension).unwrap_err(),
+            SimConfigError::Unsupported {
+                feature: "[lock] extensions",
+                ..
+            }
+        ));
     }
 }

@@ -296,7 +296,7 @@ impl SimConfig {
                 ];
                 for target in pinned.into_iter().flatten() {
                     if !self.has(target) {
-                        return Err(SimConfigError::NoSuchProcess { index: 0, target });
+                        return Err(SimConfigError::NoSuchPinnedProcess { target });
                     }
                 }
                 for (what, budget) in budget.kinds() {
@@ -536,6 +536,12 @@ pub enum SimConfigError {
         /// The process it names.
         target: Process,
     },
+    /// A fault budget pinned to a node or client that does not exist.
+    #[error("the fault budget is pinned to {target}, which this configuration does not have")]
+    NoSuchPinnedProcess {
+        /// The process it names.
+        target: Process,
+    },
 }
 
 #[cfg(test)]
@@ -605,6 +611,16 @@ mod tests {
             })
             .contains("targets n4")
         );
+        assert!(
+            refuse(|c| {
+                c.faults = FaultPlan::Generated(FaultBudget {
+                    pinned_client: Some(2),
+                    ..FaultBudget::NONE
+                })
+            })
+            .contains("pinned to c3")
+        );
+        assert!(refuse(|c| c.reach = vec![NodeSet::first(3)]).contains("reach lists 1 clients"));
     }
 
     #[test]
