@@ -109,15 +109,42 @@ impl Report {
     }
 }
 
+/// How far a running check has come (for progress output on long runs).
+#[derive(Clone, Copy, Debug)]
+pub struct Progress<'a> {
+    /// The scenario's name.
+    pub name: &'a str,
+    /// Unique states so far (in the current run).
+    pub unique_states: usize,
+    /// Seconds since the run started.
+    pub seconds: f64,
+}
+
+/// A progress callback.
+pub type ProgressFn = Arc<dyn Fn(Progress<'_>) + Send + Sync>;
+
 /// A check of one scenario: the safety run, and the bounded liveness run when `[expect]`
 /// names `eventually acquired`.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Check {
     scenario: Scenario,
     invariants: Vec<Invariant>,
     threads: usize,
     symmetry: Option<bool>,
     depth_first: bool,
+    progress: Option<ProgressFn>,
+}
+
+impl std::fmt::Debug for Check {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Check")
+            .field("scenario", &self.scenario.name)
+            .field("invariants", &self.invariants)
+            .field("threads", &self.threads)
+            .field("symmetry", &self.symmetry)
+            .field("depth_first", &self.depth_first)
+            .finish()
+    }
 }
 
 impl Check {
@@ -129,6 +156,7 @@ impl Check {
             threads: 1,
             symmetry: None,
             depth_first: false,
+            progress: None,
         }
     }
 
@@ -148,6 +176,13 @@ impl Check {
     /// configurations too large for breadth first; counterexamples are then not shortest.
     pub fn depth_first(mut self) -> Check {
         self.depth_first = true;
+        self
+    }
+
+    /// Calls `progress` about once a second while a run takes longer than a second (the CLI
+    /// prints it on stderr).
+    pub fn progress(mut self, progress: impl Fn(Progress<'_>) + Send + Sync + 'static) -> Check {
+        self.progress = Some(Arc::new(progress));
         self
     }
 
@@ -200,14 +235,35 @@ fn run_one(model: RedlockModel, check: &Check, out: &mut Vec<PropertyReport>) ->
     let properties = model.properties();
     let builder = model.checker().threads(check.threads);
     if check.depth_first {
-        let checker = builder.spawn_dfs().join();
+        let checker = wait(builder.spawn_dfs(), check);
         collect(&checker, &properties, scenario, out);
         checker.unique_state_count()
     } else {
-        let checker = builder.spawn_bfs().join();
+        let checker = wait(builder.spawn_bfs(), check);
         collect(&checker, &properties, scenario, out);
         checker.unique_state_count()
     }
+}
+
+/// Joins the checker, reporting progress about once a second while it runs.
+fn wait<C: Checker<RedlockModel>>(checker: C, check: &Check) -> C {
+    if let Some(progress) = &check.progress {
+        let start = Instant::now();
+        let mut next_report_seconds = 1;
+        while !checker.is_done() {
+            // Poll finely, so that a short run is not stretched to the polling period.
+            std::thread::sleep(std::time::Duration::from_millis(5));
+            if start.elapsed().as_secs() >= next_report_seconds {
+                next_report_seconds += 1;
+                progress(Progress {
+                    name: &check.scenario.name,
+                    unique_states: checker.unique_state_count(),
+                    seconds: start.elapsed().as_secs_f64(),
+                });
+            }
+        }
+    }
+    checker.join()
 }
 
 fn collect(

@@ -84,9 +84,9 @@ fn every_catalog_verdict_matches_its_expectation() {
 fn unique_state_counts_are_pinned() {
     for (name, expected) in [
         ("single-node-baseline", 623),
-        ("redlock-partitioned-clients", 5728),
-        ("node-clock-jump-forward-by-drift", 12331),
-        ("crash-delayed-restart-ttl-minus-drift", 120317),
+        ("redlock-partitioned-clients", 5668),
+        ("node-clock-jump-forward-by-drift", 12211),
+        ("crash-delayed-restart-ttl-minus-drift", 118943),
     ] {
         let report = Check::new(&load(name)).run();
         assert_eq!(report.unique_states, expected, "{name}");

@@ -108,7 +108,7 @@ pub struct Budget {
 /// `now` (true time) and the clock offsets are ghosts: they are shown by `Debug` and used to
 /// read clocks, but the fingerprint ([`Hash`]) sees only times relative to their own clock,
 /// so two states that differ by a shift of time are one state (see `view.rs`).
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct World {
     pub(crate) shape: Arc<Shape>,
     /// True time in ticks since the start.
@@ -125,6 +125,26 @@ pub struct World {
     pub epochs: u8,
     /// Bit `c`: client `c` has acquired at least once.
     pub acquired: u8,
+}
+
+impl std::fmt::Debug for World {
+    /// The state without its static configuration, and only the nodes and clients in use.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut d = f.debug_struct("World");
+        d.field("now", &self.now)
+            .field("nodes", &&self.nodes[..self.shape.nodes]);
+        if self.replica.is_some() {
+            d.field("replica", &self.replica);
+        }
+        d.field("clients", &&self.clients[..self.shape.clients]);
+        if self.shape.storage.is_some() {
+            d.field("storage", &self.storage);
+        }
+        d.field("budget", &self.budget)
+            .field("epochs", &self.epochs)
+            .field("acquired", &self.acquired)
+            .finish()
+    }
 }
 
 impl PartialEq for World {
