@@ -74,7 +74,7 @@ mod server;
 mod trace;
 mod world;
 
-pub use bridge::{STORAGE_LATENCY_MIN, UNBOUNDED_IN_TTLS};
+pub use bridge::UNBOUNDED_IN_TTLS;
 pub use check::{Believer, Property, Violation};
 pub use clock::{CLOCK_EPOCH_MS, SimClock};
 pub use config::{

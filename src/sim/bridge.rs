@@ -20,13 +20,46 @@ use crate::time::Millis;
 /// TTLs: long enough for a lease to end and a successor to acquire and write.
 pub const UNBOUNDED_IN_TTLS: u64 = 3;
 
-/// The simulator's shortest path from a holder's check to its storage op's arrival, in ms:
-/// the op is sent at the holder's next step (1 ms later) and travels at least 1 ms. The model
-/// can apply an op in the instant it was checked.
-pub const STORAGE_LATENCY_MIN: Millis = Millis(2);
-
 impl SimConfig {
-    /// The simulated world of `scenario`, one tick being one millisecond.
+    /// The simulated world of `scenario`, one tick being one millisecond: the same as
+    /// [`from_scenario_at(scenario, 1)`](SimConfig::from_scenario_at), whose docs give the
+    /// mapping.
+    ///
+    /// At this resolution a lock message takes a whole tick where the model's take none, so
+    /// with the catalog's 4-tick leases few of the model's counterexamples are reachable; the
+    /// CLI simulates at 10 ms per tick by default.
+    pub fn from_scenario(scenario: &Scenario) -> Result<SimConfig, SimConfigError> {
+        SimConfig::from_scenario_at(scenario, 1)
+    }
+
+    /// The simulated world of `scenario` with one tick lasting `R = ms_per_tick` milliseconds
+    /// (at least 1).
+    ///
+    /// Every span of the scenario (ttl, drift, round timeout, jumps, restart delay, margins,
+    /// delays, pauses) is multiplied by `R`, while a lock message travels 1 to `max(1, R/2)`
+    /// ms: the finer the resolution, the closer the simulator comes to the model's
+    /// instantaneous messages and the more of its counterexamples it can reach. The timing
+    /// conditions the catalog's boundaries rest on (a jump of at most the drift, a restart
+    /// delay of at least `ttl − drift`, a drift of at least `ε_n + ε_c`) compare spans with
+    /// spans and hold at any resolution.
+    ///
+    /// ```
+    /// use redlock_lab::catalog;
+    /// use redlock_lab::scenario::Scenario;
+    /// use redlock_lab::sim::{self, Property, SimConfig};
+    /// use redlock_lab::time::Millis;
+    ///
+    /// // n2's clock jumps two ticks forward; the drift allowance is one tick.
+    /// let file = catalog::find("node-clock-jump-forward-past-drift").expect("in the catalog");
+    /// let scenario = Scenario::from_str(file.file, file.text)?;
+    /// let config = SimConfig::from_scenario_at(&scenario, 10)?;
+    /// assert_eq!((config.ttl, config.lock_params()?.drift), (Millis(40), Millis(10)));
+    /// // The checker's counterexample, found by sampling seeds.
+    /// let seed = (0..5_000)
+    ///     .find(|&seed| !sim::run(&config, seed).unwrap().holds(Property::MutualExclusion));
+    /// assert!(seed.is_some());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     ///
     /// # Exact
     ///
@@ -35,7 +68,7 @@ impl SimConfig {
     ///   every client acquires once per run (`acquisitions_per_client = 1`), as in the model.
     /// - `[network] reach`: a partition for the whole run ([`SimConfig::reach`]).
     /// - `[faults.clock_jumps]`: `count` jumps of exactly `jump_ticks` on the target's
-    ///   processes, pinned to `index` when given.
+    ///   processes, pinned to `index` when given ([`FaultBudget::pinned_node`]).
     /// - `[faults.crashes]`: `count` crashes, persistence none or `fsync=always`, restart at
     ///   once followed by the restart delay on the node's own clock; `restart = false` becomes
     ///   a downtime longer than the run.
@@ -43,58 +76,47 @@ impl SimConfig {
     ///
     /// # Approximated
     ///
-    /// - **Message delay**: the model applies a reply in the instant its request arrives, the
-    ///   simulator needs at least 1 ms each way, so every lock message takes exactly 1 ms and a
-    ///   round waits at least 2 ms (`round_timeout = max(round_timeout_ticks, 2)`; a round that
-    ///   waits longer only loses validity, so this touches liveness, not safety). The model's
-    ///   asynchrony (time may pass between any two steps) is sampled by client pauses: without
-    ///   `[storage]`, `clients` pauses of 1 to `2·ttl` ms at random times (a pause during a
-    ///   round, a late release, a late begin — all moves the model has). With `[storage]`
-    ///   only the scenario's own pauses run, since a pause between a check and its op is a
-    ///   budgeted fault there.
-    /// - **Clock error** `ε_n`, `ε_c` becomes a rate error `ρ = (ε_n + ε_c) / (2·ttl)` on
+    /// - **Rounds**: the model applies a reply in the instant its request arrives; here a
+    ///   round trip takes up to `2·max(1, R/2)` ms, so `round_timeout = max(round_timeout_ticks
+    ///   · R, 2·max(1, R/2))`. A round that waits longer only loses validity: this touches
+    ///   liveness, not safety.
+    /// - **Asynchrony**: in the model time may pass between any two steps. Here a holder
+    ///   keeps the lock for `[0, 2·ttl]` after its work (a lease that ends first ends the
+    ///   hold), clients begin after `[0, ttl]`, and without `[storage]` the run has one
+    ///   pause per client of 1 to `2·ttl` at a random time (during a round, a hold, before a
+    ///   begin: all moves the model has). With `[storage]` only the scenario's own pauses run, since a
+    ///   pause between a check and its op is a budgeted fault there.
+    /// - **Clock error** `ε_n`, `ε_c` becomes a rate error `ρ = (ε_n + ε_c) / (2·ttl_ticks)` on
     ///   every clock: a fast node and a slow client drift apart by `2ρ·ttl = ε_n + ε_c` over a
     ///   lease. Whole-millisecond readings add up to 2 ms more at the edges, which the
-    ///   simulator's 2 ms of message delay on the path from expiry to a rival's belief takes
-    ///   back. Capped at [`MAX_RATE_ERROR_PPM`].
-    /// - **Message loss**: a count of lost `SET`s becomes a 10% loss rate on all lock traffic
-    ///   (a lost reply is a late delivery in the model, a lost unlock a late one).
+    ///   simulator's own message delays on the path from an expiry to a rival's belief (at
+    ///   least 2 ms) take back. Capped at [`MAX_RATE_ERROR_PPM`].
+    /// - **Message loss**: a count of lost requests becomes a 10% loss rate on all lock
+    ///   traffic (a lost reply is a late one in the model, a lost unlock a late unlock).
     /// - **Jump target `"any"`**: the count is split, `⌈k/2⌉` node jumps and `⌊k/2⌋` client
     ///   jumps (the simulator draws the two kinds from separate budgets): a subset of the
     ///   model's choices.
-    /// - **`fsync-periodic`**: the model may fsync at any moment; the simulator fsyncs every
-    ///   `ttl` ms on the node's clock.
-    /// - **Storage latency**: the simulator cannot apply an op in the instant it was checked
-    ///   (at least [`STORAGE_LATENCY_MIN`]), so with a bounded `max_delay_ticks` the margin
-    ///   grows by what the simulator adds beyond it (`op_margin = check_margin +
-    ///   max(0, 2 − max_delay)`), keeping every stale op within the model's bound. Delays
-    ///   above the minimum come from storage-delay faults of up to `max_delay − 2`
-    ///   (unbounded: [`UNBOUNDED_IN_TTLS`] TTLs), one per client.
-    /// - **Pauses**: `count` pauses of 1 to `max_ticks` ms at random times (unbounded:
+    /// - **`fsync-periodic`**: the model may fsync at any moment; here nodes fsync every `ttl`
+    ///   on their own clock.
+    /// - **Storage latency**: here an op reaches the storage up to `L = 1 + max(1, R/2)` ms
+    ///   after its check (sent at the holder's next step, then the network); the model allows
+    ///   `max_delay_ticks · R`. With a bounded delay the margin grows by what the simulator
+    ///   adds beyond it (`op_margin = check_margin · R + max(0, L − max_delay · R)`), so no
+    ///   op lands later than the model allows; longer delays come from one storage-delay fault
+    ///   per client of up to `max_delay · R − L` (unbounded: [`UNBOUNDED_IN_TTLS`] TTLs).
+    /// - **Pauses**: `count` pauses of 1 to `max_ticks · R` ms at random times (unbounded:
     ///   [`UNBOUNDED_IN_TTLS`] TTLs); only those that strike between a check and its send are
     ///   the model's pause, the rest are asynchrony.
-    /// - **Fault timing**: faults strike at uniformly random times of a run long enough for
-    ///   every client's acquisition (`duration`), not at the adversary's best moment: a
+    /// - **Fault timing**: faults strike at uniformly random times of a run just long enough
+    ///   for every client's acquisition and hold, not at the adversary's best moment: the
     ///   simulator finds a counterexample by sampling, if at all.
     ///
     /// # Refused
     ///
     /// [`SimConfigError::Unsupported`] names the feature: `[failover]` (the simulator has no
-    /// replication) and `[lock] extensions` above 0 (its clients never extend). The liveness property `eventually acquired` and its `[liveness]` table
-    /// are not judged by the simulator; the CLI says so per property.
-    pub fn from_scenario(scenario: &Scenario) -> Result<SimConfig, SimConfigError> {
-        SimConfig::from_scenario_at(scenario, 1)
-    }
-
-    /// [`from_scenario`](SimConfig::from_scenario) with one tick lasting `ms_per_tick`
-    /// milliseconds (at least 1).
-    ///
-    /// Every span of the scenario is multiplied by `ms_per_tick`, while a lock message still
-    /// travels 1 to `ms_per_tick` ms: the finer the resolution, the closer the simulator comes
-    /// to the model's instantaneous messages and the more of its counterexamples it can reach.
-    /// The timing conditions the catalog's boundaries rest on (a jump of at most the drift, a
-    /// restart delay of at least `ttl − drift`, a drift of at least `ε_n + ε_c`) compare spans
-    /// with spans and hold at any resolution.
+    /// replication) and `[lock] extensions` above 0 (its clients never extend). The liveness
+    /// property `eventually acquired` and its `[liveness]` table are not judged by the
+    /// simulator; the CLI says so.
     pub fn from_scenario_at(
         scenario: &Scenario,
         ms_per_tick: u64,
