@@ -42,7 +42,7 @@ pub struct Args {
     runs: u64,
     /// Simulated milliseconds per model tick. The simulator's messages take at least 1 ms
     /// where the model's take no time, so at 1 ms per tick a 4-tick lease leaves almost no
-    /// room for a counterexample; 10 reaches most of the catalog's.
+    /// room for a counterexample; at 10 the simulator reaches many more of the checker's.
     #[arg(long, default_value_t = DEFAULT_MS_PER_TICK)]
     ms_per_tick: u64,
 }
