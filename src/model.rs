@@ -305,7 +305,7 @@ impl Model for RedlockModel {
     }
 
     fn format_action(&self, action: &Step) -> String {
-        format!("{action:?}")
+        svg::label(action)
     }
 
     fn format_step(&self, last: &World, action: Step) -> Option<String> {
