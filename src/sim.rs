@@ -51,9 +51,16 @@
 //! - The storage's own network is delayed but never loses messages, and the storage never
 //!   fails.
 //!
+//! ## Scenarios
+//!
+//! [`SimConfig::from_scenario`] maps a `models/*.toml` scenario onto a world (one tick is one
+//! millisecond) and documents what is exact, what is approximated and what is refused;
+//! `redlock-lab simulate` runs it.
+//!
 //! A clean run is evidence, not proof: it samples schedules. The presets in [`preset`] pair
 //! each claim of the controversy with a world that should keep or break it.
 
+mod bridge;
 mod check;
 mod client;
 mod clock;
@@ -67,6 +74,7 @@ mod server;
 mod trace;
 mod world;
 
+pub use bridge::UNBOUNDED_IN_TTLS;
 pub use check::{Believer, Property, Violation};
 pub use clock::{CLOCK_EPOCH_MS, SimClock};
 pub use config::{

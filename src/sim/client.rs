@@ -100,6 +100,10 @@ pub struct SimClient {
     pending_send: Option<StorageOp>,
     /// Extra delay for the next storage operation (a fault).
     storage_delay: Millis,
+    /// Acquisitions started so far (for `acquisitions_per_client`).
+    acquisitions: u32,
+    /// Client-clock reading before which a holder whose work is done keeps the lock.
+    hold_until: Millis,
 }
 
 impl SimClient {
@@ -122,6 +126,8 @@ impl SimClient {
             storage_seq: 0,
             pending_send: None,
             storage_delay: Millis::ZERO,
+            acquisitions: 0,
+            hold_until: Millis::ZERO,
         }
     }
 
@@ -269,6 +275,8 @@ impl SimClient {
                         Protection::RandomTokenCas => Next::Mark,
                         _ => Next::Read,
                     };
+                    let hold = uniform(&mut self.rng, 0, ctx.workload.hold_max.0);
+                    self.hold_until = local + Millis(hold);
                     let cycles = ctx.workload.cycles_per_lock;
                     self.phase = Phase::Working {
                         next: if cycles == 0 { Next::Done } else { first },
@@ -307,7 +315,13 @@ impl SimClient {
 
     fn act(&mut self, ctx: &mut StepContext<'_>, local: Millis) {
         match self.phase {
-            Phase::Idle { until } if local >= until => {
+            Phase::Idle { until }
+                if local >= until
+                    && ctx
+                        .workload
+                        .acquisitions_per_client
+                        .is_none_or(|limit| self.acquisitions < limit) =>
+            {
                 // The configuration was validated before the run, so this cannot fail; a
                 // failure would leave the client idle rather than panic.
                 let lock_rng = ChaCha8Rng::seed_from_u64(self.rng.next_u64());
@@ -318,6 +332,7 @@ impl SimClient {
                     });
                     self.lock = Some(lock);
                     self.phase = Phase::Acquiring;
+                    self.acquisitions += 1;
                 }
             }
             Phase::Working {
@@ -326,6 +341,11 @@ impl SimClient {
             } if local >= awaiting.sent_at + ctx.workload.storage_timeout => {
                 self.begin_release(ctx, local);
             }
+            Phase::Working {
+                next: Next::Done,
+                awaiting: None,
+                ..
+            } if local < self.hold_until => {}
             Phase::Working {
                 next,
                 awaiting: None,

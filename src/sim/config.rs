@@ -7,7 +7,8 @@ use thiserror::Error;
 use super::fault::{Fault, FaultPlan, Process};
 use crate::node::Persistence;
 use crate::proto::{
-    Config, ConfigError, DriftPolicy, LockParams, RetryPolicy, UnlockMode, ValidityCheck,
+    Config, ConfigError, DriftPolicy, LockParams, NodeId, NodeSet, RetryPolicy, UnlockMode,
+    ValidityCheck,
 };
 use crate::storage::Protection;
 use crate::time::Millis;
@@ -80,6 +81,14 @@ pub struct WorkloadConfig {
     pub think_max: Millis,
     /// Read-modify-write cycles on the storage per acquired lock (0: lock and release only).
     pub cycles_per_lock: u32,
+    /// After its storage work a holder keeps the lock for a time drawn from `[0, hold_max]`
+    /// on its clock before it releases (0: it releases at once). A lease that ends first ends
+    /// the hold.
+    pub hold_max: Millis,
+    /// After this many acquisitions (each with all its rounds, won or not) a client stops
+    /// for the rest of the run; `None`: it never stops. The model checker's clients acquire
+    /// once, so a run built from a scenario sets 1.
+    pub acquisitions_per_client: Option<u32>,
     /// A holder issues a storage operation only while at least this much validity is left on
     /// its clock (`M` of the scenario notes; 0: while it believes).
     pub op_margin: Millis,
@@ -97,6 +106,8 @@ impl Default for WorkloadConfig {
             think_min: Millis(0),
             think_max: Millis(20),
             cycles_per_lock: 2,
+            hold_max: Millis(0),
+            acquisitions_per_client: None,
             op_margin: Millis(0),
             storage_timeout: Millis(50),
             protection: Protection::None,
@@ -138,6 +149,10 @@ pub struct SimConfig {
     pub clocks: ClockConfig,
     /// Delays and loss.
     pub network: NetworkConfig,
+    /// Per client, the nodes it can reach (a partition that lasts the whole run): a message
+    /// between a client and a node outside its set is lost. Empty: every client reaches every
+    /// node.
+    pub reach: Vec<NodeSet>,
     /// Persistence and restart.
     pub crash: CrashConfig,
     /// What the clients do.
@@ -168,6 +183,7 @@ impl Default for SimConfig {
             stop_on_violation: true,
             clocks: ClockConfig::default(),
             network: NetworkConfig::default(),
+            reach: Vec::new(),
             crash: CrashConfig::default(),
             workload: WorkloadConfig::default(),
             faults: FaultPlan::default(),
@@ -176,6 +192,13 @@ impl Default for SimConfig {
 }
 
 impl SimConfig {
+    /// Whether client `client` reaches node `node` (see [`reach`](SimConfig::reach)).
+    pub fn reaches(&self, client: usize, node: usize) -> bool {
+        self.reach
+            .get(client)
+            .is_none_or(|set| node < 64 && set.contains(NodeId(node as u8)))
+    }
+
     /// The lock configuration every client runs.
     pub fn lock_config(&self) -> Config {
         Config {
@@ -224,6 +247,12 @@ impl SimConfig {
                 ppm: self.clocks.rate_error_ppm_max,
             });
         }
+        if !self.reach.is_empty() && self.reach.len() != self.clients {
+            return Err(SimConfigError::Reach {
+                lists: self.reach.len(),
+                clients: self.clients,
+            });
+        }
         let network = &self.network;
         if network.delay_min == Millis::ZERO {
             return Err(SimConfigError::ZeroDelay);
@@ -252,6 +281,7 @@ impl SimConfig {
             ("think time", workload.think_max),
             ("storage timeout", workload.storage_timeout),
             ("op margin", workload.op_margin),
+            ("hold time", workload.hold_max),
         ];
         for (what, span) in spans {
             if span > MAX_SPAN {
@@ -260,6 +290,15 @@ impl SimConfig {
         }
         match &self.faults {
             FaultPlan::Generated(budget) => {
+                let pinned = [
+                    budget.pinned_node.map(Process::Node),
+                    budget.pinned_client.map(Process::Client),
+                ];
+                for target in pinned.into_iter().flatten() {
+                    if !self.has(target) {
+                        return Err(SimConfigError::NoSuchPinnedProcess { target });
+                    }
+                }
                 for (what, budget) in budget.kinds() {
                     range(what, budget.min, budget.max)?;
                     if budget.max > MAX_SPAN {
@@ -288,11 +327,7 @@ impl SimConfig {
             Fault::Pause { client, duration } => (Process::Client(client), duration),
             Fault::DelayStorageOp { client, extra } => (Process::Client(client), extra),
         };
-        let exists = match target {
-            Process::Node(node) => node < self.nodes,
-            Process::Client(client) => client < self.clients,
-        };
-        if !exists {
+        if !self.has(target) {
             return Err(SimConfigError::NoSuchProcess { index, target });
         }
         if size > MAX_SPAN {
@@ -302,6 +337,15 @@ impl SimConfig {
             });
         }
         Ok(())
+    }
+}
+
+impl SimConfig {
+    fn has(&self, target: Process) -> bool {
+        match target {
+            Process::Node(node) => node < self.nodes,
+            Process::Client(client) => client < self.clients,
+        }
     }
 }
 
@@ -360,6 +404,17 @@ impl fmt::Display for SimConfig {
             "network = delay [{}, {}], loss {}‰ (node messages only)",
             self.network.delay_min, self.network.delay_max, self.network.loss_per_mille
         )?;
+        if self.reach.is_empty() {
+            writeln!(f, "reach = every client reaches every node")?;
+        } else {
+            let lists: Vec<String> = self
+                .reach
+                .iter()
+                .enumerate()
+                .map(|(client, set)| format!("c{}: {set}", client + 1))
+                .collect();
+            writeln!(f, "reach = {}", lists.join(", "))?;
+        }
         writeln!(
             f,
             "crash = persistence {:?}, fsync period {}, restart delay {} (node clock)",
@@ -368,10 +423,13 @@ impl fmt::Display for SimConfig {
         let w = &self.workload;
         writeln!(
             f,
-            "workload = think [{}, {}], {} cycles per lock, op margin {}, storage timeout {}, protection {:?}",
+            "workload = think [{}, {}], {} cycles per lock, hold [0, {}], {} acquisitions per client, op margin {}, storage timeout {}, protection {:?}",
             w.think_min,
             w.think_max,
             w.cycles_per_lock,
+            w.hold_max,
+            w.acquisitions_per_client
+                .map_or_else(|| "unlimited".to_owned(), |n| n.to_string()),
             w.op_margin,
             w.storage_timeout,
             w.protection
@@ -426,6 +484,26 @@ pub enum SimConfigError {
         /// The probability given.
         per_mille: u16,
     },
+    /// A reach list that does not give one set per client.
+    #[error(
+        "reach lists {lists} clients, but there are {clients}: give one set of nodes per client"
+    )]
+    Reach {
+        /// The sets given.
+        lists: usize,
+        /// The clients configured.
+        clients: usize,
+    },
+    /// A scenario asks for something the simulator does not model.
+    #[error("scenario {scenario}: the simulator does not model {feature}: {reason}")]
+    Unsupported {
+        /// The scenario's name.
+        scenario: String,
+        /// The feature, as the scenario file names it.
+        feature: &'static str,
+        /// Why it cannot be mapped.
+        reason: &'static str,
+    },
     /// A periodic fsync with a zero period.
     #[error("fsync period must be positive with periodic fsync")]
     ZeroFsyncPeriod,
@@ -455,6 +533,12 @@ pub enum SimConfigError {
     NoSuchProcess {
         /// Its position in the schedule.
         index: usize,
+        /// The process it names.
+        target: Process,
+    },
+    /// A fault budget pinned to a node or client that does not exist.
+    #[error("the fault budget is pinned to {target}, which this configuration does not have")]
+    NoSuchPinnedProcess {
         /// The process it names.
         target: Process,
     },
@@ -527,6 +611,16 @@ mod tests {
             })
             .contains("targets n4")
         );
+        assert!(
+            refuse(|c| {
+                c.faults = FaultPlan::Generated(FaultBudget {
+                    pinned_client: Some(2),
+                    ..FaultBudget::NONE
+                })
+            })
+            .contains("pinned to c3")
+        );
+        assert!(refuse(|c| c.reach = vec![NodeSet::first(3)]).contains("reach lists 1 clients"));
     }
 
     #[test]

@@ -171,6 +171,11 @@ pub struct FaultBudget {
     pub isolations: Budget,
     /// Delayed storage operations; the size is the extra delay.
     pub storage_delays: Budget,
+    /// Aim every node fault (jump, crash, isolation) at this node instead of a drawn one.
+    pub pinned_node: Option<usize>,
+    /// Aim every client fault (jump, pause, storage delay) at this client instead of a drawn
+    /// one.
+    pub pinned_client: Option<usize>,
 }
 
 impl FaultBudget {
@@ -184,6 +189,8 @@ impl FaultBudget {
         pauses: Budget::NONE,
         isolations: Budget::NONE,
         storage_delays: Budget::NONE,
+        pinned_node: None,
+        pinned_client: None,
     };
 
     /// Every budget with its name, for printing and validation.
@@ -256,8 +263,11 @@ impl FaultBudget {
             for _ in 0..budget.count {
                 let at = Millis(uniform(rng, 0, last_tick));
                 let size = Millis(uniform(rng, budget.min.0, budget.max.0));
+                // Drawn even when pinned, so that pinning never shifts later draws.
                 let node = uniform(rng, 0, nodes.saturating_sub(1) as u64) as usize;
                 let client = uniform(rng, 0, clients.saturating_sub(1) as u64) as usize;
+                let node = self.pinned_node.unwrap_or(node);
+                let client = self.pinned_client.unwrap_or(client);
                 schedule.push(ScheduledFault {
                     at,
                     fault: make(node, client, size),
@@ -284,6 +294,12 @@ impl fmt::Display for FaultBudget {
         }
         if first {
             write!(f, "none")?;
+        }
+        if let Some(node) = self.pinned_node {
+            write!(f, "; node faults pinned to {}", Process::Node(node))?;
+        }
+        if let Some(client) = self.pinned_client {
+            write!(f, "; client faults pinned to {}", Process::Client(client))?;
         }
         Ok(())
     }

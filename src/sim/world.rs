@@ -309,11 +309,22 @@ impl<'a> World<'a> {
         self.outbox = outbox;
     }
 
+    /// Whether `message` runs between a node and a client outside that client's reach.
+    fn crosses_partition(&self, message: &Message) -> bool {
+        match (message.from, message.to) {
+            (Endpoint::Client(c), Endpoint::Node(n)) | (Endpoint::Node(n), Endpoint::Client(c)) => {
+                !self.config.reaches(c, n)
+            }
+            _ => false,
+        }
+    }
+
     fn send(&mut self, message: Message, extra: Millis) {
         self.stats.messages_sent += 1;
-        if message
-            .node()
-            .is_some_and(|n| self.nodes[n].is_isolated(self.now))
+        if self.crosses_partition(&message)
+            || message
+                .node()
+                .is_some_and(|n| self.nodes[n].is_isolated(self.now))
         {
             self.stats.messages_lost += 1;
             self.record(TraceEvent::Lost { message });

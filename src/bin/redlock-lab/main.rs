@@ -1,5 +1,5 @@
 //! The `redlock-lab` command line: check the scenario catalog, list it, trace a counterexample,
-//! open the stateright Explorer.
+//! open the stateright Explorer, simulate seeded runs.
 //!
 //! Exit codes are part of the contract: 0 when every verdict matches `[expect]`, 1 on a
 //! mismatch (or nothing to trace), 2 on bad input or usage.
@@ -8,6 +8,7 @@ mod check;
 mod explore;
 mod inputs;
 mod list;
+mod simulate;
 mod table;
 mod trace;
 
@@ -37,6 +38,10 @@ enum Command {
     Trace(trace::Args),
     /// Serve the stateright Explorer for one scenario on 127.0.0.1.
     Explore(explore::Args),
+    /// Seeded simulator runs of one scenario: violations per property, the first violating
+    /// seed and the command that replays it. Exit 1 if a run violates a property the
+    /// scenario expects to hold.
+    Simulate(simulate::Args),
 }
 
 /// How a command that ran to its end came out.
@@ -64,6 +69,7 @@ fn main() -> ExitCode {
         Some(Command::List(args)) => list::run(&args),
         Some(Command::Trace(args)) => trace::run(&args),
         Some(Command::Explore(args)) => explore::run(&args),
+        Some(Command::Simulate(args)) => simulate::run(&args),
     };
     match result {
         Ok(Outcome::Success) => ExitCode::SUCCESS,

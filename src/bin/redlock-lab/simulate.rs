@@ -1,0 +1,282 @@
+//! `redlock-lab simulate`: seeded simulator runs of one scenario, judged against its
+//! `[expect]`.
+//!
+//! The scenario is mapped onto the simulator by `SimConfig::from_scenario_at` (its docs say
+//! what is exact, approximated and refused). A run that violates a property the scenario
+//! expects to hold contradicts the model checker: that is the serious case, exit code 1. A
+//! violation the scenario expects but no run reached is only a sampling result.
+
+use std::fmt::Write as _;
+use std::io::{IsTerminal, Write as _};
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use redlock_lab::scenario::{Scenario, Verdict, property};
+use redlock_lab::sim::{self, Outcome as Run, Property, SimConfig, TraceEvent};
+
+use crate::Outcome;
+use crate::inputs;
+
+/// The default resolution: ten simulated milliseconds per model tick (see `--ms-per-tick`).
+pub const DEFAULT_MS_PER_TICK: u64 = 10;
+
+/// The finest and coarsest resolutions accepted.
+const MS_PER_TICK_RANGE: std::ops::RangeInclusive<u64> = 1..=1_000;
+
+/// The most runs one command makes.
+const MAX_RUNS: u64 = 10_000_000;
+
+/// How many events before a violation `--runs 1` prints.
+const TRACE_TAIL: usize = 40;
+
+/// Arguments of `simulate`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// A scenario file or catalog name.
+    path: PathBuf,
+    /// The seed of the first run; run i uses seed + i.
+    #[arg(long)]
+    seed: u64,
+    /// How many runs.
+    #[arg(long, default_value_t = 1)]
+    runs: u64,
+    /// Simulated milliseconds per model tick. The simulator's messages take at least 1 ms
+    /// where the model's take no time, so at 1 ms per tick a 4-tick lease leaves almost no
+    /// room for a counterexample; at 10 the simulator reaches many more of the checker's.
+    #[arg(long, default_value_t = DEFAULT_MS_PER_TICK)]
+    ms_per_tick: u64,
+}
+
+/// What the runs found for one `always` property.
+struct Tally {
+    property: Property,
+    violations: u64,
+    first: Option<u64>,
+}
+
+/// Runs the seeds, prints the header, a line per property and (with one run) a trace tail.
+pub fn run(args: &Args) -> Result<Outcome> {
+    if args.runs == 0 || args.runs > MAX_RUNS {
+        bail!("--runs must lie in 1..={MAX_RUNS}, not {}", args.runs);
+    }
+    if !MS_PER_TICK_RANGE.contains(&args.ms_per_tick) {
+        bail!(
+            "--ms-per-tick must lie in {}..={}, not {}",
+            MS_PER_TICK_RANGE.start(),
+            MS_PER_TICK_RANGE.end(),
+            args.ms_per_tick
+        );
+    }
+    let last_seed = args.seed.checked_add(args.runs - 1).with_context(|| {
+        format!(
+            "--seed {} with --runs {} runs past the largest seed",
+            args.seed, args.runs
+        )
+    })?;
+    let scenario = inputs::load_one(&args.path)?;
+    let config = SimConfig::from_scenario_at(&scenario, args.ms_per_tick)?;
+
+    println!("seed = {}", args.seed);
+    println!("runs = {} (seeds {}..={last_seed})", args.runs, args.seed);
+    println!("scenario = {} ({})", scenario.name, scenario.file);
+    println!("ms_per_tick = {}", args.ms_per_tick);
+    print!("{config}");
+
+    let mut tallies: Vec<Tally> = properties(&scenario)
+        .into_iter()
+        .map(|property| Tally {
+            property,
+            violations: 0,
+            first: None,
+        })
+        .collect();
+    let mut witnesses = 0u64;
+    let mut single: Option<Run> = None;
+    let progress = std::io::stderr().is_terminal() && args.runs > 1;
+    for i in 0..args.runs {
+        let seed = args.seed + i;
+        if progress && i % 1_000 == 0 {
+            eprint!(
+                "\r\x1b[2K[{i}/{}] simulating {} …",
+                args.runs, scenario.name
+            );
+            let _ = std::io::stderr().flush();
+        }
+        let outcome = sim::run(&config, seed)?;
+        if outcome.stats.acquisitions > 0 {
+            witnesses += 1;
+        }
+        for tally in &mut tallies {
+            if !outcome.holds(tally.property) {
+                tally.violations += 1;
+                tally.first.get_or_insert(seed);
+            }
+        }
+        if args.runs == 1 {
+            single = Some(outcome);
+        }
+    }
+    if progress {
+        eprint!("\r\x1b[2K");
+    }
+    if let Some(outcome) = &single {
+        print!("schedule ({} faults):\n{}", outcome.schedule.len(), {
+            let mut text = String::new();
+            for fault in &outcome.schedule {
+                let _ = writeln!(text, "  {fault}");
+            }
+            if text.is_empty() {
+                text.push_str("  (none)\n");
+            }
+            text
+        });
+    }
+
+    println!();
+    let mut contradictions = Vec::new();
+    for tally in &tallies {
+        let name = tally.property.name();
+        let expected = scenario.expected(name);
+        print!(
+            "{name} (expected {}): {} runs, ",
+            expected_text(expected),
+            args.runs
+        );
+        match tally.first {
+            None => match expected {
+                Some(Verdict::Violated) => {
+                    println!("0 violations: not reached in {} runs", args.runs)
+                }
+                _ => println!("0 violations"),
+            },
+            Some(seed) => {
+                println!("{} violations, first with seed {seed}", tally.violations);
+                println!(
+                    "  replay: {}",
+                    replay_command(&args.path, seed, args.ms_per_tick)
+                );
+                if expected == Some(Verdict::Holds) {
+                    contradictions.push(format!(
+                        "{name}: the checker expects it to hold, and seed {seed} violates it"
+                    ));
+                }
+            }
+        }
+    }
+    let acquired = scenario.expected(property::LOCK_ACQUIRED);
+    print!(
+        "{} (expected {}): acquired in {witnesses} of {} runs",
+        property::LOCK_ACQUIRED,
+        expected_text(acquired),
+        args.runs
+    );
+    match (acquired, witnesses) {
+        (Some(Verdict::Holds), 0) => println!(": not witnessed in {} runs", args.runs),
+        (Some(Verdict::Violated), n) if n > 0 => {
+            println!();
+            contradictions.push(format!(
+                "{}: the checker expects no run to acquire, and {n} runs did",
+                property::LOCK_ACQUIRED
+            ));
+        }
+        _ => println!(),
+    }
+    if let Some(expected) = scenario.expected(property::EVENTUALLY_ACQUIRED) {
+        println!(
+            "{} (expected {expected}): not judged by the simulator (a liveness property of the model's bounded run; `redlock-lab check` decides it)",
+            property::EVENTUALLY_ACQUIRED
+        );
+    }
+
+    if let Some(outcome) = &single
+        && !outcome.violations.is_empty()
+    {
+        println!();
+        print!("{}", trace_tail(outcome));
+    }
+    if contradictions.is_empty() {
+        Ok(Outcome::Success)
+    } else {
+        println!();
+        println!("CONTRADICTION with the model checker:");
+        for line in &contradictions {
+            println!("  {line}");
+        }
+        Ok(Outcome::Mismatch)
+    }
+}
+
+/// The `always` properties the simulator judges for this scenario.
+fn properties(scenario: &Scenario) -> Vec<Property> {
+    let mut properties = vec![Property::MutualExclusion];
+    if scenario.storage.is_some() {
+        properties.push(Property::StorageSafety);
+        properties.push(Property::NoLostUpdate);
+    }
+    properties
+}
+
+fn expected_text(expected: Option<Verdict>) -> String {
+    expected.map_or_else(|| "nothing".to_owned(), |v| v.to_string())
+}
+
+/// The command that replays one seed, with the path as the user gave it.
+fn replay_command(path: &Path, seed: u64, ms_per_tick: u64) -> String {
+    let mut command = format!(
+        "redlock-lab simulate {} --seed {seed}",
+        shell_word(&path.to_string_lossy())
+    );
+    if ms_per_tick != DEFAULT_MS_PER_TICK {
+        let _ = write!(command, " --ms-per-tick {ms_per_tick}");
+    }
+    command
+}
+
+/// `word` quoted for a POSIX shell when it needs it.
+fn shell_word(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./:=+,".contains(c));
+    if plain {
+        word.to_owned()
+    } else {
+        format!("'{}'", word.replace('\'', r"'\''"))
+    }
+}
+
+/// The last events of a run up to and including its first violation.
+fn trace_tail(outcome: &Run) -> String {
+    let end = outcome
+        .trace
+        .iter()
+        .position(|entry| matches!(entry.event, TraceEvent::Violation(_)))
+        .map_or(outcome.trace.len(), |i| i + 1);
+    let start = end.saturating_sub(TRACE_TAIL);
+    let mut text = format!(
+        "trace of seed {} (events {start}..{end} of {}):\n",
+        outcome.seed,
+        outcome.trace.len()
+    );
+    for entry in &outcome.trace[start..end] {
+        let _ = writeln!(text, "  {entry}");
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replay_commands_quote_what_a_shell_would_split() {
+        assert_eq!(
+            replay_command(Path::new("models/a.toml"), 7, DEFAULT_MS_PER_TICK),
+            "redlock-lab simulate models/a.toml --seed 7"
+        );
+        assert_eq!(
+            replay_command(Path::new("my dir/it's.toml"), 7, 1),
+            r"redlock-lab simulate 'my dir/it'\''s.toml' --seed 7 --ms-per-tick 1"
+        );
+    }
+}

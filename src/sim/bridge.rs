@@ -1,0 +1,510 @@
+//! From a scenario to a simulated world: [`SimConfig::from_scenario`].
+//!
+//! The model checker explores every interleaving of a small scenario; the simulator samples
+//! runs of the same configuration with real delays, drifting clocks and randomly timed faults.
+//! The mapping aims at a simulator that shows *no more* behaviour than the model (so a
+//! violation the simulator finds where the checker proved a property is a contradiction worth
+//! a bug report), while still reaching the model's counterexamples where the simulator can.
+
+use super::config::{
+    ClockConfig, CrashConfig, MAX_RATE_ERROR_PPM, NetworkConfig, SimConfig, SimConfigError,
+    WorkloadConfig,
+};
+use super::fault::{Budget, FaultBudget, FaultPlan};
+use crate::node::Persistence;
+use crate::proto::{DriftPolicy, RetryPolicy};
+use crate::scenario::{Bound, JumpTarget, Scenario};
+use crate::time::Millis;
+
+/// The longest a scenario's "unbounded" pause or storage delay lasts in the simulator, in
+/// TTLs: long enough for a lease to end and a successor to acquire and write.
+pub const UNBOUNDED_IN_TTLS: u64 = 3;
+
+impl SimConfig {
+    /// The simulated world of `scenario`, one tick being one millisecond: the same as
+    /// [`from_scenario_at(scenario, 1)`](SimConfig::from_scenario_at), whose docs give the
+    /// mapping.
+    ///
+    /// At this resolution a lock message takes a whole tick where the model's take none, so
+    /// with the catalog's 4-tick leases few of the model's counterexamples are reachable; the
+    /// CLI simulates at 10 ms per tick by default.
+    pub fn from_scenario(scenario: &Scenario) -> Result<SimConfig, SimConfigError> {
+        SimConfig::from_scenario_at(scenario, 1)
+    }
+
+    /// The simulated world of `scenario` with one tick lasting `R = ms_per_tick` milliseconds
+    /// (at least 1).
+    ///
+    /// Every span of the scenario (ttl, drift, round timeout, jumps, restart delay, margins,
+    /// delays, pauses) is multiplied by `R`, while a lock message travels 1 to `max(1, R/2)`
+    /// ms: the finer the resolution, the closer the simulator comes to the model's
+    /// instantaneous messages and the more of its counterexamples it can reach. The timing
+    /// conditions the catalog's boundaries rest on (a jump of at most the drift, a restart
+    /// delay of at least `ttl − drift`, a drift of at least `ε_n + ε_c`) compare spans with
+    /// spans and hold at any resolution.
+    ///
+    /// ```
+    /// use redlock_lab::catalog;
+    /// use redlock_lab::scenario::Scenario;
+    /// use redlock_lab::sim::{self, Property, SimConfig};
+    /// use redlock_lab::time::Millis;
+    ///
+    /// // n2's clock jumps two ticks forward; the drift allowance is one tick.
+    /// let file = catalog::find("node-clock-jump-forward-past-drift").expect("in the catalog");
+    /// let scenario = Scenario::from_str(file.file, file.text)?;
+    /// let config = SimConfig::from_scenario_at(&scenario, 10)?;
+    /// assert_eq!((config.ttl, config.lock_params()?.drift), (Millis(40), Millis(10)));
+    /// // The checker's counterexample, found by sampling seeds.
+    /// let seed = (0..5_000)
+    ///     .find(|&seed| !sim::run(&config, seed).unwrap().holds(Property::MutualExclusion));
+    /// assert!(seed.is_some());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Exact
+    ///
+    /// - `[lock]`: nodes, clients, `ttl_ticks`, `drift_ticks` (a fixed drift), unlock mode and
+    ///   validity check; `attempts` becomes the rounds of the client's one acquisition, and
+    ///   every client acquires once per run (`acquisitions_per_client = 1`), as in the model.
+    /// - `[network] reach`: a partition for the whole run ([`SimConfig::reach`]).
+    /// - `[faults.clock_jumps]`: `count` jumps of exactly `jump_ticks` on the target's
+    ///   processes, pinned to `index` when given ([`FaultBudget::pinned_node`]).
+    /// - `[faults.crashes]`: `count` crashes, persistence none or `fsync=always`, restart at
+    ///   once followed by the restart delay on the node's own clock; `restart = false` becomes
+    ///   a downtime longer than the run.
+    /// - `[storage] protection`; one read-modify-write cycle per lock, as in the model.
+    ///
+    /// # Approximated
+    ///
+    /// - **Rounds**: the model applies a reply in the instant its request arrives; here a
+    ///   round trip takes up to `2·max(1, R/2)` ms, so `round_timeout = max(round_timeout_ticks
+    ///   · R, 2·max(1, R/2))`. A round that waits longer only loses validity: this touches
+    ///   liveness, not safety.
+    /// - **Asynchrony**: in the model time may pass between any two steps. Here a holder
+    ///   keeps the lock for `[0, 2·ttl]` after its work (a lease that ends first ends the
+    ///   hold), clients begin after `[0, ttl]`, and without `[storage]` the run has one
+    ///   pause per client of 1 to `2·ttl` at a random time (during a round, a hold, before a
+    ///   begin: all moves the model has). With `[storage]` only the scenario's own pauses run, since a
+    ///   pause between a check and its op is a budgeted fault there.
+    /// - **Clock error** `ε_n`, `ε_c` becomes a rate error `ρ = (ε_n + ε_c) / (2·ttl_ticks)` on
+    ///   every clock: a fast node and a slow client drift apart by `2ρ·ttl = ε_n + ε_c` over a
+    ///   lease. Whole-millisecond readings add up to 2 ms more at the edges, which the
+    ///   simulator's own message delays on the path from an expiry to a rival's belief (at
+    ///   least 2 ms) take back. Capped at [`MAX_RATE_ERROR_PPM`].
+    /// - **Message loss**: a count of lost requests becomes a 10% loss rate on all lock
+    ///   traffic (a lost reply is a late one in the model, a lost unlock a late unlock).
+    /// - **Jump target `"any"`**: the count is split, `⌈k/2⌉` node jumps and `⌊k/2⌋` client
+    ///   jumps (the simulator draws the two kinds from separate budgets): a subset of the
+    ///   model's choices.
+    /// - **`fsync-periodic`**: the model may fsync at any moment; here nodes fsync every `ttl`
+    ///   on their own clock.
+    /// - **Storage latency**: here an op reaches the storage up to `L = 1 + max(1, R/2)` ms
+    ///   after its check (sent at the holder's next step, then the network); the model allows
+    ///   `max_delay_ticks · R`. With a bounded delay the margin grows by what the simulator
+    ///   adds beyond it (`op_margin = check_margin · R + max(0, L − max_delay · R)`), so no
+    ///   op lands later than the model allows; longer delays come from one storage-delay fault
+    ///   per client of up to `max_delay · R − L` (unbounded: [`UNBOUNDED_IN_TTLS`] TTLs).
+    /// - **Pauses**: `count` pauses of 1 to `max_ticks · R` ms at random times (unbounded:
+    ///   [`UNBOUNDED_IN_TTLS`] TTLs); only those that strike between a check and its send are
+    ///   the model's pause, the rest are asynchrony.
+    /// - **Fault timing**: faults strike at uniformly random times of a run just long enough
+    ///   for every client's acquisition and hold, not at the adversary's best moment: the
+    ///   simulator finds a counterexample by sampling, if at all.
+    ///
+    /// # Refused
+    ///
+    /// [`SimConfigError::Unsupported`] names the feature: `[failover]` (the simulator has no
+    /// replication) and `[lock] extensions` above 0 (its clients never extend). The liveness
+    /// property `eventually acquired` and its `[liveness]` table are not judged by the
+    /// simulator; the CLI says so.
+    pub fn from_scenario_at(
+        scenario: &Scenario,
+        ms_per_tick: u64,
+    ) -> Result<SimConfig, SimConfigError> {
+        let scale = ms_per_tick.max(1);
+        let span = |ticks: u32| Millis(u64::from(ticks) * scale);
+        if scenario.failover.is_some() {
+            return Err(SimConfigError::Unsupported {
+                scenario: scenario.name.clone(),
+                feature: "[failover]",
+                reason: "every simulated node is an independent master without replication; check it with `redlock-lab check`",
+            });
+        }
+        let lock = &scenario.lock;
+        if lock.extensions > 0 {
+            return Err(SimConfigError::Unsupported {
+                scenario: scenario.name.clone(),
+                feature: "[lock] extensions",
+                reason: "the simulated clients never extend a lock (the core's extension is tested on its own); check it with `redlock-lab check`",
+            });
+        }
+        let ttl = span(lock.ttl_ticks);
+        let attempts = u32::from(lock.attempts);
+        let nodes = usize::from(lock.nodes);
+        let clients = usize::from(lock.clients);
+        let unbounded = Millis(ttl.0 * UNBOUNDED_IN_TTLS);
+        let ticks = |bound: Bound| match bound {
+            Bound::Ticks(t) => span(t),
+            Bound::Unbounded => unbounded,
+        };
+
+        // 2ρ·ttl = ε_n + ε_c, both sides in ms: the rate does not depend on the resolution.
+        let error = span(scenario.clock.node_error_ticks) + span(scenario.clock.client_error_ticks);
+        let rate_error_ppm_max =
+            (error.0 * 1_000_000 / (2 * ttl.0)).min(u64::from(MAX_RATE_ERROR_PPM)) as u32;
+
+        let mut budget = FaultBudget::NONE;
+        if let Some(jumps) = &scenario.faults.clock_jumps {
+            let count = u32::from(jumps.count);
+            let size = span(jumps.jump_ticks.unsigned_abs());
+            let (node_count, client_count) = match jumps.target {
+                JumpTarget::Node => (count, 0),
+                JumpTarget::Client => (0, count),
+                JumpTarget::Any => (count.div_ceil(2), count / 2),
+            };
+            let node = Budget::new(node_count, size, size);
+            let client = Budget::new(client_count, size, size);
+            if jumps.jump_ticks > 0 {
+                budget.node_jumps_forward = node;
+                budget.client_jumps_forward = client;
+            } else {
+                budget.node_jumps_backward = node;
+                budget.client_jumps_backward = client;
+            }
+            match (jumps.target, jumps.index) {
+                (JumpTarget::Node, Some(index)) => budget.pinned_node = Some(usize::from(index)),
+                (JumpTarget::Client, Some(index)) => {
+                    budget.pinned_client = Some(usize::from(index))
+                }
+                _ => {}
+            }
+        }
+        // A lock message travels at most half a tick, so a round of one tick can complete.
+        let delay_max = Millis((scale / 2).max(1));
+        let round_timeout = span(lock.round_timeout_ticks).max(Millis(2 * delay_max.0));
+        let think_max = ttl;
+        let hold_max = Millis(2 * ttl.0);
+        // Long enough for every client's one acquisition (think, every round and its retry
+        // delay, a hold, a release), short enough that faults strike while the lock is in use.
+        let duration = think_max
+            + Millis(u64::from(attempts) * (round_timeout.0 + ttl.0))
+            + hold_max
+            + Millis(4 * delay_max.0);
+        let mut crash = CrashConfig::default();
+        if let Some(crashes) = &scenario.faults.crashes {
+            crash.persistence = crashes.persistence;
+            if crashes.persistence == Persistence::FsyncPeriodic {
+                crash.fsync_period = ttl;
+            }
+            crash.restart_delay = span(crashes.restart_delay_ticks);
+            // The model reboots a crashed node at once; one that never restarts is down for
+            // longer than the run.
+            let downtime = if crashes.restart { Millis(0) } else { duration };
+            budget.crashes = Budget::new(u32::from(crashes.count), downtime, downtime);
+        }
+
+        let mut workload = WorkloadConfig {
+            think_min: Millis(0),
+            think_max,
+            cycles_per_lock: 0,
+            hold_max,
+            acquisitions_per_client: Some(1),
+            op_margin: Millis(0),
+            storage_timeout: duration,
+            protection: crate::storage::Protection::None,
+        };
+        let pauses = scenario.faults.pauses.as_ref();
+        match &scenario.storage {
+            Some(storage) => {
+                workload.cycles_per_lock = 1;
+                workload.protection = storage.protection;
+                // A check passes while `deadline − clock ≥ margin`; the simulator's natural
+                // latency from check to arrival is at most a step plus the longest delay.
+                let margin = span(storage.check_margin_ticks.unwrap_or(1));
+                let latency = Millis(1) + delay_max;
+                let (margin, extra_max) = match storage.max_delay {
+                    Bound::Ticks(t) => {
+                        let t = span(t);
+                        (
+                            margin + latency.saturating_sub(t),
+                            t.saturating_sub(latency),
+                        )
+                    }
+                    Bound::Unbounded => (margin, unbounded),
+                };
+                workload.op_margin = margin;
+                if extra_max > Millis::ZERO {
+                    budget.storage_delays = Budget::new(clients as u32, Millis(0), extra_max);
+                }
+                if let Some(p) = pauses.filter(|p| p.count > 0) {
+                    budget.pauses = Budget::new(u32::from(p.count), Millis(1), ticks(p.max));
+                }
+            }
+            None => {
+                // Without storage every client pause is the model's asynchrony; a scenario's
+                // own pauses (which need a storage op to strike) add to the count.
+                let own = pauses.map_or(0, |p| u32::from(p.count));
+                budget.pauses = Budget::new(clients as u32 + own, Millis(1), Millis(2 * ttl.0));
+            }
+        }
+
+        let config = SimConfig {
+            name: scenario.name.clone(),
+            nodes,
+            clients,
+            ttl,
+            drift: DriftPolicy::fixed(span(lock.drift_ticks)),
+            round_timeout,
+            retry: RetryPolicy {
+                attempts,
+                delay_min: Millis(1),
+                delay_max: ttl,
+            },
+            unlock: lock.unlock,
+            validity_check: lock.validity_check,
+            duration,
+            // Runs are short; running on after a violation lets one of a property the
+            // scenario expects to break not hide a later one of a property it expects to hold.
+            stop_on_violation: false,
+            clocks: ClockConfig {
+                rate_error_ppm_max,
+                offset_max: Millis(0),
+            },
+            network: NetworkConfig {
+                delay_min: Millis(1),
+                delay_max,
+                loss_per_mille: if scenario.network.message_loss > 0 {
+                    100
+                } else {
+                    0
+                },
+            },
+            reach: scenario.network.reach.clone(),
+            crash,
+            workload,
+            faults: FaultPlan::Generated(budget),
+        };
+        config.validate()?;
+        Ok(config)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::proto::{NodeId, NodeSet, UnlockMode, ValidityCheck};
+    use crate::storage::Protection;
+
+    fn scenario(body: &str) -> Scenario {
+        let text = format!(
+            "name = \"s\"\ntitle = \"t\"\nclaim = \"c\"\nsource = \"seed\"\nprose = \"p\"\n{body}\n[expect]\n\"mutual exclusion\" = \"holds\"\n"
+        );
+        Scenario::from_str("s.toml", &text).unwrap()
+    }
+
+    fn budget(config: &SimConfig) -> FaultBudget {
+        match &config.faults {
+            FaultPlan::Generated(budget) => *budget,
+            FaultPlan::Explicit(_) => panic!("the bridge draws faults from a budget"),
+        }
+    }
+
+    #[test]
+    fn the_lock_maps_one_tick_to_ms_per_tick_milliseconds() {
+        let s = scenario(
+            "[lock]\nnodes = 5\nclients = 3\nttl_ticks = 6\ndrift_ticks = 2\nround_timeout_ticks = 3\nattempts = 2\nunlock = \"del\"\nvalidity_check = false",
+        );
+        let exact = SimConfig::from_scenario(&s).unwrap();
+        assert_eq!((exact.nodes, exact.clients), (5, 3));
+        assert_eq!(exact.ttl, Millis(6));
+        assert_eq!(exact.drift, DriftPolicy::fixed(Millis(2)));
+        assert_eq!(exact.round_timeout, Millis(3));
+        assert_eq!(exact.retry.attempts, 2);
+        assert_eq!(exact.unlock, UnlockMode::PlainDel);
+        assert_eq!(exact.validity_check, ValidityCheck::Off);
+        assert_eq!(exact.workload.acquisitions_per_client, Some(1));
+        assert_eq!(exact.network.delay_min, Millis(1));
+        assert_eq!(exact.network.delay_max, Millis(1));
+
+        let fine = SimConfig::from_scenario_at(&s, 10).unwrap();
+        assert_eq!(fine.ttl, Millis(60));
+        assert_eq!(fine.drift, DriftPolicy::fixed(Millis(20)));
+        assert_eq!(fine.round_timeout, Millis(30));
+        assert_eq!(fine.network.delay_max, Millis(5));
+        // A one-tick round still fits a round trip.
+        let short = scenario("[lock]\nround_timeout_ticks = 1");
+        assert_eq!(
+            SimConfig::from_scenario(&short).unwrap().round_timeout,
+            Millis(2)
+        );
+        assert_eq!(
+            SimConfig::from_scenario_at(&short, 10)
+                .unwrap()
+                .round_timeout,
+            Millis(10)
+        );
+    }
+
+    #[test]
+    fn partitions_and_pinned_jumps_are_exact() {
+        let s = scenario(
+            "[network]\nreach = [[1, 2], [2, 3]]\n[faults.clock_jumps]\ntarget = \"node\"\nindex = 2\njump_ticks = 2",
+        );
+        let config = SimConfig::from_scenario_at(&s, 10).unwrap();
+        let set = |nodes: &[u8]| {
+            let mut set = NodeSet::EMPTY;
+            nodes.iter().for_each(|&n| set.insert(NodeId(n)));
+            set
+        };
+        assert_eq!(config.reach, vec![set(&[0, 1]), set(&[1, 2])]);
+        assert!(config.reaches(0, 1) && !config.reaches(0, 2));
+        let b = budget(&config);
+        assert_eq!(b.node_jumps_forward, Budget::new(1, Millis(20), Millis(20)));
+        assert_eq!(b.pinned_node, Some(1));
+        assert_eq!(
+            b.client_jumps_forward.count + b.client_jumps_backward.count,
+            0
+        );
+
+        let back =
+            scenario("[faults.clock_jumps]\ntarget = \"client\"\ncount = 2\njump_ticks = -3");
+        let b = budget(&SimConfig::from_scenario(&back).unwrap());
+        assert_eq!(
+            b.client_jumps_backward,
+            Budget::new(2, Millis(3), Millis(3))
+        );
+        assert_eq!(b.pinned_client, None);
+
+        let any = scenario("[faults.clock_jumps]\ntarget = \"any\"\ncount = 3\njump_ticks = 1");
+        let b = budget(&SimConfig::from_scenario(&any).unwrap());
+        assert_eq!(
+            (b.node_jumps_forward.count, b.client_jumps_forward.count),
+            (2, 1)
+        );
+    }
+
+    #[test]
+    fn clock_error_becomes_a_rate_error_spread_over_a_lease() {
+        let s = scenario(
+            "[lock]\nttl_ticks = 5\n[clock]\nnode_error_ticks = 1\nclient_error_ticks = 1",
+        );
+        let config = SimConfig::from_scenario(&s).unwrap();
+        // 2ρ·ttl = ε_n + ε_c: ρ = 2 / 10.
+        assert_eq!(config.clocks.rate_error_ppm_max, 200_000);
+        // Scale-free: the same ρ at any resolution.
+        assert_eq!(
+            SimConfig::from_scenario_at(&s, 10)
+                .unwrap()
+                .clocks
+                .rate_error_ppm_max,
+            200_000
+        );
+        let capped =
+            scenario("[lock]\nttl_ticks = 2\ndrift_ticks = 1\n[clock]\nnode_error_ticks = 8");
+        assert_eq!(
+            SimConfig::from_scenario(&capped)
+                .unwrap()
+                .clocks
+                .rate_error_ppm_max,
+            MAX_RATE_ERROR_PPM
+        );
+        assert_eq!(
+            SimConfig::from_scenario(&scenario(""))
+                .unwrap()
+                .clocks
+                .rate_error_ppm_max,
+            0
+        );
+    }
+
+    #[test]
+    fn crashes_keep_persistence_and_the_restart_delay_on_the_node_clock() {
+        let s = scenario(
+            "[faults.crashes]\ncount = 2\npersistence = \"fsync-periodic\"\nrestart_delay_ticks = 3",
+        );
+        let config = SimConfig::from_scenario_at(&s, 10).unwrap();
+        assert_eq!(config.crash.persistence, Persistence::FsyncPeriodic);
+        assert_eq!(config.crash.fsync_period, config.ttl);
+        assert_eq!(config.crash.restart_delay, Millis(30));
+        assert_eq!(
+            budget(&config).crashes,
+            Budget::new(2, Millis(0), Millis(0))
+        );
+        // A node that never restarts is down for longer than the run.
+        let gone = scenario("[faults.crashes]\nrestart = false");
+        let config = SimConfig::from_scenario(&gone).unwrap();
+        assert!(budget(&config).crashes.min >= config.duration);
+    }
+
+    #[test]
+    fn the_storage_margin_absorbs_the_simulators_own_latency() {
+        // Model: an op checked with 2 ticks left may take 1 tick. Simulator at 10 ms per tick:
+        // a step plus up to 5 ms of delay, 6 ms, of which 10 ms are allowed: no extra margin,
+        // and storage delays of up to 4 ms more.
+        let s = scenario(
+            "[lock]\nttl_ticks = 6\n[storage]\nprotection = \"none\"\ncheck_margin_ticks = 2\nmax_delay_ticks = 1\n[faults.pauses]\ncount = 1\nmax_ticks = 2",
+        );
+        let config = SimConfig::from_scenario_at(&s, 10).unwrap();
+        assert_eq!(config.workload.op_margin, Millis(20));
+        assert_eq!(
+            budget(&config).storage_delays,
+            Budget::new(2, Millis(0), Millis(4))
+        );
+        assert_eq!(
+            budget(&config).pauses,
+            Budget::new(1, Millis(1), Millis(20))
+        );
+        assert_eq!(config.workload.cycles_per_lock, 1);
+        assert_eq!(config.workload.protection, Protection::None);
+        // At 1 ms per tick the simulator needs 2 ms where the model allows 1: the margin
+        // grows by the difference, and no extra delay is left.
+        let exact = SimConfig::from_scenario(&s).unwrap();
+        assert_eq!(exact.workload.op_margin, Millis(3));
+        assert_eq!(budget(&exact).storage_delays.count, 0);
+        // Unbounded delays and pauses last up to three TTLs; the margin is the model's.
+        let unbounded = scenario(
+            "[storage]\nprotection = \"fencing-token\"\nmax_delay_ticks = \"unbounded\"\n[faults.pauses]\ncount = 1",
+        );
+        let config = SimConfig::from_scenario(&unbounded).unwrap();
+        assert_eq!(config.workload.op_margin, Millis(1));
+        assert_eq!(budget(&config).storage_delays.max, Millis(30));
+        assert_eq!(budget(&config).pauses.max, Millis(30));
+    }
+
+    #[test]
+    fn without_storage_every_client_gets_asynchrony_pauses() {
+        let config = SimConfig::from_scenario(&scenario("[lock]\nclients = 3")).unwrap();
+        assert_eq!(
+            budget(&config).pauses,
+            Budget::new(3, Millis(1), Millis(20))
+        );
+        assert_eq!(config.workload.cycles_per_lock, 0);
+        assert_eq!(config.workload.hold_max, Millis(20));
+    }
+
+    #[test]
+    fn unsupported_features_are_refused_by_name() {
+        let failover = scenario("[lock]\nnodes = 1\n[failover]\npromotion_delay_ticks = 0");
+        let error = SimConfig::from_scenario(&failover).unwrap_err();
+        assert!(matches!(
+            error,
+            SimConfigError::Unsupported {
+                feature: "[failover]",
+                ..
+            }
+        ));
+        assert!(
+            error
+                .to_string()
+                .starts_with("scenario s: the simulator does not model [failover]: ")
+        );
+        let extension = scenario("[lock]\nextensions = 1");
+        assert!(matches!(
+            SimConfig::from_scenario(&extension).unwrap_err(),
+            SimConfigError::Unsupported {
+                feature: "[lock] extensions",
+                ..
+            }
+        ));
+    }
+}

@@ -1,0 +1,214 @@
+//! `redlock-lab simulate`, run as a user runs it: the header, the per-property lines, the
+//! replay command (and that running it reproduces the violation), the contradiction exit
+//! code, a refused scenario and bad input.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+const BIN: &str = env!("CARGO_BIN_EXE_redlock-lab");
+
+fn simulate(args: &[&str]) -> Output {
+    Command::new(BIN)
+        .arg("simulate")
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// A scratch folder of this test process.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "redlock-lab-cli-simulate-{name}-{}",
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&dir).expect("a scratch folder");
+    dir
+}
+
+/// Asserts the exit code, and that nothing panicked.
+fn assert_exit(output: &Output, code: i32) {
+    assert_eq!(
+        output.status.code(),
+        Some(code),
+        "stdout:\n{}\nstderr:\n{}",
+        stdout(output),
+        stderr(output)
+    );
+    assert!(!stderr(output).contains("panicked"), "{}", stderr(output));
+}
+
+#[test]
+fn a_safe_scenario_prints_its_header_and_clean_properties() {
+    let output = simulate(&["redlock-fault-free", "--seed", "3", "--runs", "200"]);
+    assert_exit(&output, 0);
+    let text = stdout(&output);
+    // The seed and every resolved option come first.
+    assert!(text.starts_with("seed = 3\n"), "{text}");
+    for line in [
+        "runs = 200 (seeds 3..=202)",
+        "scenario = redlock-fault-free (models/redlock-fault-free.toml)",
+        "ms_per_tick = 10",
+        "ttl = 40 ms",
+        "drift = 10 ms",
+        "network = delay [1 ms, 5 ms], loss 100‰",
+        "mutual exclusion (expected holds): 200 runs, 0 violations",
+    ] {
+        assert!(text.contains(line), "missing {line:?} in\n{text}");
+    }
+    assert!(text.contains("lock acquired (expected holds): acquired in "));
+    assert!(!text.contains("replay:"), "nothing to replay:\n{text}");
+    // Progress goes to stderr only on a terminal; here stderr is a pipe.
+    assert_eq!(stderr(&output), "");
+}
+
+#[test]
+fn a_found_violation_prints_a_replay_command_that_reproduces_it() {
+    let name = "node-clock-jump-forward-past-drift";
+    let output = simulate(&[name, "--seed", "0", "--runs", "3000"]);
+    // The scenario expects the violation: finding it is not a failure.
+    assert_exit(&output, 0);
+    let text = stdout(&output);
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("mutual exclusion (expected violated): 3000 runs, "))
+        .unwrap_or_else(|| panic!("no mutual exclusion line in\n{text}"));
+    assert!(line.contains(" violations, first with seed "), "{line}");
+    let seed: u64 = line.rsplit(' ').next().unwrap().parse().unwrap();
+    let replay = text
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("replay: "))
+        .unwrap_or_else(|| panic!("no replay command in\n{text}"));
+    assert_eq!(replay, format!("redlock-lab simulate {name} --seed {seed}"));
+
+    // Run the printed command as printed.
+    let words: Vec<&str> = replay.split(' ').collect();
+    assert_eq!(words[..2], ["redlock-lab", "simulate"]);
+    let replayed = simulate(&words[2..]);
+    assert_exit(&replayed, 0);
+    let again = stdout(&replayed);
+    assert!(again.starts_with(&format!("seed = {seed}\n")), "{again}");
+    assert!(
+        again.contains(&format!(
+            "mutual exclusion (expected violated): 1 runs, 1 violations, first with seed {seed}"
+        )),
+        "{again}"
+    );
+    // With one run, the trace tail of the violating run, ending in the violation.
+    assert!(again.contains(&format!("trace of seed {seed}")), "{again}");
+    assert!(again.contains("FAULT clock of n2 jumps +20 ms"), "{again}");
+    assert!(
+        again.contains("VIOLATION mutual exclusion: at t="),
+        "{again}"
+    );
+    // And it is the same run every time.
+    assert_eq!(stdout(&simulate(&words[2..])), again);
+}
+
+#[test]
+fn a_violation_of_a_property_expected_to_hold_is_a_contradiction() {
+    // The node-jump scenario with a wrong expectation: the simulator finds a run that breaks
+    // what the file says holds, which is exit code 1.
+    let dir = scratch("contradiction");
+    let original = redlock_lab::catalog::find("node-clock-jump-forward-past-drift")
+        .unwrap()
+        .text;
+    let wrong = original.replace(
+        "\"mutual exclusion\" = \"violated\"",
+        "\"mutual exclusion\" = \"holds\"",
+    );
+    assert_ne!(wrong, original);
+    let file = dir.join("wrong.toml");
+    std::fs::write(&file, wrong).unwrap();
+    let output = simulate(&[file.to_str().unwrap(), "--seed", "0", "--runs", "3000"]);
+    assert_exit(&output, 1);
+    let text = stdout(&output);
+    assert!(
+        text.contains("CONTRADICTION with the model checker"),
+        "{text}"
+    );
+    assert!(
+        text.contains("mutual exclusion: the checker expects it to hold, and seed "),
+        "{text}"
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn an_expected_violation_that_no_run_reaches_is_reported_not_failed() {
+    let output = simulate(&["crash-delayed-restart-one-tick-short", "--seed", "0"]);
+    assert_exit(&output, 0);
+    assert!(
+        stdout(&output).contains(
+            "mutual exclusion (expected violated): 1 runs, 0 violations: not reached in 1 runs"
+        ),
+        "{}",
+        stdout(&output)
+    );
+}
+
+#[test]
+fn a_scenario_the_simulator_does_not_model_is_refused_by_name() {
+    for (name, feature) in [
+        ("master-replica-failover", "[failover]"),
+        ("lock-extension", "[lock] extensions"),
+    ] {
+        let output = simulate(&[name, "--seed", "0"]);
+        assert_exit(&output, 2);
+        assert_eq!(stdout(&output), "", "nothing runs");
+        let message = stderr(&output);
+        assert!(
+            message.contains(&format!(
+                "scenario {name}: the simulator does not model {feature}: "
+            )),
+            "{message}"
+        );
+    }
+}
+
+#[test]
+fn bad_input_exits_with_2_and_a_clear_message() {
+    let dir = scratch("bad");
+    let broken = dir.join("broken.toml");
+    std::fs::write(&broken, "name = \"x\"\n[lock]\nnodez = 3\n").unwrap();
+    let cases: [(&[&str], &str); 6] = [
+        (&["no-such-scenario", "--seed", "1"], "no such file"),
+        (&[broken.to_str().unwrap(), "--seed", "1"], "broken.toml:"),
+        (&["redlock-fault-free"], "--seed"),
+        (&["redlock-fault-free", "--seed", "x"], "invalid value"),
+        (
+            &["redlock-fault-free", "--seed", "1", "--runs", "0"],
+            "--runs must lie in",
+        ),
+        (
+            &[
+                "redlock-fault-free",
+                "--seed",
+                "18446744073709551615",
+                "--runs",
+                "2",
+            ],
+            "runs past the largest seed",
+        ),
+    ];
+    for (args, needle) in cases {
+        let output = simulate(args);
+        assert_exit(&output, 2);
+        assert!(
+            stderr(&output).contains(needle),
+            "{args:?}: {needle:?} not in {}",
+            stderr(&output)
+        );
+    }
+    let output = simulate(&["redlock-fault-free", "--seed", "1", "--ms-per-tick", "0"]);
+    assert_exit(&output, 2);
+    assert!(stderr(&output).contains("--ms-per-tick must lie in"));
+    let _ = std::fs::remove_dir_all(dir);
+}
