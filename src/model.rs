@@ -102,13 +102,65 @@ pub struct RedlockModel {
     shape: Arc<shape::Shape>,
     scenario: Arc<Scenario>,
     invariants: Vec<Invariant>,
+    first_violations: Arc<FirstViolations>,
+}
+
+/// The fingerprint of the first state found violating each `always` property.
+///
+/// stateright's BFS overwrites a property's discovery with every later violating state it
+/// visits, so the reported path would be the *last* (longest) one found. An `always` condition
+/// here reports a violation only for the first violating state it sees; in breadth-first
+/// order on one thread that state is the end of a shortest counterexample. Whether a
+/// discovery exists, and so the verdict, is unchanged.
+#[derive(Debug, Default)]
+struct FirstViolations {
+    slots: [std::sync::Mutex<Option<u64>>; 4 + MAX_USER_INVARIANTS],
+}
+
+impl FirstViolations {
+    fn holds(&self, slot: usize, state: &World, ok: bool) -> bool {
+        if ok {
+            return true;
+        }
+        use std::hash::{Hash, Hasher};
+        let mut hasher = std::hash::DefaultHasher::new();
+        state.hash(&mut hasher);
+        let fingerprint = hasher.finish();
+        let mut first = self.slots[slot].lock().unwrap_or_else(|e| e.into_inner());
+        match *first {
+            None => {
+                *first = Some(fingerprint);
+                false
+            }
+            Some(f) => f != fingerprint,
+        }
+    }
+}
+
+fn mutual_exclusion(model: &RedlockModel, state: &World) -> bool {
+    model
+        .first_violations
+        .holds(0, state, state.believers() <= 1)
+}
+
+fn storage_safety(model: &RedlockModel, state: &World) -> bool {
+    model
+        .first_violations
+        .holds(1, state, state.storage.fenced_order_holds())
+}
+
+fn no_lost_update(model: &RedlockModel, state: &World) -> bool {
+    model
+        .first_violations
+        .holds(2, state, state.storage.no_lost_update_holds())
 }
 
 fn user_invariant<const I: usize>(model: &RedlockModel, state: &World) -> bool {
-    model
+    let ok = model
         .invariants
         .get(I)
-        .is_none_or(|invariant| (invariant.condition)(state))
+        .is_none_or(|invariant| (invariant.condition)(state));
+    model.first_violations.holds(4 + I, state, ok)
 }
 
 const USER_CONDITIONS: [fn(&RedlockModel, &World) -> bool; MAX_USER_INVARIANTS] = [
@@ -134,6 +186,7 @@ impl RedlockModel {
             shape: Arc::new(shape::Shape::new(scenario, mode)),
             scenario: Arc::new(scenario.clone()),
             invariants: Vec::new(),
+            first_violations: Arc::default(),
         }
     }
 
@@ -142,6 +195,16 @@ impl RedlockModel {
     pub fn with_symmetry(mut self, on: bool) -> RedlockModel {
         let mut shape = (*self.shape).clone();
         shape.symmetry = on;
+        self.shape = Arc::new(shape);
+        self
+    }
+
+    /// The same model with true time in the fingerprint and time bounded by `horizon_ticks`:
+    /// the plain, unreduced encoding, for cross-checking the time-shift reduction (a verdict
+    /// found here within the horizon must agree with the reduced run).
+    pub fn with_exact_time(mut self, horizon_ticks: u32) -> RedlockModel {
+        let mut shape = (*self.shape).clone();
+        shape.exact_time = Some(horizon_ticks);
         self.shape = Arc::new(shape);
         self
     }
@@ -241,17 +304,11 @@ impl Model for RedlockModel {
             Mode::Safety => {
                 properties.push(Property::always(
                     property::MUTUAL_EXCLUSION,
-                    |_, s: &World| s.believers() <= 1,
+                    mutual_exclusion,
                 ));
                 if self.shape.storage.is_some() {
-                    properties.push(Property::always(
-                        property::STORAGE_SAFETY,
-                        |_, s: &World| s.storage.fenced_order_holds(),
-                    ));
-                    properties.push(Property::always(
-                        property::NO_LOST_UPDATE,
-                        |_, s: &World| s.storage.no_lost_update_holds(),
-                    ));
+                    properties.push(Property::always(property::STORAGE_SAFETY, storage_safety));
+                    properties.push(Property::always(property::NO_LOST_UPDATE, no_lost_update));
                 }
                 properties.push(Property::sometimes(
                     property::LOCK_ACQUIRED,
@@ -271,7 +328,7 @@ impl Model for RedlockModel {
 
     fn within_boundary(&self, state: &World) -> bool {
         match self.shape.mode {
-            Mode::Safety => true,
+            Mode::Safety => self.shape.exact_time.is_none_or(|h| state.now <= h),
             Mode::Liveness => state.now <= self.shape.horizon,
         }
     }

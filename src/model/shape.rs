@@ -56,6 +56,8 @@ pub(crate) struct Shape {
     pub symmetry: bool,
     pub horizon: u32,
     pub isolated_rounds: bool,
+    /// Cross-check mode: hash true time and stop at this horizon (no time-shift reduction).
+    pub exact_time: Option<u32>,
 }
 
 impl Shape {
@@ -112,6 +114,7 @@ impl Shape {
             symmetry: scenario.symmetry,
             horizon: scenario.liveness.horizon_ticks,
             isolated_rounds: scenario.liveness.isolated_rounds,
+            exact_time: None,
         }
     }
 

@@ -239,7 +239,7 @@ impl World {
         self.prompt_steps(&mut prompt);
         let tick_allowed = (0..self.shape.clients).all(|c| self.allowance_left(c))
             && match self.shape.mode {
-                Mode::Safety => true,
+                Mode::Safety => self.shape.exact_time.is_none_or(|h| self.now < h),
                 // Prompt processes: time passes only when nobody can act.
                 Mode::Liveness => prompt.is_empty() && self.now < self.shape.horizon,
             };

@@ -183,7 +183,7 @@ impl Hash for World {
         self.storage.hash(state);
         self.budget.hash(state);
         self.epochs.hash(state);
-        if self.shape.mode == Mode::Liveness {
+        if self.shape.mode == Mode::Liveness || self.shape.exact_time.is_some() {
             self.now.hash(state);
         }
     }

@@ -1,0 +1,240 @@
+//! The catalog: every `models/*.toml` file's `[expect]` against the checker's verdicts, pinned
+//! state counts and one pinned counterexample (so an accidental change to the state space
+//! fails here), and the bad-file errors with their `file:line:column`.
+
+use std::path::{Path, PathBuf};
+
+use redlock_lab::check::{Check, Report};
+use redlock_lab::model::{Process, RedlockModel, Step};
+use redlock_lab::scenario::{Scenario, ScenarioError};
+use stateright::{Checker, Model};
+
+fn catalog() -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("models");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("models/ exists")
+        .map(|e| e.expect("readable entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .collect();
+    files.sort();
+    files
+}
+
+fn load(name: &str) -> Scenario {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("models")
+        .join(format!("{name}.toml"));
+    Scenario::load(path).expect("catalog files are valid")
+}
+
+fn table_row(report: &Report) -> String {
+    let verdicts: Vec<String> = report
+        .properties
+        .iter()
+        .map(|p| {
+            let mark = match p.expected {
+                Some(e) if e == p.verdict => "",
+                Some(_) => " MISMATCH",
+                None => " (no expectation)",
+            };
+            format!("{}={}{mark}", p.name, p.verdict)
+        })
+        .collect();
+    format!(
+        "{:<48} {:>9} {:>7.2}s  {}",
+        report.name,
+        report.unique_states,
+        report.seconds,
+        verdicts.join(", ")
+    )
+}
+
+#[test]
+fn every_catalog_verdict_matches_its_expectation() {
+    let files = catalog();
+    assert!(
+        files.len() >= 30,
+        "the catalog covers research/scenarios.md"
+    );
+    let mut mismatches = Vec::new();
+    for file in files {
+        let scenario = Scenario::load(&file).unwrap_or_else(|e| panic!("{e}"));
+        let report = Check::new(&scenario).run();
+        println!("{}", table_row(&report));
+        for p in report.mismatches() {
+            mismatches.push(format!(
+                "{}: {} expected {} but the checker says {}{}",
+                file.display(),
+                p.name,
+                p.expected.expect("a mismatch has an expectation"),
+                p.verdict,
+                p.counterexample
+                    .as_ref()
+                    .map(|steps| format!("\n    {}", steps.join("\n    ")))
+                    .unwrap_or_default()
+            ));
+        }
+    }
+    assert!(mismatches.is_empty(), "{}", mismatches.join("\n"));
+}
+
+/// The state counts of a few scenarios, pinned: a change to the state space (the canonical
+/// view, the steps, the core's semantics) shows up here first. Update deliberately.
+#[test]
+fn unique_state_counts_are_pinned() {
+    for (name, expected) in [
+        ("single-node-baseline", 623),
+        ("redlock-partitioned-clients", 5728),
+        ("node-clock-jump-forward-by-drift", 12331),
+        ("crash-delayed-restart-ttl-minus-drift", 120317),
+    ] {
+        let report = Check::new(&load(name)).run();
+        assert_eq!(report.unique_states, expected, "{name}");
+    }
+}
+
+/// The shortest counterexample of Kleppmann's clock jump, pinned step by step (stateright's
+/// `assert_discovery` style).
+#[test]
+fn the_node_jump_counterexample_is_pinned() {
+    let model = RedlockModel::new(&load("node-clock-jump-forward-past-drift"));
+    let checker = model.checker().spawn_bfs().join();
+    let path = checker.assert_any_discovery("mutual exclusion");
+    let actions = path.clone().into_actions();
+    println!("{actions:?}");
+    let steps: Vec<String> = path
+        .into_vec()
+        .into_iter()
+        .filter_map(|(s, a)| a.map(|a| checker.model().describe(&s, &a)))
+        .collect();
+    println!("{}", steps.join("\n"));
+    let set = |client, node| Step::Deliver {
+        client,
+        node,
+        early: false,
+    };
+    let expected = vec![
+        Step::Begin(0),
+        set(0, 0),
+        set(0, 1),
+        Step::Tick,
+        Step::Decide(0),
+        Step::Begin(1),
+        Step::Tick,
+        set(1, 2),
+        Step::Jump {
+            target: Process::Node(1),
+            ticks: 2,
+        },
+        set(1, 1),
+        Step::Decide(1),
+    ];
+    assert_eq!(actions, expected);
+    checker.assert_discovery("mutual exclusion", expected);
+    assert_eq!(
+        steps.last().map(String::as_str),
+        Some(
+            "t=2 c2 reads T2=2 and acquires {n2,n3}: validity 2, believes until its clock reads 4"
+        )
+    );
+}
+
+fn bad(body: &str) -> ScenarioError {
+    let text = format!(
+        "name = \"bad\"\ntitle = \"t\"\nclaim = \"c\"\nsource = \"seed\"\nprose = \"p\"\n{body}"
+    );
+    Scenario::from_str("bad.toml", &text).expect_err("the file is invalid")
+}
+
+fn assert_error(error: ScenarioError, line: usize, column: usize, fragment: &str) {
+    let message = error.to_string();
+    let at = format!("bad.toml:{line}:{column}: ");
+    assert!(
+        message.starts_with(&at),
+        "{message} does not start with {at}"
+    );
+    assert!(message.contains(fragment), "{message} lacks {fragment:?}");
+}
+
+#[test]
+fn bad_files_fail_with_file_line_and_column() {
+    const EXPECT: &str = "[expect]\n\"mutual exclusion\" = \"holds\"\n";
+    // Syntax: an unterminated string.
+    let e = bad("[lock]\nnodes = \"3\n");
+    assert!(matches!(e, ScenarioError::Syntax { .. }), "{e}");
+    assert_error(e, 7, 11, "invalid toml");
+    // Wrong type: a string for a number.
+    let e = bad(&format!("[lock]\nnodes = \"three\"\n{EXPECT}"));
+    assert!(matches!(e, ScenarioError::WrongType { .. }), "{e}");
+    assert_error(e, 7, 9, "invalid type");
+    // Unknown key, at the key.
+    let e = bad(&format!("[lock]\nnodes = 3\nttl = 4\n{EXPECT}"));
+    assert!(matches!(e, ScenarioError::UnknownKey { .. }), "{e}");
+    assert_error(e, 8, 1, "unknown field `ttl`");
+    // Unknown mode value.
+    let e = bad(&format!("[lock]\nunlock = \"delete\"\n{EXPECT}"));
+    assert!(matches!(e, ScenarioError::WrongType { .. }), "{e}");
+    assert_error(e, 7, 10, "unknown variant");
+    // ttl ≤ drift, at ttl_ticks.
+    let e = bad(&format!("[lock]\nttl_ticks = 3\ndrift_ticks = 3\n{EXPECT}"));
+    assert!(matches!(e, ScenarioError::TtlNotAboveDrift { .. }), "{e}");
+    assert_error(e, 7, 13, "must be larger than drift_ticks 3");
+    // More crashes than nodes, at the count.
+    let e = bad(&format!(
+        "[lock]\nnodes = 1\n[faults.crashes]\ncount = 2\n{EXPECT}"
+    ));
+    assert!(matches!(e, ScenarioError::TooManyFaults { .. }), "{e}");
+    assert_error(e, 9, 9, "2 crashes is more than the 1 nodes");
+    // A jump pinned to a node that does not exist.
+    let e = bad(&format!(
+        "[faults.clock_jumps]\ntarget = \"node\"\nindex = 4\njump_ticks = 2\n{EXPECT}"
+    ));
+    assert!(matches!(e, ScenarioError::OutOfRange { .. }), "{e}");
+    assert_error(e, 8, 9, "1..=3");
+    // An unknown property in [expect], at its name.
+    let e = bad("[expect]\n\"mutual exclusoin\" = \"holds\"\n");
+    assert!(matches!(e, ScenarioError::UnknownProperty { .. }), "{e}");
+    assert_error(e, 7, 1, "known: mutual exclusion");
+    // A storage property without [storage].
+    let e = bad("[expect]\n\"no lost update\" = \"holds\"\n");
+    assert!(matches!(e, ScenarioError::UnknownProperty { .. }), "{e}");
+    assert_error(e, 7, 1, "needs a [storage] table");
+    // A verdict that is neither holds nor violated.
+    let e = bad("[expect]\n\"mutual exclusion\" = \"safe\"\n");
+    assert!(matches!(e, ScenarioError::WrongType { .. }), "{e}");
+    assert_error(e, 7, 22, "unknown variant `safe`");
+    // Reach naming a node that does not exist.
+    let e = bad(&format!("[network]\nreach = [[1, 2], [2, 7]]\n{EXPECT}"));
+    assert!(matches!(e, ScenarioError::OutOfRange { .. }), "{e}");
+    assert_error(e, 7, 22, "a node in reach");
+    // A missing required key.
+    let e = Scenario::from_str("bad.toml", "name = \"x\"\n[expect]\n").unwrap_err();
+    assert!(matches!(e, ScenarioError::MissingKey { .. }), "{e}");
+    // An unreadable file names the path.
+    let e = Scenario::load("/nonexistent/x.toml").unwrap_err();
+    assert!(
+        e.to_string()
+            .starts_with("/nonexistent/x.toml: cannot read"),
+        "{e}"
+    );
+}
+
+#[test]
+fn the_json_report_has_the_cli_shape() {
+    let report = Check::new(&load("single-node-unlock-with-del")).run();
+    let json = serde_json::to_value(&report).expect("serialisable");
+    for key in ["file", "name", "unique_states", "seconds", "properties"] {
+        assert!(json.get(key).is_some(), "{key} missing in {json}");
+    }
+    let mutex = &json["properties"][0];
+    assert_eq!(mutex["name"], "mutual exclusion");
+    assert_eq!(mutex["expected"], "violated");
+    assert_eq!(mutex["verdict"], "violated");
+    assert!(
+        mutex["counterexample"]
+            .as_array()
+            .is_some_and(|s| !s.is_empty())
+    );
+    let acquired = report.property("lock acquired").expect("checked");
+    assert!(acquired.counterexample.is_none());
+}
