@@ -43,6 +43,7 @@ use serde::Serialize;
 use stateright::{Checker, Expectation, Model};
 
 use crate::model::{Mode, RedlockModel, World};
+use crate::report::Story;
 use crate::scenario::{Scenario, Verdict, property};
 
 pub use crate::model::Invariant;
@@ -71,6 +72,10 @@ pub struct PropertyReport {
     pub verdict: Verdict,
     /// The shortest counterexample (always, eventually) as step descriptions, or `None`.
     pub counterexample: Option<Vec<String>>,
+    /// The same counterexample told as a story (see [`crate::report`]); not in the JSON
+    /// report, whose `counterexample` field is the contract.
+    #[serde(skip)]
+    pub story: Option<Story>,
 }
 
 /// The outcome of checking one scenario.
@@ -207,17 +212,18 @@ fn run_one(
     let model = checker.model();
     for p in &properties {
         let discovery = checker.discovery(p.name);
-        let (verdict, counterexample) = match (&p.expectation, discovery) {
-            (&Expectation::Sometimes, Some(_)) => (Verdict::Holds, None),
-            (&Expectation::Sometimes, None) => (Verdict::Violated, None),
-            (_, None) => (Verdict::Holds, None),
+        let (verdict, counterexample, story) = match (&p.expectation, discovery) {
+            (&Expectation::Sometimes, Some(_)) => (Verdict::Holds, None, None),
+            (&Expectation::Sometimes, None) => (Verdict::Violated, None, None),
+            (_, None) => (Verdict::Holds, None, None),
             (_, Some(path)) => {
+                let path = path.into_vec();
                 let steps = path
-                    .into_vec()
-                    .into_iter()
-                    .filter_map(|(state, step)| step.map(|s| model.describe(&state, &s)))
+                    .iter()
+                    .filter_map(|(state, step)| step.map(|s| model.describe(state, &s)))
                     .collect();
-                (Verdict::Violated, Some(steps))
+                let story = Story::from_path(model, p.name, &path);
+                (Verdict::Violated, Some(steps), Some(story))
             }
         };
         out.push(PropertyReport {
@@ -225,6 +231,7 @@ fn run_one(
             expected: scenario.expected(p.name),
             verdict,
             counterexample,
+            story,
         });
     }
     checker.unique_state_count()

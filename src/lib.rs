@@ -14,6 +14,7 @@
 //! | one master | [`node`] | the [`Node`](node::Node) trait and [`NodeState`](node::NodeState), Redis's semantics on the node's own clock |
 //! | client | [`driver`] | the blocking [`Redlock`](driver::Redlock) client over any `Node` |
 //! | simulator | [`sim`] | a seeded world of drifting clocks, lossy networks, crashes and pauses around the core |
+//! | teaching | [`report`] | counterexamples as stories: text, Mermaid, JSON |
 //!
 //! ## A lock over three in-memory nodes
 //!
@@ -43,6 +44,7 @@ pub mod driver;
 pub mod model;
 pub mod node;
 pub mod proto;
+pub mod report;
 pub mod scenario;
 pub mod sim;
 pub mod storage;

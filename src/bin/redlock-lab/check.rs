@@ -58,7 +58,7 @@ pub fn run(args: &Args) -> Result<Outcome> {
     })
 }
 
-/// The verdict table, then a summary line.
+/// The verdict table, the story of each violated property, then a summary line.
 fn render(reports: &[Report]) -> String {
     let mut table = Table::new(&[
         "scenario", "property", "expected", "verdict", "", "states", "seconds",
@@ -107,6 +107,15 @@ fn render(reports: &[Report]) -> String {
     let seconds: f64 = reports.iter().map(|r| r.seconds).sum();
     let mut out = table.render();
     out.push('\n');
+    // One block per violated property, after the table so the table stays readable.
+    for story in reports
+        .iter()
+        .flat_map(|r| &r.properties)
+        .filter_map(|p| p.story.as_ref())
+    {
+        out.push_str(&story.to_text());
+        out.push('\n');
+    }
     out.push_str(&format!(
         "{} scenarios, {properties} properties ({violated} violated) in {seconds:.1} s: ",
         reports.len()

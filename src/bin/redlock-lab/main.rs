@@ -1,10 +1,11 @@
 //! The `redlock-lab` command line: check the scenario catalog, list it, trace a counterexample,
-//! open the stateright Explorer.
+//! explain a scenario, open the stateright Explorer.
 //!
 //! Exit codes are part of the contract: 0 when every verdict matches `[expect]`, 1 on a
 //! mismatch (or nothing to trace), 2 on bad input or usage.
 
 mod check;
+mod explain;
 mod explore;
 mod inputs;
 mod list;
@@ -35,6 +36,9 @@ enum Command {
     List(list::Args),
     /// Print the shortest counterexample of one scenario as a timeline.
     Trace(trace::Args),
+    /// Explain one scenario: the claim, the verdict and why, the counterexample, and the
+    /// mitigation that flips the verdict.
+    Explain(explain::Args),
     /// Serve the stateright Explorer for one scenario on 127.0.0.1.
     Explore(explore::Args),
 }
@@ -64,6 +68,7 @@ fn main() -> ExitCode {
         Some(Command::List(args)) => list::run(&args),
         Some(Command::Trace(args)) => trace::run(&args),
         Some(Command::Explore(args)) => explore::run(&args),
+        Some(Command::Explain(args)) => explain::run(&args),
     };
     match result {
         Ok(Outcome::Success) => ExitCode::SUCCESS,
