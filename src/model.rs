@@ -291,8 +291,10 @@ impl Model for RedlockModel {
         format!("{action:?}")
     }
 
+    /// The Explorer's state pane: the step in words, then the state it leads to.
     fn format_step(&self, last: &World, action: Step) -> Option<String> {
-        Some(self.describe(last, &action))
+        let next = last.after(action)?;
+        Some(format!("{}\n\n{next:?}", self.describe(last, &action)))
     }
 
     fn as_svg(&self, path: stateright::Path<World, Step>) -> Option<String> {
