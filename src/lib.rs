@@ -14,6 +14,10 @@
 //! | one master | [`node`] | the [`Node`](node::Node) trait and [`NodeState`](node::NodeState), Redis's semantics on the node's own clock |
 //! | client | [`driver`] | the blocking [`Redlock`](driver::Redlock) client over any `Node` |
 //! | simulator | [`sim`] | a seeded world of drifting clocks, lossy networks, crashes and pauses around the core |
+//! | storage | [`storage`] | the guarded counter: fencing, random-token CAS, the storage properties |
+//! | scenarios | [`scenario`] | the `models/*.toml` schema, validated, with `file:line:column` errors |
+//! | model | [`model`] | Redlock with time and faults as a [`stateright`] model over the core |
+//! | checking | [`check`] | run the checker on a scenario: verdicts, state counts, counterexamples |
 //! | teaching | [`report`] | counterexamples as stories: text, Mermaid, JSON |
 //!
 //! ## A lock over three in-memory nodes

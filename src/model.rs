@@ -1,9 +1,9 @@
 //! Redlock with time and faults as a hand-written [`stateright::Model`].
 //!
 //! The state ([`World`]) carries discrete **true time** as a ghost, the nodes as the core's
-//! [`NodeState`](crate::node::NodeState) on their own clocks, the clients as the core's
+//! [`NodeState`] on their own clocks, the clients as the core's
 //! [`QuorumRound`](crate::proto::QuorumRound) and [`Lease`](crate::proto::Lease) values on
-//! their own clocks, the guarded [`Storage`](crate::storage::Storage), the requests in flight
+//! their own clocks, the guarded [`Storage`], the requests in flight
 //! and the fault budgets. The actions ([`Step`]) are the environment's — one global `Tick`,
 //! deliveries and losses, pauses, clock jumps, crashes, fsyncs, replica promotion — and the
 //! clients' — begin a round (read T1, send `SET` to all), decide it (read T2, quorum and
@@ -251,6 +251,8 @@ impl RedlockModel {
                 attempts: 0,
                 token: Token(0),
                 inflight: NodeSet::EMPTY,
+                inflight_extend: false,
+                extensions: 0,
             }; MAX_MODEL_CLIENTS],
             storage: Storage::default(),
             budget: Budget {
@@ -334,5 +336,141 @@ impl Model for RedlockModel {
             Mode::Safety => self.shape.exact_time.is_none_or(|h| state.now <= h),
             Mode::Liveness => state.now <= self.shape.horizon,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::hash::{Hash, Hasher};
+
+    use super::*;
+
+    fn scenario(body: &str) -> Scenario {
+        let text = format!(
+            "name = \"t\"\ntitle = \"t\"\nclaim = \"c\"\nsource = \"seed\"\nprose = \"p\"\n{body}\n[expect]\n\"mutual exclusion\" = \"holds\"\n"
+        );
+        Scenario::from_str("t.toml", &text).unwrap()
+    }
+
+    fn fingerprint(world: &World) -> u64 {
+        let mut hasher = std::hash::DefaultHasher::new();
+        world.hash(&mut hasher);
+        hasher.finish()
+    }
+
+    fn run(model: &RedlockModel, steps: &[Step]) -> World {
+        let mut world = model.initial();
+        for &step in steps {
+            let mut enabled = Vec::new();
+            model.actions(&world, &mut enabled);
+            assert!(enabled.contains(&step), "{step:?} not enabled in {world:?}");
+            world = model.next_state(&world, step).unwrap();
+        }
+        world
+    }
+
+    #[test]
+    fn shifting_time_does_not_change_the_fingerprint() {
+        let model = RedlockModel::new(&scenario("[lock]\nttl_ticks = 4\ndrift_ticks = 1"));
+        // A holder that acquired at t=0 and one that acquired at t=2, seen one tick later.
+        let early = run(
+            &model,
+            &[
+                Step::Begin(0),
+                deliver(0, 0),
+                deliver(0, 1),
+                deliver(0, 2),
+                Step::Decide(0),
+                Step::Tick,
+            ],
+        );
+        let late = run(
+            &model,
+            &[
+                Step::Tick,
+                Step::Tick,
+                Step::Begin(0),
+                deliver(0, 0),
+                deliver(0, 1),
+                deliver(0, 2),
+                Step::Decide(0),
+                Step::Tick,
+            ],
+        );
+        assert_ne!(early.now, late.now);
+        assert_eq!(fingerprint(&early), fingerprint(&late));
+        // One more tick is a different state: the lease has less validity left.
+        let later = model.next_state(&early, Step::Tick).unwrap();
+        assert_ne!(fingerprint(&early), fingerprint(&later));
+    }
+
+    fn deliver(client: u8, node: u8) -> Step {
+        Step::Deliver {
+            client,
+            node,
+            early: false,
+        }
+    }
+
+    #[test]
+    fn symmetric_states_share_a_fingerprint_unless_symmetry_is_off() {
+        let s = scenario("[lock]\nttl_ticks = 4\ndrift_ticks = 1");
+        let model = RedlockModel::new(&s);
+        let a = run(&model, &[Step::Begin(0), deliver(0, 0)]);
+        let b = run(&model, &[Step::Begin(1), deliver(1, 2)]);
+        assert_eq!(fingerprint(&a), fingerprint(&b));
+        let plain = RedlockModel::new(&s).with_symmetry(false);
+        let a = run(&plain, &[Step::Begin(0), deliver(0, 0)]);
+        let b = run(&plain, &[Step::Begin(1), deliver(1, 2)]);
+        assert_ne!(fingerprint(&a), fingerprint(&b));
+    }
+
+    #[test]
+    fn a_pinned_role_keeps_nodes_apart() {
+        // Node 2 is the only node both clients reach: a key there is not a key on node 1.
+        let model = RedlockModel::new(&scenario(
+            "[lock]\nttl_ticks = 4\ndrift_ticks = 1\n[network]\nreach = [[1, 2], [2, 3]]",
+        ));
+        let on_shared = run(&model, &[Step::Begin(0), deliver(0, 1)]);
+        let on_private = run(&model, &[Step::Begin(0), deliver(0, 0)]);
+        assert_ne!(fingerprint(&on_shared), fingerprint(&on_private));
+    }
+
+    #[test]
+    fn belief_ends_at_the_deadline_and_runs_late_by_the_client_error() {
+        let model = RedlockModel::new(&scenario(
+            "[lock]\nttl_ticks = 4\ndrift_ticks = 1\n[clock]\nclient_error_ticks = 1",
+        ));
+        let mut world = run(
+            &model,
+            &[
+                Step::Begin(0),
+                deliver(0, 0),
+                deliver(0, 1),
+                deliver(0, 2),
+                Step::Decide(0),
+            ],
+        );
+        // Deadline T1 + ttl − drift = 3; read one tick late, the client believes until 4.
+        for t in 0..4 {
+            assert!(world.believes(0), "t={t}");
+            world = model.next_state(&world, Step::Tick).unwrap();
+        }
+        assert!(!world.believes(0));
+    }
+
+    #[test]
+    fn the_sequence_diagram_has_a_lane_per_process() {
+        let model = RedlockModel::new(&scenario(
+            "[lock]\nnodes = 3\nttl_ticks = 4\ndrift_ticks = 1",
+        ));
+        let world = model.initial();
+        let next = model.next_state(&world, Step::Begin(0)).unwrap();
+        let svg = svg::sequence_diagram(&model, &[(world, Some(Step::Begin(0))), (next, None)]);
+        assert!(svg.starts_with("<svg") && svg.ends_with("</svg>"));
+        for lane in [">c1<", ">c2<", ">n1<", ">n2<", ">n3<"] {
+            assert!(svg.contains(lane), "{lane} missing");
+        }
+        assert!(svg.contains("c1 begins attempt 1: T1=0"));
     }
 }

@@ -193,6 +193,20 @@ pub struct LockSettings {
     pub unlock: UnlockMode,
     /// The step-3 validity check (default on).
     pub validity_check: ValidityCheck,
+    /// Extension rounds a client may run while it holds the lock (default 0).
+    pub extensions: u8,
+    /// How an extension round is counted (default a majority of all `N`).
+    pub extension_quorum: ExtensionQuorum,
+}
+
+/// How a client counts an extension round (file values `"majority"`, `"any-node"`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ExtensionQuorum {
+    /// A majority of all `N` nodes must extend: correct.
+    Majority,
+    /// One node extending is taken as success: the minority-accepted mistake.
+    AnyNode,
 }
 
 /// `[clock]`: bounded clock error, as nondeterminism at each reading.
@@ -210,7 +224,7 @@ pub struct NetworkSettings {
     /// Per client, the nodes it can reach (default: all). A request to an unreachable node
     /// gets no answer; the round waits for its timeout.
     pub reach: Vec<NodeSet>,
-    /// How many `SET` requests may be lost in the whole run (default 0).
+    /// How many requests (`SET` or extension) may be lost in the whole run (default 0).
     pub message_loss: u8,
 }
 
@@ -577,6 +591,7 @@ impl Validator<'_> {
         let round_timeout_ticks =
             self.opt_range(&l.round_timeout_ticks, 1, 1, 60, "round_timeout_ticks")?;
         let attempts = self.opt_range(&l.attempts, 1, 1, 4, "attempts")?;
+        let extensions = self.opt_range(&l.extensions, 0, 0, 3, "extensions")?;
         Ok(LockSettings {
             nodes: nodes as u8,
             clients: clients as u8,
@@ -593,6 +608,8 @@ impl Validator<'_> {
             } else {
                 ValidityCheck::Off
             },
+            extensions: extensions as u8,
+            extension_quorum: l.extension_quorum.unwrap_or(ExtensionQuorum::Majority),
         })
     }
 

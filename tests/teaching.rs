@@ -47,14 +47,14 @@ fn the_node_clock_jump_story_is_pinned() {
             t=0  client c1  begins attempt 1: T1=0, sends SET NX PX 4 to n1 n2
             t=0  node n1    sets c1's key, expiring when n1's clock reads 4
             t=0  node n2    sets c1's key, expiring when n2's clock reads 4
+            t=0  client c2  begins attempt 1: T1=0, sends SET NX PX 4 to n2 n3
+            t=0  node n3    sets c2's key, expiring when n3's clock reads 4
             t=1  client c1  acquires n1 n2 (T2=1, validity 2, believes until its clock reads 3)
-            t=1  client c2  begins attempt 1: T1=1, sends SET NX PX 4 to n2 n3
-            t=2  node n3    sets c2's key, expiring when n3's clock reads 6
             t=2  node n2    clock jumps +2 (it now reads 4)
             t=2  node n2    c1's key expires at once: the jump moved its clock past the expiry
             t=2  node n2    sets c2's key, expiring when n2's clock reads 8 [n2's clock reads 4]
-            t=2  client c2  acquires n2 n3 (T2=2, validity 2, believes until its clock reads 4)  ✗ mutual exclusion
-                            at t=2 c1 believes it holds the lock until its clock reads 3 (it reads 2), and c2 believes it holds the lock until its clock reads 4 (it reads 2)
+            t=2  client c2  acquires n2 n3 (T2=2, validity 1, believes until its clock reads 3)  ✗ mutual exclusion
+                            at t=2 c1 believes it holds the lock until its clock reads 3 (it reads 2), and c2 believes it holds the lock until its clock reads 3 (it reads 2)
         "#]],
         expect![[r#"
             sequenceDiagram
@@ -66,14 +66,14 @@ fn the_node_clock_jump_story_is_pinned() {
                 Note over c1: t=0 begins attempt 1: T1=0, sends SET NX PX 4 to n1 n2
                 c1->>n1: t=0 sets c1's key, expiring when n1's clock reads 4
                 c1->>n2: t=0 sets c1's key, expiring when n2's clock reads 4
+                Note over c2: t=0 begins attempt 1: T1=0, sends SET NX PX 4 to n2 n3
+                c2->>n3: t=0 sets c2's key, expiring when n3's clock reads 4
                 Note over c1: t=1 acquires n1 n2 (T2=1, validity 2, believes until its clock reads 3)
-                Note over c2: t=1 begins attempt 1: T1=1, sends SET NX PX 4 to n2 n3
-                c2->>n3: t=2 sets c2's key, expiring when n3's clock reads 6
                 Note over n2: t=2 ⚡ clock jumps +2 (it now reads 4)
                 Note over n2: t=2 c1's key expires at once: the jump moved its clock past the expiry
                 c2->>n2: t=2 sets c2's key, expiring when n2's clock reads 8 [n2's clock: 4]
-                Note over c2: t=2 acquires n2 n3 (T2=2, validity 2, believes until its clock reads 4)
-                Note over c1,n3: ✗ mutual exclusion: at t=2 c1 believes it holds the lock until its clock reads 3 (it reads 2), and c2 believes it holds the lock until its clock reads 4 (it reads 2)
+                Note over c2: t=2 acquires n2 n3 (T2=2, validity 1, believes until its clock reads 3)
+                Note over c1,n3: ✗ mutual exclusion: at t=2 c1 believes it holds the lock until its clock reads 3 (it reads 2), and c2 believes it holds the lock until its clock reads 3 (it reads 2)
         "#]],
     );
 }
@@ -87,14 +87,15 @@ fn the_gc_pause_story_is_pinned() {
             gc-pause-after-acquisition: storage safety violated (shortest counterexample: 17 steps)
             t=0  client c1  begins attempt 1: T1=0, sends SET NX PX 4 to n1 n2 n3
             t=0  node n1    sets c1's key, expiring when n1's clock reads 4
-            t=2  node n2    sets c1's key, expiring when n2's clock reads 6
-            t=2  client c1  acquires n1 n2 (T2=2, validity 1, believes until its clock reads 3)
-            t=2  client c1  checks its lease (clock 2, deadline 3) and sends read (token 1) to the storage
+            t=0  node n2    sets c1's key, expiring when n2's clock reads 4
+            t=1  client c1  acquires n1 n2 (T2=1, validity 2, believes until its clock reads 3)
+            t=1  client c1  checks its lease (clock 1, deadline 3) and sends read (token 1) to the storage
+            t=1  client c1  is paused (a GC pause) while its read (token 1) waits to reach the storage
             t=2  client c2  begins attempt 1: T1=2, sends SET NX PX 4 to n1 n2 n3
             t=2  node n3    sets c2's key, expiring when n3's clock reads 6
-            t=2  client c1  is paused (a GC pause) while its read (token 1) waits to reach the storage
             t=3  client c1  stops believing: its clock reached the lease's deadline
             t=4  node n1    c1's key expires
+            t=4  node n2    c1's key expires
             t=4  node n1    sets c2's key, expiring when n1's clock reads 8
             t=4  client c2  acquires n1 n3 (T2=4, validity 1, believes until its clock reads 5)
             t=4  client c2  checks its lease (clock 4, deadline 5) and sends read (token 2) to the storage
@@ -112,14 +113,15 @@ fn the_gc_pause_story_is_pinned() {
                 participant storage
                 Note over c1: t=0 begins attempt 1: T1=0, sends SET NX PX 4 to n1 n2 n3
                 c1->>n1: t=0 sets c1's key, expiring when n1's clock reads 4
-                c1->>n2: t=2 sets c1's key, expiring when n2's clock reads 6
-                Note over c1: t=2 acquires n1 n2 (T2=2, validity 1, believes until its clock reads 3)
-                Note over c1: t=2 checks its lease (clock 2, deadline 3) and sends read (token 1) to the storage
+                c1->>n2: t=0 sets c1's key, expiring when n2's clock reads 4
+                Note over c1: t=1 acquires n1 n2 (T2=1, validity 2, believes until its clock reads 3)
+                Note over c1: t=1 checks its lease (clock 1, deadline 3) and sends read (token 1) to the storage
+                Note over c1: t=1 ⚡ is paused (a GC pause) while its read (token 1) waits to reach the storage
                 Note over c2: t=2 begins attempt 1: T1=2, sends SET NX PX 4 to n1 n2 n3
                 c2->>n3: t=2 sets c2's key, expiring when n3's clock reads 6
-                Note over c1: t=2 ⚡ is paused (a GC pause) while its read (token 1) waits to reach the storage
                 Note over c1: t=3 stops believing: its clock reached the lease's deadline
                 Note over n1: t=4 c1's key expires
+                Note over n2: t=4 c1's key expires
                 c2->>n1: t=4 sets c2's key, expiring when n1's clock reads 8
                 Note over c2: t=4 acquires n1 n3 (T2=4, validity 1, believes until its clock reads 5)
                 Note over c2: t=4 checks its lease (clock 4, deadline 5) and sends read (token 2) to the storage

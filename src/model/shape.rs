@@ -3,7 +3,7 @@
 
 use crate::node::Persistence;
 use crate::proto::{Config, DriftPolicy, LockParams, NodeSet};
-use crate::scenario::{Bound, JumpTarget, MAX_MODEL_CLIENTS, Scenario};
+use crate::scenario::{Bound, ExtensionQuorum, JumpTarget, MAX_MODEL_CLIENTS, Scenario};
 use crate::storage::Protection;
 use crate::time::Millis;
 
@@ -34,6 +34,10 @@ pub(crate) struct Shape {
     pub clients: usize,
     pub params: LockParams,
     pub attempts: u8,
+    pub extensions: u8,
+    /// The parameters an extension round is decided with: the real ones, or (the
+    /// minority-accepted mistake) the same with `N = 1`, so that one node makes a "quorum".
+    pub extend_params: LockParams,
     pub eps_n: u32,
     pub eps_c: u32,
     pub reach: [NodeSet; MAX_MODEL_CLIENTS],
@@ -89,6 +93,14 @@ impl Shape {
             clients: lock.clients as usize,
             params,
             attempts: lock.attempts,
+            extensions: lock.extensions,
+            extend_params: match lock.extension_quorum {
+                ExtensionQuorum::Majority => params,
+                ExtensionQuorum::AnyNode => LockParams {
+                    node_count: 1,
+                    ..params
+                },
+            },
             eps_n: scenario.clock.node_error_ticks,
             eps_c: scenario.clock.client_error_ticks,
             reach,

@@ -46,6 +46,9 @@ pub enum Step {
     },
     /// Client `c` reads T2 and decides its round (all replies in, or its timeout passed).
     Decide(u8),
+    /// Client `c`, holding, starts an extension round: compare-and-pexpire to every node it
+    /// reaches, timed from a fresh T1.
+    Extend(u8),
     /// Client `c` releases its lease (compare-and-delete, or `DEL`, on every node it reaches).
     Release(u8),
     /// Client `c` checks its lease and sends its next storage op.
@@ -115,13 +118,23 @@ impl World {
                         out.push(Step::Begin(cu));
                     }
                 }
-                Phase::Acquiring(round) => {
+                Phase::Acquiring(round) | Phase::Extending { round, .. } => {
                     let clock = self.client_clock(c);
                     if round.is_decided(&shape.params) || clock >= round.deadline(&shape.params) {
                         out.push(Step::Decide(cu));
                     }
                 }
-                Phase::Holding { work, .. } => {
+                Phase::Holding { lease, work, .. } => {
+                    // Extend only before the storage cycle starts, while the lease is still
+                    // believed (the core refuses to extend an expired lease).
+                    if slot.extensions < shape.extensions
+                        && slot.inflight.is_empty()
+                        && work.next == 0
+                        && work.pending.is_none()
+                        && lease.believes(self.client_clock(c))
+                    {
+                        out.push(Step::Extend(cu));
+                    }
                     if shape.ops.is_empty() {
                         out.push(Step::Release(cu));
                     } else if work.pending.is_some() {
@@ -139,7 +152,7 @@ impl World {
                     node: node as u8,
                     early: false,
                 });
-                if self.early_expiry_matters(node) {
+                if !slot.inflight_extend && self.early_expiry_matters(node) {
                     out.push(Step::Deliver {
                         client: cu,
                         node: node as u8,
@@ -233,20 +246,21 @@ impl World {
         }
     }
 
-    /// Every enabled step, in a deterministic order (stateright rebuilds paths by index).
+    /// Every enabled step, in a deterministic order (stateright rebuilds paths by index):
+    /// client steps and deliveries, then the tick, then faults.
     pub(crate) fn steps(&self, out: &mut Vec<Step>) {
-        let mut prompt = Vec::new();
-        self.prompt_steps(&mut prompt);
+        let before = out.len();
+        self.prompt_steps(out);
+        let nobody_can_act = out.len() == before;
         let tick_allowed = (0..self.shape.clients).all(|c| self.allowance_left(c))
             && match self.shape.mode {
                 Mode::Safety => self.shape.exact_time.is_none_or(|h| self.now < h),
                 // Prompt processes: time passes only when nobody can act.
-                Mode::Liveness => prompt.is_empty() && self.now < self.shape.horizon,
+                Mode::Liveness => nobody_can_act && self.now < self.shape.horizon,
             };
         if tick_allowed {
             out.push(Step::Tick);
         }
-        out.extend(prompt);
         self.fault_steps(out);
     }
 
@@ -316,6 +330,7 @@ impl World {
                 slot.attempts += 1;
                 slot.token = token_of(c, slot.attempts);
                 slot.inflight = shape.reach[c];
+                slot.inflight_extend = false;
                 let t1 = w.client_clock(c);
                 w.clients[c].phase = Phase::Acquiring(QuorumRound::acquire(w.clients[c].token, t1));
             }
@@ -332,9 +347,12 @@ impl World {
                     if early {
                         state.expire(clock + Millis(u64::from(shape.eps_n)));
                     }
-                    let op = Op::SetNxPx {
-                        token: w.clients[c].token,
-                        ttl: shape.params.ttl,
+                    let token = w.clients[c].token;
+                    let ttl = shape.params.ttl;
+                    let op = if w.clients[c].inflight_extend {
+                        Op::PExpireIfEq { token, ttl }
+                    } else {
+                        Op::SetNxPx { token, ttl }
                     };
                     match state.apply(&op, clock, shape.persistence) {
                         Ok(true) => Reply::Applied,
@@ -348,13 +366,56 @@ impl World {
                 // only make the client decide later, and the deadline is anchored at T1, so
                 // a late reply only shortens the belief window. A reply to a round already
                 // decided is ignored, as the core ignores it.
-                if let Phase::Acquiring(round) = &mut w.clients[c].phase {
-                    round.handle_reply(NodeId(node), reply);
+                match &mut w.clients[c].phase {
+                    Phase::Acquiring(round) | Phase::Extending { round, .. } => {
+                        round.handle_reply(NodeId(node), reply);
+                    }
+                    _ => {}
                 }
             }
             Step::Lose { client, node } => {
                 w.budget.losses -= 1;
                 w.clients[usize::from(client)].inflight.remove(NodeId(node));
+            }
+            Step::Extend(c) => {
+                let c = usize::from(c);
+                let Phase::Holding { lease, epoch, .. } = w.clients[c].phase else {
+                    return None;
+                };
+                let t1 = w.client_clock(c);
+                let slot = &mut w.clients[c];
+                slot.extensions += 1;
+                slot.inflight = shape.reach[c];
+                slot.inflight_extend = true;
+                slot.phase = Phase::Extending {
+                    lease,
+                    epoch,
+                    round: QuorumRound::extend(lease.token, t1),
+                };
+            }
+            Step::Decide(c)
+                if matches!(w.clients[usize::from(c)].phase, Phase::Extending { .. }) =>
+            {
+                let c = usize::from(c);
+                let Phase::Extending {
+                    lease,
+                    epoch,
+                    round,
+                } = w.clients[c].phase
+                else {
+                    return None;
+                };
+                // Decided by the core; with the minority-accepted mistake, with N = 1.
+                let lease = match round.finish(&shape.extend_params, w.client_clock(c)) {
+                    RoundOutcome::Won(extended) => extended,
+                    // A failed extension leaves the current lease as it was.
+                    RoundOutcome::Lost(_) => lease,
+                };
+                w.clients[c].phase = Phase::Holding {
+                    lease,
+                    epoch,
+                    work: Work::default(),
+                };
             }
             Step::Decide(c) => {
                 let c = usize::from(c);

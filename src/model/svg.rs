@@ -91,9 +91,32 @@ pub(super) fn describe(state: &World, step: &Step) -> String {
                         reading(clock)
                     ),
                 },
+                Phase::Extending { lease, round, .. } => {
+                    match round.finish(&state.shape.extend_params, clock) {
+                        RoundOutcome::Won(extended) => format!(
+                            "{} reads T2={} and extends on {}: believes until its clock reads {}",
+                            c_name(c),
+                            reading(clock),
+                            extended.tally.applied,
+                            reading(extended.deadline)
+                        ),
+                        RoundOutcome::Lost(failure) => format!(
+                            "{} reads T2={} and fails to extend ({failure:?}); keeps believing until {}",
+                            c_name(c),
+                            reading(clock),
+                            reading(lease.deadline)
+                        ),
+                    }
+                }
                 _ => format!("{} decides", c_name(c)),
             }
         }
+        Step::Extend(c) => format!(
+            "{} starts extending its lease: T1={} on its clock, compare-and-pexpire to {}",
+            c_name(c),
+            reading(state.client_clock(usize::from(c))),
+            state.shape.reach[usize::from(c)]
+        ),
         Step::Release(c) => format!(
             "{} releases ({:?} on {})",
             c_name(c),
@@ -234,6 +257,7 @@ pub(super) fn sequence_diagram(model: &RedlockModel, path: &[(World, Option<Step
             _ => {
                 let x = match *step {
                     Step::Begin(c)
+                    | Step::Extend(c)
                     | Step::Decide(c)
                     | Step::Release(c)
                     | Step::Issue(c)

@@ -51,51 +51,72 @@ fn clamp8(v: i64) -> u64 {
     (v + 128).clamp(0, 255) as u64
 }
 
+/// A node's (or the replica's) row without the parts a client permutation changes, plus the
+/// owner of its key and the per-client bits, so each permutation only re-assembles bits.
+#[derive(Clone, Copy, Default)]
+struct RowParts {
+    base: u64,
+    owner: Option<usize>,
+    per_client: [u64; MAX_MODEL_CLIENTS],
+}
+
+impl RowParts {
+    fn assemble(&self, perm: &[usize; 3], clients: usize) -> u64 {
+        let mut row = self.base;
+        if let Some(owner) = self.owner {
+            row |= (perm[owner] as u64 + 1) << 10;
+        }
+        for (c, bits) in self.per_client.iter().enumerate().take(clients) {
+            row |= bits << (23 + 4 * perm[c]);
+        }
+        row
+    }
+}
+
 impl World {
-    fn key_row(&self, state: &NodeState, clock: Millis, perm: &[usize; 3]) -> u64 {
-        let mut row = 0u64;
+    fn key_parts(&self, state: &NodeState, clock: Millis) -> RowParts {
+        let mut parts = RowParts::default();
         match state.availability {
             Availability::Up => {}
-            Availability::Down => row |= 1,
+            Availability::Down => parts.base |= 1,
             Availability::Restarting { ready_at } => {
-                row |= 2 | clamp8(ready_at.signed_sub(clock)) << 2;
+                parts.base |= 2 | clamp8(ready_at.signed_sub(clock)) << 2;
             }
         }
         if let Some(entry) = state.entry {
             let owner = owner_of(entry.token);
             let current = self.clients[owner].token == entry.token;
-            row |= (perm[owner] as u64 + 1) << 10;
-            row |= u64::from(current) << 12;
-            row |= u64::from(entry.durable) << 13;
-            row |= clamp8(entry.expires_at.signed_sub(clock)) << 14;
+            parts.owner = Some(owner);
+            parts.base |= u64::from(current) << 12;
+            parts.base |= u64::from(entry.durable) << 13;
+            parts.base |= clamp8(entry.expires_at.signed_sub(clock)) << 14;
         }
-        row
+        parts
     }
 
-    #[allow(clippy::needless_range_loop)] // `c` indexes the permutation and the clients
-    fn node_row(&self, n: usize, perm: &[usize; 3]) -> u64 {
+    fn node_parts(&self, n: usize) -> RowParts {
         let shape = &self.shape;
-        let mut row = self.key_row(&self.nodes[n].state, self.node_clock(n), perm);
+        let mut parts = self.key_parts(&self.nodes[n].state, self.node_clock(n));
         let pinned = shape.jump_target == JumpTarget::Node && shape.jump_index == Some(n as u8);
-        row |= u64::from(pinned) << 22;
-        for c in 0..shape.clients {
-            let p = perm[c];
-            let node = crate::proto::NodeId(n as u8);
+        parts.base |= u64::from(pinned) << 22;
+        let node = crate::proto::NodeId(n as u8);
+        for (c, bits) in parts.per_client.iter_mut().enumerate().take(shape.clients) {
             let reach = shape.reach[c].contains(node);
             let inflight = self.clients[c].inflight.contains(node);
             let tally = match self.clients[c].phase {
-                Phase::Acquiring(round) => match round.tally.result(node) {
-                    crate::proto::NodeResult::NoReply => 0,
-                    crate::proto::NodeResult::Applied => 1,
-                    crate::proto::NodeResult::NotApplied => 2,
-                    crate::proto::NodeResult::Failed => 3,
-                },
+                Phase::Acquiring(round) | Phase::Extending { round, .. } => {
+                    match round.tally.result(node) {
+                        crate::proto::NodeResult::NoReply => 0,
+                        crate::proto::NodeResult::Applied => 1,
+                        crate::proto::NodeResult::NotApplied => 2,
+                        crate::proto::NodeResult::Failed => 3,
+                    }
+                }
                 _ => 0,
             };
-            let bits = u64::from(reach) | u64::from(inflight) << 1 | tally << 2;
-            row |= bits << (23 + 4 * p);
+            *bits = u64::from(reach) | u64::from(inflight) << 1 | tally << 2;
         }
-        row
+        parts
     }
 
     fn client_row(&self, c: usize) -> u64 {
@@ -104,42 +125,55 @@ impl World {
         let back = shape.client_backward_budget(self.budget.jumps);
         let clock = self.client_clock(c);
         let pinned = shape.jump_target == JumpTarget::Client && shape.jump_index == Some(c as u8);
+        // A round's age matters up to the later of its timeout and `ttl − drift`; a lease's
+        // remaining validity matters down to `−ε_c`. Both widened by the backward budget.
+        let age_cap = shape
+            .params
+            .round_timeout
+            .max(shape.params.ttl - shape.params.drift)
+            .as_u64() as i64
+            + back;
+        let left_floor = -i64::from(shape.eps_c) - back;
         let mut row = u64::from(pinned)
             | u64::from(slot.attempts) << 1
-            | u64::from(self.acquired >> c & 1) << 4;
+            | u64::from(self.acquired >> c & 1) << 4
+            | u64::from(slot.extensions) << 53
+            | u64::from(slot.inflight_extend) << 55;
         match slot.phase {
             Phase::Idle => {}
             Phase::Done => row |= 1 << 5,
             Phase::Acquiring(round) => {
-                let cap = shape
-                    .params
-                    .round_timeout
-                    .max(shape.params.ttl - shape.params.drift)
-                    .as_u64() as i64
-                    + back;
-                let age = clock.signed_sub(round.t1).min(cap);
-                row |= 2 << 5 | clamp8(age) << 7;
+                let age = clock.signed_sub(round.t1).min(age_cap);
+                row |= 2 << 5 | clamp8(age) << 8;
+            }
+            Phase::Extending {
+                lease,
+                epoch,
+                round,
+            } => {
+                let left = lease.deadline.signed_sub(clock).max(left_floor);
+                let age = clock.signed_sub(round.t1).min(age_cap);
+                row |= 4 << 5 | clamp8(left) << 8 | u64::from(epoch) << 16 | clamp8(age) << 45;
             }
             Phase::Holding { lease, epoch, work } => {
-                let floor = -i64::from(shape.eps_c) - back;
-                let left = lease.deadline.signed_sub(clock).max(floor);
-                row |= 3 << 5 | clamp8(left) << 7;
-                row |= u64::from(epoch) << 15;
-                row |= u64::from(work.next) << 20;
+                let left = lease.deadline.signed_sub(clock).max(left_floor);
+                row |= 3 << 5 | clamp8(left) << 8;
+                row |= u64::from(epoch) << 16;
+                row |= u64::from(work.next) << 21;
                 let pending = match work.pending {
                     None => 0,
                     Some(StorageOp::Mark { .. }) => 1,
                     Some(StorageOp::Read { .. }) => 2,
                     Some(StorageOp::Write { value, .. }) => 3 | u64::from(value.min(31)) << 2,
                 };
-                row |= pending << 22;
-                row |= work.read.map_or(0, |v| 1 | u64::from(v.min(31)) << 1) << 29;
+                row |= pending << 23;
+                row |= work.read.map_or(0, |v| 1 | u64::from(v.min(31)) << 1) << 30;
                 let stall = match shape.stall_allowance(work.paused) {
                     Bound::Unbounded => 0,
                     Bound::Ticks(_) => u64::from(work.stall),
                 };
-                row |= stall.min(255) << 35;
-                row |= u64::from(work.paused) << 43;
+                row |= stall.min(255) << 36;
+                row |= u64::from(work.paused) << 44;
             }
         }
         row
@@ -153,21 +187,33 @@ impl World {
             (true, 2) => &PERMS_2,
             (true, _) => &PERMS_3,
         };
+        let mut nodes = [RowParts::default(); MAX_MODEL_NODES];
+        for (n, parts) in nodes.iter_mut().enumerate().take(shape.nodes) {
+            *parts = self.node_parts(n);
+        }
+        let replica = self
+            .replica
+            .as_ref()
+            .map(|r| self.key_parts(r, self.node_clock(0)));
+        let mut clients = [0u64; MAX_MODEL_CLIENTS];
+        for (c, row) in clients.iter_mut().enumerate().take(shape.clients) {
+            *row = self.client_row(c);
+        }
         let mut best = [u64::MAX; ROWS];
         let mut rows = [0u64; ROWS];
         for perm in perms {
             rows.fill(0);
-            for (n, row) in rows.iter_mut().enumerate().take(shape.nodes) {
-                *row = self.node_row(n, perm);
+            for n in 0..shape.nodes {
+                rows[n] = nodes[n].assemble(perm, shape.clients);
             }
             if shape.symmetry {
                 rows[..shape.nodes].sort_unstable();
             }
-            if let Some(replica) = &self.replica {
-                rows[MAX_MODEL_NODES] = 1 << 63 | self.key_row(replica, self.node_clock(0), perm);
+            if let Some(replica) = &replica {
+                rows[MAX_MODEL_NODES] = 1 << 63 | replica.assemble(perm, shape.clients);
             }
             for c in 0..shape.clients {
-                rows[MAX_MODEL_NODES + 1 + perm[c]] = self.client_row(c);
+                rows[MAX_MODEL_NODES + 1 + perm[c]] = clients[c];
             }
             if rows < best {
                 best = rows;

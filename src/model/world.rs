@@ -39,6 +39,16 @@ pub enum Phase {
         /// Progress through the read-modify-write cycle on the storage.
         work: Work,
     },
+    /// Holding a lease and running an extension round (the core's value) for it; the
+    /// client keeps believing its current lease meanwhile.
+    Extending {
+        /// The lease being extended.
+        lease: Lease,
+        /// The acquisition's epoch.
+        epoch: u8,
+        /// The extension round (compare-and-pexpire on every node).
+        round: QuorumRound,
+    },
     /// Finished: released its lease, or ran out of attempts.
     Done,
 }
@@ -69,9 +79,13 @@ pub struct ClientSlot {
     pub attempts: u8,
     /// The token of the latest round.
     pub token: Token,
-    /// Nodes whose `SET` of the latest round is still travelling (it may land after the round
-    /// was decided, as a real late `SET` does).
+    /// Nodes whose request of the latest round is still travelling (it may land after the
+    /// round was decided, as a real late request does).
     pub inflight: NodeSet,
+    /// Whether those requests are extensions (compare-and-pexpire) rather than `SET`s.
+    pub inflight_extend: bool,
+    /// Extension rounds begun.
+    pub extensions: u8,
 }
 
 /// Fault budgets left.
@@ -183,6 +197,22 @@ impl std::fmt::Debug for World {
                         )?;
                     }
                 }
+                Phase::Extending {
+                    lease,
+                    epoch,
+                    round,
+                } => write!(
+                    f,
+                    "extending (token {epoch}, deadline {}, extension T1={}, applied on {}){}",
+                    reading(lease.deadline),
+                    reading(round.t1),
+                    round.tally.applied,
+                    if self.believes(c) {
+                        ", BELIEVES"
+                    } else {
+                        ", no longer believes"
+                    }
+                )?,
                 Phase::Done => write!(f, "done")?,
             }
             writeln!(f)?;
@@ -247,7 +277,7 @@ impl World {
     /// up to `ε_c` late, is still before the lease's deadline `T1 + ttl − drift`.
     pub fn believes(&self, client: usize) -> bool {
         match self.clients[client].phase {
-            Phase::Holding { lease, .. } => {
+            Phase::Holding { lease, .. } | Phase::Extending { lease, .. } => {
                 let late = Millis(u64::from(self.shape.eps_c));
                 lease.believes(self.client_clock(client) - late)
             }

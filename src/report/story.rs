@@ -96,7 +96,7 @@ fn detail(property: &str, state: &World) -> String {
                 .filter(|c| c.believes)
                 .map(|c| {
                     let deadline = match c.phase {
-                        Phase::Holding { lease, .. } => reading(lease.deadline),
+                        Phase::Holding { lease, .. } | Phase::Extending { lease, .. } => reading(lease.deadline),
                         _ => 0,
                     };
                     let late = match state.shape.eps_c {
@@ -361,7 +361,17 @@ fn tell(before: &World, step: &Step, after: &World) -> Vec<Line> {
                     _ => "is restarting: the SET fails".to_owned(),
                 }
             } else {
+                let extending = matches!(before.clients[cu].phase, Phase::Extending { .. });
                 match after.nodes[nu].state.entry {
+                    Some(e) if extending && e.token == token && state.entry != Some(e) => format!(
+                        "extends {}'s key, now expiring when {}'s clock reads {}",
+                        client(cu),
+                        node(nu),
+                        reading(e.expires_at)
+                    ),
+                    _ if extending => {
+                        format!("refuses {}'s extension: its key is not there", client(cu))
+                    }
                     Some(e) if e.token == token && state.entry != Some(e) => {
                         let expired = match state.entry {
                             Some(old) if early => format!(
@@ -431,9 +441,39 @@ fn tell(before: &World, step: &Step, after: &World) -> Vec<Line> {
                         text
                     }
                 },
+                Phase::Extending { lease, round, .. } => {
+                    match round.finish(&shape.extend_params, clock) {
+                        RoundOutcome::Won(extended) => format!(
+                            "extends its lease on {} (T2={}, believes until its clock reads {})",
+                            nodes(extended.tally.applied),
+                            reading(clock),
+                            reading(extended.deadline)
+                        ),
+                        RoundOutcome::Lost(_) => format!(
+                            "fails to extend (T2={}); keeps believing until its clock reads {}",
+                            reading(clock),
+                            reading(lease.deadline)
+                        ),
+                    }
+                }
                 _ => "decides".to_owned(),
             };
             let mut l = line(t, &client(cu), None, action);
+            l.clock = own_clock(before, &client(cu));
+            out.push(l);
+        }
+        Step::Extend(c) => {
+            let cu = usize::from(c);
+            let mut l = line(
+                t,
+                &client(cu),
+                None,
+                format!(
+                    "starts extending its lease: T1={}, compare-and-pexpire to {}",
+                    reading(before.client_clock(cu)),
+                    nodes(shape.reach[cu])
+                ),
+            );
             l.clock = own_clock(before, &client(cu));
             out.push(l);
         }
@@ -458,7 +498,9 @@ fn tell(before: &World, step: &Step, after: &World) -> Vec<Line> {
             let cu = usize::from(c);
             let clock = reading(before.client_clock(cu));
             let deadline = match before.clients[cu].phase {
-                Phase::Holding { lease, .. } => reading(lease.deadline),
+                Phase::Holding { lease, .. } | Phase::Extending { lease, .. } => {
+                    reading(lease.deadline)
+                }
                 _ => 0,
             };
             let action = match after.clients[cu].phase {

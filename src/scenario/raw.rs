@@ -91,6 +91,8 @@ pub(crate) struct RawLock {
     pub attempts: Option<Spanned<u32>>,
     pub unlock: Option<super::Unlock>,
     pub validity_check: Option<bool>,
+    pub extensions: Option<Spanned<u32>>,
+    pub extension_quorum: Option<super::ExtensionQuorum>,
 }
 
 #[derive(Debug, Default, Deserialize)]
