@@ -37,7 +37,7 @@
 //! ```
 
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use serde::Serialize;
 use stateright::{Checker, Expectation, Model};
@@ -123,7 +123,37 @@ pub struct Check {
     threads: usize,
     symmetry: Option<bool>,
     depth_first: bool,
+    progress: Option<ProgressHook>,
 }
+
+/// How far a running check has come, for progress displays.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Progress {
+    /// Unique states explored so far (both runs, when liveness is checked).
+    pub unique_states: usize,
+    /// Wall-clock time since the check started.
+    pub elapsed: Duration,
+}
+
+impl Progress {
+    /// Unique states per second so far.
+    pub fn states_per_second(&self) -> f64 {
+        self.unique_states as f64 / self.elapsed.as_secs_f64().max(1e-9)
+    }
+}
+
+/// A callback polled while the checker runs (see [`Check::on_progress`]).
+#[derive(Clone)]
+struct ProgressHook(Arc<dyn Fn(Progress) + Send + Sync>);
+
+impl std::fmt::Debug for ProgressHook {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ProgressHook")
+    }
+}
+
+/// How often a running checker is polled for [`Progress`].
+const PROGRESS_INTERVAL: Duration = Duration::from_millis(100);
 
 impl Check {
     /// A check of `scenario` on one thread (so that counterexamples are shortest).
@@ -134,6 +164,7 @@ impl Check {
             threads: 1,
             symmetry: None,
             depth_first: false,
+            progress: None,
         }
     }
 
@@ -153,6 +184,13 @@ impl Check {
     /// configurations too large for breadth first; counterexamples are then not shortest.
     pub fn depth_first(mut self) -> Check {
         self.depth_first = true;
+        self
+    }
+
+    /// Calls `hook` about every 100 ms while the checker runs (from the calling thread), and
+    /// once when each run ends. Without a hook the checker is simply joined.
+    pub fn on_progress(mut self, hook: impl Fn(Progress) + Send + Sync + 'static) -> Check {
+        self.progress = Some(ProgressHook(Arc::new(hook)));
         self
     }
 
@@ -182,13 +220,19 @@ impl Check {
     pub fn run(&self) -> Report {
         let start = Instant::now();
         let mut properties = Vec::new();
-        let mut unique_states = run_one(self.build(Mode::Safety), self, &mut properties);
+        let mut unique_states = run_one(self.build(Mode::Safety), self, start, 0, &mut properties);
         if self
             .scenario
             .expected(property::EVENTUALLY_ACQUIRED)
             .is_some()
         {
-            unique_states += run_one(self.build(Mode::Liveness), self, &mut properties);
+            unique_states += run_one(
+                self.build(Mode::Liveness),
+                self,
+                start,
+                unique_states,
+                &mut properties,
+            );
         }
         Report {
             file: self.scenario.file.clone(),
@@ -200,19 +244,55 @@ impl Check {
     }
 }
 
-fn run_one(model: RedlockModel, check: &Check, out: &mut Vec<PropertyReport>) -> usize {
+fn run_one(
+    model: RedlockModel,
+    check: &Check,
+    start: Instant,
+    before: usize,
+    out: &mut Vec<PropertyReport>,
+) -> usize {
     let scenario = &check.scenario;
     let properties = model.properties();
     let builder = model.checker().threads(check.threads);
+    let hook = check.progress.as_ref();
     if check.depth_first {
-        let checker = builder.spawn_dfs().join();
+        let checker = watch(builder.spawn_dfs(), hook, start, before);
         collect(&checker, &properties, scenario, out);
         checker.unique_state_count()
     } else {
-        let checker = builder.spawn_bfs().join();
+        let checker = watch(builder.spawn_bfs(), hook, start, before);
         collect(&checker, &properties, scenario, out);
         checker.unique_state_count()
     }
+}
+
+/// Polls a running checker for progress until it is done, then joins it.
+fn watch<C: Checker<RedlockModel>>(
+    checker: C,
+    hook: Option<&ProgressHook>,
+    start: Instant,
+    before: usize,
+) -> C {
+    let Some(hook) = hook else {
+        return checker.join();
+    };
+    let report = |checker: &C| {
+        (hook.0)(Progress {
+            unique_states: before + checker.unique_state_count(),
+            elapsed: start.elapsed(),
+        })
+    };
+    while !checker.is_done() {
+        report(&checker);
+        // Short sleeps, so that a quick run is not held up by a whole interval.
+        let poll = Instant::now();
+        while poll.elapsed() < PROGRESS_INTERVAL && !checker.is_done() {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+    let checker = checker.join();
+    report(&checker);
+    checker
 }
 
 fn collect(
