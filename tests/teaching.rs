@@ -355,3 +355,56 @@ fn explain_lists_candidates_for_an_unknown_or_ambiguous_name() {
         stderr(&out)
     );
 }
+
+#[test]
+fn aliases_and_mitigations_are_validated_with_their_location() {
+    let file = |extra: &str| {
+        format!(
+            "name = \"x\"\ntitle = \"t\"\nclaim = \"c\"\nsource = \"seed\"\nprose = \"p\"\n{extra}\n[expect]\n\"mutual exclusion\" = \"holds\"\n"
+        )
+    };
+    let ok = Scenario::from_str(
+        "ok.toml",
+        &file("aliases = [\"why\"]\n[mitigation]\ntext = \"do it\"\nscenario = \"y\""),
+    )
+    .expect("valid");
+    assert_eq!(ok.aliases, ["why"]);
+    let mitigation = ok.mitigation.expect("a mitigation");
+    assert_eq!(
+        (mitigation.text.as_str(), mitigation.scenario.as_str()),
+        ("do it", "y")
+    );
+    assert!(
+        Scenario::from_str("none.toml", &file(""))
+            .unwrap()
+            .mitigation
+            .is_none()
+    );
+
+    let bad_alias = Scenario::from_str("a.toml", &file("aliases = [\"Not Kebab\"]")).unwrap_err();
+    assert!(
+        bad_alias.to_string().starts_with("a.toml:6:"),
+        "{bad_alias}"
+    );
+    assert!(
+        bad_alias.to_string().contains("alias \"Not Kebab\""),
+        "{bad_alias}"
+    );
+
+    let bad_target = Scenario::from_str(
+        "m.toml",
+        &file("[mitigation]\ntext = \"t\"\nscenario = \"Nope!\""),
+    )
+    .unwrap_err();
+    assert!(
+        bad_target.to_string().starts_with("m.toml:8:"),
+        "{bad_target}"
+    );
+
+    let unknown = Scenario::from_str(
+        "u.toml",
+        &file("[mitigation]\ntext = \"t\"\nscenario = \"y\"\nproof = \"z\""),
+    )
+    .unwrap_err();
+    assert!(unknown.to_string().contains("proof"), "{unknown}");
+}
