@@ -13,7 +13,9 @@ fn main() {
             std::process::exit(2);
         }
     };
-    let mut check = redlock_lab::check::Check::new(&scenario);
+    let mut check = redlock_lab::check::Check::new(&scenario).progress(|p| {
+        eprintln!("{}: {} states, {:.0} s", p.name, p.unique_states, p.seconds);
+    });
     if std::env::args().any(|a| a == "--dfs") {
         check = check.depth_first();
     }
@@ -25,6 +27,11 @@ fn main() {
             p.expected.map_or("-".to_owned(), |e| e.to_string()),
             p.verdict
         );
+        if let Some(steps) = &p.counterexample {
+            for step in steps {
+                println!("    {step}");
+            }
+        }
     }
     println!(
         "{} unique states, {:.2} s",

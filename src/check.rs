@@ -114,46 +114,51 @@ impl Report {
     }
 }
 
+/// How far a running check has come (for progress output on long runs).
+#[derive(Clone, Copy, Debug)]
+pub struct Progress<'a> {
+    /// The scenario's name.
+    pub name: &'a str,
+    /// Unique states so far (in the current run).
+    pub unique_states: usize,
+    /// Seconds since the run started.
+    pub seconds: f64,
+}
+
+impl Progress<'_> {
+    /// Unique states per second so far.
+    pub fn states_per_second(&self) -> f64 {
+        self.unique_states as f64 / self.seconds.max(1e-9)
+    }
+}
+
+/// A progress callback.
+pub type ProgressFn = Arc<dyn Fn(Progress<'_>) + Send + Sync>;
+
 /// A check of one scenario: the safety run, and the bounded liveness run when `[expect]`
 /// names `eventually acquired`.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Check {
     scenario: Scenario,
     invariants: Vec<Invariant>,
     threads: usize,
     symmetry: Option<bool>,
     depth_first: bool,
-    progress: Option<ProgressHook>,
+    progress: Option<ProgressFn>,
+    progress_interval: Duration,
 }
 
-/// How far a running check has come, for progress displays.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Progress {
-    /// Unique states explored so far (both runs, when liveness is checked).
-    pub unique_states: usize,
-    /// Wall-clock time since the check started.
-    pub elapsed: Duration,
-}
-
-impl Progress {
-    /// Unique states per second so far.
-    pub fn states_per_second(&self) -> f64 {
-        self.unique_states as f64 / self.elapsed.as_secs_f64().max(1e-9)
-    }
-}
-
-/// A callback polled while the checker runs (see [`Check::on_progress`]).
-#[derive(Clone)]
-struct ProgressHook(Arc<dyn Fn(Progress) + Send + Sync>);
-
-impl std::fmt::Debug for ProgressHook {
+impl std::fmt::Debug for Check {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("ProgressHook")
+        f.debug_struct("Check")
+            .field("scenario", &self.scenario.name)
+            .field("invariants", &self.invariants)
+            .field("threads", &self.threads)
+            .field("symmetry", &self.symmetry)
+            .field("depth_first", &self.depth_first)
+            .finish()
     }
 }
-
-/// How often a running checker is polled for [`Progress`].
-const PROGRESS_INTERVAL: Duration = Duration::from_millis(100);
 
 impl Check {
     /// A check of `scenario` on one thread (so that counterexamples are shortest).
@@ -165,6 +170,7 @@ impl Check {
             symmetry: None,
             depth_first: false,
             progress: None,
+            progress_interval: Duration::from_secs(1),
         }
     }
 
@@ -187,10 +193,17 @@ impl Check {
         self
     }
 
-    /// Calls `hook` about every 100 ms while the checker runs (from the calling thread), and
-    /// once when each run ends. Without a hook the checker is simply joined.
-    pub fn on_progress(mut self, hook: impl Fn(Progress) + Send + Sync + 'static) -> Check {
-        self.progress = Some(ProgressHook(Arc::new(hook)));
+    /// Calls `progress` about once a second while a run takes longer than a second (the CLI
+    /// prints it on stderr), or once per [`Check::progress_interval`].
+    pub fn progress(mut self, progress: impl Fn(Progress<'_>) + Send + Sync + 'static) -> Check {
+        self.progress = Some(Arc::new(progress));
+        self
+    }
+
+    /// How often [`Check::progress`] is called while a run lasts (default one second; the
+    /// CLI's terminal display uses 100 ms).
+    pub fn progress_interval(mut self, interval: Duration) -> Check {
+        self.progress_interval = interval.max(Duration::from_millis(1));
         self
     }
 
@@ -220,19 +233,13 @@ impl Check {
     pub fn run(&self) -> Report {
         let start = Instant::now();
         let mut properties = Vec::new();
-        let mut unique_states = run_one(self.build(Mode::Safety), self, start, 0, &mut properties);
+        let mut unique_states = run_one(self.build(Mode::Safety), self, &mut properties);
         if self
             .scenario
             .expected(property::EVENTUALLY_ACQUIRED)
             .is_some()
         {
-            unique_states += run_one(
-                self.build(Mode::Liveness),
-                self,
-                start,
-                unique_states,
-                &mut properties,
-            );
+            unique_states += run_one(self.build(Mode::Liveness), self, &mut properties);
         }
         Report {
             file: self.scenario.file.clone(),
@@ -244,55 +251,40 @@ impl Check {
     }
 }
 
-fn run_one(
-    model: RedlockModel,
-    check: &Check,
-    start: Instant,
-    before: usize,
-    out: &mut Vec<PropertyReport>,
-) -> usize {
+fn run_one(model: RedlockModel, check: &Check, out: &mut Vec<PropertyReport>) -> usize {
     let scenario = &check.scenario;
     let properties = model.properties();
     let builder = model.checker().threads(check.threads);
-    let hook = check.progress.as_ref();
     if check.depth_first {
-        let checker = watch(builder.spawn_dfs(), hook, start, before);
+        let checker = wait(builder.spawn_dfs(), check);
         collect(&checker, &properties, scenario, out);
         checker.unique_state_count()
     } else {
-        let checker = watch(builder.spawn_bfs(), hook, start, before);
+        let checker = wait(builder.spawn_bfs(), check);
         collect(&checker, &properties, scenario, out);
         checker.unique_state_count()
     }
 }
 
-/// Polls a running checker for progress until it is done, then joins it.
-fn watch<C: Checker<RedlockModel>>(
-    checker: C,
-    hook: Option<&ProgressHook>,
-    start: Instant,
-    before: usize,
-) -> C {
-    let Some(hook) = hook else {
-        return checker.join();
-    };
-    let report = |checker: &C| {
-        (hook.0)(Progress {
-            unique_states: before + checker.unique_state_count(),
-            elapsed: start.elapsed(),
-        })
-    };
-    while !checker.is_done() {
-        report(&checker);
-        // Short sleeps, so that a quick run is not held up by a whole interval.
-        let poll = Instant::now();
-        while poll.elapsed() < PROGRESS_INTERVAL && !checker.is_done() {
-            std::thread::sleep(Duration::from_millis(5));
+/// Joins the checker, reporting progress once per interval while it runs.
+fn wait<C: Checker<RedlockModel>>(checker: C, check: &Check) -> C {
+    if let Some(progress) = &check.progress {
+        let start = Instant::now();
+        let mut next_report = check.progress_interval;
+        while !checker.is_done() {
+            // Poll finely, so that a short run is not stretched to the polling period.
+            std::thread::sleep(Duration::from_millis(5).min(check.progress_interval));
+            if start.elapsed() >= next_report {
+                next_report += check.progress_interval;
+                progress(Progress {
+                    name: &check.scenario.name,
+                    unique_states: checker.unique_state_count(),
+                    seconds: start.elapsed().as_secs_f64(),
+                });
+            }
         }
     }
-    let checker = checker.join();
-    report(&checker);
-    checker
+    checker.join()
 }
 
 fn collect(

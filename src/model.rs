@@ -113,15 +113,19 @@ pub struct RedlockModel {
 /// here reports a violation only for the first violating state it sees; in breadth-first
 /// order on one thread that state is the end of a shortest counterexample. Whether a
 /// discovery exists, and so the verdict, is unchanged.
+///
+/// The Explorer wants the plain judgement of every state instead: see
+/// [`RedlockModel::for_explorer`].
 #[derive(Debug, Default)]
 struct FirstViolations {
+    off: bool,
     slots: [std::sync::Mutex<Option<u64>>; 4 + MAX_USER_INVARIANTS],
 }
 
 impl FirstViolations {
     fn holds(&self, slot: usize, state: &World, ok: bool) -> bool {
-        if ok {
-            return true;
+        if ok || self.off {
+            return ok;
         }
         use std::hash::{Hash, Hasher};
         let mut hasher = std::hash::DefaultHasher::new();
@@ -207,6 +211,18 @@ impl RedlockModel {
         let mut shape = (*self.shape).clone();
         shape.exact_time = Some(horizon_ticks);
         self.shape = Arc::new(shape);
+        self
+    }
+
+    /// The same model for stateright's Explorer (`checker().serve(..)`): every state is
+    /// judged on its own. (For the checkers, an `always` property reports only the first
+    /// violating state it sees, so that breadth-first search keeps the shortest
+    /// counterexample; verdicts are the same either way.)
+    pub fn for_explorer(mut self) -> RedlockModel {
+        self.first_violations = Arc::new(FirstViolations {
+            off: true,
+            ..FirstViolations::default()
+        });
         self
     }
 

@@ -27,6 +27,7 @@
 //! # Ok::<(), redlock_lab::scenario::ScenarioError>(())
 //! ```
 
+mod catalog;
 mod error;
 mod raw;
 
@@ -35,6 +36,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use toml::Spanned;
 
+pub use catalog::CATALOG;
 pub use error::{Location, ScenarioError};
 
 use crate::node::Persistence;
@@ -384,6 +386,14 @@ impl Scenario {
     pub fn quorum(&self) -> usize {
         crate::proto::quorum(self.lock.nodes as usize)
     }
+}
+
+/// The embedded catalog, parsed (each file named `models/<name>.toml`).
+pub fn catalog() -> Result<Vec<Scenario>, ScenarioError> {
+    CATALOG
+        .iter()
+        .map(|(file, text)| Scenario::from_str(&format!("models/{file}"), text))
+        .collect()
 }
 
 struct Validator<'a> {

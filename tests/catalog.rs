@@ -84,9 +84,9 @@ fn every_catalog_verdict_matches_its_expectation() {
 fn unique_state_counts_are_pinned() {
     for (name, expected) in [
         ("single-node-baseline", 623),
-        ("redlock-partitioned-clients", 5728),
-        ("node-clock-jump-forward-by-drift", 12331),
-        ("crash-delayed-restart-ttl-minus-drift", 120317),
+        ("redlock-partitioned-clients", 5668),
+        ("node-clock-jump-forward-by-drift", 12211),
+        ("crash-delayed-restart-ttl-minus-drift", 118943),
     ] {
         let report = Check::new(&load(name)).run();
         assert_eq!(report.unique_states, expected, "{name}");
@@ -237,4 +237,27 @@ fn the_json_report_has_the_cli_shape() {
     );
     let acquired = report.property("lock acquired").expect("checked");
     assert!(acquired.counterexample.is_none());
+}
+
+#[test]
+fn the_embedded_catalog_is_the_models_folder() {
+    let on_disk: Vec<String> = catalog()
+        .iter()
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    let embedded: Vec<String> = redlock_lab::scenario::CATALOG
+        .iter()
+        .map(|(file, _)| (*file).to_owned())
+        .collect();
+    assert_eq!(
+        embedded, on_disk,
+        "src/scenario/catalog.rs lists every models/*.toml (regenerate it when adding a file)"
+    );
+    for ((file, text), path) in redlock_lab::scenario::CATALOG.iter().zip(catalog()) {
+        assert_eq!(*text, std::fs::read_to_string(&path).unwrap(), "{file}");
+    }
+    assert_eq!(
+        redlock_lab::scenario::catalog().unwrap().len(),
+        on_disk.len()
+    );
 }

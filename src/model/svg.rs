@@ -2,7 +2,8 @@
 
 use std::fmt::Write;
 
-use crate::proto::RoundOutcome;
+use crate::node::Persistence;
+use crate::proto::{Failure, RoundOutcome, UnlockMode};
 use crate::storage::StorageOp;
 use crate::time::Millis;
 
@@ -12,6 +13,31 @@ use super::world::{CLOCK_BASE, Phase, World};
 
 fn reading(clock: Millis) -> i64 {
     clock.as_u64() as i64 - CLOCK_BASE
+}
+
+fn failure(f: &Failure) -> String {
+    match *f {
+        Failure::NoQuorum { applied, quorum } => format!("{applied} of the {quorum} nodes needed"),
+        Failure::ValidityExhausted { elapsed } => {
+            format!("{} ticks elapsed, no validity left", elapsed.as_u64())
+        }
+        Failure::LeaseExpired => "the lease had expired".to_owned(),
+    }
+}
+
+fn persistence(p: Persistence) -> &'static str {
+    match p {
+        Persistence::None => "no persistence",
+        Persistence::FsyncAlways => "fsync always",
+        Persistence::FsyncPeriodic => "fsync periodic",
+    }
+}
+
+fn unlock(u: UnlockMode) -> &'static str {
+    match u {
+        UnlockMode::CompareAndDelete => "compare-and-delete",
+        UnlockMode::PlainDel => "DEL",
+    }
 }
 
 fn op_name(op: &StorageOp) -> String {
@@ -85,10 +111,11 @@ pub(super) fn describe(state: &World, step: &Step) -> String {
                         lease.validity.as_u64(),
                         reading(lease.deadline)
                     ),
-                    RoundOutcome::Lost(failure) => format!(
-                        "{} reads T2={} and fails ({failure:?}); unlocks every node it reaches",
+                    RoundOutcome::Lost(f) => format!(
+                        "{} reads T2={} and fails ({}); unlocks every node it reaches",
                         c_name(c),
-                        reading(clock)
+                        reading(clock),
+                        failure(&f)
                     ),
                 },
                 Phase::Extending { lease, round, .. } => {
@@ -100,10 +127,11 @@ pub(super) fn describe(state: &World, step: &Step) -> String {
                             extended.tally.applied,
                             reading(extended.deadline)
                         ),
-                        RoundOutcome::Lost(failure) => format!(
-                            "{} reads T2={} and fails to extend ({failure:?}); keeps believing until {}",
+                        RoundOutcome::Lost(f) => format!(
+                            "{} reads T2={} and fails to extend ({}); keeps believing until {}",
                             c_name(c),
                             reading(clock),
+                            failure(&f),
                             reading(lease.deadline)
                         ),
                     }
@@ -118,9 +146,9 @@ pub(super) fn describe(state: &World, step: &Step) -> String {
             state.shape.reach[usize::from(c)]
         ),
         Step::Release(c) => format!(
-            "{} releases ({:?} on {})",
+            "{} releases ({} on {})",
             c_name(c),
-            state.shape.params.unlock,
+            unlock(state.shape.params.unlock),
             state.shape.reach[usize::from(c)]
         ),
         Step::Issue(c) => {
@@ -169,9 +197,9 @@ pub(super) fn describe(state: &World, step: &Step) -> String {
             Process::Client(c) => format!("{}'s clock jumps {ticks:+}", c_name(c)),
         },
         Step::Crash(n) => format!(
-            "n{} crashes ({:?} persistence){}",
+            "n{} crashes ({}){}",
             n + 1,
-            state.shape.persistence,
+            persistence(state.shape.persistence),
             if state.shape.restart {
                 format!(
                     " and restarts, serving after {} ticks of its clock",

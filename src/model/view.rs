@@ -84,10 +84,20 @@ impl World {
             }
         }
         if let Some(entry) = state.entry {
+            // Who owns a key matters only while the owner can still act on it: compare-and-
+            // delete or extend it with the same token, which only a client in a round or
+            // holding its lease does. Any other key (a stale token, or an owner that is idle
+            // or done) behaves the same whoever set it, so it is shown ownerless.
             let owner = owner_of(entry.token);
-            let current = self.clients[owner].token == entry.token;
-            parts.owner = Some(owner);
-            parts.base |= u64::from(current) << 12;
+            let live = self.clients[owner].token == entry.token
+                && matches!(
+                    self.clients[owner].phase,
+                    Phase::Acquiring(_) | Phase::Holding { .. } | Phase::Extending { .. }
+                );
+            if live {
+                parts.owner = Some(owner);
+            }
+            parts.base |= 1 << 12;
             parts.base |= u64::from(entry.durable) << 13;
             parts.base |= clamp8(entry.expires_at.signed_sub(clock)) << 14;
         }
@@ -134,11 +144,15 @@ impl World {
             .as_u64() as i64
             + back;
         let left_floor = -i64::from(shape.eps_c) - back;
+        // What requests are in flight matters only while some are.
+        let inflight_extend = slot.inflight_extend && !slot.inflight.is_empty();
         let mut row = u64::from(pinned)
-            | u64::from(slot.attempts) << 1
             | u64::from(self.acquired >> c & 1) << 4
-            | u64::from(slot.extensions) << 53
-            | u64::from(slot.inflight_extend) << 55;
+            | u64::from(inflight_extend) << 55;
+        if slot.phase != Phase::Done {
+            // A finished client never begins or extends again: its counters are dead.
+            row |= u64::from(slot.attempts) << 1 | u64::from(slot.extensions) << 53;
+        }
         match slot.phase {
             Phase::Idle => {}
             Phase::Done => row |= 1 << 5,

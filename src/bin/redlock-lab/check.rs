@@ -37,14 +37,17 @@ pub fn run(args: &Args) -> Result<Outcome> {
     for scenario in &scenarios {
         let mut check = Check::new(scenario).threads(args.threads);
         if let Some(bar) = &progress {
-            let (bar, name) = (bar.clone(), scenario.name.clone());
-            check = check.on_progress(move |p: Progress| {
-                bar.set_message(format!(
-                    "{name}: {} states, {:.0} states/s",
-                    p.unique_states,
-                    p.states_per_second()
-                ));
-            });
+            let bar = bar.clone();
+            check = check
+                .progress_interval(Duration::from_millis(100))
+                .progress(move |p: Progress<'_>| {
+                    bar.set_message(format!(
+                        "{}: {} states, {:.0} states/s",
+                        p.name,
+                        p.unique_states,
+                        p.states_per_second()
+                    ));
+                });
         }
         reports.push(check.run());
         if let Some(bar) = &progress {
