@@ -306,7 +306,7 @@ impl Model for RedlockModel {
     }
 
     fn format_action(&self, action: &Step) -> String {
-        format!("{action:?}")
+        svg::label(action)
     }
 
     /// The Explorer's state pane: the step in words, then the state it leads to.

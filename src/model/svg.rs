@@ -48,6 +48,40 @@ fn op_name(op: &StorageOp) -> String {
     }
 }
 
+/// A short label for the Explorer's list of next steps.
+pub(super) fn label(step: &Step) -> String {
+    let c = |c: u8| format!("c{}", c + 1);
+    match *step {
+        Step::Tick => "tick".to_owned(),
+        Step::Begin(i) => format!("{} begins a round", c(i)),
+        Step::Deliver {
+            client,
+            node,
+            early,
+        } => format!(
+            "request {} → n{}{}",
+            c(client),
+            node + 1,
+            if early { " (node clock fast)" } else { "" }
+        ),
+        Step::Lose { client, node } => format!("lose request {} → n{}", c(client), node + 1),
+        Step::Decide(i) => format!("{} decides its round", c(i)),
+        Step::Extend(i) => format!("{} extends", c(i)),
+        Step::Release(i) => format!("{} releases", c(i)),
+        Step::Issue(i) => format!("{} checks and sends a storage op", c(i)),
+        Step::Apply(i) => format!("storage receives {}'s op", c(i)),
+        Step::Pause(i) => format!("pause {}", c(i)),
+        Step::Jump { target, ticks } => match target {
+            Process::Node(n) => format!("n{} clock {ticks:+}", n + 1),
+            Process::Client(i) => format!("{} clock {ticks:+}", c(i)),
+        },
+        Step::Crash(n) => format!("crash n{}", n + 1),
+        Step::Fsync(n) => format!("fsync n{}", n + 1),
+        Step::Replicate => "replicate".to_owned(),
+        Step::Promote => "fail over to the replica".to_owned(),
+    }
+}
+
 /// `t=<true time> <who> <what>`, computed from the state before the step and after it.
 pub(super) fn describe(state: &World, step: &Step) -> String {
     let t = state.now;
