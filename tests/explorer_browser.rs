@@ -334,7 +334,7 @@ fn headless_chromium_shows_the_counterexample_state_and_diagram() {
     chromium(
         &shots.0.join("profile"),
         &[
-            "--window-size=1400,1100",
+            "--window-size=1600,1600",
             &format!("--screenshot={}", png.display()),
         ],
         &url,
@@ -343,7 +343,7 @@ fn headless_chromium_shows_the_counterexample_state_and_diagram() {
     assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n", "not a PNG");
     let width = u32::from_be_bytes(bytes[16..20].try_into().unwrap());
     let height = u32::from_be_bytes(bytes[20..24].try_into().unwrap());
-    assert_eq!((width, height), (1400, 1100));
+    assert_eq!((width, height), (1600, 1600));
     // A blank page compresses to a few kilobytes; the rendered Explorer does not.
     assert!(bytes.len() > 30_000, "screenshot of {} bytes", bytes.len());
     if let Some(dir) = std::env::var_os("REDLOCK_LAB_SCREENSHOT_DIR") {

@@ -230,7 +230,10 @@ fn names_aliases_and_prefixes_resolve_to_one_scenario() {
         found("node-clock-jump-forward-by-drift"),
         Ok("models/node-clock-jump-forward-by-drift.toml")
     );
-    assert_eq!(found("fencing-on"), Ok("models/fencing-on-writes-only.toml"));
+    assert_eq!(
+        found("fencing-on"),
+        Ok("models/fencing-on-writes-only.toml")
+    );
     assert_eq!(found("failover"), Ok("models/master-replica-failover.toml"));
     match catalog::lookup("crash-delayed") {
         Err(LookupError::Ambiguous { candidates, .. }) => assert_eq!(
