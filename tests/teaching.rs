@@ -342,6 +342,23 @@ fn explain_tells_claim_verdict_story_and_mitigation() {
     let text = stdout(&out);
     assert!(text.contains("Verdict: mutual exclusion holds: the checker explored all"));
     assert!(!text.contains('✗'), "{text}");
+    // …and points back at the scenarios it is the fix for.
+    assert!(
+        text.contains("Without the safeguard this scenario keeps:\n  redlock-lab explain node-clock-jump-forward-past-drift"),
+        "{text}"
+    );
+
+    // Several properties that hold are all part of the reason.
+    let out = cli(&["explain", "fencing-token-rescues-gc-pause"]);
+    let text = stdout(&out);
+    assert!(
+        text.contains("Verdict: mutual exclusion, storage safety and no lost update hold:"),
+        "{text}"
+    );
+    assert!(
+        text.contains("redlock-lab explain gc-pause-after-acquisition"),
+        "{text}"
+    );
 }
 
 #[test]

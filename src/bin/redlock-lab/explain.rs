@@ -49,6 +49,39 @@ fn meaning(name: &str) -> &'static str {
     }
 }
 
+/// What "holds" means for `name`, as a clause.
+fn never(name: &str) -> &'static str {
+    match name {
+        property::MUTUAL_EXCLUSION => {
+            "in none of them do two clients believe they hold the lock at the same time"
+        }
+        property::STORAGE_SAFETY => {
+            "the storage never applies an op with an older token after one with a newer token"
+        }
+        property::NO_LOST_UPDATE => "no acknowledged write is ever lost",
+        property::EVENTUALLY_ACQUIRED => {
+            "on every bounded run with prompt processes some client acquires the lock"
+        }
+        _ => "the property is never broken",
+    }
+}
+
+/// `a`, `a and b`, `a, b and c`.
+fn join<S: AsRef<str>>(items: &[S]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.as_ref().to_owned(),
+        [rest @ .., last] => format!(
+            "{} and {}",
+            rest.iter()
+                .map(AsRef::as_ref)
+                .collect::<Vec<_>>()
+                .join(", "),
+            last.as_ref()
+        ),
+    }
+}
+
 /// The verdict and its reason, in one paragraph.
 fn reason(report: &Report, p: &PropertyReport) -> String {
     let states = report.unique_states;
@@ -83,18 +116,23 @@ fn reason(report: &Report, p: &PropertyReport) -> String {
             "lock acquired holds: some client does acquire the lock, so the other verdicts \
              are not vacuous ({states} states explored)."
         ),
-        (None, Verdict::Holds, name) => format!(
-            "{name} holds: the checker explored all {states} reachable states — every \
-             interleaving of the messages, clocks and faults the scenario allows — and in none \
-             of them {}.",
-            meaning(name)
-                .replace("two clients believe", "do two clients believe")
-                .replace("the storage applies", "does the storage apply")
-                .replace(
-                    "an acknowledged write is lost",
-                    "is an acknowledged write lost"
-                )
-        ),
+        (None, Verdict::Holds, _) => {
+            // Nothing is violated: every property that holds is part of the answer.
+            let held: Vec<&str> = report
+                .properties
+                .iter()
+                .filter(|p| p.verdict == Verdict::Holds && p.name != property::LOCK_ACQUIRED)
+                .map(|p| p.name.as_str())
+                .collect();
+            let clauses: Vec<&str> = held.iter().map(|name| never(name)).collect();
+            format!(
+                "{} {}: the checker explored all {states} reachable states — every \
+                 interleaving of the messages, clocks and faults the scenario allows — and {}.",
+                join(&held),
+                if held.len() == 1 { "holds" } else { "hold" },
+                join(&clauses)
+            )
+        }
         (None, Verdict::Violated, name) => format!(
             "{name} is violated: among {states} states the checker found a run in which {}.",
             meaning(name)
@@ -146,6 +184,21 @@ pub fn run(args: &Args) -> Result<Outcome> {
                 out.push_str("\nThis scenario names no mitigation.\n");
             }
         }
+    }
+    // The other direction: scenarios that name this one as their fix show what breaks it.
+    let broken_by: Vec<String> = catalog::CATALOG
+        .iter()
+        .filter_map(|e| Scenario::from_str(e.file, e.text).ok())
+        .filter(|s| {
+            s.mitigation
+                .as_ref()
+                .is_some_and(|m| m.scenario == scenario.name)
+        })
+        .map(|s| format!("  redlock-lab explain {}   # {}\n", s.name, s.title))
+        .collect();
+    if !broken_by.is_empty() {
+        out.push_str("\nWithout the safeguard this scenario keeps:\n");
+        out.extend(broken_by);
     }
     print!("{out}");
     Ok(if report.matches_expectations() {
