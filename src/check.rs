@@ -37,12 +37,13 @@
 //! ```
 
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use serde::Serialize;
 use stateright::{Checker, Expectation, Model};
 
 use crate::model::{Mode, RedlockModel, World};
+use crate::report::Story;
 use crate::scenario::{Scenario, Verdict, property};
 
 pub use crate::model::Invariant;
@@ -71,6 +72,10 @@ pub struct PropertyReport {
     pub verdict: Verdict,
     /// The shortest counterexample (always, eventually) as step descriptions, or `None`.
     pub counterexample: Option<Vec<String>>,
+    /// The same counterexample told as a story (see [`crate::report`]); not in the JSON
+    /// report, whose `counterexample` field is the contract.
+    #[serde(skip)]
+    pub story: Option<Story>,
 }
 
 /// The outcome of checking one scenario.
@@ -120,6 +125,13 @@ pub struct Progress<'a> {
     pub seconds: f64,
 }
 
+impl Progress<'_> {
+    /// Unique states per second so far.
+    pub fn states_per_second(&self) -> f64 {
+        self.unique_states as f64 / self.seconds.max(1e-9)
+    }
+}
+
 /// A progress callback.
 pub type ProgressFn = Arc<dyn Fn(Progress<'_>) + Send + Sync>;
 
@@ -133,6 +145,7 @@ pub struct Check {
     symmetry: Option<bool>,
     depth_first: bool,
     progress: Option<ProgressFn>,
+    progress_interval: Duration,
 }
 
 impl std::fmt::Debug for Check {
@@ -157,6 +170,7 @@ impl Check {
             symmetry: None,
             depth_first: false,
             progress: None,
+            progress_interval: Duration::from_secs(1),
         }
     }
 
@@ -180,9 +194,16 @@ impl Check {
     }
 
     /// Calls `progress` about once a second while a run takes longer than a second (the CLI
-    /// prints it on stderr).
+    /// prints it on stderr), or once per [`Check::progress_interval`].
     pub fn progress(mut self, progress: impl Fn(Progress<'_>) + Send + Sync + 'static) -> Check {
         self.progress = Some(Arc::new(progress));
+        self
+    }
+
+    /// How often [`Check::progress`] is called while a run lasts (default one second; the
+    /// CLI's terminal display uses 100 ms).
+    pub fn progress_interval(mut self, interval: Duration) -> Check {
+        self.progress_interval = interval.max(Duration::from_millis(1));
         self
     }
 
@@ -245,16 +266,16 @@ fn run_one(model: RedlockModel, check: &Check, out: &mut Vec<PropertyReport>) ->
     }
 }
 
-/// Joins the checker, reporting progress about once a second while it runs.
+/// Joins the checker, reporting progress once per interval while it runs.
 fn wait<C: Checker<RedlockModel>>(checker: C, check: &Check) -> C {
     if let Some(progress) = &check.progress {
         let start = Instant::now();
-        let mut next_report_seconds = 1;
+        let mut next_report = check.progress_interval;
         while !checker.is_done() {
             // Poll finely, so that a short run is not stretched to the polling period.
-            std::thread::sleep(std::time::Duration::from_millis(5));
-            if start.elapsed().as_secs() >= next_report_seconds {
-                next_report_seconds += 1;
+            std::thread::sleep(Duration::from_millis(5).min(check.progress_interval));
+            if start.elapsed() >= next_report {
+                next_report += check.progress_interval;
                 progress(Progress {
                     name: &check.scenario.name,
                     unique_states: checker.unique_state_count(),
@@ -275,17 +296,18 @@ fn collect(
     let model = checker.model();
     for p in properties {
         let discovery = checker.discovery(p.name);
-        let (verdict, counterexample) = match (&p.expectation, discovery) {
-            (&Expectation::Sometimes, Some(_)) => (Verdict::Holds, None),
-            (&Expectation::Sometimes, None) => (Verdict::Violated, None),
-            (_, None) => (Verdict::Holds, None),
+        let (verdict, counterexample, story) = match (&p.expectation, discovery) {
+            (&Expectation::Sometimes, Some(_)) => (Verdict::Holds, None, None),
+            (&Expectation::Sometimes, None) => (Verdict::Violated, None, None),
+            (_, None) => (Verdict::Holds, None, None),
             (_, Some(path)) => {
+                let path = path.into_vec();
                 let steps = path
-                    .into_vec()
-                    .into_iter()
-                    .filter_map(|(state, step)| step.map(|s| model.describe(&state, &s)))
+                    .iter()
+                    .filter_map(|(state, step)| step.map(|s| model.describe(state, &s)))
                     .collect();
-                (Verdict::Violated, Some(steps))
+                let story = Story::from_path(model, p.name, &path);
+                (Verdict::Violated, Some(steps), Some(story))
             }
         };
         out.push(PropertyReport {
@@ -293,6 +315,7 @@ fn collect(
             expected: scenario.expected(p.name),
             verdict,
             counterexample,
+            story,
         });
     }
 }

@@ -19,6 +19,7 @@
 //! | model | [`model`] | Redlock with time and faults as a [`stateright`] model over the core |
 //! | checking | [`check`] | run the checker on a scenario: verdicts, state counts, counterexamples |
 //! | simulator | [`sim`] | a seeded world of drifting clocks, lossy networks, crashes and pauses around the core, and the bridge from a scenario to it |
+//! | teaching | [`report`] | counterexamples as stories: text, Mermaid, JSON |
 //!
 //! ## A lock over three in-memory nodes
 //!
@@ -48,6 +49,7 @@ pub mod driver;
 pub mod model;
 pub mod node;
 pub mod proto;
+pub mod report;
 pub mod scenario;
 pub mod sim;
 pub mod storage;

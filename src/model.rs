@@ -70,7 +70,8 @@ pub use shape::Mode;
 pub use step::{Process, Step};
 pub use world::{Budget, ClientSlot, ClientView, NodeSlot, Phase, Work, World};
 
-use world::CLOCK_BASE;
+pub(crate) use step::owner_of;
+pub(crate) use world::CLOCK_BASE;
 
 /// A user-defined invariant over a read-only [`World`].
 pub type InvariantFn = Arc<dyn Fn(&World) -> bool + Send + Sync>;
@@ -308,8 +309,10 @@ impl Model for RedlockModel {
         svg::label(action)
     }
 
+    /// The Explorer's state pane: the step in words, then the state it leads to.
     fn format_step(&self, last: &World, action: Step) -> Option<String> {
-        Some(self.describe(last, &action))
+        let next = last.after(action)?;
+        Some(format!("{}\n\n{next:?}", self.describe(last, &action)))
     }
 
     fn as_svg(&self, path: stateright::Path<World, Step>) -> Option<String> {

@@ -336,6 +336,20 @@ pub struct Scenario {
     pub symmetry: bool,
     /// `[expect]`, in file order sorted by name.
     pub expect: Vec<(String, Verdict)>,
+    /// Other names the CLI accepts for this scenario (top-level `aliases`, default none).
+    pub aliases: Vec<String>,
+    /// `[mitigation]`, if any: what flips the verdict, and the scenario that proves it.
+    pub mitigation: Option<Mitigation>,
+}
+
+/// `[mitigation]`: the fix for what a scenario breaks, for `redlock-lab explain`. Only prose
+/// and a pointer: the verdicts of both scenarios come from running the checker.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mitigation {
+    /// What to do, in one sentence.
+    pub text: String,
+    /// The name of the catalog scenario that applies the fix (its verdict flips).
+    pub scenario: String,
 }
 
 impl Scenario {
@@ -422,18 +436,35 @@ impl Validator<'_> {
         }
     }
 
-    fn scenario(&self, raw: RawScenario) -> Result<Scenario, ScenarioError> {
-        let name = raw.name.get_ref().clone();
+    fn kebab(&self, value: &Spanned<String>, what: &str) -> Result<String, ScenarioError> {
+        let name = value.get_ref().clone();
         if name.is_empty()
             || !name
                 .chars()
                 .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
         {
             return Err(ScenarioError::OutOfRange {
-                at: self.at(&raw.name),
-                message: format!("name {name:?} must be kebab-case: a-z, 0-9 and '-'"),
+                at: self.at(value),
+                message: format!("{what} {name:?} must be kebab-case: a-z, 0-9 and '-'"),
             });
         }
+        Ok(name)
+    }
+
+    fn scenario(&self, raw: RawScenario) -> Result<Scenario, ScenarioError> {
+        let name = self.kebab(&raw.name, "name")?;
+        let aliases = raw
+            .aliases
+            .iter()
+            .map(|alias| self.kebab(alias, "alias"))
+            .collect::<Result<Vec<_>, _>>()?;
+        let mitigation = match &raw.mitigation {
+            Some(m) => Some(Mitigation {
+                text: m.text.clone(),
+                scenario: self.kebab(&m.scenario, "mitigation scenario")?,
+            }),
+            None => None,
+        };
         let failover = raw.failover.as_ref().map(|f| FailoverSettings {
             promotion_delay_ticks: f.get_ref().promotion_delay_ticks.unwrap_or(0),
         });
@@ -531,6 +562,8 @@ impl Validator<'_> {
             liveness,
             symmetry: raw.check.symmetry.unwrap_or(true),
             expect,
+            aliases,
+            mitigation,
         })
     }
 

@@ -260,7 +260,13 @@ pub(super) fn sequence_diagram(model: &RedlockModel, path: &[(World, Option<Step
     let lanes = shape.clients + shape.nodes;
     let client_x = |c: usize| 60 + c * LANE_GAP;
     let node_x = |n: usize| 60 + (shape.clients + n) * LANE_GAP;
-    let width = 120 + lanes * LANE_GAP + 260;
+    // Room for the longest label (about 7 px per character at font size 12).
+    let label_width = path
+        .iter()
+        .filter_map(|(state, step)| step.map(|s| describe(state, &s).chars().count() * 7))
+        .max()
+        .unwrap_or(0);
+    let width = 120 + lanes * LANE_GAP + label_width.max(260);
     let height = TOP + (path.len() + 1) * ROW_GAP;
     let mut svg = String::new();
     let _ = write!(

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use crate::node::NodeState;
+use crate::node::{Availability, NodeState};
 use crate::proto::{Lease, NodeSet, QuorumRound, Token};
 use crate::storage::{Storage, StorageOp};
 use crate::time::Millis;
@@ -108,6 +108,9 @@ pub struct Budget {
 /// `now` (true time) and the clock offsets are ghosts: they are shown by `Debug` and used to
 /// read clocks, but the fingerprint ([`Hash`]) sees only times relative to their own clock,
 /// so two states that differ by a shift of time are one state (see `view.rs`).
+///
+/// `Debug` prints one line per process with its own clock reading (what the Explorer's state
+/// pane shows), leaving out the static configuration.
 #[derive(Clone)]
 pub struct World {
     pub(crate) shape: Arc<Shape>,
@@ -128,22 +131,107 @@ pub struct World {
 }
 
 impl std::fmt::Debug for World {
-    /// The state without its static configuration, and only the nodes and clients in use.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let mut d = f.debug_struct("World");
-        d.field("now", &self.now)
-            .field("nodes", &&self.nodes[..self.shape.nodes]);
-        if self.replica.is_some() {
-            d.field("replica", &self.replica);
+        let reading = |clock: Millis| clock.as_u64() as i64 - CLOCK_BASE;
+        let owner = |token: Token| format!("c{}", super::step::owner_of(token) + 1);
+        writeln!(f, "true time t={}", self.now)?;
+        for n in 0..self.shape.nodes {
+            let state = self.nodes[n].state;
+            write!(f, "n{}  clock {}", n + 1, reading(self.node_clock(n)))?;
+            match state.availability {
+                Availability::Up => {}
+                Availability::Down => write!(f, "  DOWN")?,
+                Availability::Restarting { ready_at } => write!(
+                    f,
+                    "  restarting until its clock reads {}",
+                    reading(ready_at)
+                )?,
+            }
+            match state.entry {
+                Some(e) => writeln!(
+                    f,
+                    "  key of {} until {}{}",
+                    owner(e.token),
+                    reading(e.expires_at),
+                    if e.durable { " (on disk)" } else { "" }
+                )?,
+                None => writeln!(f, "  no key")?,
+            }
         }
-        d.field("clients", &&self.clients[..self.shape.clients]);
+        if let Some(replica) = self.replica {
+            match replica.entry {
+                Some(e) => writeln!(f, "replica of n1  key of {}", owner(e.token))?,
+                None => writeln!(f, "replica of n1  no key")?,
+            }
+        }
+        for c in 0..self.shape.clients {
+            let slot = &self.clients[c];
+            write!(f, "c{}  clock {}  ", c + 1, reading(self.client_clock(c)))?;
+            match slot.phase {
+                Phase::Idle => write!(f, "idle")?,
+                Phase::Acquiring(round) => write!(
+                    f,
+                    "acquiring (attempt {}, T1={}, applied on {})",
+                    slot.attempts,
+                    reading(round.t1),
+                    round.tally.applied
+                )?,
+                Phase::Holding { lease, epoch, work } => {
+                    write!(
+                        f,
+                        "holding (token {epoch}, T1={}, validity {}, deadline {}){}",
+                        reading(lease.t1),
+                        lease.validity.as_u64(),
+                        reading(lease.deadline),
+                        if self.believes(c) {
+                            ", BELIEVES"
+                        } else {
+                            ", no longer believes"
+                        }
+                    )?;
+                    if let Some(op) = work.pending {
+                        write!(
+                            f,
+                            ", {op:?} on its way{}",
+                            if work.paused { " (paused)" } else { "" }
+                        )?;
+                    }
+                }
+                Phase::Extending {
+                    lease,
+                    epoch,
+                    round,
+                } => write!(
+                    f,
+                    "extending (token {epoch}, deadline {}, extension T1={}, applied on {}){}",
+                    reading(lease.deadline),
+                    reading(round.t1),
+                    round.tally.applied,
+                    if self.believes(c) {
+                        ", BELIEVES"
+                    } else {
+                        ", no longer believes"
+                    }
+                )?,
+                Phase::Done => write!(f, "done")?,
+            }
+            writeln!(f)?;
+        }
         if self.shape.storage.is_some() {
-            d.field("storage", &self.storage);
+            writeln!(
+                f,
+                "storage  counter {}, {} writes acknowledged, newest token applied {}",
+                self.storage.value,
+                self.storage.acknowledged_writes,
+                self.storage.max_epoch_applied
+            )?;
         }
-        d.field("budget", &self.budget)
-            .field("epochs", &self.epochs)
-            .field("acquired", &self.acquired)
-            .finish()
+        let b = &self.budget;
+        write!(
+            f,
+            "faults left: {} jumps, {} crashes, {} pauses, {} losses",
+            b.jumps, b.crashes, b.pauses, b.losses
+        )
     }
 }
 

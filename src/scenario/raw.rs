@@ -67,7 +67,17 @@ pub(crate) struct RawScenario {
     pub liveness: RawLiveness,
     #[serde(default)]
     pub check: RawCheck,
+    #[serde(default)]
+    pub aliases: Vec<Spanned<String>>,
+    pub mitigation: Option<RawMitigation>,
     pub expect: Spanned<BTreeMap<Spanned<String>, Verdict>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawMitigation {
+    pub text: String,
+    pub scenario: Spanned<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]

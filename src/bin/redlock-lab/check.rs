@@ -1,10 +1,13 @@
 //! `redlock-lab check`: run the checker on scenarios and compare with `[expect]`.
 
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use anyhow::Result;
-use redlock_lab::check::{Check, Report};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use redlock_lab::check::{Check, Progress, Report};
+use redlock_lab::scenario::Scenario;
 use redlock_lab::scenario::Verdict;
 
 use crate::Outcome;
@@ -27,22 +30,32 @@ pub struct Args {
 /// Checks every scenario, prints the verdicts, and says whether they all match.
 pub fn run(args: &Args) -> Result<Outcome> {
     let scenarios = inputs::load(&args.paths)?;
-    let progress = std::io::stderr().is_terminal() && !args.json;
+    // Progress only for a person watching: never under `--json`, never into a pipe or file.
+    let progress =
+        (std::io::stderr().is_terminal() && !args.json).then(|| progress_bar(&scenarios));
     let mut reports = Vec::new();
-    for (i, scenario) in scenarios.iter().enumerate() {
-        if progress {
-            eprint!(
-                "\r\x1b[2K[{}/{}] checking {} …",
-                i + 1,
-                scenarios.len(),
-                scenario.name
-            );
-            let _ = std::io::stderr().flush();
+    for scenario in &scenarios {
+        let mut check = Check::new(scenario).threads(args.threads);
+        if let Some(bar) = &progress {
+            let bar = bar.clone();
+            check = check
+                .progress_interval(Duration::from_millis(100))
+                .progress(move |p: Progress<'_>| {
+                    bar.set_message(format!(
+                        "{}: {} states, {:.0} states/s",
+                        p.name,
+                        p.unique_states,
+                        p.states_per_second()
+                    ));
+                });
         }
-        reports.push(Check::new(scenario).threads(args.threads).run());
+        reports.push(check.run());
+        if let Some(bar) = &progress {
+            bar.inc(1);
+        }
     }
-    if progress {
-        eprint!("\r\x1b[2K");
+    if let Some(bar) = progress {
+        bar.finish_and_clear();
     }
     if args.json {
         let json = serde_json::json!({ "models": reports });
@@ -58,7 +71,19 @@ pub fn run(args: &Args) -> Result<Outcome> {
     })
 }
 
-/// The verdict table, then a summary line.
+/// A bar over the scenarios, with the current one's states and rate as its message.
+fn progress_bar(scenarios: &[Scenario]) -> ProgressBar {
+    let bar =
+        ProgressBar::with_draw_target(Some(scenarios.len() as u64), ProgressDrawTarget::stderr());
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} [{pos}/{len}] {elapsed} {wide_msg}")
+            .expect("a valid template"),
+    );
+    bar.enable_steady_tick(Duration::from_millis(100));
+    bar
+}
+
+/// The verdict table, the story of each violated property, then a summary line.
 fn render(reports: &[Report]) -> String {
     let mut table = Table::new(&[
         "scenario", "property", "expected", "verdict", "", "states", "seconds",
@@ -107,6 +132,15 @@ fn render(reports: &[Report]) -> String {
     let seconds: f64 = reports.iter().map(|r| r.seconds).sum();
     let mut out = table.render();
     out.push('\n');
+    // One block per violated property, after the table so the table stays readable.
+    for story in reports
+        .iter()
+        .flat_map(|r| &r.properties)
+        .filter_map(|p| p.story.as_ref())
+    {
+        out.push_str(&story.to_text());
+        out.push('\n');
+    }
     out.push_str(&format!(
         "{} scenarios, {properties} properties ({violated} violated) in {seconds:.1} s: ",
         reports.len()

@@ -37,6 +37,7 @@ pub fn run(args: &Args) -> Result<Outcome> {
     if std::path::Path::new("ui/index.htm").exists() {
         eprintln!("warning: ./ui/index.htm shadows the Explorer's page; run from another folder");
     }
+    // Every state judged on its own (the checkers keep only the first violation per property).
     RedlockModel::new(&scenario)
         .for_explorer()
         .checker()

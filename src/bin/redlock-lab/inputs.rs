@@ -5,7 +5,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
-use redlock_lab::catalog::{self, CATALOG};
+use redlock_lab::catalog::{self, CATALOG, LookupError};
 use redlock_lab::scenario::Scenario;
 
 /// One scenario file's name and text, before parsing.
@@ -78,16 +78,18 @@ fn resolve(path: &Path) -> Result<Vec<Source>> {
     if path.is_file() {
         return Ok(vec![read(path)?]);
     }
-    // Not on disk: a catalog name such as `node-clock-jump-forward-past-drift`.
+    // Not on disk: a catalog name such as `node-clock-jump-forward-past-drift`, an alias, or
+    // a unique prefix.
     let name = path.to_string_lossy();
-    match catalog::find(&name) {
-        Some(embedded) => Ok(vec![Source {
+    match catalog::lookup(&name) {
+        Ok(embedded) => Ok(vec![Source {
             file: embedded.file.to_owned(),
             text: embedded.text.to_owned(),
         }]),
-        None => bail!(
+        Err(LookupError::NotFound { .. }) => bail!(
             "{name}: no such file, folder or catalog scenario (`redlock-lab list` shows the catalog)"
         ),
+        Err(error) => bail!("{name}: no such file or folder, and {error}"),
     }
 }
 

@@ -34,5 +34,11 @@ pub fn run(args: &Args) -> Result<Outcome> {
         ]);
     }
     print!("{}", table.render());
+    if args.paths.is_empty() {
+        // The next step for a newcomer.
+        println!(
+            "\n`redlock-lab explain NAME` teaches one scenario: the claim, the verdict and why, the counterexample, the fix."
+        );
+    }
     Ok(Outcome::Success)
 }

@@ -1,10 +1,11 @@
 //! The `redlock-lab` command line: check the scenario catalog, list it, trace a counterexample,
-//! open the stateright Explorer, simulate seeded runs.
+//! explain a scenario, open the stateright Explorer, simulate seeded runs.
 //!
 //! Exit codes are part of the contract: 0 when every verdict matches `[expect]`, 1 on a
 //! mismatch (or nothing to trace), 2 on bad input or usage.
 
 mod check;
+mod explain;
 mod explore;
 mod inputs;
 mod list;
@@ -36,6 +37,9 @@ enum Command {
     List(list::Args),
     /// Print the shortest counterexample of one scenario as a timeline.
     Trace(trace::Args),
+    /// Explain one scenario: the claim, the verdict and why, the counterexample, and the
+    /// mitigation that flips the verdict.
+    Explain(explain::Args),
     /// Serve the stateright Explorer for one scenario on 127.0.0.1.
     Explore(explore::Args),
     /// Seeded simulator runs of one scenario: violations per property, the first violating
@@ -70,6 +74,7 @@ fn main() -> ExitCode {
         Some(Command::Trace(args)) => trace::run(&args),
         Some(Command::Explore(args)) => explore::run(&args),
         Some(Command::Simulate(args)) => simulate::run(&args),
+        Some(Command::Explain(args)) => explain::run(&args),
     };
     match result {
         Ok(Outcome::Success) => ExitCode::SUCCESS,

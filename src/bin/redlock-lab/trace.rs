@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use anyhow::{Result, bail};
 use redlock_lab::model::RedlockModel;
+use redlock_lab::report::Story;
 use redlock_lab::scenario::property;
 use stateright::{Checker, Expectation, Model};
 
@@ -13,13 +14,15 @@ use crate::inputs;
 /// How to print the trace.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
-    /// One line per step.
+    /// The story: one line per event, with true time, clocks and beliefs.
     #[default]
     Text,
-    /// The steps as a JSON array of strings.
-    Json,
+    /// A Mermaid `sequenceDiagram` (renders on GitHub).
+    Mermaid,
     /// The Explorer's SVG sequence diagram.
     Svg,
+    /// The story as a JSON object with one entry per event.
+    Json,
 }
 
 /// Arguments of `trace`.
@@ -35,7 +38,7 @@ pub struct Args {
     format: Format,
 }
 
-/// Runs the checker breadth-first (one thread, so the path is shortest) and prints the path.
+/// Runs the checker breadth-first (one thread, so the path is shortest) and tells the path.
 pub fn run(args: &Args) -> Result<Outcome> {
     let scenario = inputs::load_one(&args.path)?;
     let model = RedlockModel::new(&scenario);
@@ -80,24 +83,11 @@ pub fn run(args: &Args) -> Result<Outcome> {
         return Ok(Outcome::Mismatch);
     };
     let model = checker.model();
-    let steps: Vec<String> = path
-        .clone()
-        .into_vec()
-        .into_iter()
-        .filter_map(|(state, step)| step.map(|step| model.describe(&state, &step)))
-        .collect();
+    let story = Story::from_path(model, name, &path.clone().into_vec());
     match args.format {
-        Format::Text => {
-            println!(
-                "{}: {name} violated in {} steps",
-                scenario.name,
-                steps.len()
-            );
-            for step in &steps {
-                println!("  {step}");
-            }
-        }
-        Format::Json => println!("{}", serde_json::to_string_pretty(&steps)?),
+        Format::Text => print!("{}", story.to_text()),
+        Format::Mermaid => print!("{}", story.to_mermaid()),
+        Format::Json => println!("{}", serde_json::to_string_pretty(&story)?),
         Format::Svg => match model.as_svg(path) {
             Some(svg) => println!("{svg}"),
             None => bail!("the model draws no diagram"),

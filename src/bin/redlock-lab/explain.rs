@@ -1,0 +1,214 @@
+//! `redlock-lab explain`: one scenario taught end to end — the claim and who made it, the
+//! verdict the checker finds (with the reason in one paragraph), the shortest counterexample,
+//! and the mitigation that flips the verdict, checked on the scenario that applies it.
+
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use redlock_lab::catalog;
+use redlock_lab::check::{Check, PropertyReport, Report};
+use redlock_lab::scenario::{Scenario, Verdict, property};
+
+use crate::Outcome;
+use crate::inputs;
+
+/// Arguments of `explain`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// A catalog name (file name, alias or unique prefix), or a scenario file.
+    name: PathBuf,
+}
+
+/// The property a scenario is about: its first violated safety property, else its first
+/// violated property, else mutual exclusion.
+fn primary(report: &Report) -> &PropertyReport {
+    let violated = |p: &&PropertyReport| p.verdict == Verdict::Violated;
+    report
+        .properties
+        .iter()
+        .filter(violated)
+        .find(|p| p.story.is_some())
+        .or_else(|| report.properties.iter().find(violated))
+        .or_else(|| report.property(property::MUTUAL_EXCLUSION))
+        .unwrap_or(&report.properties[0])
+}
+
+/// What "violated" means for `name`, as the end of "… a run in which …".
+fn meaning(name: &str) -> &'static str {
+    match name {
+        property::MUTUAL_EXCLUSION => "two clients believe they hold the lock at the same time",
+        property::STORAGE_SAFETY => {
+            "the storage applies an op with an older token after one with a newer token"
+        }
+        property::NO_LOST_UPDATE => "an acknowledged write is lost",
+        property::LOCK_ACQUIRED => "no client ever acquires the lock",
+        property::EVENTUALLY_ACQUIRED => {
+            "no client acquires the lock before the horizon, although processes are prompt"
+        }
+        _ => "the property fails",
+    }
+}
+
+/// What "holds" means for `name`, as a clause.
+fn never(name: &str) -> &'static str {
+    match name {
+        property::MUTUAL_EXCLUSION => {
+            "in none of them do two clients believe they hold the lock at the same time"
+        }
+        property::STORAGE_SAFETY => {
+            "the storage never applies an op with an older token after one with a newer token"
+        }
+        property::NO_LOST_UPDATE => "no acknowledged write is ever lost",
+        property::EVENTUALLY_ACQUIRED => {
+            "on every bounded run with prompt processes some client acquires the lock"
+        }
+        _ => "the property is never broken",
+    }
+}
+
+/// `a`, `a and b`, `a, b and c`.
+fn join<S: AsRef<str>>(items: &[S]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.as_ref().to_owned(),
+        [rest @ .., last] => format!(
+            "{} and {}",
+            rest.iter()
+                .map(AsRef::as_ref)
+                .collect::<Vec<_>>()
+                .join(", "),
+            last.as_ref()
+        ),
+    }
+}
+
+/// The verdict and its reason, in one paragraph.
+fn reason(report: &Report, p: &PropertyReport) -> String {
+    let states = report.unique_states;
+    match (&p.story, p.verdict, p.name.as_str()) {
+        (Some(story), _, _) => {
+            let mut events: Vec<String> = story
+                .lines
+                .iter()
+                .filter(|l| l.fault || l.breaks.is_some())
+                .map(|l| {
+                    let sep = if l.action.starts_with("clock") {
+                        "'s"
+                    } else {
+                        ""
+                    };
+                    format!("at t={} {}{sep} {}", l.t, l.actor, l.action)
+                })
+                .collect();
+            if let Some(detail) = story.lines.last().and_then(|l| l.detail.clone()) {
+                events.push(format!("so {detail}"));
+            }
+            format!(
+                "{} is violated: among {states} states the checker found a run of {} steps \
+                 in which {}: {}.",
+                p.name,
+                story.steps,
+                meaning(&p.name),
+                events.join("; ")
+            )
+        }
+        (None, Verdict::Holds, property::LOCK_ACQUIRED) => format!(
+            "lock acquired holds: some client does acquire the lock, so the other verdicts \
+             are not vacuous ({states} states explored)."
+        ),
+        (None, Verdict::Holds, _) => {
+            // Nothing is violated: every property that holds is part of the answer.
+            let held: Vec<&str> = report
+                .properties
+                .iter()
+                .filter(|p| p.verdict == Verdict::Holds && p.name != property::LOCK_ACQUIRED)
+                .map(|p| p.name.as_str())
+                .collect();
+            let clauses: Vec<&str> = held.iter().map(|name| never(name)).collect();
+            format!(
+                "{} {}: the checker explored all {states} reachable states — every \
+                 interleaving of the messages, clocks and faults the scenario allows — and {}.",
+                join(&held),
+                if held.len() == 1 { "holds" } else { "hold" },
+                join(&clauses)
+            )
+        }
+        (None, Verdict::Violated, name) => format!(
+            "{name} is violated: among {states} states the checker found a run in which {}.",
+            meaning(name)
+        ),
+    }
+}
+
+/// Prints the explanation; exit 1 when a verdict differs from `[expect]`.
+pub fn run(args: &Args) -> Result<Outcome> {
+    let scenario = inputs::load_one(&args.name)?;
+    let report = Check::new(&scenario).run();
+    let main = primary(&report);
+    let mut out = format!(
+        "{} — {}\n({})\n\nThe claim ({}): {}\n\n{}\n\n",
+        scenario.name,
+        scenario.title,
+        scenario.file,
+        scenario.source,
+        scenario.claim,
+        scenario.prose.trim()
+    );
+    out.push_str(&format!("Verdict: {}\n", reason(&report, main)));
+    for p in &report.properties {
+        let expected = match p.expected {
+            Some(e) if e == p.verdict => "as [expect] says".to_owned(),
+            Some(e) => format!("but [expect] says {e}"),
+            None => "not in [expect]".to_owned(),
+        };
+        out.push_str(&format!("  {}: {} ({expected})\n", p.name, p.verdict));
+    }
+    if let Some(story) = &main.story {
+        out.push_str(&format!("\n{}", story.to_text()));
+    }
+    match &scenario.mitigation {
+        Some(mitigation) => {
+            out.push_str(&format!("\nMitigation: {}.\n", mitigation.text));
+            let fixed = load_catalog(&mitigation.scenario)?;
+            let fixed_report = Check::new(&fixed).run();
+            let verdict = fixed_report
+                .property(&main.name)
+                .map_or("not checked".to_owned(), |p| p.verdict.to_string());
+            out.push_str(&format!(
+                "Proof: `redlock-lab explain {}` — {}: {} {verdict} there ({} states).\n",
+                fixed.name, fixed.title, main.name, fixed_report.unique_states
+            ));
+        }
+        None => {
+            if main.verdict == Verdict::Violated {
+                out.push_str("\nThis scenario names no mitigation.\n");
+            }
+        }
+    }
+    // The other direction: scenarios that name this one as their fix show what breaks it.
+    let broken_by: Vec<String> = catalog::CATALOG
+        .iter()
+        .filter_map(|e| Scenario::from_str(e.file, e.text).ok())
+        .filter(|s| {
+            s.mitigation
+                .as_ref()
+                .is_some_and(|m| m.scenario == scenario.name)
+        })
+        .map(|s| format!("  redlock-lab explain {}   # {}\n", s.name, s.title))
+        .collect();
+    if !broken_by.is_empty() {
+        out.push_str("\nWithout the safeguard this scenario keeps:\n");
+        out.extend(broken_by);
+    }
+    print!("{out}");
+    Ok(if report.matches_expectations() {
+        Outcome::Success
+    } else {
+        Outcome::Mismatch
+    })
+}
+
+fn load_catalog(name: &str) -> Result<Scenario> {
+    let embedded = catalog::lookup(name).with_context(|| "the mitigation's scenario")?;
+    Ok(Scenario::from_str(embedded.file, embedded.text)?)
+}

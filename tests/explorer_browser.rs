@@ -1,0 +1,352 @@
+//! The Explorer end to end: `redlock-lab explore` on a free port, its HTTP API probed
+//! directly, and the page opened in headless Chromium on a counterexample path, with a
+//! screenshot and assertions on what the page shows.
+//!
+//! The browser test fails, never skips, when Chromium cannot start (`.ci/run` installs
+//! Debian's `chromium`). Every process started here is killed on drop, also when an
+//! assertion fails: the server, and the browser's whole process group.
+
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+const SCENARIO: &str = "node-clock-jump-forward-past-drift";
+const CHROMIUM: &str = "/usr/bin/chromium";
+
+/// A fresh directory under the system temp dir, removed on drop.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(tag: &str) -> TempDir {
+        static COUNTER: AtomicU32 = AtomicU32::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "redlock-lab-{tag}-{}-{}",
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::Relaxed)
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("create a temp dir");
+        TempDir(dir)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A child process in its own process group; the whole group is killed on drop.
+struct Group(Child);
+
+impl Group {
+    fn spawn(command: &mut Command) -> std::io::Result<Group> {
+        command.process_group(0).spawn().map(Group)
+    }
+
+    fn kill(&mut self) {
+        // The browser forks helpers (zygote, renderer, GPU); they share its process group.
+        let _ = Command::new("kill")
+            .args(["-KILL", "--", &format!("-{}", self.0.id())])
+            .stderr(Stdio::null())
+            .status();
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+
+    /// Waits for the process to exit, killing it after `limit`.
+    fn wait_output(mut self, limit: Duration) -> Output {
+        let start = Instant::now();
+        loop {
+            match self.0.try_wait().expect("poll the child") {
+                Some(_) => break,
+                None if start.elapsed() > limit => {
+                    self.kill();
+                    panic!("the process ran longer than {limit:?} and was killed");
+                }
+                None => std::thread::sleep(Duration::from_millis(50)),
+            }
+        }
+        let mut stdout = Vec::new();
+        let mut stderr = Vec::new();
+        if let Some(out) = self.0.stdout.as_mut() {
+            out.read_to_end(&mut stdout).expect("read stdout");
+        }
+        if let Some(err) = self.0.stderr.as_mut() {
+            err.read_to_end(&mut stderr).expect("read stderr");
+        }
+        let status = self.0.wait().expect("exit status");
+        // Helpers the browser left behind go with the group.
+        self.kill();
+        Output {
+            status,
+            stdout,
+            stderr,
+        }
+    }
+}
+
+impl Drop for Group {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// `redlock-lab explore` on a free port, from an empty working directory (a `ui/` folder in
+/// the working directory would shadow the Explorer's page).
+struct Explorer {
+    port: u16,
+    _server: Group,
+    _cwd: TempDir,
+}
+
+impl Explorer {
+    fn start(scenario: &str) -> Explorer {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a free port")
+            .port();
+        let cwd = TempDir::new("explore");
+        let server = Group::spawn(
+            Command::new(env!("CARGO_BIN_EXE_redlock-lab"))
+                .args(["explore", scenario, "--port", &port.to_string()])
+                .current_dir(&cwd.0)
+                .stdout(Stdio::null())
+                .stderr(Stdio::null()),
+        )
+        .expect("start redlock-lab explore");
+        let explorer = Explorer {
+            port,
+            _server: server,
+            _cwd: cwd,
+        };
+        let start = Instant::now();
+        while explorer.try_request("GET", "/.status").is_err() {
+            assert!(
+                start.elapsed() < Duration::from_secs(20),
+                "the Explorer did not answer on port {port}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        explorer
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("http://127.0.0.1:{}{path}", self.port)
+    }
+
+    /// One HTTP/1.0 request; the status code and the body.
+    fn try_request(&self, method: &str, path: &str) -> std::io::Result<(u16, String)> {
+        let mut stream = TcpStream::connect(("127.0.0.1", self.port))?;
+        stream.set_read_timeout(Some(Duration::from_secs(30)))?;
+        write!(
+            stream,
+            "{method} {path} HTTP/1.0\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+        )?;
+        let mut response = String::new();
+        stream.read_to_string(&mut response)?;
+        let (head, body) = response
+            .split_once("\r\n\r\n")
+            .ok_or_else(|| std::io::Error::other("no header end"))?;
+        let code = head
+            .split_whitespace()
+            .nth(1)
+            .and_then(|c| c.parse().ok())
+            .ok_or_else(|| std::io::Error::other("no status code"))?;
+        Ok((code, body.to_owned()))
+    }
+
+    fn get(&self, path: &str) -> (u16, String) {
+        self.try_request("GET", path)
+            .unwrap_or_else(|e| panic!("GET {path}: {e}"))
+    }
+
+    fn json(&self, path: &str) -> Value {
+        let (code, body) = self.get(path);
+        assert_eq!(code, 200, "GET {path}: {body}");
+        serde_json::from_str(&body).unwrap_or_else(|e| panic!("GET {path}: {e}: {body}"))
+    }
+
+    /// Runs the checker to completion and returns the encoded path of the `property`
+    /// counterexample from `/.status`.
+    fn counterexample(&self, property: &str) -> String {
+        let (code, _) = self
+            .try_request("POST", "/.runtocompletion")
+            .expect("POST /.runtocompletion");
+        assert_eq!(code, 200);
+        let start = Instant::now();
+        loop {
+            let status = self.json("/.status");
+            if status["done"] == Value::Bool(true) {
+                let found = status["properties"]
+                    .as_array()
+                    .expect("properties")
+                    .iter()
+                    .find(|p| p[1] == property)
+                    .unwrap_or_else(|| panic!("no property {property} in {status}"));
+                return found[2]
+                    .as_str()
+                    .unwrap_or_else(|| panic!("no counterexample for {property}: {status}"))
+                    .to_owned();
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(60),
+                "the checker did not finish: {status}"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    /// The step at the end of `path` as `/.states` serves it (`state`, `outcome`, `svg`).
+    fn step_at(&self, path: &str) -> Value {
+        let (prefix, last) = path.rsplit_once('/').unwrap_or(("", path));
+        let steps = self.json(&format!("/.states/{prefix}"));
+        let index: u64 = last.parse().expect("an action index");
+        steps
+            .as_array()
+            .expect("a list of steps")
+            .iter()
+            .find(|s| s["actionIndex"].as_u64() == Some(index))
+            .unwrap_or_else(|| panic!("no action {index} after {prefix}: {steps}"))
+            .clone()
+    }
+}
+
+fn chromium(profile: &Path, extra: &[&str], url: &str) -> Output {
+    let mut command = Command::new(CHROMIUM);
+    command
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        // Let the page's scripts fetch and render the path before the DOM is taken.
+        .arg("--virtual-time-budget=10000")
+        .args(extra)
+        .arg(url)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let browser = Group::spawn(&mut command).unwrap_or_else(|e| {
+        panic!("cannot start {CHROMIUM}: {e} (install Debian's `chromium`; .ci/run does)")
+    });
+    let output = browser.wait_output(Duration::from_secs(90));
+    assert!(
+        output.status.success(),
+        "chromium failed ({}): {}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output
+}
+
+fn count(haystack: &str, needle: &str) -> usize {
+    haystack.matches(needle).count()
+}
+
+#[test]
+fn the_http_api_serves_status_states_and_the_diagram() {
+    let explorer = Explorer::start(SCENARIO);
+
+    let (code, page) = explorer.get("/");
+    assert_eq!(code, 200);
+    assert!(page.contains("Stateright Explorer"), "{page}");
+
+    let status = explorer.json("/.status");
+    assert_eq!(status["model"], "redlock_lab::model::RedlockModel");
+    let names: Vec<&str> = status["properties"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p[1].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["mutual exclusion", "lock acquired"]);
+
+    // The initial state, in the readable form of the state pane.
+    let init = explorer.json("/.states");
+    let init = init.as_array().unwrap();
+    assert_eq!(init.len(), 1);
+    let state = init[0]["state"].as_str().unwrap();
+    assert!(state.starts_with("true time t=0\n"), "{state}");
+    assert!(state.contains("n1  clock 0  no key"), "{state}");
+    assert!(state.contains("c2  clock 0  idle"), "{state}");
+    assert!(
+        !state.contains("Shape"),
+        "the static configuration leaks: {state}"
+    );
+
+    let path = explorer.counterexample("mutual exclusion");
+    let end = explorer.step_at(&path);
+    let state = end["state"].as_str().unwrap();
+    // The state at the end of the counterexample: both clients believe.
+    assert_eq!(count(state, "BELIEVES"), 2, "{state}");
+    let outcome = end["outcome"].as_str().unwrap();
+    assert!(outcome.contains("acquires"), "{outcome}");
+    let svg = end["svg"].as_str().expect("an svg field");
+    assert!(svg.starts_with("<svg"), "{svg}");
+    assert!(svg.contains("n2's clock jumps +2"), "{svg}");
+    for lane in ["c1", "c2", "n1", "n2", "n3"] {
+        assert!(
+            svg.contains(&format!(">{lane}</text>")),
+            "no lane {lane}: {svg}"
+        );
+    }
+
+    // A path that does not exist is a 404, not a crash.
+    let (code, _) = explorer.get("/.states/99");
+    assert_eq!(code, 404);
+    // And the server still answers.
+    assert_eq!(explorer.get("/.status").0, 200);
+}
+
+#[test]
+fn headless_chromium_shows_the_counterexample_state_and_diagram() {
+    let explorer = Explorer::start(SCENARIO);
+    let path = explorer.counterexample("mutual exclusion");
+    let url = explorer.url(&format!("/#/steps/{path}"));
+
+    let profile = TempDir::new("chromium-dom");
+    let dom = chromium(&profile.0, &["--dump-dom"], &url);
+    let dom = String::from_utf8(dom.stdout).expect("utf-8 DOM");
+    // The page ran its scripts: the checker's status and the verdict are shown.
+    assert!(dom.contains("Counterexample found"), "{dom}");
+    assert!(dom.contains("mutual exclusion"), "{dom}");
+    // The sequence diagram of the path, inlined as SVG, with the fault on n2's lane.
+    assert!(dom.contains("<svg"), "{dom}");
+    assert!(dom.contains("n2's clock jumps +2"), "{dom}");
+    // The state pane: the last step, then the state where both clients believe.
+    assert!(dom.contains("acquires {n2,n3}"), "{dom}");
+    assert_eq!(count(&dom, "BELIEVES"), 2, "{dom}");
+
+    let shots = TempDir::new("chromium-shot");
+    let png = shots.0.join("explorer.png");
+    chromium(
+        &shots.0.join("profile"),
+        &[
+            "--window-size=1600,1600",
+            &format!("--screenshot={}", png.display()),
+        ],
+        &url,
+    );
+    let bytes = std::fs::read(&png).expect("the screenshot was written");
+    assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n", "not a PNG");
+    let width = u32::from_be_bytes(bytes[16..20].try_into().unwrap());
+    let height = u32::from_be_bytes(bytes[20..24].try_into().unwrap());
+    assert_eq!((width, height), (1600, 1600));
+    // A blank page compresses to a few kilobytes; the rendered Explorer does not.
+    assert!(bytes.len() > 30_000, "screenshot of {} bytes", bytes.len());
+    if let Some(dir) = std::env::var_os("REDLOCK_LAB_SCREENSHOT_DIR") {
+        std::fs::copy(&png, Path::new(&dir).join("explorer.png")).expect("keep the screenshot");
+    }
+}

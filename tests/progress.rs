@@ -1,0 +1,111 @@
+//! Progress on long runs: `check` shows states, states/s and elapsed time on stderr only when
+//! stderr is a terminal, never under `--json` or into a pipe; the library's progress hook
+//! reports growing counts once per interval, and stays quiet on short runs by default.
+
+use std::process::Command;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use redlock_lab::catalog;
+use redlock_lab::check::{Check, Progress};
+use redlock_lab::scenario::Scenario;
+
+const BIN: &str = env!("CARGO_BIN_EXE_redlock-lab");
+const SCENARIO: &str = "gc-pause-after-acquisition";
+
+#[test]
+fn piped_output_has_no_progress_noise() {
+    for args in [vec!["check", SCENARIO], vec!["check", "--json", SCENARIO]] {
+        let out = Command::new(BIN).args(&args).output().expect("run");
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+        assert!(
+            out.stderr.is_empty(),
+            "{args:?}: stderr is a pipe, yet: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let stdout = String::from_utf8(out.stdout).unwrap();
+        assert!(!stdout.contains("states/s"), "{stdout}");
+        assert!(!stdout.contains('\r'), "{stdout:?}");
+    }
+}
+
+/// Runs `redlock-lab ARGS` with a terminal for stdin, stdout and stderr (util-linux `script`).
+fn in_a_terminal(args: &str) -> String {
+    let out = Command::new("script")
+        .args(["-qec", &format!("{BIN} {args}"), "/dev/null"])
+        .output()
+        .expect("run `script` (util-linux) to get a terminal");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn a_terminal_shows_states_rate_and_elapsed_time_except_under_json() {
+    // Two scenarios: long enough together for the 100 ms display to be drawn.
+    let shown = in_a_terminal(&format!("check {SCENARIO} fencing-token-rescues-gc-pause"));
+    assert!(shown.contains("states/s"), "{shown:?}");
+    assert!(shown.contains(&format!("{SCENARIO}: ")), "{shown:?}");
+    assert!(shown.contains("[0/2] "), "{shown:?}");
+    // The bar is cleared before the table.
+    assert!(shown.contains("\u{1b}[2Kscenario "), "{shown:?}");
+
+    let json = in_a_terminal(&format!("check --json {SCENARIO}"));
+    assert!(!json.contains("states/s"), "{json:?}");
+    assert!(json.trim_start().starts_with('{'), "{json:?}");
+}
+
+#[test]
+fn the_progress_hook_reports_growing_counts_per_interval() {
+    let load = |name: &str| {
+        let embedded = catalog::find(name).unwrap();
+        Scenario::from_str(embedded.file, embedded.text).unwrap()
+    };
+    let scenario = load(SCENARIO);
+    let seen: Arc<Mutex<Vec<(String, usize, f64)>>> = Arc::default();
+    let sink = seen.clone();
+    let report = Check::new(&scenario)
+        .progress_interval(Duration::from_millis(1))
+        .progress(move |p: Progress<'_>| {
+            assert!(p.states_per_second() >= 0.0);
+            sink.lock()
+                .unwrap()
+                .push((p.name.to_owned(), p.unique_states, p.seconds))
+        })
+        .run();
+    let seen = seen.lock().unwrap();
+    assert!(
+        !seen.is_empty(),
+        "a run of {} s was never reported",
+        report.seconds
+    );
+    assert!(seen.iter().all(|(name, ..)| name == SCENARIO));
+    assert!(
+        seen.windows(2)
+            .all(|w| w[0].1 <= w[1].1 && w[0].2 <= w[1].2)
+    );
+    assert!(seen.last().unwrap().1 <= report.unique_states);
+    // The hook only watches: the same check without it explores the same states.
+    assert_eq!(
+        Check::new(&scenario).run().unique_states,
+        report.unique_states
+    );
+
+    // With the default interval (one second), a short run stays quiet.
+    let quiet: Arc<Mutex<usize>> = Arc::default();
+    let count = quiet.clone();
+    let small = load("single-node-baseline");
+    let run = Check::new(&small)
+        .progress(move |_| *count.lock().unwrap() += 1)
+        .run();
+    assert!(
+        run.seconds < 1.0,
+        "the small scenario took {} s",
+        run.seconds
+    );
+    assert_eq!(*quiet.lock().unwrap(), 0);
+}

@@ -1,0 +1,299 @@
+//! The README cannot rot: every command in its shell blocks is run (against the built binary)
+//! or is one `.ci/run` runs; the scenario table's verdicts are what the checker finds now; the
+//! Mermaid diagram is what `trace --format mermaid` prints now; every linked scenario exists.
+
+use std::collections::BTreeMap;
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use redlock_lab::catalog::{self, CATALOG};
+use redlock_lab::check::Check;
+use redlock_lab::scenario::Scenario;
+
+const BIN: &str = env!("CARGO_BIN_EXE_redlock-lab");
+
+fn readme() -> String {
+    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
+        .expect("README.md")
+}
+
+/// The fenced blocks of `lang`, in order.
+fn blocks(text: &str, lang: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut current: Option<String> = None;
+    for line in text.lines() {
+        match &mut current {
+            None if line.trim_start() == format!("```{lang}") => current = Some(String::new()),
+            Some(block) if line.trim_start() == "```" => {
+                out.push(std::mem::take(block));
+                current = None;
+            }
+            Some(block) => {
+                block.push_str(line);
+                block.push('\n');
+            }
+            None => {}
+        }
+    }
+    out
+}
+
+/// Splits a command line into words: whitespace separates, double quotes group, an unquoted
+/// `#` starts a comment.
+fn words(line: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut word = String::new();
+    let mut quoted = false;
+    let mut started = false;
+    for c in line.chars() {
+        match c {
+            '"' => {
+                quoted = !quoted;
+                started = true;
+            }
+            '#' if !quoted && !started => break,
+            c if c.is_whitespace() && !quoted => {
+                if started {
+                    out.push(std::mem::take(&mut word));
+                    started = false;
+                }
+            }
+            c => {
+                word.push(c);
+                started = true;
+            }
+        }
+    }
+    if started {
+        out.push(word);
+    }
+    out
+}
+
+#[test]
+fn words_split_like_a_shell() {
+    assert_eq!(
+        words(r#"redlock-lab trace x --property "storage safety"   # why"#),
+        ["redlock-lab", "trace", "x", "--property", "storage safety"]
+    );
+    assert_eq!(words("# only a comment"), Vec::<String>::new());
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port()
+}
+
+/// Starts `explore` on a free port instead of the README's, probes it, and kills it.
+fn probe_explore(args: &[String]) {
+    let mut args = args.to_vec();
+    let port = free_port();
+    match args.iter().position(|a| a == "--port") {
+        Some(i) => args[i + 1] = port.to_string(),
+        None => args.extend(["--port".to_owned(), port.to_string()]),
+    }
+    let cwd = std::env::temp_dir().join(format!("redlock-lab-readme-{}", std::process::id()));
+    std::fs::create_dir_all(&cwd).unwrap();
+    let mut server = Command::new(BIN)
+        .args(&args)
+        .current_dir(&cwd)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start explore");
+    let start = Instant::now();
+    let answer = loop {
+        let attempt = TcpStream::connect(("127.0.0.1", port)).and_then(|mut s| {
+            s.set_read_timeout(Some(Duration::from_secs(10)))?;
+            s.write_all(b"GET /.status HTTP/1.0\r\nConnection: close\r\n\r\n")?;
+            let mut body = String::new();
+            s.read_to_string(&mut body)?;
+            Ok(body)
+        });
+        match attempt {
+            Ok(body) => break Some(body),
+            Err(_) if start.elapsed() < Duration::from_secs(20) => {
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            Err(_) => break None,
+        }
+    };
+    let _ = server.kill();
+    let _ = server.wait();
+    let _ = std::fs::remove_dir_all(&cwd);
+    let body = answer.unwrap_or_else(|| panic!("`{}` did not answer", args.join(" ")));
+    let status = body.lines().next().unwrap_or("");
+    assert!(status.contains(" 200 "), "{body}");
+    assert!(body.contains("\"unique_state_count\""), "{body}");
+}
+
+#[test]
+fn every_shell_command_in_the_readme_runs() {
+    let text = readme();
+    let ci = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(".ci/run"))
+        .expect(".ci/run");
+    let mut ran = 0;
+    for block in blocks(&text, "sh") {
+        for line in block.lines() {
+            let words = words(line);
+            let Some(first) = words.first() else { continue };
+            let command = words.join(" ");
+            let args: Vec<String> = match (first.as_str(), words.get(1).map(String::as_str)) {
+                ("redlock-lab", _) => words[1..].to_vec(),
+                ("cargo", Some("run")) => {
+                    // `cargo run --release [-- ARGS]` is the binary with ARGS.
+                    match words.iter().position(|w| w == "--") {
+                        Some(i) => words[i + 1..].to_vec(),
+                        None => Vec::new(),
+                    }
+                }
+                ("cargo", Some("test")) => {
+                    assert!(
+                        ci.lines().any(|l| l.trim() == command),
+                        "`{command}` is in the README but .ci/run does not run it"
+                    );
+                    continue;
+                }
+                _ => panic!("README command `{command}` is run by neither this test nor .ci/run"),
+            };
+            if args.first().is_some_and(|a| a == "explore") {
+                probe_explore(&args);
+            } else {
+                let out = Command::new(BIN).args(&args).output().expect("run");
+                assert_eq!(
+                    out.status.code(),
+                    Some(0),
+                    "README command `{command}` failed:\n{}{}",
+                    String::from_utf8_lossy(&out.stdout),
+                    String::from_utf8_lossy(&out.stderr)
+                );
+                assert!(!out.stdout.is_empty(), "`{command}` printed nothing");
+            }
+            ran += 1;
+        }
+    }
+    assert!(ran >= 8, "only {ran} README commands found");
+}
+
+#[test]
+fn the_readme_mermaid_diagram_is_what_trace_prints_now() {
+    let text = readme();
+    let diagrams = blocks(&text, "mermaid");
+    assert_eq!(diagrams.len(), 1, "one Mermaid diagram");
+    let out = Command::new(BIN)
+        .args([
+            "trace",
+            "node-clock-jump-forward-past-drift",
+            "--format",
+            "mermaid",
+        ])
+        .output()
+        .expect("run trace");
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        diagrams[0],
+        String::from_utf8(out.stdout).unwrap(),
+        "regenerate the README's diagram with the command above it"
+    );
+}
+
+/// `(scenario, verdicts)` for every row of the scenario table.
+fn table_rows(text: &str) -> Vec<(String, Vec<(String, String)>)> {
+    let section = text
+        .split("## The controversy, scenario by scenario")
+        .nth(1)
+        .expect("the section")
+        .split("\n## ")
+        .next()
+        .unwrap();
+    section
+        .lines()
+        .filter(|l| l.starts_with("| ") && l.contains("](models/"))
+        .map(|l| {
+            let cells: Vec<&str> = l.split(" | ").collect();
+            let scenario = cells[2]
+                .split("](models/")
+                .nth(1)
+                .and_then(|rest| rest.split(".toml)").next())
+                .expect("a scenario link")
+                .to_owned();
+            let verdicts = cells[3]
+                .split(", ")
+                .map(|v| {
+                    let (name, verdict) = v.split_once(": ").expect("property: verdict");
+                    (name.to_owned(), verdict.to_owned())
+                })
+                .collect();
+            (scenario, verdicts)
+        })
+        .collect()
+}
+
+#[test]
+fn the_scenario_table_covers_the_catalog_with_todays_verdicts() {
+    let text = readme();
+    let rows = table_rows(&text);
+    let mut listed = BTreeMap::new();
+    for (scenario, verdicts) in &rows {
+        assert!(
+            listed.insert(scenario.clone(), ()).is_none(),
+            "{scenario} is listed twice"
+        );
+        let embedded = catalog::find(scenario)
+            .unwrap_or_else(|| panic!("the table links {scenario}, which is not in the catalog"));
+        let scenario = Scenario::from_str(embedded.file, embedded.text).unwrap();
+        let report = Check::new(&scenario).run();
+        for (property, verdict) in verdicts {
+            let found = report
+                .property(property)
+                .unwrap_or_else(|| panic!("{}: no property {property}", scenario.name));
+            assert_eq!(
+                &found.verdict.to_string(),
+                verdict,
+                "{}: the README says {property} {verdict}",
+                scenario.name
+            );
+        }
+        // Every safety verdict of the scenario is in its row.
+        for p in &report.properties {
+            if p.name != "lock acquired" {
+                assert!(
+                    verdicts.iter().any(|(name, _)| name == &p.name),
+                    "{}: the row leaves out {}",
+                    scenario.name,
+                    p.name
+                );
+            }
+        }
+    }
+    for embedded in CATALOG {
+        let name = embedded
+            .file
+            .trim_start_matches("models/")
+            .trim_end_matches(".toml");
+        assert!(listed.contains_key(name), "the table leaves out {name}");
+    }
+}
+
+#[test]
+fn every_scenario_the_readme_links_exists() {
+    let text = readme();
+    let mut links = 0;
+    for piece in text.split("](models/").skip(1) {
+        let target = piece.split(')').next().unwrap();
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("models")
+            .join(target);
+        assert!(
+            path.exists(),
+            "README links models/{target}, which does not exist"
+        );
+        links += 1;
+    }
+    assert!(links > 40, "{links} links");
+}

@@ -1,0 +1,431 @@
+//! Teaching output: counterexample stories (pinned renderings), `trace` in every format,
+//! `check`'s story blocks, `explain`, catalog lookup by alias and prefix, and the
+//! `[mitigation]` of every scenario checked to flip the verdict.
+
+use std::collections::BTreeMap;
+use std::process::{Command, Output};
+
+use expect_test::{Expect, expect};
+use redlock_lab::catalog::{self, CATALOG, LookupError};
+use redlock_lab::check::{Check, Report};
+use redlock_lab::report::Story;
+use redlock_lab::scenario::{Scenario, Verdict, property};
+
+fn scenario(name: &str) -> Scenario {
+    let embedded = catalog::find(name).expect("a catalog scenario");
+    Scenario::from_str(embedded.file, embedded.text).expect("catalog files are valid")
+}
+
+fn cli(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_redlock-lab"))
+        .args(args)
+        .output()
+        .expect("run redlock-lab")
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8(output.stdout.clone()).expect("utf-8")
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8(output.stderr.clone()).expect("utf-8")
+}
+
+fn check_story(name: &str, property: &str, text: Expect, mermaid: Expect) {
+    let story = Story::shortest(&scenario(name), property).expect("a counterexample");
+    text.assert_eq(&story.to_text());
+    mermaid.assert_eq(&story.to_mermaid());
+}
+
+#[test]
+fn the_node_clock_jump_story_is_pinned() {
+    check_story(
+        "node-clock-jump-forward-past-drift",
+        property::MUTUAL_EXCLUSION,
+        expect![[r#"
+            node-clock-jump-forward-past-drift: mutual exclusion violated (shortest counterexample: 11 steps)
+            t=0  client c1  begins attempt 1: T1=0, sends SET NX PX 4 to n1 n2
+            t=0  node n1    sets c1's key, expiring when n1's clock reads 4
+            t=0  node n2    sets c1's key, expiring when n2's clock reads 4
+            t=0  client c2  begins attempt 1: T1=0, sends SET NX PX 4 to n2 n3
+            t=0  node n3    sets c2's key, expiring when n3's clock reads 4
+            t=1  client c1  acquires n1 n2 (T2=1, validity 2, believes until its clock reads 3)
+            t=2  node n2    clock jumps +2 (it now reads 4)
+            t=2  node n2    c1's key expires at once: the jump moved its clock past the expiry
+            t=2  node n2    sets c2's key, expiring when n2's clock reads 8 [n2's clock reads 4]
+            t=2  client c2  acquires n2 n3 (T2=2, validity 1, believes until its clock reads 3)  ✗ mutual exclusion
+                            at t=2 c1 believes it holds the lock until its clock reads 3 (it reads 2), and c2 believes it holds the lock until its clock reads 3 (it reads 2)
+        "#]],
+        expect![[r#"
+            sequenceDiagram
+                participant c1
+                participant c2
+                participant n1
+                participant n2
+                participant n3
+                Note over c1: t=0 begins attempt 1: T1=0, sends SET NX PX 4 to n1 n2
+                c1->>n1: t=0 sets c1's key, expiring when n1's clock reads 4
+                c1->>n2: t=0 sets c1's key, expiring when n2's clock reads 4
+                Note over c2: t=0 begins attempt 1: T1=0, sends SET NX PX 4 to n2 n3
+                c2->>n3: t=0 sets c2's key, expiring when n3's clock reads 4
+                Note over c1: t=1 acquires n1 n2 (T2=1, validity 2, believes until its clock reads 3)
+                Note over n2: t=2 ⚡ clock jumps +2 (it now reads 4)
+                Note over n2: t=2 c1's key expires at once: the jump moved its clock past the expiry
+                c2->>n2: t=2 sets c2's key, expiring when n2's clock reads 8 [n2's clock: 4]
+                Note over c2: t=2 acquires n2 n3 (T2=2, validity 1, believes until its clock reads 3)
+                Note over c1,n3: ✗ mutual exclusion: at t=2 c1 believes it holds the lock until its clock reads 3 (it reads 2), and c2 believes it holds the lock until its clock reads 3 (it reads 2)
+        "#]],
+    );
+}
+
+#[test]
+fn the_gc_pause_story_is_pinned() {
+    check_story(
+        "gc-pause-after-acquisition",
+        property::STORAGE_SAFETY,
+        expect![[r#"
+            gc-pause-after-acquisition: storage safety violated (shortest counterexample: 17 steps)
+            t=0  client c1  begins attempt 1: T1=0, sends SET NX PX 4 to n1 n2 n3
+            t=0  node n1    sets c1's key, expiring when n1's clock reads 4
+            t=0  node n2    sets c1's key, expiring when n2's clock reads 4
+            t=1  client c1  acquires n1 n2 (T2=1, validity 2, believes until its clock reads 3)
+            t=1  client c1  checks its lease (clock 1, deadline 3) and sends read (token 1) to the storage
+            t=1  client c1  is paused (a GC pause) while its read (token 1) waits to reach the storage
+            t=2  client c2  begins attempt 1: T1=2, sends SET NX PX 4 to n1 n2 n3
+            t=2  node n3    sets c2's key, expiring when n3's clock reads 6
+            t=3  client c1  stops believing: its clock reached the lease's deadline
+            t=4  node n1    c1's key expires
+            t=4  node n2    c1's key expires
+            t=4  node n1    sets c2's key, expiring when n1's clock reads 8
+            t=4  client c2  acquires n1 n3 (T2=4, validity 1, believes until its clock reads 5)
+            t=4  client c2  checks its lease (clock 4, deadline 5) and sends read (token 2) to the storage
+            t=4  storage    applies c2's read (token 2): counter 0
+            t=4  storage    applies c1's read (token 1), a stale holder's op: counter 0  ✗ storage safety
+                            the storage applied an op with an older token after one with token 2
+        "#]],
+        expect![[r#"
+            sequenceDiagram
+                participant c1
+                participant c2
+                participant n1
+                participant n2
+                participant n3
+                participant storage
+                Note over c1: t=0 begins attempt 1: T1=0, sends SET NX PX 4 to n1 n2 n3
+                c1->>n1: t=0 sets c1's key, expiring when n1's clock reads 4
+                c1->>n2: t=0 sets c1's key, expiring when n2's clock reads 4
+                Note over c1: t=1 acquires n1 n2 (T2=1, validity 2, believes until its clock reads 3)
+                Note over c1: t=1 checks its lease (clock 1, deadline 3) and sends read (token 1) to the storage
+                Note over c1: t=1 ⚡ is paused (a GC pause) while its read (token 1) waits to reach the storage
+                Note over c2: t=2 begins attempt 1: T1=2, sends SET NX PX 4 to n1 n2 n3
+                c2->>n3: t=2 sets c2's key, expiring when n3's clock reads 6
+                Note over c1: t=3 stops believing: its clock reached the lease's deadline
+                Note over n1: t=4 c1's key expires
+                Note over n2: t=4 c1's key expires
+                c2->>n1: t=4 sets c2's key, expiring when n1's clock reads 8
+                Note over c2: t=4 acquires n1 n3 (T2=4, validity 1, believes until its clock reads 5)
+                Note over c2: t=4 checks its lease (clock 4, deadline 5) and sends read (token 2) to the storage
+                c2->>storage: t=4 applies c2's read (token 2): counter 0
+                c1->>storage: t=4 applies c1's read (token 1), a stale holder's op: counter 0
+                Note over c1,storage: ✗ storage safety: the storage applied an op with an older token after one with token 2
+        "#]],
+    );
+}
+
+#[test]
+fn a_property_that_holds_has_no_story() {
+    let fixed = scenario("node-clock-jump-forward-by-drift");
+    assert!(Story::shortest(&fixed, property::MUTUAL_EXCLUSION).is_none());
+    // Not an `always` property: nothing to tell either.
+    let broken = scenario("node-clock-jump-forward-past-drift");
+    assert!(Story::shortest(&broken, property::LOCK_ACQUIRED).is_none());
+}
+
+/// Every catalog scenario, checked once (the whole catalog takes seconds).
+fn reports() -> BTreeMap<String, (Scenario, Report)> {
+    CATALOG
+        .iter()
+        .map(|embedded| {
+            let scenario = Scenario::from_str(embedded.file, embedded.text).expect("valid");
+            let report = Check::new(&scenario).run();
+            (scenario.name.clone(), (scenario, report))
+        })
+        .collect()
+}
+
+#[test]
+fn stories_break_exactly_once_at_their_last_line_and_mitigations_flip_the_verdict() {
+    let reports = reports();
+    let mut stories = 0;
+    for (name, (scenario, report)) in &reports {
+        for p in &report.properties {
+            match (&p.story, p.verdict) {
+                (Some(story), Verdict::Violated) => {
+                    stories += 1;
+                    let breaking: Vec<_> =
+                        story.lines.iter().filter(|l| l.breaks.is_some()).collect();
+                    assert_eq!(breaking.len(), 1, "{name}: {}", story.to_text());
+                    assert_eq!(
+                        story.lines.last().and_then(|l| l.breaks.as_deref()),
+                        Some(p.name.as_str()),
+                        "{name}: the story must end where {} breaks:\n{}",
+                        p.name,
+                        story.to_text()
+                    );
+                    assert_eq!(
+                        story.steps,
+                        p.counterexample.as_ref().map_or(0, Vec::len),
+                        "{name}"
+                    );
+                }
+                (Some(_), Verdict::Holds) => panic!("{name}: a story for {} that holds", p.name),
+                (None, _) => {}
+            }
+        }
+        // Every scenario whose verdict breaks a property says how to fix it, and the fix is
+        // proven by running the checker on the scenario it names: the verdict flips.
+        let violated: Vec<&str> = report
+            .properties
+            .iter()
+            .filter(|p| p.verdict == Verdict::Violated && p.name != property::LOCK_ACQUIRED)
+            .map(|p| p.name.as_str())
+            .collect();
+        match (&scenario.mitigation, violated.first()) {
+            (Some(mitigation), Some(first)) => {
+                let (_, fixed) = reports
+                    .get(&mitigation.scenario)
+                    .unwrap_or_else(|| panic!("{name}: mitigation names {}", mitigation.scenario));
+                assert_eq!(
+                    fixed.property(first).map(|p| p.verdict),
+                    Some(Verdict::Holds),
+                    "{name}: {first} must hold in {}",
+                    mitigation.scenario
+                );
+            }
+            (None, Some(first)) => panic!("{name}: {first} is violated but no [mitigation]"),
+            (Some(_), None) => panic!("{name}: a [mitigation] but nothing is violated"),
+            (None, None) => {}
+        }
+    }
+    assert!(stories >= 20, "only {stories} stories");
+}
+
+#[test]
+fn names_aliases_and_prefixes_resolve_to_one_scenario() {
+    let mut names = BTreeMap::new();
+    for embedded in CATALOG {
+        let scenario = Scenario::from_str(embedded.file, embedded.text).unwrap();
+        for name in std::iter::once(&scenario.name).chain(&scenario.aliases) {
+            if let Some(other) = names.insert(name.clone(), scenario.name.clone()) {
+                panic!("{name} names both {other} and {}", scenario.name);
+            }
+        }
+    }
+    let found = |name: &str| catalog::lookup(name).map(|e| e.file);
+    assert_eq!(
+        found("node-clock-jump-forward"),
+        Ok("models/node-clock-jump-forward-past-drift.toml")
+    );
+    assert_eq!(
+        found("node-clock-jump-forward-by-drift"),
+        Ok("models/node-clock-jump-forward-by-drift.toml")
+    );
+    assert_eq!(
+        found("fencing-on"),
+        Ok("models/fencing-on-writes-only.toml")
+    );
+    assert_eq!(found("failover"), Ok("models/master-replica-failover.toml"));
+    match catalog::lookup("crash-delayed") {
+        Err(LookupError::Ambiguous { candidates, .. }) => assert_eq!(
+            candidates,
+            [
+                "crash-delayed-restart-clock-jump",
+                "crash-delayed-restart-one-tick-short",
+                "crash-delayed-restart-ttl-minus-drift"
+            ]
+        ),
+        other => panic!("{other:?}"),
+    }
+    assert!(matches!(
+        catalog::lookup("no-such-thing"),
+        Err(LookupError::NotFound { .. })
+    ));
+}
+
+#[test]
+fn trace_prints_every_format() {
+    let name = "node-clock-jump-forward-past-drift";
+    let story = Story::shortest(&scenario(name), property::MUTUAL_EXCLUSION).unwrap();
+
+    let text = cli(&["trace", name]);
+    assert_eq!(text.status.code(), Some(0), "{}", stderr(&text));
+    assert_eq!(stdout(&text), story.to_text());
+
+    let mermaid = cli(&["trace", name, "--format", "mermaid"]);
+    assert_eq!(mermaid.status.code(), Some(0));
+    assert_eq!(stdout(&mermaid), story.to_mermaid());
+
+    let json = cli(&["trace", name, "--format", "json"]);
+    assert_eq!(json.status.code(), Some(0));
+    let value: serde_json::Value = serde_json::from_str(&stdout(&json)).expect("json");
+    assert_eq!(value, serde_json::to_value(&story).unwrap());
+    assert_eq!(value["property"], "mutual exclusion");
+    assert_eq!(value["lines"].as_array().unwrap().len(), story.lines.len());
+
+    let svg = cli(&["trace", name, "--format", "svg"]);
+    assert_eq!(svg.status.code(), Some(0));
+    let svg = stdout(&svg);
+    assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
+    assert!(svg.contains("n2's clock jumps +2"));
+
+    // The same scenario with the jump inside the drift allowance: nothing to trace.
+    let holds = cli(&["trace", "node-clock-jump-forward-by-drift"]);
+    assert_eq!(holds.status.code(), Some(1));
+    assert!(stderr(&holds).contains("holds"), "{}", stderr(&holds));
+
+    let unknown = cli(&["trace", name, "--property", "storage safety"]);
+    assert_eq!(unknown.status.code(), Some(2));
+    assert!(stderr(&unknown).contains("mutual exclusion"));
+}
+
+#[test]
+fn check_prints_the_story_of_each_violated_property_after_the_table() {
+    let out = cli(&[
+        "check",
+        "node-clock-jump-forward-past-drift",
+        "node-clock-jump-forward-by-drift",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.starts_with("scenario "), "{text}");
+    let table_end = text.find("\n\n").expect("a blank line after the table");
+    let story = text
+        .find("node-clock-jump-forward-past-drift: mutual exclusion violated (shortest")
+        .expect("the story of the violated property");
+    assert!(story > table_end, "{text}");
+    assert!(text.contains("✗ mutual exclusion"));
+    assert!(!text.contains("node-clock-jump-forward-by-drift: mutual exclusion violated"));
+    assert!(
+        text.trim_end().ends_with("every verdict matches [expect]"),
+        "{text}"
+    );
+
+    // `--json` stays one JSON object, with no stories mixed in.
+    let json = cli(&["check", "--json", "node-clock-jump-forward-past-drift"]);
+    let value: serde_json::Value = serde_json::from_str(&stdout(&json)).expect("json");
+    assert!(value["models"][0]["properties"][0].get("story").is_none());
+}
+
+#[test]
+fn explain_tells_claim_verdict_story_and_mitigation() {
+    let out = cli(&["explain", "node-clock-jump-forward"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    for needle in [
+        "node-clock-jump-forward-past-drift — n2's clock jumps +2 with drift 1",
+        "(models/node-clock-jump-forward-past-drift.toml)",
+        "The claim (Kleppmann): A forward jump of a node's clock breaks Redlock",
+        "Verdict: mutual exclusion is violated: among ",
+        "at t=2 n2's clock jumps +2",
+        "  mutual exclusion: violated (as [expect] says)",
+        "✗ mutual exclusion",
+        "Mitigation: Keep every jump of a node's clock within the drift allowance",
+        "Proof: `redlock-lab explain node-clock-jump-forward-by-drift`",
+        "mutual exclusion holds there",
+    ] {
+        assert!(text.contains(needle), "missing {needle:?} in:\n{text}");
+    }
+
+    // A scenario that holds: the reason is the exhaustive search, and no story.
+    let out = cli(&["explain", "node-clock-jump-forward-by-drift"]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = stdout(&out);
+    assert!(text.contains("Verdict: mutual exclusion holds: the checker explored all"));
+    assert!(!text.contains('✗'), "{text}");
+    // …and points back at the scenarios it is the fix for.
+    assert!(
+        text.contains("Without the safeguard this scenario keeps:\n  redlock-lab explain node-clock-jump-forward-past-drift"),
+        "{text}"
+    );
+
+    // Several properties that hold are all part of the reason.
+    let out = cli(&["explain", "fencing-token-rescues-gc-pause"]);
+    let text = stdout(&out);
+    assert!(
+        text.contains("Verdict: mutual exclusion, storage safety and no lost update hold:"),
+        "{text}"
+    );
+    assert!(
+        text.contains("redlock-lab explain gc-pause-after-acquisition"),
+        "{text}"
+    );
+}
+
+#[test]
+fn explain_lists_candidates_for_an_unknown_or_ambiguous_name() {
+    let out = cli(&["explain", "crash-delayed"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(err.contains("could mean crash-delayed-restart-clock-jump, crash-delayed-restart-one-tick-short, crash-delayed-restart-ttl-minus-drift"), "{err}");
+
+    let out = cli(&["explain", "no-such-scenario"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("redlock-lab list"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn aliases_and_mitigations_are_validated_with_their_location() {
+    let file = |extra: &str| {
+        format!(
+            "name = \"x\"\ntitle = \"t\"\nclaim = \"c\"\nsource = \"seed\"\nprose = \"p\"\n{extra}\n[expect]\n\"mutual exclusion\" = \"holds\"\n"
+        )
+    };
+    let ok = Scenario::from_str(
+        "ok.toml",
+        &file("aliases = [\"why\"]\n[mitigation]\ntext = \"do it\"\nscenario = \"y\""),
+    )
+    .expect("valid");
+    assert_eq!(ok.aliases, ["why"]);
+    let mitigation = ok.mitigation.expect("a mitigation");
+    assert_eq!(
+        (mitigation.text.as_str(), mitigation.scenario.as_str()),
+        ("do it", "y")
+    );
+    assert!(
+        Scenario::from_str("none.toml", &file(""))
+            .unwrap()
+            .mitigation
+            .is_none()
+    );
+
+    let bad_alias = Scenario::from_str("a.toml", &file("aliases = [\"Not Kebab\"]")).unwrap_err();
+    assert!(
+        bad_alias.to_string().starts_with("a.toml:6:"),
+        "{bad_alias}"
+    );
+    assert!(
+        bad_alias.to_string().contains("alias \"Not Kebab\""),
+        "{bad_alias}"
+    );
+
+    let bad_target = Scenario::from_str(
+        "m.toml",
+        &file("[mitigation]\ntext = \"t\"\nscenario = \"Nope!\""),
+    )
+    .unwrap_err();
+    assert!(
+        bad_target.to_string().starts_with("m.toml:8:"),
+        "{bad_target}"
+    );
+
+    let unknown = Scenario::from_str(
+        "u.toml",
+        &file("[mitigation]\ntext = \"t\"\nscenario = \"y\"\nproof = \"z\""),
+    )
+    .unwrap_err();
+    assert!(unknown.to_string().contains("proof"), "{unknown}");
+}
