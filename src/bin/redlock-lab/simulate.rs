@@ -7,10 +7,11 @@
 //! violation the scenario expects but no run reached is only a sampling result.
 
 use std::fmt::Write as _;
-use std::io::{IsTerminal, Write as _};
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use redlock_lab::scenario::{Scenario, Verdict, property};
 use redlock_lab::sim::{self, Outcome as Run, Property, SimConfig, TraceEvent};
 
@@ -92,15 +93,22 @@ pub fn run(args: &Args) -> Result<Outcome> {
         .collect();
     let mut witnesses = 0u64;
     let mut single: Option<Run> = None;
-    let progress = std::io::stderr().is_terminal() && args.runs > 1;
+    // Runs, runs per second and elapsed time on a terminal; nothing when piped.
+    let progress = (std::io::stderr().is_terminal() && args.runs > 1).then(|| {
+        let bar = ProgressBar::with_draw_target(Some(args.runs), ProgressDrawTarget::stderr());
+        bar.set_style(
+            ProgressStyle::with_template(
+                "{spinner} simulating {msg} [{pos}/{len}] {per_sec} {elapsed}",
+            )
+            .expect("a valid template"),
+        );
+        bar.set_message(scenario.name.clone());
+        bar
+    });
     for i in 0..args.runs {
         let seed = args.seed + i;
-        if progress && i % 1_000 == 0 {
-            eprint!(
-                "\r\x1b[2K[{i}/{}] simulating {} …",
-                args.runs, scenario.name
-            );
-            let _ = std::io::stderr().flush();
+        if let Some(bar) = &progress {
+            bar.inc(1);
         }
         let outcome = sim::run(&config, seed)?;
         if outcome.stats.acquisitions > 0 {
@@ -116,8 +124,8 @@ pub fn run(args: &Args) -> Result<Outcome> {
             single = Some(outcome);
         }
     }
-    if progress {
-        eprint!("\r\x1b[2K");
+    if let Some(bar) = progress {
+        bar.finish_and_clear();
     }
     if let Some(outcome) = &single {
         print!("schedule ({} faults):\n{}", outcome.schedule.len(), {
