@@ -14,6 +14,8 @@ pub mod redis;
 mod shared;
 pub mod watchdog;
 
+#[cfg(feature = "tokio")]
+pub(crate) use blocking::reply_from;
 pub use blocking::{Acquisition, DriverError, Extension, Guard, NodeError, NotAcquired, Redlock};
 pub use clock::{Clock, ManualClock, MonotonicClock};
 pub use memory::MemoryNode;

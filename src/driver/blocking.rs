@@ -308,6 +308,23 @@ impl<N: Node, C: Clock, R: RngCore> Drop for Guard<'_, N, C, R> {
     }
 }
 
+/// The core's view of a node's answer; an error becomes [`Reply::Failed`] and is kept, with
+/// the node it came from, for the caller.
+pub(crate) fn reply_from<E>(
+    node: NodeId,
+    result: Result<bool, E>,
+    errors: &mut Vec<NodeError<E>>,
+) -> Reply {
+    match result {
+        Ok(true) => Reply::Applied,
+        Ok(false) => Reply::NotApplied,
+        Err(error) => {
+            errors.push(NodeError { node, error });
+            Reply::Failed
+        }
+    }
+}
+
 /// Runs `lock` against `nodes` until it emits an event `wanted` accepts, or has nothing left to
 /// do. Each batch of commands goes to [`Node::execute_all`] (in order for most nodes, all at
 /// once for Redis); every answer is fed with the clock reading taken when it arrived.
@@ -330,17 +347,7 @@ fn drive<N: Node, C: Clock, R: RngCore>(
             }
             let budget = lock.params().round_timeout;
             N::execute_all(nodes, key, &batch, budget, |node, command, result| {
-                let reply = match result {
-                    Ok(true) => Reply::Applied,
-                    Ok(false) => Reply::NotApplied,
-                    Err(error) => {
-                        errors.push(NodeError {
-                            node: command.node,
-                            error,
-                        });
-                        Reply::Failed
-                    }
-                };
+                let reply = reply_from(command.node, result, errors);
                 if !node.counts_toward_quorum() {
                     lock.exclude_from_quorum(command.node);
                 }

@@ -35,8 +35,8 @@ use rand_core::{RngCore, SeedableRng};
 use super::error::{Cause, OpenError, RedisNodeError};
 use super::node::{NodeOptions, ServerInfo, build_client, connect_cause, interpret, server_cause};
 use super::script;
-use crate::driver::{DriverError, NodeError, NotAcquired};
-use crate::proto::{Command, Config, Event, Lock, Op, Reply, Tally, Token, validate_resource};
+use crate::driver::{DriverError, NodeError, NotAcquired, reply_from};
+use crate::proto::{Command, Config, Event, Lock, Op, Tally, Token, validate_resource};
 use crate::time::Millis;
 
 /// One Redis master as the async client sees it.
@@ -455,17 +455,7 @@ async fn drive<R: RngCore>(
                         unanswered.retain(|c| *c != command);
                         let node = &mut nodes[command.node.index()];
                         node.absorb(&mut answer);
-                        let reply = match answer.result {
-                            Ok(true) => Reply::Applied,
-                            Ok(false) => Reply::NotApplied,
-                            Err(error) => {
-                                errors.push(NodeError {
-                                    node: command.node,
-                                    error,
-                                });
-                                Reply::Failed
-                            }
-                        };
+                        let reply = reply_from(command.node, answer.result, errors);
                         if !node.counts_toward_quorum() {
                             lock.exclude_from_quorum(command.node);
                         }

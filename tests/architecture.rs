@@ -1,10 +1,34 @@
-//! Architecture invariant: `src/sync.rs` is the only file that names loom, and the watchdog's
-//! threaded code takes its synchronisation types from it, never from `std::sync` or
-//! `std::thread::spawn`. A `std` type inside a loom model is invisible to the checker, so a
-//! slip here would make `tests/loom_watchdog.rs` pass while checking nothing.
+//! Architecture invariants that a grep can check. Crude on purpose: any use of these names is a
+//! design change that must be argued, not slipped in. Comments are stripped, so prose may cite
+//! redis.io or `std::sync`.
+//!
+//! - `time`, `proto` and `node` perform no I/O, read no clock and use no global randomness.
+//! - `src/sync.rs` is the only file that names loom, and the watchdog takes its synchronisation
+//!   types from it, never from `std::sync` or `std::thread::spawn`: a `std` type inside a loom
+//!   model is invisible to the checker, so a slip would make `tests/loom_watchdog.rs` pass
+//!   while checking nothing.
 
 use std::fs;
 use std::path::{Path, PathBuf};
+
+/// What the sans-IO core must never use.
+const IMPURE: &[&str] = &[
+    "Instant::now",
+    "SystemTime",
+    "thread_rng",
+    "rand::rng",
+    "from_os_rng",
+    "OsRng",
+    "std::net",
+    "std::fs",
+    "std::thread",
+    "redis",
+    "tokio",
+];
+
+fn src() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
+}
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     for entry in fs::read_dir(dir).unwrap_or_else(|e| panic!("read {}: {e}", dir.display())) {
@@ -46,10 +70,30 @@ fn check(files: &[PathBuf], forbidden: &[&str]) -> Vec<String> {
 }
 
 #[test]
+fn the_core_does_no_io_and_reads_no_clock() {
+    let src = src();
+    let mut files = vec![
+        src.join("time.rs"),
+        src.join("proto.rs"),
+        src.join("node.rs"),
+    ];
+    rust_files(&src.join("proto"), &mut files);
+    assert!(
+        files.len() >= 7,
+        "expected the core's files, found {files:?}"
+    );
+    let found = check(&files, IMPURE);
+    assert!(
+        found.is_empty(),
+        "the sans-IO core must stay pure:\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
 fn only_the_shim_names_loom() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut files = Vec::new();
-    rust_files(&src, &mut files);
+    rust_files(&src(), &mut files);
     files.retain(|file| !file.ends_with("sync.rs"));
     assert!(
         files.len() > 10,
@@ -65,7 +109,7 @@ fn only_the_shim_names_loom() {
 
 #[test]
 fn the_watchdog_takes_its_sync_types_from_the_shim() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/driver");
+    let root = src().join("driver");
     let mut files = vec![root.join("watchdog.rs")];
     rust_files(&root.join("watchdog"), &mut files);
     assert!(
@@ -82,6 +126,15 @@ fn the_watchdog_takes_its_sync_types_from_the_shim() {
 
 #[test]
 fn the_detector_fires_on_code_and_not_on_prose() {
+    let text =
+        "fn f() { let t = std::time::Instant::now(); }\n/// as redis.io says\nuse redis::Client;";
+    assert_eq!(
+        offences(Path::new("x.rs"), text, IMPURE),
+        vec![
+            "x.rs:1: mentions `Instant::now`".to_owned(),
+            "x.rs:3: mentions `redis`".to_owned()
+        ]
+    );
     let text = "use std::sync::Mutex;\n// std::sync in prose\nlet t = std::thread::spawn(f);";
     assert_eq!(
         offences(
