@@ -7,7 +7,8 @@ use thiserror::Error;
 use super::fault::{Fault, FaultPlan, Process};
 use crate::node::Persistence;
 use crate::proto::{
-    Config, ConfigError, DriftPolicy, LockParams, RetryPolicy, UnlockMode, ValidityCheck,
+    Config, ConfigError, DriftPolicy, LockParams, RetryPolicy, RoundDecision, UnlockMode,
+    ValidityCheck,
 };
 use crate::storage::Protection;
 use crate::time::Millis;
@@ -130,6 +131,8 @@ pub struct SimConfig {
     pub unlock: UnlockMode,
     /// The step-3 validity check, on or off.
     pub validity_check: ValidityCheck,
+    /// Decide a round at quorum, or wait for every answer.
+    pub decision: RoundDecision,
     /// How long the run lasts in true time (the bound of the main loop).
     pub duration: Millis,
     /// End the run at its first violation (saves time when searching for one).
@@ -164,6 +167,7 @@ impl Default for SimConfig {
             },
             unlock: UnlockMode::CompareAndDelete,
             validity_check: ValidityCheck::On,
+            decision: RoundDecision::AtQuorum,
             duration: Millis(1_000),
             stop_on_violation: true,
             clocks: ClockConfig::default(),
@@ -185,6 +189,7 @@ impl SimConfig {
             retry: self.retry,
             unlock: self.unlock,
             validity_check: self.validity_check,
+            decision: self.decision,
         }
     }
 
@@ -348,6 +353,7 @@ impl fmt::Display for SimConfig {
         )?;
         writeln!(f, "unlock = {:?}", self.unlock)?;
         writeln!(f, "validity_check = {:?}", self.validity_check)?;
+        writeln!(f, "decision = {:?}", self.decision)?;
         writeln!(f, "duration = {}", self.duration)?;
         writeln!(f, "stop_on_violation = {}", self.stop_on_violation)?;
         writeln!(
