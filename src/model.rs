@@ -259,6 +259,7 @@ impl RedlockModel {
             nodes: [NodeSlot {
                 state: NodeState::new(),
                 offset: CLOCK_BASE,
+                guarded_until: None,
             }; MAX_MODEL_NODES],
             replica: shape.failover.map(|_| NodeState::new()),
             clients: [ClientSlot {
@@ -269,6 +270,7 @@ impl RedlockModel {
                 inflight: NodeSet::EMPTY,
                 inflight_extend: false,
                 extensions: 0,
+                excluded: NodeSet::EMPTY,
             }; MAX_MODEL_CLIENTS],
             storage: Storage::default(),
             budget: Budget {

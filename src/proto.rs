@@ -28,8 +28,8 @@ mod round;
 
 pub use command::{Command, MAX_NODES, NodeId, NodeSet, Op, Reply, RoundId, Token};
 pub use config::{
-    Config, ConfigError, DriftPolicy, LockParams, RetryPolicy, UnlockMode, ValidityCheck, quorum,
-    validate_resource,
+    Config, ConfigError, DriftPolicy, LockParams, RetryPolicy, RoundDecision, UnlockMode,
+    ValidityCheck, quorum, validate_resource,
 };
 pub use lock::{Event, Lock, UsageError};
 pub use round::{

@@ -38,7 +38,7 @@ use toml::Spanned;
 pub use error::{Location, ScenarioError};
 
 use crate::node::Persistence;
-use crate::proto::{NodeId, NodeSet, UnlockMode, ValidityCheck};
+use crate::proto::{NodeId, NodeSet, RoundDecision, UnlockMode, ValidityCheck};
 use crate::storage::Protection;
 use raw::{RawBound, RawScenario};
 
@@ -113,6 +113,16 @@ pub enum Unlock {
     CompareAndDelete,
     /// Plain `DEL`: the mistake redis.io warns against.
     Del,
+}
+
+/// When a round stops waiting for answers (file values `"at-quorum"`, `"all-replies"`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Decision {
+    /// As soon as a quorum applied, as the core decides by default.
+    AtQuorum,
+    /// Only once every node answered, a quorum is out of reach, or the round timed out.
+    AllReplies,
 }
 
 /// How the storage protects itself from stale holders (file values `"none"`, `"fencing-token"`,
@@ -193,6 +203,8 @@ pub struct LockSettings {
     pub unlock: UnlockMode,
     /// The step-3 validity check (default on).
     pub validity_check: ValidityCheck,
+    /// When a round is decided (default at quorum, as in the core).
+    pub decision: RoundDecision,
     /// Extension rounds a client may run while it holds the lock (default 0).
     pub extensions: u8,
     /// How an extension round is counted (default a majority of all `N`).
@@ -273,6 +285,10 @@ pub struct CrashSettings {
     pub restart_delay_ticks: u32,
     /// Whether a crashed node comes back at all (default true).
     pub restart: bool,
+    /// The clients' restarted-node guard: a node that has served for less than this many ticks
+    /// of its own clock since its restart still answers, but its yes does not count toward a
+    /// quorum (default 0, no guard).
+    pub client_guard_ticks: u32,
 }
 
 /// `[faults]`: every fault budget.
@@ -617,6 +633,10 @@ impl Validator<'_> {
             } else {
                 ValidityCheck::Off
             },
+            decision: match l.decision.unwrap_or(Decision::AtQuorum) {
+                Decision::AtQuorum => RoundDecision::AtQuorum,
+                Decision::AllReplies => RoundDecision::AllReplies,
+            },
             extensions: extensions as u8,
             extension_quorum: l.extension_quorum.unwrap_or(ExtensionQuorum::Majority),
         })
@@ -744,6 +764,13 @@ impl Validator<'_> {
                         "restart_delay_ticks",
                     )?,
                     restart: c.restart.unwrap_or(true),
+                    client_guard_ticks: self.opt_range(
+                        &c.client_guard_ticks,
+                        0,
+                        0,
+                        60,
+                        "client_guard_ticks",
+                    )?,
                 })
             }
         };

@@ -74,7 +74,16 @@ fn proven(report: &Report) -> Vec<Property> {
 
 /// Whether the bridge refuses `scenario` (asserted by the last test).
 fn refused(scenario: &Scenario) -> bool {
-    scenario.failover.is_some() || scenario.lock.extensions > 0
+    scenario.failover.is_some() || scenario.lock.extensions > 0 || client_guard(scenario)
+}
+
+/// Whether the scenario relies on the client's restarted-node guard.
+fn client_guard(scenario: &Scenario) -> bool {
+    scenario
+        .faults
+        .crashes
+        .as_ref()
+        .is_some_and(|crashes| crashes.client_guard_ticks > 0)
 }
 
 fn bridge(scenario: &Scenario, ms_per_tick: u64) -> SimConfig {
@@ -342,7 +351,8 @@ fn the_simulator_acquires_exactly_where_the_checker_says_some_client_can() {
 }
 
 #[test]
-fn the_bridge_refuses_failover_and_extension_by_name_and_accepts_the_rest_of_the_catalog() {
+fn the_bridge_refuses_failover_extension_and_the_client_guard_by_name_and_accepts_the_rest_of_the_catalog()
+ {
     let mut names = Vec::new();
     for embedded in CATALOG {
         let scenario = Scenario::from_str(embedded.file, embedded.text).unwrap();
@@ -356,6 +366,8 @@ fn the_bridge_refuses_failover_and_extension_by_name_and_accepts_the_rest_of_the
             Err(SimConfigError::Unsupported { feature, .. }) => {
                 let expected = if scenario.failover.is_some() {
                     "[failover]"
+                } else if client_guard(&scenario) {
+                    "[faults.crashes] client_guard_ticks"
                 } else {
                     "[lock] extensions"
                 };

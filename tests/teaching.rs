@@ -47,9 +47,9 @@ fn the_node_clock_jump_story_is_pinned() {
             t=0  client c1  begins attempt 1: T1=0, sends SET NX PX 4 to n1 n2
             t=0  node n1    sets c1's key, expiring when n1's clock reads 4
             t=0  node n2    sets c1's key, expiring when n2's clock reads 4
+            t=0  client c1  acquires n1 n2 (T2=0, validity 3, believes until its clock reads 3)
             t=0  client c2  begins attempt 1: T1=0, sends SET NX PX 4 to n2 n3
             t=0  node n3    sets c2's key, expiring when n3's clock reads 4
-            t=1  client c1  acquires n1 n2 (T2=1, validity 2, believes until its clock reads 3)
             t=2  node n2    clock jumps +2 (it now reads 4)
             t=2  node n2    c1's key expires at once: the jump moved its clock past the expiry
             t=2  node n2    sets c2's key, expiring when n2's clock reads 8 [n2's clock reads 4]
@@ -66,9 +66,9 @@ fn the_node_clock_jump_story_is_pinned() {
                 Note over c1: t=0 begins attempt 1: T1=0, sends SET NX PX 4 to n1 n2
                 c1->>n1: t=0 sets c1's key, expiring when n1's clock reads 4
                 c1->>n2: t=0 sets c1's key, expiring when n2's clock reads 4
+                Note over c1: t=0 acquires n1 n2 (T2=0, validity 3, believes until its clock reads 3)
                 Note over c2: t=0 begins attempt 1: T1=0, sends SET NX PX 4 to n2 n3
                 c2->>n3: t=0 sets c2's key, expiring when n3's clock reads 4
-                Note over c1: t=1 acquires n1 n2 (T2=1, validity 2, believes until its clock reads 3)
                 Note over n2: t=2 ⚡ clock jumps +2 (it now reads 4)
                 Note over n2: t=2 c1's key expires at once: the jump moved its clock past the expiry
                 c2->>n2: t=2 sets c2's key, expiring when n2's clock reads 8 [n2's clock: 4]
@@ -88,9 +88,9 @@ fn the_gc_pause_story_is_pinned() {
             t=0  client c1  begins attempt 1: T1=0, sends SET NX PX 4 to n1 n2 n3
             t=0  node n1    sets c1's key, expiring when n1's clock reads 4
             t=0  node n2    sets c1's key, expiring when n2's clock reads 4
-            t=1  client c1  acquires n1 n2 (T2=1, validity 2, believes until its clock reads 3)
-            t=1  client c1  checks its lease (clock 1, deadline 3) and sends read (token 1) to the storage
-            t=1  client c1  is paused (a GC pause) while its read (token 1) waits to reach the storage
+            t=0  client c1  acquires n1 n2 (T2=0, validity 3, believes until its clock reads 3)
+            t=0  client c1  checks its lease (clock 0, deadline 3) and sends read (token 1) to the storage
+            t=0  client c1  is paused (a GC pause) while its read (token 1) waits to reach the storage
             t=2  client c2  begins attempt 1: T1=2, sends SET NX PX 4 to n1 n2 n3
             t=2  node n3    sets c2's key, expiring when n3's clock reads 6
             t=3  client c1  stops believing: its clock reached the lease's deadline
@@ -114,9 +114,9 @@ fn the_gc_pause_story_is_pinned() {
                 Note over c1: t=0 begins attempt 1: T1=0, sends SET NX PX 4 to n1 n2 n3
                 c1->>n1: t=0 sets c1's key, expiring when n1's clock reads 4
                 c1->>n2: t=0 sets c1's key, expiring when n2's clock reads 4
-                Note over c1: t=1 acquires n1 n2 (T2=1, validity 2, believes until its clock reads 3)
-                Note over c1: t=1 checks its lease (clock 1, deadline 3) and sends read (token 1) to the storage
-                Note over c1: t=1 ⚡ is paused (a GC pause) while its read (token 1) waits to reach the storage
+                Note over c1: t=0 acquires n1 n2 (T2=0, validity 3, believes until its clock reads 3)
+                Note over c1: t=0 checks its lease (clock 0, deadline 3) and sends read (token 1) to the storage
+                Note over c1: t=0 ⚡ is paused (a GC pause) while its read (token 1) waits to reach the storage
                 Note over c2: t=2 begins attempt 1: T1=2, sends SET NX PX 4 to n1 n2 n3
                 c2->>n3: t=2 sets c2's key, expiring when n3's clock reads 6
                 Note over c1: t=3 stops believing: its clock reached the lease's deadline

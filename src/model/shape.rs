@@ -56,6 +56,8 @@ pub(crate) struct Shape {
     pub persistence: Persistence,
     pub restart_delay: Millis,
     pub restart: bool,
+    /// The clients' restarted-node guard, on the restarted node's clock.
+    pub client_guard: Millis,
     pub failover: Option<Millis>,
     pub symmetry: bool,
     pub horizon: u32,
@@ -72,6 +74,7 @@ impl Shape {
         config.round_timeout = Millis(u64::from(lock.round_timeout_ticks));
         config.unlock = lock.unlock;
         config.validity_check = lock.validity_check;
+        config.decision = lock.decision;
         let params = config
             .params(Millis(u64::from(lock.ttl_ticks)))
             .expect("a validated scenario has ttl > drift and 1..=5 nodes");
@@ -119,6 +122,7 @@ impl Shape {
             persistence: crashes.map_or(Persistence::None, |c| c.persistence),
             restart_delay: Millis(crashes.map_or(0, |c| u64::from(c.restart_delay_ticks))),
             restart: crashes.is_none_or(|c| c.restart),
+            client_guard: Millis(crashes.map_or(0, |c| u64::from(c.client_guard_ticks))),
             failover: scenario
                 .failover
                 .as_ref()

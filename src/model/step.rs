@@ -3,7 +3,7 @@
 //! the state that calls into the core.
 
 use crate::node::{Availability, Persistence};
-use crate::proto::{NodeId, Op, QuorumRound, ReleaseRound, Reply, RoundOutcome, Token};
+use crate::proto::{NodeId, NodeSet, Op, QuorumRound, ReleaseRound, Reply, RoundOutcome, Token};
 use crate::scenario::{Bound, JumpTarget};
 use crate::storage::{StorageOp, StorageReply};
 use crate::time::Millis;
@@ -120,7 +120,9 @@ impl World {
                 }
                 Phase::Acquiring(round) | Phase::Extending { round, .. } => {
                     let clock = self.client_clock(c);
-                    if round.is_decided(&shape.params) || clock >= round.deadline(&shape.params) {
+                    if round.is_decided_excluding(&shape.params, slot.excluded)
+                        || clock >= round.deadline(&shape.params)
+                    {
                         out.push(Step::Decide(cu));
                     }
                 }
@@ -294,6 +296,13 @@ impl World {
 
     fn normalise_node(&mut self, node: usize) {
         let clock = self.node_clock(node);
+        // A guard that has run out is gone, so no stale timestamp survives (view.rs).
+        if self.nodes[node]
+            .guarded_until
+            .is_some_and(|until| clock >= until)
+        {
+            self.nodes[node].guarded_until = None;
+        }
         let state = &mut self.nodes[node].state;
         state.expire(clock);
         if let Availability::Restarting { ready_at } = state.availability
@@ -331,6 +340,7 @@ impl World {
                 slot.token = token_of(c, slot.attempts);
                 slot.inflight = shape.reach[c];
                 slot.inflight_extend = false;
+                slot.excluded = NodeSet::EMPTY;
                 let t1 = w.client_clock(c);
                 w.clients[c].phase = Phase::Acquiring(QuorumRound::acquire(w.clients[c].token, t1));
             }
@@ -342,6 +352,10 @@ impl World {
                 let (c, n) = (usize::from(client), usize::from(node));
                 w.clients[c].inflight.remove(NodeId(node));
                 let clock = w.node_clock(n);
+                // The restarted-node guard: the client learns the node's uptime with its
+                // answer (the Redis client reads `INFO`), so the node answers, but while the
+                // guard covers it its yes is kept out of the quorum by the core.
+                let young = w.nodes[n].guarded_until.is_some_and(|until| clock < until);
                 let state = &mut w.nodes[n].state;
                 let reply = if state.is_serving(clock) {
                     if early {
@@ -368,6 +382,9 @@ impl World {
                 // decided is ignored, as the core ignores it.
                 match &mut w.clients[c].phase {
                     Phase::Acquiring(round) | Phase::Extending { round, .. } => {
+                        if young {
+                            w.clients[c].excluded.insert(NodeId(node));
+                        }
                         round.handle_reply(NodeId(node), reply);
                     }
                     _ => {}
@@ -387,6 +404,7 @@ impl World {
                 slot.extensions += 1;
                 slot.inflight = shape.reach[c];
                 slot.inflight_extend = true;
+                slot.excluded = NodeSet::EMPTY;
                 slot.phase = Phase::Extending {
                     lease,
                     epoch,
@@ -406,11 +424,14 @@ impl World {
                     return None;
                 };
                 // Decided by the core; with the minority-accepted mistake, with N = 1.
-                let lease = match round.finish(&shape.extend_params, w.client_clock(c)) {
-                    RoundOutcome::Won(extended) => extended,
-                    // A failed extension leaves the current lease as it was.
-                    RoundOutcome::Lost(_) => lease,
-                };
+                let excluded = w.clients[c].excluded;
+                let lease =
+                    match round.finish_excluding(&shape.extend_params, w.client_clock(c), excluded)
+                    {
+                        RoundOutcome::Won(extended) => extended,
+                        // A failed extension leaves the current lease as it was.
+                        RoundOutcome::Lost(_) => lease,
+                    };
                 w.clients[c].phase = Phase::Holding {
                     lease,
                     epoch,
@@ -422,7 +443,8 @@ impl World {
                 let Phase::Acquiring(round) = w.clients[c].phase else {
                     return None;
                 };
-                match round.finish(&shape.params, w.client_clock(c)) {
+                let excluded = w.clients[c].excluded;
+                match round.finish_excluding(&shape.params, w.client_clock(c), excluded) {
                     RoundOutcome::Won(lease) => {
                         w.epochs += 1;
                         w.acquired |= 1 << c;
@@ -541,6 +563,11 @@ impl World {
                     // The process reboots at once; the restart delay is measured on the
                     // node's own clock, so a clock jump can shorten it (Kleppmann's point).
                     state.restart(clock, shape.restart_delay);
+                    // The guard counts the node's uptime, which starts when it serves again.
+                    if shape.client_guard > Millis::ZERO {
+                        w.nodes[n].guarded_until =
+                            Some(clock + shape.restart_delay + shape.client_guard);
+                    }
                 }
                 w.normalise_node(n);
             }

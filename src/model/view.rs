@@ -67,7 +67,7 @@ impl RowParts {
             row |= (perm[owner] as u64 + 1) << 10;
         }
         for (c, bits) in self.per_client.iter().enumerate().take(clients) {
-            row |= bits << (23 + 4 * perm[c]);
+            row |= bits << (23 + 5 * perm[c]);
         }
         row
     }
@@ -109,12 +109,20 @@ impl World {
         let mut parts = self.key_parts(&self.nodes[n].state, self.node_clock(n));
         let pinned = shape.jump_target == JumpTarget::Node && shape.jump_index == Some(n as u8);
         parts.base |= u64::from(pinned) << 22;
+        // The restarted-node guard's remaining time on the node's clock (an expired guard is
+        // cleared by the steps). Bits 23..38 hold the per-client bits.
+        if let Some(until) = self.nodes[n].guarded_until {
+            parts.base |= 1 << 40 | clamp8(until.signed_sub(self.node_clock(n))) << 41;
+        }
         let node = crate::proto::NodeId(n as u8);
         for (c, bits) in parts.per_client.iter_mut().enumerate().take(shape.clients) {
             let reach = shape.reach[c].contains(node);
             let inflight = self.clients[c].inflight.contains(node);
+            // Whether the guard kept this node's yes out matters only while the round runs.
+            let mut excluded = false;
             let tally = match self.clients[c].phase {
                 Phase::Acquiring(round) | Phase::Extending { round, .. } => {
+                    excluded = self.clients[c].excluded.contains(node);
                     match round.tally.result(node) {
                         crate::proto::NodeResult::NoReply => 0,
                         crate::proto::NodeResult::Applied => 1,
@@ -124,7 +132,8 @@ impl World {
                 }
                 _ => 0,
             };
-            *bits = u64::from(reach) | u64::from(inflight) << 1 | tally << 2;
+            *bits =
+                u64::from(reach) | u64::from(inflight) << 1 | tally << 2 | u64::from(excluded) << 4;
         }
         parts
     }

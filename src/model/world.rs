@@ -20,6 +20,9 @@ pub struct NodeSlot {
     pub state: NodeState,
     /// `node clock − true time` (moved by clock jumps).
     pub offset: i64,
+    /// Until when, on the node's clock, the clients' restarted-node guard keeps this node's
+    /// yes out of the quorum (`None` once it has served long enough, or without a guard).
+    pub guarded_until: Option<Millis>,
 }
 
 /// What a client is doing.
@@ -86,6 +89,10 @@ pub struct ClientSlot {
     pub inflight_extend: bool,
     /// Extension rounds begun.
     pub extensions: u8,
+    /// Nodes whose yes does not count toward the quorum of the round in flight: they
+    /// answered while the restarted-node guard covered them (the core's
+    /// `finish_excluding`). Reset by every new round.
+    pub excluded: NodeSet,
 }
 
 /// Fault budgets left.

@@ -65,6 +65,23 @@ pub enum ValidityCheck {
     Off,
 }
 
+/// When an acquisition or extension round stops waiting for answers.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum RoundDecision {
+    /// As soon as `Q` nodes applied the operation (or a quorum is out of reach, or every node
+    /// answered): one hung minority node costs nothing. Safe because the lease's deadline is
+    /// anchored at T1, before the first request, and not at the decision: the `Q` keys the
+    /// holder counts were all set after T1 with the full TTL, so each outlives `T1 + ttl` (less
+    /// the drift the deadline already subtracts) however long the stragglers take. Waiting for
+    /// them could only move T2 later, which shortens the reported validity and changes nothing
+    /// else; a straggler's late `SET` is covered by the release, which goes to all `N` nodes.
+    #[default]
+    AtQuorum,
+    /// Only when every node answered, a quorum is out of reach, or the round timed out: the
+    /// behaviour before early decision, kept to show what a hung node costs.
+    AllReplies,
+}
+
 /// How often and how long to wait before trying again after a failed round.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct RetryPolicy {
@@ -109,6 +126,8 @@ pub struct Config {
     pub unlock: UnlockMode,
     /// The step-3 validity check, or the mistake of skipping it.
     pub validity_check: ValidityCheck,
+    /// Whether a round is decided at quorum or waits for every answer.
+    pub decision: RoundDecision,
 }
 
 impl Config {
@@ -121,6 +140,7 @@ impl Config {
             retry: RetryPolicy::default(),
             unlock: UnlockMode::default(),
             validity_check: ValidityCheck::default(),
+            decision: RoundDecision::default(),
         }
     }
 
@@ -175,6 +195,7 @@ impl Config {
             round_timeout: self.round_timeout.min(ttl - drift),
             unlock: self.unlock,
             validity_check: self.validity_check,
+            decision: self.decision,
         })
     }
 }
@@ -200,6 +221,8 @@ pub struct LockParams {
     pub unlock: UnlockMode,
     /// Step-3 check on or off.
     pub validity_check: ValidityCheck,
+    /// Decide at quorum, or wait for every answer.
+    pub decision: RoundDecision,
 }
 
 impl LockParams {

@@ -432,7 +432,7 @@ mod tests {
     use rand_core::SeedableRng;
 
     use super::*;
-    use crate::proto::{DriftPolicy, NodeSet, Op};
+    use crate::proto::{DriftPolicy, NodeResult, NodeSet, Op, RoundDecision};
 
     fn config() -> Config {
         let mut config = Config::new(3);
@@ -523,6 +523,69 @@ mod tests {
         );
         assert!(lock.believes(at + Millis(8)));
         assert!(!lock.believes(at + Millis(9)));
+    }
+
+    #[test]
+    fn at_quorum_a_silent_minority_costs_nothing_and_still_gets_the_release() {
+        let mut lock = start(&config());
+        let sets = drain(&mut lock);
+        lock.handle_reply(sets[0].round, NodeId(0), Reply::Applied, Millis(1));
+        assert!(lock.poll_event().is_none(), "one of three is not a quorum");
+        lock.handle_reply(sets[1].round, NodeId(1), Reply::Applied, Millis(2));
+        // Decided at the second yes, long before the round's deadline of 5.
+        let Some(Event::Acquired {
+            validity, deadline, ..
+        }) = lock.poll_event()
+        else {
+            panic!("expected the lock at quorum")
+        };
+        assert_eq!((validity, deadline), (Millis(7), Millis(9)));
+        let lease = *lock.lease().unwrap();
+        assert_eq!(lease.tally.result(NodeId(2)), NodeResult::NoReply);
+        // The straggler's late yes changes nothing ...
+        lock.handle_reply(sets[2].round, NodeId(2), Reply::Applied, Millis(3));
+        assert!(lock.poll_event().is_none());
+        assert_eq!(lock.lease(), Some(&lease));
+        // ... and the release still goes to it, so its late key does not outlive the lock.
+        lock.release(Millis(4));
+        let releases: Vec<NodeId> = drain(&mut lock).iter().map(|c| c.node).collect();
+        assert_eq!(releases, vec![NodeId(0), NodeId(1), NodeId(2)]);
+    }
+
+    #[test]
+    fn with_all_replies_a_silent_minority_costs_the_whole_round_timeout() {
+        let mut config = config();
+        config.decision = RoundDecision::AllReplies;
+        let mut lock = start(&config);
+        let sets = drain(&mut lock);
+        lock.handle_reply(sets[0].round, NodeId(0), Reply::Applied, Millis(1));
+        lock.handle_reply(sets[1].round, NodeId(1), Reply::Applied, Millis(2));
+        assert!(lock.poll_event().is_none(), "it waits for n3");
+        assert_eq!(lock.poll_timeout(), Some(Millis(5)));
+        lock.handle_timeout(Millis(5));
+        let Some(Event::Acquired {
+            validity, deadline, ..
+        }) = lock.poll_event()
+        else {
+            panic!("expected the lock at the deadline")
+        };
+        // The same deadline (anchored at T1), less validity left.
+        assert_eq!((validity, deadline), (Millis(4), Millis(9)));
+    }
+
+    #[test]
+    fn at_quorum_an_excluded_yes_does_not_decide_the_round() {
+        let mut lock = start(&config());
+        let sets = drain(&mut lock);
+        lock.exclude_from_quorum(NodeId(0));
+        lock.handle_reply(sets[0].round, NodeId(0), Reply::Applied, Millis(1));
+        lock.handle_reply(sets[1].round, NodeId(1), Reply::Applied, Millis(1));
+        assert!(
+            lock.poll_event().is_none(),
+            "one voter said yes, n3 may still"
+        );
+        lock.handle_reply(sets[2].round, NodeId(2), Reply::Applied, Millis(2));
+        assert!(matches!(lock.poll_event(), Some(Event::Acquired { .. })));
     }
 
     #[test]

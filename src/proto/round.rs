@@ -4,7 +4,7 @@
 //! checker's state; [`Lock`](super::Lock) composes them into a whole lock's life.
 
 use super::command::{NodeId, NodeSet, Op, Reply, Token};
-use super::config::{LockParams, UnlockMode, ValidityCheck};
+use super::config::{LockParams, RoundDecision, UnlockMode, ValidityCheck};
 use crate::time::Millis;
 
 /// The answers a round has collected so far, one per node (the first answer counts).
@@ -127,8 +127,16 @@ impl QuorumRound {
         self.tally.record(node, reply);
     }
 
-    /// Whether waiting longer cannot change the outcome: every node answered, or so many said
-    /// no or failed that a quorum is out of reach.
+    /// Whether the round stops waiting: every node answered, or so many said no or failed that
+    /// a quorum is out of reach, or (with [`RoundDecision::AtQuorum`], the default) `Q` nodes
+    /// applied the operation.
+    ///
+    /// Deciding at quorum is safe because the outcome no longer depends on the stragglers:
+    /// [`finish`](QuorumRound::finish) counts only yes answers, and the lease's deadline is
+    /// `T1 + ttl − drift` whatever T2 is, so a later answer could only make T2 later, which
+    /// turns a win into `ValidityExhausted` at worst and never extends a belief. (With the
+    /// validity check off, the mistake, the deadline is timed from T2, so deciding earlier
+    /// only ends the belief earlier.)
     pub fn is_decided(&self, params: &LockParams) -> bool {
         self.is_decided_excluding(params, NodeSet::EMPTY)
     }
@@ -141,7 +149,13 @@ impl QuorumRound {
         let unanswered_voters = NodeSet::first(n).difference(answered).difference(excluded);
         let still_possible =
             self.tally.applied.difference(excluded).len() + unanswered_voters.len();
-        answered.len() == n || still_possible < params.quorum()
+        let won = match params.decision {
+            RoundDecision::AtQuorum => {
+                self.tally.applied.difference(excluded).len() >= params.quorum()
+            }
+            RoundDecision::AllReplies => false,
+        };
+        won || answered.len() == n || still_possible < params.quorum()
     }
 
     /// The client time at which the round stops waiting for answers.
@@ -365,6 +379,37 @@ mod tests {
         assert!(!round_with(&[0], &[1]).is_decided(&p));
         assert!(round_with(&[0], &[1, 2, 3]).is_decided(&p));
         assert!(round_with(&[0, 1, 2, 3, 4], &[]).is_decided(&p));
+    }
+
+    #[test]
+    fn at_quorum_a_round_is_decided_by_q_yes_answers_and_all_replies_waits() {
+        let at_quorum = params(5, 10, 1);
+        let mut all_replies = at_quorum;
+        all_replies.decision = RoundDecision::AllReplies;
+        let three_yes = round_with(&[0, 1, 2], &[]);
+        assert!(three_yes.is_decided(&at_quorum));
+        assert!(!three_yes.is_decided(&all_replies));
+        // Two yes and one no: a quorum is still possible, neither mode decides.
+        let open = round_with(&[0, 1], &[2]);
+        assert!(!open.is_decided(&at_quorum));
+        assert!(!open.is_decided(&all_replies));
+        // Both modes decide a lost round and a fully answered one.
+        assert!(round_with(&[0], &[1, 2, 3]).is_decided(&all_replies));
+        assert!(round_with(&[0, 1, 2], &[3, 4]).is_decided(&all_replies));
+        // An excluded yes does not count toward the early decision.
+        let young = NodeSet::from_bits(0b001);
+        assert!(!three_yes.is_decided_excluding(&at_quorum, young));
+        let four_yes = round_with(&[0, 1, 2, 3], &[]);
+        assert!(four_yes.is_decided_excluding(&at_quorum, young));
+        // Deciding early or late, the deadline is the same: only the validity differs.
+        let (RoundOutcome::Won(early), RoundOutcome::Won(late)) = (
+            three_yes.finish(&at_quorum, Millis(101)),
+            three_yes.finish(&all_replies, Millis(105)),
+        ) else {
+            panic!("a quorum in time wins")
+        };
+        assert_eq!(early.deadline, late.deadline);
+        assert!(early.validity > late.validity);
     }
 
     #[test]

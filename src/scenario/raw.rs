@@ -91,6 +91,7 @@ pub(crate) struct RawLock {
     pub attempts: Option<Spanned<u32>>,
     pub unlock: Option<super::Unlock>,
     pub validity_check: Option<bool>,
+    pub decision: Option<super::Decision>,
     pub extensions: Option<Spanned<u32>>,
     pub extension_quorum: Option<super::ExtensionQuorum>,
 }
@@ -151,6 +152,7 @@ pub(crate) struct RawCrashes {
     pub persistence: Option<super::CrashPersistence>,
     pub restart_delay_ticks: Option<Spanned<u32>>,
     pub restart: Option<bool>,
+    pub client_guard_ticks: Option<Spanned<u32>>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -114,7 +114,8 @@ impl SimConfig {
     /// # Refused
     ///
     /// [`SimConfigError::Unsupported`] names the feature: `[failover]` (the simulator has no
-    /// replication) and `[lock] extensions` above 0 (its clients never extend). The liveness
+    /// replication), `[lock] extensions` above 0 (its clients never extend) and
+    /// `[faults.crashes] client_guard_ticks` (its clients do not read node uptimes). The liveness
     /// property `eventually acquired` and its `[liveness]` table are not judged by the
     /// simulator; the CLI says so.
     pub fn from_scenario_at(
@@ -136,6 +137,18 @@ impl SimConfig {
                 scenario: scenario.name.clone(),
                 feature: "[lock] extensions",
                 reason: "the simulated clients never extend a lock (the core's extension is tested on its own); check it with `redlock-lab check`",
+            });
+        }
+        if scenario
+            .faults
+            .crashes
+            .as_ref()
+            .is_some_and(|crashes| crashes.client_guard_ticks > 0)
+        {
+            return Err(SimConfigError::Unsupported {
+                scenario: scenario.name.clone(),
+                feature: "[faults.crashes] client_guard_ticks",
+                reason: "the simulated clients do not read node uptimes (the Redis client's restart guard is tested live); check it with `redlock-lab check`",
             });
         }
         let ttl = span(lock.ttl_ticks);
@@ -262,6 +275,7 @@ impl SimConfig {
             },
             unlock: lock.unlock,
             validity_check: lock.validity_check,
+            decision: lock.decision,
             duration,
             // Runs are short; running on after a violation lets one of a property the
             // scenario expects to break not hide a later one of a property it expects to hold.

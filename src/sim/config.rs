@@ -7,8 +7,8 @@ use thiserror::Error;
 use super::fault::{Fault, FaultPlan, Process};
 use crate::node::Persistence;
 use crate::proto::{
-    Config, ConfigError, DriftPolicy, LockParams, NodeId, NodeSet, RetryPolicy, UnlockMode,
-    ValidityCheck,
+    Config, ConfigError, DriftPolicy, LockParams, NodeId, NodeSet, RetryPolicy, RoundDecision,
+    UnlockMode, ValidityCheck,
 };
 use crate::storage::Protection;
 use crate::time::Millis;
@@ -141,6 +141,8 @@ pub struct SimConfig {
     pub unlock: UnlockMode,
     /// The step-3 validity check, on or off.
     pub validity_check: ValidityCheck,
+    /// Decide a round at quorum, or wait for every answer.
+    pub decision: RoundDecision,
     /// How long the run lasts in true time (the bound of the main loop).
     pub duration: Millis,
     /// End the run at its first violation (saves time when searching for one).
@@ -179,6 +181,7 @@ impl Default for SimConfig {
             },
             unlock: UnlockMode::CompareAndDelete,
             validity_check: ValidityCheck::On,
+            decision: RoundDecision::AtQuorum,
             duration: Millis(1_000),
             stop_on_violation: true,
             clocks: ClockConfig::default(),
@@ -208,6 +211,7 @@ impl SimConfig {
             retry: self.retry,
             unlock: self.unlock,
             validity_check: self.validity_check,
+            decision: self.decision,
         }
     }
 
@@ -392,6 +396,7 @@ impl fmt::Display for SimConfig {
         )?;
         writeln!(f, "unlock = {:?}", self.unlock)?;
         writeln!(f, "validity_check = {:?}", self.validity_check)?;
+        writeln!(f, "decision = {:?}", self.decision)?;
         writeln!(f, "duration = {}", self.duration)?;
         writeln!(f, "stop_on_violation = {}", self.stop_on_violation)?;
         writeln!(

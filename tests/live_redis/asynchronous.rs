@@ -5,6 +5,7 @@ use std::time::{Duration, Instant};
 
 use redlock_lab::driver::redis::Cause;
 use redlock_lab::driver::redis::asynchronous::{AsyncAcquisition, AsyncRedlock};
+use redlock_lab::proto::RoundDecision;
 use redlock_lab::time::Millis;
 
 use crate::config;
@@ -72,11 +73,42 @@ fn async_b_cannot_acquire_while_a_holds_and_a_dropped_guard_is_released() {
 }
 
 #[test]
+fn async_a_paused_minority_node_does_not_delay_an_acquisition_decided_at_quorum() {
+    let servers = cluster(3);
+    let urls = urls(&servers);
+    let mut round = config(3);
+    round.round_timeout = Millis(1_000);
+    block_on(async {
+        let mut redlock = AsyncRedlock::open(&urls, round).unwrap();
+        let warm = redlock
+            .lock("warm", Millis(1_000))
+            .await
+            .unwrap()
+            .expect("healthy");
+        warm.unlock().await;
+        // n1 is asked first: the async client does not read in order, so any node may hang.
+        servers[0].pause();
+        let started = Instant::now();
+        let guard = redlock.lock("early", Millis(10_000)).await.unwrap();
+        let elapsed = started.elapsed();
+        let guard = guard.expect("two of three");
+        assert!(
+            elapsed < Duration::from_millis(500),
+            "decided at quorum, not at the 1 s round deadline: {elapsed:?}"
+        );
+        assert!(guard.node_errors().is_empty(), "nobody timed out");
+        guard.unlock().await;
+        servers[0].resume();
+    });
+}
+
+#[test]
 fn async_a_paused_node_ends_the_round_at_its_deadline_with_a_named_timeout() {
     let servers = cluster(3);
     let urls = urls(&servers);
     let mut round = config(3);
     round.round_timeout = Millis(300);
+    round.decision = RoundDecision::AllReplies;
     block_on(async {
         let mut redlock = AsyncRedlock::open(&urls, round).unwrap();
         let warm = redlock

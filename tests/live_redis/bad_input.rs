@@ -8,7 +8,7 @@ use std::thread;
 
 use redlock_lab::driver::redis::{Cause, OpenError};
 use redlock_lab::driver::{Acquisition, DriverError, RedisRedlock};
-use redlock_lab::proto::{ConfigError, Failure};
+use redlock_lab::proto::{ConfigError, Failure, RoundDecision};
 use redlock_lab::time::Millis;
 
 use crate::harness::{cluster, free_port, urls};
@@ -175,7 +175,10 @@ fn a_server_that_answers_with_the_wrong_reply_type_is_a_named_error_not_a_panic(
     let servers = cluster(2);
     let fake = format!("redis://127.0.0.1:{}", forty_two_server());
     let urls = vec![servers[0].url(), servers[1].url(), fake.clone()];
-    let mut redlock = client(&urls, config(3));
+    // Wait for every reply: decided at quorum, the client would never read the fake's.
+    let mut all_replies = config(3);
+    all_replies.decision = RoundDecision::AllReplies;
+    let mut redlock = client(&urls, all_replies);
     let guard = redlock
         .lock("typed", Millis(5_000))
         .unwrap()

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use redlock_lab::driver::Acquisition;
 use redlock_lab::driver::redis::{Cause, NodeOptions};
-use redlock_lab::proto::{Failure, NodeId, RetryPolicy};
+use redlock_lab::proto::{Failure, NodeId, RetryPolicy, RoundDecision};
 use redlock_lab::time::Millis;
 
 use crate::harness::{cluster, urls};
@@ -68,12 +68,48 @@ fn a_node_killed_mid_round_ends_its_wait_at_once_and_the_majority_wins() {
     assert_eq!(servers[2].get("killed"), None);
 }
 
+/// Acquires `resource` with node 3 (read last) paused, and returns how long it took.
+fn acquire_with_the_last_node_paused(decision: RoundDecision, resource: &str) -> Duration {
+    let servers = cluster(3);
+    let urls = urls(&servers);
+    let mut round = config(3);
+    round.round_timeout = Millis(1_000);
+    round.decision = decision;
+    let mut redlock = client(&urls, round);
+    warm_up(&mut redlock);
+    servers[2].pause();
+    let started = Instant::now();
+    let guard = redlock.lock(resource, Millis(10_000)).unwrap();
+    let elapsed = started.elapsed();
+    let guard = guard.expect("two of three answered");
+    assert_eq!(guard.unlock().applied.len(), 2);
+    servers[2].resume();
+    elapsed
+}
+
+#[test]
+fn a_paused_minority_node_does_not_delay_an_acquisition_decided_at_quorum() {
+    let elapsed = acquire_with_the_last_node_paused(RoundDecision::AtQuorum, "early");
+    assert!(
+        elapsed < Duration::from_millis(500),
+        "decided at quorum, not at the 1 s round deadline: {elapsed:?}"
+    );
+    // The detector's other side: waiting for every reply costs the whole round.
+    let elapsed = acquire_with_the_last_node_paused(RoundDecision::AllReplies, "late");
+    assert!(
+        elapsed >= Duration::from_millis(990),
+        "all-replies waits for the paused node until the deadline: {elapsed:?}"
+    );
+}
+
 #[test]
 fn a_paused_node_costs_at_most_the_round_deadline_and_its_late_set_is_released() {
     let servers = cluster(3);
     let urls = urls(&servers);
     let mut round = config(3);
     round.round_timeout = Millis(300);
+    // Waiting for every reply, so the paused node costs the whole round.
+    round.decision = RoundDecision::AllReplies;
     let mut redlock = client(&urls, round);
     warm_up(&mut redlock);
     let sets_before = servers[0].calls("set");
