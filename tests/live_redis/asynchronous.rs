@@ -53,16 +53,22 @@ fn async_b_cannot_acquire_while_a_holds_and_a_dropped_guard_is_released() {
         let before = guard.deadline();
         assert!(guard.extend().await.unwrap(), "a held lock extends");
         assert!(guard.deadline() > before);
-        for server in &servers {
-            let ttl: i64 = redis::cmd("PTTL")
-                .arg("async")
-                .query(&mut server.connection())
-                .unwrap();
-            assert!(
-                ttl > 1_900,
-                "PEXPIRE reset the TTL (about 1700 would be left): {ttl}"
-            );
-        }
+        // The extension is decided once a quorum applied it (the core's default), so the last
+        // node's PEXPIRE may still be on its way: count the nodes whose TTL was reset.
+        let ttls: Vec<i64> = servers
+            .iter()
+            .map(|server| {
+                redis::cmd("PTTL")
+                    .arg("async")
+                    .query(&mut server.connection())
+                    .unwrap()
+            })
+            .collect();
+        let extended = ttls.iter().filter(|&&ttl| ttl > 1_900).count();
+        assert!(
+            extended >= 2,
+            "PEXPIRE reset the TTL on a quorum (about 1700 would be left otherwise): {ttls:?}"
+        );
         assert!(guard.is_valid());
         drop(guard); // releases from a spawned task
         tokio::time::sleep(Duration::from_millis(200)).await;
