@@ -19,7 +19,11 @@
 //!   process) are part of each row, so only permutations that preserve the configuration can
 //!   make two views equal: symmetry stays sound with partitions and pinned faults.
 //! - **Ghost fields.** Whether a process has jumped is dead once the budget is spent and is
-//!   left out; the `acquired` bits stay, since `lock acquired` reads them.
+//!   left out. No step reads the `acquired` bits, and `lock acquired` and `eventually
+//!   acquired` read only whether *some* client acquired, so only that one bit is hashed.
+//!   Without storage the lock epochs (the fencing tokens) are read by no step and no property
+//!   and are left out. Both are kept in full with user invariants, which may read any field
+//!   (`RedlockModel::with_exact_ghosts`; `tests/reductions.rs` cross-checks the verdicts).
 //!
 //! In the liveness run true time is part of the fingerprint (the run is bounded by it).
 
@@ -155,9 +159,21 @@ impl World {
         let left_floor = -i64::from(shape.eps_c) - back;
         // What requests are in flight matters only while some are.
         let inflight_extend = slot.inflight_extend && !slot.inflight.is_empty();
-        let mut row = u64::from(pinned)
-            | u64::from(self.acquired >> c & 1) << 4
-            | u64::from(inflight_extend) << 55;
+        let acquired = if shape.exact_ghosts {
+            self.acquired >> c & 1 != 0
+        } else {
+            self.acquired != 0
+        };
+        // The epoch of a held lease: the fencing token, dead without storage.
+        let epoch_of = |epoch: u8| {
+            if shape.exact_ghosts || shape.storage.is_some() {
+                u64::from(epoch)
+            } else {
+                0
+            }
+        };
+        let mut row =
+            u64::from(pinned) | u64::from(acquired) << 4 | u64::from(inflight_extend) << 55;
         if slot.phase != Phase::Done {
             // A finished client never begins or extends again: its counters are dead.
             row |= u64::from(slot.attempts) << 1 | u64::from(slot.extensions) << 53;
@@ -176,12 +192,12 @@ impl World {
             } => {
                 let left = lease.deadline.signed_sub(clock).max(left_floor);
                 let age = clock.signed_sub(round.t1).min(age_cap);
-                row |= 4 << 5 | clamp8(left) << 8 | u64::from(epoch) << 16 | clamp8(age) << 45;
+                row |= 4 << 5 | clamp8(left) << 8 | epoch_of(epoch) << 16 | clamp8(age) << 45;
             }
             Phase::Holding { lease, epoch, work } => {
                 let left = lease.deadline.signed_sub(clock).max(left_floor);
                 row |= 3 << 5 | clamp8(left) << 8;
-                row |= u64::from(epoch) << 16;
+                row |= epoch_of(epoch) << 16;
                 row |= u64::from(work.next) << 21;
                 let pending = match work.pending {
                     None => 0,
@@ -251,7 +267,9 @@ impl Hash for World {
         self.canonical_rows().hash(state);
         self.storage.hash(state);
         self.budget.hash(state);
-        self.epochs.hash(state);
+        if self.shape.exact_ghosts || self.shape.storage.is_some() {
+            self.epochs.hash(state);
+        }
         if self.shape.mode == Mode::Liveness || self.shape.exact_time.is_some() {
             self.now.hash(state);
         }
