@@ -213,8 +213,9 @@ impl RedlockModel {
         self
     }
 
-    /// The same model with the ghost fields hashed in full (`true`) or reduced to what the
-    /// properties read (`false`, the default without user invariants), for cross-checks.
+    /// The same model with the ghost fields and the tallies of won rounds hashed in full
+    /// (`true`) or reduced to what the steps and properties read (`false`, the default without
+    /// user invariants), for cross-checks.
     pub fn with_exact_ghosts(mut self, on: bool) -> RedlockModel {
         let mut shape = (*self.shape).clone();
         shape.exact_ghosts = on;

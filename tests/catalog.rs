@@ -86,7 +86,7 @@ fn unique_state_counts_are_pinned() {
         ("single-node-baseline", 593),
         ("redlock-partitioned-clients", 5689),
         ("node-clock-jump-forward-by-drift", 12299),
-        ("crash-delayed-restart-ttl-minus-drift", 116973),
+        ("crash-delayed-restart-ttl-minus-drift", 96327),
     ] {
         let report = Check::new(&load(name)).run();
         assert_eq!(report.unique_states, expected, "{name}");

@@ -24,12 +24,20 @@
 //!   Without storage the lock epochs (the fencing tokens) are read by no step and no property
 //!   and are left out. Both are kept in full with user invariants, which may read any field
 //!   (`RedlockModel::with_exact_ghosts`; `tests/reductions.rs` cross-checks the verdicts).
+//! - **Won rounds.** Once `Q` nodes whose yes counts applied a round decided at quorum, the
+//!   rest of its tally is dead: the round is decided whatever else arrives, and the core's
+//!   `finish` then wins with a deadline and validity that depend only on T1 and T2 (the lease's
+//!   tally, the only other thing it carries over, is read by no step, no property and no
+//!   view). Such a round is shown as "won" with no per-node answers; the requests still in
+//!   flight stay in the view, since they still change the nodes. Also kept in full with
+//!   user invariants, which may read a round's tally.
 //!
 //! In the liveness run true time is part of the fingerprint (the run is bounded by it).
 
 use std::hash::{Hash, Hasher};
 
 use crate::node::{Availability, NodeState};
+use crate::proto::RoundDecision;
 use crate::scenario::{Bound, JumpTarget, MAX_MODEL_CLIENTS, MAX_MODEL_NODES};
 use crate::storage::StorageOp;
 use crate::time::Millis;
@@ -78,6 +86,25 @@ impl RowParts {
 }
 
 impl World {
+    /// Whether client `c`'s round is won whatever else arrives (see "Won rounds" above).
+    fn round_won(&self, c: usize) -> bool {
+        let shape = &self.shape;
+        if shape.exact_ghosts || shape.params.decision != RoundDecision::AtQuorum {
+            return false;
+        }
+        match self.clients[c].phase {
+            Phase::Acquiring(round) | Phase::Extending { round, .. } => {
+                round
+                    .tally
+                    .applied
+                    .difference(self.clients[c].excluded)
+                    .len()
+                    >= shape.params.quorum()
+            }
+            _ => false,
+        }
+    }
+
     fn key_parts(&self, state: &NodeState, clock: Millis) -> RowParts {
         let mut parts = RowParts::default();
         match state.availability {
@@ -125,6 +152,7 @@ impl World {
             // Whether the guard kept this node's yes out matters only while the round runs.
             let mut excluded = false;
             let tally = match self.clients[c].phase {
+                _ if self.round_won(c) => 0,
                 Phase::Acquiring(round) | Phase::Extending { round, .. } => {
                     excluded = self.clients[c].excluded.contains(node);
                     match round.tally.result(node) {
@@ -172,8 +200,10 @@ impl World {
                 0
             }
         };
-        let mut row =
-            u64::from(pinned) | u64::from(acquired) << 4 | u64::from(inflight_extend) << 55;
+        let mut row = u64::from(pinned)
+            | u64::from(acquired) << 4
+            | u64::from(inflight_extend) << 55
+            | u64::from(self.round_won(c)) << 56;
         if slot.phase != Phase::Done {
             // A finished client never begins or extends again: its counters are dead.
             row |= u64::from(slot.attempts) << 1 | u64::from(slot.extensions) << 53;
