@@ -214,6 +214,16 @@ impl RedlockModel {
         self
     }
 
+    /// The same model with the ghost fields and the tallies of won rounds hashed in full
+    /// (`true`) or reduced to what the steps and properties read (`false`, the default without
+    /// user invariants), for cross-checks.
+    pub fn with_exact_ghosts(mut self, on: bool) -> RedlockModel {
+        let mut shape = (*self.shape).clone();
+        shape.exact_ghosts = on;
+        self.shape = Arc::new(shape);
+        self
+    }
+
     /// The same model for stateright's Explorer (`checker().serve(..)`): every state is
     /// judged on its own. (For the checkers, an `always` property reports only the first
     /// violating state it sees, so that breadth-first search keeps the shortest
@@ -232,7 +242,8 @@ impl RedlockModel {
         if self.invariants.len() < MAX_USER_INVARIANTS {
             self.invariants.push(invariant);
         }
-        self
+        // A user invariant may read any ghost field: hash them all.
+        self.with_exact_ghosts(true)
     }
 
     /// The user invariants this model checks.

@@ -822,6 +822,32 @@ mod tests {
     }
 
     #[test]
+    fn the_decision_and_the_client_guard_are_read_and_checked() {
+        let s = parse("[expect]\n\"mutual exclusion\" = \"holds\"\n").unwrap();
+        assert_eq!(
+            s.lock.decision,
+            RoundDecision::AtQuorum,
+            "the core's default"
+        );
+        let s = parse(
+            "[lock]\ndecision = \"all-replies\"\n[faults.crashes]\nclient_guard_ticks = 3\n\
+             [expect]\n\"mutual exclusion\" = \"holds\"\n",
+        )
+        .unwrap();
+        assert_eq!(s.lock.decision, RoundDecision::AllReplies);
+        assert_eq!(s.faults.crashes.unwrap().client_guard_ticks, 3);
+        assert!(
+            parse("[lock]\ndecision = \"later\"\n[expect]\n\"mutual exclusion\" = \"holds\"\n")
+                .is_err()
+        );
+        let e = parse(
+            "[faults.crashes]\nclient_guard_ticks = 61\n[expect]\n\"mutual exclusion\" = \"holds\"\n",
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("client_guard_ticks"), "{e}");
+    }
+
+    #[test]
     fn errors_point_at_the_offending_text() {
         let e = parse(
             "[lock]\nttl_ticks = 2\ndrift_ticks = 2\n[expect]\n\"mutual exclusion\" = \"holds\"\n",

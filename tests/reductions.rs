@@ -68,3 +68,29 @@ fn time_shift_changes_counts_but_not_verdicts() {
         assert_eq!(reduced, exact, "{name} (horizon {horizon})");
     }
 }
+
+#[test]
+fn dead_fields_change_counts_but_not_verdicts() {
+    // Ghost fields no property reads, and the rest of a tally once the round is won at quorum
+    // (five nodes, where most of a tally can be dead).
+    let mut merged = 0;
+    for name in SMALL.iter().chain(&[
+        "crash-restart-client-guard-one-tick-short",
+        "crash-restart-client-guard-ttl-minus-drift",
+        "redlock-unlock-del-on-failed-acquire",
+        "fencing-token-rescues-gc-pause",
+        "contention-livelock-isolated-rounds",
+        "node-clock-jump-forward-five-nodes",
+    ]) {
+        let scenario = load(name);
+        let (reduced, reduced_states) = verdicts(RedlockModel::new(&scenario));
+        let (exact, exact_states) = verdicts(RedlockModel::new(&scenario).with_exact_ghosts(true));
+        assert_eq!(reduced, exact, "{name}");
+        assert!(
+            reduced_states <= exact_states,
+            "{name}: {reduced_states} > {exact_states}"
+        );
+        merged += exact_states - reduced_states;
+    }
+    assert!(merged > 0, "the reduction merges some states");
+}

@@ -62,6 +62,10 @@ pub(crate) struct Shape {
     pub symmetry: bool,
     pub horizon: u32,
     pub isolated_rounds: bool,
+    /// Hash the ghost fields in full: which clients acquired, and (without storage) the lock
+    /// epochs. Off by default, where the fingerprint keeps only what a property reads (see
+    /// `view.rs`); on with user invariants, which may read any field of the world.
+    pub exact_ghosts: bool,
     /// Cross-check mode: hash true time and stop at this horizon (no time-shift reduction).
     pub exact_time: Option<u32>,
 }
@@ -130,6 +134,7 @@ impl Shape {
             symmetry: scenario.symmetry,
             horizon: scenario.liveness.horizon_ticks,
             isolated_rounds: scenario.liveness.isolated_rounds,
+            exact_ghosts: false,
             exact_time: None,
         }
     }

@@ -44,7 +44,10 @@ pub enum Step {
         /// The node.
         node: u8,
     },
-    /// Client `c` reads T2 and decides its round (all replies in, or its timeout passed).
+    /// Client `c` reads T2 and decides its round, once the core says it is decided (a quorum
+    /// applied with `decision = "at-quorum"`, all replies in, or a quorum out of reach; the
+    /// yes of guarded nodes not counted) or its timeout passed. The step stays enabled while
+    /// time passes, so a client that is slow to decide is modelled too.
     Decide(u8),
     /// Client `c`, holding, starts an extension round: compare-and-pexpire to every node it
     /// reaches, timed from a fresh T1.

@@ -19,13 +19,25 @@
 //!   process) are part of each row, so only permutations that preserve the configuration can
 //!   make two views equal: symmetry stays sound with partitions and pinned faults.
 //! - **Ghost fields.** Whether a process has jumped is dead once the budget is spent and is
-//!   left out; the `acquired` bits stay, since `lock acquired` reads them.
+//!   left out. No step reads the `acquired` bits, and `lock acquired` and `eventually
+//!   acquired` read only whether *some* client acquired, so only that one bit is hashed.
+//!   Without storage the lock epochs (the fencing tokens) are read by no step and no property
+//!   and are left out. Both are kept in full with user invariants, which may read any field
+//!   (`RedlockModel::with_exact_ghosts`; `tests/reductions.rs` cross-checks the verdicts).
+//! - **Won rounds.** Once `Q` nodes whose yes counts applied a round decided at quorum, the
+//!   rest of its tally is dead: the round is decided whatever else arrives, and the core's
+//!   `finish` then wins with a deadline and validity that depend only on T1 and T2 (the lease's
+//!   tally, the only other thing it carries over, is read by no step, no property and no
+//!   view). Such a round is shown as "won" with no per-node answers; the requests still in
+//!   flight stay in the view, since they still change the nodes. Also kept in full with
+//!   user invariants, which may read a round's tally.
 //!
 //! In the liveness run true time is part of the fingerprint (the run is bounded by it).
 
 use std::hash::{Hash, Hasher};
 
 use crate::node::{Availability, NodeState};
+use crate::proto::RoundDecision;
 use crate::scenario::{Bound, JumpTarget, MAX_MODEL_CLIENTS, MAX_MODEL_NODES};
 use crate::storage::StorageOp;
 use crate::time::Millis;
@@ -74,6 +86,25 @@ impl RowParts {
 }
 
 impl World {
+    /// Whether client `c`'s round is won whatever else arrives (see "Won rounds" above).
+    fn round_won(&self, c: usize) -> bool {
+        let shape = &self.shape;
+        if shape.exact_ghosts || shape.params.decision != RoundDecision::AtQuorum {
+            return false;
+        }
+        match self.clients[c].phase {
+            Phase::Acquiring(round) | Phase::Extending { round, .. } => {
+                round
+                    .tally
+                    .applied
+                    .difference(self.clients[c].excluded)
+                    .len()
+                    >= shape.params.quorum()
+            }
+            _ => false,
+        }
+    }
+
     fn key_parts(&self, state: &NodeState, clock: Millis) -> RowParts {
         let mut parts = RowParts::default();
         match state.availability {
@@ -121,6 +152,7 @@ impl World {
             // Whether the guard kept this node's yes out matters only while the round runs.
             let mut excluded = false;
             let tally = match self.clients[c].phase {
+                _ if self.round_won(c) => 0,
                 Phase::Acquiring(round) | Phase::Extending { round, .. } => {
                     excluded = self.clients[c].excluded.contains(node);
                     match round.tally.result(node) {
@@ -155,9 +187,23 @@ impl World {
         let left_floor = -i64::from(shape.eps_c) - back;
         // What requests are in flight matters only while some are.
         let inflight_extend = slot.inflight_extend && !slot.inflight.is_empty();
+        let acquired = if shape.exact_ghosts {
+            self.acquired >> c & 1 != 0
+        } else {
+            self.acquired != 0
+        };
+        // The epoch of a held lease: the fencing token, dead without storage.
+        let epoch_of = |epoch: u8| {
+            if shape.exact_ghosts || shape.storage.is_some() {
+                u64::from(epoch)
+            } else {
+                0
+            }
+        };
         let mut row = u64::from(pinned)
-            | u64::from(self.acquired >> c & 1) << 4
-            | u64::from(inflight_extend) << 55;
+            | u64::from(acquired) << 4
+            | u64::from(inflight_extend) << 55
+            | u64::from(self.round_won(c)) << 56;
         if slot.phase != Phase::Done {
             // A finished client never begins or extends again: its counters are dead.
             row |= u64::from(slot.attempts) << 1 | u64::from(slot.extensions) << 53;
@@ -176,12 +222,12 @@ impl World {
             } => {
                 let left = lease.deadline.signed_sub(clock).max(left_floor);
                 let age = clock.signed_sub(round.t1).min(age_cap);
-                row |= 4 << 5 | clamp8(left) << 8 | u64::from(epoch) << 16 | clamp8(age) << 45;
+                row |= 4 << 5 | clamp8(left) << 8 | epoch_of(epoch) << 16 | clamp8(age) << 45;
             }
             Phase::Holding { lease, epoch, work } => {
                 let left = lease.deadline.signed_sub(clock).max(left_floor);
                 row |= 3 << 5 | clamp8(left) << 8;
-                row |= u64::from(epoch) << 16;
+                row |= epoch_of(epoch) << 16;
                 row |= u64::from(work.next) << 21;
                 let pending = match work.pending {
                     None => 0,
@@ -251,7 +297,9 @@ impl Hash for World {
         self.canonical_rows().hash(state);
         self.storage.hash(state);
         self.budget.hash(state);
-        self.epochs.hash(state);
+        if self.shape.exact_ghosts || self.shape.storage.is_some() {
+            self.epochs.hash(state);
+        }
         if self.shape.mode == Mode::Liveness || self.shape.exact_time.is_some() {
             self.now.hash(state);
         }
