@@ -246,7 +246,9 @@ fn async_cycles(servers: &[RedisServer], ops: usize) -> Run {
             let t = Instant::now();
             let released = guard.unlock().await;
             let release = micros(t);
-            assert_eq!(released.applied.len(), urls.len());
+            // The round was decided at quorum: a straggler's SET whose future was dropped may
+            // never have been sent, so only a quorum of deletions is certain.
+            assert!(released.applied.len() > urls.len() / 2, "{released:?}");
             if i >= WARM_UP {
                 run.acquire_us.push(acquire);
                 run.release_us.push(release);
