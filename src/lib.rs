@@ -43,13 +43,18 @@
 //! # Ok::<(), redlock_lab::driver::DriverError>(())
 //! ```
 
+#[cfg(feature = "model")]
 pub mod catalog;
+#[cfg(feature = "model")]
 pub mod check;
 pub mod driver;
+#[cfg(feature = "model")]
 pub mod model;
 pub mod node;
 pub mod proto;
+#[cfg(feature = "model")]
 pub mod report;
+#[cfg(feature = "model")]
 pub mod scenario;
 pub mod sim;
 pub mod storage;
@@ -57,6 +62,6 @@ mod sync;
 pub mod time;
 
 /// The README's examples, compiled and run as doctests so the README cannot rot.
-#[cfg(doctest)]
+#[cfg(all(doctest, feature = "cli"))]
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
