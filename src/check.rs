@@ -99,6 +99,10 @@ pub struct Report {
     pub seconds: f64,
     /// Every property checked, in a fixed order.
     pub properties: Vec<PropertyReport>,
+    /// Whether the safety run was settled by two clients standing for all of them (see
+    /// [`RedlockModel::with_phantom_clients`]): its counterexamples then show two clients,
+    /// while the others never start.
+    pub cutoff: bool,
 }
 
 impl Report {
@@ -154,6 +158,7 @@ pub struct Check {
     depth_first: bool,
     progress: Option<ProgressFn>,
     progress_interval: Duration,
+    cutoff: bool,
 }
 
 impl std::fmt::Debug for Check {
@@ -179,7 +184,16 @@ impl Check {
             depth_first: false,
             progress: None,
             progress_interval: Duration::from_secs(1),
+            cutoff: true,
         }
+    }
+
+    /// Whether a scenario with three or more alike clients may be settled by two clients and
+    /// phantom refusals first (default on; see [`RedlockModel::with_phantom_clients`]). Off
+    /// for cross-checks: the verdicts must be the same.
+    pub fn cutoff(mut self, on: bool) -> Check {
+        self.cutoff = on;
+        self
     }
 
     /// Adds a user invariant (at most [`crate::model::MAX_USER_INVARIANTS`]).
@@ -255,7 +269,13 @@ impl Check {
     pub fn run(&self) -> Report {
         let start = Instant::now();
         let mut properties = Vec::new();
-        let mut unique_states = run_one(self.build(Mode::Safety), self, &mut properties);
+        let (mut unique_states, cutoff) = match self.run_cut(&mut properties) {
+            Some(states) => (states, true),
+            None => (
+                run_one(self.build(Mode::Safety), self, &mut properties),
+                false,
+            ),
+        };
         if self
             .scenario
             .expected(property::EVENTUALLY_ACQUIRED)
@@ -269,7 +289,34 @@ impl Check {
             unique_states,
             seconds: start.elapsed().as_secs_f64(),
             properties,
+            cutoff,
         }
+    }
+
+    /// The safety run with two clients and phantom refusals, when the cutoff applies and
+    /// settles every property: an `always` property that holds, or whose shortest
+    /// counterexample needs no refusal; a `sometimes` property never reached, or reached
+    /// without a refusal. Anything else falls back to the full model (`None`).
+    fn run_cut(&self, out: &mut Vec<PropertyReport>) -> Option<usize> {
+        if !self.cutoff || self.depth_first {
+            return None;
+        }
+        let cut = self.build(Mode::Safety).with_phantom_clients()?;
+        let properties = cut.properties();
+        // One thread: the shortest counterexample decides whether a refusal was needed.
+        let checker = wait(cut.checker().threads(1).spawn_bfs(), self);
+        let needs_a_phantom = properties.iter().any(|p| {
+            checker.discovery(p.name).is_some_and(|path| {
+                path.into_actions()
+                    .iter()
+                    .any(|step| matches!(step, Step::Refuse { .. }))
+            })
+        });
+        if needs_a_phantom {
+            return None;
+        }
+        collect(&checker, &properties, &self.scenario, out);
+        Some(checker.unique_state_count())
     }
 }
 

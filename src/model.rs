@@ -64,7 +64,7 @@ use std::sync::Arc;
 use stateright::{Model, Property};
 
 use crate::node::NodeState;
-use crate::scenario::{MAX_MODEL_CLIENTS, MAX_MODEL_NODES, Scenario, property};
+use crate::scenario::{self, MAX_MODEL_CLIENTS, MAX_MODEL_NODES, Scenario, property};
 use crate::storage::Storage;
 
 pub use shape::Mode;
@@ -107,7 +107,8 @@ pub struct RedlockModel {
     first_violations: Arc<FirstViolations>,
 }
 
-/// The fingerprint of the first state found violating each `always` property.
+/// The fingerprint of the first state found violating each `always` property (and the first
+/// witness of `lock acquired`).
 ///
 /// stateright's BFS overwrites a property's discovery with every later violating state it
 /// visits, so the reported path would be the *last* (longest) one found. An `always` condition
@@ -141,6 +142,16 @@ impl FirstViolations {
             Some(f) => f != fingerprint,
         }
     }
+}
+
+/// `lock acquired`, reported for the first state that reaches it only (a `sometimes` witness is
+/// overwritten by later ones in stateright's search, like an `always` discovery): in
+/// breadth-first order on one thread, that state ends a shortest witness. Whether a witness
+/// exists, and so the verdict, is unchanged.
+fn lock_acquired(model: &RedlockModel, state: &World) -> bool {
+    let reached = state.acquired != 0;
+    // A witness is a "violation" of the negation: the first one is kept.
+    !model.first_violations.holds(3, state, !reached)
 }
 
 fn mutual_exclusion(model: &RedlockModel, state: &World) -> bool {
@@ -233,6 +244,59 @@ impl RedlockModel {
         shape.dead_nodes = on;
         self.shape = Arc::new(shape);
         self
+    }
+
+    /// The same scenario checked with two real clients standing for all of them (a *cutoff*),
+    /// for mutual exclusion; `None` when the argument below does not apply.
+    ///
+    /// Any `SET` delivered to a serving node that holds no key of the two clients may be
+    /// refused, as if a third client's key were there ([`Step::Refuse`]). Why that covers every
+    /// number of clients: take any run of the scenario with `N ≥ 3` clients in which clients
+    /// `i` and `j` believe at once, and keep only the steps of `i`, `j` and the environment
+    /// (time, faults, deliveries to `i` and `j`). With compare-and-delete, another client
+    /// touches only keys with its own token: its `SET` creates its key, its release and its
+    /// extension act on that key alone, and its message losses, pauses and jumps only spend
+    /// budget. So the nodes hold the same keys of `i` and `j` in both runs, every answer to
+    /// `i` and `j` is the same — an answer that another client's key turned into "no" is a
+    /// refusal here — and `i` and `j` believe at the same moments. Conversely, a violation
+    /// found here that uses no refusal is a run of the `N`-client scenario in which the other
+    /// clients never start, so it is real and (being no longer than the projection of any
+    /// violation there) shortest; one that needs a refusal settles nothing.
+    ///
+    /// It applies to the safety run of a scenario with at least three clients, compare-and-
+    /// delete, no storage (its properties involve every client's writes), no user invariant,
+    /// the same reach for every client and no fault pinned to one client (so that any two
+    /// clients are alike). Only mutual exclusion is judged by it.
+    pub fn with_phantom_clients(&self) -> Option<RedlockModel> {
+        let shape = &self.shape;
+        let reach = &shape.reach[..shape.clients];
+        let pinned_to_a_client =
+            shape.jump_index.is_some() && shape.jump_target != scenario::JumpTarget::Node;
+        let eligible = shape.mode == Mode::Safety
+            && shape.clients >= 3
+            && shape.storage.is_none()
+            && self.invariants.is_empty()
+            && shape.params.unlock == crate::proto::UnlockMode::CompareAndDelete
+            && reach.iter().all(|r| *r == reach[0])
+            && !pinned_to_a_client;
+        if !eligible {
+            return None;
+        }
+        let mut cut = (**shape).clone();
+        cut.clients = 2;
+        cut.phantoms = true;
+        Some(RedlockModel {
+            shape: Arc::new(cut),
+            scenario: self.scenario.clone(),
+            invariants: Vec::new(),
+            first_violations: Arc::default(),
+        })
+    }
+
+    /// Whether this model lets phantom clients refuse `SET`s (see
+    /// [`RedlockModel::with_phantom_clients`]).
+    pub fn has_phantom_clients(&self) -> bool {
+        self.shape.phantoms
     }
 
     /// The same model for stateright's Explorer (`checker().serve(..)`): every state is
@@ -346,10 +410,7 @@ impl Model for RedlockModel {
                     properties.push(Property::always(property::STORAGE_SAFETY, storage_safety));
                     properties.push(Property::always(property::NO_LOST_UPDATE, no_lost_update));
                 }
-                properties.push(Property::sometimes(
-                    property::LOCK_ACQUIRED,
-                    |_, s: &World| s.acquired != 0,
-                ));
+                properties.push(Property::sometimes(property::LOCK_ACQUIRED, lock_acquired));
                 for (i, invariant) in self.invariants.iter().enumerate() {
                     properties.push(Property::always(invariant.name, USER_CONDITIONS[i]));
                 }

@@ -30,16 +30,16 @@ const MUTANTS: [Mutant; 2] = [
         scenario: "redlock-unlock-del-on-failed-acquire",
     },
     Mutant {
-        name: "extends-an-expired-lease",
-        from: "if !lease.believes(now) {",
-        to: "if false && !lease.believes(now) {",
-        scenario: "lock-extension",
+        name: "a-guarded-answer-counts",
+        from: "if !counts && self.is_collecting(round) {",
+        to: "if false && !counts && self.is_collecting(round) {",
+        scenario: "crash-restart-client-guard-ttl-minus-drift",
     },
 ];
 
 /// The example each mutant runs: the scenario's verdicts against its `[expect]`, exit 1 on a
 /// mismatch (what `redlock-lab check` does, without the command line's dependencies).
-const VERDICTS: &str = r#"
+const VERDICTS: &str = r#"//! One catalog scenario's verdicts against its `[expect]`.
 fn main() {
     let name = std::env::args().nth(1).expect("a scenario name");
     let entry = redlock_lab::catalog::find(&name).expect("a catalog scenario");
@@ -72,17 +72,18 @@ fn mutated_crate(mutant: &Mutant) -> PathBuf {
     for dir in ["src", "models"] {
         copy_tree(&root.join(dir), &copy.join(dir));
     }
+    std::fs::remove_dir_all(copy.join("src/bin")).unwrap();
     for file in ["Cargo.toml", "Cargo.lock", "build.rs", "README.md"] {
         std::fs::copy(root.join(file), copy.join(file)).unwrap();
     }
-    // The copy is a crate of its own: its tests and benches are left behind, and one example
+    // The copy is a library of its own: its binary, tests and benches are left behind, and one example
     // checks a catalog scenario with the model alone (no command line, no Redis client).
     let manifest = std::fs::read_to_string(copy.join("Cargo.toml")).unwrap();
     let mut kept = String::new();
     let mut skipping = false;
     for line in manifest.lines() {
         if line.starts_with('[') {
-            skipping = line == "[[test]]" || line == "[[bench]]";
+            skipping = matches!(line, "[[test]]" | "[[bench]]" | "[[bin]]");
         }
         if !skipping {
             kept.push_str(line);
@@ -126,7 +127,8 @@ fn a_bug_in_the_core_life_cycle_flips_a_catalog_verdict() {
                 "--offline",
                 "--no-default-features",
             ])
-            .args(["--", "check", mutant.scenario])
+            .args(["--features", "model", "--example", "verdicts"])
+            .args(["--", mutant.scenario])
             .current_dir(&copy)
             .env("CARGO_TARGET_DIR", &target)
             .output()

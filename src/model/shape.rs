@@ -65,6 +65,9 @@ pub(crate) struct Shape {
     /// epochs. Off by default, where the fingerprint keeps only what a property reads (see
     /// `view.rs`); on with user invariants, which may read any field of the world.
     pub exact_ghosts: bool,
+    /// Two real clients stand for all of them: a `SET` may be refused as if a third client's
+    /// key were there (`RedlockModel::with_phantom_clients`).
+    pub phantoms: bool,
     /// Leave the nodes no client can read again out of the fingerprint (`view.rs`, "Dead
     /// nodes"); on by default, off for cross-checks.
     pub dead_nodes: bool,
@@ -142,6 +145,7 @@ impl Shape {
             isolated_rounds: scenario.liveness.isolated_rounds,
             exact_ghosts: false,
             dead_nodes: true,
+            phantoms: false,
             exact_time: None,
         }
     }

@@ -46,6 +46,15 @@ pub enum Step {
         /// Read the node's clock at the fast end of its error band.
         early: bool,
     },
+    /// Only with phantom clients (see [`RedlockModel::with_phantom_clients`](super::RedlockModel::with_phantom_clients)):
+    /// client `c`'s `SET` reaches node `n`, which has no key of the two clients modelled, and
+    /// is refused as if another client's key were there.
+    Refuse {
+        /// The client.
+        client: u8,
+        /// The node.
+        node: u8,
+    },
     /// Client `c`'s `SET` to node `n` is lost.
     Lose {
         /// The client.
@@ -223,6 +232,16 @@ impl World {
                         node: node as u8,
                         early: true,
                     });
+                }
+                if shape.phantoms && !slot.extending_in_flight() {
+                    let clock = self.node_clock(node);
+                    let state = &self.nodes[node].state;
+                    if state.is_serving(clock) && state.live_entry(clock).is_none() {
+                        out.push(Step::Refuse {
+                            client: cu,
+                            node: node as u8,
+                        });
+                    }
                 }
             }
         }
@@ -508,6 +527,15 @@ impl World {
                     if young {
                         slot.guarded.insert(NodeId(node));
                     }
+                }
+            }
+            Step::Refuse { client, node } => {
+                let c = usize::from(client);
+                let request = w.clients[c].request?;
+                let slot = &mut w.clients[c];
+                slot.inflight.remove(NodeId(node));
+                if slot.lock.is_collecting(request.round) {
+                    slot.mailbox.record(NodeId(node), Reply::NotApplied);
                 }
             }
             Step::Lose { client, node } => {

@@ -65,6 +65,9 @@ pub(super) fn label(step: &Step) -> String {
             if early { " (node clock fast)" } else { "" }
         ),
         Step::Lose { client, node } => format!("lose request {} → n{}", c(client), node + 1),
+        Step::Refuse { client, node } => {
+            format!("phantom key refuses {} at n{}", c(client), node + 1)
+        }
         Step::Decide(i) => format!("{} decides its round", c(i)),
         Step::Extend(i) => format!("{} extends", c(i)),
         Step::Release(i) => format!("{} releases", c(i)),
@@ -132,6 +135,11 @@ pub(super) fn describe(state: &World, step: &Step) -> String {
             )
         }
         Step::Lose { client, node } => format!("{}'s SET to n{} is lost", c_name(client), node + 1),
+        Step::Refuse { client, node } => format!(
+            "n{} refuses {}'s SET: another client's key is there",
+            node + 1,
+            c_name(client)
+        ),
         Step::Decide(c) => {
             let cu = usize::from(c);
             let clock = state.client_clock(cu);
@@ -326,6 +334,7 @@ pub(super) fn sequence_diagram(model: &RedlockModel, path: &[(World, Option<Step
                     | Step::Apply(c)
                     | Step::Pause(c)
                     | Step::Lose { client: c, .. }
+                    | Step::Refuse { client: c, .. }
                     | Step::Jump {
                         target: Process::Client(c),
                         ..

@@ -410,6 +410,18 @@ fn tell(before: &World, step: &Step, after: &World) -> Vec<Line> {
             l.clock = own_clock(before, &node(nu));
             out.push(l);
         }
+        Step::Refuse { client: c, node: n } => {
+            let l = line(
+                t,
+                &node(usize::from(n)),
+                Some(client(usize::from(c))),
+                format!(
+                    "refuses {}'s SET: a third client's key is there",
+                    client(usize::from(c))
+                ),
+            );
+            out.push(l);
+        }
         Step::Lose { client: c, node: n } => {
             let mut l = line(
                 t,

@@ -1,0 +1,178 @@
+//! The phantom-client cutoff (`RedlockModel::with_phantom_clients`) against the real model:
+//! with three clients, every verdict of mutual exclusion it settles is the real one.
+//!
+//! "Holds" with two clients and phantom refusals must mean "holds" with three; a violation it
+//! finds without any refusal must be a violation with three, of the same length.
+
+use redlock_lab::model::{RedlockModel, Step};
+use redlock_lab::scenario::Scenario;
+use stateright::{Checker, Model};
+
+fn scenario(name: &str, body: &str) -> Scenario {
+    let text = format!(
+        "name = \"{name}\"\ntitle = \"t\"\nclaim = \"c\"\nsource = \"derived\"\nprose = \"p\"\n\
+         [lock]\nnodes = 3\nclients = 3\nttl_ticks = 4\ndrift_ticks = 1\n{body}\n\
+         [expect]\n\"mutual exclusion\" = \"holds\"\n"
+    );
+    Scenario::from_str(&format!("{name}.toml"), &text)
+        .unwrap_or_else(|e| panic!("generated scenario {name}: {e}"))
+}
+
+/// Mutual exclusion's counterexample (its steps), or `None` when it holds, and the states.
+fn mutual_exclusion(model: &RedlockModel) -> (Option<Vec<Step>>, usize) {
+    let checker = model.clone().checker().spawn_bfs().join();
+    let path = checker.discovery("mutual exclusion").map(|path| {
+        path.into_vec()
+            .into_iter()
+            .filter_map(|(_, step)| step)
+            .collect()
+    });
+    (path, checker.unique_state_count())
+}
+
+#[test]
+fn two_clients_with_phantoms_settle_what_three_clients_do() {
+    let cases = [
+        ("fault-free", ""),
+        (
+            "node-jump-1",
+            "[faults.clock_jumps]\ntarget = \"node\"\njump_ticks = 1",
+        ),
+        (
+            "node-jump-2",
+            "[faults.clock_jumps]\ntarget = \"node\"\njump_ticks = 2",
+        ),
+        (
+            "client-jump-back-1",
+            "[faults.clock_jumps]\ntarget = \"client\"\njump_ticks = -1",
+        ),
+        (
+            "client-jump-back-2",
+            "[faults.clock_jumps]\ntarget = \"client\"\njump_ticks = -2",
+        ),
+        (
+            "restart-delay-2",
+            "[faults.crashes]\ncount = 1\npersistence = \"none\"\nrestart_delay_ticks = 2",
+        ),
+        (
+            "restart-delay-3",
+            "[faults.crashes]\ncount = 1\npersistence = \"none\"\nrestart_delay_ticks = 3",
+        ),
+        (
+            "clock-error",
+            "[clock]\nnode_error_ticks = 1\nclient_error_ticks = 1",
+        ),
+        (
+            "message-loss",
+            "[network]\nmessage_loss = 1\n[faults.clock_jumps]\ntarget = \"node\"\njump_ticks = 1",
+        ),
+    ];
+    let mut settled = 0;
+    for (name, body) in cases {
+        let real = RedlockModel::new(&scenario(name, body));
+        let cut = real
+            .with_phantom_clients()
+            .expect("eligible: three alike clients, CAD");
+        assert!(cut.has_phantom_clients());
+        let (real_path, real_states) = mutual_exclusion(&real);
+        let (cut_path, cut_states) = mutual_exclusion(&cut);
+        println!(
+            "{name}: {real_states} states with three clients, {cut_states} with two and phantoms; \
+             violated: {} / {}",
+            real_path.is_some(),
+            cut_path.is_some()
+        );
+        match (&cut_path, &real_path) {
+            (None, real) => {
+                assert!(
+                    real.is_none(),
+                    "{name}: the cutoff says holds, three clients break it"
+                );
+                settled += 1;
+            }
+            (Some(steps), real) if !steps.iter().any(|s| matches!(s, Step::Refuse { .. })) => {
+                let real = real.as_ref().unwrap_or_else(|| {
+                    panic!("{name}: a violation without refusals must be real: {steps:?}")
+                });
+                assert_eq!(steps.len(), real.len(), "{name}: not the shortest");
+                settled += 1;
+            }
+            // A violation that needs a phantom's key settles nothing.
+            (Some(_), _) => {}
+        }
+    }
+    assert!(
+        settled >= 6,
+        "the cutoff settles most of the sweep, settled {settled}"
+    );
+}
+
+#[test]
+fn the_cutoff_refuses_what_its_argument_does_not_cover() {
+    let two_clients = Scenario::from_str(
+        "two.toml",
+        "name = \"two\"\ntitle = \"t\"\nclaim = \"c\"\nsource = \"derived\"\nprose = \"p\"\n\
+         [lock]\nclients = 2\n[expect]\n\"mutual exclusion\" = \"holds\"\n",
+    )
+    .unwrap();
+    assert!(
+        RedlockModel::new(&two_clients)
+            .with_phantom_clients()
+            .is_none()
+    );
+    let with_del = Scenario::from_str(
+        "del.toml",
+        "name = \"del\"\ntitle = \"t\"\nclaim = \"c\"\nsource = \"derived\"\nprose = \"p\"\n\
+         [lock]\nclients = 3\nunlock = \"del\"\n[expect]\n\"mutual exclusion\" = \"holds\"\n",
+    )
+    .unwrap();
+    assert!(
+        RedlockModel::new(&with_del)
+            .with_phantom_clients()
+            .is_none()
+    );
+    let partitioned = scenario("partitioned", "[network]\nreach = [[1, 2], [2, 3], [1, 3]]");
+    assert!(
+        RedlockModel::new(&partitioned)
+            .with_phantom_clients()
+            .is_none()
+    );
+}
+
+#[test]
+fn check_uses_the_cutoff_and_reports_the_same_verdicts() {
+    use redlock_lab::check::Check;
+    for (name, body) in [
+        ("fault-free", ""),
+        (
+            "node-jump-2",
+            "[faults.clock_jumps]\ntarget = \"node\"\njump_ticks = 2",
+        ),
+        (
+            "clock-error",
+            "[clock]\nnode_error_ticks = 1\nclient_error_ticks = 1",
+        ),
+    ] {
+        let scenario = scenario(name, body);
+        let cut = Check::new(&scenario).run();
+        let full = Check::new(&scenario).cutoff(false).run();
+        assert!(
+            cut.cutoff,
+            "{name}: three alike clients are settled by the cutoff"
+        );
+        assert!(!full.cutoff);
+        let verdicts = |r: &redlock_lab::check::Report| {
+            r.properties
+                .iter()
+                .map(|p| (p.name.clone(), p.verdict))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(verdicts(&cut), verdicts(&full), "{name}");
+        assert!(
+            cut.unique_states * 10 < full.unique_states,
+            "{name}: {} states with the cutoff, {} without",
+            cut.unique_states,
+            full.unique_states
+        );
+    }
+}
