@@ -20,6 +20,7 @@
 //! | checking | [`check`] | run the checker on a scenario: verdicts, state counts, counterexamples |
 //! | simulator | [`sim`] | a seeded world of drifting clocks, lossy networks, crashes and pauses around the core, and the bridge from a scenario to it |
 //! | teaching | [`report`] | counterexamples as stories: text, Mermaid, JSON |
+//! | sweeps | [`sweep`] | a scenario checked once per value of one key, and where a verdict flips |
 //!
 //! ## A lock over three in-memory nodes
 //!
@@ -53,6 +54,7 @@ pub mod report;
 pub mod scenario;
 pub mod sim;
 pub mod storage;
+pub mod sweep;
 mod sync;
 pub mod time;
 

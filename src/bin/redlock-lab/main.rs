@@ -1,5 +1,5 @@
 //! The `redlock-lab` command line: check the scenario catalog, list it, trace a counterexample,
-//! explain a scenario, open the stateright Explorer, simulate seeded runs.
+//! explain a scenario, open the stateright Explorer, simulate seeded runs, sweep a key.
 //!
 //! Exit codes are part of the contract: 0 when every verdict matches `[expect]`, 1 on a
 //! mismatch (or nothing to trace), 2 on bad input or usage.
@@ -10,6 +10,7 @@ mod explore;
 mod inputs;
 mod list;
 mod simulate;
+mod sweep;
 mod table;
 mod trace;
 
@@ -46,6 +47,9 @@ enum Command {
     /// seed and the command that replays it. Exit 1 if a run violates a property the
     /// scenario expects to hold.
     Simulate(simulate::Args),
+    /// Check one scenario once per value of one key (`--vary KEY=A..B`): a row per value with
+    /// each property's verdict, states and seconds, and the boundary where a verdict flips.
+    Sweep(sweep::Args),
 }
 
 /// How a command that ran to its end came out.
@@ -75,6 +79,7 @@ fn main() -> ExitCode {
         Some(Command::Explore(args)) => explore::run(&args),
         Some(Command::Simulate(args)) => simulate::run(&args),
         Some(Command::Explain(args)) => explain::run(&args),
+        Some(Command::Sweep(args)) => sweep::run(&args),
     };
     match result {
         Ok(Outcome::Success) => ExitCode::SUCCESS,
