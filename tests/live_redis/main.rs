@@ -12,6 +12,7 @@ mod contention;
 mod faults;
 mod fencing;
 mod harness;
+mod run;
 mod security;
 
 use redlock_lab::driver::RedisRedlock;
