@@ -429,6 +429,9 @@ pub fn search(
             last: Box::new(last),
         });
     }
+    if from == to {
+        return Ok(Search::AtStart { at: Box::new(last) });
+    }
     let first = check(from)?;
     if wanted(&first) {
         return Ok(Search::AtStart {

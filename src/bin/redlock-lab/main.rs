@@ -5,6 +5,7 @@
 //! mismatch (or nothing to trace), 2 on bad input or usage; `run` passes its command's exit
 //! code through and documents its own in its `--help`.
 
+mod advise;
 mod check;
 mod explain;
 mod explore;
@@ -54,6 +55,10 @@ enum Command {
     /// Check one scenario once per value of one key (`--vary KEY=A..B`): a row per value with
     /// each property's verdict, states and seconds, and the boundary where a verdict flips.
     Sweep(sweep::Args),
+    /// Safe settings for a deployment (drift allowance, restart delay or guard, check margin
+    /// before each write, whether fencing is required), each found by the checker's own search
+    /// on a scaled scenario; --out DIR writes the scenarios that prove them.
+    Advise(advise::Args),
     /// A distributed flock(1): take the lock on Redis masters, run a command while the lock is
     /// kept extended, release it when the command ends; stop the command if the lock is lost.
     #[cfg(all(unix, feature = "redis"))]
@@ -91,6 +96,7 @@ fn main() -> ExitCode {
         Some(Command::Simulate(args)) => simulate::run(&args),
         Some(Command::Explain(args)) => explain::run(&args),
         Some(Command::Sweep(args)) => sweep::run(&args),
+        Some(Command::Advise(args)) => advise::run(&args),
         #[cfg(all(unix, feature = "redis"))]
         Some(Command::Run(args)) => run::run(&args),
     };
