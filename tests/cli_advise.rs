@@ -147,6 +147,31 @@ fn a_jump_raises_the_drift_and_unbounded_pauses_require_fencing() {
 }
 
 #[test]
+fn a_clock_error_the_ttl_cannot_cover_is_said_and_exits_1() {
+    // ttl 3 ticks, ε_n = ε_c = 2 ticks: drift ≥ 4 is needed, and drift must stay below 3.
+    let out = redlock_lab(&[
+        "advise",
+        "--ttl",
+        "3s",
+        "--ticks",
+        "3",
+        "--clock-error",
+        "2s",
+    ]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}{}", text(&out.stderr));
+    assert!(
+        stdout.contains("drift allowance: none below the TTL keeps mutual exclusion"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("lock.drift_ticks = 2 is violated"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("restart delay"), "{stdout}");
+}
+
+#[test]
 fn bad_input_exits_2() {
     for (args, message) in [
         (vec!["advise"], "--ttl"),

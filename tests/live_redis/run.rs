@@ -195,6 +195,27 @@ fn nonblock_and_wait_exit_with_the_conflict_code_and_a_signal_releases_the_lock(
 }
 
 #[test]
+fn ctrl_c_passes_sigint_on_and_releases_the_lock() {
+    let servers = cluster(3);
+    let holder = run_command(&servers, "interactive", &["--ttl", "1s"], &["sleep", "30"])
+        .spawn()
+        .expect("start the holder");
+    wait_for_key(&servers[0], "interactive");
+    signal(holder.id(), "INT");
+    let out = wait_at_most(holder, Duration::from_secs(15));
+    // `sleep` dies of the SIGINT it was passed: 128 + 2, as a shell reports it.
+    assert_eq!(code(out.status), Some(128 + 2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("got signal 2"), "{}", stderr(&out));
+    for server in &servers {
+        assert_eq!(
+            server.get("interactive"),
+            None,
+            "Ctrl-C left the lock behind"
+        );
+    }
+}
+
+#[test]
 fn a_lost_lock_stops_the_command_and_exits_with_the_lost_code() {
     let servers = cluster(3);
     let dir = scratch("lost");

@@ -57,7 +57,8 @@ enum Command {
     Sweep(sweep::Args),
     /// Safe settings for a deployment (drift allowance, restart delay or guard, check margin
     /// before each write, whether fencing is required), each found by the checker's own search
-    /// on a scaled scenario; --out DIR writes the scenarios that prove them.
+    /// on a scaled scenario; --out DIR writes the scenarios that prove them. Exit 1 when no
+    /// drift allowance below the TTL is safe.
     Advise(advise::Args),
     /// A distributed flock(1): take the lock on Redis masters, run a command while the lock is
     /// kept extended, release it when the command ends; stop the command if the lock is lost.
