@@ -369,3 +369,67 @@ fn nodes_come_from_a_config_file_or_the_environment() {
     assert!(stderr(&out).contains("no nodes"), "{}", stderr(&out));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn help_documents_the_exit_codes_and_bad_input_exits_2() {
+    let out = Command::new(BIN)
+        .args(["run", "--help"])
+        .output()
+        .expect("run --help");
+    let help = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(code(out.status), Some(0));
+    for needle in [
+        "Exit codes:",
+        "75 (--lost-exit-code)",
+        "1 (-E, --conflict-exit-code)",
+        "REDLOCK_DEADLINE_MS",
+    ] {
+        assert!(help.contains(needle), "--help lacks {needle}:\n{help}");
+    }
+    for (args, message) in [
+        (
+            vec!["--nodes", "nota://url", "--name", "x", "--", "true"],
+            "nota://url",
+        ),
+        (
+            vec![
+                "--nodes",
+                "redis://127.0.0.1:1",
+                "--name",
+                "x",
+                "--ttl",
+                "30",
+                "--",
+                "true",
+            ],
+            "no unit",
+        ),
+        (
+            vec!["--nodes", "redis://127.0.0.1:1", "--name", "x"],
+            "COMMAND",
+        ),
+        (
+            vec![
+                "--nodes",
+                "redis://127.0.0.1:1",
+                "--name",
+                "x",
+                "--nonblock",
+                "--wait",
+                "1s",
+                "--",
+                "true",
+            ],
+            "cannot be used with",
+        ),
+    ] {
+        let out = Command::new(BIN)
+            .arg("run")
+            .args(&args)
+            .output()
+            .expect("run");
+        assert_eq!(code(out.status), Some(2), "{args:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains(message), "{args:?}: {}", stderr(&out));
+        assert!(!stderr(&out).contains("panicked"), "{}", stderr(&out));
+    }
+}
