@@ -12,6 +12,7 @@ mod contention;
 mod faults;
 mod fencing;
 mod harness;
+#[cfg(feature = "cli")]
 mod run;
 mod security;
 
