@@ -21,6 +21,7 @@
 //! | causes | [`cause`] | which faults and mistakes a violation needs: the checker re-run without each |
 //! | simulator | [`sim`] | a seeded world of drifting clocks, lossy networks, crashes and pauses around the core, and the bridge from a scenario to it |
 //! | teaching | [`report`] | counterexamples as stories: text, Mermaid, JSON |
+//! | sweeps | [`sweep`] | a scenario checked once per value of one key, and where a verdict flips |
 //!
 //! ## A lock over three in-memory nodes
 //!
@@ -61,6 +62,8 @@ pub mod report;
 pub mod scenario;
 pub mod sim;
 pub mod storage;
+#[cfg(feature = "model")]
+pub mod sweep;
 mod sync;
 pub mod time;
 

@@ -173,6 +173,13 @@ fn every_shell_command_in_the_readme_runs() {
                     String::from_utf8_lossy(&out.stderr)
                 );
                 assert!(!out.stdout.is_empty(), "`{command}` printed nothing");
+                // A sweep in the README is cited for a boundary: it must still show one.
+                if args.first().is_some_and(|a| a == "sweep") {
+                    assert!(
+                        String::from_utf8_lossy(&out.stdout).contains("\nboundary: "),
+                        "README command `{command}` no longer shows a boundary"
+                    );
+                }
             }
             ran += 1;
         }

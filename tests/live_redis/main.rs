@@ -12,6 +12,8 @@ mod contention;
 mod faults;
 mod fencing;
 mod harness;
+#[cfg(feature = "cli")]
+mod run;
 mod security;
 
 use redlock_lab::driver::RedisRedlock;

@@ -9,9 +9,11 @@ use redlock_lab::catalog::{self, CATALOG, LookupError};
 use redlock_lab::scenario::Scenario;
 
 /// One scenario file's name and text, before parsing.
-struct Source {
-    file: String,
-    text: String,
+pub struct Source {
+    /// The file name (or `models/<name>.toml` for a catalog scenario).
+    pub file: String,
+    /// Its contents.
+    pub text: String,
 }
 
 /// Loads every scenario the arguments name; with none, the embedded catalog.
@@ -60,6 +62,22 @@ pub fn load_one(path: &Path) -> Result<Scenario> {
         );
     }
     Ok(scenarios.remove(0))
+}
+
+/// The text of exactly one scenario (a file or a catalog name), parsed once to report a bad
+/// file with its line and column before the caller edits it.
+pub fn source_of_one(path: &Path) -> Result<Source> {
+    let mut sources = resolve(path)?;
+    if sources.len() != 1 {
+        bail!(
+            "{} names {} scenarios; this command takes exactly one",
+            path.display(),
+            sources.len()
+        );
+    }
+    let source = sources.remove(0);
+    Scenario::from_str(&source.file, &source.text)?;
+    Ok(source)
 }
 
 fn resolve(path: &Path) -> Result<Vec<Source>> {

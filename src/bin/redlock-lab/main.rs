@@ -1,17 +1,23 @@
 //! The `redlock-lab` command line: check the scenario catalog, list it, trace a counterexample,
-//! explain a scenario, open the stateright Explorer, simulate seeded runs.
+//! explain a scenario, open the stateright Explorer, simulate seeded runs, sweep a key.
 //!
 //! Exit codes are part of the contract: 0 when every verdict matches `[expect]`, 1 on a
-//! mismatch (or nothing to trace), 2 on bad input or usage.
+//! mismatch (or nothing to trace), 2 on bad input or usage; `run` passes its command's exit
+//! code through and documents its own in its `--help`.
 
+mod advise;
 mod check;
 mod explain;
 mod explore;
 mod inputs;
 mod list;
+#[cfg(all(unix, feature = "redis"))]
+mod run;
 mod simulate;
+mod sweep;
 mod table;
 mod trace;
+mod units;
 
 use std::process::ExitCode;
 
@@ -46,6 +52,18 @@ enum Command {
     /// seed and the command that replays it. Exit 1 if a run violates a property the
     /// scenario expects to hold.
     Simulate(simulate::Args),
+    /// Check one scenario once per value of one key (`--vary KEY=A..B`): a row per value with
+    /// each property's verdict, states and seconds, and the boundary where a verdict flips.
+    Sweep(sweep::Args),
+    /// Safe settings for a deployment (drift allowance, restart delay or guard, check margin
+    /// before each write, whether fencing is required), each found by the checker's own search
+    /// on a scaled scenario; --out DIR writes the scenarios that prove them. Exit 1 when no
+    /// drift allowance below the TTL is safe.
+    Advise(advise::Args),
+    /// A distributed flock(1): take the lock on Redis masters, run a command while the lock is
+    /// kept extended, release it when the command ends; stop the command if the lock is lost.
+    #[cfg(all(unix, feature = "redis"))]
+    Run(run::Args),
 }
 
 /// How a command that ran to its end came out.
@@ -55,6 +73,9 @@ enum Outcome {
     Success,
     /// A verdict differs from `[expect]`, or there is nothing to show.
     Mismatch,
+    /// `run`'s own exit code: the command's, or the conflict or lost-lock code.
+    #[cfg_attr(not(all(unix, feature = "redis")), allow(dead_code))]
+    Exit(u8),
 }
 
 fn main() -> ExitCode {
@@ -75,10 +96,15 @@ fn main() -> ExitCode {
         Some(Command::Explore(args)) => explore::run(&args),
         Some(Command::Simulate(args)) => simulate::run(&args),
         Some(Command::Explain(args)) => explain::run(&args),
+        Some(Command::Sweep(args)) => sweep::run(&args),
+        Some(Command::Advise(args)) => advise::run(&args),
+        #[cfg(all(unix, feature = "redis"))]
+        Some(Command::Run(args)) => run::run(&args),
     };
     match result {
         Ok(Outcome::Success) => ExitCode::SUCCESS,
         Ok(Outcome::Mismatch) => ExitCode::from(1),
+        Ok(Outcome::Exit(code)) => ExitCode::from(code),
         Err(error) => {
             eprintln!("error: {error:#}");
             ExitCode::from(2)

@@ -1,0 +1,105 @@
+//! `redlock-lab sweep`: one scenario checked once per value of one key, a row per value, and
+//! the boundary where a verdict flips.
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+use redlock_lab::check::Check;
+use redlock_lab::sweep::{Boundary, Sweep, SweepReport, Vary};
+
+use crate::Outcome;
+use crate::inputs;
+use crate::table::Table;
+
+/// Arguments of `sweep`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// A scenario file or catalog name.
+    path: PathBuf,
+    /// The dotted key to vary and its values: `KEY=A..B` (integers, both ends included) or
+    /// `KEY=v1,v2,…` (TOML values; bare words are strings), e.g.
+    /// `faults.clock_jumps.jump_ticks=1..6`.
+    #[arg(long, value_name = "KEY=VALUES")]
+    vary: String,
+    /// Print one JSON object instead of the table.
+    #[arg(long)]
+    json: bool,
+    /// Checker threads per value (more is faster; counterexamples may then not be shortest).
+    #[arg(long, default_value_t = 1)]
+    threads: usize,
+}
+
+/// Validates every variant, checks each, and prints the rows and the boundaries.
+pub fn run(args: &Args) -> Result<Outcome> {
+    let vary: Vary = args.vary.parse()?;
+    let source = inputs::source_of_one(&args.path)?;
+    let sweep = Sweep::prepare(&source.file, &source.text, &vary)?;
+    let report = sweep.run_with(|scenario| Check::new(scenario).threads(args.threads).run());
+    if args.json {
+        let json = serde_json::json!({
+            "file": report.file,
+            "scenario": report.scenario,
+            "key": report.key,
+            "rows": report.rows.iter().map(|row| serde_json::json!({
+                "value": row.value,
+                "unique_states": row.report.unique_states,
+                "seconds": row.report.seconds,
+                "properties": row.report.properties,
+            })).collect::<Vec<_>>(),
+            "boundaries": report.boundaries(),
+        });
+        println!("{}", serde_json::to_string_pretty(&json)?);
+    } else {
+        print!("{}", render(&report));
+    }
+    Ok(Outcome::Success)
+}
+
+/// The table (a column per property), then one line per boundary.
+fn render(report: &SweepReport) -> String {
+    let properties = report.properties();
+    let short_key = report.key.rsplit('.').next().unwrap_or(&report.key);
+    let mut header = vec![short_key];
+    header.extend(properties.iter().map(String::as_str));
+    header.extend(["states", "seconds"]);
+    let mut table = Table::new(&header);
+    for row in &report.rows {
+        let mut cells = vec![row.value.clone()];
+        cells.extend(properties.iter().map(|p| {
+            row.verdict(p)
+                .map_or_else(|| "-".to_owned(), |v| v.to_string())
+        }));
+        cells.push(row.report.unique_states.to_string());
+        cells.push(format!("{:.2}", row.report.seconds));
+        table.row(cells);
+    }
+    let mut out = format!(
+        "{} ({}), varying {}\n\n",
+        report.scenario, report.file, report.key
+    );
+    out.push_str(&table.render());
+    out.push('\n');
+    let boundaries = report.boundaries();
+    if boundaries.is_empty() {
+        let (first, last) = (
+            report.rows.first().map_or("", |r| r.value.as_str()),
+            report.rows.last().map_or("", |r| r.value.as_str()),
+        );
+        out.push_str(&format!(
+            "no verdict flips between {} = {first} and {last}\n",
+            report.key
+        ));
+    }
+    for Boundary {
+        property,
+        below,
+        above,
+    } in &boundaries
+    {
+        out.push_str(&format!(
+            "boundary: {property} {} at {} = {}, {} at {}\n",
+            below.verdict, report.key, below.value, above.verdict, above.value
+        ));
+    }
+    out
+}

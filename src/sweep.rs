@@ -1,0 +1,586 @@
+//! Sweeps: one scenario checked once per value of one of its keys, and the boundary where a
+//! verdict flips. The library behind `redlock-lab sweep` and `redlock-lab advise`.
+//!
+//! A [`Vary`] names a dotted key of the scenario file (`faults.clock_jumps.jump_ticks`) and
+//! the values to give it. Each value is written into the file's TOML table and the result is
+//! parsed again by [`Scenario::from_str`], so every variant passes the same validation as a
+//! file on disk; a key the schema does not know is refused. Each variant is then checked by
+//! [`Check`]: a sweep never computes a verdict itself.
+//!
+//! ```
+//! use redlock_lab::catalog;
+//! use redlock_lab::scenario::Verdict;
+//! use redlock_lab::sweep::{Sweep, Vary};
+//!
+//! let embedded = catalog::lookup("node-clock-jump-forward-past-drift").unwrap();
+//! let vary: Vary = "faults.clock_jumps.jump_ticks=1..3".parse()?;
+//! let sweep = Sweep::prepare(embedded.file, embedded.text, &vary)?.run();
+//! // drift is 1: a jump of 1 is absorbed, a jump of 2 or 3 is not.
+//! let flip = &sweep.boundaries()[0];
+//! assert_eq!(flip.property, "mutual exclusion");
+//! assert_eq!((flip.below.value.as_str(), flip.below.verdict), ("1", Verdict::Holds));
+//! assert_eq!((flip.above.value.as_str(), flip.above.verdict), ("2", Verdict::Violated));
+//! # Ok::<(), redlock_lab::sweep::SweepError>(())
+//! ```
+
+use std::str::FromStr;
+
+use serde::Serialize;
+use thiserror::Error;
+use toml::{Table, Value};
+
+use crate::check::{Check, Report};
+use crate::scenario::{Scenario, ScenarioError, Verdict};
+
+/// Why a sweep cannot run. Every variant is bad input: nothing was checked.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[non_exhaustive]
+pub enum SweepError {
+    /// The `--vary` text is not `KEY=A..B` or `KEY=v1,v2,…`.
+    #[error("--vary {spec:?}: {reason}")]
+    Spec {
+        /// The text given.
+        spec: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// The scenario itself is invalid (before any value was set).
+    #[error(transparent)]
+    Scenario(#[from] ScenarioError),
+    /// The key does not exist in the scenario schema, or crosses a value that is not a table.
+    #[error("{file}: {key} is not a scenario key: {reason}")]
+    UnknownKey {
+        /// The scenario file.
+        file: String,
+        /// The dotted key.
+        key: String,
+        /// The schema's complaint, or the value in the way.
+        reason: String,
+    },
+    /// The scenario refuses one of the values (a jump of 0, a TTL not above the drift, …).
+    #[error("{file}: {key} = {value} is refused: {reason}")]
+    Value {
+        /// The scenario file.
+        file: String,
+        /// The dotted key.
+        key: String,
+        /// The value, as TOML.
+        value: String,
+        /// The validation's message.
+        reason: String,
+    },
+}
+
+/// A key to vary and the values to give it, in order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Vary {
+    /// The dotted key, e.g. `faults.clock_jumps.jump_ticks`.
+    pub key: String,
+    /// The values, in the order the sweep checks them.
+    pub values: Vec<Value>,
+}
+
+/// The most values one sweep may check (each one is a full model check).
+pub const MAX_VALUES: usize = 200;
+
+impl Vary {
+    /// Integer values `from..=to` of `key`.
+    pub fn range(key: &str, from: i64, to: i64) -> Vary {
+        Vary {
+            key: key.to_owned(),
+            values: (from..=to).map(Value::Integer).collect(),
+        }
+    }
+}
+
+impl FromStr for Vary {
+    type Err = SweepError;
+
+    /// `KEY=A..B` (integers, both ends included; `A..=B` too) or `KEY=v1,v2,…` where each value
+    /// is a TOML value (`3`, `true`, `"del"`) or a bare word taken as a string (`del`).
+    fn from_str(spec: &str) -> Result<Vary, SweepError> {
+        let refuse = |reason: &str| SweepError::Spec {
+            spec: spec.to_owned(),
+            reason: reason.to_owned(),
+        };
+        let (key, values) = spec
+            .split_once('=')
+            .ok_or_else(|| refuse("expected KEY=A..B or KEY=v1,v2"))?;
+        let key = key.trim();
+        if key.is_empty()
+            || key.split('.').any(|part| {
+                part.is_empty()
+                    || !part
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+            })
+        {
+            return Err(refuse(
+                "the key must be dotted words, e.g. faults.clock_jumps.jump_ticks",
+            ));
+        }
+        let values = values.trim();
+        let parsed: Vec<Value> = if let Some((from, to)) = values.split_once("..") {
+            let to = to.strip_prefix('=').unwrap_or(to);
+            let bound = |text: &str| {
+                text.trim()
+                    .parse::<i64>()
+                    .map_err(|_| refuse("a range's ends must be integers, e.g. 1..6"))
+            };
+            let (from, to) = (bound(from)?, bound(to)?);
+            if from > to {
+                return Err(refuse(
+                    "the range is empty: its first value is above its last",
+                ));
+            }
+            if to - from >= MAX_VALUES as i64 {
+                return Err(refuse(&format!(
+                    "at most {MAX_VALUES} values: each one is a full model check"
+                )));
+            }
+            (from..=to).map(Value::Integer).collect()
+        } else {
+            values.split(',').map(|v| value(v.trim())).collect()
+        };
+        if parsed.is_empty() || values.is_empty() {
+            return Err(refuse("no values given"));
+        }
+        if parsed.len() > MAX_VALUES {
+            return Err(refuse(&format!(
+                "at most {MAX_VALUES} values: each one is a full model check"
+            )));
+        }
+        Ok(Vary {
+            key: key.to_owned(),
+            values: parsed,
+        })
+    }
+}
+
+/// One value as TOML (`3`, `true`, `"del"`), or a bare word as a string.
+fn value(text: &str) -> Value {
+    toml::from_str::<Table>(&format!("v = {text}"))
+        .ok()
+        .and_then(|mut table| table.remove("v"))
+        .unwrap_or_else(|| Value::String(text.to_owned()))
+}
+
+/// A value as the sweep prints it: TOML, except that strings lose their quotes.
+fn display(value: &Value) -> String {
+    match value {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// `text` (a scenario file) with the dotted `key` set to `value`, parsed and validated.
+///
+/// Missing tables on the way are created (`faults.crashes.count` in a file without crashes
+/// adds the table); a key the schema does not know is [`SweepError::UnknownKey`], a value it
+/// refuses [`SweepError::Value`].
+pub fn variant(file: &str, text: &str, key: &str, value: &Value) -> Result<Scenario, SweepError> {
+    let unknown = |reason: String| SweepError::UnknownKey {
+        file: file.to_owned(),
+        key: key.to_owned(),
+        reason,
+    };
+    let mut table: Table = toml::from_str(text).map_err(|e| {
+        SweepError::Scenario(Scenario::from_str(file, text).err().unwrap_or_else(|| {
+            ScenarioError::Read {
+                file: file.to_owned(),
+                message: e.to_string(),
+            }
+        }))
+    })?;
+    let parts: Vec<&str> = key.split('.').collect();
+    let (last, path) = parts.split_last().expect("split yields one part at least");
+    let mut here = &mut table;
+    for (depth, part) in path.iter().enumerate() {
+        let entry = here
+            .entry((*part).to_owned())
+            .or_insert_with(|| Value::Table(Table::new()));
+        here = match entry {
+            Value::Table(inner) => inner,
+            other => {
+                return Err(unknown(format!(
+                    "{} is {}, not a table",
+                    parts[..=depth].join("."),
+                    other.type_str()
+                )));
+            }
+        };
+    }
+    if matches!(here.get(*last), Some(Value::Table(_))) {
+        return Err(unknown(format!("{key} is a table, not a value")));
+    }
+    here.insert((*last).to_owned(), value.clone());
+    let edited = toml::to_string(&table).map_err(|e| unknown(e.to_string()))?;
+    Scenario::from_str(file, &edited).map_err(|error| {
+        // The location points into the re-serialised text, which the user never saw: keep the
+        // message, name the key and value instead.
+        let message = error.to_string();
+        let reason = match error.location() {
+            Some(at) => message
+                .strip_prefix(&format!("{at}: "))
+                .unwrap_or(&message)
+                .to_owned(),
+            None => message,
+        };
+        match error {
+            ScenarioError::UnknownKey { .. } => unknown(reason),
+            _ => SweepError::Value {
+                file: file.to_owned(),
+                key: key.to_owned(),
+                value: value.to_string(),
+                reason,
+            },
+        }
+    })
+}
+
+/// Every variant of a sweep, validated, ready to check.
+#[derive(Clone, Debug)]
+pub struct Sweep {
+    file: String,
+    name: String,
+    key: String,
+    variants: Vec<(Value, Scenario)>,
+}
+
+impl Sweep {
+    /// Validates the scenario and every variant before anything is checked: a bad value
+    /// never produces a partial sweep.
+    pub fn prepare(file: &str, text: &str, vary: &Vary) -> Result<Sweep, SweepError> {
+        let base = Scenario::from_str(file, text)?;
+        let variants = vary
+            .values
+            .iter()
+            .map(|v| Ok((v.clone(), variant(file, text, &vary.key, v)?)))
+            .collect::<Result<Vec<_>, SweepError>>()?;
+        Ok(Sweep {
+            file: file.to_owned(),
+            name: base.name,
+            key: vary.key.clone(),
+            variants,
+        })
+    }
+
+    /// The variants, in order.
+    pub fn variants(&self) -> impl Iterator<Item = (&Value, &Scenario)> {
+        self.variants.iter().map(|(v, s)| (v, s))
+    }
+
+    /// Checks every variant with the default [`Check`].
+    pub fn run(&self) -> SweepReport {
+        self.run_with(|scenario| Check::new(scenario).run())
+    }
+
+    /// Checks every variant with `check` (a `Check` with other options, progress, …).
+    pub fn run_with(&self, mut check: impl FnMut(&Scenario) -> Report) -> SweepReport {
+        let rows = self
+            .variants
+            .iter()
+            .map(|(value, scenario)| Row {
+                value: display(value),
+                report: check(scenario),
+            })
+            .collect();
+        SweepReport {
+            file: self.file.clone(),
+            scenario: self.name.clone(),
+            key: self.key.clone(),
+            rows,
+        }
+    }
+}
+
+/// One checked value.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Row {
+    /// The value, as printed (strings without quotes).
+    pub value: String,
+    /// The checker's report for the scenario with that value.
+    pub report: Report,
+}
+
+impl Row {
+    /// The verdict of `property` at this value, if it was checked.
+    pub fn verdict(&self, property: &str) -> Option<Verdict> {
+        self.report.property(property).map(|p| p.verdict)
+    }
+}
+
+/// Every value's report, in order.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SweepReport {
+    /// The scenario's file.
+    pub file: String,
+    /// The scenario's name.
+    pub scenario: String,
+    /// The dotted key varied.
+    pub key: String,
+    /// One row per value.
+    pub rows: Vec<Row>,
+}
+
+/// A value and the verdict found there.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Point {
+    /// The value, as printed.
+    pub value: String,
+    /// The verdict there.
+    pub verdict: Verdict,
+}
+
+/// Two consecutive values of a sweep where a property's verdict flips.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Boundary {
+    /// The property.
+    pub property: String,
+    /// The last value before the flip.
+    pub below: Point,
+    /// The first value after it.
+    pub above: Point,
+}
+
+impl SweepReport {
+    /// The names of the properties checked, in the report's order.
+    pub fn properties(&self) -> Vec<String> {
+        let mut names: Vec<String> = Vec::new();
+        for row in &self.rows {
+            for p in &row.report.properties {
+                if !names.contains(&p.name) {
+                    names.push(p.name.clone());
+                }
+            }
+        }
+        names
+    }
+
+    /// Every flip: for each property, each pair of consecutive values whose verdicts differ.
+    pub fn boundaries(&self) -> Vec<Boundary> {
+        let mut out = Vec::new();
+        for property in self.properties() {
+            for pair in self.rows.windows(2) {
+                let (Some(below), Some(above)) =
+                    (pair[0].verdict(&property), pair[1].verdict(&property))
+                else {
+                    continue;
+                };
+                if below != above {
+                    out.push(Boundary {
+                        property: property.clone(),
+                        below: Point {
+                            value: pair[0].value.clone(),
+                            verdict: below,
+                        },
+                        above: Point {
+                            value: pair[1].value.clone(),
+                            verdict: above,
+                        },
+                    });
+                }
+            }
+        }
+        out
+    }
+}
+
+/// Where a monotone verdict flips in an integer range, found by [`search`] and checked on
+/// both sides.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Search {
+    /// `first` is the smallest value in the range with the wanted verdict; `first − 1`, which
+    /// lies in the range, does not have it. Both reports are the checker's.
+    Boundary {
+        /// The smallest value with the wanted verdict.
+        first: i64,
+        /// Its report.
+        at: Box<Report>,
+        /// The report of `first − 1`.
+        before: Box<Report>,
+    },
+    /// The range's first value already has it (nothing below was searched).
+    AtStart {
+        /// Its report.
+        at: Box<Report>,
+    },
+    /// Not even the range's last value has it.
+    Nowhere {
+        /// The last value's report.
+        last: Box<Report>,
+    },
+}
+
+/// Binary search over `from..=to` for the smallest value whose report satisfies `wanted`,
+/// assuming `wanted` is monotone (false, then true, as the value grows). Every probe runs the
+/// checker through `check`; the answer's two sides are both checked, so a non-monotone
+/// `wanted` cannot yield a boundary the checker did not show.
+pub fn search(
+    from: i64,
+    to: i64,
+    mut check: impl FnMut(i64) -> Result<Report, SweepError>,
+    wanted: impl Fn(&Report) -> bool,
+) -> Result<Search, SweepError> {
+    assert!(from <= to, "search over an empty range");
+    let last = check(to)?;
+    if !wanted(&last) {
+        return Ok(Search::Nowhere {
+            last: Box::new(last),
+        });
+    }
+    if from == to {
+        return Ok(Search::AtStart { at: Box::new(last) });
+    }
+    let first = check(from)?;
+    if wanted(&first) {
+        return Ok(Search::AtStart {
+            at: Box::new(first),
+        });
+    }
+    // Invariant: `low` lacks it, `high` has it.
+    let (mut low, mut low_report, mut high, mut high_report) = (from, first, to, last);
+    while high - low > 1 {
+        let middle = low + (high - low) / 2;
+        let report = check(middle)?;
+        if wanted(&report) {
+            (high, high_report) = (middle, report);
+        } else {
+            (low, low_report) = (middle, report);
+        }
+    }
+    Ok(Search::Boundary {
+        first: high,
+        at: Box::new(high_report),
+        before: Box::new(low_report),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BASE: &str = r#"
+name = "x"
+title = "t"
+claim = "c"
+source = "seed"
+prose = "p"
+[lock]
+ttl_ticks = 4
+drift_ticks = 1
+[expect]
+"mutual exclusion" = "holds"
+"#;
+
+    #[test]
+    fn specs_parse_ranges_and_lists() {
+        let v: Vary = "lock.ttl_ticks=2..4".parse().unwrap();
+        assert_eq!(v.key, "lock.ttl_ticks");
+        assert_eq!(
+            v.values,
+            vec![Value::Integer(2), Value::Integer(3), Value::Integer(4)]
+        );
+        let v: Vary = "faults.clock_jumps.jump_ticks=-2..=-1".parse().unwrap();
+        assert_eq!(v.values, vec![Value::Integer(-2), Value::Integer(-1)]);
+        let v: Vary = "lock.unlock=del,\"compare-and-delete\"".parse().unwrap();
+        assert_eq!(
+            v.values,
+            vec![
+                Value::String("del".into()),
+                Value::String("compare-and-delete".into())
+            ]
+        );
+        let v: Vary = "lock.validity_check=true,false".parse().unwrap();
+        assert_eq!(v.values, vec![Value::Boolean(true), Value::Boolean(false)]);
+        for bad in [
+            "lock.ttl_ticks",
+            "=1..2",
+            "lock.ttl_ticks=4..2",
+            "lock.ttl_ticks=a..b",
+            "a..b=1",
+            "x=0..1000",
+        ] {
+            assert!(
+                matches!(bad.parse::<Vary>(), Err(SweepError::Spec { .. })),
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_variant_is_validated_like_a_file() {
+        let s = variant("x.toml", BASE, "lock.ttl_ticks", &Value::Integer(6)).unwrap();
+        assert_eq!(s.lock.ttl_ticks, 6);
+        // A table the file lacks is created.
+        let s = variant(
+            "x.toml",
+            BASE,
+            "faults.crashes.restart_delay_ticks",
+            &Value::Integer(2),
+        )
+        .unwrap();
+        assert_eq!(s.faults.crashes.unwrap().restart_delay_ticks, 2);
+        let e = variant("x.toml", BASE, "lock.ttl_tick", &Value::Integer(6)).unwrap_err();
+        assert!(matches!(e, SweepError::UnknownKey { .. }), "{e}");
+        assert!(e.to_string().contains("ttl_tick"), "{e}");
+        let e = variant("x.toml", BASE, "lock.ttl_ticks.x", &Value::Integer(6)).unwrap_err();
+        assert!(matches!(e, SweepError::UnknownKey { .. }), "{e}");
+        let e = variant("x.toml", BASE, "lock", &Value::Integer(6)).unwrap_err();
+        assert!(matches!(e, SweepError::UnknownKey { .. }), "{e}");
+        let e = variant("x.toml", BASE, "lock.ttl_ticks", &Value::Integer(1)).unwrap_err();
+        assert!(matches!(e, SweepError::Value { .. }), "{e}");
+        assert!(
+            e.to_string()
+                .starts_with("x.toml: lock.ttl_ticks = 1 is refused: ttl_ticks 1"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn search_finds_the_first_value_and_checks_both_sides() {
+        let base = Scenario::from_str("x.toml", BASE).unwrap();
+        let report_for = |holds: bool| {
+            let mut report = crate::check::check(&base);
+            report.properties[0].verdict = if holds {
+                Verdict::Holds
+            } else {
+                Verdict::Violated
+            };
+            report
+        };
+        let mut probes = Vec::new();
+        let found = search(
+            0,
+            10,
+            |v| {
+                probes.push(v);
+                Ok(report_for(v >= 7))
+            },
+            |r| r.properties[0].verdict == Verdict::Holds,
+        )
+        .unwrap();
+        assert!(
+            matches!(found, Search::Boundary { first: 7, .. }),
+            "{found:?}"
+        );
+        assert!(probes.contains(&6) && probes.contains(&7), "{probes:?}");
+        assert!(probes.len() <= 6, "binary, not linear: {probes:?}");
+        let found = search(
+            0,
+            3,
+            |_| Ok(report_for(true)),
+            |r| r.properties[0].verdict == Verdict::Holds,
+        )
+        .unwrap();
+        assert!(matches!(found, Search::AtStart { .. }));
+        let found = search(
+            0,
+            3,
+            |_| Ok(report_for(false)),
+            |r| r.properties[0].verdict == Verdict::Holds,
+        )
+        .unwrap();
+        assert!(matches!(found, Search::Nowhere { .. }));
+    }
+}

@@ -1,0 +1,204 @@
+//! `redlock-lab advise`: its figures are the boundaries the catalog's inequalities predict
+//! (found by the checker's own search, not computed from the inequalities), the scaling rounds
+//! faults up, and the scenario files it writes check again with `redlock-lab check`.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+const BIN: &str = env!("CARGO_BIN_EXE_redlock-lab");
+
+fn redlock_lab(args: &[&str]) -> Output {
+    Command::new(BIN)
+        .args(args)
+        .output()
+        .expect("run redlock-lab")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn scratch(label: &str) -> PathBuf {
+    let dir =
+        std::env::temp_dir().join(format!("redlock-lab-advise-{}-{label}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+/// The figure on the line that starts with `label`: its tick count.
+fn ticks(stdout: &str, label: &str) -> u32 {
+    let line = stdout
+        .lines()
+        .find(|l| l.trim_start().starts_with(label))
+        .unwrap_or_else(|| panic!("no {label} line:\n{stdout}"));
+    let open = line
+        .find('(')
+        .unwrap_or_else(|| panic!("no ticks on {line}"));
+    line[open + 1..]
+        .split_whitespace()
+        .next()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no tick count on {line}"))
+}
+
+/// Runs `advise ARGS --out DIR`, then `check DIR`; returns what advise printed and the folder.
+fn advise_and_recheck(args: &[&str], label: &str) -> (String, PathBuf) {
+    let dir = scratch(label);
+    let mut all = vec!["advise"];
+    all.extend_from_slice(args);
+    all.extend(["--out", dir.to_str().unwrap()]);
+    let out = redlock_lab(&all);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
+    // The files prove every figure again: each `[expect]` is what the checker found at the
+    // figure and one tick below it.
+    let files: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
+    assert!(files.len() >= 6, "{} files", files.len());
+    let check = redlock_lab(&["check", dir.to_str().unwrap()]);
+    let check_out = text(&check.stdout);
+    assert_eq!(check.status.code(), Some(0), "{check_out}");
+    assert!(
+        check_out.contains("every verdict matches [expect]"),
+        "{check_out}"
+    );
+    (stdout, dir)
+}
+
+#[test]
+fn bounded_pauses_and_delays_give_the_catalogs_boundaries() {
+    // ttl 5 ticks of 1 s, no clock error, no jump, pause ≤ 2 s, delay ≤ 1 s.
+    let (stdout, dir) = advise_and_recheck(
+        &[
+            "--ttl",
+            "5s",
+            "--ticks",
+            "5",
+            "--max-pause",
+            "2s",
+            "--network-delay",
+            "1s",
+        ],
+        "bounded",
+    );
+    assert!(stdout.contains("1 tick = 1 s"), "{stdout}");
+    // drift ≥ ε_n + ε_c = 0.
+    assert_eq!(ticks(&stdout, "drift allowance"), 0, "{stdout}");
+    // A restart delay (or guard) of exactly ttl − drift.
+    assert_eq!(ticks(&stdout, "restart delay"), 5, "{stdout}");
+    assert_eq!(ticks(&stdout, "or restart guard"), 5, "{stdout}");
+    // Storage safe iff P + Δ < M + drift: 2 + 1 < M, so M = 4.
+    assert_eq!(ticks(&stdout, "check margin"), 4, "{stdout}");
+    assert!(
+        stdout.contains("fencing              not required"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("check margin         4 s"), "{stdout}");
+    let holds = std::fs::read_to_string(dir.join("advise-check-margin-holds.toml")).unwrap();
+    assert!(holds.contains("check_margin_ticks = 4"), "{holds}");
+    assert!(holds.contains("\"storage safety\" = \"holds\""), "{holds}");
+    let violated = std::fs::read_to_string(dir.join("advise-check-margin-violated.toml")).unwrap();
+    assert!(violated.contains("check_margin_ticks = 3"), "{violated}");
+    assert!(
+        violated.contains("\"storage safety\" = \"violated\""),
+        "{violated}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_jump_raises_the_drift_and_unbounded_pauses_require_fencing() {
+    // ttl 4 ticks of 1 s; a 300 ms jump rounds up to a whole tick.
+    let (stdout, dir) = advise_and_recheck(
+        &[
+            "--ttl",
+            "4s",
+            "--ticks",
+            "4",
+            "--max-jump",
+            "300ms",
+            "--max-pause",
+            "unbounded",
+        ],
+        "jump",
+    );
+    assert!(stdout.contains("max jump 300 ms -> 1"), "{stdout}");
+    // A jump J is absorbed iff J ≤ drift, for a node's forward and a client's backward jump.
+    assert_eq!(ticks(&stdout, "drift allowance"), 1, "{stdout}");
+    assert!(
+        stdout.contains("a client's backward jump: lock.drift_ticks = 1 holds, 0 violated"),
+        "{stdout}"
+    );
+    // The restarted node's clock may jump too, which cuts its delay short by J:
+    // ttl − drift + J = 4.
+    assert_eq!(ticks(&stdout, "restart delay"), 4, "{stdout}");
+    // No margin survives an unbounded pause; a fencing token does.
+    assert!(stdout.contains("fencing              REQUIRED"), "{stdout}");
+    assert!(
+        stdout.contains("storage safety holds (checked)"),
+        "{stdout}"
+    );
+    let fencing = std::fs::read_to_string(dir.join("advise-fencing-holds.toml")).unwrap();
+    assert!(
+        fencing.contains("protection = \"fencing-token\""),
+        "{fencing}"
+    );
+    assert!(fencing.contains("max_ticks = \"unbounded\""), "{fencing}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_clock_error_the_ttl_cannot_cover_is_said_and_exits_1() {
+    // ttl 3 ticks, ε_n = ε_c = 2 ticks: drift ≥ 4 is needed, and drift must stay below 3.
+    let out = redlock_lab(&[
+        "advise",
+        "--ttl",
+        "3s",
+        "--ticks",
+        "3",
+        "--clock-error",
+        "2s",
+    ]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}{}", text(&out.stderr));
+    assert!(
+        stdout.contains("drift allowance: none below the TTL keeps mutual exclusion"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("lock.drift_ticks = 2 is violated"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("restart delay"), "{stdout}");
+}
+
+#[test]
+fn bad_input_exits_2() {
+    for (args, message) in [
+        (vec!["advise"], "--ttl"),
+        (vec!["advise", "--ttl", "10"], "no unit"),
+        (vec!["advise", "--ttl", "10s", "--ticks", "40"], "40"),
+        (
+            vec![
+                "advise",
+                "--ttl",
+                "10s",
+                "--restart-persistence",
+                "sometimes",
+            ],
+            "sometimes",
+        ),
+    ] {
+        let out = redlock_lab(&args);
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
+        assert!(
+            text(&out.stderr).contains(message),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
+    }
+}
