@@ -11,8 +11,8 @@ use super::clock::Clock;
 use super::outcome::{Lost, NodeError, NotAcquired, RoundLog, Unreachable};
 use crate::node::Node;
 use crate::proto::{
-    Command, Config, ConfigError, Event, Failure, Lock, LockParams, NodeId, NodeSet, Reply, Tally,
-    Token, UsageError, validate_resource,
+    Answer, Command, Config, ConfigError, Event, Failure, Lock, LockParams, NodeId, NodeSet, Reply,
+    Tally, Token, UsageError, validate_resource,
 };
 use crate::time::Millis;
 
@@ -422,10 +422,13 @@ fn drive<N: Node, C: Clock, R: RngCore>(
                     error_index,
                     counted,
                 );
-                if !counted {
-                    lock.exclude_from_quorum(command.node);
-                }
-                lock.handle_reply(command.round, command.node, reply, clock.now());
+                // A node that restarted too recently still answers, but its yes must not count.
+                let answer = if counted {
+                    Answer::voting(reply)
+                } else {
+                    Answer::guarded(reply)
+                };
+                lock.handle_reply(command.round, command.node, answer, clock.now());
                 let before = events.len();
                 events.extend(std::iter::from_fn(|| lock.poll_event()));
                 // A new event means the round in flight is decided: stop waiting for stragglers,

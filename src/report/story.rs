@@ -340,7 +340,7 @@ fn tell(before: &World, step: &Step, after: &World) -> Vec<Line> {
                 None,
                 format!(
                     "begins attempt {}: T1={}, sends SET NX PX {} to {}",
-                    after.clients[cu].attempts,
+                    after.clients[cu].lock.attempts(),
                     reading(before.client_clock(cu)),
                     shape.params.ttl.as_u64(),
                     nodes(shape.reach[cu])
@@ -353,7 +353,7 @@ fn tell(before: &World, step: &Step, after: &World) -> Vec<Line> {
             early,
         } => {
             let (cu, nu) = (usize::from(c), usize::from(n));
-            let token = before.clients[cu].token;
+            let token = before.clients[cu].token();
             let state = before.nodes[nu].state;
             let action = if !state.is_serving(before.node_clock(nu)) {
                 match state.availability {
@@ -361,7 +361,7 @@ fn tell(before: &World, step: &Step, after: &World) -> Vec<Line> {
                     _ => "is restarting: the SET fails".to_owned(),
                 }
             } else {
-                let extending = matches!(before.clients[cu].phase, Phase::Extending { .. });
+                let extending = matches!(before.clients[cu].phase(), Phase::Extending { .. });
                 match after.nodes[nu].state.entry {
                     Some(e) if extending && e.token == token && state.entry != Some(e) => format!(
                         "extends {}'s key, now expiring when {}'s clock reads {}",
@@ -413,7 +413,7 @@ fn tell(before: &World, step: &Step, after: &World) -> Vec<Line> {
         Step::Decide(c) => {
             let cu = usize::from(c);
             let clock = before.client_clock(cu);
-            let action = match before.clients[cu].phase {
+            let action = match before.clients[cu].phase() {
                 Phase::Acquiring(round) => match round.finish(&shape.params, clock) {
                     RoundOutcome::Won(lease) => format!(
                         "acquires {} (T2={}, validity {}, believes until its clock reads {})",
@@ -441,21 +441,19 @@ fn tell(before: &World, step: &Step, after: &World) -> Vec<Line> {
                         text
                     }
                 },
-                Phase::Extending { lease, round, .. } => {
-                    match round.finish(&shape.extend_params, clock) {
-                        RoundOutcome::Won(extended) => format!(
-                            "extends its lease on {} (T2={}, believes until its clock reads {})",
-                            nodes(extended.tally.applied),
-                            reading(clock),
-                            reading(extended.deadline)
-                        ),
-                        RoundOutcome::Lost(_) => format!(
-                            "fails to extend (T2={}); keeps believing until its clock reads {}",
-                            reading(clock),
-                            reading(lease.deadline)
-                        ),
-                    }
-                }
+                Phase::Extending { lease, round, .. } => match round.finish(&shape.params, clock) {
+                    RoundOutcome::Won(extended) => format!(
+                        "extends its lease on {} (T2={}, believes until its clock reads {})",
+                        nodes(extended.tally.applied),
+                        reading(clock),
+                        reading(extended.deadline)
+                    ),
+                    RoundOutcome::Lost(_) => format!(
+                        "fails to extend (T2={}); keeps believing until its clock reads {}",
+                        reading(clock),
+                        reading(lease.deadline)
+                    ),
+                },
                 _ => "decides".to_owned(),
             };
             let mut l = line(t, &client(cu), None, action);
@@ -497,13 +495,13 @@ fn tell(before: &World, step: &Step, after: &World) -> Vec<Line> {
         Step::Issue(c) => {
             let cu = usize::from(c);
             let clock = reading(before.client_clock(cu));
-            let deadline = match before.clients[cu].phase {
+            let deadline = match before.clients[cu].phase() {
                 Phase::Holding { lease, .. } | Phase::Extending { lease, .. } => {
                     reading(lease.deadline)
                 }
                 _ => 0,
             };
-            let action = match after.clients[cu].phase {
+            let action = match after.clients[cu].phase() {
                 Phase::Holding { work, .. } if work.pending.is_some() => format!(
                     "checks its lease (clock {clock}, deadline {deadline}) and sends {} to the storage",
                     op_words(work.pending.as_ref().expect("checked above"))
@@ -518,7 +516,7 @@ fn tell(before: &World, step: &Step, after: &World) -> Vec<Line> {
         }
         Step::Apply(c) => {
             let cu = usize::from(c);
-            let action = match before.clients[cu].phase {
+            let action = match before.clients[cu].phase() {
                 Phase::Holding {
                     work:
                         crate::model::Work {
@@ -528,7 +526,7 @@ fn tell(before: &World, step: &Step, after: &World) -> Vec<Line> {
                 } => {
                     let accepted = after.storage != before.storage
                         || matches!(op, StorageOp::Read { .. })
-                            && !matches!(after.clients[cu].phase, Phase::Done);
+                            && !matches!(after.clients[cu].phase(), Phase::Done);
                     let stale = if before.believes(cu) {
                         ""
                     } else {
@@ -551,7 +549,7 @@ fn tell(before: &World, step: &Step, after: &World) -> Vec<Line> {
         }
         Step::Pause(c) => {
             let cu = usize::from(c);
-            let op = match before.clients[cu].phase {
+            let op = match before.clients[cu].phase() {
                 Phase::Holding { work, .. } => work.pending.as_ref().map(op_words),
                 _ => None,
             };

@@ -37,7 +37,7 @@ use super::node::{NodeOptions, ServerInfo, build_client, connect_cause, interpre
 use super::script;
 use crate::driver::{DriverError, Lost, NodeError, NotAcquired, RoundLog, Unreachable, reply_from};
 use crate::proto::{
-    Command, Config, Event, Lock, NodeSet, Op, Reply, Tally, Token, validate_resource,
+    self, Command, Config, Event, Lock, NodeSet, Op, Reply, Tally, Token, validate_resource,
 };
 use crate::time::Millis;
 
@@ -517,10 +517,13 @@ async fn drive<R: RngCore>(
                             error_index,
                             counted,
                         );
-                        if !counted {
-                            lock.exclude_from_quorum(command.node);
-                        }
-                        lock.handle_reply(command.round, command.node, reply, now(origin));
+                        // A node that restarted too recently still answers, but its yes must not count.
+                        let answer = if counted {
+                            proto::Answer::voting(reply)
+                        } else {
+                            proto::Answer::guarded(reply)
+                        };
+                        lock.handle_reply(command.round, command.node, answer, now(origin));
                         let before = events.len();
                         events.extend(std::iter::from_fn(|| lock.poll_event()));
                         if events.len() > before {
