@@ -45,13 +45,18 @@
 //! The random-number crates the clients are generic over are re-exported ([`rand_core`],
 //! [`rand_chacha`]), so a caller who brings a generator of its own uses the same versions.
 
+#[cfg(feature = "model")]
 pub mod catalog;
+#[cfg(feature = "model")]
 pub mod check;
 pub mod driver;
+#[cfg(feature = "model")]
 pub mod model;
 pub mod node;
 pub mod proto;
+#[cfg(feature = "model")]
 pub mod report;
+#[cfg(feature = "model")]
 pub mod scenario;
 pub mod sim;
 pub mod storage;
@@ -62,6 +67,6 @@ pub use rand_chacha;
 pub use rand_core;
 
 /// The README's examples, compiled and run as doctests so the README cannot rot.
-#[cfg(doctest)]
+#[cfg(all(doctest, feature = "cli"))]
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;

@@ -69,8 +69,8 @@ pub use shape::Mode;
 pub use step::{Process, Step};
 pub use world::{Budget, ClientSlot, ClientView, NodeSlot, Phase, Work, World};
 
-pub(crate) use step::owner_of;
 pub(crate) use world::CLOCK_BASE;
+pub(crate) use world::owner_of;
 
 /// A user-defined invariant over a read-only [`World`].
 pub type InvariantFn = Arc<dyn Fn(&World) -> bool + Send + Sync>;

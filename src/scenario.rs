@@ -402,15 +402,6 @@ impl Scenario {
     }
 }
 
-/// The embedded catalog ([`crate::catalog::CATALOG`]), parsed; each file is named
-/// `models/<name>.toml`.
-pub fn catalog() -> Result<Vec<Scenario>, ScenarioError> {
-    crate::catalog::CATALOG
-        .iter()
-        .map(|embedded| Scenario::from_str(embedded.file, embedded.text))
-        .collect()
-}
-
 struct Validator<'a> {
     file: &'a str,
     text: &'a str,

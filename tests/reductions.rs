@@ -118,7 +118,7 @@ fn mutual_exclusion_violated(verdicts: &[(&'static str, bool)]) -> bool {
 fn dead_nodes_change_counts_but_not_verdicts_on_the_catalog() {
     let mut merged = 0;
     for entry in redlock_lab::catalog::CATALOG {
-        let scenario = Scenario::from_str(entry.file, entry.text).expect("catalog files are valid");
+        let scenario = entry.scenario().expect("catalog files are valid");
         let (reduced, reduced_states) = verdicts(RedlockModel::new(&scenario));
         let (full, full_states) =
             verdicts(RedlockModel::new(&scenario).with_dead_node_elimination(false));

@@ -141,7 +141,7 @@ impl Shape {
             horizon: scenario.liveness.horizon_ticks,
             isolated_rounds: scenario.liveness.isolated_rounds,
             exact_ghosts: false,
-            dead_nodes: false,
+            dead_nodes: true,
             exact_time: None,
         }
     }

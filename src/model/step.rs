@@ -17,7 +17,7 @@ use crate::storage::{StorageOp, StorageReply};
 use crate::time::Millis;
 
 use super::shape::{Mode, OpKind};
-use super::world::{Work, World, reply_in};
+use super::world::{Work, World, reply_in, token_of};
 
 /// A process a clock jump hits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -83,16 +83,6 @@ pub enum Step {
     Replicate,
     /// The master fails and its replica is promoted in its place.
     Promote,
-}
-
-fn token_of(client: usize, attempt: u32) -> Token {
-    // Unique per (client, attempt), and the client is recoverable from the token.
-    Token(((client as u128 + 1) << 4) | u128::from(attempt))
-}
-
-/// The client a token belongs to.
-pub(crate) fn owner_of(token: Token) -> usize {
-    (token.0 >> 4) as usize - 1
 }
 
 /// The model's randomness: tokens that name their client and attempt, and no retry delay.

@@ -56,8 +56,8 @@ use crate::storage::StorageOp;
 use crate::time::Millis;
 
 use super::shape::Mode;
-use super::step::owner_of;
 use super::world::World;
+use super::world::owner_of;
 
 const ROWS: usize = MAX_MODEL_NODES + 1 + MAX_MODEL_CLIENTS;
 

@@ -179,6 +179,17 @@ impl ClientSlot {
     }
 }
 
+/// The token of `client`'s acquisition round number `attempt` (from 1): unique per client and
+/// attempt, and the client is recoverable from it ([`owner_of`]).
+pub(crate) fn token_of(client: usize, attempt: u32) -> Token {
+    Token(((client as u128 + 1) << 4) | u128::from(attempt))
+}
+
+/// The client a token belongs to.
+pub(crate) fn owner_of(token: Token) -> usize {
+    (token.0 >> 4) as usize - 1
+}
+
 /// What `node` answered, as recorded in `tally` (which must hold an answer from it).
 pub(crate) fn reply_in(tally: &Tally, node: crate::proto::NodeId) -> crate::proto::Reply {
     use crate::proto::{NodeResult, Reply};
@@ -234,7 +245,7 @@ pub struct World {
 impl std::fmt::Debug for World {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let reading = |clock: Millis| clock.as_u64() as i64 - CLOCK_BASE;
-        let owner = |token: Token| format!("c{}", super::step::owner_of(token) + 1);
+        let owner = |token: Token| format!("c{}", owner_of(token) + 1);
         writeln!(f, "true time t={}", self.now)?;
         for n in 0..self.shape.nodes {
             let state = self.nodes[n].state;
