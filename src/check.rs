@@ -42,9 +42,9 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 use stateright::{Checker, Expectation, Model};
 
-use crate::model::{Mode, RedlockModel, World};
+use crate::model::{Mode, RedlockModel, Step, World};
 use crate::report::Story;
-use crate::scenario::{Scenario, Verdict, property};
+use crate::scenario::{Ingredient, Scenario, Verdict, property};
 
 pub use crate::model::Invariant;
 
@@ -76,6 +76,14 @@ pub struct PropertyReport {
     /// report, whose `counterexample` field is the contract.
     #[serde(skip)]
     pub story: Option<Story>,
+    /// The same counterexample as the model's steps (for "the story contains the fault");
+    /// not in the JSON report.
+    #[serde(skip)]
+    pub steps: Option<Vec<Step>>,
+    /// For a violated property, once computed ([`Check::run_with_causes`]): the ingredients
+    /// without which it holds. `None` when not computed, or when the property holds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub necessary: Option<Vec<Ingredient>>,
 }
 
 /// The outcome of checking one scenario.
@@ -213,6 +221,20 @@ impl Check {
         self
     }
 
+    /// The scenario this check runs.
+    pub fn scenario(&self) -> &Scenario {
+        &self.scenario
+    }
+
+    /// The same check (options, invariants, progress) on another scenario: the necessary-cause
+    /// re-checks keep the caller's settings.
+    pub fn on(&self, scenario: &Scenario) -> Check {
+        Check {
+            scenario: scenario.clone(),
+            ..self.clone()
+        }
+    }
+
     /// The safety model this check runs.
     pub fn model(&self) -> RedlockModel {
         self.build(Mode::Safety)
@@ -296,18 +318,19 @@ fn collect(
     let model = checker.model();
     for p in properties {
         let discovery = checker.discovery(p.name);
-        let (verdict, counterexample, story) = match (&p.expectation, discovery) {
-            (&Expectation::Sometimes, Some(_)) => (Verdict::Holds, None, None),
-            (&Expectation::Sometimes, None) => (Verdict::Violated, None, None),
-            (_, None) => (Verdict::Holds, None, None),
+        let (verdict, counterexample, story, actions) = match (&p.expectation, discovery) {
+            (&Expectation::Sometimes, Some(_)) => (Verdict::Holds, None, None, None),
+            (&Expectation::Sometimes, None) => (Verdict::Violated, None, None, None),
+            (_, None) => (Verdict::Holds, None, None, None),
             (_, Some(path)) => {
                 let path = path.into_vec();
                 let steps = path
                     .iter()
                     .filter_map(|(state, step)| step.map(|s| model.describe(state, &s)))
                     .collect();
+                let actions = path.iter().filter_map(|(_, step)| *step).collect();
                 let story = Story::from_path(model, p.name, &path);
-                (Verdict::Violated, Some(steps), Some(story))
+                (Verdict::Violated, Some(steps), Some(story), Some(actions))
             }
         };
         out.push(PropertyReport {
@@ -316,6 +339,8 @@ fn collect(
             verdict,
             counterexample,
             story,
+            steps: actions,
+            necessary: None,
         });
     }
 }

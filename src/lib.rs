@@ -18,6 +18,7 @@
 //! | scenarios | [`scenario`] | the `models/*.toml` schema, validated, with `file:line:column` errors |
 //! | model | [`model`] | Redlock with time and faults as a [`stateright`] model over the core |
 //! | checking | [`check`] | run the checker on a scenario: verdicts, state counts, counterexamples |
+//! | causes | [`cause`] | which faults and mistakes a violation needs: the checker re-run without each |
 //! | simulator | [`sim`] | a seeded world of drifting clocks, lossy networks, crashes and pauses around the core, and the bridge from a scenario to it |
 //! | teaching | [`report`] | counterexamples as stories: text, Mermaid, JSON |
 //!
@@ -47,6 +48,8 @@
 
 #[cfg(feature = "model")]
 pub mod catalog;
+#[cfg(feature = "model")]
+pub mod cause;
 #[cfg(feature = "model")]
 pub mod check;
 pub mod driver;

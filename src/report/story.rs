@@ -5,7 +5,7 @@ use stateright::{Checker, Model};
 
 use crate::model::{CLOCK_BASE, Phase, Process, RedlockModel, Step, World, owner_of};
 use crate::node::{Availability, Persistence};
-use crate::proto::{Failure, NodeSet, RoundOutcome, Token, UnlockMode};
+use crate::proto::{Failure, NodeId, NodeSet, RoundOutcome, Token, UnlockMode};
 use crate::scenario::{Scenario, property};
 use crate::storage::StorageOp;
 use crate::time::Millis;
@@ -396,6 +396,16 @@ fn tell(before: &World, step: &Step, after: &World) -> Vec<Line> {
                     None => format!("refuses {}'s SET", client(cu)),
                 }
             };
+            let guarded = after.clients[cu].guarded.contains(NodeId(n))
+                && !before.clients[cu].guarded.contains(NodeId(n));
+            let action = if guarded {
+                format!(
+                    "{action}; the clients' guard keeps this yes out of the quorum ({} restarted too recently)",
+                    node(nu)
+                )
+            } else {
+                action
+            };
             let mut l = line(t, &node(nu), Some(client(cu)), action);
             l.clock = own_clock(before, &node(nu));
             out.push(l);
@@ -609,11 +619,20 @@ fn tell(before: &World, step: &Step, after: &World) -> Vec<Line> {
             } else {
                 " and stays down".to_owned()
             };
+            // The clients' restarted-node guard starts now: say until when it acts, so that a
+            // story can show the guard ending too early.
+            let guard = match after.nodes[nu].guarded_until {
+                Some(until) if shape.restart => format!(
+                    "; the clients' guard keeps its yes out of every quorum until its clock reads {}",
+                    reading(until)
+                ),
+                _ => String::new(),
+            };
             let mut l = line(
                 t,
                 &node(nu),
                 None,
-                format!("crashes ({persistence}){lost}{restart}"),
+                format!("crashes ({persistence}){lost}{restart}{guard}"),
             );
             l.fault = true;
             out.push(l);

@@ -6,9 +6,9 @@ use std::time::Duration;
 
 use anyhow::Result;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use redlock_lab::cause;
 use redlock_lab::check::{Check, Progress, Report};
-use redlock_lab::scenario::Scenario;
-use redlock_lab::scenario::Verdict;
+use redlock_lab::scenario::{Ingredient, Scenario, Verdict};
 
 use crate::Outcome;
 use crate::inputs;
@@ -25,6 +25,10 @@ pub struct Args {
     /// Checker threads per scenario (more is faster; counterexamples may then not be shortest).
     #[arg(long, default_value_t = 1)]
     threads: usize,
+    /// For each violated property, re-check without each fault and mistake in turn and print
+    /// which are necessary (always on with `--json`).
+    #[arg(long)]
+    why: bool,
 }
 
 /// Checks every scenario, prints the verdicts, and says whether they all match.
@@ -51,7 +55,11 @@ pub fn run(args: &Args) -> Result<Outcome> {
                     ));
                 });
         }
-        reports.push(check.run());
+        reports.push(if args.why || args.json {
+            check.run_with_causes()
+        } else {
+            check.run()
+        });
         if let Some(bar) = &progress {
             bar.inc(1);
         }
@@ -63,7 +71,10 @@ pub fn run(args: &Args) -> Result<Outcome> {
         let json = serde_json::json!({ "models": reports });
         println!("{}", serde_json::to_string_pretty(&json)?);
     } else {
-        print!("{}", render(&reports, &files, &Paint::for_stdout()));
+        print!(
+            "{}",
+            render(&scenarios, &reports, &files, &Paint::for_stdout())
+        );
     }
     let mismatches = reports.iter().flat_map(Report::mismatches).count();
     Ok(if mismatches == 0 {
@@ -86,9 +97,14 @@ fn progress_bar(scenarios: &[Scenario]) -> ProgressBar {
 }
 
 /// The verdict table (a line per scenario, with its file when it is not the catalog's, then
-/// one per property, so it fits 100 columns), the story of each violated property, then a
-/// summary line.
-fn render(reports: &[Report], files: &[Option<String>], paint: &Paint) -> String {
+/// one per property, so it fits 100 columns), the story of each violated property and its
+/// necessary causes when asked, then a summary line.
+fn render(
+    scenarios: &[Scenario],
+    reports: &[Report],
+    files: &[Option<String>],
+    paint: &Paint,
+) -> String {
     let mut table = Table::new(&[
         "scenario / property",
         "expected",
@@ -141,13 +157,27 @@ fn render(reports: &[Report], files: &[Option<String>], paint: &Paint) -> String
     let mut out = table.render_with(paint);
     out.push('\n');
     // One block per violated property, after the table so the table stays readable.
-    for story in reports
+    for (scenario, p) in scenarios
         .iter()
-        .flat_map(|r| &r.properties)
-        .filter_map(|p| p.story.as_ref())
+        .zip(reports)
+        .flat_map(|(s, r)| r.properties.iter().map(move |p| (s, p)))
     {
-        out.push_str(&story.to_text());
-        out.push('\n');
+        if let Some(story) = &p.story {
+            out.push_str(&story.to_text());
+        }
+        if let Some(necessary) = &p.necessary {
+            let names: Vec<&str> = necessary.iter().map(|i| i.name()).collect();
+            out.push_str(&format!(
+                "{}: {} needs [{}]: {}.\n",
+                scenario.name,
+                p.name,
+                names.join(", "),
+                cause::sentence(&Ingredient::present(scenario), necessary)
+            ));
+        }
+        if p.story.is_some() || p.necessary.is_some() {
+            out.push('\n');
+        }
     }
     out.push_str(&format!(
         "{}, {} ({violated} violated) in {seconds:.1} s: ",
