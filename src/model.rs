@@ -12,7 +12,9 @@
 //! key semantics from [`crate::node`], the storage's checks from [`crate::storage`].
 //!
 //! **Clock error** is nondeterminism at each clock reading, not a per-process rate: a node's
-//! key may vanish up to `ε_n` ticks early (a `SET` may read the node's clock `ε_n` ahead), and a
+//! key may vanish up to `ε_n` ticks early (a `SET` may read the node's clock `ε_n` ahead), and so
+//! may everything else the node measures on that clock (its restart delay, the uptime the
+//! restarted-node guard waits for), and a
 //! client's belief may run up to `ε_c` ticks late (its belief test and its checks read the clock
 //! `ε_c` behind). This is the discrete form of bounded rate drift (research/scenarios.md I1), and
 //! far cheaper than offset variables.

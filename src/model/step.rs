@@ -35,8 +35,9 @@ pub enum Step {
     Tick,
     /// Client `c` reads T1 and sends `SET NX PX` to every node it can reach.
     Begin(u8),
-    /// Client `c`'s `SET` reaches node `n`; the reply is applied at once. `early`: the node's
-    /// clock is read `ε_n` ahead, so a key about to expire is already gone.
+    /// Client `c`'s request reaches node `n`; its answer reaches the client's mailbox at once.
+    /// `early`: the node's clock is read `ε_n` ahead, so a key about to expire is already gone
+    /// and a restart delay or the restarted-node guard about to end is already over.
     Deliver {
         /// The client.
         client: u8,
@@ -216,7 +217,7 @@ impl World {
                     node: node as u8,
                     early: false,
                 });
-                if !slot.extending_in_flight() && self.early_expiry_matters(node) {
+                if self.early_reading_matters(node, !slot.extending_in_flight()) {
                     out.push(Step::Deliver {
                         client: cu,
                         node: node as u8,
@@ -227,13 +228,21 @@ impl World {
         }
     }
 
-    fn early_expiry_matters(&self, node: usize) -> bool {
-        let eps = u64::from(self.shape.eps_n);
-        eps > 0
-            && self.nodes[node].state.entry.is_some_and(|e| {
-                let clock = self.node_clock(node);
-                e.expires_at > clock && e.expires_at <= clock + Millis(eps)
-            })
+    /// Whether reading node `node`'s clock `ε_n` ahead could change what a request finds: a
+    /// key about to expire (for a `SET`), or the end of a restart delay or of the
+    /// restarted-node guard (for any request). Everything a node measures runs on its one
+    /// clock, so its error shortens all of them alike.
+    fn early_reading_matters(&self, node: usize, set: bool) -> bool {
+        let eps = Millis(u64::from(self.shape.eps_n));
+        if eps == Millis::ZERO {
+            return false;
+        }
+        let clock = self.node_clock(node);
+        let soon = |at: Millis| at > clock && at <= clock + eps;
+        let slot = &self.nodes[node];
+        (set && slot.state.entry.is_some_and(|e| soon(e.expires_at)))
+            || matches!(slot.state.availability, Availability::Restarting { ready_at } if soon(ready_at))
+            || slot.guarded_until.is_some_and(soon)
     }
 
     fn fault_steps(&self, out: &mut Vec<Step>) {
@@ -461,14 +470,26 @@ impl World {
                 let request = w.clients[c].request?;
                 w.clients[c].inflight.remove(NodeId(node));
                 let clock = w.node_clock(n);
+                // `early`: the node's clock is read at the fast end of its error band, for
+                // everything it measures (key expiry, restart delay, guard uptime).
+                let reading = if early {
+                    clock + Millis(u64::from(shape.eps_n))
+                } else {
+                    clock
+                };
                 // The restarted-node guard: the client learns the node's uptime with its
                 // answer (the Redis client reads `INFO`), so the node answers, but while the
                 // guard covers it its yes is handed to the core as not counting.
-                let young = w.nodes[n].guarded_until.is_some_and(|until| clock < until);
+                let young = w.nodes[n]
+                    .guarded_until
+                    .is_some_and(|until| reading < until);
                 let state = &mut w.nodes[n].state;
-                let reply = if state.is_serving(clock) {
+                let reply = if state.is_serving(reading) {
                     if early {
-                        state.expire(clock + Millis(u64::from(shape.eps_n)));
+                        state.expire(reading);
+                        if let Availability::Restarting { .. } = state.availability {
+                            state.availability = Availability::Up;
+                        }
                     }
                     match state.apply(&request.op, clock, shape.persistence) {
                         Ok(true) => Reply::Applied,
