@@ -44,10 +44,15 @@ pub fn find(name: &str) -> Option<&'static EmbeddedScenario> {
 #[non_exhaustive]
 pub enum LookupError {
     /// No name, alias or prefix matches.
-    #[error("no catalog scenario is called {name:?} (`redlock-lab list` shows the catalog)")]
+    #[error(
+        "no catalog scenario is called {name:?}{} (`redlock-lab list` shows the catalog)",
+        suggestion.as_ref().map_or(String::new(), |s| format!("; did you mean {s}?"))
+    )]
     NotFound {
         /// The name asked for.
         name: String,
+        /// The closest scenario name or alias, when one is close enough to be a typo.
+        suggestion: Option<String>,
     },
     /// The name is a prefix of several scenarios.
     #[error("{name:?} could mean {}", candidates.join(", "))]
@@ -88,10 +93,79 @@ pub fn lookup(name: &str) -> Result<&'static EmbeddedScenario, LookupError> {
         [one] => Ok(one),
         [] => Err(LookupError::NotFound {
             name: name.to_owned(),
+            suggestion: closest(name),
         }),
         many => Err(LookupError::Ambiguous {
             name: name.to_owned(),
             candidates: many.iter().map(|e| stem(e).to_owned()).collect(),
         }),
+    }
+}
+
+/// The scenario name or alias nearest to `name` by edit distance, if it is within a third of
+/// the name's length: close enough to be a typo, not a different word.
+fn closest(name: &str) -> Option<String> {
+    let names = CATALOG.iter().flat_map(|embedded| {
+        let aliases = crate::scenario::Scenario::from_str(embedded.file, embedded.text)
+            .map(|s| s.aliases)
+            .unwrap_or_default();
+        std::iter::once(stem(embedded).to_owned()).chain(aliases)
+    });
+    let limit = (name.chars().count() / 3).max(1);
+    names
+        .map(|candidate| (edit_distance(name, &candidate), candidate))
+        .filter(|(distance, _)| *distance <= limit)
+        .min()
+        .map(|(_, candidate)| candidate)
+}
+
+/// Levenshtein distance in characters: insertions, deletions and substitutions cost one.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut previous: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut current = vec![i + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let substitution = previous[j] + usize::from(ca != *cb);
+            current.push(substitution.min(previous[j + 1] + 1).min(current[j] + 1));
+        }
+        previous = current;
+    }
+    previous[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn edit_distance_counts_single_character_edits() {
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(edit_distance("", "abc"), 3);
+        assert_eq!(edit_distance("same", "same"), 0);
+    }
+
+    #[test]
+    fn a_misspelled_name_gets_the_nearest_scenario_and_nonsense_gets_none() {
+        let error = lookup("node-clock-jump-forwrd-past-drift").unwrap_err();
+        assert_eq!(
+            error,
+            LookupError::NotFound {
+                name: "node-clock-jump-forwrd-past-drift".to_owned(),
+                suggestion: Some("node-clock-jump-forward-past-drift".to_owned()),
+            }
+        );
+        assert!(
+            error
+                .to_string()
+                .contains("did you mean node-clock-jump-forward-past-drift?")
+        );
+        assert_eq!(
+            lookup("zzzz"),
+            Err(LookupError::NotFound {
+                name: "zzzz".to_owned(),
+                suggestion: None
+            })
+        );
     }
 }

@@ -9,6 +9,7 @@
 mod blocking;
 mod clock;
 mod memory;
+mod outcome;
 #[cfg(feature = "redis")]
 pub mod redis;
 mod shared;
@@ -16,9 +17,12 @@ pub mod watchdog;
 
 #[cfg(feature = "tokio")]
 pub(crate) use blocking::reply_from;
-pub use blocking::{Acquisition, DriverError, Extension, Guard, NodeError, NotAcquired, Redlock};
+pub use blocking::{Acquisition, AnyNodeError, DriverError, Extension, Guard, Redlock};
 pub use clock::{Clock, ManualClock, MonotonicClock};
 pub use memory::MemoryNode;
+#[cfg(feature = "tokio")]
+pub(crate) use outcome::{Lost, RoundLog};
+pub use outcome::{NodeError, NotAcquired, Refusal, Unreachable};
 #[cfg(feature = "redis")]
 pub use redis::{RedisNode, RedisRedlock};
 pub use shared::SharedNode;

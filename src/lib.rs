@@ -26,15 +26,14 @@
 //! ## A lock over three in-memory nodes
 //!
 //! ```
-//! use rand_chacha::ChaCha20Rng;
-//! use rand_core::SeedableRng;
 //! use redlock_lab::driver::{ManualClock, MemoryNode, Redlock};
 //! use redlock_lab::proto::Config;
 //! use redlock_lab::time::Millis;
 //!
 //! let clock = ManualClock::new(Millis(0));
 //! let nodes = (0..3).map(|_| MemoryNode::new(clock.clone())).collect();
-//! let mut redlock = Redlock::new(nodes, Config::new(3), clock.clone(), ChaCha20Rng::seed_from_u64(7))?;
+//! // A fixed seed replays exactly; `Redlock::with_os_rng` is for real nodes.
+//! let mut redlock = Redlock::with_seed(nodes, Config::new(3), clock.clone(), 7)?;
 //!
 //! let guard = redlock.lock("orders", Millis(10_000))?.expect("nobody else holds it");
 //! // Valid until T1 + ttl − drift = 0 + 10 000 − (1% of 10 000 + 2) on the client's clock.
@@ -44,6 +43,9 @@
 //! assert_eq!(released.applied.len(), 3);
 //! # Ok::<(), redlock_lab::driver::DriverError>(())
 //! ```
+//!
+//! The random-number crates the clients are generic over are re-exported ([`rand_core`],
+//! [`rand_chacha`]), so a caller who brings a generator of its own uses the same versions.
 
 #[cfg(feature = "model")]
 pub mod catalog;
@@ -66,6 +68,9 @@ pub mod storage;
 pub mod sweep;
 mod sync;
 pub mod time;
+
+pub use rand_chacha;
+pub use rand_core;
 
 /// The README's examples, compiled and run as doctests so the README cannot rot.
 #[cfg(all(doctest, feature = "cli"))]

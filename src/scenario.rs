@@ -383,11 +383,11 @@ impl Scenario {
     pub fn load(path: impl AsRef<Path>) -> Result<Scenario, ScenarioError> {
         let path = path.as_ref();
         let file = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| ScenarioError::Read {
+        let bytes = std::fs::read(path).map_err(|e| ScenarioError::Read {
             file: file.clone(),
             message: e.to_string(),
         })?;
-        Scenario::from_str(&file, &text)
+        Scenario::from_str(&file, ScenarioError::text(&file, &bytes)?)
     }
 
     /// Parses and validates scenario text; `file` names it in errors and reports.

@@ -2,8 +2,9 @@
 //! directly, and the page opened in headless Chromium on a counterexample path, with a
 //! screenshot and assertions on what the page shows.
 //!
-//! The browser test fails, never skips, when Chromium cannot start (`.ci/run` installs
-//! Debian's `chromium`). Every process started here is killed on drop, also when an
+//! The browser is `$CHROMIUM` when set, else the first of `chromium`, `chromium-browser`,
+//! `google-chrome` on `PATH`. The browser test fails, never skips, when none can start
+//! (`scripts/test` installs Debian's `chromium`). Every process started here is killed on drop, also when an
 //! assertion fails: the server, and the browser's whole process group.
 
 use std::io::{Read, Write};
@@ -17,7 +18,23 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 const SCENARIO: &str = "node-clock-jump-forward-past-drift";
-const CHROMIUM: &str = "/usr/bin/chromium";
+const INSTALL_HINT: &str = "the browser test needs Chromium: set CHROMIUM=/path/to/chromium, \
+     or on Debian: apt-get install -y --no-install-recommends chromium (scripts/test does this)";
+
+/// The browser to drive: `$CHROMIUM`, else the first Chromium-like program on `PATH`.
+fn browser() -> PathBuf {
+    if let Some(path) = std::env::var_os("CHROMIUM") {
+        return PathBuf::from(path);
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    ["chromium", "chromium-browser", "google-chrome"]
+        .iter()
+        .flat_map(|name| std::env::split_paths(&path).map(move |dir| dir.join(name)))
+        .find(|candidate| candidate.is_file())
+        .unwrap_or_else(|| {
+            panic!("no chromium, chromium-browser or google-chrome on PATH; {INSTALL_HINT}")
+        })
+}
 
 /// A fresh directory under the system temp dir, removed on drop.
 struct TempDir(PathBuf);
@@ -219,7 +236,8 @@ impl Explorer {
 }
 
 fn chromium(profile: &Path, extra: &[&str], url: &str) -> Output {
-    let mut command = Command::new(CHROMIUM);
+    let binary = browser();
+    let mut command = Command::new(&binary);
     command
         .args([
             "--headless",
@@ -238,9 +256,8 @@ fn chromium(profile: &Path, extra: &[&str], url: &str) -> Output {
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    let browser = Group::spawn(&mut command).unwrap_or_else(|e| {
-        panic!("cannot start {CHROMIUM}: {e} (install Debian's `chromium`; .ci/run does)")
-    });
+    let browser = Group::spawn(&mut command)
+        .unwrap_or_else(|e| panic!("cannot start {}: {e}; {INSTALL_HINT}", binary.display()));
     let output = browser.wait_output(Duration::from_secs(90));
     assert!(
         output.status.success(),

@@ -3,7 +3,7 @@
 //!
 //! Run with
 //! `RUSTFLAGS="--cfg redlock_loom" CARGO_TARGET_DIR=target/loom cargo test --release --test loom_watchdog`
-//! (`.ci/run` does). A failing model prints the interleaving; `LOOM_LOG=trace LOOM_LOCATION=1`
+//! (`scripts/test` does). A failing model prints the interleaving; `LOOM_LOG=trace LOOM_LOCATION=1`
 //! with the same command shows every step.
 //!
 //! What is proven, for the real `Watchdog` (the crate's code, built on loom's types through the

@@ -27,6 +27,7 @@ fn not_acquired(
         Acquisition::Acquired(guard) => {
             panic!("acquired unexpectedly with token {}", guard.token())
         }
+        Acquisition::Unreachable(unreachable) => panic!("{unreachable}"),
     }
 }
 
@@ -58,8 +59,10 @@ fn a_held_key_refuses_another_token_and_expires_after_the_ttl() {
             quorum: 2
         }
     );
-    // Two refusals out of three make a quorum impossible, which decides the round early.
-    assert_eq!(not.nodes.not_applied.len(), 2);
+    // Two refusals out of three decide the round early; in-memory nodes run the whole batch,
+    // and the outcome reports the third answer too.
+    assert_eq!(not.nodes.not_applied.len(), 3);
+    assert_eq!(not.reason, redlock_lab::driver::Refusal::Held);
     clock.advance(TTL);
     assert!(
         a.lock("orders", TTL).unwrap().is_some(),
@@ -76,23 +79,58 @@ fn one_node_down_out_of_three_still_locks_and_reports_the_node() {
     assert_eq!(guard.node_errors()[0].node, NodeId(1));
     drop(guard);
     a.nodes_mut()[2].crash();
-    let not = not_acquired(a.try_lock("orders", TTL).unwrap());
+    let Acquisition::Unreachable(unreachable) = a.try_lock("orders", TTL).unwrap() else {
+        panic!("two crashed nodes of three are not contention");
+    };
+    let causes: Vec<NodeId> = unreachable.causes.iter().map(|c| c.node).collect();
+    assert_eq!(causes, [NodeId(1), NodeId(2)]);
+    assert_eq!(unreachable.errors.len(), 2, "the two failed releases");
     assert_eq!(
-        not.failure,
-        Failure::NoQuorum {
-            applied: 1,
-            quorum: 2
-        }
+        unreachable.to_string(),
+        "no quorum of nodes reachable: 2 nodes failed, a quorum is 2; \
+         n2: node is not serving (crashed, or inside its restart delay); \
+         n3: node is not serving (crashed, or inside its restart delay)"
     );
-    assert_eq!(
-        not.errors.len(),
-        4,
-        "two failed nodes, on the SET and on the release"
+    let error = a
+        .lock("orders", TTL)
+        .expect_err("lock reports it as an error");
+    assert!(
+        matches!(error, redlock_lab::driver::DriverError::Unreachable(_)),
+        "{error}"
     );
     assert!(
         a.nodes()[0].holder("orders").is_none(),
         "a failed round releases everywhere"
     );
+}
+
+#[test]
+fn a_guard_says_what_each_node_answered() {
+    let (_clock, mut a) = client();
+    a.nodes_mut()[2].crash();
+    let guard = a.lock("orders", TTL).unwrap().expect("2 of 3 is a quorum");
+    let nodes = guard.nodes();
+    assert!(nodes.applied.contains(NodeId(0)) && nodes.applied.contains(NodeId(1)));
+    assert!(nodes.failed.contains(NodeId(2)), "{nodes:?}");
+    assert!(guard.restarted().is_empty());
+}
+
+#[test]
+fn a_seeded_client_needs_no_random_number_crate_and_replays_its_tokens() {
+    let tokens: Vec<_> = (0..2)
+        .map(|_| {
+            let clock = ManualClock::new(Millis(0));
+            let nodes = (0..3).map(|_| MemoryNode::new(clock.clone())).collect();
+            let mut redlock = Redlock::with_seed(nodes, Config::new(3), clock, 7).unwrap();
+            redlock.lock("orders", TTL).unwrap().expect("free").token()
+        })
+        .collect();
+    assert_eq!(tokens[0], tokens[1], "one seed, one token");
+    let clock = ManualClock::new(Millis(0));
+    let nodes = (0..3).map(|_| MemoryNode::new(clock.clone())).collect();
+    let mut redlock = Redlock::with_os_rng(nodes, Config::new(3), clock).unwrap();
+    let token = redlock.lock("orders", TTL).unwrap().expect("free").token();
+    assert_ne!(token, tokens[0], "the operating system's seed is not 7");
 }
 
 #[test]

@@ -3,14 +3,16 @@
 use std::collections::VecDeque;
 use std::ops::ControlFlow;
 
-use rand_core::{CryptoRng, RngCore};
+use rand_chacha::ChaCha20Rng;
+use rand_core::{CryptoRng, RngCore, SeedableRng};
 use thiserror::Error;
 
 use super::clock::Clock;
+use super::outcome::{Lost, NodeError, NotAcquired, RoundLog, Unreachable};
 use crate::node::Node;
 use crate::proto::{
-    Answer, Command, Config, ConfigError, Event, Failure, Lock, LockParams, NodeId, Reply, Tally,
-    Token, UsageError, validate_resource,
+    Answer, Command, Config, ConfigError, Event, Failure, Lock, LockParams, NodeId, NodeSet, Reply,
+    Tally, Token, UsageError, validate_resource,
 };
 use crate::time::Millis;
 
@@ -24,28 +26,34 @@ pub enum DriverError {
     /// A call that does not fit the lock's phase.
     #[error(transparent)]
     Usage(#[from] UsageError),
+    /// Fewer than a quorum of nodes could answer a `lock` at all; `try_lock` returns the same
+    /// as [`Acquisition::Unreachable`], with each node's typed error.
+    #[error(transparent)]
+    Unreachable(Box<Unreachable<AnyNodeError>>),
 }
 
-/// A node that failed during a lock operation, and why.
-#[derive(Debug)]
-pub struct NodeError<E> {
-    /// Which node.
-    pub node: NodeId,
-    /// What the node's driver reported.
-    pub error: E,
-}
+/// A node's error with its type erased, as [`DriverError::Unreachable`] carries it.
+pub type AnyNodeError = Box<dyn std::error::Error + Send + Sync>;
 
-/// Why a [`Redlock::try_lock`] did not get the lock, with what every node said.
-#[derive(Debug)]
-pub struct NotAcquired<E> {
-    /// Why the last round failed.
-    pub failure: Failure,
-    /// How many rounds were tried.
-    pub attempts: u32,
-    /// Per-node results of the last round.
-    pub nodes: Tally,
-    /// Every node error seen during all rounds.
-    pub errors: Vec<NodeError<E>>,
+impl<E: std::error::Error + Send + Sync + 'static> From<Unreachable<E>> for DriverError {
+    fn from(unreachable: Unreachable<E>) -> DriverError {
+        let erase = |errors: Vec<NodeError<E>>| {
+            errors
+                .into_iter()
+                .map(|e| NodeError {
+                    node: e.node,
+                    error: Box::new(e.error) as AnyNodeError,
+                })
+                .collect()
+        };
+        DriverError::Unreachable(Box::new(Unreachable {
+            quorum: unreachable.quorum,
+            attempts: unreachable.attempts,
+            nodes: unreachable.nodes,
+            causes: erase(unreachable.causes),
+            errors: erase(unreachable.errors),
+        }))
+    }
 }
 
 /// The outcome of [`Redlock::try_lock`].
@@ -57,8 +65,13 @@ pub struct NotAcquired<E> {
 pub enum Acquisition<'a, N: Node, C: Clock, R: RngCore> {
     /// The lock is held until the guard is unlocked, dropped, or its deadline passes.
     Acquired(Guard<'a, N, C, R>),
-    /// Somebody else holds it, or too few nodes answered in time.
+    /// Enough nodes answered, and they did not give the lock: somebody else holds it, the
+    /// restarted-node guard left no quorum, or the rounds were too slow
+    /// ([`NotAcquired::reason`] says which).
     NotAcquired(NotAcquired<N::Error>),
+    /// Fewer than a quorum of nodes could answer at all: nothing is known about who holds the
+    /// lock. [`Unreachable::causes`] names each failed node's error.
+    Unreachable(Unreachable<N::Error>),
 }
 
 impl<'a, N: Node, C: Clock, R: RngCore> Acquisition<'a, N, C, R> {
@@ -66,7 +79,7 @@ impl<'a, N: Node, C: Clock, R: RngCore> Acquisition<'a, N, C, R> {
     pub fn into_guard(self) -> Option<Guard<'a, N, C, R>> {
         match self {
             Acquisition::Acquired(guard) => Some(guard),
-            Acquisition::NotAcquired(_) => None,
+            Acquisition::NotAcquired(_) | Acquisition::Unreachable(_) => None,
         }
     }
 }
@@ -85,9 +98,33 @@ pub struct Redlock<N, C, R> {
     rng: R,
 }
 
+impl<N: Node, C: Clock> Redlock<N, C, ChaCha20Rng> {
+    /// A client whose tokens come from ChaCha20 seeded by the operating system: what a real
+    /// deployment needs, with no random-number crate to pick. See [`new`](Redlock::new) for
+    /// the rest.
+    pub fn with_os_rng(nodes: Vec<N>, config: Config, clock: C) -> Result<Self, DriverError> {
+        Redlock::new(nodes, config, clock, ChaCha20Rng::from_os_rng())
+    }
+
+    /// A client whose tokens and retry delays come from ChaCha20 seeded with `seed`, so a test
+    /// or an example replays exactly. Anyone who knows the seed can forge the tokens: use
+    /// [`with_os_rng`](Redlock::with_os_rng) against real nodes.
+    pub fn with_seed(
+        nodes: Vec<N>,
+        config: Config,
+        clock: C,
+        seed: u64,
+    ) -> Result<Self, DriverError> {
+        Redlock::new(nodes, config, clock, ChaCha20Rng::seed_from_u64(seed))
+    }
+}
+
 impl<N: Node, C: Clock, R: RngCore + CryptoRng> Redlock<N, C, R> {
     /// A client over `nodes`. `config.node_count` is set to `nodes.len()`; the rest of the
-    /// configuration is validated now. `rng` draws the tokens, so it must be a CSPRNG.
+    /// configuration is validated now. `rng` draws the tokens, so it must be a CSPRNG; it is
+    /// generic over [`rand_core`](crate::rand_core)'s traits (re-exported, so its version is
+    /// this crate's). [`with_seed`](Redlock::with_seed) and
+    /// [`with_os_rng`](Redlock::with_os_rng) need no random-number crate at all.
     pub fn new(nodes: Vec<N>, mut config: Config, clock: C, rng: R) -> Result<Self, DriverError> {
         config.node_count = nodes.len();
         config.validate()?;
@@ -119,18 +156,24 @@ impl<N: Node, C: Clock, R: RngCore + CryptoRng> Redlock<N, C, R> {
         &self.clock
     }
 
-    /// Tries to lock `resource` for `ttl`, with retries. `Ok(None)` when the lock is not
-    /// acquired; [`try_lock`](Redlock::try_lock) says why.
+    /// Tries to lock `resource` for `ttl`, with retries. `Ok(None)` when the nodes answered
+    /// and did not give the lock (somebody else holds it); [`DriverError::Unreachable`] when
+    /// fewer than a quorum of nodes could answer at all. [`try_lock`](Redlock::try_lock) says
+    /// why, with every node's answer.
     pub fn lock(
         &mut self,
         resource: &str,
         ttl: Millis,
     ) -> Result<Option<Guard<'_, N, C, R>>, DriverError> {
-        Ok(self.try_lock(resource, ttl)?.into_guard())
+        match self.try_lock(resource, ttl)? {
+            Acquisition::Acquired(guard) => Ok(Some(guard)),
+            Acquisition::NotAcquired(_) => Ok(None),
+            Acquisition::Unreachable(unreachable) => Err(unreachable.into()),
+        }
     }
 
-    /// Like [`lock`](Redlock::lock), with the reason and every node's error when the lock is
-    /// not acquired.
+    /// Like [`lock`](Redlock::lock), with the outcome told apart: acquired, refused (and why),
+    /// or unreachable (and each node's error).
     pub fn try_lock(
         &mut self,
         resource: &str,
@@ -139,12 +182,14 @@ impl<N: Node, C: Clock, R: RngCore + CryptoRng> Redlock<N, C, R> {
         validate_resource(resource)?;
         let mut lock = Lock::acquire(&self.config, ttl, &mut self.rng, self.clock.now())?;
         let mut errors = Vec::new();
+        let mut log = RoundLog::default();
         let outcome = drive(
             &mut self.nodes,
             &self.clock,
             resource,
             &mut lock,
             &mut errors,
+            &mut log,
             |event| matches!(event, Event::Acquired { .. } | Event::NotAcquired { .. }),
         );
         match outcome {
@@ -154,17 +199,19 @@ impl<N: Node, C: Clock, R: RngCore + CryptoRng> Redlock<N, C, R> {
                 lock,
                 resource: resource.to_owned(),
                 errors,
+                restarted: log.excluded(),
+                answers: log.tally(),
             })),
             Some(Event::NotAcquired {
                 failure,
                 attempts,
                 nodes,
-            }) => Ok(Acquisition::NotAcquired(NotAcquired {
-                failure,
-                attempts,
-                nodes,
-                errors,
-            })),
+            }) => Ok(
+                match log.classify(self.nodes.len(), failure, attempts, nodes, errors) {
+                    Lost::NotAcquired(refused) => Acquisition::NotAcquired(refused),
+                    Lost::Unreachable(unreachable) => Acquisition::Unreachable(unreachable),
+                },
+            ),
             // `drive` only stops early when the lock has nothing left to do, which an
             // acquisition always reports with one of the two events above.
             _ => unreachable!("an acquisition always ends in Acquired or NotAcquired"),
@@ -200,6 +247,8 @@ pub struct Guard<'a, N: Node, C: Clock, R: RngCore> {
     lock: Lock<&'a mut R>,
     resource: String,
     errors: Vec<NodeError<N::Error>>,
+    restarted: NodeSet,
+    answers: Tally,
 }
 
 impl<'a, N: Node, C: Clock, R: RngCore> Guard<'a, N, C, R> {
@@ -236,6 +285,18 @@ impl<N: Node, C: Clock, R: RngCore> Guard<'_, N, C, R> {
         &self.errors
     }
 
+    /// What each node answered in the round that won the lock: who holds our key, who said
+    /// no, who failed or had not answered when the round was decided.
+    pub fn nodes(&self) -> Tally {
+        self.answers
+    }
+
+    /// The nodes whose yes the restarted-node guard did not count in the winning round (they
+    /// hold our key all the same, and are released with the others).
+    pub fn restarted(&self) -> NodeSet {
+        self.restarted
+    }
+
     /// Extends the lease by a full TTL from now on a majority of all nodes. `Ok(false)` when
     /// the extension did not win a majority in time or the deadline had already passed; the old
     /// deadline then still stands.
@@ -252,6 +313,7 @@ impl<N: Node, C: Clock, R: RngCore> Guard<'_, N, C, R> {
             &self.resource,
             &mut self.lock,
             &mut self.errors,
+            &mut RoundLog::default(),
             |event| matches!(event, Event::Extended { .. } | Event::NotExtended { .. }),
         );
         match outcome {
@@ -291,6 +353,7 @@ impl<N: Node, C: Clock, R: RngCore> Guard<'_, N, C, R> {
             &self.resource,
             &mut self.lock,
             &mut self.errors,
+            &mut RoundLog::default(),
             |event| matches!(event, Event::Released { .. }),
         );
         match outcome {
@@ -334,6 +397,7 @@ fn drive<N: Node, C: Clock, R: RngCore>(
     key: &str,
     lock: &mut Lock<R>,
     errors: &mut Vec<NodeError<N::Error>>,
+    log: &mut RoundLog,
     wanted: impl Fn(&Event) -> bool,
 ) -> Option<Event> {
     let mut events = VecDeque::new();
@@ -347,9 +411,19 @@ fn drive<N: Node, C: Clock, R: RngCore>(
             }
             let budget = lock.params().round_timeout;
             N::execute_all(nodes, key, &batch, budget, |node, command, result| {
+                let error_index = result.is_err().then_some(errors.len());
                 let reply = reply_from(command.node, result, errors);
+                let counted = node.counts_toward_quorum();
+                log.record(
+                    command.round,
+                    command.node,
+                    &command.op,
+                    reply,
+                    error_index,
+                    counted,
+                );
                 // A node that restarted too recently still answers, but its yes must not count.
-                let answer = if node.counts_toward_quorum() {
+                let answer = if counted {
                     Answer::voting(reply)
                 } else {
                     Answer::guarded(reply)

@@ -63,6 +63,14 @@ pub enum ScenarioError {
         /// The operating system's reason.
         message: String,
     },
+    /// The file is not UTF-8 text; `at` is the first byte that is not.
+    #[error("{at}: not UTF-8 text: {message}")]
+    NotUtf8 {
+        /// Where the first invalid byte is (its column counts the valid characters before it).
+        at: Location,
+        /// The invalid bytes, in hex.
+        message: String,
+    },
     /// The text is not valid TOML.
     #[error("{at}: invalid toml: {message}")]
     Syntax {
@@ -147,11 +155,30 @@ pub enum ScenarioError {
 }
 
 impl ScenarioError {
+    /// The error for `bytes` that are not UTF-8, located at the first invalid byte.
+    pub fn not_utf8(file: &str, bytes: &[u8], error: &std::str::Utf8Error) -> ScenarioError {
+        let valid = error.valid_up_to();
+        // The prefix is valid UTF-8 by definition, so the location counts characters in it.
+        let before = std::str::from_utf8(&bytes[..valid]).unwrap_or_default();
+        let bad = &bytes[valid..valid + error.error_len().unwrap_or(bytes.len() - valid)];
+        let hex: Vec<String> = bad.iter().map(|b| format!("{b:#04x}")).collect();
+        ScenarioError::NotUtf8 {
+            at: Location::of_offset(file, before, before.len()),
+            message: format!("invalid byte {} (save the file as UTF-8)", hex.join(" ")),
+        }
+    }
+
+    /// Reads `bytes` as scenario text, or says where they stop being UTF-8.
+    pub fn text<'a>(file: &str, bytes: &'a [u8]) -> Result<&'a str, ScenarioError> {
+        std::str::from_utf8(bytes).map_err(|error| ScenarioError::not_utf8(file, bytes, &error))
+    }
+
     /// Where the error is, when it has a position.
     pub fn location(&self) -> Option<&Location> {
         match self {
             ScenarioError::Read { .. } => None,
-            ScenarioError::Syntax { at, .. }
+            ScenarioError::NotUtf8 { at, .. }
+            | ScenarioError::Syntax { at, .. }
             | ScenarioError::UnknownKey { at, .. }
             | ScenarioError::WrongType { at, .. }
             | ScenarioError::MissingKey { at, .. }
@@ -196,5 +223,19 @@ mod tests {
         // Column counts characters, not bytes: `=` follows `bé ` (3 characters, 4 bytes).
         assert_eq!(Location::of_offset("f", text, 10).to_string(), "f:2:4");
         assert_eq!(Location::of_offset("f", text, 999).line, 3);
+    }
+
+    #[test]
+    fn bytes_that_are_not_utf8_are_located_at_the_first_bad_byte() {
+        let bytes = b"name = \"x\"\ntitle = \"caf\xe9\"\n";
+        let error = ScenarioError::text("f.toml", bytes).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "f.toml:2:13: not UTF-8 text: invalid byte 0xe9 (save the file as UTF-8)"
+        );
+        assert_eq!(
+            ScenarioError::text("f.toml", b"a = 1\n").unwrap(),
+            "a = 1\n"
+        );
     }
 }

@@ -142,3 +142,37 @@ fn async_a_paused_node_ends_the_round_at_its_deadline_with_a_named_timeout() {
         guard.unlock().await;
     });
 }
+
+#[test]
+fn async_unreachable_nodes_are_an_outcome_naming_each_node_and_lock_is_an_error() {
+    let urls: Vec<String> = (0..3)
+        .map(|_| format!("redis://127.0.0.1:{}", crate::harness::free_port()))
+        .collect();
+    block_on(async {
+        let mut redlock = AsyncRedlock::open_with_seed(
+            &urls,
+            &redlock_lab::driver::redis::NodeOptions::default(),
+            config(3),
+            7,
+        )
+        .unwrap();
+        let AsyncAcquisition::Unreachable(unreachable) =
+            redlock.try_lock("nobody", Millis(5_000)).await.unwrap()
+        else {
+            panic!("no server runs, yet the outcome is not unreachable");
+        };
+        // Two failures decide a round of three; the third may still have been connecting.
+        assert!(unreachable.causes.len() >= 2, "{unreachable}");
+        for cause in &unreachable.causes {
+            assert_eq!(cause.error.node, urls[cause.node.index()]);
+        }
+        let error = redlock
+            .lock("nobody", Millis(5_000))
+            .await
+            .expect_err("no node can answer");
+        assert!(
+            matches!(error, redlock_lab::driver::DriverError::Unreachable(_)),
+            "{error}"
+        );
+    });
+}

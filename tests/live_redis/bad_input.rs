@@ -8,7 +8,7 @@ use std::thread;
 
 use redlock_lab::driver::redis::{Cause, OpenError};
 use redlock_lab::driver::{Acquisition, DriverError, RedisRedlock};
-use redlock_lab::proto::{ConfigError, Failure, RoundDecision};
+use redlock_lab::proto::{ConfigError, RoundDecision};
 use redlock_lab::time::Millis;
 
 use crate::harness::{cluster, free_port, urls};
@@ -46,26 +46,24 @@ fn garbage_urls_are_refused_when_the_client_is_built_naming_the_node_without_its
 }
 
 #[test]
-fn unreachable_nodes_are_a_named_outcome_not_an_error_and_a_lone_live_node_is_released() {
+fn unreachable_nodes_are_told_apart_from_contention_and_a_lone_live_node_is_released() {
     let servers = cluster(1);
     let dead = [free_port(), free_port()].map(|port| format!("redis://127.0.0.1:{port}"));
     let urls = vec![servers[0].url(), dead[0].clone(), dead[1].clone()];
     let mut redlock = client(&urls, config(3));
 
-    let Acquisition::NotAcquired(refused) = redlock.try_lock("lonely", Millis(5_000)).unwrap()
+    let Acquisition::Unreachable(unreachable) = redlock.try_lock("lonely", Millis(5_000)).unwrap()
     else {
-        panic!("one live node of three acquired a lock");
+        panic!("two dead nodes of three were not reported as unreachable");
     };
-    // Two failed nodes decide the round at once; the live node's yes may or may not be in.
-    assert!(
-        matches!(refused.failure, Failure::NoQuorum { quorum: 2, applied } if applied <= 1),
-        "{:?}",
-        refused.failure
-    );
-    assert_eq!(refused.attempts, 2);
-    // Two dead nodes fail the SET and the release, in each of the two rounds.
-    assert_eq!(refused.errors.len(), 8, "{:?}", refused.errors);
-    for error in &refused.errors {
+    assert_eq!(unreachable.quorum, 2);
+    assert_eq!(unreachable.attempts, 2);
+    // The last round's causes, one per dead node, in node order; the rest are the first
+    // round's SETs and both rounds' releases.
+    let causes: Vec<usize> = unreachable.causes.iter().map(|c| c.node.index()).collect();
+    assert_eq!(causes, [1, 2], "{unreachable:?}");
+    assert_eq!(unreachable.errors.len(), 6, "{:?}", unreachable.errors);
+    for error in unreachable.causes.iter().chain(&unreachable.errors) {
         assert!(
             matches!(error.error.cause, Cause::Unreachable(_)),
             "{}",
@@ -73,11 +71,42 @@ fn unreachable_nodes_are_a_named_outcome_not_an_error_and_a_lone_live_node_is_re
         );
         assert_eq!(error.error.node, urls[error.node.index()]);
     }
+    let message = unreachable.to_string();
+    assert!(
+        message.starts_with("no quorum of nodes reachable: 2 nodes failed, a quorum is 2; n2: "),
+        "{message}"
+    );
+    assert!(
+        message.contains(&dead[0]) && message.contains(&dead[1]),
+        "{message}"
+    );
     assert_eq!(
         servers[0].get("lonely"),
         None,
         "the failed round released the live node"
     );
+}
+
+#[test]
+fn with_no_server_running_lock_is_an_error_naming_every_node_not_a_quiet_none() {
+    let urls: Vec<String> = (0..3)
+        .map(|_| format!("redis://127.0.0.1:{}", free_port()))
+        .collect();
+    let mut redlock = client(&urls, config(3));
+    let error = redlock
+        .lock("orders", Millis(10_000))
+        .expect_err("no node can answer");
+    let DriverError::Unreachable(unreachable) = &error else {
+        panic!("not reported as unreachable: {error}");
+    };
+    assert_eq!(unreachable.causes.len(), 3, "{error}");
+    let message = error.to_string();
+    for (index, url) in urls.iter().enumerate() {
+        assert!(
+            message.contains(&format!("n{}: redis node {url}: unreachable", index + 1)),
+            "{url} is not named: {message}"
+        );
+    }
 }
 
 #[test]

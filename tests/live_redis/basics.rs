@@ -1,8 +1,8 @@
 //! The two tests of the seed: mutual exclusion between two clients, and a lock that survives
 //! one of three nodes being down.
 
-use redlock_lab::driver::Acquisition;
 use redlock_lab::driver::redis::Cause;
+use redlock_lab::driver::{Acquisition, Refusal};
 
 use crate::harness::{cluster, urls};
 use crate::{client, config};
@@ -20,6 +20,10 @@ fn b_cannot_acquire_while_a_holds_and_can_right_after_a_unlocks() {
         .unwrap()
         .expect("A gets a free lock");
     let token_a = guard_a.token().to_string();
+    // The guard says what each node answered in the winning round.
+    assert!(guard_a.nodes().applied.len() >= 2, "{:?}", guard_a.nodes());
+    assert!(guard_a.nodes().not_applied.is_empty());
+    assert!(guard_a.restarted().is_empty());
     for server in &servers {
         assert_eq!(server.get("orders").as_deref(), Some(token_a.as_str()));
     }
@@ -27,6 +31,7 @@ fn b_cannot_acquire_while_a_holds_and_can_right_after_a_unlocks() {
     let Acquisition::NotAcquired(refused) = b.try_lock("orders", Millis(10_000)).unwrap() else {
         panic!("B acquired a lock that A holds");
     };
+    assert_eq!(refused.reason, Refusal::Held, "{refused}");
     // Two noes decide a round of three: the third answer is not waited for.
     assert!(refused.nodes.not_applied.len() >= 2, "{refused:?}");
     assert!(refused.nodes.applied.is_empty(), "{refused:?}");

@@ -4,9 +4,9 @@
 use std::thread;
 use std::time::{Duration, Instant};
 
-use redlock_lab::driver::Acquisition;
 use redlock_lab::driver::redis::{Cause, NodeOptions};
-use redlock_lab::proto::{Failure, NodeId, RetryPolicy, RoundDecision};
+use redlock_lab::driver::{Acquisition, Refusal};
+use redlock_lab::proto::{Failure, NodeId, NodeSet, RetryPolicy, RoundDecision};
 use redlock_lab::time::Millis;
 
 use crate::harness::{cluster, urls};
@@ -218,6 +218,14 @@ fn a_node_restarted_without_persistence_loses_the_key_and_the_guard_keeps_it_out
     let Acquisition::NotAcquired(refused) = guarded.try_lock("report", ttl).unwrap() else {
         panic!("the guard let a young node vote");
     };
+    // Without the guard node 1's yes would have won: the refusal says it was the guard.
+    assert_eq!(
+        refused.reason,
+        Refusal::RestartGuard {
+            restarted: NodeSet::from_bits(0b001)
+        },
+        "{refused}"
+    );
     // Node 1's yes does not count and node 2 (A's) says no, so a quorum is already out of
     // reach: at most node 3's yes counts.
     assert!(
@@ -347,4 +355,38 @@ fn a_node_that_cannot_be_reached_is_not_dialled_again_until_its_connect_timeout_
     assert!(second.node_errors()[0].error.is_timeout());
     second.unlock();
     servers[0].resume();
+}
+
+#[test]
+fn nodes_that_all_restarted_just_now_stop_every_lock_and_the_refusal_names_the_guard() {
+    // Fresh servers have been up for less than a second: with a guard of three seconds no
+    // node may vote yet, as with nodes that keep restarting. The guard stops all progress,
+    // correctly, and says so rather than looking like contention.
+    let servers = cluster(3);
+    let urls = urls(&servers);
+    let options = NodeOptions {
+        restart_guard: Some(Duration::from_secs(3)),
+        ..NodeOptions::default()
+    };
+    let mut guarded = client_with(&urls, &options, config(3));
+    let Acquisition::NotAcquired(refused) = guarded.try_lock("young", Millis(3_000)).unwrap()
+    else {
+        panic!("young nodes gave a lock, or were reported unreachable");
+    };
+    let Refusal::RestartGuard { restarted } = refused.reason else {
+        panic!("not blamed on the guard: {refused}");
+    };
+    // Two young yeses already put a quorum out of reach; the third may not be in yet.
+    assert!(restarted.len() >= 2, "{refused}");
+    assert!(refused.errors.is_empty(), "{:?}", refused.errors);
+    assert!(
+        refused
+            .to_string()
+            .contains("the restarted-node guard left no quorum"),
+        "{refused}"
+    );
+    assert!(guarded.lock("young", Millis(3_000)).unwrap().is_none());
+    for server in &servers {
+        assert_eq!(server.get("young"), None, "every young node was released");
+    }
 }

@@ -20,7 +20,8 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 const INSTALL_HINT: &str = "the live tests need redis-server (7.x) on PATH, or REDIS_SERVER=/path/to/redis-server; \
-     on Debian or Ubuntu: apt-get install -y redis-server redis-tools (.ci/run does this); \
+     on Debian or Ubuntu: apt-get install -y --no-install-recommends redis-server redis-tools \
+     (scripts/test does this); \
      these tests fail rather than skip when it is missing";
 
 /// The redis-server binary, checked once: panics with the install hint when it is missing.

@@ -2,8 +2,8 @@
 
 use std::fs;
 
-use redlock_lab::driver::Acquisition;
 use redlock_lab::driver::redis::{Cause, NodeOptions};
+use redlock_lab::driver::{Acquisition, DriverError};
 use redlock_lab::time::Millis;
 
 use crate::harness::{RedisServer, ServerOptions, TlsFiles};
@@ -40,11 +40,11 @@ fn auth_with_requirepass_and_an_acl_user_and_a_wrong_password_is_a_named_auth_er
 
     let wrong = format!("redis://:wrong-one@127.0.0.1:{port}");
     let mut redlock = client(&[wrong], config(1));
-    let Acquisition::NotAcquired(refused) = redlock.try_lock("secured", Millis(2_000)).unwrap()
+    let Acquisition::Unreachable(refused) = redlock.try_lock("secured", Millis(2_000)).unwrap()
     else {
-        panic!("a wrong password acquired a lock");
+        panic!("a wrong password was not refused as an unreachable node");
     };
-    let error = &refused.errors[0].error;
+    let error = &refused.causes[0].error;
     assert!(matches!(error.cause, Cause::Auth(_)), "{error}");
     let message = error.to_string();
     assert!(
@@ -58,11 +58,11 @@ fn auth_with_requirepass_and_an_acl_user_and_a_wrong_password_is_a_named_auth_er
 
     // No password at all: the server answers NOAUTH to our first command.
     let mut anonymous = client(&[format!("redis://127.0.0.1:{port}")], config(1));
-    let Acquisition::NotAcquired(refused) = anonymous.try_lock("secured", Millis(2_000)).unwrap()
+    let Acquisition::Unreachable(refused) = anonymous.try_lock("secured", Millis(2_000)).unwrap()
     else {
-        panic!("an unauthenticated client acquired a lock");
+        panic!("an unauthenticated client was not refused as an unreachable node");
     };
-    let error = &refused.errors[0].error;
+    let error = &refused.causes[0].error;
     assert!(matches!(error.cause, Cause::Auth(_)), "{error}");
 }
 
@@ -94,12 +94,12 @@ fn tls_with_a_test_ca_works_and_an_untrusted_server_is_refused() {
 
     // Without our CA the system roots do not vouch for the server: unreachable, named.
     let mut untrusting = client(&urls, config(3));
-    let Acquisition::NotAcquired(refused) = untrusting.try_lock("over-tls", Millis(2_000)).unwrap()
+    let Acquisition::Unreachable(refused) = untrusting.try_lock("over-tls", Millis(2_000)).unwrap()
     else {
-        panic!("an untrusted certificate was accepted");
+        panic!("an untrusted certificate was not refused as unreachable");
     };
-    assert_eq!(refused.errors.len() % 3, 0);
-    for error in &refused.errors {
+    assert_eq!(refused.causes.len(), 3);
+    for error in refused.causes.iter().chain(&refused.errors) {
         assert!(
             matches!(error.error.cause, Cause::Unreachable(_)),
             "{}",
@@ -113,7 +113,10 @@ fn tls_with_a_test_ca_works_and_an_untrusted_server_is_refused() {
         .map(|u| u.replacen("rediss://", "redis://", 1))
         .collect();
     let mut confused = client(&plain, config(3));
-    assert!(confused.lock("over-tls", Millis(2_000)).unwrap().is_none());
+    let error = confused
+        .lock("over-tls", Millis(2_000))
+        .expect_err("no node can answer");
+    assert!(matches!(error, DriverError::Unreachable(_)), "{error}");
 
     // A root certificate that is not PEM trusts nothing: no connection, a named error.
     let garbage = NodeOptions {
@@ -123,12 +126,12 @@ fn tls_with_a_test_ca_works_and_an_untrusted_server_is_refused() {
     match redlock_lab::driver::RedisRedlock::open_with(&urls, &garbage, config(3)) {
         Err(error) => assert!(error.to_string().contains("tls"), "{error}"),
         Ok(mut refusing) => {
-            let Acquisition::NotAcquired(refused) =
+            let Acquisition::Unreachable(refused) =
                 refusing.try_lock("over-tls", Millis(2_000)).unwrap()
             else {
                 panic!("a garbage root certificate vouched for the server");
             };
-            assert!(!refused.errors.is_empty());
+            assert_eq!(refused.causes.len(), 3);
         }
     }
     drop(servers);

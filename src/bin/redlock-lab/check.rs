@@ -12,7 +12,7 @@ use redlock_lab::scenario::{Ingredient, Scenario, Verdict};
 
 use crate::Outcome;
 use crate::inputs;
-use crate::table::Table;
+use crate::table::{Paint, Table};
 
 /// Arguments of `check`.
 #[derive(Debug, Default, clap::Args)]
@@ -33,7 +33,9 @@ pub struct Args {
 
 /// Checks every scenario, prints the verdicts, and says whether they all match.
 pub fn run(args: &Args) -> Result<Outcome> {
-    let scenarios = inputs::load(&args.paths)?;
+    let loaded = inputs::load_labelled(&args.paths)?;
+    let files: Vec<Option<String>> = loaded.iter().map(|l| l.file.clone()).collect();
+    let scenarios: Vec<Scenario> = loaded.into_iter().map(|l| l.scenario).collect();
     // Progress only for a person watching: never under `--json`, never into a pipe or file.
     let progress =
         (std::io::stderr().is_terminal() && !args.json).then(|| progress_bar(&scenarios));
@@ -69,7 +71,10 @@ pub fn run(args: &Args) -> Result<Outcome> {
         let json = serde_json::json!({ "models": reports });
         println!("{}", serde_json::to_string_pretty(&json)?);
     } else {
-        print!("{}", render(&scenarios, &reports));
+        print!(
+            "{}",
+            render(&scenarios, &reports, &files, &Paint::for_stdout())
+        );
     }
     let mismatches = reports.iter().flat_map(Report::mismatches).count();
     Ok(if mismatches == 0 {
@@ -91,36 +96,47 @@ fn progress_bar(scenarios: &[Scenario]) -> ProgressBar {
     bar
 }
 
-/// The verdict table, the story of each violated property, then a summary line.
-fn render(scenarios: &[Scenario], reports: &[Report]) -> String {
+/// The verdict table (a line per scenario, with its file when it is not the catalog's, then
+/// one per property, so it fits 100 columns), the story of each violated property and its
+/// necessary causes when asked, then a summary line.
+fn render(
+    scenarios: &[Scenario],
+    reports: &[Report],
+    files: &[Option<String>],
+    paint: &Paint,
+) -> String {
     let mut table = Table::new(&[
-        "scenario", "property", "expected", "verdict", "", "states", "seconds",
+        "scenario / property",
+        "expected",
+        "verdict",
+        "",
+        "states",
+        "seconds",
     ]);
-    for report in reports {
-        for (i, property) in report.properties.iter().enumerate() {
+    for (report, file) in reports.iter().zip(files) {
+        table.row(vec![
+            report.name.clone(),
+            String::new(),
+            String::new(),
+            String::new(),
+            report.unique_states.to_string(),
+            format!("{:.2}", report.seconds),
+        ]);
+        if let Some(file) = file {
+            table.note(format!("from {file}"));
+        }
+        for property in &report.properties {
             let expected = property.expected.map_or("-".to_owned(), |v| v.to_string());
             let mark = match property.expected {
                 Some(e) if e == property.verdict => "ok",
                 Some(_) => "MISMATCH",
                 None => "",
             };
-            let (name, states, seconds) = if i == 0 {
-                (
-                    report.name.clone(),
-                    report.unique_states.to_string(),
-                    format!("{:.2}", report.seconds),
-                )
-            } else {
-                Default::default()
-            };
             table.row(vec![
-                name,
-                property.name.clone(),
+                format!("  {}", property.name),
                 expected,
                 property.verdict.to_string(),
                 mark.to_owned(),
-                states,
-                seconds,
             ]);
         }
     }
@@ -138,7 +154,7 @@ fn render(scenarios: &[Scenario], reports: &[Report]) -> String {
         })
         .collect();
     let seconds: f64 = reports.iter().map(|r| r.seconds).sum();
-    let mut out = table.render();
+    let mut out = table.render_with(paint);
     out.push('\n');
     // One block per violated property, after the table so the table stays readable.
     for (scenario, p) in scenarios
@@ -164,17 +180,23 @@ fn render(scenarios: &[Scenario], reports: &[Report]) -> String {
         }
     }
     out.push_str(&format!(
-        "{} scenarios, {properties} properties ({violated} violated) in {seconds:.1} s: ",
-        reports.len()
+        "{}, {} ({violated} violated) in {seconds:.1} s: ",
+        count(reports.len(), "scenario", "scenarios"),
+        count(properties, "property", "properties"),
     ));
     if mismatches.is_empty() {
         out.push_str("every verdict matches [expect]\n");
     } else {
         out.push_str(&format!(
-            "{} verdicts differ from [expect]: {}\n",
-            mismatches.len(),
+            "{} from [expect]: {}\n",
+            count(mismatches.len(), "verdict differs", "verdicts differ"),
             mismatches.join(", ")
         ));
     }
     out
+}
+
+/// `1 scenario`, `2 scenarios`.
+fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }

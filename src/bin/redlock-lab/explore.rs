@@ -15,7 +15,7 @@ use crate::inputs;
 pub struct Args {
     /// A scenario file or catalog name.
     path: PathBuf,
-    /// The port to serve on (on 127.0.0.1 only).
+    /// The port to serve on (on 127.0.0.1 only); 0 picks a free one and prints it.
     #[arg(long, default_value_t = 3000)]
     port: u16,
 }
@@ -23,15 +23,16 @@ pub struct Args {
 /// Serves the Explorer until the process is stopped.
 pub fn run(args: &Args) -> Result<Outcome> {
     let scenario = inputs::load_one(&args.path)?;
-    let address = (Ipv4Addr::LOCALHOST, args.port);
-    // stateright panics when it cannot bind; probe first so a busy port is a clean error.
-    drop(
-        TcpListener::bind(address)
-            .with_context(|| format!("cannot listen on 127.0.0.1:{}", args.port))?,
-    );
+    // stateright panics when it cannot bind; probe first so a busy port is a clean error. The
+    // probe also resolves port 0 to the free port the system picked, which is then served.
+    let probe = TcpListener::bind((Ipv4Addr::LOCALHOST, args.port))
+        .with_context(|| format!("cannot listen on 127.0.0.1:{}", args.port))?;
+    let port = probe.local_addr().context("the probe's address")?.port();
+    drop(probe);
+    let address = (Ipv4Addr::LOCALHOST, port);
     eprintln!(
-        "Explorer for {} ({}) on http://127.0.0.1:{}/ — stop with Ctrl-C",
-        scenario.name, scenario.title, args.port
+        "Explorer for {} ({}) on http://127.0.0.1:{port}/ — stop with Ctrl-C",
+        scenario.name, scenario.title
     );
     // A `ui/` folder in the working directory would shadow the Explorer's own files.
     if std::path::Path::new("ui/index.htm").exists() {

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use redlock_lab::catalog::{self, CATALOG, LookupError};
-use redlock_lab::scenario::Scenario;
+use redlock_lab::scenario::{Scenario, ScenarioError};
 
 /// One scenario file's name and text, before parsing.
 pub struct Source {
@@ -14,6 +14,16 @@ pub struct Source {
     pub file: String,
     /// Its contents.
     pub text: String,
+    /// Read from disk rather than from the embedded catalog.
+    on_disk: bool,
+}
+
+/// A scenario and, when it was read from disk rather than the built-in catalog, its file.
+pub struct Loaded {
+    /// The validated scenario.
+    pub scenario: Scenario,
+    /// The file it came from, for a scenario that is not the catalog's.
+    pub file: Option<String>,
 }
 
 /// Loads every scenario the arguments name; with none, the embedded catalog.
@@ -21,12 +31,22 @@ pub struct Source {
 /// Every file is parsed before anything runs, and every bad file is reported (one line each,
 /// with file, line and column), so a bad input never produces a partial run.
 pub fn load(paths: &[PathBuf]) -> Result<Vec<Scenario>> {
+    Ok(load_labelled(paths)?
+        .into_iter()
+        .map(|loaded| loaded.scenario)
+        .collect())
+}
+
+/// Like [`load`], keeping which file each scenario came from; warns on stderr when two
+/// scenarios share a name, since every report names scenarios by name.
+pub fn load_labelled(paths: &[PathBuf]) -> Result<Vec<Loaded>> {
     let sources = if paths.is_empty() {
         CATALOG
             .iter()
             .map(|embedded| Source {
                 file: embedded.file.to_owned(),
                 text: embedded.text.to_owned(),
+                on_disk: false,
             })
             .collect()
     } else {
@@ -36,11 +56,22 @@ pub fn load(paths: &[PathBuf]) -> Result<Vec<Scenario>> {
         }
         sources
     };
-    let mut scenarios = Vec::new();
+    let mut scenarios: Vec<Loaded> = Vec::new();
     let mut errors = Vec::new();
     for source in &sources {
         match Scenario::from_str(&source.file, &source.text) {
-            Ok(scenario) => scenarios.push(scenario),
+            Ok(scenario) => {
+                if let Some(first) = scenarios.iter().find(|l| l.scenario.name == scenario.name) {
+                    eprintln!(
+                        "warning: {} and {} are both called {}; reports cannot tell them apart",
+                        first.scenario.file, scenario.file, scenario.name
+                    );
+                }
+                scenarios.push(Loaded {
+                    scenario,
+                    file: source.on_disk.then(|| source.file.clone()),
+                });
+            }
             Err(error) => errors.push(error.to_string()),
         }
     }
@@ -103,19 +134,24 @@ fn resolve(path: &Path) -> Result<Vec<Source>> {
         Ok(embedded) => Ok(vec![Source {
             file: embedded.file.to_owned(),
             text: embedded.text.to_owned(),
+            on_disk: false,
         }]),
-        Err(LookupError::NotFound { .. }) => bail!(
-            "{name}: no such file, folder or catalog scenario (`redlock-lab list` shows the catalog)"
+        Err(LookupError::NotFound { suggestion, .. }) => bail!(
+            "{name}: no such file, folder or catalog scenario{} (`redlock-lab list` shows the catalog)",
+            suggestion.map_or(String::new(), |s| format!("; did you mean {s}?"))
         ),
         Err(error) => bail!("{name}: no such file or folder, and {error}"),
     }
 }
 
 fn read(file: &Path) -> Result<Source> {
-    let text =
-        fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))?;
+    let bytes = fs::read(file).with_context(|| format!("cannot read {}", file.display()))?;
+    let name = file.display().to_string();
+    // Not UTF-8 is a bad file like any other: an error located at its first bad byte.
+    let text = ScenarioError::text(&name, &bytes)?.to_owned();
     Ok(Source {
-        file: file.display().to_string(),
+        file: name,
         text,
+        on_disk: true,
     })
 }

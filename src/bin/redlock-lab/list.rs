@@ -11,15 +11,19 @@ use crate::table::Table;
 /// Arguments of `list`.
 #[derive(Debug, Default, clap::Args)]
 pub struct Args {
-    /// Scenario files or folders; none = the built-in catalog.
+    /// What to list: scenario files (`.toml`), folders of them, or names from the built-in
+    /// catalog (a file name without `.toml`, an alias, or a prefix naming one scenario).
+    /// None = the whole built-in catalog.
+    #[arg(value_name = "SCENARIO")]
     paths: Vec<PathBuf>,
 }
 
-/// Prints one row per scenario.
+/// Prints one row per scenario, with what the literature expects on the line under it.
 pub fn run(args: &Args) -> Result<Outcome> {
-    let scenarios = inputs::load(&args.paths)?;
-    let mut table = Table::new(&["scenario", "source", "expected", "title"]);
-    for scenario in &scenarios {
+    let scenarios = inputs::load_labelled(&args.paths)?;
+    let mut table = Table::new(&["scenario", "source", "title"]);
+    for loaded in &scenarios {
+        let scenario = &loaded.scenario;
         let expected = scenario
             .expect
             .iter()
@@ -29,15 +33,19 @@ pub fn run(args: &Args) -> Result<Outcome> {
         table.row(vec![
             scenario.name.clone(),
             scenario.source.to_string(),
-            expected,
             scenario.title.clone(),
         ]);
+        table.note(format!("expects {expected}"));
+        if let Some(file) = &loaded.file {
+            table.note(format!("from {file}"));
+        }
     }
     print!("{}", table.render());
     if args.paths.is_empty() {
         // The next step for a newcomer.
         println!(
-            "\n`redlock-lab explain NAME` teaches one scenario: the claim, the verdict and why, the counterexample, the fix."
+            "\n`redlock-lab explain NAME` teaches one scenario: the claim, the verdict and why,\n\
+             the counterexample, the fix."
         );
     }
     Ok(Outcome::Success)

@@ -21,7 +21,8 @@ mod units;
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use anyhow::Context;
+use clap::{CommandFactory, Parser, Subcommand};
 
 /// Redlock, settled claim by claim with exhaustive model checking.
 ///
@@ -64,6 +65,14 @@ enum Command {
     /// kept extended, release it when the command ends; stop the command if the lock is lost.
     #[cfg(all(unix, feature = "redis"))]
     Run(run::Args),
+    /// Print a completion script for SHELL to stdout (e.g. `redlock-lab completions bash >
+    /// /etc/bash_completion.d/redlock-lab`).
+    Completions {
+        /// The shell to complete for.
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff) to stdout (e.g. `redlock-lab man > redlock-lab.1`).
+    Man,
 }
 
 /// How a command that ran to its end came out.
@@ -100,6 +109,8 @@ fn main() -> ExitCode {
         Some(Command::Advise(args)) => advise::run(&args),
         #[cfg(all(unix, feature = "redis"))]
         Some(Command::Run(args)) => run::run(&args),
+        Some(Command::Completions { shell }) => completions(shell),
+        Some(Command::Man) => man(),
     };
     match result {
         Ok(Outcome::Success) => ExitCode::SUCCESS,
@@ -109,5 +120,82 @@ fn main() -> ExitCode {
             eprintln!("error: {error:#}");
             ExitCode::from(2)
         }
+    }
+}
+
+/// Completions from the same clap definition that parses the arguments, so they cannot drift.
+fn completions(shell: clap_complete::Shell) -> anyhow::Result<Outcome> {
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut Cli::command(), "redlock-lab", &mut script);
+    print_bytes(&script)
+}
+
+/// The manual page, from the clap definition: the top-level page clap_mangen renders, then a
+/// section per command with its description and every argument, so one page documents all.
+fn man() -> anyhow::Result<Outcome> {
+    let command = Cli::command();
+    let mut page = Vec::new();
+    clap_mangen::Man::new(command.clone())
+        .render(&mut page)
+        .context("render the man page")?;
+    let mut text = String::from_utf8(page).context("the man page is not UTF-8")?;
+    for sub in command.get_subcommands() {
+        // clap_mangen points at one page per command; this page has them all as sections.
+        let reference = format!("redlock\\-lab\\-{}(1)", roff(sub.get_name()));
+        let section = format!("\\fBredlock\\-lab {}\\fR", roff(sub.get_name()));
+        text = text.replace(&reference, &section);
+    }
+    for sub in command.get_subcommands().filter(|sub| !sub.is_hide_set()) {
+        let name = format!("redlock-lab {}", sub.get_name());
+        text.push_str(&format!(".SH \"{}\"\n", roff(&name.to_uppercase())));
+        let about = sub
+            .get_long_about()
+            .or(sub.get_about())
+            .map(ToString::to_string)
+            .unwrap_or_default();
+        text.push_str(&format!("{}\n", roff(&about)));
+        for arg in sub.get_arguments().filter(|arg| !arg.is_hide_set()) {
+            let label = match (arg.get_long(), arg.get_short()) {
+                (Some(long), Some(short)) => format!("\\fB\\-{short}\\fR, \\fB\\-\\-{long}\\fR"),
+                (Some(long), None) => format!("\\fB\\-\\-{}\\fR", roff(long)),
+                (None, Some(short)) => format!("\\fB\\-{short}\\fR"),
+                (None, None) => format!("\\fI{}\\fR", roff(arg.get_id().as_str()).to_uppercase()),
+            };
+            let help = arg
+                .get_long_help()
+                .or(arg.get_help())
+                .map(ToString::to_string)
+                .unwrap_or_default();
+            text.push_str(&format!(".TP\n{label}\n{}\n", roff(&help)));
+        }
+    }
+    print_bytes(text.as_bytes())
+}
+
+/// Escapes text for roff: backslashes, hyphens (else they may print as dashes), and a leading
+/// dot or quote, which would start a request.
+fn roff(text: &str) -> String {
+    text.replace('\\', "\\e")
+        .replace('-', "\\-")
+        .lines()
+        .map(|line| {
+            if line.starts_with('.') || line.starts_with('\'') {
+                format!("\\&{line}")
+            } else {
+                line.to_owned()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Writes generated text to stdout; a reader that stopped early (`| head`) is not an error.
+fn print_bytes(bytes: &[u8]) -> anyhow::Result<Outcome> {
+    use std::io::Write;
+    match std::io::stdout().write_all(bytes) {
+        Err(error) if error.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(error).context("write to stdout")
+        }
+        _ => Ok(Outcome::Success),
     }
 }

@@ -189,7 +189,14 @@ pub fn run(args: &Args) -> Result<Outcome> {
             Acquisition::Acquired(guard) => {
                 return Ok(Outcome::Exit(supervise(guard, args, &signals)?));
             }
-            Acquisition::NotAcquired(not) => {
+            // Nobody answering is an outage, not a conflict, but `run` waits it out the same way
+            // (within --wait) and says which it was.
+            refused @ (Acquisition::NotAcquired(_) | Acquisition::Unreachable(_)) => {
+                let reason = match &refused {
+                    Acquisition::NotAcquired(not) => not_acquired(not),
+                    Acquisition::Unreachable(unreachable) => unreachable.to_string(),
+                    Acquisition::Acquired(_) => unreachable!("handled above"),
+                };
                 if let Some(signal) = signals.received() {
                     eprintln!(
                         "redlock-lab run: interrupted by signal {signal} while waiting for {}",
@@ -207,7 +214,7 @@ pub fn run(args: &Args) -> Result<Outcome> {
                             Some(wait) => format!(" within {}", humanize(wait)),
                             None => String::new(),
                         },
-                        not_acquired(&not)
+                        reason
                     );
                     return Ok(Outcome::Exit(args.conflict_exit_code));
                 }

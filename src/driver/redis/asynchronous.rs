@@ -35,8 +35,10 @@ use rand_core::{RngCore, SeedableRng};
 use super::error::{Cause, OpenError, RedisNodeError};
 use super::node::{NodeOptions, ServerInfo, build_client, connect_cause, interpret, server_cause};
 use super::script;
-use crate::driver::{DriverError, NodeError, NotAcquired, reply_from};
-use crate::proto::{self, Command, Config, Event, Lock, Op, Tally, Token, validate_resource};
+use crate::driver::{DriverError, Lost, NodeError, NotAcquired, RoundLog, Unreachable, reply_from};
+use crate::proto::{
+    self, Command, Config, Event, Lock, NodeSet, Op, Reply, Tally, Token, validate_resource,
+};
 use crate::time::Millis;
 
 /// One Redis master as the async client sees it.
@@ -207,8 +209,13 @@ impl std::fmt::Debug for AsyncRedlock {
 pub enum AsyncAcquisition<'a> {
     /// The lock is held until the guard is unlocked, dropped, or its deadline passes.
     Acquired(AsyncGuard<'a>),
-    /// Somebody else holds it, or too few nodes answered in time.
+    /// Enough nodes answered, and they did not give the lock: somebody else holds it, the
+    /// restarted-node guard left no quorum, or the rounds were too slow
+    /// ([`NotAcquired::reason`] says which).
     NotAcquired(NotAcquired<RedisNodeError>),
+    /// Fewer than a quorum of nodes could answer at all: nothing is known about who holds the
+    /// lock. [`Unreachable::causes`] names each failed node's error.
+    Unreachable(Unreachable<RedisNodeError>),
 }
 
 impl AsyncRedlock {
@@ -222,7 +229,29 @@ impl AsyncRedlock {
     pub fn open_with<S: AsRef<str>>(
         urls: &[S],
         options: &NodeOptions,
+        config: Config,
+    ) -> Result<AsyncRedlock, OpenError> {
+        // 128-bit tokens must be unguessable by other clients: a CSPRNG seeded from the OS.
+        AsyncRedlock::open_with_rng(urls, options, config, ChaCha20Rng::from_os_rng())
+    }
+
+    /// Like [`open_with`](AsyncRedlock::open_with), with tokens and retry delays from
+    /// ChaCha20 seeded with `seed`, for a test that must replay. Anyone who knows the seed can
+    /// forge the tokens: never in production.
+    pub fn open_with_seed<S: AsRef<str>>(
+        urls: &[S],
+        options: &NodeOptions,
+        config: Config,
+        seed: u64,
+    ) -> Result<AsyncRedlock, OpenError> {
+        AsyncRedlock::open_with_rng(urls, options, config, ChaCha20Rng::seed_from_u64(seed))
+    }
+
+    fn open_with_rng<S: AsRef<str>>(
+        urls: &[S],
+        options: &NodeOptions,
         mut config: Config,
+        rng: ChaCha20Rng,
     ) -> Result<AsyncRedlock, OpenError> {
         let nodes = urls
             .iter()
@@ -242,7 +271,7 @@ impl AsyncRedlock {
         Ok(AsyncRedlock {
             nodes,
             config,
-            rng: ChaCha20Rng::from_os_rng(),
+            rng,
             origin: Instant::now(),
         })
     }
@@ -252,21 +281,24 @@ impl AsyncRedlock {
         &self.config
     }
 
-    /// Tries to lock `resource` for `ttl`, with retries. `Ok(None)` when the lock is not
-    /// acquired; [`try_lock`](AsyncRedlock::try_lock) says why.
+    /// Tries to lock `resource` for `ttl`, with retries. `Ok(None)` when the nodes answered
+    /// and did not give the lock; [`DriverError::Unreachable`] when fewer than a quorum of
+    /// nodes could answer at all. [`try_lock`](AsyncRedlock::try_lock) says why, with every
+    /// node's answer.
     pub async fn lock(
         &mut self,
         resource: &str,
         ttl: Millis,
     ) -> Result<Option<AsyncGuard<'_>>, DriverError> {
-        Ok(match self.try_lock(resource, ttl).await? {
-            AsyncAcquisition::Acquired(guard) => Some(guard),
-            AsyncAcquisition::NotAcquired(_) => None,
-        })
+        match self.try_lock(resource, ttl).await? {
+            AsyncAcquisition::Acquired(guard) => Ok(Some(guard)),
+            AsyncAcquisition::NotAcquired(_) => Ok(None),
+            AsyncAcquisition::Unreachable(unreachable) => Err(unreachable.into()),
+        }
     }
 
-    /// Like [`lock`](AsyncRedlock::lock), with the reason and every node's error when the
-    /// lock is not acquired.
+    /// Like [`lock`](AsyncRedlock::lock), with the outcome told apart: acquired, refused (and
+    /// why), or unreachable (and each node's error).
     pub async fn try_lock(
         &mut self,
         resource: &str,
@@ -276,12 +308,14 @@ impl AsyncRedlock {
         let origin = self.origin;
         let mut lock = Lock::acquire(&self.config, ttl, &mut self.rng, now(origin))?;
         let mut errors = Vec::new();
+        let mut log = RoundLog::default();
         let outcome = drive(
             &mut self.nodes,
             origin,
             resource,
             &mut lock,
             &mut errors,
+            &mut log,
             |event| matches!(event, Event::Acquired { .. } | Event::NotAcquired { .. }),
         )
         .await;
@@ -290,12 +324,12 @@ impl AsyncRedlock {
                 failure,
                 attempts,
                 nodes,
-            }) => Ok(AsyncAcquisition::NotAcquired(NotAcquired {
-                failure,
-                attempts,
-                nodes,
-                errors,
-            })),
+            }) => Ok(
+                match log.classify(self.nodes.len(), failure, attempts, nodes, errors) {
+                    Lost::NotAcquired(refused) => AsyncAcquisition::NotAcquired(refused),
+                    Lost::Unreachable(unreachable) => AsyncAcquisition::Unreachable(unreachable),
+                },
+            ),
             // `drive` stops early only when the lock has nothing left to do, and an
             // acquisition always reports Acquired or NotAcquired before that.
             _ => Ok(AsyncAcquisition::Acquired(AsyncGuard {
@@ -304,6 +338,8 @@ impl AsyncRedlock {
                 lock,
                 resource: resource.to_owned(),
                 errors,
+                restarted: log.excluded(),
+                answers: log.tally(),
             })),
         }
     }
@@ -320,6 +356,8 @@ pub struct AsyncGuard<'a> {
     lock: Lock<&'a mut ChaCha20Rng>,
     resource: String,
     errors: Vec<NodeError<RedisNodeError>>,
+    restarted: NodeSet,
+    answers: Tally,
 }
 
 impl std::fmt::Debug for AsyncNode {
@@ -357,6 +395,16 @@ impl AsyncGuard<'_> {
         &self.errors
     }
 
+    /// What each node answered in the round that won the lock.
+    pub fn nodes(&self) -> Tally {
+        self.answers
+    }
+
+    /// The nodes whose yes the restarted-node guard did not count in the winning round.
+    pub fn restarted(&self) -> NodeSet {
+        self.restarted
+    }
+
     /// Extends the lease by a full TTL on a majority of all nodes; `Ok(false)` when that failed
     /// (the old deadline still stands).
     pub async fn extend(&mut self) -> Result<bool, DriverError> {
@@ -367,6 +415,7 @@ impl AsyncGuard<'_> {
             &self.resource,
             &mut self.lock,
             &mut self.errors,
+            &mut RoundLog::default(),
             |event| matches!(event, Event::Extended { .. } | Event::NotExtended { .. }),
         )
         .await;
@@ -382,6 +431,7 @@ impl AsyncGuard<'_> {
             &self.resource,
             &mut self.lock,
             &mut self.errors,
+            &mut RoundLog::default(),
             |event| matches!(event, Event::Released { .. }),
         )
         .await;
@@ -430,6 +480,7 @@ async fn drive<R: RngCore>(
     key: &str,
     lock: &mut Lock<R>,
     errors: &mut Vec<NodeError<RedisNodeError>>,
+    log: &mut RoundLog,
     wanted: impl Fn(&Event) -> bool,
 ) -> Option<Event> {
     let mut events = VecDeque::new();
@@ -455,9 +506,19 @@ async fn drive<R: RngCore>(
                         unanswered.retain(|c| *c != command);
                         let node = &mut nodes[command.node.index()];
                         node.absorb(&mut answer);
+                        let error_index = answer.result.is_err().then_some(errors.len());
                         let reply = reply_from(command.node, answer.result, errors);
+                        let counted = node.counts_toward_quorum();
+                        log.record(
+                            command.round,
+                            command.node,
+                            &command.op,
+                            reply,
+                            error_index,
+                            counted,
+                        );
                         // A node that restarted too recently still answers, but its yes must not count.
-                        let answer = if node.counts_toward_quorum() {
+                        let answer = if counted {
                             proto::Answer::voting(reply)
                         } else {
                             proto::Answer::guarded(reply)
@@ -475,6 +536,14 @@ async fn drive<R: RngCore>(
                     Err(_elapsed) => {
                         for command in unanswered.drain(..) {
                             let node = &nodes[command.node.index()];
+                            log.record(
+                                command.round,
+                                command.node,
+                                &command.op,
+                                Reply::Failed,
+                                Some(errors.len()),
+                                true,
+                            );
                             errors.push(NodeError {
                                 node: command.node,
                                 error: AsyncNode::error(

@@ -1,7 +1,6 @@
 //! Building the blocking [`Redlock`] client over Redis nodes from URLs.
 
 use rand_chacha::ChaCha20Rng;
-use rand_core::SeedableRng;
 
 use super::error::OpenError;
 use super::node::{NodeOptions, RedisNode};
@@ -30,7 +29,27 @@ impl Redlock<RedisNode, MonotonicClock, ChaCha20Rng> {
             .map(|url| RedisNode::open_with(url.as_ref(), options.clone()))
             .collect::<Result<Vec<_>, _>>()?;
         // 128-bit tokens must be unguessable by other clients: a CSPRNG seeded from the OS.
-        let rng = ChaCha20Rng::from_os_rng();
-        Ok(Redlock::new(nodes, config, MonotonicClock::new(), rng)?)
+        Ok(Redlock::with_os_rng(nodes, config, MonotonicClock::new())?)
+    }
+
+    /// Like [`open_with`](Redlock::open_with), with tokens and retry delays from ChaCha20
+    /// seeded with `seed`, for a test that must replay. Anyone who knows the seed can forge
+    /// the tokens and release or extend the lock: never in production.
+    pub fn open_with_seed<S: AsRef<str>>(
+        urls: &[S],
+        options: &NodeOptions,
+        config: Config,
+        seed: u64,
+    ) -> Result<RedisRedlock, OpenError> {
+        let nodes = urls
+            .iter()
+            .map(|url| RedisNode::open_with(url.as_ref(), options.clone()))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Redlock::with_seed(
+            nodes,
+            config,
+            MonotonicClock::new(),
+            seed,
+        )?)
     }
 }

@@ -1,0 +1,245 @@
+//! Every command helps a newcomer: files named when they are not the catalog's, duplicate
+//! names warned about, "did you mean" for a misspelled scenario, the real port of
+//! `explore --port 0`, tables within 100 columns, plurals, no colour into a pipe, completions
+//! and a man page from the clap definition, and a located error for a file that is not UTF-8.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::Duration;
+
+const BIN: &str = env!("CARGO_BIN_EXE_redlock-lab");
+
+fn redlock_lab(args: &[&str], dir: &Path) -> Output {
+    Command::new(BIN)
+        .args(args)
+        .current_dir(dir)
+        .env_remove("NO_COLOR")
+        .output()
+        .expect("run redlock-lab")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// A fresh, empty folder under the system temp dir.
+fn empty_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("redlock-lab-help-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("create temp dir");
+    dir
+}
+
+fn catalog_file(name: &str) -> String {
+    std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("models/{name}.toml")),
+    )
+    .expect("a catalog file")
+}
+
+#[test]
+fn check_of_a_folder_names_each_file_and_warns_on_duplicate_names() {
+    let dir = empty_dir("folder");
+    let folder = dir.join("mine");
+    std::fs::create_dir_all(&folder).unwrap();
+    let baseline = catalog_file("single-node-baseline");
+    std::fs::write(folder.join("a.toml"), &baseline).unwrap();
+    std::fs::write(folder.join("b.toml"), &baseline).unwrap();
+    let out = redlock_lab(&["check", "mine"], &dir);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("from mine/a.toml"), "{stdout}");
+    assert!(stdout.contains("from mine/b.toml"), "{stdout}");
+    assert!(
+        !stdout.contains('\x1b'),
+        "no colour into a pipe: {stdout:?}"
+    );
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr
+            .contains("warning: mine/a.toml and mine/b.toml are both called single-node-baseline"),
+        "{stderr}"
+    );
+
+    // The built-in catalog's scenarios are named, not located.
+    let catalog = redlock_lab(&["check", "single-node-baseline"], &dir);
+    let stdout = text(&catalog.stdout);
+    assert!(!stdout.contains("from "), "{stdout}");
+    assert!(
+        stdout.contains("1 scenario, 3 properties (0 violated)"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn a_single_mismatch_is_counted_in_the_singular() {
+    let dir = empty_dir("mismatch");
+    let baseline = catalog_file("single-node-baseline").replace(
+        "\"mutual exclusion\" = \"holds\"",
+        "\"mutual exclusion\" = \"violated\"",
+    );
+    std::fs::write(dir.join("wrong.toml"), baseline).unwrap();
+    let out = redlock_lab(&["check", "wrong.toml"], &dir);
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("1 verdict differs from [expect]: single-node-baseline: mutual exclusion"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn a_misspelled_scenario_gets_did_you_mean() {
+    let out = redlock_lab(
+        &["explain", "node-clock-jump-forwrd-past-drift"],
+        &empty_dir("typo"),
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("did you mean node-clock-jump-forward-past-drift?"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+#[test]
+fn every_line_of_list_and_check_fits_100_columns() {
+    let dir = empty_dir("width");
+    let list = redlock_lab(&["list"], &dir);
+    assert_eq!(list.status.code(), Some(0));
+    let check = redlock_lab(
+        &[
+            "check",
+            "crash-restart-client-guard-one-tick-short",
+            "gc-pause-after-acquisition",
+        ],
+        &dir,
+    );
+    // The check table, not the stories after it (their lines are events, not columns).
+    let table: String = text(&check.stdout).split("\n\n").next().unwrap().to_owned();
+    for line in text(&list.stdout).lines().chain(table.lines()) {
+        assert!(
+            line.chars().count() <= 100,
+            "{} columns: {line}",
+            line.chars().count()
+        );
+    }
+    assert!(text(&list.stdout).contains("expects lock acquired: holds"));
+}
+
+#[test]
+fn list_help_says_what_it_accepts() {
+    let out = redlock_lab(&["list", "--help"], &empty_dir("list-help"));
+    assert_eq!(out.status.code(), Some(0));
+    let stdout = text(&out.stdout);
+    for accepted in [
+        "scenario files",
+        "folders",
+        "built-in catalog",
+        "alias",
+        "prefix",
+    ] {
+        assert!(stdout.contains(accepted), "{accepted}: {stdout}");
+    }
+}
+
+#[test]
+fn completions_and_the_man_page_come_from_the_clap_definition() {
+    let dir = empty_dir("completions");
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let out = redlock_lab(&["completions", shell], &dir);
+        assert_eq!(out.status.code(), Some(0), "{shell}");
+        let script = text(&out.stdout);
+        assert!(script.contains("redlock-lab"), "{shell}: {script}");
+        assert!(
+            script.contains("simulate"),
+            "{shell} completes the commands"
+        );
+    }
+    let bad = redlock_lab(&["completions", "cmd.exe"], &dir);
+    assert_eq!(bad.status.code(), Some(2));
+
+    let man = redlock_lab(&["man"], &dir);
+    assert_eq!(man.status.code(), Some(0));
+    let page = text(&man.stdout);
+    assert!(page.contains(".TH redlock-lab 1"), "{page}");
+    // A section per command, with its flags.
+    assert!(page.contains(".SH \"REDLOCK\\-LAB SIMULATE\""), "{page}");
+    assert!(page.contains("\\fB\\-\\-threads\\fR"), "{page}");
+    assert!(
+        !page.contains("redlock\\-lab\\-check(1)"),
+        "no page of its own"
+    );
+}
+
+#[test]
+fn a_model_file_that_is_not_utf8_gets_a_line_and_column() {
+    let dir = empty_dir("utf8");
+    std::fs::write(
+        dir.join("latin1.toml"),
+        b"name = \"x\"\ntitle = \"caf\xe9\"\n",
+    )
+    .unwrap();
+    let out = redlock_lab(&["check", "latin1.toml"], &dir);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("latin1.toml:2:13: not UTF-8 text: invalid byte 0xe9"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+/// Kills the child on drop, also when an assertion fails.
+struct Killed(std::process::Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn explore_on_port_0_prints_the_port_it_listens_on() {
+    let dir = empty_dir("port0");
+    let mut child = Killed(
+        Command::new(BIN)
+            .args(["explore", "single-node-baseline", "--port", "0"])
+            .current_dir(&dir)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start explore"),
+    );
+    let mut line = String::new();
+    BufReader::new(child.0.stderr.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let port: u16 = line
+        .split("http://127.0.0.1:")
+        .nth(1)
+        .and_then(|rest| rest.split('/').next())
+        .and_then(|port| port.parse().ok())
+        .unwrap_or_else(|| panic!("no port in {line:?}"));
+    assert_ne!(port, 0, "{line}");
+    // The printed port answers (the server may need a moment to bind after the message).
+    let mut answer = String::new();
+    for _ in 0..100 {
+        if let Ok(mut stream) = TcpStream::connect(("127.0.0.1", port)) {
+            stream
+                .set_read_timeout(Some(Duration::from_secs(10)))
+                .unwrap();
+            stream
+                .write_all(b"GET /.status HTTP/1.0\r\nConnection: close\r\n\r\n")
+                .unwrap();
+            stream.read_to_string(&mut answer).unwrap();
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(answer.contains(" 200 "), "{line}: {answer}");
+}
