@@ -4,9 +4,9 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use anyhow::Result;
+use anyhow::{Result, bail};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use redlock_lab::check::{Check, Progress, Report};
+use redlock_lab::check::{Check, Progress, Report, available_bytes, available_threads};
 use redlock_lab::scenario::Scenario;
 use redlock_lab::scenario::Verdict;
 
@@ -22,20 +22,66 @@ pub struct Args {
     /// Print one JSON object instead of the table.
     #[arg(long)]
     json: bool,
-    /// Checker threads per scenario (more is faster; counterexamples may then not be shortest).
-    #[arg(long, default_value_t = 1)]
-    threads: usize,
+    /// Checker threads per scenario [default: every core]. Verdicts and counterexamples do
+    /// not depend on it.
+    #[arg(long, value_name = "N")]
+    threads: Option<usize>,
+    /// Stop a scenario's check after N unique states; unsettled properties are reported as
+    /// incomplete, and the exit code is 3.
+    #[arg(long, value_name = "N")]
+    max_states: Option<usize>,
+    /// Stop a scenario's check after SECS seconds (incomplete, exit code 3).
+    #[arg(long, value_name = "SECS")]
+    time_limit: Option<u64>,
+    /// Stop a scenario's check when this process holds more than MB megabytes (incomplete,
+    /// exit code 3) [default: 80 % of the memory available when the command starts; 0 turns
+    /// the guard off].
+    #[arg(long, value_name = "MB")]
+    max_memory: Option<u64>,
+}
+
+/// The share of available memory the default guard lets a check use: enough for any check
+/// that can finish, while a first big file leaves the machine usable.
+const DEFAULT_MEMORY_SHARE: f64 = 0.8;
+
+/// The memory guard in bytes, or `None` when it is off (or `/proc/meminfo` is unreadable).
+fn memory_limit(args: &Args) -> Option<u64> {
+    match args.max_memory {
+        Some(0) => None,
+        Some(megabytes) => Some(megabytes.saturating_mul(1 << 20)),
+        None => available_bytes().map(|bytes| (bytes as f64 * DEFAULT_MEMORY_SHARE) as u64),
+    }
 }
 
 /// Checks every scenario, prints the verdicts, and says whether they all match.
 pub fn run(args: &Args) -> Result<Outcome> {
+    if args.threads == Some(0) {
+        bail!("--threads must be at least 1");
+    }
+    if args.max_states == Some(0) {
+        bail!("--max-states must be at least 1");
+    }
+    if args.time_limit == Some(0) {
+        bail!("--time-limit must be at least 1 second");
+    }
     let scenarios = inputs::load(&args.paths)?;
+    let memory = memory_limit(args);
     // Progress only for a person watching: never under `--json`, never into a pipe or file.
     let progress =
         (std::io::stderr().is_terminal() && !args.json).then(|| progress_bar(&scenarios));
     let mut reports = Vec::new();
     for scenario in &scenarios {
-        let mut check = Check::new(scenario).threads(args.threads);
+        let mut check =
+            Check::new(scenario).threads(args.threads.unwrap_or_else(available_threads));
+        if let Some(states) = args.max_states {
+            check = check.max_states(states);
+        }
+        if let Some(seconds) = args.time_limit {
+            check = check.time_limit(Duration::from_secs(seconds));
+        }
+        if let Some(bytes) = memory {
+            check = check.memory_limit(bytes);
+        }
         if let Some(bar) = &progress {
             let bar = bar.clone();
             check = check
@@ -64,10 +110,13 @@ pub fn run(args: &Args) -> Result<Outcome> {
         print!("{}", render(&reports));
     }
     let mismatches = reports.iter().flat_map(Report::mismatches).count();
-    Ok(if mismatches == 0 {
-        Outcome::Success
-    } else {
+    // A settled verdict that contradicts [expect] is news even when another is unknown.
+    Ok(if mismatches > 0 {
         Outcome::Mismatch
+    } else if reports.iter().any(Report::is_incomplete) {
+        Outcome::Incomplete
+    } else {
+        Outcome::Success
     })
 }
 
@@ -92,6 +141,7 @@ fn render(reports: &[Report]) -> String {
         for (i, property) in report.properties.iter().enumerate() {
             let expected = property.expected.map_or("-".to_owned(), |v| v.to_string());
             let mark = match property.expected {
+                _ if property.verdict == Verdict::Incomplete => "",
                 Some(e) if e == property.verdict => "ok",
                 Some(_) => "MISMATCH",
                 None => "",
@@ -130,22 +180,54 @@ fn render(reports: &[Report]) -> String {
         })
         .collect();
     let seconds: f64 = reports.iter().map(|r| r.seconds).sum();
-    let mut out = table.render();
-    out.push('\n');
-    // One block per violated property, after the table so the table stays readable.
-    for story in reports
+    let incomplete = reports
         .iter()
         .flat_map(|r| &r.properties)
-        .filter_map(|p| p.story.as_ref())
-    {
+        .filter(|p| p.verdict == Verdict::Incomplete)
+        .count();
+    let mut out = table.render();
+    out.push('\n');
+    // How far each stopped check got, so the next run can raise the right limit.
+    for report in reports {
+        if let Some(reason) = report.stopped {
+            out.push_str(&format!(
+                "{}: stopped at the {reason} after {} states, paths up to {} steps, {:.1} s\n",
+                report.name, report.unique_states, report.max_depth, report.seconds
+            ));
+        }
+    }
+    if reports.iter().any(|r| r.stopped.is_some()) {
+        out.push('\n');
+    }
+    // One block per violated property, after the table so the table stays readable.
+    for property in reports.iter().flat_map(|r| &r.properties) {
+        let Some(story) = &property.story else {
+            continue;
+        };
+        if property.counterexample_not_shortest {
+            out.push_str(
+                "(a limit stopped the search for the shortest counterexample: this one is real \
+                 but may be longer)\n",
+            );
+        }
         out.push_str(&story.to_text());
         out.push('\n');
     }
+    let incomplete_text = if incomplete > 0 {
+        format!(", {incomplete} incomplete")
+    } else {
+        String::new()
+    };
     out.push_str(&format!(
-        "{} scenarios, {properties} properties ({violated} violated) in {seconds:.1} s: ",
+        "{} scenarios, {properties} properties ({violated} violated{incomplete_text}) in {seconds:.1} s: ",
         reports.len()
     ));
-    if mismatches.is_empty() {
+    if mismatches.is_empty() && incomplete > 0 {
+        out.push_str(
+            "every settled verdict matches [expect]; raise --max-states, --time-limit or \
+             --max-memory to settle the rest\n",
+        );
+    } else if mismatches.is_empty() {
         out.push_str("every verdict matches [expect]\n");
     } else {
         out.push_str(&format!(

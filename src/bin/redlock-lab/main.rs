@@ -2,7 +2,8 @@
 //! explain a scenario, open the stateright Explorer, simulate seeded runs.
 //!
 //! Exit codes are part of the contract: 0 when every verdict matches `[expect]`, 1 on a
-//! mismatch (or nothing to trace), 2 on bad input or usage.
+//! mismatch (or nothing to trace), 2 on bad input or usage, 3 when `check` stopped at a limit
+//! before settling every property (and no settled verdict is a mismatch).
 
 mod check;
 mod explain;
@@ -20,8 +21,12 @@ use clap::{Parser, Subcommand};
 /// Redlock, settled claim by claim with exhaustive model checking.
 ///
 /// With no command, checks every scenario of the built-in catalog.
+///
+/// Exit codes: 0 every verdict matches [expect]; 1 a verdict differs from [expect] (or there
+/// is nothing to trace); 2 bad input or usage; 3 `check` stopped at a limit (--max-states,
+/// --time-limit, --max-memory) with some property incomplete and no settled verdict differing.
 #[derive(Debug, Parser)]
-#[command(name = "redlock-lab", version, about, long_about = None)]
+#[command(name = "redlock-lab", version, about, long_about)]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
@@ -55,6 +60,8 @@ enum Outcome {
     Success,
     /// A verdict differs from `[expect]`, or there is nothing to show.
     Mismatch,
+    /// A check stopped at a limit before settling every property.
+    Incomplete,
 }
 
 fn main() -> ExitCode {
@@ -79,6 +86,7 @@ fn main() -> ExitCode {
     match result {
         Ok(Outcome::Success) => ExitCode::SUCCESS,
         Ok(Outcome::Mismatch) => ExitCode::from(1),
+        Ok(Outcome::Incomplete) => ExitCode::from(3),
         Err(error) => {
             eprintln!("error: {error:#}");
             ExitCode::from(2)
