@@ -331,4 +331,8 @@ fn limits_must_be_positive_and_the_exit_codes_are_documented() {
     for flag in ["--max-states", "--time-limit", "--max-memory", "--threads"] {
         assert!(check_help.contains(flag), "{flag} in {check_help}");
     }
+    assert!(
+        check_help.contains("3 a limit stopped a check"),
+        "{check_help}"
+    );
 }

@@ -36,6 +36,9 @@ struct Cli {
 enum Command {
     /// Check scenarios (files, folders or catalog names; none = the built-in catalog) and
     /// compare every verdict with the scenario's [expect].
+    #[command(
+        after_help = "Exit codes: 0 every verdict matches [expect]; 1 a verdict differs; 2 bad input or usage; 3 a limit stopped a check with some property incomplete (and no settled verdict differs)."
+    )]
     Check(check::Args),
     /// List the built-in catalog (or the given scenarios) with claims, sources and expected
     /// verdicts.
