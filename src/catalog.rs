@@ -11,8 +11,22 @@ pub struct EmbeddedScenario {
     pub text: &'static str,
 }
 
+use crate::scenario::{Scenario, ScenarioError};
+
 /// The catalog, sorted by file name.
 pub const CATALOG: &[EmbeddedScenario] = include!(concat!(env!("OUT_DIR"), "/catalog.rs"));
+
+impl EmbeddedScenario {
+    /// The file parsed and validated.
+    pub fn scenario(&self) -> Result<Scenario, ScenarioError> {
+        Scenario::from_str(self.file, self.text)
+    }
+}
+
+/// The whole catalog, parsed; each file is named `models/<name>.toml`.
+pub fn scenarios() -> Result<Vec<Scenario>, ScenarioError> {
+    CATALOG.iter().map(EmbeddedScenario::scenario).collect()
+}
 
 /// The embedded scenario whose file is `models/<name>.toml`.
 pub fn find(name: &str) -> Option<&'static EmbeddedScenario> {

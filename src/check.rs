@@ -49,7 +49,7 @@ use stateright::{Checker, Expectation, HasDiscoveries, Model, Path};
 
 use crate::model::{Mode, RedlockModel, Step, World};
 use crate::report::Story;
-use crate::scenario::{Scenario, Verdict, property};
+use crate::scenario::{Ingredient, Scenario, Verdict, property};
 
 use bounded::Bounded;
 
@@ -89,6 +89,14 @@ pub struct PropertyReport {
     /// report, whose `counterexample` field is the contract.
     #[serde(skip)]
     pub story: Option<Story>,
+    /// The same counterexample as the model's steps (for "the story contains the fault");
+    /// not in the JSON report.
+    #[serde(skip)]
+    pub steps: Option<Vec<Step>>,
+    /// For a violated property, once computed ([`Check::run_with_causes`]): the ingredients
+    /// without which it holds. `None` when not computed, or when the property holds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub necessary: Option<Vec<Ingredient>>,
 }
 
 /// Why a check stopped before exploring every reachable state.
@@ -328,6 +336,20 @@ impl Check {
         self
     }
 
+    /// The scenario this check runs.
+    pub fn scenario(&self) -> &Scenario {
+        &self.scenario
+    }
+
+    /// The same check (options, invariants, progress) on another scenario: the necessary-cause
+    /// re-checks keep the caller's settings.
+    pub fn on(&self, scenario: &Scenario) -> Check {
+        Check {
+            scenario: scenario.clone(),
+            ..self.clone()
+        }
+    }
+
     /// The safety model this check runs.
     pub fn model(&self) -> RedlockModel {
         self.build(Mode::Safety)
@@ -351,6 +373,7 @@ impl Check {
         let mut run = Run {
             check: self,
             start,
+            next_report: self.progress_interval,
             deadline: self.time_limit.map(|limit| start + limit),
             unique_states: 0,
             max_depth: 0,
@@ -380,6 +403,8 @@ impl Check {
 struct Run<'a> {
     check: &'a Check,
     start: Instant,
+    /// When, counted from `start`, progress is next reported.
+    next_report: Duration,
     deadline: Option<Instant>,
     unique_states: usize,
     max_depth: usize,
@@ -489,6 +514,8 @@ impl Run<'_> {
             counterexample: None,
             counterexample_not_shortest: false,
             story: None,
+            steps: None,
+            necessary: None,
         }
     }
 
@@ -504,8 +531,10 @@ impl Run<'_> {
             .iter()
             .filter_map(|(state, step)| step.map(|s| model.describe(state, &s)))
             .collect();
+        let actions = path.iter().filter_map(|(_, step)| *step).collect();
         let story = Story::from_path(model, name, &path);
         PropertyReport {
+            steps: Some(actions),
             counterexample: Some(steps),
             counterexample_not_shortest: not_shortest,
             story: Some(story),
@@ -552,16 +581,17 @@ impl Run<'_> {
         let mut before_stop: Option<Vec<(&'static str, Path<World, Step>)>> = None;
         if watching {
             let poll = Duration::from_millis(5).min(check.progress_interval);
-            let mut next_report = check.progress_interval;
             let mut next_memory_sample = Duration::ZERO;
             while !checker.is_done() {
                 // Poll finely, so that a short run is not stretched to the polling period.
                 std::thread::sleep(poll);
                 let elapsed = start.elapsed();
+                // The cadence runs from the check's start, not this run's: a check made of
+                // several short runs is still reported once per interval.
                 if let Some(progress) = &check.progress
-                    && elapsed >= next_report
+                    && self.start.elapsed() >= self.next_report
                 {
-                    next_report += check.progress_interval;
+                    self.next_report += check.progress_interval;
                     progress(Progress {
                         name: &check.scenario.name,
                         unique_states: self.unique_states + checker.unique_state_count(),
@@ -647,8 +677,10 @@ mod tests {
     use super::*;
 
     fn load(name: &str) -> Scenario {
-        let embedded = crate::catalog::find(name).expect("a catalog scenario");
-        Scenario::from_str(embedded.file, embedded.text).expect("valid")
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("models")
+            .join(format!("{name}.toml"));
+        Scenario::load(path).expect("a valid catalog scenario")
     }
 
     #[test]

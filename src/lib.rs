@@ -18,6 +18,7 @@
 //! | scenarios | [`scenario`] | the `models/*.toml` schema, validated, with `file:line:column` errors |
 //! | model | [`model`] | Redlock with time and faults as a [`stateright`] model over the core |
 //! | checking | [`check`] | run the checker on a scenario: verdicts, state counts, counterexamples |
+//! | causes | [`cause`] | which faults and mistakes a violation needs: the checker re-run without each |
 //! | simulator | [`sim`] | a seeded world of drifting clocks, lossy networks, crashes and pauses around the core, and the bridge from a scenario to it |
 //! | teaching | [`report`] | counterexamples as stories: text, Mermaid, JSON |
 //!
@@ -43,13 +44,20 @@
 //! # Ok::<(), redlock_lab::driver::DriverError>(())
 //! ```
 
+#[cfg(feature = "model")]
 pub mod catalog;
+#[cfg(feature = "model")]
+pub mod cause;
+#[cfg(feature = "model")]
 pub mod check;
 pub mod driver;
+#[cfg(feature = "model")]
 pub mod model;
 pub mod node;
 pub mod proto;
+#[cfg(feature = "model")]
 pub mod report;
+#[cfg(feature = "model")]
 pub mod scenario;
 pub mod sim;
 pub mod storage;
@@ -57,6 +65,6 @@ mod sync;
 pub mod time;
 
 /// The README's examples, compiled and run as doctests so the README cannot rot.
-#[cfg(doctest)]
+#[cfg(all(doctest, feature = "cli"))]
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;

@@ -62,7 +62,6 @@ use std::sync::Arc;
 use stateright::{Model, Property};
 
 use crate::node::NodeState;
-use crate::proto::{NodeSet, Token};
 use crate::scenario::{MAX_MODEL_CLIENTS, MAX_MODEL_NODES, Scenario, property};
 use crate::storage::Storage;
 
@@ -70,8 +69,8 @@ pub use shape::Mode;
 pub use step::{Process, Step};
 pub use world::{Budget, ClientSlot, ClientView, NodeSlot, Phase, Work, World};
 
-pub(crate) use step::owner_of;
 pub(crate) use world::CLOCK_BASE;
+pub(crate) use world::owner_of;
 
 /// A user-defined invariant over a read-only [`World`].
 pub type InvariantFn = Arc<dyn Fn(&World) -> bool + Send + Sync>;
@@ -224,6 +223,16 @@ impl RedlockModel {
         self
     }
 
+    /// The same model with the nodes that no client can read again left out of the
+    /// fingerprint (`true`, the default) or hashed in full (`false`), for cross-checks and
+    /// benchmarks; verdicts must not change.
+    pub fn with_dead_node_elimination(mut self, on: bool) -> RedlockModel {
+        let mut shape = (*self.shape).clone();
+        shape.dead_nodes = on;
+        self.shape = Arc::new(shape);
+        self
+    }
+
     /// The same model for stateright's Explorer (`checker().serve(..)`): every state is
     /// judged on its own. (For the checkers, an `always` property reports only the first
     /// violating state it sees, so that breadth-first search keeps the shortest
@@ -273,16 +282,7 @@ impl RedlockModel {
                 guarded_until: None,
             }; MAX_MODEL_NODES],
             replica: shape.failover.map(|_| NodeState::new()),
-            clients: [ClientSlot {
-                offset: CLOCK_BASE,
-                phase: Phase::Idle,
-                attempts: 0,
-                token: Token(0),
-                inflight: NodeSet::EMPTY,
-                inflight_extend: false,
-                extensions: 0,
-                excluded: NodeSet::EMPTY,
-            }; MAX_MODEL_CLIENTS],
+            clients: [ClientSlot::new(); MAX_MODEL_CLIENTS],
             storage: Storage::default(),
             budget: Budget {
                 jumps: shape.jumps,

@@ -18,20 +18,24 @@
 //! Release is compare-and-delete on all nodes; extension is compare-and-pexpire, counted against
 //! a majority of all `N`, and refused once the lease's own deadline has passed.
 //!
-//! [`QuorumRound`] and [`ReleaseRound`] are the rounds as plain values (the model checker keeps
-//! them in its state); [`Lock`] composes them with retries into a lock's whole life.
+//! [`QuorumRound`] and [`ReleaseRound`] are the rounds as plain values; [`LockState`] composes
+//! them with retries, extension and release into a lock's whole life, as a `Copy` value with
+//! pure transitions (the model checker keeps one per client in its state); [`Lock`] wraps it
+//! with a random generator and the command and event queues a driver drains.
 
 mod command;
 mod config;
 mod lock;
 mod round;
+mod state;
 
 pub use command::{Command, MAX_NODES, NodeId, NodeSet, Op, Reply, RoundId, Token};
 pub use config::{
-    Config, ConfigError, DriftPolicy, LockParams, RetryPolicy, RoundDecision, UnlockMode,
-    ValidityCheck, quorum, validate_resource,
+    Config, ConfigError, DriftPolicy, ExtensionQuorum, LockParams, RetryPolicy, RoundDecision,
+    UnlockMode, ValidityCheck, quorum, validate_resource,
 };
-pub use lock::{Event, Lock, UsageError};
+pub use lock::Lock;
 pub use round::{
     Failure, Lease, NodeResult, QuorumRound, ReleaseRound, RoundKind, RoundOutcome, Tally,
 };
+pub use state::{Answer, Effects, Entropy, Event, LockPhase, LockState, Request, UsageError};

@@ -28,6 +28,7 @@
 //! ```
 
 mod error;
+mod ingredient;
 mod raw;
 
 use std::path::Path;
@@ -36,11 +37,12 @@ use serde::{Deserialize, Serialize};
 use toml::Spanned;
 
 pub use error::{Location, ScenarioError};
+pub use ingredient::Ingredient;
 
 use crate::node::Persistence;
 use crate::proto::{NodeId, NodeSet, RoundDecision, UnlockMode, ValidityCheck};
 use crate::storage::Protection;
-use raw::{RawBound, RawScenario};
+use raw::{RawBound, RawExpectValue, RawScenario};
 
 /// The most nodes a model may have (the state keeps fixed-size arrays).
 pub const MAX_MODEL_NODES: usize = 5;
@@ -72,9 +74,13 @@ pub mod property {
 /// Who made the claim a scenario tests.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Source {
-    /// The project's own seed list.
+    /// The seed article the project was created from (its prose cites the section).
     #[serde(rename = "seed")]
     Seed,
+    /// This project's own derivation: a boundary, a variant or a design the checker settles,
+    /// which none of the other sources states.
+    #[serde(rename = "derived")]
+    Derived,
     /// The Redlock page on redis.io (and the Redis command docs).
     #[serde(rename = "redis.io")]
     RedisIo,
@@ -358,6 +364,10 @@ pub struct Scenario {
     pub symmetry: bool,
     /// `[expect]`, in file order sorted by name.
     pub expect: Vec<(String, Verdict)>,
+    /// `[expect] mechanism`: the ingredients the scenario teaches; each must be necessary for
+    /// every violated property and appear in its shortest counterexample (checked by the
+    /// catalog tests, never assumed). Empty when the file declares none.
+    pub mechanism: Vec<Ingredient>,
     /// Other names the CLI accepts for this scenario (top-level `aliases`, default none).
     pub aliases: Vec<String>,
     /// `[mitigation]`, if any: what flips the verdict, and the scenario that proves it.
@@ -406,15 +416,6 @@ impl Scenario {
     pub fn quorum(&self) -> usize {
         crate::proto::quorum(self.lock.nodes as usize)
     }
-}
-
-/// The embedded catalog ([`crate::catalog::CATALOG`]), parsed; each file is named
-/// `models/<name>.toml`.
-pub fn catalog() -> Result<Vec<Scenario>, ScenarioError> {
-    crate::catalog::CATALOG
-        .iter()
-        .map(|embedded| Scenario::from_str(embedded.file, embedded.text))
-        .collect()
 }
 
 struct Validator<'a> {
@@ -541,8 +542,30 @@ impl Validator<'_> {
             isolated_rounds: raw.liveness.isolated_rounds.unwrap_or(false),
         };
         let mut expect = Vec::new();
-        for (key, verdict) in raw.expect.get_ref() {
+        let mut mechanism = Vec::new();
+        for (key, value) in raw.expect.get_ref() {
             let property = key.get_ref().as_str();
+            let verdict = match (property, value) {
+                ("mechanism", RawExpectValue::List(names)) => {
+                    mechanism = self.mechanism(key, names)?;
+                    continue;
+                }
+                ("mechanism", RawExpectValue::Verdict(_)) => {
+                    return Err(ScenarioError::Mechanism {
+                        at: self.at(key),
+                        message: "mechanism is a list of ingredient names, e.g. [\"crash\", \"clock jump\"]".to_owned(),
+                    });
+                }
+                (_, RawExpectValue::Verdict(verdict)) => verdict,
+                (_, RawExpectValue::List(_)) => {
+                    return Err(ScenarioError::WrongType {
+                        at: self.at(key),
+                        message: format!(
+                            "{property:?} takes \"holds\" or \"violated\", not a list"
+                        ),
+                    });
+                }
+            };
             if !property::ALL.contains(&property) {
                 return Err(ScenarioError::UnknownProperty {
                     at: self.at(key),
@@ -568,7 +591,7 @@ impl Validator<'_> {
                     .to_owned(),
             });
         }
-        Ok(Scenario {
+        let scenario = Scenario {
             file: self.file.to_owned(),
             name,
             title: raw.title,
@@ -584,9 +607,59 @@ impl Validator<'_> {
             liveness,
             symmetry: raw.check.symmetry.unwrap_or(true),
             expect,
+            mechanism,
             aliases,
             mitigation,
-        })
+        };
+        // A declared ingredient the file does not grant could never be necessary.
+        if let Some(absent) = scenario.mechanism.iter().find(|i| !i.is_in(&scenario)) {
+            let key = raw
+                .expect
+                .get_ref()
+                .keys()
+                .find(|k| k.get_ref() == "mechanism")
+                .expect("a mechanism was declared");
+            return Err(ScenarioError::Mechanism {
+                at: self.at(key),
+                message: format!(
+                    "{:?} is not in this scenario (it grants: {})",
+                    absent.name(),
+                    names_or_none(&Ingredient::present(&scenario))
+                ),
+            });
+        }
+        Ok(scenario)
+    }
+
+    fn mechanism(
+        &self,
+        key: &Spanned<String>,
+        names: &[String],
+    ) -> Result<Vec<Ingredient>, ScenarioError> {
+        let mut out = Vec::new();
+        for name in names {
+            let Some(ingredient) = Ingredient::from_name(name) else {
+                let known: Vec<&str> = Ingredient::ALL.iter().map(|i| i.name()).collect();
+                return Err(ScenarioError::Mechanism {
+                    at: self.at(key),
+                    message: format!("unknown ingredient {name:?} (known: {})", known.join(", ")),
+                });
+            };
+            if out.contains(&ingredient) {
+                return Err(ScenarioError::Mechanism {
+                    at: self.at(key),
+                    message: format!("{name:?} is listed twice"),
+                });
+            }
+            out.push(ingredient);
+        }
+        if out.is_empty() {
+            return Err(ScenarioError::Mechanism {
+                at: self.at(key),
+                message: "the list is empty; leave mechanism out instead".to_owned(),
+            });
+        }
+        Ok(out)
     }
 
     fn lock(&self, raw: &RawScenario, failover: bool) -> Result<LockSettings, ScenarioError> {
@@ -788,10 +861,19 @@ impl Validator<'_> {
     }
 }
 
+fn names_or_none(ingredients: &[Ingredient]) -> String {
+    if ingredients.is_empty() {
+        return "none".to_owned();
+    }
+    let names: Vec<&str> = ingredients.iter().map(|i| i.name()).collect();
+    names.join(", ")
+}
+
 impl std::fmt::Display for Source {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {
             Source::Seed => "seed",
+            Source::Derived => "derived",
             Source::RedisIo => "redis.io",
             Source::Kleppmann => "Kleppmann",
             Source::Antirez => "antirez",

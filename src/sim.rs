@@ -60,6 +60,7 @@
 //! A clean run is evidence, not proof: it samples schedules. The presets in [`preset`] pair
 //! each claim of the controversy with a world that should keep or break it.
 
+#[cfg(feature = "model")]
 mod bridge;
 mod check;
 mod client;
@@ -74,6 +75,7 @@ mod server;
 mod trace;
 mod world;
 
+#[cfg(feature = "model")]
 pub use bridge::UNBOUNDED_IN_TTLS;
 pub use check::{Believer, Property, Violation};
 pub use clock::{CLOCK_EPOCH_MS, SimClock};

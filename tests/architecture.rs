@@ -8,6 +8,7 @@
 //!   model is invisible to the checker, so a slip would make `tests/loom_watchdog.rs` pass
 //!   while checking nothing.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -147,4 +148,260 @@ fn the_detector_fires_on_code_and_not_on_prose() {
             "x.rs:3: mentions `std::thread::spawn`".to_owned(),
         ]
     );
+}
+
+/// The module table of ARCHITECTURE.md: each top-level module and the modules it may use.
+fn module_table() -> BTreeMap<String, BTreeSet<String>> {
+    let doc = fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("ARCHITECTURE.md"))
+        .expect("ARCHITECTURE.md");
+    let mut table = BTreeMap::new();
+    let mut in_table = false;
+    for line in doc.lines() {
+        if line.starts_with("| module | may use |") {
+            in_table = true;
+            continue;
+        }
+        if !in_table {
+            continue;
+        }
+        if !line.starts_with('|') {
+            break;
+        }
+        let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+        if cells.len() < 3 || cells[1].starts_with("---") {
+            continue;
+        }
+        let name = cells[1].trim_matches('`').to_owned();
+        let uses = cells[2]
+            .split(',')
+            .map(|m| m.trim().trim_matches('`').to_owned())
+            .filter(|m| !m.is_empty() && m != "—")
+            .collect();
+        table.insert(name, uses);
+    }
+    assert!(
+        table.len() >= 10,
+        "ARCHITECTURE.md has no module table (`| module | may use |`): {table:?}"
+    );
+    table
+}
+
+/// The top-level modules `text` names with `crate::module`, comments stripped.
+fn crate_uses(text: &str, modules: &BTreeSet<String>) -> BTreeSet<String> {
+    let mut uses = BTreeSet::new();
+    for line in text.lines() {
+        let code = line.split("//").next().unwrap_or_default();
+        for (at, _) in code.match_indices("crate::") {
+            // `crate::` inside a longer path (`redlock_lab::crate::`) cannot occur; a
+            // preceding `$` is a macro's `$crate`, which names this crate too.
+            let rest = &code[at + "crate::".len()..];
+            let name: String = rest
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            if modules.contains(&name) {
+                uses.insert(name);
+            }
+        }
+    }
+    uses
+}
+
+/// Every `module uses other` that the table does not allow.
+fn upward_uses(
+    table: &BTreeMap<String, BTreeSet<String>>,
+    files: &[(String, String, String)],
+) -> Vec<String> {
+    let modules: BTreeSet<String> = table.keys().cloned().collect();
+    let mut found = Vec::new();
+    for (module, file, text) in files {
+        let Some(allowed) = table.get(module) else {
+            found.push(format!(
+                "{file}: module `{module}` is not in ARCHITECTURE.md's table"
+            ));
+            continue;
+        };
+        for used in crate_uses(text, &modules) {
+            if used != *module && !allowed.contains(&used) {
+                found.push(format!(
+                    "{file}: `{module}` uses `{used}`, which the table does not allow"
+                ));
+            }
+        }
+    }
+    found
+}
+
+/// A cycle in `graph`, if any, as the modules along it.
+fn cycle(graph: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
+    fn visit(
+        node: &str,
+        graph: &BTreeMap<String, BTreeSet<String>>,
+        path: &mut Vec<String>,
+        done: &mut BTreeSet<String>,
+    ) -> Option<Vec<String>> {
+        if let Some(at) = path.iter().position(|n| n == node) {
+            let mut found = path[at..].to_vec();
+            found.push(node.to_owned());
+            return Some(found);
+        }
+        if done.contains(node) {
+            return None;
+        }
+        path.push(node.to_owned());
+        for next in graph.get(node).into_iter().flatten() {
+            if let Some(found) = visit(next, graph, path, done) {
+                return Some(found);
+            }
+        }
+        path.pop();
+        done.insert(node.to_owned());
+        None
+    }
+    let mut done = BTreeSet::new();
+    graph
+        .keys()
+        .find_map(|node| visit(node, graph, &mut Vec::new(), &mut done))
+}
+
+/// The crate's library files as (top-level module, path, text); the binary is left out (it
+/// may use everything).
+fn library_files() -> Vec<(String, String, String)> {
+    let src = src();
+    let mut paths = Vec::new();
+    rust_files(&src, &mut paths);
+    paths
+        .into_iter()
+        .filter_map(|path| {
+            let relative = path.strip_prefix(&src).ok()?.to_path_buf();
+            let first = relative
+                .components()
+                .next()?
+                .as_os_str()
+                .to_str()?
+                .to_owned();
+            if first == "bin" || first == "lib.rs" {
+                return None;
+            }
+            let module = first.trim_end_matches(".rs").to_owned();
+            let text = fs::read_to_string(&path).ok()?;
+            Some((module, path.display().to_string(), text))
+        })
+        .collect()
+}
+
+#[test]
+fn modules_use_only_what_the_architecture_table_allows() {
+    let table = module_table();
+    let files = library_files();
+    assert!(
+        files.len() > 30,
+        "expected the crate's files, found {}",
+        files.len()
+    );
+    let found = upward_uses(&table, &files);
+    assert!(
+        found.is_empty(),
+        "imports against ARCHITECTURE.md's module table:\n{}",
+        found.join("\n")
+    );
+    assert_eq!(cycle(&table), None, "the module table itself has a cycle");
+}
+
+/// Within a module, the files (`super::sibling`) form no cycle either.
+#[test]
+fn sibling_files_import_each_other_without_cycles() {
+    let src = src();
+    let mut parents = Vec::new();
+    for entry in fs::read_dir(&src).expect("src") {
+        let path = entry.expect("entry").path();
+        if path.is_dir() && path.file_name().is_some_and(|n| n != "bin") {
+            parents.push(path);
+        }
+    }
+    assert!(
+        parents.len() >= 5,
+        "expected module folders, found {parents:?}"
+    );
+    for dir in parents {
+        let mut files = Vec::new();
+        rust_files(&dir, &mut files);
+        let siblings: BTreeSet<String> = files
+            .iter()
+            .filter(|f| f.parent() == Some(dir.as_path()))
+            .filter_map(|f| Some(f.file_stem()?.to_str()?.to_owned()))
+            .collect();
+        let mut graph = BTreeMap::new();
+        for file in files.iter().filter(|f| f.parent() == Some(dir.as_path())) {
+            let name = file
+                .file_stem()
+                .and_then(|s| s.to_str())
+                .unwrap_or_default();
+            let text = fs::read_to_string(file).expect("read");
+            let mut uses = BTreeSet::new();
+            for line in text.lines() {
+                let code = line.split("//").next().unwrap_or_default();
+                if code.trim_start().starts_with("mod ") || code.contains("use super::*") {
+                    continue;
+                }
+                for (at, _) in code.match_indices("super::") {
+                    let rest = &code[at + "super::".len()..];
+                    let sibling: String = rest
+                        .chars()
+                        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                        .collect();
+                    if sibling != name && siblings.contains(&sibling) {
+                        uses.insert(sibling);
+                    }
+                }
+            }
+            graph.insert(name.to_owned(), uses);
+        }
+        assert_eq!(
+            cycle(&graph),
+            None,
+            "files of {} import in a cycle",
+            dir.display()
+        );
+    }
+}
+
+#[test]
+fn the_layering_check_fires_on_an_upward_import_and_a_cycle() {
+    let table: BTreeMap<String, BTreeSet<String>> = [
+        ("time", vec![]),
+        ("proto", vec!["time"]),
+        ("model", vec!["proto", "time"]),
+    ]
+    .into_iter()
+    .map(|(m, uses)| (m.to_owned(), uses.into_iter().map(str::to_owned).collect()))
+    .collect();
+    let files = vec![
+        (
+            "proto".to_owned(),
+            "src/proto/x.rs".to_owned(),
+            "use crate::time::Millis;\nuse crate::model::World; // upward\n// crate::model in prose\n"
+                .to_owned(),
+        ),
+        ("sim".to_owned(), "src/sim.rs".to_owned(), String::new()),
+    ];
+    assert_eq!(
+        upward_uses(&table, &files),
+        vec![
+            "src/proto/x.rs: `proto` uses `model`, which the table does not allow".to_owned(),
+            "src/sim.rs: module `sim` is not in ARCHITECTURE.md's table".to_owned(),
+        ]
+    );
+    let mut cyclic = table.clone();
+    cyclic.get_mut("time").unwrap().insert("model".to_owned());
+    assert_eq!(
+        cycle(&cyclic),
+        Some(vec![
+            "model".to_owned(),
+            "proto".to_owned(),
+            "time".to_owned(),
+            "model".to_owned()
+        ])
+    );
+    assert_eq!(cycle(&table), None);
 }

@@ -4,9 +4,10 @@
 
 use std::path::{Path, PathBuf};
 
+use redlock_lab::cause;
 use redlock_lab::check::{Check, Report, Strategy};
 use redlock_lab::model::{Process, RedlockModel, Step};
-use redlock_lab::scenario::{Scenario, ScenarioError};
+use redlock_lab::scenario::{Scenario, ScenarioError, Verdict};
 use stateright::{Checker, Model};
 
 fn catalog() -> Vec<PathBuf> {
@@ -37,7 +38,15 @@ fn table_row(report: &Report) -> String {
                 Some(_) => " MISMATCH",
                 None => " (no expectation)",
             };
-            format!("{}={}{mark}", p.name, p.verdict)
+            let necessary = p
+                .necessary
+                .as_ref()
+                .map(|n| {
+                    let names: Vec<&str> = n.iter().map(|i| i.name()).collect();
+                    format!(" needs [{}]", names.join(", "))
+                })
+                .unwrap_or_default();
+            format!("{}={}{mark}{necessary}", p.name, p.verdict)
         })
         .collect();
     format!(
@@ -59,8 +68,25 @@ fn every_catalog_verdict_matches_its_expectation() {
     let mut mismatches = Vec::new();
     for file in files {
         let scenario = Scenario::load(&file).unwrap_or_else(|e| panic!("{e}"));
-        let report = Check::new(&scenario).run();
+        // With the necessary causes: every violated property lists them, and every declared
+        // `[expect] mechanism` is checked against them and against the shortest story.
+        let report = Check::new(&scenario).run_with_causes();
         println!("{}", table_row(&report));
+        for p in &report.properties {
+            let listed = p.necessary.is_some();
+            assert_eq!(
+                listed,
+                p.verdict == Verdict::Violated,
+                "{}: {}: necessary causes are listed exactly for violated properties",
+                scenario.name,
+                p.name
+            );
+        }
+        mismatches.extend(
+            cause::mechanism_problems(&scenario, &report)
+                .into_iter()
+                .map(|problem| format!("{}: {problem}", file.display())),
+        );
         for p in report.mismatches() {
             mismatches.push(format!(
                 "{}: {} expected {} but the checker says {}{}",
@@ -83,10 +109,10 @@ fn every_catalog_verdict_matches_its_expectation() {
 #[test]
 fn unique_state_counts_are_pinned() {
     for (name, expected) in [
-        ("single-node-baseline", 593),
-        ("redlock-partitioned-clients", 5689),
-        ("node-clock-jump-forward-by-drift", 12299),
-        ("crash-delayed-restart-ttl-minus-drift", 96327),
+        ("single-node-baseline", 361),
+        ("redlock-partitioned-clients", 563),
+        ("node-clock-jump-forward-by-drift", 1138),
+        ("crash-delayed-restart-ttl-minus-drift", 15401),
     ] {
         let report = Check::new(&load(name)).run();
         assert_eq!(report.unique_states, expected, "{name}");
@@ -241,6 +267,31 @@ fn bad_files_fail_with_file_line_and_column() {
     let e = bad(&format!("[network]\nreach = [[1, 2], [2, 7]]\n{EXPECT}"));
     assert!(matches!(e, ScenarioError::OutOfRange { .. }), "{e}");
     assert_error(e, 7, 22, "a node in reach");
+    // A mechanism naming an unknown ingredient, at the key.
+    let e = bad("[expect]\n\"mutual exclusion\" = \"violated\"\nmechanism = [\"jump\"]\n");
+    assert!(matches!(e, ScenarioError::Mechanism { .. }), "{e}");
+    assert_error(
+        e,
+        8,
+        1,
+        "unknown ingredient \"jump\" (known: clock jump, crash",
+    );
+    // A mechanism naming an ingredient the scenario does not grant.
+    let e = bad("[expect]\n\"mutual exclusion\" = \"violated\"\nmechanism = [\"crash\"]\n");
+    assert!(matches!(e, ScenarioError::Mechanism { .. }), "{e}");
+    assert_error(
+        e,
+        8,
+        1,
+        "\"crash\" is not in this scenario (it grants: none)",
+    );
+    // A verdict where a list belongs, and a list where a verdict belongs.
+    let e = bad("[expect]\n\"mutual exclusion\" = \"violated\"\nmechanism = \"holds\"\n");
+    assert!(matches!(e, ScenarioError::Mechanism { .. }), "{e}");
+    assert_error(e, 8, 1, "a list of ingredient names");
+    let e = bad("[expect]\n\"mutual exclusion\" = [\"crash\"]\n");
+    assert!(matches!(e, ScenarioError::WrongType { .. }), "{e}");
+    assert_error(e, 7, 1, "not a list");
     // A missing required key.
     let e = Scenario::from_str("bad.toml", "name = \"x\"\n[expect]\n").unwrap_err();
     assert!(matches!(e, ScenarioError::MissingKey { .. }), "{e}");
@@ -296,7 +347,77 @@ fn the_embedded_catalog_is_the_models_folder() {
         );
     }
     assert_eq!(
-        redlock_lab::scenario::catalog().unwrap().len(),
+        redlock_lab::catalog::scenarios().unwrap().len(),
         on_disk.len()
     );
+}
+
+fn inline(body: &str) -> Scenario {
+    let text = format!(
+        "name = \"inline\"\ntitle = \"t\"\nclaim = \"c\"\nsource = \"derived\"\nprose = \"p\"\n{body}"
+    );
+    Scenario::from_str("inline.toml", &text).expect("a valid scenario")
+}
+
+/// A declared mechanism is a claim the checker can refute: an ingredient that is not needed,
+/// or one the shortest story never shows, fails the catalog test.
+#[test]
+fn a_false_mechanism_is_refuted_by_the_checker() {
+    // The old framing of the restart-delay scenario: a +3 jump breaks the lock on its own, so
+    // the crash is not necessary.
+    let scenario = inline(
+        "[lock]\nttl_ticks = 4\n[faults.crashes]\nrestart_delay_ticks = 4\n\
+         [faults.clock_jumps]\ntarget = \"node\"\njump_ticks = 3\n\
+         [expect]\n\"mutual exclusion\" = \"violated\"\nmechanism = [\"crash\", \"clock jump\"]\n",
+    );
+    let report = Check::new(&scenario).run_with_causes();
+    let mutex = report.property("mutual exclusion").unwrap();
+    assert_eq!(
+        mutex.necessary.as_deref(),
+        Some(&[redlock_lab::scenario::Ingredient::ClockJump][..])
+    );
+    let problems = cause::mechanism_problems(&scenario, &report);
+    assert_eq!(problems.len(), 2, "{problems:?}");
+    assert!(
+        problems[0].contains("\"crash\" is declared but not necessary"),
+        "{problems:?}"
+    );
+    assert!(
+        problems[1].contains("the shortest counterexample contains no crash"),
+        "{problems:?}"
+    );
+
+    // A minority-accepted extension with a loss budget it does not need: the loss is neither
+    // necessary nor in the shortest story (the request to n2 is merely late).
+    let scenario = inline(
+        "[lock]\nttl_ticks = 4\nextensions = 1\nextension_quorum = \"any-node\"\n\
+         [network]\nreach = [[1, 2], [2, 3]]\nmessage_loss = 1\n\
+         [expect]\n\"mutual exclusion\" = \"violated\"\nmechanism = [\"message loss\"]\n",
+    );
+    let report = Check::new(&scenario).run_with_causes();
+    let problems = cause::mechanism_problems(&scenario, &report);
+    assert_eq!(problems.len(), 2, "{problems:?}");
+    assert!(problems[0].contains("not necessary"), "{problems:?}");
+    assert!(
+        problems[1].contains("the shortest counterexample contains no message loss"),
+        "{problems:?}"
+    );
+}
+
+/// A claim attributed to the seed article names the section that makes it.
+#[test]
+fn seed_claims_cite_the_seed_section() {
+    let mut seed = 0;
+    for file in catalog() {
+        let scenario = Scenario::load(&file).unwrap();
+        if scenario.source == redlock_lab::scenario::Source::Seed {
+            seed += 1;
+            assert!(
+                scenario.prose.contains("§"),
+                "{}: a seed claim cites the section, e.g. \"§8\"",
+                scenario.name
+            );
+        }
+    }
+    assert!(seed >= 1);
 }

@@ -94,3 +94,112 @@ fn dead_fields_change_counts_but_not_verdicts() {
     }
     assert!(merged > 0, "the reduction merges some states");
 }
+
+/// A scenario from its configuration tables (the expectation is not read here).
+fn generated(name: &str, body: &str) -> Scenario {
+    let text = format!(
+        "name = \"{name}\"\ntitle = \"t\"\nclaim = \"c\"\nsource = \"Kleppmann\"\nprose = \"p\"\n\
+         {body}\n[expect]\n\"mutual exclusion\" = \"holds\"\n"
+    );
+    Scenario::from_str(&format!("{name}.toml"), &text)
+        .unwrap_or_else(|e| panic!("generated scenario {name}: {e}"))
+}
+
+fn mutual_exclusion_violated(verdicts: &[(&'static str, bool)]) -> bool {
+    verdicts
+        .iter()
+        .find(|(name, _)| *name == "mutual exclusion")
+        .expect("every safety run checks mutual exclusion")
+        .1
+}
+
+/// Dead-node elimination must keep every verdict of the catalog.
+#[test]
+fn dead_nodes_change_counts_but_not_verdicts_on_the_catalog() {
+    let mut merged = 0;
+    for entry in redlock_lab::catalog::CATALOG {
+        let scenario = entry.scenario().expect("catalog files are valid");
+        let (reduced, reduced_states) = verdicts(RedlockModel::new(&scenario));
+        let (full, full_states) =
+            verdicts(RedlockModel::new(&scenario).with_dead_node_elimination(false));
+        assert_eq!(reduced, full, "{}", scenario.name);
+        assert!(
+            reduced_states <= full_states,
+            "{}: {reduced_states} > {full_states}",
+            scenario.name
+        );
+        merged += full_states - reduced_states;
+    }
+    assert!(merged > 0, "the reduction merges some states");
+}
+
+/// A sweep across the boundaries the catalog teaches, with every reduction on and with the
+/// dead-node reduction off: the verdicts agree, and each sits on the side of its boundary
+/// that the safety inequality says.
+#[test]
+fn boundary_sweeps_agree_with_and_without_dead_node_elimination() {
+    let mut cases: Vec<(String, String, bool)> = Vec::new();
+    for (ttl, jumps) in [(6, 1..=4), (8, 1..=3)] {
+        for jump in jumps {
+            cases.push((
+                format!("node-jump-ttl{ttl}-j{jump}"),
+                format!(
+                    "[lock]\nttl_ticks = {ttl}\ndrift_ticks = 1\n[network]\nreach = [[1, 2], [2, 3]]\n\
+                     [faults.clock_jumps]\ntarget = \"node\"\nindex = 2\njump_ticks = {jump}"
+                ),
+                jump > 1,
+            ));
+        }
+    }
+    for jump in 1..=3 {
+        cases.push((
+            format!("node-jump-five-nodes-j{jump}"),
+            format!(
+                "[lock]\nnodes = 5\nttl_ticks = 6\ndrift_ticks = 1\n\
+                 [network]\nreach = [[1, 2, 3], [3, 4, 5]]\n\
+                 [faults.clock_jumps]\ntarget = \"node\"\nindex = 3\njump_ticks = {jump}"
+            ),
+            jump > 1,
+        ));
+    }
+    for back in 1..=3 {
+        cases.push((
+            format!("client-jump-back-{back}"),
+            format!(
+                "[lock]\nttl_ticks = 6\ndrift_ticks = 1\n\
+                 [faults.clock_jumps]\ntarget = \"client\"\njump_ticks = -{back}"
+            ),
+            back > 1,
+        ));
+    }
+    for delay in 3..=6 {
+        cases.push((
+            format!("restart-delay-{delay}"),
+            format!(
+                "[lock]\nttl_ticks = 6\ndrift_ticks = 1\n\
+                 [faults.crashes]\ncount = 1\npersistence = \"none\"\nrestart_delay_ticks = {delay}"
+            ),
+            delay < 5,
+        ));
+    }
+    for (node_error, client_error, drift) in [(1, 0, 1), (0, 1, 1), (1, 1, 1), (1, 1, 2), (2, 1, 2)]
+    {
+        cases.push((
+            format!("clock-error-n{node_error}-c{client_error}-d{drift}"),
+            format!(
+                "[lock]\nttl_ticks = 6\ndrift_ticks = {drift}\n\
+                 [clock]\nnode_error_ticks = {node_error}\nclient_error_ticks = {client_error}"
+            ),
+            node_error + client_error > drift,
+        ));
+    }
+    for (name, body, violated) in cases {
+        let scenario = generated(&name, &body);
+        let (reduced, reduced_states) = verdicts(RedlockModel::new(&scenario));
+        let (full, full_states) =
+            verdicts(RedlockModel::new(&scenario).with_dead_node_elimination(false));
+        println!("{name}: {reduced_states} states reduced, {full_states} without");
+        assert_eq!(reduced, full, "{name}");
+        assert_eq!(mutual_exclusion_violated(&reduced), violated, "{name}");
+    }
+}

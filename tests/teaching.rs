@@ -242,6 +242,7 @@ fn names_aliases_and_prefixes_resolve_to_one_scenario() {
             candidates,
             [
                 "crash-delayed-restart-clock-jump",
+                "crash-delayed-restart-full-ttl-clock-jump",
                 "crash-delayed-restart-one-tick-short",
                 "crash-delayed-restart-ttl-minus-drift"
             ]
@@ -316,6 +317,28 @@ fn check_prints_the_story_of_each_violated_property_after_the_table() {
     let json = cli(&["check", "--json", "node-clock-jump-forward-past-drift"]);
     let value: serde_json::Value = serde_json::from_str(&stdout(&json)).expect("json");
     assert!(value["models"][0]["properties"][0].get("story").is_none());
+    // …with the necessary causes of each violated property, computed by re-checking.
+    assert_eq!(
+        value["models"][0]["properties"][0]["necessary"],
+        serde_json::json!(["clock jump"])
+    );
+    assert!(
+        value["models"][0]["properties"][1]
+            .get("necessary")
+            .is_none()
+    );
+
+    // `--why` prints them under the stories, in words.
+    let why = cli(&["check", "--why", "crash-delayed-restart-clock-jump"]);
+    assert_eq!(why.status.code(), Some(0), "{}", stderr(&why));
+    assert!(
+        stdout(&why).contains(
+            "crash-delayed-restart-clock-jump: mutual exclusion needs [clock jump, crash]: \
+             both the clock jump and the crash are needed; either alone is harmless."
+        ),
+        "{}",
+        stdout(&why)
+    );
 }
 
 #[test]
@@ -334,6 +357,8 @@ fn explain_tells_claim_verdict_story_and_mitigation() {
         "Mitigation: Keep every jump of a node's clock within the drift allowance",
         "Proof: `redlock-lab explain node-clock-jump-forward-by-drift`",
         "mutual exclusion holds there",
+        "Why: The clock jump is needed; the partition is not (without it the property is still violated).",
+        "(the checker re-ran the scenario without each of its 2 faults and mistakes; necessary: [clock jump])",
     ] {
         assert!(text.contains(needle), "missing {needle:?} in:\n{text}");
     }
@@ -345,10 +370,27 @@ fn explain_tells_claim_verdict_story_and_mitigation() {
     assert!(text.contains("Verdict: mutual exclusion holds: the checker explored all"));
     assert!(!text.contains('✗'), "{text}");
     // …and points back at the scenarios it is the fix for.
+    let broken_by = text
+        .split("Without the safeguard this scenario keeps:\n")
+        .nth(1)
+        .expect("the scenarios it is the fix for");
     assert!(
-        text.contains("Without the safeguard this scenario keeps:\n  redlock-lab explain node-clock-jump-forward-past-drift"),
+        broken_by.contains("  redlock-lab explain node-clock-jump-forward-past-drift"),
         "{text}"
     );
+
+    // The necessary causes, in words: Kleppmann's restart delay cut short by a jump.
+    let out = cli(&["explain", "crash-delayed-restart-clock-jump"]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = stdout(&out);
+    assert!(
+        text.contains(
+            "Why: Both the clock jump and the crash are needed; either alone is harmless."
+        ),
+        "{text}"
+    );
+    assert!(text.contains("at t=2 n1's clock jumps +1"), "{text}");
+    assert!(text.contains("at t=0 n1 crashes"), "{text}");
 
     // Several properties that hold are all part of the reason.
     let out = cli(&["explain", "fencing-token-rescues-gc-pause"]);
@@ -368,7 +410,7 @@ fn explain_lists_candidates_for_an_unknown_or_ambiguous_name() {
     let out = cli(&["explain", "crash-delayed"]);
     assert_eq!(out.status.code(), Some(2));
     let err = stderr(&out);
-    assert!(err.contains("could mean crash-delayed-restart-clock-jump, crash-delayed-restart-one-tick-short, crash-delayed-restart-ttl-minus-drift"), "{err}");
+    assert!(err.contains("could mean crash-delayed-restart-clock-jump, crash-delayed-restart-full-ttl-clock-jump, crash-delayed-restart-one-tick-short, crash-delayed-restart-ttl-minus-drift"), "{err}");
 
     let out = cli(&["explain", "no-such-scenario"]);
     assert_eq!(out.status.code(), Some(2));

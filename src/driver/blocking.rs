@@ -9,8 +9,8 @@ use thiserror::Error;
 use super::clock::Clock;
 use crate::node::Node;
 use crate::proto::{
-    Command, Config, ConfigError, Event, Failure, Lock, LockParams, NodeId, Reply, Tally, Token,
-    UsageError, validate_resource,
+    Answer, Command, Config, ConfigError, Event, Failure, Lock, LockParams, NodeId, Reply, Tally,
+    Token, UsageError, validate_resource,
 };
 use crate::time::Millis;
 
@@ -348,10 +348,13 @@ fn drive<N: Node, C: Clock, R: RngCore>(
             let budget = lock.params().round_timeout;
             N::execute_all(nodes, key, &batch, budget, |node, command, result| {
                 let reply = reply_from(command.node, result, errors);
-                if !node.counts_toward_quorum() {
-                    lock.exclude_from_quorum(command.node);
-                }
-                lock.handle_reply(command.round, command.node, reply, clock.now());
+                // A node that restarted too recently still answers, but its yes must not count.
+                let answer = if node.counts_toward_quorum() {
+                    Answer::voting(reply)
+                } else {
+                    Answer::guarded(reply)
+                };
+                lock.handle_reply(command.round, command.node, answer, clock.now());
                 let before = events.len();
                 events.extend(std::iter::from_fn(|| lock.poll_event()));
                 // A new event means the round in flight is decided: stop waiting for stragglers,

@@ -2,7 +2,9 @@
 //! fingerprint need to know besides the state.
 
 use crate::node::Persistence;
-use crate::proto::{Config, DriftPolicy, LockParams, NodeSet};
+use crate::proto::{
+    Config, DriftPolicy, ExtensionQuorum as Counted, LockParams, NodeSet, RetryPolicy,
+};
 use crate::scenario::{Bound, ExtensionQuorum, JumpTarget, MAX_MODEL_CLIENTS, Scenario};
 use crate::storage::Protection;
 use crate::time::Millis;
@@ -35,9 +37,6 @@ pub(crate) struct Shape {
     pub params: LockParams,
     pub attempts: u8,
     pub extensions: u8,
-    /// The parameters an extension round is decided with: the real ones, or (the
-    /// minority-accepted mistake) the same with `N = 1`, so that one node makes a "quorum".
-    pub extend_params: LockParams,
     pub eps_n: u32,
     pub eps_c: u32,
     pub reach: [NodeSet; MAX_MODEL_CLIENTS],
@@ -66,6 +65,9 @@ pub(crate) struct Shape {
     /// epochs. Off by default, where the fingerprint keeps only what a property reads (see
     /// `view.rs`); on with user invariants, which may read any field of the world.
     pub exact_ghosts: bool,
+    /// Leave the nodes no client can read again out of the fingerprint (`view.rs`, "Dead
+    /// nodes"); on by default, off for cross-checks.
+    pub dead_nodes: bool,
     /// Cross-check mode: hash true time and stop at this horizon (no time-shift reduction).
     pub exact_time: Option<u32>,
 }
@@ -79,6 +81,17 @@ impl Shape {
         config.unlock = lock.unlock;
         config.validity_check = lock.validity_check;
         config.decision = lock.decision;
+        config.extension_quorum = match lock.extension_quorum {
+            ExtensionQuorum::Majority => Counted::Majority,
+            ExtensionQuorum::AnyNode => Counted::AnyNode,
+        };
+        // The model explores every retry delay itself (time may pass between any two steps),
+        // so the core is asked for none.
+        config.retry = RetryPolicy {
+            attempts: u32::from(lock.attempts),
+            delay_min: Millis::ZERO,
+            delay_max: Millis::ZERO,
+        };
         let params = config
             .params(Millis(u64::from(lock.ttl_ticks)))
             .expect("a validated scenario has ttl > drift and 1..=5 nodes");
@@ -101,13 +114,6 @@ impl Shape {
             params,
             attempts: lock.attempts,
             extensions: lock.extensions,
-            extend_params: match lock.extension_quorum {
-                ExtensionQuorum::Majority => params,
-                ExtensionQuorum::AnyNode => LockParams {
-                    node_count: 1,
-                    ..params
-                },
-            },
             eps_n: scenario.clock.node_error_ticks,
             eps_c: scenario.clock.client_error_ticks,
             reach,
@@ -135,6 +141,7 @@ impl Shape {
             horizon: scenario.liveness.horizon_ticks,
             isolated_rounds: scenario.liveness.isolated_rounds,
             exact_ghosts: false,
+            dead_nodes: true,
             exact_time: None,
         }
     }

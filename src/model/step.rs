@@ -1,15 +1,23 @@
 //! The actions of the model and their effect: the environment's (tick, delivery, loss,
-//! faults) and the clients' (begin, decide, release, storage ops), each a pure function of
-//! the state that calls into the core.
+//! faults) and the clients' (begin, decide, extend, release, storage ops), each a pure
+//! function of the state.
+//!
+//! A client's life cycle is the core's [`LockState`]: every client step hands the core an
+//! input (a clock reading, the answers that arrived) and carries out the [`Effects`] it
+//! returns. The model adds only what the core leaves to its driver: when messages arrive,
+//! when the client acts, and the holder's work on the storage.
 
 use crate::node::{Availability, Persistence};
-use crate::proto::{NodeId, NodeSet, Op, QuorumRound, ReleaseRound, Reply, RoundOutcome, Token};
+use crate::proto::{
+    Answer, Effects, Entropy, Event, LockPhase, LockState, NodeId, NodeSet, Op, Reply, Request,
+    RetryPolicy, Token,
+};
 use crate::scenario::{Bound, JumpTarget};
 use crate::storage::{StorageOp, StorageReply};
 use crate::time::Millis;
 
 use super::shape::{Mode, OpKind};
-use super::world::{Phase, Work, World};
+use super::world::{Work, World, reply_in, token_of};
 
 /// A process a clock jump hits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -77,29 +85,79 @@ pub enum Step {
     Promote,
 }
 
-fn token_of(client: usize, attempt: u8) -> Token {
-    // Unique per (client, attempt), and the client is recoverable from the token.
-    Token(((client as u128 + 1) << 4) | u128::from(attempt))
+/// The model's randomness: tokens that name their client and attempt, and no retry delay.
+///
+/// A zero back-off loses nothing: a client that may retry at once may also retry at any later
+/// step, since the model lets time pass between any two steps, so every delay the real
+/// generator could draw is explored.
+struct ModelEntropy {
+    client: usize,
+    attempts: u32,
 }
 
-/// The client a token belongs to.
-pub(crate) fn owner_of(token: Token) -> usize {
-    (token.0 >> 4) as usize - 1
+impl ModelEntropy {
+    fn of(client: usize, lock: &LockState) -> ModelEntropy {
+        ModelEntropy {
+            client,
+            attempts: lock.attempts(),
+        }
+    }
+}
+
+impl Entropy for ModelEntropy {
+    fn token(&mut self) -> Token {
+        token_of(self.client, self.attempts + 1)
+    }
+
+    fn backoff(&mut self, _retry: &RetryPolicy) -> Millis {
+        Millis::ZERO
+    }
 }
 
 impl World {
     fn allowance_left(&self, c: usize) -> bool {
-        match self.clients[c].phase {
-            Phase::Holding { work, .. } => match work.pending {
-                Some(_) => match self.shape.stall_allowance(work.paused) {
-                    Bound::Unbounded => true,
-                    Bound::Ticks(t) => u32::from(work.stall) < t,
-                },
-                // Between two ops of its cycle a holder computes in zero time.
-                None => work.next == 0 || usize::from(work.next) >= self.shape.ops.len(),
-            },
-            _ => true,
+        let slot = &self.clients[c];
+        if !matches!(slot.lock.phase(), LockPhase::Holding { .. }) {
+            return true;
         }
+        let work = slot.work;
+        match work.pending {
+            Some(_) => match self.shape.stall_allowance(work.paused) {
+                Bound::Unbounded => true,
+                Bound::Ticks(t) => u32::from(work.stall) < t,
+            },
+            // Between two ops of its cycle a holder computes in zero time.
+            None => work.next == 0 || usize::from(work.next) >= self.shape.ops.len(),
+        }
+    }
+
+    /// The core's lock after client `c` hands it every answer in its mailbox and, if the round
+    /// is still open, the timeout at its clock reading; `None` unless that decides the round.
+    fn decided(&self, c: usize) -> Option<(LockState, Effects)> {
+        let shape = &self.shape;
+        let slot = &self.clients[c];
+        let now = self.client_clock(c);
+        let mut lock = slot.lock;
+        let mut entropy = ModelEntropy::of(c, &lock);
+        let round = lock.round();
+        let mut effects = Effects::default();
+        for node in slot.mailbox.answered().iter() {
+            let reply = reply_in(&slot.mailbox, node);
+            let answer = if slot.guarded.contains(node) {
+                Answer::guarded(reply)
+            } else {
+                Answer::voting(reply)
+            };
+            let e = lock.handle_reply(&shape.params, round, node, answer, now, &mut entropy);
+            effects = merge(effects, e);
+        }
+        if effects.event.is_none() {
+            effects = merge(
+                effects,
+                lock.handle_timeout(&shape.params, now, &mut entropy),
+            );
+        }
+        effects.event.map(|_| (lock, effects))
     }
 
     /// Client steps and deliveries, in a fixed order.
@@ -108,35 +166,36 @@ impl World {
         for c in 0..shape.clients {
             let slot = &self.clients[c];
             let cu = c as u8;
-            match slot.phase {
-                Phase::Idle => {
+            match *slot.lock.phase() {
+                LockPhase::Idle | LockPhase::BackingOff { .. } => {
+                    // A connection to a node is FIFO: the next round's `SET` cannot overtake
+                    // the previous one, so a round begins once the last one's requests are in.
                     let others_acquiring = shape.isolated_rounds
                         && (0..shape.clients).any(|o| {
-                            o != c && matches!(self.clients[o].phase, Phase::Acquiring(_))
+                            o != c
+                                && matches!(self.clients[o].lock.phase(), LockPhase::Acquiring(_))
                         });
-                    if slot.attempts < shape.attempts
-                        && slot.inflight.is_empty()
-                        && !others_acquiring
-                    {
+                    let due = match *slot.lock.phase() {
+                        LockPhase::BackingOff { until } => self.client_clock(c) >= until,
+                        _ => true,
+                    };
+                    if due && slot.inflight.is_empty() && !others_acquiring {
                         out.push(Step::Begin(cu));
                     }
                 }
-                Phase::Acquiring(round) | Phase::Extending { round, .. } => {
-                    let clock = self.client_clock(c);
-                    if round.is_decided_excluding(&shape.params, slot.excluded)
-                        || clock >= round.deadline(&shape.params)
-                    {
+                LockPhase::Acquiring(_) | LockPhase::Extending { .. } => {
+                    if self.decided(c).is_some() {
                         out.push(Step::Decide(cu));
                     }
                 }
-                Phase::Holding { lease, work, .. } => {
-                    // Extend only before the storage cycle starts, while the lease is still
-                    // believed (the core refuses to extend an expired lease).
+                LockPhase::Holding { .. } => {
+                    let work = slot.work;
+                    // Extend only before the storage cycle starts; whether the lease still
+                    // allows it is the core's call.
                     if slot.extensions < shape.extensions
                         && slot.inflight.is_empty()
                         && work.next == 0
                         && work.pending.is_none()
-                        && lease.believes(self.client_clock(c))
                     {
                         out.push(Step::Extend(cu));
                     }
@@ -148,7 +207,7 @@ impl World {
                         out.push(Step::Issue(cu));
                     }
                 }
-                Phase::Done => {}
+                LockPhase::Releasing(_) | LockPhase::Finished => {}
             }
             for n in slot.inflight.iter() {
                 let node = n.index();
@@ -157,7 +216,7 @@ impl World {
                     node: node as u8,
                     early: false,
                 });
-                if !slot.inflight_extend && self.early_expiry_matters(node) {
+                if !slot.extending_in_flight() && self.early_expiry_matters(node) {
                     out.push(Step::Deliver {
                         client: cu,
                         node: node as u8,
@@ -192,9 +251,10 @@ impl World {
         }
         if b.pauses > 0 {
             for c in 0..shape.clients {
-                if let Phase::Holding { work, .. } = self.clients[c].phase
-                    && work.pending.is_some()
-                    && !work.paused
+                let slot = &self.clients[c];
+                if matches!(slot.lock.phase(), LockPhase::Holding { .. })
+                    && slot.work.pending.is_some()
+                    && !slot.work.paused
                 {
                     out.push(Step::Pause(c as u8));
                 }
@@ -269,32 +329,77 @@ impl World {
         self.fault_steps(out);
     }
 
-    /// Applies the core's release op of `token` at once to every node `client` reaches
-    /// that is serving.
+    /// Carries out what client `c`'s lock asked for, then reacts to its event.
     ///
-    /// Shortcut, sound for compare-and-delete: a late unlock could only keep a key longer,
-    /// which no property can be hurt by. For plain `DEL` a late unlock is no different from
-    /// a client that released later, and the model already lets a holder release at any time.
-    fn release_everywhere(&mut self, client: usize, token: Token) {
+    /// An acquisition or extension request starts travelling to every node the client reaches
+    /// (each delivery is a step of its own). A release is applied at once to every node the
+    /// client reaches that is serving, and every node's answer is handed straight back to the
+    /// core; a node it cannot reach or that is down answers with a failure. Shortcut, sound
+    /// for compare-and-delete: a late unlock could only keep a key longer, which no property
+    /// can be hurt by. For plain `DEL` a late unlock is no different from a client that
+    /// released later, and the model already lets a holder release at any time.
+    fn carry_out(&mut self, c: usize, effects: Effects) {
         let shape = self.shape.clone();
-        let round = ReleaseRound::new(token, self.client_clock(client));
-        let op = round.op(&shape.params);
-        for n in shape.reach[client].iter() {
-            let node = n.index();
-            let clock = self.node_clock(node);
-            // A node that is down or restarting refuses: the unlock is lost, the key (if it
-            // survived) expires on its own.
-            let _ = self.nodes[node].state.apply(&op, clock, shape.persistence);
+        if let Some(request) = effects.request {
+            match request.op {
+                Op::SetNxPx { .. } | Op::PExpireIfEq { .. } => {
+                    let slot = &mut self.clients[c];
+                    slot.request = Some(request);
+                    slot.inflight = shape.reach[c];
+                    slot.mailbox = Default::default();
+                    slot.guarded = NodeSet::EMPTY;
+                }
+                Op::DelIfEq { .. } | Op::Del => self.release_at_once(c, request),
+            }
+        }
+        if let Some(Event::Acquired { .. }) = effects.event {
+            self.epochs += 1;
+            self.acquired |= 1 << c;
+            let slot = &mut self.clients[c];
+            slot.epoch = self.epochs;
+            slot.work = Work::default();
         }
     }
 
-    fn finish_client(&mut self, c: usize, success: bool) {
-        let slot = &mut self.clients[c];
-        slot.phase = if !success && slot.attempts < self.shape.attempts {
-            Phase::Idle
-        } else {
-            Phase::Done
-        };
+    fn release_at_once(&mut self, c: usize, request: Request) {
+        let shape = self.shape.clone();
+        let now = self.client_clock(c);
+        let mut entropy = ModelEntropy::of(c, &self.clients[c].lock);
+        for n in 0..shape.nodes {
+            let node = NodeId(n as u8);
+            let clock = self.node_clock(n);
+            let reply = if shape.reach[c].contains(node) {
+                // A node that is down or restarting refuses: the unlock is lost, the key (if
+                // it survived) expires on its own.
+                match self.nodes[n]
+                    .state
+                    .apply(&request.op, clock, shape.persistence)
+                {
+                    Ok(true) => Reply::Applied,
+                    Ok(false) => Reply::NotApplied,
+                    Err(_) => Reply::Failed,
+                }
+            } else {
+                Reply::Failed
+            };
+            let effects = self.clients[c].lock.handle_reply(
+                &shape.params,
+                request.round,
+                node,
+                reply,
+                now,
+                &mut entropy,
+            );
+            // A release's answers only end the release.
+            debug_assert!(effects.request.is_none());
+        }
+    }
+
+    /// Client `c` releases its lock through the core (which stops its belief at once).
+    fn release(&mut self, c: usize) {
+        let now = self.client_clock(c);
+        let effects = self.clients[c].lock.release(&self.shape.params, now);
+        self.carry_out(c, effects);
     }
 
     fn normalise_node(&mut self, node: usize) {
@@ -329,23 +434,23 @@ impl World {
                     replica.expire(Millis((i64::from(w.now) + w.nodes[0].offset) as u64));
                 }
                 for slot in &mut w.clients[..shape.clients] {
-                    if let Phase::Holding { work, .. } = &mut slot.phase
-                        && work.pending.is_some()
-                    {
-                        work.stall = work.stall.saturating_add(1);
+                    if slot.work.pending.is_some() {
+                        slot.work.stall = slot.work.stall.saturating_add(1);
                     }
                 }
             }
             Step::Begin(c) => {
                 let c = usize::from(c);
-                let slot = &mut w.clients[c];
-                slot.attempts += 1;
-                slot.token = token_of(c, slot.attempts);
-                slot.inflight = shape.reach[c];
-                slot.inflight_extend = false;
-                slot.excluded = NodeSet::EMPTY;
-                let t1 = w.client_clock(c);
-                w.clients[c].phase = Phase::Acquiring(QuorumRound::acquire(w.clients[c].token, t1));
+                let now = w.client_clock(c);
+                let lock = &mut w.clients[c].lock;
+                let mut entropy = ModelEntropy::of(c, lock);
+                // The first round, or the next one once the back-off is over.
+                let effects = match lock.phase() {
+                    LockPhase::Idle => lock.begin(&shape.params, now, &mut entropy),
+                    _ => lock.handle_timeout(&shape.params, now, &mut entropy),
+                };
+                effects.request?;
+                w.carry_out(c, effects);
             }
             Step::Deliver {
                 client,
@@ -353,25 +458,19 @@ impl World {
                 early,
             } => {
                 let (c, n) = (usize::from(client), usize::from(node));
+                let request = w.clients[c].request?;
                 w.clients[c].inflight.remove(NodeId(node));
                 let clock = w.node_clock(n);
                 // The restarted-node guard: the client learns the node's uptime with its
                 // answer (the Redis client reads `INFO`), so the node answers, but while the
-                // guard covers it its yes is kept out of the quorum by the core.
+                // guard covers it its yes is handed to the core as not counting.
                 let young = w.nodes[n].guarded_until.is_some_and(|until| clock < until);
                 let state = &mut w.nodes[n].state;
                 let reply = if state.is_serving(clock) {
                     if early {
                         state.expire(clock + Millis(u64::from(shape.eps_n)));
                     }
-                    let token = w.clients[c].token;
-                    let ttl = shape.params.ttl;
-                    let op = if w.clients[c].inflight_extend {
-                        Op::PExpireIfEq { token, ttl }
-                    } else {
-                        Op::SetNxPx { token, ttl }
-                    };
-                    match state.apply(&op, clock, shape.persistence) {
+                    match state.apply(&request.op, clock, shape.persistence) {
                         Ok(true) => Reply::Applied,
                         Ok(false) => Reply::NotApplied,
                         Err(_) => Reply::Failed,
@@ -379,18 +478,15 @@ impl World {
                 } else {
                     Reply::Failed
                 };
-                // Shortcut, sound: the reply reaches the client at once. A later reply would
-                // only make the client decide later, and the deadline is anchored at T1, so
-                // a late reply only shortens the belief window. A reply to a round already
-                // decided is ignored, as the core ignores it.
-                match &mut w.clients[c].phase {
-                    Phase::Acquiring(round) | Phase::Extending { round, .. } => {
-                        if young {
-                            w.clients[c].excluded.insert(NodeId(node));
-                        }
-                        round.handle_reply(NodeId(node), reply);
+                // The answer reaches the client's mailbox at once; the client hands it to the
+                // core when it decides (`Decide`), which may be any later step. An answer to a
+                // round the core no longer collects would be ignored by it, so it is dropped.
+                let slot = &mut w.clients[c];
+                if slot.lock.is_collecting(request.round) {
+                    slot.mailbox.record(NodeId(node), reply);
+                    if young {
+                        slot.guarded.insert(NodeId(node));
                     }
-                    _ => {}
                 }
             }
             Step::Lose { client, node } => {
@@ -399,123 +495,52 @@ impl World {
             }
             Step::Extend(c) => {
                 let c = usize::from(c);
-                let Phase::Holding { lease, epoch, .. } = w.clients[c].phase else {
-                    return None;
-                };
-                let t1 = w.client_clock(c);
-                let slot = &mut w.clients[c];
-                slot.extensions += 1;
-                slot.inflight = shape.reach[c];
-                slot.inflight_extend = true;
-                slot.excluded = NodeSet::EMPTY;
-                slot.phase = Phase::Extending {
-                    lease,
-                    epoch,
-                    round: QuorumRound::extend(lease.token, t1),
-                };
-            }
-            Step::Decide(c)
-                if matches!(w.clients[usize::from(c)].phase, Phase::Extending { .. }) =>
-            {
-                let c = usize::from(c);
-                let Phase::Extending {
-                    lease,
-                    epoch,
-                    round,
-                } = w.clients[c].phase
-                else {
-                    return None;
-                };
-                // Decided by the core; with the minority-accepted mistake, with N = 1.
-                let excluded = w.clients[c].excluded;
-                let lease =
-                    match round.finish_excluding(&shape.extend_params, w.client_clock(c), excluded)
-                    {
-                        RoundOutcome::Won(extended) => extended,
-                        // A failed extension leaves the current lease as it was.
-                        RoundOutcome::Lost(_) => lease,
-                    };
-                w.clients[c].phase = Phase::Holding {
-                    lease,
-                    epoch,
-                    work: Work::default(),
-                };
+                let now = w.client_clock(c);
+                w.clients[c].extensions += 1;
+                let effects = w.clients[c].lock.extend(&shape.params, now).ok()?;
+                w.carry_out(c, effects);
             }
             Step::Decide(c) => {
                 let c = usize::from(c);
-                let Phase::Acquiring(round) = w.clients[c].phase else {
-                    return None;
-                };
-                let excluded = w.clients[c].excluded;
-                match round.finish_excluding(&shape.params, w.client_clock(c), excluded) {
-                    RoundOutcome::Won(lease) => {
-                        w.epochs += 1;
-                        w.acquired |= 1 << c;
-                        w.clients[c].phase = Phase::Holding {
-                            lease,
-                            epoch: w.epochs,
-                            work: Work::default(),
-                        };
-                    }
-                    RoundOutcome::Lost(_) => {
-                        // Redlock step 5: unlock on all nodes, even those that said no.
-                        w.release_everywhere(c, round.token);
-                        w.finish_client(c, false);
-                    }
-                }
+                let (lock, effects) = w.decided(c)?;
+                let slot = &mut w.clients[c];
+                slot.lock = lock;
+                slot.mailbox = Default::default();
+                slot.guarded = NodeSet::EMPTY;
+                w.carry_out(c, effects);
             }
-            Step::Release(c) => {
-                let c = usize::from(c);
-                let Phase::Holding { lease, .. } = w.clients[c].phase else {
-                    return None;
-                };
-                w.release_everywhere(c, lease.token);
-                w.finish_client(c, true);
-            }
+            Step::Release(c) => w.release(usize::from(c)),
             Step::Issue(c) => {
                 let c = usize::from(c);
-                let Phase::Holding { lease, epoch, work } = w.clients[c].phase else {
-                    return None;
-                };
+                let deadline = w.clients[c].lock.lease()?.deadline;
+                let work = w.clients[c].work;
                 // The check before every op: `deadline − clock ≥ margin`, with the clock read
                 // up to ε_c late (the error that favours going ahead).
                 let reading = w.client_clock(c) - Millis(u64::from(shape.eps_c));
-                let left = lease.deadline.signed_sub(reading);
+                let left = deadline.signed_sub(reading);
                 if left < i64::from(shape.check_margin) {
-                    w.release_everywhere(c, lease.token);
-                    w.finish_client(c, true);
+                    w.release(c);
                     return Some(w);
                 }
-                let epoch32 = u32::from(epoch);
+                let epoch = u32::from(w.clients[c].epoch);
                 let op = match shape.ops[usize::from(work.next)] {
-                    OpKind::Mark => StorageOp::Mark { epoch: epoch32 },
-                    OpKind::Read => StorageOp::Read { epoch: epoch32 },
+                    OpKind::Mark => StorageOp::Mark { epoch },
+                    OpKind::Read => StorageOp::Read { epoch },
                     OpKind::Write => StorageOp::Write {
-                        epoch: epoch32,
+                        epoch,
                         value: work.read.unwrap_or(0) + 1,
                     },
                 };
-                w.clients[c].phase = Phase::Holding {
-                    lease,
-                    epoch,
-                    work: Work {
-                        pending: Some(op),
-                        stall: 0,
-                        paused: false,
-                        ..work
-                    },
+                w.clients[c].work = Work {
+                    pending: Some(op),
+                    stall: 0,
+                    paused: false,
+                    ..work
                 };
             }
             Step::Apply(c) => {
                 let c = usize::from(c);
-                let Phase::Holding {
-                    lease,
-                    epoch,
-                    mut work,
-                } = w.clients[c].phase
-                else {
-                    return None;
-                };
+                let mut work = w.clients[c].work;
                 let op = work.pending.take()?;
                 let protection = shape.storage?;
                 // Shortcut, sound: the storage's reply reaches the client at once; the
@@ -525,26 +550,22 @@ impl World {
                 work.paused = false;
                 match reply {
                     StorageReply::Rejected => {
-                        w.release_everywhere(c, lease.token);
-                        w.finish_client(c, true);
+                        w.clients[c].work = work;
+                        w.release(c);
                         return Some(w);
                     }
                     StorageReply::Value(v) => work.read = Some(v),
                     StorageReply::Done => {}
                 }
                 work.next += 1;
+                w.clients[c].work = work;
                 if usize::from(work.next) >= shape.ops.len() {
-                    w.release_everywhere(c, lease.token);
-                    w.finish_client(c, true);
-                } else {
-                    w.clients[c].phase = Phase::Holding { lease, epoch, work };
+                    w.release(c);
                 }
             }
             Step::Pause(c) => {
                 w.budget.pauses -= 1;
-                if let Phase::Holding { work, .. } = &mut w.clients[usize::from(c)].phase {
-                    work.paused = true;
-                }
+                w.clients[usize::from(c)].work.paused = true;
             }
             Step::Jump { target, ticks } => {
                 w.budget.jumps -= 1;
@@ -590,5 +611,14 @@ impl World {
             }
         }
         Some(w)
+    }
+}
+
+/// Both transitions' effects (a decision yields at most one request and one event; later
+/// answers to a decided round yield none).
+fn merge(first: Effects, then: Effects) -> Effects {
+    Effects {
+        request: then.request.or(first.request),
+        event: then.event.or(first.event),
     }
 }

@@ -94,7 +94,7 @@ pub(super) fn describe(state: &World, step: &Step) -> String {
             format!(
                 "{} begins attempt {}: T1={} on its clock, sends SET to {}",
                 c_name(c),
-                state.clients[cu].attempts + 1,
+                state.clients[cu].lock.attempts() + 1,
                 reading(state.client_clock(cu)),
                 state.shape.reach[cu]
             )
@@ -106,7 +106,7 @@ pub(super) fn describe(state: &World, step: &Step) -> String {
         } => {
             let n = usize::from(node);
             let after = next.as_ref().map(|w| w.nodes[n].state.entry);
-            let token = state.clients[usize::from(client)].token;
+            let token = state.clients[usize::from(client)].token();
             let result = match after {
                 Some(Some(e)) if e.token == token && state.nodes[n].state.entry != Some(e) => {
                     format!(
@@ -135,7 +135,7 @@ pub(super) fn describe(state: &World, step: &Step) -> String {
         Step::Decide(c) => {
             let cu = usize::from(c);
             let clock = state.client_clock(cu);
-            match state.clients[cu].phase {
+            match state.clients[cu].phase() {
                 Phase::Acquiring(round) => match round.finish(&state.shape.params, clock) {
                     RoundOutcome::Won(lease) => format!(
                         "{} reads T2={} and acquires {}: validity {}, believes until its clock reads {}",
@@ -153,7 +153,7 @@ pub(super) fn describe(state: &World, step: &Step) -> String {
                     ),
                 },
                 Phase::Extending { lease, round, .. } => {
-                    match round.finish(&state.shape.extend_params, clock) {
+                    match round.finish(&state.shape.params, clock) {
                         RoundOutcome::Won(extended) => format!(
                             "{} reads T2={} and extends on {}: believes until its clock reads {}",
                             c_name(c),
@@ -187,7 +187,7 @@ pub(super) fn describe(state: &World, step: &Step) -> String {
         ),
         Step::Issue(c) => {
             let cu = usize::from(c);
-            match next.as_ref().map(|w| w.clients[cu].phase) {
+            match next.as_ref().map(|w| w.clients[cu].phase()) {
                 Some(Phase::Holding { work, .. }) if work.pending.is_some() => format!(
                     "{} checks its lease (clock {}) and sends {}",
                     c_name(c),
@@ -203,7 +203,7 @@ pub(super) fn describe(state: &World, step: &Step) -> String {
         }
         Step::Apply(c) => {
             let cu = usize::from(c);
-            match state.clients[cu].phase {
+            match state.clients[cu].phase() {
                 Phase::Holding {
                     work:
                         super::Work {

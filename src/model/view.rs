@@ -31,20 +31,33 @@
 //!   view). Such a round is shown as "won" with no per-node answers; the requests still in
 //!   flight stay in the view, since they still change the nodes. Also kept in full with
 //!   user invariants, which may read a round's tally.
+//! - **Dead nodes.** A node's key (and its availability, its guard, the requests travelling to
+//!   it) can influence a client only through a later request whose answer some client reads:
+//!   an acquisition round the client may still begin (it has not started, backs off, or may
+//!   lose the round in flight and retry), an extension it may still run, or a request of the
+//!   round it is collecting. Releases only write. So a node outside every client's future
+//!   reads is *dead*: nothing it holds can reach a belief, the storage or a property again,
+//!   and it is shown as an empty, serving node with nothing in flight. Liveness only shrinks
+//!   along a path (attempts and extensions are only used up, phases only move on), so a dead
+//!   node never comes back. Once every node is dead, the faults that act only on nodes
+//!   (crashes, node clock jumps, message loss, failover) are dead too and their budgets are
+//!   shown as spent. This is the dead-variable reduction measured in research/scale.md (R1),
+//!   applied to the fingerprint rather than the state, so stories still show every key as it
+//!   was. Off with user invariants (which may read any node) and in the liveness run.
 //!
 //! In the liveness run true time is part of the fingerprint (the run is bounded by it).
 
 use std::hash::{Hash, Hasher};
 
 use crate::node::{Availability, NodeState};
-use crate::proto::RoundDecision;
+use crate::proto::{LockPhase, NodeId, NodeSet, RoundDecision};
 use crate::scenario::{Bound, JumpTarget, MAX_MODEL_CLIENTS, MAX_MODEL_NODES};
 use crate::storage::StorageOp;
 use crate::time::Millis;
 
 use super::shape::Mode;
-use super::step::owner_of;
-use super::world::{Phase, World};
+use super::world::World;
+use super::world::owner_of;
 
 const ROWS: usize = MAX_MODEL_NODES + 1 + MAX_MODEL_CLIENTS;
 
@@ -92,17 +105,41 @@ impl World {
         if shape.exact_ghosts || shape.params.decision != RoundDecision::AtQuorum {
             return false;
         }
-        match self.clients[c].phase {
-            Phase::Acquiring(round) | Phase::Extending { round, .. } => {
-                round
-                    .tally
-                    .applied
-                    .difference(self.clients[c].excluded)
-                    .len()
-                    >= shape.params.quorum()
+        let slot = &self.clients[c];
+        match *slot.lock.phase() {
+            LockPhase::Acquiring(round) | LockPhase::Extending { round, .. } => {
+                slot.mailbox.applied.difference(slot.guarded).len() >= round.quorum(&shape.params)
             }
             _ => false,
         }
+    }
+
+    /// The nodes whose key some client may still read (see "Dead nodes" above).
+    pub(crate) fn live_nodes(&self) -> NodeSet {
+        let shape = &self.shape;
+        if !shape.dead_nodes || shape.exact_ghosts || shape.mode == Mode::Liveness {
+            return NodeSet::first(shape.nodes);
+        }
+        let mut live = NodeSet::EMPTY;
+        for c in 0..shape.clients {
+            let slot = &self.clients[c];
+            let may_begin = slot.lock.attempts() < shape.params.retry.attempts;
+            let may_extend = slot.extensions < shape.extensions;
+            let reads = match slot.lock.phase() {
+                LockPhase::Idle | LockPhase::BackingOff { .. } => shape.reach[c],
+                LockPhase::Acquiring(_) if may_begin || may_extend => shape.reach[c],
+                LockPhase::Acquiring(_) => slot.inflight,
+                LockPhase::Holding { .. } | LockPhase::Extending { .. } if may_extend => {
+                    shape.reach[c]
+                }
+                LockPhase::Extending { .. } => slot.inflight,
+                LockPhase::Holding { .. } | LockPhase::Releasing(_) | LockPhase::Finished => {
+                    NodeSet::EMPTY
+                }
+            };
+            live = live.union(reads);
+        }
+        live
     }
 
     fn key_parts(&self, state: &NodeState, clock: Millis) -> RowParts {
@@ -120,10 +157,12 @@ impl World {
             // holding its lease does. Any other key (a stale token, or an owner that is idle
             // or done) behaves the same whoever set it, so it is shown ownerless.
             let owner = owner_of(entry.token);
-            let live = self.clients[owner].token == entry.token
+            let live = self.clients[owner].token() == entry.token
                 && matches!(
-                    self.clients[owner].phase,
-                    Phase::Acquiring(_) | Phase::Holding { .. } | Phase::Extending { .. }
+                    self.clients[owner].lock.phase(),
+                    LockPhase::Acquiring(_)
+                        | LockPhase::Holding { .. }
+                        | LockPhase::Extending { .. }
                 );
             if live {
                 parts.owner = Some(owner);
@@ -135,27 +174,33 @@ impl World {
         parts
     }
 
-    fn node_parts(&self, n: usize) -> RowParts {
+    fn node_parts(&self, n: usize, live: bool) -> RowParts {
         let shape = &self.shape;
-        let mut parts = self.key_parts(&self.nodes[n].state, self.node_clock(n));
+        // A dead node is shown as an empty, serving node with nothing in flight.
+        let mut parts = if live {
+            self.key_parts(&self.nodes[n].state, self.node_clock(n))
+        } else {
+            RowParts::default()
+        };
         let pinned = shape.jump_target == JumpTarget::Node && shape.jump_index == Some(n as u8);
         parts.base |= u64::from(pinned) << 22;
         // The restarted-node guard's remaining time on the node's clock (an expired guard is
         // cleared by the steps). Bits 23..38 hold the per-client bits.
-        if let Some(until) = self.nodes[n].guarded_until {
+        if let Some(until) = self.nodes[n].guarded_until.filter(|_| live) {
             parts.base |= 1 << 40 | clamp8(until.signed_sub(self.node_clock(n))) << 41;
         }
-        let node = crate::proto::NodeId(n as u8);
+        let node = NodeId(n as u8);
         for (c, bits) in parts.per_client.iter_mut().enumerate().take(shape.clients) {
             let reach = shape.reach[c].contains(node);
-            let inflight = self.clients[c].inflight.contains(node);
+            let inflight = live && self.clients[c].inflight.contains(node);
             // Whether the guard kept this node's yes out matters only while the round runs.
             let mut excluded = false;
-            let tally = match self.clients[c].phase {
+            let slot = &self.clients[c];
+            let tally = match slot.lock.phase() {
                 _ if self.round_won(c) => 0,
-                Phase::Acquiring(round) | Phase::Extending { round, .. } => {
-                    excluded = self.clients[c].excluded.contains(node);
-                    match round.tally.result(node) {
+                LockPhase::Acquiring(_) | LockPhase::Extending { .. } => {
+                    excluded = slot.guarded.contains(node);
+                    match slot.mailbox.result(node) {
                         crate::proto::NodeResult::NoReply => 0,
                         crate::proto::NodeResult::Applied => 1,
                         crate::proto::NodeResult::NotApplied => 2,
@@ -186,7 +231,7 @@ impl World {
             + back;
         let left_floor = -i64::from(shape.eps_c) - back;
         // What requests are in flight matters only while some are.
-        let inflight_extend = slot.inflight_extend && !slot.inflight.is_empty();
+        let inflight_extend = slot.extending_in_flight();
         let acquired = if shape.exact_ghosts {
             self.acquired >> c & 1 != 0
         } else {
@@ -204,27 +249,35 @@ impl World {
             | u64::from(acquired) << 4
             | u64::from(inflight_extend) << 55
             | u64::from(self.round_won(c)) << 56;
-        if slot.phase != Phase::Done {
+        let finished = matches!(
+            slot.lock.phase(),
+            LockPhase::Releasing(_) | LockPhase::Finished
+        );
+        if !finished {
             // A finished client never begins or extends again: its counters are dead.
-            row |= u64::from(slot.attempts) << 1 | u64::from(slot.extensions) << 53;
+            row |= u64::from(slot.lock.attempts()) << 1 | u64::from(slot.extensions) << 53;
         }
-        match slot.phase {
-            Phase::Idle => {}
-            Phase::Done => row |= 1 << 5,
-            Phase::Acquiring(round) => {
+        let epoch = slot.epoch;
+        let work = slot.work;
+        match *slot.lock.phase() {
+            // Never started: as if its back-off ended long ago.
+            LockPhase::Idle => row |= clamp8(-back) << 8,
+            // Backing off: when the next round may begin matters until it is due, and again
+            // only as far as the backward budget can move the clock back.
+            LockPhase::BackingOff { until } => {
+                row |= clamp8(until.signed_sub(clock).max(-back)) << 8;
+            }
+            LockPhase::Releasing(_) | LockPhase::Finished => row |= 1 << 5,
+            LockPhase::Acquiring(round) => {
                 let age = clock.signed_sub(round.t1).min(age_cap);
                 row |= 2 << 5 | clamp8(age) << 8;
             }
-            Phase::Extending {
-                lease,
-                epoch,
-                round,
-            } => {
+            LockPhase::Extending { lease, round } => {
                 let left = lease.deadline.signed_sub(clock).max(left_floor);
                 let age = clock.signed_sub(round.t1).min(age_cap);
                 row |= 4 << 5 | clamp8(left) << 8 | epoch_of(epoch) << 16 | clamp8(age) << 45;
             }
-            Phase::Holding { lease, epoch, work } => {
+            LockPhase::Holding { lease, .. } => {
                 let left = lease.deadline.signed_sub(clock).max(left_floor);
                 row |= 3 << 5 | clamp8(left) << 8;
                 row |= epoch_of(epoch) << 16;
@@ -256,14 +309,19 @@ impl World {
             (true, 2) => &PERMS_2,
             (true, _) => &PERMS_3,
         };
+        let live = self.live_nodes();
         let mut nodes = [RowParts::default(); MAX_MODEL_NODES];
         for (n, parts) in nodes.iter_mut().enumerate().take(shape.nodes) {
-            *parts = self.node_parts(n);
+            *parts = self.node_parts(n, live.contains(NodeId(n as u8)));
         }
-        let replica = self
-            .replica
-            .as_ref()
-            .map(|r| self.key_parts(r, self.node_clock(0)));
+        // The replica is read only through node 1, once promoted.
+        let replica = self.replica.as_ref().map(|r| {
+            if live.contains(NodeId(0)) {
+                self.key_parts(r, self.node_clock(0))
+            } else {
+                RowParts::default()
+            }
+        });
         let mut clients = [0u64; MAX_MODEL_CLIENTS];
         for (c, row) in clients.iter_mut().enumerate().take(shape.clients) {
             *row = self.client_row(c);
@@ -296,7 +354,17 @@ impl Hash for World {
     fn hash<H: Hasher>(&self, state: &mut H) {
         self.canonical_rows().hash(state);
         self.storage.hash(state);
-        self.budget.hash(state);
+        let mut budget = self.budget;
+        if self.live_nodes().is_empty() {
+            // No node can influence anything again: faults that act only on nodes are dead.
+            budget.crashes = 0;
+            budget.losses = 0;
+            budget.failover = false;
+            if !self.shape.client_jumps() {
+                budget.jumps = 0;
+            }
+        }
+        budget.hash(state);
         if self.shape.exact_ghosts || self.shape.storage.is_some() {
             self.epochs.hash(state);
         }

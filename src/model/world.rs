@@ -1,10 +1,10 @@
 //! The model's state: true time as a ghost, nodes on their own clocks, clients that *are* the
-//! core's round and lease values, the guarded storage, and the fault budgets left.
+//! core's [`LockState`], the guarded storage, and the fault budgets left.
 
 use std::sync::Arc;
 
 use crate::node::{Availability, NodeState};
-use crate::proto::{Lease, NodeSet, QuorumRound, Token};
+use crate::proto::{Lease, LockPhase, LockState, NodeSet, Op, QuorumRound, Request, Tally, Token};
 use crate::storage::{Storage, StorageOp};
 use crate::time::Millis;
 
@@ -25,12 +25,14 @@ pub struct NodeSlot {
     pub guarded_until: Option<Millis>,
 }
 
-/// What a client is doing.
+/// What a client is doing, as reports and user invariants see it: the core's [`LockPhase`]
+/// with the holder's storage work and the lock epoch added (see [`World::phase`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Phase {
-    /// Not started, or between attempts.
+    /// Not started, or backing off between attempts.
     Idle,
-    /// Waiting for the replies of an acquisition round (the core's value).
+    /// Waiting for the replies of an acquisition round (the core's value; the tally includes
+    /// the answers that reached the client and wait to be handled).
     Acquiring(QuorumRound),
     /// Won a lease (the core's value); `epoch` numbers successful acquisitions in true-time
     /// order and doubles as the fencing token.
@@ -71,28 +73,131 @@ pub struct Work {
     pub paused: bool,
 }
 
-/// One client: its clock offset and the core's state machine values.
+/// One client: its clock offset, the core's lock, and what the network and the storage hold
+/// for it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ClientSlot {
     /// `client clock − true time` (moved by clock jumps).
     pub offset: i64,
-    /// What it is doing.
-    pub phase: Phase,
-    /// Acquisition rounds begun.
-    pub attempts: u8,
-    /// The token of the latest round.
-    pub token: Token,
-    /// Nodes whose request of the latest round is still travelling (it may land after the
-    /// round was decided, as a real late request does).
+    /// The lock's life, exactly as the core keeps it.
+    pub lock: LockState,
+    /// Answers that reached the client and wait to be handled: the client hands them all to
+    /// the core when it decides, so the time between the last answer and T2 (a slow or paused
+    /// client) is modelled.
+    pub mailbox: Tally,
+    /// Nodes in the mailbox that answered while the restarted-node guard covered them: their
+    /// yes is handed to the core as not counting toward the quorum.
+    pub guarded: NodeSet,
+    /// The latest acquisition or extension request (the core's), still travelling to the
+    /// nodes in `inflight` (it may land after the round was decided, as a real late request
+    /// does).
+    pub request: Option<Request>,
+    /// Nodes the request has not reached yet.
     pub inflight: NodeSet,
-    /// Whether those requests are extensions (compare-and-pexpire) rather than `SET`s.
-    pub inflight_extend: bool,
     /// Extension rounds begun.
     pub extensions: u8,
-    /// Nodes whose yes does not count toward the quorum of the round in flight: they
-    /// answered while the restarted-node guard covered them (the core's
-    /// `finish_excluding`). Reset by every new round.
-    pub excluded: NodeSet,
+    /// The epoch of the lease held (ghost: the fencing token of the ideal counter).
+    pub epoch: u8,
+    /// Progress through the storage cycle while holding.
+    pub work: Work,
+}
+
+impl ClientSlot {
+    /// A client that has not started.
+    pub(crate) const fn new() -> ClientSlot {
+        ClientSlot {
+            offset: CLOCK_BASE,
+            lock: LockState::new(),
+            mailbox: Tally {
+                applied: NodeSet::EMPTY,
+                not_applied: NodeSet::EMPTY,
+                failed: NodeSet::EMPTY,
+            },
+            guarded: NodeSet::EMPTY,
+            request: None,
+            inflight: NodeSet::EMPTY,
+            extensions: 0,
+            epoch: 0,
+            work: Work {
+                next: 0,
+                pending: None,
+                read: None,
+                stall: 0,
+                paused: false,
+            },
+        }
+    }
+
+    /// Whether the requests in flight are extensions (compare-and-pexpire).
+    pub fn extending_in_flight(&self) -> bool {
+        !self.inflight.is_empty()
+            && matches!(
+                self.request,
+                Some(Request {
+                    op: Op::PExpireIfEq { .. },
+                    ..
+                })
+            )
+    }
+
+    /// The token of the latest round (acquisition or, while held, the lease's).
+    pub fn token(&self) -> Token {
+        match self.lock.phase() {
+            LockPhase::Acquiring(round) => round.token,
+            LockPhase::Holding { lease, .. } | LockPhase::Extending { lease, .. } => lease.token,
+            LockPhase::Releasing(release) => release.token,
+            _ => match self.request.map(|r| r.op) {
+                Some(Op::SetNxPx { token, .. } | Op::PExpireIfEq { token, .. }) => token,
+                _ => Token(0),
+            },
+        }
+    }
+
+    /// The client's phase as reports see it (see [`Phase`]).
+    pub fn phase(&self) -> Phase {
+        let with_mailbox = |mut round: QuorumRound| {
+            for node in self.mailbox.answered().iter() {
+                round.tally.record(node, reply_in(&self.mailbox, node));
+            }
+            round
+        };
+        match *self.lock.phase() {
+            LockPhase::Idle | LockPhase::BackingOff { .. } => Phase::Idle,
+            LockPhase::Acquiring(round) => Phase::Acquiring(with_mailbox(round)),
+            LockPhase::Holding { lease, .. } => Phase::Holding {
+                lease,
+                epoch: self.epoch,
+                work: self.work,
+            },
+            LockPhase::Extending { lease, round } => Phase::Extending {
+                lease,
+                epoch: self.epoch,
+                round: with_mailbox(round),
+            },
+            LockPhase::Releasing(_) | LockPhase::Finished => Phase::Done,
+        }
+    }
+}
+
+/// The token of `client`'s acquisition round number `attempt` (from 1): unique per client and
+/// attempt, and the client is recoverable from it ([`owner_of`]).
+pub(crate) fn token_of(client: usize, attempt: u32) -> Token {
+    Token(((client as u128 + 1) << 4) | u128::from(attempt))
+}
+
+/// The client a token belongs to.
+pub(crate) fn owner_of(token: Token) -> usize {
+    (token.0 >> 4) as usize - 1
+}
+
+/// What `node` answered, as recorded in `tally` (which must hold an answer from it).
+pub(crate) fn reply_in(tally: &Tally, node: crate::proto::NodeId) -> crate::proto::Reply {
+    use crate::proto::{NodeResult, Reply};
+    match tally.result(node) {
+        NodeResult::Applied => Reply::Applied,
+        NodeResult::NotApplied => Reply::NotApplied,
+        NodeResult::Failed | NodeResult::NoReply => Reply::Failed,
+    }
 }
 
 /// Fault budgets left.
@@ -140,7 +245,7 @@ pub struct World {
 impl std::fmt::Debug for World {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let reading = |clock: Millis| clock.as_u64() as i64 - CLOCK_BASE;
-        let owner = |token: Token| format!("c{}", super::step::owner_of(token) + 1);
+        let owner = |token: Token| format!("c{}", owner_of(token) + 1);
         writeln!(f, "true time t={}", self.now)?;
         for n in 0..self.shape.nodes {
             let state = self.nodes[n].state;
@@ -174,12 +279,12 @@ impl std::fmt::Debug for World {
         for c in 0..self.shape.clients {
             let slot = &self.clients[c];
             write!(f, "c{}  clock {}  ", c + 1, reading(self.client_clock(c)))?;
-            match slot.phase {
+            match slot.phase() {
                 Phase::Idle => write!(f, "idle")?,
                 Phase::Acquiring(round) => write!(
                     f,
                     "acquiring (attempt {}, T1={}, applied on {})",
-                    slot.attempts,
+                    slot.lock.attempts(),
                     reading(round.t1),
                     round.tally.applied
                 )?,
@@ -272,6 +377,11 @@ pub struct ClientView {
 }
 
 impl World {
+    /// Client `c`'s phase as reports see it.
+    pub fn phase(&self, client: usize) -> Phase {
+        self.clients[client].phase()
+    }
+
     pub(crate) fn node_clock(&self, node: usize) -> Millis {
         Millis((i64::from(self.now) + self.nodes[node].offset) as u64)
     }
@@ -283,13 +393,10 @@ impl World {
     /// Whether client `c` may believe it holds the lock: it holds a lease and its clock, read
     /// up to `ε_c` late, is still before the lease's deadline `T1 + ttl − drift`.
     pub fn believes(&self, client: usize) -> bool {
-        match self.clients[client].phase {
-            Phase::Holding { lease, .. } | Phase::Extending { lease, .. } => {
-                let late = Millis(u64::from(self.shape.eps_c));
-                lease.believes(self.client_clock(client) - late)
-            }
-            _ => false,
-        }
+        let late = Millis(u64::from(self.shape.eps_c));
+        self.clients[client]
+            .lock
+            .believes(self.client_clock(client) - late)
     }
 
     /// The clients, read-only.
@@ -297,7 +404,7 @@ impl World {
         (0..self.shape.clients).map(|c| ClientView {
             index: c,
             clock: self.client_clock(c),
-            phase: self.clients[c].phase,
+            phase: self.clients[c].phase(),
             believes: self.believes(c),
         })
     }

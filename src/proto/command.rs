@@ -131,6 +131,22 @@ impl Token {
     }
 }
 
+/// The Redis verb and a short token (the first 8 of its 32 hex digits, which tell a run's
+/// tokens apart), as traces print an operation.
+impl fmt::Display for Op {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let short = |token: Token| token.to_string()[..8].to_owned();
+        match *self {
+            Op::SetNxPx { token, ttl } => write!(f, "SET NX PX {} {}…", ttl.0, short(token)),
+            Op::DelIfEq { token } => write!(f, "DEL-IF-EQ {}…", short(token)),
+            Op::Del => write!(f, "DEL"),
+            Op::PExpireIfEq { token, ttl } => {
+                write!(f, "PEXPIRE-IF-EQ {} {}…", ttl.0, short(token))
+            }
+        }
+    }
+}
+
 impl fmt::Display for Token {
     /// 32 lowercase hex digits: the value the Redis driver stores.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -82,6 +82,17 @@ pub enum RoundDecision {
     AllReplies,
 }
 
+/// How an extension round is counted.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum ExtensionQuorum {
+    /// A majority of all `N` nodes must extend the key. Correct.
+    #[default]
+    Majority,
+    /// One node extending is taken as success: the minority-accepted mistake, kept for the
+    /// model (a lease "extended" on one node outlives the keys on the others).
+    AnyNode,
+}
+
 /// How often and how long to wait before trying again after a failed round.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct RetryPolicy {
@@ -128,6 +139,8 @@ pub struct Config {
     pub validity_check: ValidityCheck,
     /// Whether a round is decided at quorum or waits for every answer.
     pub decision: RoundDecision,
+    /// A majority for extensions, or the any-node mistake.
+    pub extension_quorum: ExtensionQuorum,
 }
 
 impl Config {
@@ -141,6 +154,7 @@ impl Config {
             unlock: UnlockMode::default(),
             validity_check: ValidityCheck::default(),
             decision: RoundDecision::default(),
+            extension_quorum: ExtensionQuorum::default(),
         }
     }
 
@@ -196,6 +210,8 @@ impl Config {
             unlock: self.unlock,
             validity_check: self.validity_check,
             decision: self.decision,
+            extension_quorum: self.extension_quorum,
+            retry: self.retry,
         })
     }
 }
@@ -223,6 +239,10 @@ pub struct LockParams {
     pub validity_check: ValidityCheck,
     /// Decide at quorum, or wait for every answer.
     pub decision: RoundDecision,
+    /// A majority for extensions, or the any-node mistake.
+    pub extension_quorum: ExtensionQuorum,
+    /// Retries after a failed acquisition round.
+    pub retry: RetryPolicy,
 }
 
 impl LockParams {

@@ -1,97 +1,15 @@
-//! [`Lock`]: the whole life of one Redlock lock as a sans-IO state machine.
+//! [`Lock`]: the whole life of one Redlock lock, with the queues and the random generator a
+//! driver needs around the pure [`LockState`].
 
 use std::collections::VecDeque;
 
 use rand_core::RngCore;
-use thiserror::Error;
 
-use super::command::{Command, NodeId, NodeSet, Reply, RoundId, Token};
+use super::command::{Command, NodeId, RoundId, Token};
 use super::config::{Config, ConfigError, LockParams, RetryPolicy};
-use super::round::{Failure, Lease, QuorumRound, ReleaseRound, RoundOutcome, Tally};
+use super::round::Lease;
+use super::state::{Answer, Effects, Entropy, Event, LockState, UsageError};
 use crate::time::Millis;
-
-/// Something the lock wants its owner to know. Drain with [`Lock::poll_event`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Event {
-    /// A round won a majority with validity left. The caller may act until its clock reads
-    /// `deadline`.
-    Acquired {
-        /// The value stored at the nodes.
-        token: Token,
-        /// Validity left when the round was decided.
-        validity: Millis,
-        /// `T1 + ttl − drift` on the client's clock.
-        deadline: Millis,
-        /// Per-node results of the winning round.
-        nodes: Tally,
-    },
-    /// A round failed; the lock released it everywhere and will try again at `at`.
-    Retrying {
-        /// The round that failed, counting from 1.
-        attempt: u32,
-        /// Why it failed.
-        failure: Failure,
-        /// Client time of the next round.
-        at: Millis,
-    },
-    /// Every round failed. Not an error: somebody else holds the lock, or too few nodes answered.
-    NotAcquired {
-        /// Why the last round failed.
-        failure: Failure,
-        /// How many rounds were tried.
-        attempts: u32,
-        /// Per-node results of the last round.
-        nodes: Tally,
-    },
-    /// An extension won a majority; the deadline moved.
-    Extended {
-        /// Validity left when the extension was decided.
-        validity: Millis,
-        /// The new deadline on the client's clock.
-        deadline: Millis,
-        /// Per-node results.
-        nodes: Tally,
-    },
-    /// An extension failed. The old deadline still stands; after it the lock is gone.
-    NotExtended {
-        /// Why.
-        failure: Failure,
-        /// Per-node results.
-        nodes: Tally,
-    },
-    /// The holder's clock reached the deadline: it must stop acting as the holder.
-    Expired {
-        /// The deadline that passed.
-        deadline: Millis,
-    },
-    /// The release round ended (every node answered, or the round timed out).
-    Released {
-        /// Per-node results: `applied` are the nodes where our key was deleted.
-        nodes: Tally,
-    },
-}
-
-/// A call that does not fit the lock's current phase.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
-#[non_exhaustive]
-pub enum UsageError {
-    /// `extend` was called while the lock is not held (acquiring, released, or never won).
-    #[error("the lock is not held, so there is nothing to extend")]
-    NotHeld,
-    /// `extend` was called while another extension is in flight.
-    #[error("an extension is already in flight")]
-    AlreadyExtending,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-enum Phase {
-    Acquiring(QuorumRound),
-    BackingOff { until: Millis },
-    Holding { lease: Lease, expiry_reported: bool },
-    Extending { lease: Lease, round: QuorumRound },
-    Releasing(ReleaseRound),
-    Finished,
-}
 
 /// One lock on one resource across `N` nodes, from the first `SET` to the last release.
 ///
@@ -104,18 +22,37 @@ enum Phase {
 /// [`handle_reply`](Lock::handle_reply); when no answer comes before
 /// [`poll_timeout`](Lock::poll_timeout), call [`handle_timeout`](Lock::handle_timeout); read
 /// [`poll_event`](Lock::poll_event) for the outcome.
+///
+/// The life cycle itself is [`LockState`], a `Copy` value with pure transitions; this type only
+/// adds the generator and the queues, so the model checker, which drives `LockState` directly,
+/// checks exactly the algorithm that ships.
 #[derive(Clone, Debug)]
 pub struct Lock<R> {
     params: LockParams,
-    retry: RetryPolicy,
     rng: R,
-    phase: Phase,
-    attempt: u32,
-    round: RoundId,
-    /// Nodes whose yes does not count toward the quorum of the round in flight.
-    excluded: NodeSet,
+    state: LockState,
     commands: VecDeque<Command>,
     events: VecDeque<Event>,
+}
+
+/// A random generator as the lock's [`Entropy`]: tokens and back-off delays drawn from it.
+struct Drawn<'a, R>(&'a mut R);
+
+impl<R: RngCore> Entropy for Drawn<'_, R> {
+    fn token(&mut self) -> Token {
+        Token::random(self.0)
+    }
+
+    /// A delay drawn uniformly from the retry range (the modulo bias is far below anything
+    /// that matters for desynchronising clients).
+    fn backoff(&mut self, retry: &RetryPolicy) -> Millis {
+        let span = retry.delay_max.as_u64() - retry.delay_min.as_u64();
+        let jitter = match span.checked_add(1) {
+            Some(width) => self.0.next_u64() % width,
+            None => self.0.next_u64(),
+        };
+        retry.delay_min + Millis(jitter)
+    }
 }
 
 impl<R: RngCore> Lock<R> {
@@ -130,22 +67,26 @@ impl<R: RngCore> Lock<R> {
         let params = config.params(ttl)?;
         let mut lock = Lock {
             params,
-            retry: config.retry,
             rng,
-            phase: Phase::Finished,
-            attempt: 0,
-            round: RoundId(0),
-            excluded: NodeSet::EMPTY,
+            state: LockState::new(),
             commands: VecDeque::new(),
             events: VecDeque::new(),
         };
-        lock.begin_round(now);
+        let effects = lock
+            .state
+            .begin(&lock.params, now, &mut Drawn(&mut lock.rng));
+        lock.carry_out(effects);
         Ok(lock)
     }
 
-    /// The resolved numbers of this lock (quorum, ttl, drift, round timeout).
+    /// The resolved numbers of this lock (quorum, ttl, drift, round timeout, retries).
     pub fn params(&self) -> &LockParams {
         &self.params
+    }
+
+    /// The lock's life-cycle value.
+    pub fn state(&self) -> &LockState {
+        &self.state
     }
 
     /// The next command for a driver to send, if any.
@@ -164,265 +105,89 @@ impl<R: RngCore> Lock<R> {
     /// round's deadline, the end of a back-off, or the lease's deadline.
     #[must_use]
     pub fn poll_timeout(&self) -> Option<Millis> {
-        match &self.phase {
-            Phase::Acquiring(round) => Some(round.deadline(&self.params)),
-            Phase::BackingOff { until } => Some(*until),
-            Phase::Holding {
-                lease,
-                expiry_reported: false,
-            } => Some(lease.deadline),
-            Phase::Holding { .. } => None,
-            Phase::Extending { round, .. } => Some(round.deadline(&self.params)),
-            Phase::Releasing(release) => Some(release.deadline(&self.params)),
-            Phase::Finished => None,
-        }
+        self.state.poll_timeout(&self.params)
     }
 
-    /// Feeds one node's answer to a command of round `round`. Answers to an older round are
-    /// ignored: they belong to a release that nobody waits for, or arrived too late.
-    pub fn handle_reply(&mut self, round: RoundId, node: NodeId, reply: Reply, now: Millis) {
-        if round != self.round || node.index() >= self.params.node_count as usize {
-            return;
-        }
-        match &mut self.phase {
-            Phase::Acquiring(r) => {
-                r.handle_reply(node, reply);
-                if r.is_decided_excluding(&self.params, self.excluded) {
-                    self.finish_acquire(now);
-                }
-            }
-            Phase::Extending { round: r, .. } => {
-                r.handle_reply(node, reply);
-                if r.is_decided_excluding(&self.params, self.excluded) {
-                    self.finish_extend(now);
-                }
-            }
-            Phase::Releasing(release) => {
-                release.tally.record(node, reply);
-                if release.is_decided(&self.params) {
-                    let nodes = release.tally;
-                    self.events.push_back(Event::Released { nodes });
-                    self.phase = Phase::Finished;
-                }
-            }
-            Phase::BackingOff { .. } | Phase::Holding { .. } | Phase::Finished => {}
-        }
+    /// Feeds one node's answer to a command of round `round`: a [`Reply`](super::Reply), or an
+    /// [`Answer`] that says whether the node's yes counts toward the quorum (a driver passes
+    /// [`Answer::guarded`] for a node that restarted less than a TTL ago). Answers to an older
+    /// round are ignored: they belong to a release that nobody waits for, or arrived too late.
+    pub fn handle_reply(
+        &mut self,
+        round: RoundId,
+        node: NodeId,
+        answer: impl Into<Answer>,
+        now: Millis,
+    ) {
+        let effects = self.state.handle_reply(
+            &self.params,
+            round,
+            node,
+            answer,
+            now,
+            &mut Drawn(&mut self.rng),
+        );
+        self.carry_out(effects);
     }
 
     /// Does whatever is due at client time `now`; calling it early does nothing.
     pub fn handle_timeout(&mut self, now: Millis) {
-        let Some(due) = self.poll_timeout() else {
-            return;
-        };
-        if now < due {
-            return;
-        }
-        match &mut self.phase {
-            Phase::Acquiring(_) => self.finish_acquire(now),
-            Phase::BackingOff { .. } => self.begin_round(now),
-            Phase::Holding {
-                lease,
-                expiry_reported,
-            } => {
-                *expiry_reported = true;
-                let deadline = lease.deadline;
-                self.events.push_back(Event::Expired { deadline });
-            }
-            Phase::Extending { .. } => self.finish_extend(now),
-            Phase::Releasing(release) => {
-                let nodes = release.tally;
-                self.events.push_back(Event::Released { nodes });
-                self.phase = Phase::Finished;
-            }
-            Phase::Finished => {}
-        }
-    }
-
-    /// Keeps `node`'s yes out of the quorum count of the acquisition or extension round in
-    /// flight; the next round counts every node again. The node still gets the round's
-    /// operation and its release. A driver calls this before feeding that node's reply, for a
-    /// node that restarted less than a TTL ago (antirez's delayed restart, enforced by the
-    /// client rather than by the operator). Outside such a round it does nothing.
-    pub fn exclude_from_quorum(&mut self, node: NodeId) {
-        if matches!(self.phase, Phase::Acquiring(_) | Phase::Extending { .. }) {
-            self.excluded.insert(node);
-        }
+        let effects = self
+            .state
+            .handle_timeout(&self.params, now, &mut Drawn(&mut self.rng));
+        self.carry_out(effects);
     }
 
     /// Asks all `N` nodes to extend the lease by a full TTL from now.
     ///
     /// Past the lease's deadline the extension is refused at once with
-    /// [`Event::NotExtended`] and [`Failure::LeaseExpired`]: keys that may have expired
-    /// cannot be extended back into a lock.
+    /// [`Event::NotExtended`] and [`Failure::LeaseExpired`](super::Failure::LeaseExpired): keys
+    /// that may have expired cannot be extended back into a lock.
     pub fn extend(&mut self, now: Millis) -> Result<(), UsageError> {
-        let lease = match &self.phase {
-            Phase::Holding { lease, .. } => *lease,
-            Phase::Extending { .. } => return Err(UsageError::AlreadyExtending),
-            _ => return Err(UsageError::NotHeld),
-        };
-        if !lease.believes(now) {
-            self.events.push_back(Event::NotExtended {
-                failure: Failure::LeaseExpired,
-                nodes: Tally::default(),
-            });
-            return Ok(());
-        }
-        let round = QuorumRound::extend(lease.token, now);
-        self.next_round_id();
-        self.excluded = NodeSet::EMPTY;
-        self.send_to_all(round.op(&self.params));
-        self.phase = Phase::Extending { lease, round };
+        let effects = self.state.extend(&self.params, now)?;
+        self.carry_out(effects);
         Ok(())
     }
 
     /// Stops believing at once, then sends a release to all `N` nodes. An acquisition in
     /// progress is abandoned and released too. Releasing twice does nothing.
     pub fn release(&mut self, now: Millis) {
-        let token = match &self.phase {
-            Phase::Acquiring(round) => round.token,
-            Phase::Holding { lease, .. } | Phase::Extending { lease, .. } => lease.token,
-            // A failed round already released its keys; nothing is held while backing off.
-            Phase::BackingOff { .. } => {
-                self.phase = Phase::Finished;
-                return;
-            }
-            Phase::Releasing(_) | Phase::Finished => return,
-        };
-        let release = ReleaseRound::new(token, now);
-        self.next_round_id();
-        self.send_to_all(release.op(&self.params));
-        self.phase = Phase::Releasing(release);
+        let effects = self.state.release(&self.params, now);
+        self.carry_out(effects);
     }
 
     /// Whether a client whose clock reads `now` may act as the holder: it holds a lease and
     /// `now` is before the lease's deadline.
     pub fn believes(&self, now: Millis) -> bool {
-        self.lease().is_some_and(|lease| lease.believes(now))
+        self.state.believes(now)
     }
 
     /// The current lease, while the lock is held (also during an extension).
     pub fn lease(&self) -> Option<&Lease> {
-        match &self.phase {
-            Phase::Holding { lease, .. } | Phase::Extending { lease, .. } => Some(lease),
-            _ => None,
-        }
+        self.state.lease()
     }
 
     /// Whether the lock has nothing more to do (released, or never acquired).
     pub fn is_finished(&self) -> bool {
-        self.phase == Phase::Finished
+        self.state.is_finished()
     }
 
     /// How many acquisition rounds have started.
     pub fn attempts(&self) -> u32 {
-        self.attempt
+        self.state.attempts()
     }
 
-    fn next_round_id(&mut self) {
-        self.round = RoundId(self.round.0.wrapping_add(1));
-    }
-
-    fn send_to_all(&mut self, op: super::command::Op) {
-        let round = self.round;
-        self.commands
-            .extend((0..self.params.node_count).map(|node| Command {
-                node: NodeId(node),
-                round,
-                op,
-            }));
-    }
-
-    fn begin_round(&mut self, now: Millis) {
-        // A fresh token per round: a late release of an earlier round must never match the
-        // keys of a later one.
-        let token = Token::random(&mut self.rng);
-        let round = QuorumRound::acquire(token, now);
-        self.attempt += 1;
-        self.next_round_id();
-        self.excluded = NodeSet::EMPTY;
-        self.send_to_all(round.op(&self.params));
-        self.phase = Phase::Acquiring(round);
-    }
-
-    fn finish_acquire(&mut self, now: Millis) {
-        let Phase::Acquiring(round) = self.phase else {
-            return;
-        };
-        match round.finish_excluding(&self.params, now, self.excluded) {
-            RoundOutcome::Won(lease) => {
-                self.events.push_back(Event::Acquired {
-                    token: lease.token,
-                    validity: lease.validity,
-                    deadline: lease.deadline,
-                    nodes: lease.tally,
-                });
-                self.phase = Phase::Holding {
-                    lease,
-                    expiry_reported: false,
-                };
-            }
-            RoundOutcome::Lost(failure) => {
-                // Redlock step 5: release on *all* nodes, also those that said no or did not
-                // answer — a timed-out SET may still have been applied.
-                let release = ReleaseRound::new(round.token, now);
-                self.next_round_id();
-                self.send_to_all(release.op(&self.params));
-                if self.attempt < self.retry.attempts {
-                    let at = now + self.backoff();
-                    self.events.push_back(Event::Retrying {
-                        attempt: self.attempt,
-                        failure,
-                        at,
-                    });
-                    self.phase = Phase::BackingOff { until: at };
-                } else {
-                    self.events.push_back(Event::NotAcquired {
-                        failure,
-                        attempts: self.attempt,
-                        nodes: round.tally,
-                    });
-                    self.phase = Phase::Finished;
-                }
-            }
+    /// Queues a transition's request for every node and its event.
+    fn carry_out(&mut self, effects: Effects) {
+        if let Some(request) = effects.request {
+            self.commands
+                .extend((0..self.params.node_count).map(|node| Command {
+                    node: NodeId(node),
+                    round: request.round,
+                    op: request.op,
+                }));
         }
-    }
-
-    fn finish_extend(&mut self, now: Millis) {
-        let Phase::Extending { lease, round } = self.phase else {
-            return;
-        };
-        let lease = match round.finish_excluding(&self.params, now, self.excluded) {
-            RoundOutcome::Won(extended) => {
-                self.events.push_back(Event::Extended {
-                    validity: extended.validity,
-                    deadline: extended.deadline,
-                    nodes: extended.tally,
-                });
-                extended
-            }
-            RoundOutcome::Lost(failure) => {
-                self.events.push_back(Event::NotExtended {
-                    failure,
-                    nodes: round.tally,
-                });
-                lease
-            }
-        };
-        self.phase = Phase::Holding {
-            lease,
-            expiry_reported: false,
-        };
-    }
-
-    /// A delay drawn uniformly from the retry range (the modulo bias is far below anything
-    /// that matters for desynchronising clients).
-    fn backoff(&mut self) -> Millis {
-        let span = self.retry.delay_max.as_u64() - self.retry.delay_min.as_u64();
-        let jitter = match span.checked_add(1) {
-            Some(width) => self.rng.next_u64() % width,
-            None => self.rng.next_u64(),
-        };
-        self.retry.delay_min + Millis(jitter)
+        self.events.extend(effects.event);
     }
 }
 
@@ -432,7 +197,9 @@ mod tests {
     use rand_core::SeedableRng;
 
     use super::*;
-    use crate::proto::{DriftPolicy, NodeResult, NodeSet, Op, RoundDecision};
+    use crate::proto::{
+        Answer, DriftPolicy, Failure, NodeResult, NodeSet, Op, Reply, RoundDecision,
+    };
 
     fn config() -> Config {
         let mut config = Config::new(3);
@@ -577,8 +344,12 @@ mod tests {
     fn at_quorum_an_excluded_yes_does_not_decide_the_round() {
         let mut lock = start(&config());
         let sets = drain(&mut lock);
-        lock.exclude_from_quorum(NodeId(0));
-        lock.handle_reply(sets[0].round, NodeId(0), Reply::Applied, Millis(1));
+        lock.handle_reply(
+            sets[0].round,
+            NodeId(0),
+            Answer::guarded(Reply::Applied),
+            Millis(1),
+        );
         lock.handle_reply(sets[1].round, NodeId(1), Reply::Applied, Millis(1));
         assert!(
             lock.poll_event().is_none(),
@@ -698,8 +469,7 @@ mod tests {
         assert_eq!(first.len(), 3);
         let round = first[0].round;
 
-        lock.exclude_from_quorum(NodeId(0));
-        lock.handle_reply(round, NodeId(0), Reply::Applied, Millis(1));
+        lock.handle_reply(round, NodeId(0), Answer::guarded(Reply::Applied), Millis(1));
         lock.handle_reply(round, NodeId(1), Reply::Applied, Millis(1));
         lock.handle_reply(round, NodeId(2), Reply::NotApplied, Millis(2));
         // Without the exclusion two of three would have won.
@@ -729,21 +499,27 @@ mod tests {
     }
 
     #[test]
-    fn exclusion_outside_a_round_does_nothing() {
+    fn a_guarded_answer_excludes_its_node_for_that_round_only() {
         let config = Config::new(3);
         let rng = ChaCha8Rng::seed_from_u64(2);
         let mut lock = Lock::acquire(&config, Millis(1_000), rng, Millis(0)).unwrap();
         let round = drain(&mut lock)[0].round;
-        for node in 0..3 {
+        lock.handle_reply(round, NodeId(0), Answer::guarded(Reply::Applied), Millis(1));
+        for node in 1..3 {
             lock.handle_reply(round, NodeId(node), Reply::Applied, Millis(1));
         }
         assert!(matches!(lock.poll_event(), Some(Event::Acquired { .. })));
-        lock.exclude_from_quorum(NodeId(1));
+        assert_eq!(lock.state().excluded(), NodeSet::from_bits(0b001));
+        // The extension round counts every node again.
         lock.extend(Millis(2)).unwrap();
+        assert_eq!(lock.state().excluded(), NodeSet::EMPTY);
         let round = drain(&mut lock)[0].round;
         lock.handle_reply(round, NodeId(0), Reply::Applied, Millis(3));
-        lock.handle_reply(round, NodeId(1), Reply::Applied, Millis(3));
-        lock.handle_reply(round, NodeId(2), Reply::NotApplied, Millis(3));
+        lock.handle_reply(round, NodeId(1), Reply::NotApplied, Millis(3));
+        lock.handle_reply(round, NodeId(2), Reply::Applied, Millis(3));
         assert!(matches!(lock.poll_event(), Some(Event::Extended { .. })));
+        // A guarded answer to a round that is over changes nothing.
+        lock.handle_reply(round, NodeId(1), Answer::guarded(Reply::Applied), Millis(4));
+        assert_eq!(lock.state().excluded(), NodeSet::EMPTY);
     }
 }

@@ -4,7 +4,7 @@
 //! checker's state; [`Lock`](super::Lock) composes them into a whole lock's life.
 
 use super::command::{NodeId, NodeSet, Op, Reply, Token};
-use super::config::{LockParams, RoundDecision, UnlockMode, ValidityCheck};
+use super::config::{ExtensionQuorum, LockParams, RoundDecision, UnlockMode, ValidityCheck};
 use crate::time::Millis;
 
 /// The answers a round has collected so far, one per node (the first answer counts).
@@ -122,6 +122,15 @@ impl QuorumRound {
         }
     }
 
+    /// How many yes answers win this round: `Q = N/2 + 1`, or one for an extension counted
+    /// with the any-node mistake.
+    pub fn quorum(&self, params: &LockParams) -> usize {
+        match (self.kind, params.extension_quorum) {
+            (RoundKind::Extend, ExtensionQuorum::AnyNode) => 1,
+            _ => params.quorum(),
+        }
+    }
+
     /// Records one node's answer.
     pub fn handle_reply(&mut self, node: NodeId, reply: Reply) {
         self.tally.record(node, reply);
@@ -147,15 +156,14 @@ impl QuorumRound {
         let n = params.node_count as usize;
         let answered = self.tally.answered();
         let unanswered_voters = NodeSet::first(n).difference(answered).difference(excluded);
+        let quorum = self.quorum(params);
         let still_possible =
             self.tally.applied.difference(excluded).len() + unanswered_voters.len();
         let won = match params.decision {
-            RoundDecision::AtQuorum => {
-                self.tally.applied.difference(excluded).len() >= params.quorum()
-            }
+            RoundDecision::AtQuorum => self.tally.applied.difference(excluded).len() >= quorum,
             RoundDecision::AllReplies => false,
         };
-        won || answered.len() == n || still_possible < params.quorum()
+        won || answered.len() == n || still_possible < quorum
     }
 
     /// The client time at which the round stops waiting for answers.
@@ -181,7 +189,7 @@ impl QuorumRound {
         excluded: NodeSet,
     ) -> RoundOutcome {
         let applied = self.tally.applied.difference(excluded).len();
-        let quorum = params.quorum();
+        let quorum = self.quorum(params);
         if applied < quorum {
             return RoundOutcome::Lost(Failure::NoQuorum { applied, quorum });
         }

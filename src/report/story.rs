@@ -5,7 +5,7 @@ use stateright::{Checker, Model};
 
 use crate::model::{CLOCK_BASE, Phase, Process, RedlockModel, Step, World, owner_of};
 use crate::node::{Availability, Persistence};
-use crate::proto::{Failure, NodeSet, RoundOutcome, Token, UnlockMode};
+use crate::proto::{Failure, NodeId, NodeSet, RoundOutcome, Token, UnlockMode};
 use crate::scenario::{Scenario, property};
 use crate::storage::StorageOp;
 use crate::time::Millis;
@@ -340,7 +340,7 @@ fn tell(before: &World, step: &Step, after: &World) -> Vec<Line> {
                 None,
                 format!(
                     "begins attempt {}: T1={}, sends SET NX PX {} to {}",
-                    after.clients[cu].attempts,
+                    after.clients[cu].lock.attempts(),
                     reading(before.client_clock(cu)),
                     shape.params.ttl.as_u64(),
                     nodes(shape.reach[cu])
@@ -353,7 +353,7 @@ fn tell(before: &World, step: &Step, after: &World) -> Vec<Line> {
             early,
         } => {
             let (cu, nu) = (usize::from(c), usize::from(n));
-            let token = before.clients[cu].token;
+            let token = before.clients[cu].token();
             let state = before.nodes[nu].state;
             let action = if !state.is_serving(before.node_clock(nu)) {
                 match state.availability {
@@ -361,7 +361,7 @@ fn tell(before: &World, step: &Step, after: &World) -> Vec<Line> {
                     _ => "is restarting: the SET fails".to_owned(),
                 }
             } else {
-                let extending = matches!(before.clients[cu].phase, Phase::Extending { .. });
+                let extending = matches!(before.clients[cu].phase(), Phase::Extending { .. });
                 match after.nodes[nu].state.entry {
                     Some(e) if extending && e.token == token && state.entry != Some(e) => format!(
                         "extends {}'s key, now expiring when {}'s clock reads {}",
@@ -396,6 +396,16 @@ fn tell(before: &World, step: &Step, after: &World) -> Vec<Line> {
                     None => format!("refuses {}'s SET", client(cu)),
                 }
             };
+            let guarded = after.clients[cu].guarded.contains(NodeId(n))
+                && !before.clients[cu].guarded.contains(NodeId(n));
+            let action = if guarded {
+                format!(
+                    "{action}; the clients' guard keeps this yes out of the quorum ({} restarted too recently)",
+                    node(nu)
+                )
+            } else {
+                action
+            };
             let mut l = line(t, &node(nu), Some(client(cu)), action);
             l.clock = own_clock(before, &node(nu));
             out.push(l);
@@ -413,7 +423,7 @@ fn tell(before: &World, step: &Step, after: &World) -> Vec<Line> {
         Step::Decide(c) => {
             let cu = usize::from(c);
             let clock = before.client_clock(cu);
-            let action = match before.clients[cu].phase {
+            let action = match before.clients[cu].phase() {
                 Phase::Acquiring(round) => match round.finish(&shape.params, clock) {
                     RoundOutcome::Won(lease) => format!(
                         "acquires {} (T2={}, validity {}, believes until its clock reads {})",
@@ -441,21 +451,19 @@ fn tell(before: &World, step: &Step, after: &World) -> Vec<Line> {
                         text
                     }
                 },
-                Phase::Extending { lease, round, .. } => {
-                    match round.finish(&shape.extend_params, clock) {
-                        RoundOutcome::Won(extended) => format!(
-                            "extends its lease on {} (T2={}, believes until its clock reads {})",
-                            nodes(extended.tally.applied),
-                            reading(clock),
-                            reading(extended.deadline)
-                        ),
-                        RoundOutcome::Lost(_) => format!(
-                            "fails to extend (T2={}); keeps believing until its clock reads {}",
-                            reading(clock),
-                            reading(lease.deadline)
-                        ),
-                    }
-                }
+                Phase::Extending { lease, round, .. } => match round.finish(&shape.params, clock) {
+                    RoundOutcome::Won(extended) => format!(
+                        "extends its lease on {} (T2={}, believes until its clock reads {})",
+                        nodes(extended.tally.applied),
+                        reading(clock),
+                        reading(extended.deadline)
+                    ),
+                    RoundOutcome::Lost(_) => format!(
+                        "fails to extend (T2={}); keeps believing until its clock reads {}",
+                        reading(clock),
+                        reading(lease.deadline)
+                    ),
+                },
                 _ => "decides".to_owned(),
             };
             let mut l = line(t, &client(cu), None, action);
@@ -497,13 +505,13 @@ fn tell(before: &World, step: &Step, after: &World) -> Vec<Line> {
         Step::Issue(c) => {
             let cu = usize::from(c);
             let clock = reading(before.client_clock(cu));
-            let deadline = match before.clients[cu].phase {
+            let deadline = match before.clients[cu].phase() {
                 Phase::Holding { lease, .. } | Phase::Extending { lease, .. } => {
                     reading(lease.deadline)
                 }
                 _ => 0,
             };
-            let action = match after.clients[cu].phase {
+            let action = match after.clients[cu].phase() {
                 Phase::Holding { work, .. } if work.pending.is_some() => format!(
                     "checks its lease (clock {clock}, deadline {deadline}) and sends {} to the storage",
                     op_words(work.pending.as_ref().expect("checked above"))
@@ -518,7 +526,7 @@ fn tell(before: &World, step: &Step, after: &World) -> Vec<Line> {
         }
         Step::Apply(c) => {
             let cu = usize::from(c);
-            let action = match before.clients[cu].phase {
+            let action = match before.clients[cu].phase() {
                 Phase::Holding {
                     work:
                         crate::model::Work {
@@ -528,7 +536,7 @@ fn tell(before: &World, step: &Step, after: &World) -> Vec<Line> {
                 } => {
                     let accepted = after.storage != before.storage
                         || matches!(op, StorageOp::Read { .. })
-                            && !matches!(after.clients[cu].phase, Phase::Done);
+                            && !matches!(after.clients[cu].phase(), Phase::Done);
                     let stale = if before.believes(cu) {
                         ""
                     } else {
@@ -551,7 +559,7 @@ fn tell(before: &World, step: &Step, after: &World) -> Vec<Line> {
         }
         Step::Pause(c) => {
             let cu = usize::from(c);
-            let op = match before.clients[cu].phase {
+            let op = match before.clients[cu].phase() {
                 Phase::Holding { work, .. } => work.pending.as_ref().map(op_words),
                 _ => None,
             };
@@ -611,11 +619,20 @@ fn tell(before: &World, step: &Step, after: &World) -> Vec<Line> {
             } else {
                 " and stays down".to_owned()
             };
+            // The clients' restarted-node guard starts now: say until when it acts, so that a
+            // story can show the guard ending too early.
+            let guard = match after.nodes[nu].guarded_until {
+                Some(until) if shape.restart => format!(
+                    "; the clients' guard keeps its yes out of every quorum until its clock reads {}",
+                    reading(until)
+                ),
+                _ => String::new(),
+            };
             let mut l = line(
                 t,
                 &node(nu),
                 None,
-                format!("crashes ({persistence}){lost}{restart}"),
+                format!("crashes ({persistence}){lost}{restart}{guard}"),
             );
             l.fault = true;
             out.push(l);

@@ -127,6 +127,15 @@ pub enum ScenarioError {
         /// The names allowed here, or why this one is not.
         reason: String,
     },
+    /// `[expect] mechanism` names an unknown ingredient, one listed twice, or one the scenario
+    /// does not grant.
+    #[error("{at}: [expect] mechanism: {message}")]
+    Mechanism {
+        /// Where the `mechanism` key is.
+        at: Location,
+        /// What is wrong.
+        message: String,
+    },
     /// A value outside its allowed range (zero nodes, six nodes, a zero TTL).
     #[error("{at}: {message}")]
     OutOfRange {
@@ -149,7 +158,8 @@ impl ScenarioError {
             | ScenarioError::TtlNotAboveDrift { at, .. }
             | ScenarioError::TooManyFaults { at, .. }
             | ScenarioError::UnknownProperty { at, .. }
-            | ScenarioError::OutOfRange { at, .. } => Some(at),
+            | ScenarioError::OutOfRange { at, .. }
+            | ScenarioError::Mechanism { at, .. } => Some(at),
         }
     }
 

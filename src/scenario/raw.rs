@@ -70,7 +70,46 @@ pub(crate) struct RawScenario {
     #[serde(default)]
     pub aliases: Vec<Spanned<String>>,
     pub mitigation: Option<RawMitigation>,
-    pub expect: Spanned<BTreeMap<Spanned<String>, Verdict>>,
+    pub expect: Spanned<BTreeMap<Spanned<String>, RawExpectValue>>,
+}
+
+/// A value in `[expect]`: a verdict for a property, or the list of ingredient names under
+/// `mechanism`. Hand-written rather than `untagged`, so that a bad verdict still gets serde's
+/// "unknown variant" message at the value's own span.
+#[derive(Debug)]
+pub(crate) enum RawExpectValue {
+    Verdict(Verdict),
+    List(Vec<String>),
+}
+
+impl<'de> Deserialize<'de> for RawExpectValue {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = RawExpectValue;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("\"holds\", \"violated\", or a list of ingredient names")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<RawExpectValue, E> {
+                match v {
+                    "holds" => Ok(RawExpectValue::Verdict(Verdict::Holds)),
+                    "violated" => Ok(RawExpectValue::Verdict(Verdict::Violated)),
+                    other => Err(E::unknown_variant(other, &["holds", "violated"])),
+                }
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<RawExpectValue, A::Error> {
+                let mut names = Vec::new();
+                while let Some(name) = seq.next_element::<String>()? {
+                    names.push(name);
+                }
+                Ok(RawExpectValue::List(names))
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
 }
 
 #[derive(Debug, Deserialize)]

@@ -212,6 +212,7 @@ impl SimConfig {
             unlock: self.unlock,
             validity_check: self.validity_check,
             decision: self.decision,
+            extension_quorum: crate::proto::ExtensionQuorum::Majority,
         }
     }
 

@@ -10,7 +10,6 @@ use rand_chacha::ChaCha8Rng;
 
 use super::config::NetworkConfig;
 use super::draw::{chance, uniform};
-use super::trace::OpText;
 use crate::proto::{Command, NodeId, Reply, RoundId};
 use crate::storage::{StorageOp, StorageReply};
 use crate::time::Millis;
@@ -70,7 +69,7 @@ impl fmt::Display for Payload {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Payload::Command(command) => {
-                write!(f, "{} (round {})", OpText(command.op), command.round.0)
+                write!(f, "{} (round {})", command.op, command.round.0)
             }
             Payload::Reply { round, reply, .. } => write!(f, "{reply:?} (round {})", round.0),
             Payload::StorageOp { seq, op } => write!(f, "{op:?} (#{seq})"),

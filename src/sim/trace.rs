@@ -177,7 +177,7 @@ impl fmt::Display for TraceEntry {
                     f,
                     "n{} runs {} from c{} at its clock {}: {result}",
                     node + 1,
-                    OpText(op),
+                    op,
                     client + 1,
                     local.0
                 )
@@ -253,24 +253,6 @@ impl fmt::Display for TraceEntry {
             }
             TraceEvent::Resumed { client } => write!(f, "c{} resumed", client + 1),
             TraceEvent::Violation(violation) => write!(f, "VIOLATION {violation}"),
-        }
-    }
-}
-
-/// An operation as a reader of a trace wants it: the Redis verb and a short token (the first
-/// 8 of its 32 hex digits, which tell a trace's tokens apart).
-pub(crate) struct OpText(pub(crate) Op);
-
-impl fmt::Display for OpText {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let short = |token: Token| token.to_string()[..8].to_owned();
-        match self.0 {
-            Op::SetNxPx { token, ttl } => write!(f, "SET NX PX {} {}…", ttl.0, short(token)),
-            Op::DelIfEq { token } => write!(f, "DEL-IF-EQ {}…", short(token)),
-            Op::Del => write!(f, "DEL"),
-            Op::PExpireIfEq { token, ttl } => {
-                write!(f, "PEXPIRE-IF-EQ {} {}…", ttl.0, short(token))
-            }
         }
     }
 }

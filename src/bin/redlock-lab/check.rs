@@ -6,9 +6,9 @@ use std::time::Duration;
 
 use anyhow::{Result, bail};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use redlock_lab::cause;
 use redlock_lab::check::{Check, Progress, Report, available_bytes, available_threads};
-use redlock_lab::scenario::Scenario;
-use redlock_lab::scenario::Verdict;
+use redlock_lab::scenario::{Ingredient, Scenario, Verdict};
 
 use crate::Outcome;
 use crate::inputs;
@@ -38,6 +38,10 @@ pub struct Args {
     /// the guard off].
     #[arg(long, value_name = "MB")]
     max_memory: Option<u64>,
+    /// For each violated property, re-check without each fault and mistake in turn and print
+    /// which are necessary (always on with `--json`).
+    #[arg(long)]
+    why: bool,
 }
 
 /// The share of available memory the default guard lets a check use: enough for any check
@@ -95,7 +99,11 @@ pub fn run(args: &Args) -> Result<Outcome> {
                     ));
                 });
         }
-        reports.push(check.run());
+        reports.push(if args.why || args.json {
+            check.run_with_causes()
+        } else {
+            check.run()
+        });
         if let Some(bar) = &progress {
             bar.inc(1);
         }
@@ -107,7 +115,7 @@ pub fn run(args: &Args) -> Result<Outcome> {
         let json = serde_json::json!({ "models": reports });
         println!("{}", serde_json::to_string_pretty(&json)?);
     } else {
-        print!("{}", render(&reports));
+        print!("{}", render(&scenarios, &reports));
     }
     let mismatches = reports.iter().flat_map(Report::mismatches).count();
     // A settled verdict that contradicts [expect] is news even when another is unknown.
@@ -133,7 +141,7 @@ fn progress_bar(scenarios: &[Scenario]) -> ProgressBar {
 }
 
 /// The verdict table, the story of each violated property, then a summary line.
-fn render(reports: &[Report]) -> String {
+fn render(scenarios: &[Scenario], reports: &[Report]) -> String {
     let mut table = Table::new(&[
         "scenario", "property", "expected", "verdict", "", "states", "seconds",
     ]);
@@ -200,18 +208,33 @@ fn render(reports: &[Report]) -> String {
         out.push('\n');
     }
     // One block per violated property, after the table so the table stays readable.
-    for property in reports.iter().flat_map(|r| &r.properties) {
-        let Some(story) = &property.story else {
-            continue;
-        };
-        if property.counterexample_not_shortest {
-            out.push_str(
-                "(a limit stopped the search for the shortest counterexample: this one is real \
-                 but may be longer)\n",
-            );
+    for (scenario, p) in scenarios
+        .iter()
+        .zip(reports)
+        .flat_map(|(s, r)| r.properties.iter().map(move |p| (s, p)))
+    {
+        if let Some(story) = &p.story {
+            if p.counterexample_not_shortest {
+                out.push_str(
+                    "(a limit stopped the search for the shortest counterexample: this one is \
+                     real but may be longer)\n",
+                );
+            }
+            out.push_str(&story.to_text());
         }
-        out.push_str(&story.to_text());
-        out.push('\n');
+        if let Some(necessary) = &p.necessary {
+            let names: Vec<&str> = necessary.iter().map(|i| i.name()).collect();
+            out.push_str(&format!(
+                "{}: {} needs [{}]: {}.\n",
+                scenario.name,
+                p.name,
+                names.join(", "),
+                cause::sentence(&Ingredient::present(scenario), necessary)
+            ));
+        }
+        if p.story.is_some() || p.necessary.is_some() {
+            out.push('\n');
+        }
     }
     let incomplete_text = if incomplete > 0 {
         format!(", {incomplete} incomplete")

@@ -5,9 +5,9 @@
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
-use redlock_lab::catalog;
 use redlock_lab::check::{Check, PropertyReport, Report};
-use redlock_lab::scenario::{Scenario, Verdict, property};
+use redlock_lab::scenario::{Ingredient, Scenario, Verdict, property};
+use redlock_lab::{catalog, cause};
 
 use crate::Outcome;
 use crate::inputs;
@@ -147,7 +147,7 @@ fn reason(report: &Report, p: &PropertyReport) -> String {
 /// Prints the explanation; exit 1 when a verdict differs from `[expect]`.
 pub fn run(args: &Args) -> Result<Outcome> {
     let scenario = inputs::load_one(&args.name)?;
-    let report = Check::new(&scenario).run();
+    let report = Check::new(&scenario).run_with_causes();
     let main = primary(&report);
     let mut out = format!(
         "{} — {}\n({})\n\nThe claim ({}): {}\n\n{}\n\n",
@@ -166,6 +166,25 @@ pub fn run(args: &Args) -> Result<Outcome> {
             None => "not in [expect]".to_owned(),
         };
         out.push_str(&format!("  {}: {} ({expected})\n", p.name, p.verdict));
+    }
+    if let Some(necessary) = &main.necessary {
+        // The checker re-run without each fault and mistake the file grants.
+        let present = Ingredient::present(&scenario);
+        out.push_str(&format!(
+            "\nWhy: {}.\n",
+            capitalise(&cause::sentence(&present, necessary))
+        ));
+        if !present.is_empty() {
+            let names: Vec<&str> = necessary.iter().map(|i| i.name()).collect();
+            let what = match present.len() {
+                1 => "its one fault or mistake".to_owned(),
+                n => format!("each of its {n} faults and mistakes"),
+            };
+            out.push_str(&format!(
+                "  (the checker re-ran the scenario without {what}; necessary: [{}])\n",
+                names.join(", ")
+            ));
+        }
     }
     if let Some(story) = &main.story {
         out.push_str(&format!("\n{}", story.to_text()));
@@ -210,6 +229,15 @@ pub fn run(args: &Args) -> Result<Outcome> {
     } else {
         Outcome::Mismatch
     })
+}
+
+/// The sentence with its first letter in upper case.
+fn capitalise(text: &str) -> String {
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
 }
 
 fn load_catalog(name: &str) -> Result<Scenario> {

@@ -36,7 +36,7 @@ use super::error::{Cause, OpenError, RedisNodeError};
 use super::node::{NodeOptions, ServerInfo, build_client, connect_cause, interpret, server_cause};
 use super::script;
 use crate::driver::{DriverError, NodeError, NotAcquired, reply_from};
-use crate::proto::{Command, Config, Event, Lock, Op, Tally, Token, validate_resource};
+use crate::proto::{self, Command, Config, Event, Lock, Op, Tally, Token, validate_resource};
 use crate::time::Millis;
 
 /// One Redis master as the async client sees it.
@@ -456,10 +456,13 @@ async fn drive<R: RngCore>(
                         let node = &mut nodes[command.node.index()];
                         node.absorb(&mut answer);
                         let reply = reply_from(command.node, answer.result, errors);
-                        if !node.counts_toward_quorum() {
-                            lock.exclude_from_quorum(command.node);
-                        }
-                        lock.handle_reply(command.round, command.node, reply, now(origin));
+                        // A node that restarted too recently still answers, but its yes must not count.
+                        let answer = if node.counts_toward_quorum() {
+                            proto::Answer::voting(reply)
+                        } else {
+                            proto::Answer::guarded(reply)
+                        };
+                        lock.handle_reply(command.round, command.node, answer, now(origin));
                         let before = events.len();
                         events.extend(std::iter::from_fn(|| lock.poll_event()));
                         if events.len() > before {

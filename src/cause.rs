@@ -1,0 +1,243 @@
+//! Necessary causes: which of a scenario's faults and mistakes a violation cannot do without.
+//!
+//! A counterexample shows that a violation *can* happen; it does not say which of the
+//! ingredients the file grants were needed for it. This module answers that by running the
+//! checker again, once per ingredient ([`Ingredient`]), on the scenario minus that one
+//! ingredient: an ingredient is **necessary** for a violated property when, without it, the
+//! property holds. No reasoning about the model happens here; every answer is a verdict of
+//! [`Check`].
+//!
+//! ```
+//! use redlock_lab::check::Check;
+//! use redlock_lab::scenario::{Ingredient, Scenario};
+//!
+//! let scenario = Scenario::from_str("jump.toml", r#"
+//!     name = "node-jump"
+//!     title = "A node's clock jumps forward past the drift allowance"
+//!     claim = "Redlock is unsafe when a node's clock jumps"
+//!     source = "Kleppmann"
+//!     prose = "n2 jumps +2 with drift 1."
+//!     [lock]
+//!     ttl_ticks = 4
+//!     [faults.clock_jumps]
+//!     target = "node"
+//!     jump_ticks = 2
+//!     [expect]
+//!     "mutual exclusion" = "violated"
+//!     mechanism = ["clock jump"]
+//! "#)?;
+//! let report = Check::new(&scenario).run_with_causes();
+//! let mutex = report.property("mutual exclusion").unwrap();
+//! assert_eq!(mutex.necessary.as_deref(), Some(&[Ingredient::ClockJump][..]));
+//! assert!(redlock_lab::cause::mechanism_problems(&scenario, &report).is_empty());
+//! # Ok::<(), redlock_lab::scenario::ScenarioError>(())
+//! ```
+
+use crate::check::{Check, PropertyReport, Report};
+use crate::model::Step;
+use crate::report::Story;
+use crate::scenario::{Ingredient, Scenario, Verdict};
+
+impl Check {
+    /// Runs the check, then fills [`PropertyReport::necessary`] for every violated property:
+    /// one more run per ingredient the scenario grants (each run covers every property at once).
+    pub fn run_with_causes(&self) -> Report {
+        let mut report = self.run();
+        annotate(self, &mut report);
+        report
+    }
+}
+
+/// Fills [`PropertyReport::necessary`] in `report`, a report of `check`, by re-running `check`
+/// without each ingredient in turn. Does nothing when no property is violated.
+pub fn annotate(check: &Check, report: &mut Report) {
+    if report
+        .properties
+        .iter()
+        .all(|p| p.verdict != Verdict::Violated)
+    {
+        return;
+    }
+    let present = Ingredient::present(check.scenario());
+    for p in &mut report.properties {
+        if p.verdict == Verdict::Violated {
+            p.necessary = Some(Vec::new());
+        }
+    }
+    for ingredient in present {
+        let without = check.on(&ingredient.remove(check.scenario())).run();
+        for p in &mut report.properties {
+            let Some(necessary) = &mut p.necessary else {
+                continue;
+            };
+            if without
+                .property(&p.name)
+                .is_some_and(|q| q.verdict == Verdict::Holds)
+            {
+                necessary.push(ingredient);
+            }
+        }
+    }
+}
+
+/// Whether `ingredient` is visible in a counterexample: `Some(true)` when a step or story line
+/// shows it acting, `Some(false)` when none does, `None` when the ingredient has no step of its
+/// own to look for (a partition is an absence; clock error on the client side, a storage delay
+/// and the missing validity check change how a step turns out, not which steps exist).
+pub fn witnessed(ingredient: Ingredient, steps: &[Step], story: &Story) -> Option<bool> {
+    let any = |f: fn(&Step) -> bool| Some(steps.iter().any(f));
+    match ingredient {
+        Ingredient::ClockJump => any(|s| matches!(s, Step::Jump { .. })),
+        Ingredient::Crash => any(|s| matches!(s, Step::Crash(_))),
+        Ingredient::Pause => any(|s| matches!(s, Step::Pause(_))),
+        Ingredient::MessageLoss => any(|s| matches!(s, Step::Lose { .. })),
+        Ingredient::Failover => any(|s| matches!(s, Step::Promote)),
+        // A node read at the fast end of its error band.
+        Ingredient::NodeClockError => any(|s| matches!(s, Step::Deliver { early: true, .. })),
+        Ingredient::ExtensionAnyNode => any(|s| matches!(s, Step::Extend(_))),
+        // The mistake acts when a release deletes a key that is not the releaser's own.
+        Ingredient::UnlockDel => Some(story.lines.iter().any(|l| l.action.contains(", deleting "))),
+        Ingredient::ClientClockError
+        | Ingredient::StorageDelay
+        | Ingredient::NoValidityCheck
+        | Ingredient::Partition => None,
+    }
+}
+
+/// What is wrong with `scenario`'s declared `[expect] mechanism`, judged on `report` (a report
+/// from [`Check::run_with_causes`]): for every violated property, each declared ingredient must
+/// be necessary and, where it has a step, appear in the shortest counterexample. Empty when the
+/// declaration is true (or when there is none).
+pub fn mechanism_problems(scenario: &Scenario, report: &Report) -> Vec<String> {
+    let mut problems = Vec::new();
+    let violated: Vec<&PropertyReport> = report
+        .properties
+        .iter()
+        .filter(|p| p.verdict == Verdict::Violated)
+        .collect();
+    if !scenario.mechanism.is_empty() && violated.is_empty() {
+        problems.push(format!(
+            "{} declares a mechanism but violates nothing",
+            scenario.name
+        ));
+    }
+    for p in violated {
+        for &ingredient in &scenario.mechanism {
+            match &p.necessary {
+                None => problems.push(format!(
+                    "{}: {}: necessary causes were not computed",
+                    scenario.name, p.name
+                )),
+                Some(necessary) if !necessary.contains(&ingredient) => problems.push(format!(
+                    "{}: {}: {ingredient:?} is declared but not necessary: without it the \
+                     property is still violated",
+                    scenario.name,
+                    p.name,
+                    ingredient = ingredient.name()
+                )),
+                Some(_) => {}
+            }
+            if let (Some(steps), Some(story)) = (&p.steps, &p.story)
+                && witnessed(ingredient, steps, story) == Some(false)
+            {
+                problems.push(format!(
+                    "{}: {}: the shortest counterexample contains no {}",
+                    scenario.name,
+                    p.name,
+                    ingredient.name()
+                ));
+            }
+        }
+    }
+    problems
+}
+
+/// The necessary causes in one sentence, for `explain` and `check --why`.
+pub fn sentence(present: &[Ingredient], necessary: &[Ingredient]) -> String {
+    let phrases = |list: &[Ingredient]| -> String {
+        let words: Vec<&str> = list.iter().map(|i| i.phrase()).collect();
+        join(&words)
+    };
+    let spare: Vec<Ingredient> = present
+        .iter()
+        .copied()
+        .filter(|i| !necessary.contains(i))
+        .collect();
+    let needed = match (present.len(), necessary.len()) {
+        (0, _) => {
+            return "no fault or mistake is needed: the configuration alone breaks it".to_owned();
+        }
+        (_, 0) => {
+            return format!(
+                "no single ingredient is necessary: without any one of {} the property is still \
+                 violated",
+                phrases(present)
+            );
+        }
+        (1, 1) => format!(
+            "{} is needed: without it the property holds",
+            phrases(necessary)
+        ),
+        (_, 1) => format!("{} is needed", phrases(necessary)),
+        (_, 2) if spare.is_empty() => format!(
+            "both {} are needed; either alone is harmless",
+            phrases(necessary)
+        ),
+        (_, 2) => format!("both {} are needed", phrases(necessary)),
+        (_, _) if spare.is_empty() => format!(
+            "all of {} are needed; without any one of them the property holds",
+            phrases(necessary)
+        ),
+        (_, _) => format!("all of {} are needed", phrases(necessary)),
+    };
+    if spare.is_empty() {
+        needed
+    } else {
+        format!(
+            "{needed}; {} {} not (without {} the property is still violated)",
+            phrases(&spare),
+            if spare.len() == 1 { "is" } else { "are" },
+            if spare.len() == 1 { "it" } else { "each" },
+        )
+    }
+}
+
+/// `a`, `a and b`, `a, b and c`.
+fn join(items: &[&str]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => (*one).to_owned(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sentences_say_what_is_needed() {
+        use Ingredient::{ClockJump, Crash, Partition};
+        assert_eq!(
+            sentence(&[ClockJump, Crash], &[ClockJump, Crash]),
+            "both the clock jump and the crash are needed; either alone is harmless"
+        );
+        assert_eq!(
+            sentence(&[ClockJump], &[ClockJump]),
+            "the clock jump is needed: without it the property holds"
+        );
+        assert_eq!(
+            sentence(&[ClockJump, Crash], &[ClockJump]),
+            "the clock jump is needed; the crash is not (without it the property is still violated)"
+        );
+        assert_eq!(
+            sentence(
+                &[ClockJump, Crash, Partition],
+                &[ClockJump, Crash, Partition]
+            ),
+            "all of the clock jump, the crash and the partition are needed; without any one of them the property holds"
+        );
+        assert!(sentence(&[], &[]).starts_with("no fault or mistake"));
+        assert!(sentence(&[Crash], &[]).starts_with("no single ingredient"));
+    }
+}

@@ -1,0 +1,531 @@
+//! [`LockState`]: a lock's whole life as a small `Copy` value with pure transitions.
+//!
+//! Every transition takes the lock's [`LockParams`], the client's clock reading and, where the
+//! algorithm needs randomness (a fresh token, a retry delay), an [`Entropy`] source; it
+//! returns the [`Effects`] to carry out: at most one request for every node and at most one
+//! [`Event`]. Nothing here owns a queue or a generator, so the value can live inside a model
+//! checker's state and be hashed, while [`Lock`](super::Lock) wraps it with a random
+//! generator and the queues a driver drains.
+
+use thiserror::Error;
+
+use super::command::{NodeId, NodeSet, Op, Reply, RoundId, Token};
+use super::config::{LockParams, RetryPolicy};
+use super::round::{Failure, Lease, QuorumRound, ReleaseRound, RoundOutcome, Tally};
+use crate::time::Millis;
+
+/// Something the lock wants its owner to know.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Event {
+    /// A round won a majority with validity left. The caller may act until its clock reads
+    /// `deadline`.
+    Acquired {
+        /// The value stored at the nodes.
+        token: Token,
+        /// Validity left when the round was decided.
+        validity: Millis,
+        /// `T1 + ttl − drift` on the client's clock.
+        deadline: Millis,
+        /// Per-node results of the winning round.
+        nodes: Tally,
+    },
+    /// A round failed; the lock released it everywhere and will try again at `at`.
+    Retrying {
+        /// The round that failed, counting from 1.
+        attempt: u32,
+        /// Why it failed.
+        failure: Failure,
+        /// Client time of the next round.
+        at: Millis,
+    },
+    /// Every round failed. Not an error: somebody else holds the lock, or too few nodes answered.
+    NotAcquired {
+        /// Why the last round failed.
+        failure: Failure,
+        /// How many rounds were tried.
+        attempts: u32,
+        /// Per-node results of the last round.
+        nodes: Tally,
+    },
+    /// An extension won a majority; the deadline moved.
+    Extended {
+        /// Validity left when the extension was decided.
+        validity: Millis,
+        /// The new deadline on the client's clock.
+        deadline: Millis,
+        /// Per-node results.
+        nodes: Tally,
+    },
+    /// An extension failed. The old deadline still stands; after it the lock is gone.
+    NotExtended {
+        /// Why.
+        failure: Failure,
+        /// Per-node results.
+        nodes: Tally,
+    },
+    /// The holder's clock reached the deadline: it must stop acting as the holder.
+    Expired {
+        /// The deadline that passed.
+        deadline: Millis,
+    },
+    /// The release round ended (every node answered, or the round timed out).
+    Released {
+        /// Per-node results: `applied` are the nodes where our key was deleted.
+        nodes: Tally,
+    },
+}
+
+/// A call that does not fit the lock's current phase.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
+#[non_exhaustive]
+pub enum UsageError {
+    /// `extend` was called while the lock is not held (acquiring, released, or never won).
+    #[error("the lock is not held, so there is nothing to extend")]
+    NotHeld,
+    /// `extend` was called while another extension is in flight.
+    #[error("an extension is already in flight")]
+    AlreadyExtending,
+}
+
+/// Where the lock's randomness comes from: a CSPRNG in production, a seeded generator in the
+/// simulator, fixed choices in the model checker (which explores every retry delay anyway).
+pub trait Entropy {
+    /// A fresh token for a new acquisition round.
+    fn token(&mut self) -> Token;
+    /// The delay before the next round after a failed one, within `retry`'s range.
+    fn backoff(&mut self, retry: &RetryPolicy) -> Millis;
+}
+
+/// One node's answer as the lock takes it: the reply, and whether a yes may count toward the
+/// quorum.
+///
+/// A driver that knows a node restarted less than a TTL ago (antirez's delayed restart,
+/// enforced by the client) passes [`Answer::guarded`]: the node may have lost a key that is
+/// still live elsewhere, so its yes is kept out of the count while the node still gets the
+/// round's operation and its release. A plain [`Reply`] converts to a counting answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Answer {
+    /// What the node said.
+    pub reply: Reply,
+    /// Whether the node's yes counts toward the quorum.
+    pub counts: bool,
+}
+
+impl Answer {
+    /// An answer from a node whose yes counts.
+    pub const fn voting(reply: Reply) -> Answer {
+        Answer {
+            reply,
+            counts: true,
+        }
+    }
+
+    /// An answer from a node whose yes does not count (it restarted too recently).
+    pub const fn guarded(reply: Reply) -> Answer {
+        Answer {
+            reply,
+            counts: false,
+        }
+    }
+}
+
+impl From<Reply> for Answer {
+    fn from(reply: Reply) -> Answer {
+        Answer::voting(reply)
+    }
+}
+
+/// One operation for every one of the `N` nodes, tagged with the round its answers belong to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Request {
+    /// The round the answers are fed back with.
+    pub round: RoundId,
+    /// The operation.
+    pub op: Op,
+}
+
+/// What a transition asks its driver to do.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[must_use = "a transition's request must be sent and its event reported"]
+pub struct Effects {
+    /// Send this to all `N` nodes.
+    pub request: Option<Request>,
+    /// Tell the caller this.
+    pub event: Option<Event>,
+}
+
+/// Where a lock is in its life.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LockPhase {
+    /// Not started: [`LockState::begin`] sends the first round.
+    Idle,
+    /// Waiting for the answers of an acquisition round.
+    Acquiring(QuorumRound),
+    /// A round failed and was released; the next begins when the client's clock reads `until`.
+    BackingOff {
+        /// Client time of the next round.
+        until: Millis,
+    },
+    /// Holding a lease.
+    Holding {
+        /// The lease.
+        lease: Lease,
+        /// Whether [`Event::Expired`] was reported.
+        expiry_reported: bool,
+    },
+    /// Holding a lease while an extension round for it runs; the lease stands meanwhile.
+    Extending {
+        /// The lease being extended.
+        lease: Lease,
+        /// The extension round.
+        round: QuorumRound,
+    },
+    /// Releasing on all nodes.
+    Releasing(ReleaseRound),
+    /// Released, or every round failed: nothing more to do.
+    Finished,
+}
+
+/// A lock's life as a value: acquisition rounds with retries, the lease, extensions and the
+/// release, with no queues and no generator.
+///
+/// Every method is a pure function of the value and its arguments, and the caller carries out
+/// the returned [`Effects`]. [`Lock`](super::Lock) is the same life with a generator and
+/// queues around it, for drivers; the model checker keeps a `LockState` per client in its
+/// state and drives it directly.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct LockState {
+    phase: LockPhase,
+    attempt: u32,
+    round: RoundId,
+    /// Nodes whose yes does not count toward the quorum of the round in flight.
+    excluded: NodeSet,
+}
+
+impl Default for LockState {
+    fn default() -> Self {
+        LockState::new()
+    }
+}
+
+impl LockState {
+    /// A lock that has not started.
+    pub const fn new() -> LockState {
+        LockState {
+            phase: LockPhase::Idle,
+            attempt: 0,
+            round: RoundId(0),
+            excluded: NodeSet::EMPTY,
+        }
+    }
+
+    /// Where the lock is.
+    pub fn phase(&self) -> &LockPhase {
+        &self.phase
+    }
+
+    /// How many acquisition rounds have started.
+    pub fn attempts(&self) -> u32 {
+        self.attempt
+    }
+
+    /// The round whose answers the lock takes now (older answers are ignored).
+    pub fn round(&self) -> RoundId {
+        self.round
+    }
+
+    /// Nodes whose yes does not count toward the quorum of the round in flight.
+    pub fn excluded(&self) -> NodeSet {
+        self.excluded
+    }
+
+    /// Whether an answer to `round` would be counted: it is the acquisition or extension
+    /// round in flight.
+    pub fn is_collecting(&self, round: RoundId) -> bool {
+        round == self.round
+            && matches!(
+                self.phase,
+                LockPhase::Acquiring(_) | LockPhase::Extending { .. }
+            )
+    }
+
+    /// The current lease, while the lock is held (also during an extension).
+    pub fn lease(&self) -> Option<&Lease> {
+        match &self.phase {
+            LockPhase::Holding { lease, .. } | LockPhase::Extending { lease, .. } => Some(lease),
+            _ => None,
+        }
+    }
+
+    /// Whether a client whose clock reads `now` may act as the holder: it holds a lease and
+    /// `now` is before the lease's deadline.
+    pub fn believes(&self, now: Millis) -> bool {
+        self.lease().is_some_and(|lease| lease.believes(now))
+    }
+
+    /// Whether the lock has nothing more to do (released, or never acquired).
+    pub fn is_finished(&self) -> bool {
+        self.phase == LockPhase::Finished
+    }
+
+    /// Starts the first acquisition round at client time `now` (this is T1). Does nothing
+    /// unless the lock is [`LockPhase::Idle`].
+    pub fn begin(
+        &mut self,
+        params: &LockParams,
+        now: Millis,
+        entropy: &mut impl Entropy,
+    ) -> Effects {
+        if self.phase != LockPhase::Idle {
+            return Effects::default();
+        }
+        self.begin_round(params, now, entropy)
+    }
+
+    /// The client time at which [`handle_timeout`](LockState::handle_timeout) has work to do:
+    /// a round's deadline, the end of a back-off, or the lease's deadline.
+    pub fn poll_timeout(&self, params: &LockParams) -> Option<Millis> {
+        match &self.phase {
+            LockPhase::Acquiring(round) => Some(round.deadline(params)),
+            LockPhase::BackingOff { until } => Some(*until),
+            LockPhase::Holding {
+                lease,
+                expiry_reported: false,
+            } => Some(lease.deadline),
+            LockPhase::Extending { round, .. } => Some(round.deadline(params)),
+            LockPhase::Releasing(release) => Some(release.deadline(params)),
+            LockPhase::Holding { .. } | LockPhase::Idle | LockPhase::Finished => None,
+        }
+    }
+
+    /// Feeds one node's answer to a command of round `round`. Answers to an older round are
+    /// ignored: they belong to a release that nobody waits for, or arrived too late.
+    pub fn handle_reply(
+        &mut self,
+        params: &LockParams,
+        round: RoundId,
+        node: NodeId,
+        answer: impl Into<Answer>,
+        now: Millis,
+        entropy: &mut impl Entropy,
+    ) -> Effects {
+        let Answer { reply, counts } = answer.into();
+        if round != self.round || node.index() >= params.node_count as usize {
+            return Effects::default();
+        }
+        if !counts && self.is_collecting(round) {
+            self.excluded.insert(node);
+        }
+        let excluded = self.excluded;
+        match &mut self.phase {
+            LockPhase::Acquiring(r) => {
+                r.handle_reply(node, reply);
+                if r.is_decided_excluding(params, excluded) {
+                    return self.finish_acquire(params, now, entropy);
+                }
+            }
+            LockPhase::Extending { round: r, .. } => {
+                r.handle_reply(node, reply);
+                if r.is_decided_excluding(params, excluded) {
+                    return self.finish_extend(params, now);
+                }
+            }
+            LockPhase::Releasing(release) => {
+                release.tally.record(node, reply);
+                if release.is_decided(params) {
+                    let nodes = release.tally;
+                    self.phase = LockPhase::Finished;
+                    return event(Event::Released { nodes });
+                }
+            }
+            LockPhase::Idle
+            | LockPhase::BackingOff { .. }
+            | LockPhase::Holding { .. }
+            | LockPhase::Finished => {}
+        }
+        Effects::default()
+    }
+
+    /// Does whatever is due at client time `now`; calling it early does nothing.
+    pub fn handle_timeout(
+        &mut self,
+        params: &LockParams,
+        now: Millis,
+        entropy: &mut impl Entropy,
+    ) -> Effects {
+        if self.poll_timeout(params).is_none_or(|due| now < due) {
+            return Effects::default();
+        }
+        match &mut self.phase {
+            LockPhase::Acquiring(_) => self.finish_acquire(params, now, entropy),
+            LockPhase::BackingOff { .. } => self.begin_round(params, now, entropy),
+            LockPhase::Holding {
+                lease,
+                expiry_reported,
+            } => {
+                *expiry_reported = true;
+                event(Event::Expired {
+                    deadline: lease.deadline,
+                })
+            }
+            LockPhase::Extending { .. } => self.finish_extend(params, now),
+            LockPhase::Releasing(release) => {
+                let nodes = release.tally;
+                self.phase = LockPhase::Finished;
+                event(Event::Released { nodes })
+            }
+            LockPhase::Idle | LockPhase::Finished => Effects::default(),
+        }
+    }
+
+    /// Asks all `N` nodes to extend the lease by a full TTL from now.
+    ///
+    /// Past the lease's deadline the extension is refused at once with
+    /// [`Event::NotExtended`] and [`Failure::LeaseExpired`]: keys that may have expired
+    /// cannot be extended back into a lock.
+    pub fn extend(&mut self, params: &LockParams, now: Millis) -> Result<Effects, UsageError> {
+        let lease = match &self.phase {
+            LockPhase::Holding { lease, .. } => *lease,
+            LockPhase::Extending { .. } => return Err(UsageError::AlreadyExtending),
+            _ => return Err(UsageError::NotHeld),
+        };
+        if !lease.believes(now) {
+            return Ok(event(Event::NotExtended {
+                failure: Failure::LeaseExpired,
+                nodes: Tally::default(),
+            }));
+        }
+        let round = QuorumRound::extend(lease.token, now);
+        self.excluded = NodeSet::EMPTY;
+        self.phase = LockPhase::Extending { lease, round };
+        Ok(self.request(round.op(params)))
+    }
+
+    /// Stops believing at once, then sends a release to all `N` nodes. An acquisition in
+    /// progress is abandoned and released too. Releasing twice does nothing.
+    pub fn release(&mut self, params: &LockParams, now: Millis) -> Effects {
+        let token = match &self.phase {
+            LockPhase::Acquiring(round) => round.token,
+            LockPhase::Holding { lease, .. } | LockPhase::Extending { lease, .. } => lease.token,
+            // A failed round already released its keys; nothing is held while backing off.
+            LockPhase::Idle | LockPhase::BackingOff { .. } => {
+                self.phase = LockPhase::Finished;
+                return Effects::default();
+            }
+            LockPhase::Releasing(_) | LockPhase::Finished => return Effects::default(),
+        };
+        let release = ReleaseRound::new(token, now);
+        self.phase = LockPhase::Releasing(release);
+        self.request(release.op(params))
+    }
+
+    /// Moves to a new round and asks for `op` on every node.
+    fn request(&mut self, op: Op) -> Effects {
+        self.round = RoundId(self.round.0.wrapping_add(1));
+        Effects {
+            request: Some(Request {
+                round: self.round,
+                op,
+            }),
+            event: None,
+        }
+    }
+
+    fn begin_round(
+        &mut self,
+        params: &LockParams,
+        now: Millis,
+        entropy: &mut impl Entropy,
+    ) -> Effects {
+        // A fresh token per round: a late release of an earlier round must never match the
+        // keys of a later one.
+        let round = QuorumRound::acquire(entropy.token(), now);
+        self.attempt += 1;
+        self.excluded = NodeSet::EMPTY;
+        self.phase = LockPhase::Acquiring(round);
+        self.request(round.op(params))
+    }
+
+    fn finish_acquire(
+        &mut self,
+        params: &LockParams,
+        now: Millis,
+        entropy: &mut impl Entropy,
+    ) -> Effects {
+        let LockPhase::Acquiring(round) = self.phase else {
+            return Effects::default();
+        };
+        match round.finish_excluding(params, now, self.excluded) {
+            RoundOutcome::Won(lease) => {
+                self.phase = LockPhase::Holding {
+                    lease,
+                    expiry_reported: false,
+                };
+                event(Event::Acquired {
+                    token: lease.token,
+                    validity: lease.validity,
+                    deadline: lease.deadline,
+                    nodes: lease.tally,
+                })
+            }
+            RoundOutcome::Lost(failure) => {
+                // Redlock step 5: release on *all* nodes, also those that said no or did not
+                // answer — a timed-out SET may still have been applied.
+                let release = ReleaseRound::new(round.token, now);
+                let mut effects = self.request(release.op(params));
+                if self.attempt < params.retry.attempts {
+                    let at = now + entropy.backoff(&params.retry);
+                    self.phase = LockPhase::BackingOff { until: at };
+                    effects.event = Some(Event::Retrying {
+                        attempt: self.attempt,
+                        failure,
+                        at,
+                    });
+                } else {
+                    self.phase = LockPhase::Finished;
+                    effects.event = Some(Event::NotAcquired {
+                        failure,
+                        attempts: self.attempt,
+                        nodes: round.tally,
+                    });
+                }
+                effects
+            }
+        }
+    }
+
+    fn finish_extend(&mut self, params: &LockParams, now: Millis) -> Effects {
+        let LockPhase::Extending { lease, round } = self.phase else {
+            return Effects::default();
+        };
+        let (lease, outcome) = match round.finish_excluding(params, now, self.excluded) {
+            RoundOutcome::Won(extended) => (
+                extended,
+                Event::Extended {
+                    validity: extended.validity,
+                    deadline: extended.deadline,
+                    nodes: extended.tally,
+                },
+            ),
+            RoundOutcome::Lost(failure) => (
+                lease,
+                Event::NotExtended {
+                    failure,
+                    nodes: round.tally,
+                },
+            ),
+        };
+        self.phase = LockPhase::Holding {
+            lease,
+            expiry_reported: false,
+        };
+        event(outcome)
+    }
+}
+
+fn event(event: Event) -> Effects {
+    Effects {
+        request: None,
+        event: Some(event),
+    }
+}

@@ -1,0 +1,240 @@
+//! Ingredients: the faults and deliberate mistakes a scenario grants, each removable on its own.
+//!
+//! A violated property is explained by the ingredients it cannot do without. An ingredient is
+//! one thing the file adds to the correct, fault-free algorithm: a fault budget (clock jumps,
+//! crashes, pauses, clock error, message loss, storage delay, a failover), a mistake in the
+//! client (`unlock = "del"`, `validity_check = false`, `extension_quorum = "any-node"`), or a
+//! partition. [`Ingredient::remove`] turns a validated [`Scenario`] into the same scenario
+//! minus that one thing (its budget set to zero, or the correct setting restored), so that
+//! re-checking it answers "is this ingredient necessary?". Everything else — sizes, TTL,
+//! drift, timeouts, persistence, restart delays, guards, margins — is configuration, not an
+//! ingredient: removing it would not be "the same scenario without the fault".
+
+use serde::{Serialize, Serializer};
+
+use super::{Bound, ExtensionQuorum, Scenario};
+use crate::proto::{NodeSet, UnlockMode, ValidityCheck};
+
+/// One removable fault or mistake. The names ([`Ingredient::name`]) are part of the JSON report
+/// and of the `[expect] mechanism` key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
+pub enum Ingredient {
+    /// `[faults.clock_jumps]`: a process's clock steps.
+    ClockJump,
+    /// `[faults.crashes]`: a node crashes.
+    Crash,
+    /// `[faults.pauses]`: a holder pauses between its check and its storage op.
+    Pause,
+    /// `[clock] node_error_ticks`: a node's key may vanish early.
+    NodeClockError,
+    /// `[clock] client_error_ticks`: a client's belief may run late.
+    ClientClockError,
+    /// `[network] message_loss`: requests may be lost.
+    MessageLoss,
+    /// `[storage] max_delay_ticks`: a storage op may travel.
+    StorageDelay,
+    /// `[failover]`: the single master fails and its replica is promoted.
+    Failover,
+    /// `[lock] unlock = "del"`: release with plain `DEL`.
+    UnlockDel,
+    /// `[lock] validity_check = false`: no step-3 check, lease timed from T2.
+    NoValidityCheck,
+    /// `[lock] extension_quorum = "any-node"`: one node extending counts as success.
+    ExtensionAnyNode,
+    /// `[network] reach`: some client cannot reach some node.
+    Partition,
+}
+
+impl Ingredient {
+    /// Every ingredient, in the order reports list them.
+    pub const ALL: [Ingredient; 12] = [
+        Ingredient::ClockJump,
+        Ingredient::Crash,
+        Ingredient::Pause,
+        Ingredient::NodeClockError,
+        Ingredient::ClientClockError,
+        Ingredient::MessageLoss,
+        Ingredient::StorageDelay,
+        Ingredient::Failover,
+        Ingredient::UnlockDel,
+        Ingredient::NoValidityCheck,
+        Ingredient::ExtensionAnyNode,
+        Ingredient::Partition,
+    ];
+
+    /// The stable name, as JSON and `[expect] mechanism` spell it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Ingredient::ClockJump => "clock jump",
+            Ingredient::Crash => "crash",
+            Ingredient::Pause => "pause",
+            Ingredient::NodeClockError => "node clock error",
+            Ingredient::ClientClockError => "client clock error",
+            Ingredient::MessageLoss => "message loss",
+            Ingredient::StorageDelay => "storage delay",
+            Ingredient::Failover => "failover",
+            Ingredient::UnlockDel => "unlock = del",
+            Ingredient::NoValidityCheck => "no validity check",
+            Ingredient::ExtensionAnyNode => "extension quorum = any-node",
+            Ingredient::Partition => "partition",
+        }
+    }
+
+    /// The ingredient spelled `name`, if any.
+    pub fn from_name(name: &str) -> Option<Ingredient> {
+        Ingredient::ALL.into_iter().find(|i| i.name() == name)
+    }
+
+    /// The ingredient in words, for sentences ("the clock jump", "plain DEL on unlock").
+    pub fn phrase(self) -> &'static str {
+        match self {
+            Ingredient::ClockJump => "the clock jump",
+            Ingredient::Crash => "the crash",
+            Ingredient::Pause => "the pause",
+            Ingredient::NodeClockError => "the node clock error",
+            Ingredient::ClientClockError => "the client clock error",
+            Ingredient::MessageLoss => "the message loss",
+            Ingredient::StorageDelay => "the storage delay",
+            Ingredient::Failover => "the failover",
+            Ingredient::UnlockDel => "unlocking with plain DEL",
+            Ingredient::NoValidityCheck => "skipping the validity check",
+            Ingredient::ExtensionAnyNode => "counting an extension on any node",
+            Ingredient::Partition => "the partition",
+        }
+    }
+
+    /// Whether `scenario` grants this ingredient (a budget above zero, or the mistake made).
+    pub fn is_in(self, scenario: &Scenario) -> bool {
+        let faults = &scenario.faults;
+        match self {
+            Ingredient::ClockJump => faults.clock_jumps.as_ref().is_some_and(|j| j.count > 0),
+            Ingredient::Crash => faults.crashes.as_ref().is_some_and(|c| c.count > 0),
+            Ingredient::Pause => faults.pauses.as_ref().is_some_and(|p| p.count > 0),
+            Ingredient::NodeClockError => scenario.clock.node_error_ticks > 0,
+            Ingredient::ClientClockError => scenario.clock.client_error_ticks > 0,
+            Ingredient::MessageLoss => scenario.network.message_loss > 0,
+            Ingredient::StorageDelay => scenario
+                .storage
+                .as_ref()
+                .is_some_and(|s| s.max_delay != Bound::Ticks(0)),
+            Ingredient::Failover => scenario.failover.is_some(),
+            Ingredient::UnlockDel => scenario.lock.unlock == UnlockMode::PlainDel,
+            Ingredient::NoValidityCheck => scenario.lock.validity_check == ValidityCheck::Off,
+            Ingredient::ExtensionAnyNode => {
+                scenario.lock.extensions > 0
+                    && scenario.lock.extension_quorum == ExtensionQuorum::AnyNode
+            }
+            Ingredient::Partition => {
+                let all = NodeSet::first(scenario.lock.nodes as usize);
+                scenario.network.reach.iter().any(|&reach| reach != all)
+            }
+        }
+    }
+
+    /// The ingredients `scenario` grants, in [`Ingredient::ALL`] order.
+    pub fn present(scenario: &Scenario) -> Vec<Ingredient> {
+        Ingredient::ALL
+            .into_iter()
+            .filter(|i| i.is_in(scenario))
+            .collect()
+    }
+
+    /// `scenario` minus this ingredient: its budget set to zero, or the correct setting
+    /// restored; everything else, `[expect]` included, stays as the file states it.
+    pub fn remove(self, scenario: &Scenario) -> Scenario {
+        let mut s = scenario.clone();
+        match self {
+            Ingredient::ClockJump => s.faults.clock_jumps = None,
+            // The guard only acts on restarted nodes, so no crash leaves nothing for it to do.
+            Ingredient::Crash => s.faults.crashes = None,
+            Ingredient::Pause => s.faults.pauses = None,
+            Ingredient::NodeClockError => s.clock.node_error_ticks = 0,
+            Ingredient::ClientClockError => s.clock.client_error_ticks = 0,
+            Ingredient::MessageLoss => s.network.message_loss = 0,
+            Ingredient::StorageDelay => {
+                if let Some(storage) = &mut s.storage {
+                    storage.max_delay = Bound::Ticks(0);
+                }
+            }
+            // One master that never fails: the single-node baseline.
+            Ingredient::Failover => s.failover = None,
+            Ingredient::UnlockDel => s.lock.unlock = UnlockMode::CompareAndDelete,
+            Ingredient::NoValidityCheck => s.lock.validity_check = ValidityCheck::On,
+            Ingredient::ExtensionAnyNode => s.lock.extension_quorum = ExtensionQuorum::Majority,
+            Ingredient::Partition => {
+                let all = NodeSet::first(s.lock.nodes as usize);
+                s.network.reach = vec![all; s.lock.clients as usize];
+            }
+        }
+        s
+    }
+}
+
+impl std::fmt::Display for Ingredient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl Serialize for Ingredient {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(body: &str) -> Scenario {
+        let text = format!(
+            "name = \"x\"\ntitle = \"t\"\nclaim = \"c\"\nsource = \"derived\"\nprose = \"p\"\n{body}\
+             [expect]\n\"mutual exclusion\" = \"violated\"\n"
+        );
+        Scenario::from_str("s.toml", &text).unwrap()
+    }
+
+    #[test]
+    fn names_round_trip_and_are_unique() {
+        for i in Ingredient::ALL {
+            assert_eq!(Ingredient::from_name(i.name()), Some(i));
+        }
+        assert_eq!(Ingredient::from_name("jump"), None);
+    }
+
+    #[test]
+    fn a_fault_free_correct_scenario_has_no_ingredient() {
+        assert_eq!(Ingredient::present(&parse("")), vec![]);
+    }
+
+    #[test]
+    fn removing_an_ingredient_removes_exactly_it() {
+        let s = parse(
+            "[lock]\nunlock = \"del\"\nvalidity_check = false\n\
+             [clock]\nnode_error_ticks = 1\n[network]\nreach = [[1, 2], [2, 3]]\n\
+             [faults.clock_jumps]\njump_ticks = 2\n[faults.crashes]\nrestart_delay_ticks = 3\n",
+        );
+        let present = Ingredient::present(&s);
+        assert_eq!(
+            present,
+            vec![
+                Ingredient::ClockJump,
+                Ingredient::Crash,
+                Ingredient::NodeClockError,
+                Ingredient::UnlockDel,
+                Ingredient::NoValidityCheck,
+                Ingredient::Partition,
+            ]
+        );
+        for i in present.iter().copied() {
+            let without = i.remove(&s);
+            let left: Vec<Ingredient> = present.iter().copied().filter(|&j| j != i).collect();
+            assert_eq!(Ingredient::present(&without), left, "{i}");
+            assert_eq!(
+                (without.expect.clone(), without.lock.ttl_ticks),
+                (s.expect.clone(), s.lock.ttl_ticks)
+            );
+        }
+    }
+}
