@@ -196,23 +196,24 @@ pub type ProgressFn = Arc<dyn Fn(Progress<'_>) + Send + Sync>;
 /// How the safety run explores the state space.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Strategy {
-    /// Depth first on every checker thread, keeping one 8-byte fingerprint per state (about
-    /// 14 bytes per state at peak), to settle every verdict; then, for each violated `always`
+    /// Depth first on every checker thread, keeping one 8-byte fingerprint per state (14–17
+    /// bytes per state at peak on large runs), to settle every verdict; then, for each violated `always`
     /// property, a breadth-first search on one thread, bounded to the depth at which the
     /// violation was found, for the shortest counterexample. Verdicts and counterexamples are
     /// those of [`Strategy::BreadthFirst`] on one thread.
     ///
-    /// It is the default by measurement (two cores; `cargo bench --bench scale` prints the
-    /// table). Memory, not time, is what stops a breadth-first check of a user-sized
-    /// scenario: breadth first queues whole states, 360–650 bytes per state at peak, while
-    /// depth first peaks at 12–21 bytes per state once past a million states (3 × 2, ttl 10:
-    /// 23 MB against 410 MB), so a run that breadth first could not hold in 24 GB fits in
-    /// about a gigabyte. Where no `always` property is violated depth first was also faster,
-    /// 1.4–2 times on two threads. Where one is, this strategy pays the depth-first run up to
-    /// the first violation on top of a breadth-first search that stops where plain breadth
-    /// first would have: on the catalog's violated scenarios 1.5–2.5 times plain breadth
-    /// first, but each under two seconds (the whole catalog: 21 s against 19 s), while the
-    /// cost that matters, the large runs, is dominated by scenarios that hold.
+    /// It is the default by measurement (two shared cores; `cargo bench --bench scale` prints
+    /// the table). Memory, not time, is what stops a breadth-first check of a user-sized
+    /// scenario: breadth first queues whole states, 460–990 bytes per state at peak on the
+    /// small configurations, while depth first peaks at 14–17 bytes per state once past a
+    /// million states (3 × 3, ttl 8: 10.8 million states in 159 MB), so a run that breadth
+    /// first could not hold in 24 GB fits in about a gigabyte. Where no `always` property is
+    /// violated depth first on two threads was also 1.2–2 times faster. Where one is, this
+    /// strategy pays the depth-first run up to the first violation on top of a breadth-first
+    /// search that stops where plain breadth first would have: on the catalog's violated
+    /// scenarios 1.5–2.5 times plain breadth first, each under two seconds (the whole
+    /// catalog: 21 s against 19 s, measured before the model's dead-node reduction), while
+    /// the cost that matters, the large runs, is dominated by scenarios that hold.
     #[default]
     DepthFirst,
     /// Breadth first, queueing whole states: the shortest counterexample directly, in memory
