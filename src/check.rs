@@ -36,17 +36,25 @@
 //! # Ok::<(), redlock_lab::scenario::ScenarioError>(())
 //! ```
 
+mod bounded;
+mod memory;
+
+use std::collections::BTreeSet;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
-use stateright::{Checker, Expectation, Model};
+use stateright::{Checker, Expectation, HasDiscoveries, Model, Path};
 
 use crate::model::{Mode, RedlockModel, Step, World};
 use crate::report::Story;
 use crate::scenario::{Ingredient, Scenario, Verdict, property};
 
+use bounded::Bounded;
+
 pub use crate::model::Invariant;
+pub use memory::available_bytes;
 
 impl Invariant {
     /// A named invariant from a closure over the read-only state.
@@ -68,10 +76,15 @@ pub struct PropertyReport {
     pub name: String,
     /// What `[expect]` predicts, if it names the property.
     pub expected: Option<Verdict>,
-    /// What the checker found.
+    /// What the checker found ([`Verdict::Incomplete`] when the run stopped before settling it).
     pub verdict: Verdict,
     /// The shortest counterexample (always, eventually) as step descriptions, or `None`.
     pub counterexample: Option<Vec<String>>,
+    /// Set when a limit stopped the search for the shortest counterexample: `counterexample`
+    /// is then a real but possibly longer one (the first the verdict run found). Absent from
+    /// the JSON report when false.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub counterexample_not_shortest: bool,
     /// The same counterexample told as a story (see [`crate::report`]); not in the JSON
     /// report, whose `counterexample` field is the contract.
     #[serde(skip)]
@@ -86,6 +99,28 @@ pub struct PropertyReport {
     pub necessary: Option<Vec<Ingredient>>,
 }
 
+/// Why a check stopped before exploring every reachable state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum StopReason {
+    /// [`Check::max_states`] unique states were reached.
+    StateLimit,
+    /// [`Check::time_limit`] passed.
+    TimeLimit,
+    /// The process's resident memory passed [`Check::memory_limit`].
+    MemoryLimit,
+}
+
+impl std::fmt::Display for StopReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            StopReason::StateLimit => "state limit",
+            StopReason::TimeLimit => "time limit",
+            StopReason::MemoryLimit => "memory limit",
+        })
+    }
+}
+
 /// The outcome of checking one scenario.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Report {
@@ -93,16 +128,23 @@ pub struct Report {
     pub file: String,
     /// The scenario's name.
     pub name: String,
-    /// Unique states explored (both runs, when liveness is checked).
+    /// Unique states explored, summed over the runs of the check: the verdict run, the
+    /// breadth-first search for the shortest counterexample when an `always` property is
+    /// violated, and the liveness run when `[expect]` names `eventually acquired`.
     pub unique_states: usize,
+    /// The longest path explored, in steps from the initial state, over the runs.
+    pub max_depth: usize,
     /// Wall-clock seconds the check took.
     pub seconds: f64,
-    /// Every property checked, in a fixed order.
-    pub properties: Vec<PropertyReport>,
+    /// Why the check stopped early, or `None` when it ran to completion. A stopped check
+    /// reports [`Verdict::Incomplete`] for every property it could not settle.
+    pub stopped: Option<StopReason>,
     /// Whether the safety run was settled by two clients standing for all of them (see
     /// [`RedlockModel::with_phantom_clients`]): its counterexamples then show two clients,
     /// while the others never start.
     pub cutoff: bool,
+    /// Every property checked, in a fixed order.
+    pub properties: Vec<PropertyReport>,
 }
 
 impl Report {
@@ -118,11 +160,19 @@ impl Report {
             .all(|p| p.expected.is_none_or(|e| e == p.verdict))
     }
 
-    /// The properties whose verdict differs from `[expect]`.
+    /// The properties whose settled verdict differs from `[expect]` (an incomplete verdict
+    /// differs from nothing: it is not known yet).
     pub fn mismatches(&self) -> impl Iterator<Item = &PropertyReport> {
+        self.properties.iter().filter(|p| {
+            p.verdict != Verdict::Incomplete && p.expected.is_some_and(|e| e != p.verdict)
+        })
+    }
+
+    /// Whether some property could not be settled because the check stopped at a limit.
+    pub fn is_incomplete(&self) -> bool {
         self.properties
             .iter()
-            .filter(|p| p.expected.is_some_and(|e| e != p.verdict))
+            .any(|p| p.verdict == Verdict::Incomplete)
     }
 }
 
@@ -131,9 +181,9 @@ impl Report {
 pub struct Progress<'a> {
     /// The scenario's name.
     pub name: &'a str,
-    /// Unique states so far (in the current run).
+    /// Unique states so far, over the runs of the check (as [`Report::unique_states`]).
     pub unique_states: usize,
-    /// Seconds since the run started.
+    /// Seconds since the check started.
     pub seconds: f64,
 }
 
@@ -147,6 +197,35 @@ impl Progress<'_> {
 /// A progress callback.
 pub type ProgressFn = Arc<dyn Fn(Progress<'_>) + Send + Sync>;
 
+/// How the safety run explores the state space.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Strategy {
+    /// Depth first on every checker thread, keeping one 8-byte fingerprint per state (14–17
+    /// bytes per state at peak on large runs), to settle every verdict; then, for each violated `always`
+    /// property, a breadth-first search on one thread, bounded to the depth at which the
+    /// violation was found, for the shortest counterexample. Verdicts and counterexamples are
+    /// those of [`Strategy::BreadthFirst`] on one thread.
+    ///
+    /// It is the default by measurement (two shared cores; `cargo bench --bench scale` prints
+    /// the table). Memory, not time, is what stops a breadth-first check of a user-sized
+    /// scenario: breadth first queues whole states, 460–990 bytes per state at peak on the
+    /// small configurations, while depth first peaks at 14–17 bytes per state once past a
+    /// million states (3 × 3, ttl 8: 10.8 million states in 159 MB), so a run that breadth
+    /// first could not hold in 24 GB fits in about a gigabyte. Where no `always` property is
+    /// violated depth first on two threads was also 1.2–2 times faster. Where one is, this
+    /// strategy pays the depth-first run up to the first violation on top of a breadth-first
+    /// search that stops where plain breadth first would have: on the catalog's violated
+    /// scenarios 1.5–2.5 times plain breadth first, each under two seconds (the whole
+    /// catalog: 21 s against 19 s, measured before the model's dead-node reduction), while
+    /// the cost that matters, the large runs, is dominated by scenarios that hold.
+    #[default]
+    DepthFirst,
+    /// Breadth first, queueing whole states: the shortest counterexample directly, in memory
+    /// proportional to the states explored. On one thread this is the reference behaviour;
+    /// on more threads the counterexample may not be shortest.
+    BreadthFirst,
+}
+
 /// A check of one scenario: the safety run, and the bounded liveness run when `[expect]`
 /// names `eventually acquired`.
 #[derive(Clone)]
@@ -155,10 +234,13 @@ pub struct Check {
     invariants: Vec<Invariant>,
     threads: usize,
     symmetry: Option<bool>,
-    depth_first: bool,
+    strategy: Strategy,
+    max_states: Option<usize>,
+    time_limit: Option<Duration>,
+    memory_limit: Option<u64>,
+    cutoff: bool,
     progress: Option<ProgressFn>,
     progress_interval: Duration,
-    cutoff: bool,
 }
 
 impl std::fmt::Debug for Check {
@@ -168,32 +250,35 @@ impl std::fmt::Debug for Check {
             .field("invariants", &self.invariants)
             .field("threads", &self.threads)
             .field("symmetry", &self.symmetry)
-            .field("depth_first", &self.depth_first)
+            .field("strategy", &self.strategy)
+            .field("max_states", &self.max_states)
+            .field("time_limit", &self.time_limit)
+            .field("memory_limit", &self.memory_limit)
             .finish()
     }
 }
 
+/// The number of threads the machine can run at once (one if unknown).
+pub fn available_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+}
+
 impl Check {
-    /// A check of `scenario` on one thread (so that counterexamples are shortest).
+    /// A check of `scenario` with the default [`Strategy`] on every core, without limits.
     pub fn new(scenario: &Scenario) -> Check {
         Check {
             scenario: scenario.clone(),
             invariants: Vec::new(),
-            threads: 1,
+            threads: available_threads(),
             symmetry: None,
-            depth_first: false,
+            strategy: Strategy::default(),
+            max_states: None,
+            time_limit: None,
+            memory_limit: None,
+            cutoff: true,
             progress: None,
             progress_interval: Duration::from_secs(1),
-            cutoff: true,
         }
-    }
-
-    /// Whether a scenario with three or more alike clients may be settled by two clients and
-    /// phantom refusals first (default on; see [`RedlockModel::with_phantom_clients`]). Off
-    /// for cross-checks: the verdicts must be the same.
-    pub fn cutoff(mut self, on: bool) -> Check {
-        self.cutoff = on;
-        self
     }
 
     /// Adds a user invariant (at most [`crate::model::MAX_USER_INVARIANTS`]).
@@ -202,16 +287,39 @@ impl Check {
         self
     }
 
-    /// Checker threads (more threads: faster, but counterexamples may not be shortest).
+    /// Checker threads for the safety run (default: every core). Verdicts do not depend on
+    /// it; counterexamples do not either under [`Strategy::DepthFirst`], whose search for the
+    /// shortest one runs on one thread.
     pub fn threads(mut self, threads: usize) -> Check {
         self.threads = threads.max(1);
         self
     }
 
-    /// Searches depth first: about 20 bytes per state instead of BFS's hundreds, for
-    /// configurations too large for breadth first; counterexamples are then not shortest.
-    pub fn depth_first(mut self) -> Check {
-        self.depth_first = true;
+    /// How the safety run explores (default [`Strategy::DepthFirst`]).
+    pub fn strategy(mut self, strategy: Strategy) -> Check {
+        self.strategy = strategy;
+        self
+    }
+
+    /// Stops once `states` unique states were explored (over all runs of the check); the
+    /// properties not settled by then are [`Verdict::Incomplete`]. The check may overshoot by
+    /// what the threads explore in a few milliseconds.
+    pub fn max_states(mut self, states: usize) -> Check {
+        self.max_states = Some(states);
+        self
+    }
+
+    /// Stops once `limit` has passed since [`Check::run`] began.
+    pub fn time_limit(mut self, limit: Duration) -> Check {
+        self.time_limit = Some(limit);
+        self
+    }
+
+    /// Stops once this process's resident memory exceeds `bytes`, sampled every 50 ms from
+    /// `/proc/self/status` (Linux; elsewhere the guard is off). The guard watches the whole
+    /// process, so it also counts memory that other threads of the caller hold.
+    pub fn memory_limit(mut self, bytes: u64) -> Check {
+        self.memory_limit = Some(bytes);
         self
     }
 
@@ -226,6 +334,15 @@ impl Check {
     /// CLI's terminal display uses 100 ms).
     pub fn progress_interval(mut self, interval: Duration) -> Check {
         self.progress_interval = interval.max(Duration::from_millis(1));
+        self
+    }
+
+    /// Overrides the scenario's symmetry setting.
+    /// Whether a scenario with three or more alike clients may be settled by two clients and
+    /// phantom refusals first (default on; see [`RedlockModel::with_phantom_clients`]). Off
+    /// for cross-checks: the verdicts must be the same.
+    pub fn cutoff(mut self, on: bool) -> Check {
+        self.cutoff = on;
         self
     }
 
@@ -265,134 +382,465 @@ impl Check {
         model
     }
 
-    /// Runs the checker (breadth first unless [`Check::depth_first`]) to completion and collects the verdicts.
+    /// Runs the checker until every property is settled or a limit is reached, and collects
+    /// the verdicts.
     pub fn run(&self) -> Report {
         let start = Instant::now();
-        let mut properties = Vec::new();
-        let (mut unique_states, cutoff) = match self.run_cut(&mut properties) {
-            Some(states) => (states, true),
-            None => (
-                run_one(self.build(Mode::Safety), self, &mut properties),
-                false,
-            ),
+        let mut run = Run {
+            check: self,
+            start,
+            next_report: self.progress_interval,
+            deadline: self.time_limit.map(|limit| start + limit),
+            unique_states: 0,
+            max_depth: 0,
+            stopped: None,
+        };
+        let (mut properties, cutoff) = match run.cut_safety() {
+            Some(settled) => (settled, true),
+            None => (run.safety(self.build(Mode::Safety)), false),
         };
         if self
             .scenario
             .expected(property::EVENTUALLY_ACQUIRED)
             .is_some()
         {
-            unique_states += run_one(self.build(Mode::Liveness), self, &mut properties);
+            properties.extend(run.liveness());
         }
         Report {
             file: self.scenario.file.clone(),
             name: self.scenario.name.clone(),
-            unique_states,
+            unique_states: run.unique_states,
+            max_depth: run.max_depth,
             seconds: start.elapsed().as_secs_f64(),
+            stopped: run.stopped,
             properties,
             cutoff,
         }
     }
+}
 
+/// One [`Check::run`]: the budgets left and what the runs so far explored.
+struct Run<'a> {
+    check: &'a Check,
+    start: Instant,
+    /// When, counted from `start`, progress is next reported.
+    next_report: Duration,
+    deadline: Option<Instant>,
+    unique_states: usize,
+    max_depth: usize,
+    stopped: Option<StopReason>,
+}
+
+/// What one checker run found, with the paths already rebuilt (so the checker and its
+/// fingerprint table can be dropped before the next run starts).
+struct Explored {
+    /// The model the paths belong to (descriptions and stories read its shape).
+    model: RedlockModel,
+    discoveries: Vec<(&'static str, Path<World, Step>)>,
+    stopped: Option<StopReason>,
+}
+
+impl Explored {
+    fn discovery(&self, name: &str) -> Option<&Path<World, Step>> {
+        self.discoveries
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, path)| path)
+    }
+}
+
+impl Run<'_> {
     /// The safety run with two clients and phantom refusals, when the cutoff applies and
     /// settles every property: an `always` property that holds, or whose shortest
-    /// counterexample needs no refusal; a `sometimes` property never reached, or reached
-    /// without a refusal. Anything else falls back to the full model (`None`).
-    fn run_cut(&self, out: &mut Vec<PropertyReport>) -> Option<usize> {
-        if !self.cutoff || self.depth_first {
+    /// counterexample needs no refusal; `lock acquired` never reached (then no client can
+    /// reach it), or reached and confirmed by a witness in the full model (a breadth-first
+    /// search that stops at the first one). Anything else falls back to the full model
+    /// (`None`); the states explored either way are counted.
+    fn cut_safety(&mut self) -> Option<Vec<PropertyReport>> {
+        let check = self.check;
+        if !check.cutoff {
             return None;
         }
-        let cut = self.build(Mode::Safety).with_phantom_clients()?;
-        let properties = cut.properties();
-        // One thread: the shortest counterexample decides whether a refusal was needed.
-        let checker = wait(cut.checker().threads(1).spawn_bfs(), self);
-        let needs_a_phantom = properties.iter().any(|p| {
-            checker.discovery(p.name).is_some_and(|path| {
-                path.into_actions()
-                    .iter()
-                    .any(|step| matches!(step, Step::Refuse { .. }))
-            })
+        let cut = check.build(Mode::Safety).with_phantom_clients()?;
+        let reports = self.safety(cut);
+        let settled = reports.iter().all(|r| {
+            r.verdict != Verdict::Incomplete
+                && !r.counterexample_not_shortest
+                && !r
+                    .steps
+                    .as_ref()
+                    .is_some_and(|steps| steps.iter().any(|s| matches!(s, Step::Refuse { .. })))
         });
-        if needs_a_phantom {
+        if !settled {
             return None;
         }
-        collect(&checker, &properties, &self.scenario, out);
-        Some(checker.unique_state_count())
-    }
-}
-
-fn run_one(model: RedlockModel, check: &Check, out: &mut Vec<PropertyReport>) -> usize {
-    let scenario = &check.scenario;
-    let properties = model.properties();
-    let builder = model.checker().threads(check.threads);
-    if check.depth_first {
-        let checker = wait(builder.spawn_dfs(), check);
-        collect(&checker, &properties, scenario, out);
-        checker.unique_state_count()
-    } else {
-        let checker = wait(builder.spawn_bfs(), check);
-        collect(&checker, &properties, scenario, out);
-        checker.unique_state_count()
-    }
-}
-
-/// Joins the checker, reporting progress once per interval while it runs.
-fn wait<C: Checker<RedlockModel>>(checker: C, check: &Check) -> C {
-    if let Some(progress) = &check.progress {
-        let start = Instant::now();
-        let mut next_report = check.progress_interval;
-        while !checker.is_done() {
-            // Poll finely, so that a short run is not stretched to the polling period.
-            std::thread::sleep(Duration::from_millis(5).min(check.progress_interval));
-            if start.elapsed() >= next_report {
-                next_report += check.progress_interval;
-                progress(Progress {
-                    name: &check.scenario.name,
-                    unique_states: checker.unique_state_count(),
-                    seconds: start.elapsed().as_secs_f64(),
-                });
-            }
+        let acquired = reports
+            .iter()
+            .any(|r| r.name == property::LOCK_ACQUIRED && r.verdict == Verdict::Holds);
+        if acquired {
+            let names = BTreeSet::from([property::LOCK_ACQUIRED]);
+            let search = Search::Shortest {
+                names,
+                max_depth: 10_000,
+            };
+            let witness = self.explore(check.build(Mode::Safety), 1, search);
+            witness.discovery(property::LOCK_ACQUIRED)?;
         }
+        Some(reports)
     }
-    checker.join()
-}
 
-fn collect(
-    checker: &impl Checker<RedlockModel>,
-    properties: &[stateright::Property<RedlockModel>],
-    scenario: &Scenario,
-    out: &mut Vec<PropertyReport>,
-) {
-    let model = checker.model();
-    for p in properties {
-        let discovery = checker.discovery(p.name);
-        let (verdict, counterexample, story, actions) = match (&p.expectation, discovery) {
-            (&Expectation::Sometimes, Some(_)) => (Verdict::Holds, None, None, None),
-            (&Expectation::Sometimes, None) => (Verdict::Violated, None, None, None),
-            (_, None) => (Verdict::Holds, None, None, None),
-            (_, Some(path)) => {
-                let path = path.into_vec();
-                let steps = path
-                    .iter()
-                    .filter_map(|(state, step)| step.map(|s| model.describe(state, &s)))
-                    .collect();
-                let actions = path.iter().filter_map(|(_, step)| *step).collect();
-                let story = Story::from_path(model, p.name, &path);
-                (Verdict::Violated, Some(steps), Some(story), Some(actions))
-            }
+    fn safety(&mut self, model: RedlockModel) -> Vec<PropertyReport> {
+        let check = self.check;
+        let properties = model.properties();
+        let verdicts = match check.strategy {
+            Strategy::BreadthFirst => self.explore(model, check.threads, Search::BreadthFirst),
+            Strategy::DepthFirst => self.explore(model, check.threads, Search::DepthFirst),
         };
-        out.push(PropertyReport {
-            name: p.name.to_owned(),
-            expected: scenario.expected(p.name),
-            verdict,
-            counterexample,
-            story,
-            steps: actions,
-            necessary: None,
-        });
+        let mut reports = Vec::new();
+        let mut shortest = None;
+        let violated: BTreeSet<&'static str> = properties
+            .iter()
+            .filter(|p| p.expectation == Expectation::Always)
+            .filter_map(|p| verdicts.discovery(p.name).map(|_| p.name))
+            .collect();
+        if check.strategy == Strategy::DepthFirst && !violated.is_empty() {
+            // Depth first found a violation but maybe not the shortest: breadth first on one
+            // thread finds the same counterexample plain breadth first would (the model's
+            // `always` conditions keep the first violating state, and one thread visits states
+            // in the same order), and the depth-first path bounds how deep it has to go.
+            let depth = violated
+                .iter()
+                .filter_map(|name| verdicts.discovery(name))
+                .map(|path| path.clone().into_actions().len())
+                .max()
+                .unwrap_or(0);
+            // stateright counts the initial state as depth 1 and skips states at the target.
+            let search = Search::Shortest {
+                names: violated.clone(),
+                max_depth: depth + 2,
+            };
+            shortest = Some(self.explore(verdicts.model.clone(), 1, search));
+        }
+        for p in &properties {
+            let discovered = verdicts.discovery(p.name);
+            let report = match (&p.expectation, discovered) {
+                (Expectation::Sometimes, Some(_)) => self.settled(p.name, Verdict::Holds),
+                (_, None) if verdicts.stopped.is_some() => {
+                    self.settled(p.name, Verdict::Incomplete)
+                }
+                (Expectation::Sometimes, None) => self.settled(p.name, Verdict::Violated),
+                (_, None) => self.settled(p.name, Verdict::Holds),
+                (_, Some(path)) => {
+                    match shortest.as_ref().and_then(|s| s.discovery(p.name)) {
+                        Some(short) => self.violated(&verdicts.model, p.name, short, false),
+                        // Plain breadth first: its own path is the shortest.
+                        None if check.strategy == Strategy::BreadthFirst => {
+                            self.violated(&verdicts.model, p.name, path, false)
+                        }
+                        // The search for the shortest was stopped by a limit.
+                        None => self.violated(&verdicts.model, p.name, path, true),
+                    }
+                }
+            };
+            reports.push(report);
+        }
+        reports
     }
+
+    fn liveness(&mut self) -> Vec<PropertyReport> {
+        // Breadth first on one thread, as it always was: the run is bounded by the horizon
+        // and small, and stateright's `eventually` is judged at terminal states, which depth
+        // first on several threads would reach in a different order.
+        let model = self.check.build(Mode::Liveness);
+        let properties = model.properties();
+        let explored = self.explore(model, 1, Search::BreadthFirst);
+        properties
+            .iter()
+            .map(|p| match explored.discovery(p.name) {
+                Some(path) => self.violated(&explored.model, p.name, path, false),
+                None if explored.stopped.is_some() => self.settled(p.name, Verdict::Incomplete),
+                None => self.settled(p.name, Verdict::Holds),
+            })
+            .collect()
+    }
+
+    fn settled(&self, name: &str, verdict: Verdict) -> PropertyReport {
+        PropertyReport {
+            name: name.to_owned(),
+            expected: self.check.scenario.expected(name),
+            verdict,
+            counterexample: None,
+            counterexample_not_shortest: false,
+            story: None,
+            steps: None,
+            necessary: None,
+        }
+    }
+
+    fn violated(
+        &self,
+        model: &RedlockModel,
+        name: &str,
+        path: &Path<World, Step>,
+        not_shortest: bool,
+    ) -> PropertyReport {
+        let path = path.clone().into_vec();
+        let steps = path
+            .iter()
+            .filter_map(|(state, step)| step.map(|s| model.describe(state, &s)))
+            .collect();
+        let actions = path.iter().filter_map(|(_, step)| *step).collect();
+        let story = Story::from_path(model, name, &path);
+        PropertyReport {
+            steps: Some(actions),
+            counterexample: Some(steps),
+            counterexample_not_shortest: not_shortest,
+            story: Some(story),
+            ..self.settled(name, Verdict::Violated)
+        }
+    }
+
+    /// Runs one checker over `model` under the check's limits, and collects its discoveries.
+    fn explore(&mut self, model: RedlockModel, threads: usize, search: Search) -> Explored {
+        let stop = Arc::new(AtomicBool::new(false));
+        let model = Bounded::new(model, stop.clone());
+        let builder = model.checker().threads(threads);
+        let explored = match search {
+            Search::DepthFirst => self.watch(builder.spawn_dfs(), &stop),
+            Search::BreadthFirst => self.watch(builder.spawn_bfs(), &stop),
+            Search::Shortest { names, max_depth } => self.watch(
+                builder
+                    .finish_when(HasDiscoveries::AllOf(names))
+                    .target_max_depth(max_depth)
+                    .spawn_bfs(),
+                &stop,
+            ),
+        };
+        if explored.stopped.is_some() {
+            self.stopped = self.stopped.or(explored.stopped);
+        }
+        explored
+    }
+
+    /// Joins `checker`, reporting progress and enforcing the limits while it runs.
+    fn watch<C: Checker<Bounded>>(&mut self, checker: C, stop: &AtomicBool) -> Explored {
+        let check = self.check;
+        let start = Instant::now();
+        let budget = check
+            .max_states
+            .map(|max| max.saturating_sub(self.unique_states));
+        let watching = check.progress.is_some()
+            || budget.is_some()
+            || self.deadline.is_some()
+            || check.memory_limit.is_some();
+        let mut stopped = None;
+        // Eventually discoveries taken before the stop: after it, states whose successors were
+        // cut off look terminal, and stateright would report false `eventually` violations.
+        let mut before_stop: Option<Vec<(&'static str, Path<World, Step>)>> = None;
+        if watching {
+            let poll = Duration::from_millis(5).min(check.progress_interval);
+            let mut next_memory_sample = Duration::ZERO;
+            while !checker.is_done() {
+                // Poll finely, so that a short run is not stretched to the polling period.
+                std::thread::sleep(poll);
+                let elapsed = start.elapsed();
+                // The cadence runs from the check's start, not this run's: a check made of
+                // several short runs is still reported once per interval.
+                if let Some(progress) = &check.progress
+                    && self.start.elapsed() >= self.next_report
+                {
+                    self.next_report += check.progress_interval;
+                    progress(Progress {
+                        name: &check.scenario.name,
+                        unique_states: self.unique_states + checker.unique_state_count(),
+                        seconds: self.start.elapsed().as_secs_f64(),
+                    });
+                }
+                if stopped.is_some() {
+                    continue;
+                }
+                if budget.is_some_and(|b| checker.unique_state_count() >= b) {
+                    stopped = Some(StopReason::StateLimit);
+                } else if self.deadline.is_some_and(|d| Instant::now() >= d) {
+                    stopped = Some(StopReason::TimeLimit);
+                } else if let Some(limit) = check.memory_limit
+                    && elapsed >= next_memory_sample
+                {
+                    next_memory_sample = elapsed + Duration::from_millis(50);
+                    if memory::resident_bytes().is_some_and(|rss| rss > limit) {
+                        stopped = Some(StopReason::MemoryLimit);
+                    }
+                }
+                if stopped.is_some() {
+                    before_stop = Some(eventually_discovered(&checker));
+                    // From now on no state has successors: the threads drain what they hold
+                    // (checking it, so those verdicts stay sound) and finish.
+                    stop.store(true, Ordering::Relaxed);
+                }
+            }
+        }
+        let checker = checker.join();
+        // Paths are rebuilt by replaying the model's actions: let it have them again.
+        stop.store(false, Ordering::Relaxed);
+        self.unique_states += checker.unique_state_count();
+        self.max_depth = self.max_depth.max(checker.max_depth().saturating_sub(1));
+        let mut discoveries: Vec<_> = checker
+            .model()
+            .properties()
+            .iter()
+            .filter(|p| before_stop.is_none() || p.expectation != Expectation::Eventually)
+            .filter_map(|p| checker.discovery(p.name).map(|path| (p.name, path)))
+            .collect();
+        discoveries.extend(before_stop.unwrap_or_default());
+        Explored {
+            model: checker.model().inner().clone(),
+            discoveries,
+            stopped,
+        }
+    }
+}
+
+/// The `eventually` properties `checker` has found a counterexample for so far, with it.
+fn eventually_discovered<C: Checker<Bounded>>(
+    checker: &C,
+) -> Vec<(&'static str, Path<World, Step>)> {
+    checker
+        .model()
+        .properties()
+        .iter()
+        .filter(|p| p.expectation == Expectation::Eventually)
+        .filter_map(|p| checker.discovery(p.name).map(|path| (p.name, path)))
+        .collect()
+}
+
+/// Which stateright checker one run uses.
+enum Search {
+    DepthFirst,
+    BreadthFirst,
+    /// Breadth first on one thread until every named property has a counterexample, never
+    /// deeper than `max_depth` (stateright's count: the initial state is depth 1).
+    Shortest {
+        names: BTreeSet<&'static str>,
+        max_depth: usize,
+    },
 }
 
 /// Checks `scenario` with the default options.
 pub fn check(scenario: &Scenario) -> Report {
     Check::new(scenario).run()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn load(name: &str) -> Scenario {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("models")
+            .join(format!("{name}.toml"));
+        Scenario::load(path).expect("a valid catalog scenario")
+    }
+
+    #[test]
+    fn a_check_stopped_at_the_state_limit_never_says_holds() {
+        // 21 709 states when exhausted, and mutual exclusion holds.
+        let report = Check::new(&load("redlock-fault-free-five-nodes"))
+            .max_states(1000)
+            .run();
+        assert_eq!(report.stopped, Some(StopReason::StateLimit));
+        assert!(report.unique_states >= 1000 && report.unique_states < 21_709);
+        assert!(report.max_depth > 0);
+        let mutex = report.property(property::MUTUAL_EXCLUSION).unwrap();
+        assert_eq!(mutex.verdict, Verdict::Incomplete);
+        assert!(report.is_incomplete());
+        assert_eq!(report.mismatches().count(), 0, "unknown is not a mismatch");
+        assert!(!report.matches_expectations());
+    }
+
+    #[test]
+    fn a_violation_found_before_the_stop_stays_violated() {
+        // Mutual exclusion holds here and both storage properties are violated: the
+        // depth-first run exhausts the state space, then the search for the shortest
+        // counterexamples starts with a budget of ten states, far too few to reach them.
+        let scenario = load("synchronous-bounds-margin-2");
+        let full = Check::new(&scenario).threads(1).run();
+        let depth_first = Check::new(&scenario)
+            .model()
+            .checker()
+            .spawn_dfs()
+            .join()
+            .unique_state_count();
+        let report = Check::new(&scenario)
+            .threads(1)
+            .max_states(depth_first + 10)
+            .run();
+        assert!(!report.is_incomplete(), "every verdict was settled");
+        for (p, reference) in report.properties.iter().zip(&full.properties) {
+            assert_eq!(p.verdict, reference.verdict, "{}", p.name);
+        }
+        let storage = report.property(property::STORAGE_SAFETY).unwrap();
+        assert_eq!(storage.verdict, Verdict::Violated);
+        let steps = storage.counterexample.as_ref().expect("a counterexample");
+        if report.stopped.is_some() {
+            // The depth-first path: real, and no shorter than the shortest.
+            assert!(storage.counterexample_not_shortest);
+            let shortest = full.property(property::STORAGE_SAFETY).unwrap();
+            assert!(steps.len() >= shortest.counterexample.as_ref().unwrap().len());
+        } else {
+            assert_eq!(report.properties, full.properties);
+        }
+    }
+
+    #[test]
+    fn a_stopped_liveness_run_is_incomplete_never_a_false_violation() {
+        // States whose successors a stop cut off look terminal to stateright, which would
+        // report `eventually` violated there; the check must not.
+        let scenario = load("redlock-fault-free-liveness");
+        let full = Check::new(&scenario).run();
+        let eventually = full.property(property::EVENTUALLY_ACQUIRED).unwrap();
+        assert_eq!(eventually.verdict, Verdict::Holds);
+        let safety = Check::new(&scenario).model().checker().spawn_dfs().join();
+        let liveness_states = full.unique_states - safety.unique_state_count();
+        for budget in [1, liveness_states / 4, liveness_states / 2] {
+            let report = Check::new(&scenario)
+                .max_states(safety.unique_state_count() + budget)
+                .run();
+            let p = report.property(property::EVENTUALLY_ACQUIRED).unwrap();
+            assert_ne!(p.verdict, Verdict::Violated, "budget {budget}");
+            if report.stopped.is_some() {
+                assert_eq!(p.verdict, Verdict::Incomplete, "budget {budget}");
+            }
+            let mutex = report.property(property::MUTUAL_EXCLUSION).unwrap();
+            assert_eq!(
+                mutex.verdict,
+                Verdict::Holds,
+                "the safety run finished first"
+            );
+        }
+    }
+
+    #[test]
+    fn a_memory_limit_below_the_process_stops_the_check() {
+        let report = Check::new(&load("redlock-fault-free-five-nodes"))
+            .memory_limit(1)
+            .run();
+        if memory::resident_bytes().is_some() {
+            assert_eq!(report.stopped, Some(StopReason::MemoryLimit));
+            assert!(report.is_incomplete());
+        }
+    }
+
+    #[test]
+    fn verdicts_do_not_depend_on_threads() {
+        let scenario = load("synchronous-bounds-margin-2");
+        let one = Check::new(&scenario).threads(1).run();
+        let two = Check::new(&scenario).threads(2).run();
+        assert_eq!(one.properties, two.properties);
+        assert!(
+            one.properties
+                .iter()
+                .filter(|p| p.verdict == Verdict::Violated)
+                .all(|p| !p.counterexample_not_shortest)
+        );
+    }
 }

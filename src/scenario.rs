@@ -100,6 +100,11 @@ pub enum Verdict {
     Holds,
     /// Always/eventually: a counterexample exists. Sometimes: no witness exists.
     Violated,
+    /// The check stopped at a limit (states, time, memory) before it could settle the
+    /// property. Only the checker reports it: `[expect]` cannot ask for it, because a scenario
+    /// states what is true, not how far a run got.
+    #[serde(skip_deserializing)]
+    Incomplete,
 }
 
 impl std::fmt::Display for Verdict {
@@ -107,6 +112,7 @@ impl std::fmt::Display for Verdict {
         f.write_str(match self {
             Verdict::Holds => "holds",
             Verdict::Violated => "violated",
+            Verdict::Incomplete => "incomplete",
         })
     }
 }

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use redlock_lab::cause;
-use redlock_lab::check::{Check, Report};
+use redlock_lab::check::{Check, Report, Strategy};
 use redlock_lab::model::{Process, RedlockModel, Step};
 use redlock_lab::scenario::{Scenario, ScenarioError, Verdict};
 use stateright::{Checker, Model};
@@ -116,6 +116,39 @@ fn unique_state_counts_are_pinned() {
     ] {
         let report = Check::new(&load(name)).run();
         assert_eq!(report.unique_states, expected, "{name}");
+    }
+}
+
+/// The default strategy (depth-first verdicts on two threads, then breadth first on one for
+/// each violated property) gives exactly the verdicts and counterexamples of plain breadth
+/// first on one thread, and, where nothing is violated, the same state count (both exhaust
+/// the same reachable set).
+#[test]
+fn depth_first_verdicts_and_counterexamples_are_breadth_firsts() {
+    for name in [
+        "single-node-baseline",
+        "node-clock-jump-forward-past-drift",
+        "node-clock-jump-forward-by-drift",
+        // Two violated properties, with different shortest counterexamples.
+        "synchronous-bounds-margin-2",
+        "crash-restart-aof-everysec",
+        "contention-livelock",
+        "master-replica-failover",
+    ] {
+        let scenario = load(name);
+        let default = Check::new(&scenario).threads(2).run();
+        let reference = Check::new(&scenario)
+            .strategy(Strategy::BreadthFirst)
+            .threads(1)
+            .run();
+        assert_eq!(default.properties, reference.properties, "{name}");
+        if !default
+            .properties
+            .iter()
+            .any(|p| p.counterexample.is_some())
+        {
+            assert_eq!(default.unique_states, reference.unique_states, "{name}");
+        }
     }
 }
 

@@ -1,5 +1,6 @@
-//! The `redlock-lab` binary's contract: exit codes (0 match, 1 mismatch, 2 bad input), the
-//! `--json` shape, file:line:col errors, and the embedded catalog working from any folder.
+//! The `redlock-lab` binary's contract: exit codes (0 match, 1 mismatch, 2 bad input, 3 a
+//! check stopped at a limit), the `--json` shape, file:line:col errors, and the embedded
+//! catalog working from any folder.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -186,5 +187,152 @@ fn explore_refuses_a_busy_port_cleanly() {
         text(&out.stderr).contains("cannot listen on 127.0.0.1"),
         "{}",
         text(&out.stderr)
+    );
+}
+
+/// The first file a new user writes: five nodes, two clients, the documented defaults and a
+/// node clock jump of +1. It has tens of millions of states.
+const USER_SIZED: &str = r#"
+name = "user-sized"
+title = "Five nodes, two clients, a node jump of +1"
+claim = "Redlock keeps mutual exclusion when a node's clock jumps by the drift allowance"
+source = "seed"
+prose = "The size users write."
+[lock]
+nodes = 5
+clients = 2
+ttl_ticks = 10
+drift_ticks = 1
+[faults.clock_jumps]
+target = "node"
+jump_ticks = 1
+[expect]
+"mutual exclusion" = "holds"
+"#;
+
+fn property<'a>(model: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
+    model["properties"]
+        .as_array()
+        .expect("properties")
+        .iter()
+        .find(|p| p["name"] == name)
+        .unwrap_or_else(|| panic!("{name} reported: {model}"))
+}
+
+#[test]
+fn a_check_stopped_at_the_state_limit_is_incomplete_and_exits_3() {
+    let dir = empty_dir("max-states");
+    // 21 709 states when exhausted: 1000 cannot settle mutual exclusion.
+    let out = redlock_lab(
+        &[
+            "check",
+            "--max-states",
+            "1000",
+            "redlock-fault-free-five-nodes",
+        ],
+        &dir,
+    );
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(3), "{stdout}{}", text(&out.stderr));
+    assert!(stdout.contains("incomplete"), "{stdout}");
+    assert!(
+        !stdout.contains("MISMATCH"),
+        "unknown is not wrong: {stdout}"
+    );
+    assert!(
+        stdout.contains("redlock-fault-free-five-nodes: stopped at the state limit after"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("panicked"));
+
+    let out = redlock_lab(
+        &[
+            "check",
+            "--json",
+            "--max-states",
+            "1000",
+            "redlock-fault-free-five-nodes",
+        ],
+        &dir,
+    );
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("valid JSON");
+    let model = &json["models"][0];
+    assert_eq!(model["stopped"], "state-limit", "{model}");
+    let states = model["unique_states"].as_u64().unwrap();
+    assert!((1000..21_709).contains(&states), "{states}");
+    assert!(model["max_depth"].as_u64().unwrap() > 0, "{model}");
+    let mutex = property(model, "mutual exclusion");
+    assert_eq!(mutex["verdict"], "incomplete", "never holds: {mutex}");
+    assert_eq!(mutex["expected"], "holds");
+    assert!(mutex["counterexample"].is_null());
+
+    // A check that finishes within its limits is complete and exits 0.
+    let out = redlock_lab(
+        &[
+            "check",
+            "--json",
+            "--max-states",
+            "1000000",
+            "--time-limit",
+            "600",
+            "single-node-baseline",
+            "node-clock-jump-forward-past-drift",
+        ],
+        &dir,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("valid JSON");
+    for model in json["models"].as_array().unwrap() {
+        assert!(model["stopped"].is_null(), "{model}");
+        for p in model["properties"].as_array().unwrap() {
+            assert_ne!(p["verdict"], "incomplete", "{model}");
+        }
+    }
+    let jump = property(&json["models"][1], "mutual exclusion");
+    assert_eq!(jump["verdict"], "violated");
+}
+
+#[test]
+fn time_and_memory_limits_stop_a_user_sized_check_with_exit_3() {
+    let dir = empty_dir("limits");
+    std::fs::write(dir.join("user-sized.toml"), USER_SIZED).unwrap();
+    for (flag, value, reason) in [
+        ("--time-limit", "1", "time-limit"),
+        // One megabyte: the guard trips at its first sample.
+        ("--max-memory", "1", "memory-limit"),
+    ] {
+        let out = redlock_lab(&["check", "--json", flag, value, "user-sized.toml"], &dir);
+        assert_eq!(out.status.code(), Some(3), "{flag}: {}", text(&out.stderr));
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("valid JSON");
+        let model = &json["models"][0];
+        assert_eq!(model["stopped"], reason, "{model}");
+        assert_eq!(
+            property(model, "mutual exclusion")["verdict"],
+            "incomplete",
+            "{model}"
+        );
+    }
+}
+
+#[test]
+fn limits_must_be_positive_and_the_exit_codes_are_documented() {
+    let dir = empty_dir("limit-usage");
+    for flag in ["--max-states", "--time-limit", "--threads"] {
+        let out = redlock_lab(&["check", flag, "0", "single-node-baseline"], &dir);
+        assert_eq!(out.status.code(), Some(2), "{flag} 0");
+        assert!(text(&out.stderr).contains("at least 1"), "{flag}");
+    }
+    let help = redlock_lab(&["--help"], &dir);
+    assert_eq!(help.status.code(), Some(0));
+    let help = text(&help.stdout);
+    assert!(help.contains("3 `check` stopped at a limit"), "{help}");
+    let check_help = text(&redlock_lab(&["check", "--help"], &dir).stdout);
+    for flag in ["--max-states", "--time-limit", "--max-memory", "--threads"] {
+        assert!(check_help.contains(flag), "{flag} in {check_help}");
+    }
+    assert!(
+        check_help.contains("3 a limit stopped a check"),
+        "{check_help}"
     );
 }

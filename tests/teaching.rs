@@ -178,7 +178,9 @@ fn stories_break_exactly_once_at_their_last_line_and_mitigations_flip_the_verdic
                         "{name}"
                     );
                 }
-                (Some(_), Verdict::Holds) => panic!("{name}: a story for {} that holds", p.name),
+                (Some(_), Verdict::Holds | Verdict::Incomplete) => {
+                    panic!("{name}: a story for {} that is {}", p.name, p.verdict)
+                }
                 (None, _) => {}
             }
         }

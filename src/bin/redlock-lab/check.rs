@@ -4,10 +4,10 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use anyhow::Result;
+use anyhow::{Result, bail};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use redlock_lab::cause;
-use redlock_lab::check::{Check, Progress, Report};
+use redlock_lab::check::{Check, Progress, Report, available_bytes, available_threads};
 use redlock_lab::scenario::{Ingredient, Scenario, Verdict};
 
 use crate::Outcome;
@@ -22,26 +22,72 @@ pub struct Args {
     /// Print one JSON object instead of the table.
     #[arg(long)]
     json: bool,
-    /// Checker threads per scenario (more is faster; counterexamples may then not be shortest).
-    #[arg(long, default_value_t = 1)]
-    threads: usize,
+    /// Checker threads per scenario [default: every core]. Verdicts and counterexamples do
+    /// not depend on it.
+    #[arg(long, value_name = "N")]
+    threads: Option<usize>,
+    /// Stop a scenario's check after N unique states; unsettled properties are reported as
+    /// incomplete, and the exit code is 3.
+    #[arg(long, value_name = "N")]
+    max_states: Option<usize>,
+    /// Stop a scenario's check after SECS seconds (incomplete, exit code 3).
+    #[arg(long, value_name = "SECS")]
+    time_limit: Option<u64>,
+    /// Stop a scenario's check when this process holds more than MB megabytes (incomplete,
+    /// exit code 3) [default: 80 % of the memory available when the command starts; 0 turns
+    /// the guard off].
+    #[arg(long, value_name = "MB")]
+    max_memory: Option<u64>,
     /// For each violated property, re-check without each fault and mistake in turn and print
     /// which are necessary (always on with `--json`).
     #[arg(long)]
     why: bool,
 }
 
+/// The share of available memory the default guard lets a check use: enough for any check
+/// that can finish, while a first big file leaves the machine usable.
+const DEFAULT_MEMORY_SHARE: f64 = 0.8;
+
+/// The memory guard in bytes, or `None` when it is off (or `/proc/meminfo` is unreadable).
+fn memory_limit(args: &Args) -> Option<u64> {
+    match args.max_memory {
+        Some(0) => None,
+        Some(megabytes) => Some(megabytes.saturating_mul(1 << 20)),
+        None => available_bytes().map(|bytes| (bytes as f64 * DEFAULT_MEMORY_SHARE) as u64),
+    }
+}
+
 /// Checks every scenario, prints the verdicts, and says whether they all match.
 pub fn run(args: &Args) -> Result<Outcome> {
+    if args.threads == Some(0) {
+        bail!("--threads must be at least 1");
+    }
+    if args.max_states == Some(0) {
+        bail!("--max-states must be at least 1");
+    }
+    if args.time_limit == Some(0) {
+        bail!("--time-limit must be at least 1 second");
+    }
     let loaded = inputs::load_labelled(&args.paths)?;
     let files: Vec<Option<String>> = loaded.iter().map(|l| l.file.clone()).collect();
     let scenarios: Vec<Scenario> = loaded.into_iter().map(|l| l.scenario).collect();
+    let memory = memory_limit(args);
     // Progress only for a person watching: never under `--json`, never into a pipe or file.
     let progress =
         (std::io::stderr().is_terminal() && !args.json).then(|| progress_bar(&scenarios));
     let mut reports = Vec::new();
     for scenario in &scenarios {
-        let mut check = Check::new(scenario).threads(args.threads);
+        let mut check =
+            Check::new(scenario).threads(args.threads.unwrap_or_else(available_threads));
+        if let Some(states) = args.max_states {
+            check = check.max_states(states);
+        }
+        if let Some(seconds) = args.time_limit {
+            check = check.time_limit(Duration::from_secs(seconds));
+        }
+        if let Some(bytes) = memory {
+            check = check.memory_limit(bytes);
+        }
         if let Some(bar) = &progress {
             let bar = bar.clone();
             check = check
@@ -77,10 +123,13 @@ pub fn run(args: &Args) -> Result<Outcome> {
         );
     }
     let mismatches = reports.iter().flat_map(Report::mismatches).count();
-    Ok(if mismatches == 0 {
-        Outcome::Success
-    } else {
+    // A settled verdict that contradicts [expect] is news even when another is unknown.
+    Ok(if mismatches > 0 {
         Outcome::Mismatch
+    } else if reports.iter().any(Report::is_incomplete) {
+        Outcome::Incomplete
+    } else {
+        Outcome::Success
     })
 }
 
@@ -128,6 +177,7 @@ fn render(
         for property in &report.properties {
             let expected = property.expected.map_or("-".to_owned(), |v| v.to_string());
             let mark = match property.expected {
+                _ if property.verdict == Verdict::Incomplete => "",
                 Some(e) if e == property.verdict => "ok",
                 Some(_) => "MISMATCH",
                 None => "",
@@ -154,8 +204,25 @@ fn render(
         })
         .collect();
     let seconds: f64 = reports.iter().map(|r| r.seconds).sum();
+    let incomplete = reports
+        .iter()
+        .flat_map(|r| &r.properties)
+        .filter(|p| p.verdict == Verdict::Incomplete)
+        .count();
     let mut out = table.render_with(paint);
     out.push('\n');
+    // How far each stopped check got, so the next run can raise the right limit.
+    for report in reports {
+        if let Some(reason) = report.stopped {
+            out.push_str(&format!(
+                "{}: stopped at the {reason} after {} states, paths up to {} steps, {:.1} s\n",
+                report.name, report.unique_states, report.max_depth, report.seconds
+            ));
+        }
+    }
+    if reports.iter().any(|r| r.stopped.is_some()) {
+        out.push('\n');
+    }
     // One block per violated property, after the table so the table stays readable.
     for (scenario, p) in scenarios
         .iter()
@@ -163,6 +230,12 @@ fn render(
         .flat_map(|(s, r)| r.properties.iter().map(move |p| (s, p)))
     {
         if let Some(story) = &p.story {
+            if p.counterexample_not_shortest {
+                out.push_str(
+                    "(a limit stopped the search for the shortest counterexample: this one is \
+                     real but may be longer)\n",
+                );
+            }
             out.push_str(&story.to_text());
         }
         if let Some(necessary) = &p.necessary {
@@ -179,12 +252,22 @@ fn render(
             out.push('\n');
         }
     }
+    let incomplete_text = if incomplete > 0 {
+        format!(", {incomplete} incomplete")
+    } else {
+        String::new()
+    };
     out.push_str(&format!(
-        "{}, {} ({violated} violated) in {seconds:.1} s: ",
+        "{}, {} ({violated} violated{incomplete_text}) in {seconds:.1} s: ",
         count(reports.len(), "scenario", "scenarios"),
         count(properties, "property", "properties"),
     ));
-    if mismatches.is_empty() {
+    if mismatches.is_empty() && incomplete > 0 {
+        out.push_str(
+            "every settled verdict matches [expect]; raise --max-states, --time-limit or \
+             --max-memory to settle the rest\n",
+        );
+    } else if mismatches.is_empty() {
         out.push_str("every verdict matches [expect]\n");
     } else {
         out.push_str(&format!(

@@ -137,6 +137,10 @@ fn reason(report: &Report, p: &PropertyReport) -> String {
             "{name} is violated: among {states} states the checker found a run in which {}.",
             meaning(name)
         ),
+        (None, Verdict::Incomplete, name) => format!(
+            "{name} is not settled: the check stopped after {states} states, before it could \
+             decide."
+        ),
     }
 }
 

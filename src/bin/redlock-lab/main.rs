@@ -2,8 +2,9 @@
 //! explain a scenario, open the stateright Explorer, simulate seeded runs, sweep a key.
 //!
 //! Exit codes are part of the contract: 0 when every verdict matches `[expect]`, 1 on a
-//! mismatch (or nothing to trace), 2 on bad input or usage; `run` passes its command's exit
-//! code through and documents its own in its `--help`.
+//! mismatch (or nothing to trace), 2 on bad input or usage, 3 when `check` stopped at a limit
+//! before settling every property (and no settled verdict is a mismatch); `run` passes its
+//! command's exit code through and documents its own in its `--help`.
 
 mod advise;
 mod check;
@@ -27,8 +28,12 @@ use clap::{CommandFactory, Parser, Subcommand};
 /// Redlock, settled claim by claim with exhaustive model checking.
 ///
 /// With no command, checks every scenario of the built-in catalog.
+///
+/// Exit codes: 0 every verdict matches [expect]; 1 a verdict differs from [expect] (or there
+/// is nothing to trace); 2 bad input or usage; 3 `check` stopped at a limit (--max-states,
+/// --time-limit, --max-memory) with some property incomplete and no settled verdict differing.
 #[derive(Debug, Parser)]
-#[command(name = "redlock-lab", version, about, long_about = None)]
+#[command(name = "redlock-lab", version, about, long_about)]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
@@ -38,6 +43,9 @@ struct Cli {
 enum Command {
     /// Check scenarios (files, folders or catalog names; none = the built-in catalog) and
     /// compare every verdict with the scenario's [expect].
+    #[command(
+        after_help = "Exit codes: 0 every verdict matches [expect]; 1 a verdict differs; 2 bad input or usage; 3 a limit stopped a check with some property incomplete (and no settled verdict differs)."
+    )]
     Check(check::Args),
     /// List the built-in catalog (or the given scenarios) with claims, sources and expected
     /// verdicts.
@@ -85,6 +93,8 @@ enum Outcome {
     /// `run`'s own exit code: the command's, or the conflict or lost-lock code.
     #[cfg_attr(not(all(unix, feature = "redis")), allow(dead_code))]
     Exit(u8),
+    /// A check stopped at a limit before settling every property.
+    Incomplete,
 }
 
 fn main() -> ExitCode {
@@ -116,6 +126,7 @@ fn main() -> ExitCode {
         Ok(Outcome::Success) => ExitCode::SUCCESS,
         Ok(Outcome::Mismatch) => ExitCode::from(1),
         Ok(Outcome::Exit(code)) => ExitCode::from(code),
+        Ok(Outcome::Incomplete) => ExitCode::from(3),
         Err(error) => {
             eprintln!("error: {error:#}");
             ExitCode::from(2)
