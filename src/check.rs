@@ -519,7 +519,7 @@ impl Run<'_> {
                 names: violated.clone(),
                 max_depth: depth + 2,
             };
-            shortest = Some(self.explore(verdicts.model.clone(), 1, search));
+            shortest = Some(self.explore(verdicts.model.fresh(), 1, search));
         }
         for p in &properties {
             let discovered = verdicts.discovery(p.name);

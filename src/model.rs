@@ -293,6 +293,18 @@ impl RedlockModel {
         })
     }
 
+    /// The same model with its record of first violations cleared, for a second search of the
+    /// same state space (each search must keep its own first violating state).
+    pub(crate) fn fresh(&self) -> RedlockModel {
+        RedlockModel {
+            first_violations: Arc::new(FirstViolations {
+                off: self.first_violations.off,
+                ..FirstViolations::default()
+            }),
+            ..self.clone()
+        }
+    }
+
     /// Whether this model lets phantom clients refuse `SET`s (see
     /// [`RedlockModel::with_phantom_clients`]).
     pub fn has_phantom_clients(&self) -> bool {
