@@ -242,7 +242,9 @@ fn names_aliases_and_prefixes_resolve_to_one_scenario() {
             candidates,
             [
                 "crash-delayed-restart-clock-jump",
+                "crash-delayed-restart-covers-node-clock-error",
                 "crash-delayed-restart-full-ttl-clock-jump",
+                "crash-delayed-restart-node-clock-error",
                 "crash-delayed-restart-one-tick-short",
                 "crash-delayed-restart-ttl-minus-drift"
             ]
@@ -410,7 +412,7 @@ fn explain_lists_candidates_for_an_unknown_or_ambiguous_name() {
     let out = cli(&["explain", "crash-delayed"]);
     assert_eq!(out.status.code(), Some(2));
     let err = stderr(&out);
-    assert!(err.contains("could mean crash-delayed-restart-clock-jump, crash-delayed-restart-full-ttl-clock-jump, crash-delayed-restart-one-tick-short, crash-delayed-restart-ttl-minus-drift"), "{err}");
+    assert!(err.contains("could mean crash-delayed-restart-clock-jump, crash-delayed-restart-covers-node-clock-error, crash-delayed-restart-full-ttl-clock-jump, crash-delayed-restart-node-clock-error, crash-delayed-restart-one-tick-short, crash-delayed-restart-ttl-minus-drift"), "{err}");
 
     let out = cli(&["explain", "no-such-scenario"]);
     assert_eq!(out.status.code(), Some(2));
