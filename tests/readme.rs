@@ -174,10 +174,41 @@ fn every_shell_command_in_the_readme_runs() {
                     String::from_utf8_lossy(&out.stderr)
                 );
                 assert!(!out.stdout.is_empty(), "`{command}` printed nothing");
+                let stdout = String::from_utf8_lossy(&out.stdout);
+                // What each command is shown for in the README is in its output, not only a
+                // zero exit code.
+                let expected: &[&str] = match args.first().map(String::as_str) {
+                    Some("check") => &["every verdict matches [expect]"],
+                    Some("trace") if args.iter().any(|a| a == "mermaid") => &["sequenceDiagram"],
+                    Some("trace") => &[" violated", "✗"],
+                    Some("list") => &["node-clock-jump-forward-past-drift", "redlock-fault-free"],
+                    Some("simulate") => &["seed = "],
+                    Some("man") => &[".TH redlock-lab"],
+                    Some("completions") => &["redlock"],
+                    Some("advise") => &["Scaling:"],
+                    _ => &[],
+                };
+                for needle in expected {
+                    assert!(
+                        stdout.contains(needle),
+                        "README command `{command}` no longer prints {needle:?}:\n{stdout}"
+                    );
+                }
+                // A command about a named scenario prints that name (a diagram format aside).
+                if let Some(name) = args.get(1).filter(|a| {
+                    matches!(args[0].as_str(), "trace" | "explain" | "simulate" | "sweep")
+                        && !a.starts_with('-')
+                        && !args.iter().any(|a| a == "--format")
+                }) {
+                    assert!(
+                        stdout.contains(name.as_str()),
+                        "`{command}` does not name {name}"
+                    );
+                }
                 // A sweep in the README is cited for a boundary: it must still show one.
                 if args.first().is_some_and(|a| a == "sweep") {
                     assert!(
-                        String::from_utf8_lossy(&out.stdout).contains("\nboundary: "),
+                        stdout.contains("\nboundary: "),
                         "README command `{command}` no longer shows a boundary"
                     );
                 }
