@@ -423,10 +423,9 @@ fn drive<N: Node, C: Clock, R: RngCore>(
                     counted,
                 );
                 // A node that restarted too recently still answers, but its yes must not count.
-                let answer = if counted {
-                    Answer::voting(reply)
-                } else {
-                    Answer::guarded(reply)
+                let answer = Answer {
+                    reply,
+                    counts: counted,
                 };
                 lock.handle_reply(command.round, command.node, answer, clock.now());
                 let before = events.len();

@@ -153,10 +153,9 @@ impl World {
         let mut effects = Effects::default();
         for node in slot.mailbox.answered().iter() {
             let reply = reply_in(&slot.mailbox, node);
-            let answer = if slot.guarded.contains(node) {
-                Answer::guarded(reply)
-            } else {
-                Answer::voting(reply)
+            let answer = Answer {
+                reply,
+                counts: !slot.guarded.contains(node),
             };
             let e = lock.handle_reply(&shape.params, round, node, answer, now, &mut entropy);
             effects = merge(effects, e);

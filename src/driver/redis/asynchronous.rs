@@ -518,10 +518,9 @@ async fn drive<R: RngCore>(
                             counted,
                         );
                         // A node that restarted too recently still answers, but its yes must not count.
-                        let answer = if counted {
-                            proto::Answer::voting(reply)
-                        } else {
-                            proto::Answer::guarded(reply)
+                        let answer = proto::Answer {
+                            reply,
+                            counts: counted,
                         };
                         lock.handle_reply(command.round, command.node, answer, now(origin));
                         let before = events.len();
