@@ -37,11 +37,19 @@ fn async_b_cannot_acquire_while_a_holds_and_a_dropped_guard_is_released() {
         else {
             panic!("B acquired a lock that A holds");
         };
-        assert!(refused.nodes.applied.is_empty(), "{refused:?}");
-        for server in &servers {
-            assert_eq!(server.get("async").as_deref(), Some(token.as_str()));
-        }
-        assert_eq!(guard.unlock().await.applied.len(), 3);
+        // A's round was decided at quorum, so its straggler SET may land after B's on the
+        // third node: B can get that one yes, never a quorum, and its release removes it.
+        assert!(refused.nodes.applied.len() < 2, "{refused:?}");
+        let holding = servers
+            .iter()
+            .filter(|server| {
+                let value = server.get("async");
+                assert!(value.is_none() || value.as_deref() == Some(token.as_str()));
+                value.is_some()
+            })
+            .count();
+        assert!(holding >= 2, "A's key is on a quorum of nodes");
+        assert!(guard.unlock().await.applied.len() >= holding);
 
         let mut guard = b
             .lock("async", Millis(2_000))
