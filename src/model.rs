@@ -246,6 +246,16 @@ impl RedlockModel {
         self
     }
 
+    /// The same model with clock jumps of processes that measure nothing on their clock
+    /// skipped (`true`, the default) or explored (`false`), for cross-checks and benchmarks;
+    /// verdicts must not change.
+    pub fn with_idle_jump_pruning(mut self, on: bool) -> RedlockModel {
+        let mut shape = (*self.shape).clone();
+        shape.idle_jumps_pruned = on;
+        self.shape = Arc::new(shape);
+        self
+    }
+
     /// The same scenario checked with two real clients standing for all of them (a *cutoff*),
     /// for mutual exclusion; `None` when the argument below does not apply.
     ///
