@@ -56,7 +56,7 @@
 use std::hash::{Hash, Hasher};
 
 use crate::node::{Availability, NodeState};
-use crate::proto::{LockPhase, NodeId, NodeSet, RoundDecision};
+use crate::proto::{LockPhase, NodeId, NodeSet, RoundDecision, Token};
 use crate::scenario::{Bound, JumpTarget, MAX_MODEL_CLIENTS, MAX_MODEL_NODES};
 use crate::storage::StorageOp;
 use crate::time::Millis;
@@ -116,6 +116,40 @@ enum Settled {
     Lost,
 }
 
+/// What the node rows read of each client, worked out once per fingerprint.
+#[derive(Clone, Copy)]
+struct ClientFacts {
+    /// Whether the round's per-node answers are still part of the view: collecting a round
+    /// that is not settled.
+    open_round: bool,
+    /// The token of the latest round, when the client can still act on keys with it
+    /// (collecting a round or holding a lease).
+    acting_token: Option<Token>,
+}
+
+impl World {
+    fn client_facts(
+        &self,
+        settled: &[Settled; MAX_MODEL_CLIENTS],
+    ) -> [ClientFacts; MAX_MODEL_CLIENTS] {
+        let mut facts = [ClientFacts {
+            open_round: false,
+            acting_token: None,
+        }; MAX_MODEL_CLIENTS];
+        for (c, f) in facts.iter_mut().enumerate().take(self.shape.clients) {
+            let slot = &self.clients[c];
+            let (collecting, acting) = match slot.lock.phase() {
+                LockPhase::Acquiring(_) | LockPhase::Extending { .. } => (true, true),
+                LockPhase::Holding { .. } => (false, true),
+                _ => (false, false),
+            };
+            f.open_round = collecting && settled[c] == Settled::Open;
+            f.acting_token = acting.then(|| slot.token());
+        }
+        facts
+    }
+}
+
 impl World {
     /// Whether client `c`'s round is settled whatever else arrives.
     fn settled(&self, c: usize) -> Settled {
@@ -169,7 +203,12 @@ impl World {
         live
     }
 
-    fn key_parts(&self, state: &NodeState, clock: Millis) -> RowParts {
+    fn key_parts(
+        &self,
+        state: &NodeState,
+        clock: Millis,
+        facts: &[ClientFacts; MAX_MODEL_CLIENTS],
+    ) -> RowParts {
         let mut parts = RowParts::default();
         match state.availability {
             Availability::Up => {}
@@ -184,14 +223,7 @@ impl World {
             // holding its lease does. Any other key (a stale token, or an owner that is idle
             // or done) behaves the same whoever set it, so it is shown ownerless.
             let owner = owner_of(entry.token);
-            let live = self.clients[owner].token() == entry.token
-                && matches!(
-                    self.clients[owner].lock.phase(),
-                    LockPhase::Acquiring(_)
-                        | LockPhase::Holding { .. }
-                        | LockPhase::Extending { .. }
-                );
-            if live {
+            if facts[owner].acting_token == Some(entry.token) {
                 parts.owner = Some(owner);
             }
             parts.base |= 1 << 12;
@@ -201,11 +233,16 @@ impl World {
         parts
     }
 
-    fn node_parts(&self, n: usize, live: bool, settled: &[Settled; MAX_MODEL_CLIENTS]) -> RowParts {
+    fn node_parts(
+        &self,
+        n: usize,
+        live: bool,
+        facts: &[ClientFacts; MAX_MODEL_CLIENTS],
+    ) -> RowParts {
         let shape = &self.shape;
         // A dead node is shown as an empty, serving node with nothing in flight.
         let mut parts = if live {
-            self.key_parts(&self.nodes[n].state, self.node_clock(n))
+            self.key_parts(&self.nodes[n].state, self.node_clock(n), facts)
         } else {
             RowParts::default()
         };
@@ -221,20 +258,17 @@ impl World {
             let reach = shape.reach[c].contains(node);
             let inflight = live && self.clients[c].inflight.contains(node);
             // Whether the guard kept this node's yes out matters only while the round runs.
-            let mut excluded = false;
             let slot = &self.clients[c];
-            let tally = match slot.lock.phase() {
-                _ if settled[c] != Settled::Open => 0,
-                LockPhase::Acquiring(_) | LockPhase::Extending { .. } => {
-                    excluded = slot.guarded.contains(node);
-                    match slot.mailbox.result(node) {
-                        crate::proto::NodeResult::NoReply => 0,
-                        crate::proto::NodeResult::Applied => 1,
-                        crate::proto::NodeResult::NotApplied => 2,
-                        crate::proto::NodeResult::Failed => 3,
-                    }
-                }
-                _ => 0,
+            let (tally, excluded) = if facts[c].open_round {
+                let tally = match slot.mailbox.result(node) {
+                    crate::proto::NodeResult::NoReply => 0,
+                    crate::proto::NodeResult::Applied => 1,
+                    crate::proto::NodeResult::NotApplied => 2,
+                    crate::proto::NodeResult::Failed => 3,
+                };
+                (tally, slot.guarded.contains(node))
+            } else {
+                (0, false)
             };
             *bits =
                 u64::from(reach) | u64::from(inflight) << 1 | tally << 2 | u64::from(excluded) << 4;
@@ -342,14 +376,15 @@ impl World {
             (true, 2) => &PERMS_2,
             (true, _) => &PERMS_3,
         };
+        let facts = self.client_facts(&settled);
         let mut nodes = [RowParts::default(); MAX_MODEL_NODES];
         for (n, parts) in nodes.iter_mut().enumerate().take(shape.nodes) {
-            *parts = self.node_parts(n, live.contains(NodeId(n as u8)), &settled);
+            *parts = self.node_parts(n, live.contains(NodeId(n as u8)), &facts);
         }
         // The replica is read only through node 1, once promoted.
         let replica = self.replica.as_ref().map(|r| {
             if live.contains(NodeId(0)) {
-                self.key_parts(r, self.node_clock(0))
+                self.key_parts(r, self.node_clock(0), &facts)
             } else {
                 RowParts::default()
             }
