@@ -169,6 +169,16 @@ fn storage_stories_show_the_damage() {
             .expect("the stale write");
         assert!(check < lands, "{text}");
     }
+    // With fencing on writes only the stale write cannot land after a newer write (it is
+    // fenced), so the story is the other order, and it says whose update the newer write erased.
+    let fenced = stdout(&cli(&["trace", "fencing-on-writes-only"]));
+    assert!(
+        fenced.contains(
+            "c2's write (epoch 2) comes from a read taken before c1's write (epoch 1) landed: \
+             c1's update is lost  ✗ no lost update"
+        ),
+        "{fenced}"
+    );
     let delayed = stdout(&cli(&["trace", "network-delayed-write"]));
     assert!(
         delayed.contains("delayed 4 ticks in the network"),
@@ -354,6 +364,22 @@ fn trace_prints_every_format() {
     let svg = stdout(&svg);
     assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
     assert!(svg.contains("n2's clock jumps +2"));
+
+    // One narration: every event of the story is told in the same words by the SVG and by
+    // `check --json`'s counterexample.
+    let json = cli(&["check", name, "--json"]);
+    let value: serde_json::Value = serde_json::from_str(&stdout(&json)).expect("json");
+    let steps: Vec<&str> = value["models"][0]["properties"][0]["counterexample"]
+        .as_array()
+        .expect("a counterexample")
+        .iter()
+        .map(|step| step.as_str().expect("a string"))
+        .collect();
+    let steps = steps.join("\n");
+    for line in &story.lines {
+        assert!(steps.contains(&line.action), "{:?} in {steps}", line.action);
+        assert!(svg.contains(&line.action), "{:?} in the SVG", line.action);
+    }
 
     // The same scenario with the jump inside the drift allowance: nothing to trace.
     let holds = cli(&["trace", "node-clock-jump-forward-by-drift"]);

@@ -288,6 +288,18 @@ pub enum Event {
         /// That write's epoch.
         overwritten_epoch: u32,
     },
+    /// A write computed from a read taken before another client's write landed: that write
+    /// is erased.
+    WriteOnStaleRead {
+        /// The client whose write erased the other.
+        writer: Actor,
+        /// Its epoch.
+        writer_epoch: u32,
+        /// The client whose write was erased.
+        lost: Actor,
+        /// That write's epoch.
+        lost_epoch: u32,
+    },
     /// A process's clock jumps.
     ClockJumped {
         /// By how many ticks.
@@ -523,6 +535,15 @@ impl fmt::Display for Event {
                 f,
                 "{stale}'s write (epoch {stale_epoch}) lands after {overwritten}'s (epoch {overwritten_epoch}): {overwritten}'s update is lost"
             ),
+            Event::WriteOnStaleRead {
+                writer,
+                writer_epoch,
+                lost,
+                lost_epoch,
+            } => write!(
+                f,
+                "{writer}'s write (epoch {writer_epoch}) comes from a read taken before {lost}'s write (epoch {lost_epoch}) landed: {lost}'s update is lost"
+            ),
             Event::ClockJumped { ticks, reads } => {
                 write!(f, "clock jumps {ticks:+} (it now reads {reads})")
             }
@@ -639,7 +660,9 @@ impl Moment {
         match self.event {
             Event::KeyExpired { .. } => format!("{}: {}{clock}", self.actor, self.event),
             Event::ClockJumped { .. } => format!("{}'s {}", self.actor, self.event),
-            Event::UpdateLost { .. } | Event::TimePassed { .. } => format!("{}", self.event),
+            Event::UpdateLost { .. }
+            | Event::WriteOnStaleRead { .. }
+            | Event::TimePassed { .. } => format!("{}", self.event),
             _ => format!("{} {}{clock}", self.actor, self.event),
         }
     }
@@ -1044,11 +1067,14 @@ pub fn narrate(before: &World, step: &Step, after: &World) -> Vec<Moment> {
 }
 
 /// The events of every step of `path` (states with the step taken from each; the last step
-/// is `None`), one list per step, with what only the whole path shows: a stale write that
-/// lands after a newer one is followed by [`Event::UpdateLost`].
+/// is `None`), one list per step, with what only the whole path shows: which write a write
+/// erased ([`Event::UpdateLost`] when a stale write lands after a newer one,
+/// [`Event::WriteOnStaleRead`] when a write was computed before another one landed).
 pub fn narrate_path(path: &[(World, Option<Step>)]) -> Vec<Vec<Moment>> {
-    // The newest write the storage applied so far: (client, epoch).
-    let mut newest_write: Option<(Actor, u32)> = None;
+    // The writes the storage applied so far, in order: (client, epoch).
+    let mut writes: Vec<(Actor, u32)> = Vec::new();
+    // For each client, how many writes had landed when its latest read was applied.
+    let mut read_after: Vec<(Actor, usize)> = Vec::new();
     let mut steps = Vec::new();
     for pair in path.windows(2) {
         let (before, Some(step)) = &pair[0] else {
@@ -1058,24 +1084,48 @@ pub fn narrate_path(path: &[(World, Option<Step>)]) -> Vec<Vec<Moment>> {
         let mut moments = narrate(before, step, after);
         let mut lost = None;
         for m in &moments {
-            if let Event::OpArrived {
+            let Event::OpArrived {
                 client,
-                op: StorageOpEvent::Write { epoch, .. },
+                op,
                 applied: true,
                 ..
             } = m.event
-            {
-                match newest_write {
-                    Some((newer, newer_epoch)) if newer_epoch > epoch => {
-                        lost = Some(Event::UpdateLost {
-                            stale: client,
-                            stale_epoch: epoch,
-                            overwritten: newer,
-                            overwritten_epoch: newer_epoch,
-                        });
-                    }
-                    _ => newest_write = Some((client, epoch)),
+            else {
+                continue;
+            };
+            match op {
+                StorageOpEvent::Read { .. } => {
+                    read_after.retain(|(c, _)| *c != client);
+                    read_after.push((client, writes.len()));
                 }
+                StorageOpEvent::Write { epoch, .. } => {
+                    let newest = writes.iter().copied().max_by_key(|(_, e)| *e);
+                    let since_read = read_after
+                        .iter()
+                        .find(|(c, _)| *c == client)
+                        .map_or(writes.len(), |(_, n)| *n);
+                    lost = match newest {
+                        Some((newer, newer_epoch)) if newer_epoch > epoch => {
+                            Some(Event::UpdateLost {
+                                stale: client,
+                                stale_epoch: epoch,
+                                overwritten: newer,
+                                overwritten_epoch: newer_epoch,
+                            })
+                        }
+                        _ => writes[since_read..]
+                            .iter()
+                            .rfind(|(c, _)| *c != client)
+                            .map(|&(other, other_epoch)| Event::WriteOnStaleRead {
+                                writer: client,
+                                writer_epoch: epoch,
+                                lost: other,
+                                lost_epoch: other_epoch,
+                            }),
+                    };
+                    writes.push((client, epoch));
+                }
+                StorageOpEvent::Mark { .. } => {}
             }
         }
         if let Some(event) = lost {
