@@ -110,12 +110,14 @@ impl From<StorageOp> for StorageOpEvent {
 }
 
 impl fmt::Display for StorageOpEvent {
+    /// The storage's own words for the op (see [`StorageOp`]'s `Display`).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match *self {
-            StorageOpEvent::Mark { epoch } => write!(f, "mark (epoch {epoch})"),
-            StorageOpEvent::Read { epoch } => write!(f, "read (epoch {epoch})"),
-            StorageOpEvent::Write { epoch, value } => write!(f, "write {value} (epoch {epoch})"),
-        }
+        let op = match *self {
+            StorageOpEvent::Mark { epoch } => StorageOp::Mark { epoch },
+            StorageOpEvent::Read { epoch } => StorageOp::Read { epoch },
+            StorageOpEvent::Write { epoch, value } => StorageOp::Write { epoch, value },
+        };
+        write!(f, "{op}")
     }
 }
 
