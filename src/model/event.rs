@@ -662,6 +662,11 @@ impl Moment {
         match self.event {
             Event::KeyExpired { .. } => format!("{}: {}{clock}", self.actor, self.event),
             Event::ClockJumped { .. } => format!("{}'s {}", self.actor, self.event),
+            Event::RequestLost { .. } => {
+                let words = self.event.to_string();
+                let words = words.strip_prefix("its ").unwrap_or(&words);
+                format!("{}'s {words}", self.actor)
+            }
             Event::UpdateLost { .. }
             | Event::WriteOnStaleRead { .. }
             | Event::TimePassed { .. } => format!("{}", self.event),
@@ -1151,5 +1156,81 @@ pub fn line(t: u32, step: &Step, moments: &[Moment]) -> String {
     match step {
         Step::Tick => format!("t={t} time passes to t={}: {}", t + 1, sentences.join("; ")),
         _ => format!("t={t} {}", sentences.join("; ")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::RedlockModel;
+    use crate::scenario::Scenario;
+
+    fn guarded() -> RedlockModel {
+        let text = "name = \"t\"\ntitle = \"t\"\nclaim = \"c\"\nsource = \"seed\"\nprose = \"p\"\n\
+            [lock]\nnodes = 3\nclients = 2\nttl_ticks = 4\ndrift_ticks = 1\n\
+            [faults.crashes]\ncount = 1\npersistence = \"none\"\nrestart_delay_ticks = 0\n\
+            client_guard_ticks = 3\n[network]\nmessage_loss = 1\n\
+            [expect]\n\"mutual exclusion\" = \"holds\"\n";
+        RedlockModel::new(&Scenario::from_str("t.toml", text).unwrap())
+    }
+
+    fn walk(model: &RedlockModel, steps: &[Step]) -> Vec<(World, Option<Step>)> {
+        let mut path = Vec::new();
+        let mut world = model.initial();
+        for &step in steps {
+            let next = world.after(step).expect("enabled");
+            path.push((world, Some(step)));
+            world = next;
+        }
+        path.push((world, None));
+        path
+    }
+
+    fn deliver(client: u8, node: u8) -> Step {
+        Step::Deliver {
+            client,
+            node,
+            early: false,
+        }
+    }
+
+    /// A restarted node's yes that the clients' guard keeps out of the quorum says so, and the
+    /// tick at which the guard runs out says that too.
+    #[test]
+    fn the_guard_is_told_when_it_refuses_a_vote_and_when_it_ends() {
+        let model = guarded();
+        let mut steps = vec![Step::Crash(0), Step::Begin(0), deliver(0, 0)];
+        steps.extend([Step::Tick; 3]);
+        let told = narrate_path(&walk(&model, &steps));
+        let events: Vec<&Event> = told.iter().flatten().map(|m| &m.event).collect();
+        assert!(
+            events.contains(&&Event::GuardRefused {
+                client: Actor::Client(0)
+            }),
+            "{events:?}"
+        );
+        assert!(events.contains(&&Event::GuardEnded), "{events:?}");
+        let line = told
+            .iter()
+            .flatten()
+            .find(|m| matches!(m.event, Event::GuardRefused { .. }))
+            .map(Moment::sentence)
+            .unwrap();
+        assert_eq!(
+            line,
+            "n1 restarted too recently: the clients' guard keeps this yes out of c1's quorum"
+        );
+    }
+
+    /// A lost request is told, with whose it was and where it was going.
+    #[test]
+    fn a_lost_request_is_told() {
+        let model = guarded();
+        let path = walk(&model, &[Step::Begin(0), Step::Lose { client: 0, node: 2 }]);
+        let told = narrate_path(&path);
+        assert_eq!(
+            told[1][0].sentence(),
+            "c1's request to n3 is lost in the network"
+        );
     }
 }
