@@ -35,6 +35,9 @@ pub struct Line {
     pub from: Option<String>,
     /// What happens, in words (the event's `Display`).
     pub action: String,
+    /// The event as one sentence with its actor (`c1's request to n3 is lost in the network`),
+    /// as the Explorer and `check --json` print it.
+    pub sentence: String,
     /// The actor's own clock reading, when it differs from true time.
     pub clock: Option<i64>,
     /// Whether the event is a fault (a pause, a clock jump, a crash, a loss, a failover).
@@ -54,6 +57,7 @@ impl From<Moment> for Line {
             actor: m.actor.to_string(),
             from: m.from.map(|a| a.to_string()),
             action: m.event.to_string(),
+            sentence: m.sentence(),
             clock: m.clock,
             fault: m.event.is_fault(),
             breaks: None,

@@ -90,14 +90,7 @@ fn reason(report: &Report, p: &PropertyReport, story: Option<&Story>) -> String 
                 .lines
                 .iter()
                 .filter(|l| l.fault || l.breaks.is_some())
-                .map(|l| {
-                    let sep = if l.action.starts_with("clock") {
-                        "'s"
-                    } else {
-                        ""
-                    };
-                    format!("at t={} {}{sep} {}", l.t, l.actor, l.action)
-                })
+                .map(|l| format!("at t={} {}", l.t, l.sentence))
                 .collect();
             if let Some(detail) = story.lines.last().and_then(|l| l.detail.clone()) {
                 events.push(format!("so {detail}"));
