@@ -51,7 +51,7 @@ fn the_node_clock_jump_story_is_pinned() {
             t=0  node n3    sets c2's key, expiring when n3's clock reads 4
             t=2  node n2    clock jumps +2 (it now reads 4)
             t=2  node n2    c1's key expires at once: the jump moved its clock past the expiry
-            t=2  node n2    sets c2's key, expiring when n2's clock reads 8 [n2's clock reads 4]
+            t=2  node n2    gets c2's SET after 2 ticks in the network and sets c2's key, expiring when n2's clock reads 8 [n2's clock reads 4]
             t=2  client c2  acquires n2 n3 (T2=2, validity 1), believes it holds the lock until its clock reads 3  ✗ mutual exclusion
                             at t=2 c1 believes it holds the lock until its clock reads 3 (it reads 2), and c2 believes it holds the lock until its clock reads 3 (it reads 2)
         "#]],
@@ -70,7 +70,7 @@ fn the_node_clock_jump_story_is_pinned() {
                 c2->>n3: t=0 sets c2's key, expiring when n3's clock reads 4
                 Note over n2: t=2 ⚡ clock jumps +2 (it now reads 4)
                 Note over n2: t=2 c1's key expires at once: the jump moved its clock past the expiry
-                c2->>n2: t=2 sets c2's key, expiring when n2's clock reads 8 [n2's clock: 4]
+                c2->>n2: t=2 gets c2's SET after 2 ticks in the network and sets c2's key, expiring when n2's clock reads 8 [n2's clock: 4]
                 Note over c2: t=2 acquires n2 n3 (T2=2, validity 1), believes it holds the lock until its clock reads 3
                 Note over c1,n3: ✗ mutual exclusion: at t=2 c1 believes it holds the lock until its clock reads 3 (it reads 2), and c2 believes it holds the lock until its clock reads 3 (it reads 2)
         "#]],
@@ -99,7 +99,7 @@ fn the_gc_pause_story_is_pinned() {
             t=3  client c1  stops believing: its clock reached the lease's deadline
             t=4  node n1    c1's key expires
             t=4  node n2    c1's key expires
-            t=4  node n1    sets c2's key, expiring when n1's clock reads 8
+            t=4  node n1    gets c2's SET after 2 ticks in the network and sets c2's key, expiring when n1's clock reads 8
             t=4  client c2  acquires n1 n3 (T2=4, validity 1), believes it holds the lock until its clock reads 5
             t=4  client c2  checks its lease (clock 4, deadline 5): still valid, sends read (epoch 2)
             t=4  storage    applies c2's read (epoch 2): counter 0
@@ -131,7 +131,7 @@ fn the_gc_pause_story_is_pinned() {
                 Note over c1: t=3 stops believing: its clock reached the lease's deadline
                 Note over n1: t=4 c1's key expires
                 Note over n2: t=4 c1's key expires
-                c2->>n1: t=4 sets c2's key, expiring when n1's clock reads 8
+                c2->>n1: t=4 gets c2's SET after 2 ticks in the network and sets c2's key, expiring when n1's clock reads 8
                 Note over c2: t=4 acquires n1 n3 (T2=4, validity 1), believes it holds the lock until its clock reads 5
                 Note over c2: t=4 checks its lease (clock 4, deadline 5): still valid, sends read (epoch 2)
                 c2->>storage: t=4 applies c2's read (epoch 2): counter 0
@@ -210,7 +210,9 @@ fn the_guard_story_shows_the_guard() {
     let ends = text
         .find("the clients' guard counts its yes again")
         .expect("guard ends");
-    let counted = text.find("node n1    sets c2's key").expect("the vote");
+    let counted = text
+        .find("sets c2's key, expiring when n1's clock")
+        .expect("the vote");
     assert!(crash < ends && ends < counted, "{text}");
 }
 

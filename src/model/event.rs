@@ -625,6 +625,10 @@ pub struct Moment {
     pub clock: Option<i64>,
     /// What happened.
     pub event: Event,
+    /// Ticks the request a node handles spent in the network since the client sent it, when
+    /// more than none (only the whole path knows: see [`narrate_path`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub delayed: Option<u32>,
 }
 
 impl Moment {
@@ -635,6 +639,26 @@ impl Moment {
             from: None,
             clock: None,
             event,
+            delayed: None,
+        }
+    }
+
+    /// The event in words without its actor, with the request's delay in the network when
+    /// it had one (`gets c2's SET after 2 ticks in the network and sets c2's key, …`).
+    pub fn words(&self) -> String {
+        match (self.delayed, self.from) {
+            (Some(ticks), Some(from)) => {
+                let request = match self.event {
+                    Event::KeyExtended { .. } | Event::ExtensionRefused { .. } => "extension",
+                    _ => "SET",
+                };
+                let unit = if ticks == 1 { "tick" } else { "ticks" };
+                format!(
+                    "gets {from}'s {request} after {ticks} {unit} in the network and {}",
+                    self.event
+                )
+            }
+            _ => self.event.to_string(),
         }
     }
 
@@ -670,7 +694,7 @@ impl Moment {
             Event::UpdateLost { .. }
             | Event::WriteOnStaleRead { .. }
             | Event::TimePassed { .. } => format!("{}", self.event),
-            _ => format!("{} {}{clock}", self.actor, self.event),
+            _ => format!("{} {}{clock}", self.actor, self.words()),
         }
     }
 }
@@ -1082,6 +1106,8 @@ pub fn narrate_path(path: &[(World, Option<Step>)]) -> Vec<Vec<Moment>> {
     let mut writes: Vec<(Actor, u32)> = Vec::new();
     // For each client, how many writes had landed when its latest read was applied.
     let mut read_after: Vec<(Actor, usize)> = Vec::new();
+    // For each client, when it sent its latest round's requests.
+    let mut sent_at: Vec<(Actor, u32)> = Vec::new();
     let mut steps = Vec::new();
     for pair in path.windows(2) {
         let (before, Some(step)) = &pair[0] else {
@@ -1089,6 +1115,29 @@ pub fn narrate_path(path: &[(World, Option<Step>)]) -> Vec<Vec<Moment>> {
         };
         let after = &pair[1].0;
         let mut moments = narrate(before, step, after);
+        for m in &mut moments {
+            match (&m.event, m.from) {
+                (Event::RoundBegan { .. } | Event::ExtensionBegan { .. }, _) => {
+                    sent_at.retain(|(c, _)| *c != m.actor);
+                    sent_at.push((m.actor, m.t));
+                }
+                (
+                    Event::KeySet { .. }
+                    | Event::KeyExtended { .. }
+                    | Event::ExtensionRefused { .. }
+                    | Event::SetRefused { .. }
+                    | Event::NotServing { .. },
+                    Some(from),
+                ) => {
+                    m.delayed = sent_at
+                        .iter()
+                        .find(|(c, _)| *c == from)
+                        .map(|(_, sent)| m.t.saturating_sub(*sent))
+                        .filter(|ticks| *ticks > 0);
+                }
+                _ => {}
+            }
+        }
         let mut lost = None;
         for m in &moments {
             let Event::OpArrived {

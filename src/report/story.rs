@@ -56,7 +56,7 @@ impl From<Moment> for Line {
             t: m.t,
             actor: m.actor.to_string(),
             from: m.from.map(|a| a.to_string()),
-            action: m.event.to_string(),
+            action: m.words(),
             sentence: m.sentence(),
             clock: m.clock,
             fault: m.event.is_fault(),
@@ -148,6 +148,7 @@ impl Story {
                         from: None,
                         clock: None,
                         event: Event::TimePassed { to: after.now },
+                        delayed: None,
                     }));
                 }
                 let last = told.last_mut().expect("not empty");
