@@ -48,6 +48,9 @@ pub struct Line {
     pub detail: Option<String>,
     /// The event itself, typed (`kind` names it).
     pub event: Event,
+    /// Ticks the request the actor handles spent in the network, when more than none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub delayed: Option<u32>,
 }
 
 impl From<Moment> for Line {
@@ -58,6 +61,7 @@ impl From<Moment> for Line {
             from: m.from.map(|a| a.to_string()),
             action: m.words(),
             sentence: m.sentence(),
+            delayed: m.delayed,
             clock: m.clock,
             fault: m.event.is_fault(),
             breaks: None,
