@@ -38,6 +38,7 @@
 
 mod bounded;
 mod memory;
+mod story;
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -55,6 +56,7 @@ use bounded::Bounded;
 
 pub use crate::model::Invariant;
 pub use memory::available_bytes;
+pub use story::{Told, default_property, story, tell};
 
 impl Invariant {
     /// A named invariant from a closure over the read-only state.
@@ -666,10 +668,7 @@ impl Run<'_> {
         not_shortest: bool,
     ) -> PropertyReport {
         let path = path.clone().into_vec();
-        let steps = path
-            .iter()
-            .filter_map(|(state, step)| step.map(|s| model.describe(state, &s)))
-            .collect();
+        let steps = model.describe_path(&path);
         let actions = path.iter().filter_map(|(_, step)| *step).collect();
         let story = Story::from_path(model, name, &path);
         PropertyReport {

@@ -194,7 +194,7 @@ fn the_node_jump_counterexample_is_pinned() {
     assert_eq!(
         steps.last().map(String::as_str),
         Some(
-            "t=2 c2 reads T2=2 and acquires {n2,n3}: validity 1, believes until its clock reads 3"
+            "t=2 c2 acquires n2 n3 (T2=2, validity 1), believes it holds the lock until its clock reads 3"
         )
     );
 }
