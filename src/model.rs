@@ -53,6 +53,7 @@
 //!   pause fault). The check before each op and the op's arrival are separate steps, so a
 //!   pause "between the check and the write" is exactly a stretched wait.
 
+mod fence;
 mod shape;
 mod step;
 mod svg;
@@ -67,6 +68,7 @@ use crate::node::NodeState;
 use crate::scenario::{self, MAX_MODEL_CLIENTS, MAX_MODEL_NODES, Scenario, property};
 use crate::storage::Storage;
 
+pub use fence::Fences;
 pub use shape::Mode;
 pub use step::{Process, Step};
 pub use world::{Budget, ClientSlot, ClientView, NodeSlot, Phase, Work, World};
@@ -371,6 +373,7 @@ impl RedlockModel {
             },
             epochs: 0,
             acquired: 0,
+            fences: Fences::default(),
         }
     }
 

@@ -30,9 +30,27 @@ pub enum Protection {
     RandomTokenCas,
 }
 
+/// Where a holder's fencing token comes from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum TokenSource {
+    /// An ideal global counter: the token is the acquisition's epoch, always strictly larger
+    /// than every earlier acquisition's.
+    #[default]
+    Ideal,
+    /// One `INCR` on a separate counter node after the lock is acquired (the holder may pause
+    /// before it, and the counter node may crash).
+    CounterAfterAcquire,
+    /// The largest per-node counter the acquisition's quorum returned with its `SET`s, with
+    /// no write-back.
+    LockQuorumMaxOnly,
+    /// The same, written back to a quorum before the lock counts as acquired.
+    LockQuorum,
+}
+
 /// What a holder asks of the storage. `epoch` is the ghost number of the acquisition the
-/// operation was issued under (1 for the first lock ever acquired); `fence` is the fencing
-/// token the holder was given, which in the model equals the epoch.
+/// operation was issued under (1 for the first lock ever acquired), which judges the
+/// properties; `fence` is the fencing token the holder was given, which the storage checks
+/// (equal to the epoch with an [ideal](TokenSource::Ideal) counter).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum StorageOp {
     /// Claim the storage for `epoch` (only meaningful under [`Protection::RandomTokenCas`]).
@@ -44,11 +62,15 @@ pub enum StorageOp {
     Read {
         /// The acquisition epoch.
         epoch: u32,
+        /// The fencing token.
+        fence: u32,
     },
     /// Write `value` (the value read plus one).
     Write {
         /// The acquisition epoch.
         epoch: u32,
+        /// The fencing token.
+        fence: u32,
         /// The value to store.
         value: u32,
     },
@@ -59,8 +81,29 @@ impl StorageOp {
     pub const fn epoch(&self) -> u32 {
         match *self {
             StorageOp::Mark { epoch }
-            | StorageOp::Read { epoch }
+            | StorageOp::Read { epoch, .. }
             | StorageOp::Write { epoch, .. } => epoch,
+        }
+    }
+
+    /// The same operation carrying `fence` (a mark carries none).
+    pub const fn with_fence(self, fence: u32) -> StorageOp {
+        match self {
+            StorageOp::Mark { .. } => self,
+            StorageOp::Read { epoch, .. } => StorageOp::Read { epoch, fence },
+            StorageOp::Write { epoch, value, .. } => StorageOp::Write {
+                epoch,
+                fence,
+                value,
+            },
+        }
+    }
+
+    /// The fencing token the operation carries (the epoch for a mark, which is not fenced).
+    pub const fn fence(&self) -> u32 {
+        match *self {
+            StorageOp::Mark { epoch } => epoch,
+            StorageOp::Read { fence, .. } | StorageOp::Write { fence, .. } => fence,
         }
     }
 }
@@ -99,10 +142,11 @@ impl Storage {
     /// requires).
     pub fn apply(&mut self, op: StorageOp, protection: Protection) -> StorageReply {
         let epoch = op.epoch();
+        let fence = op.fence();
         let allowed = match (protection, op) {
             (Protection::None, _) => true,
-            (Protection::FencingToken, _) => epoch >= self.max_fence,
-            (Protection::FencingOnWritesOnly, StorageOp::Write { .. }) => epoch >= self.max_fence,
+            (Protection::FencingToken, _) => fence >= self.max_fence,
+            (Protection::FencingOnWritesOnly, StorageOp::Write { .. }) => fence >= self.max_fence,
             (Protection::FencingOnWritesOnly, _) => true,
             (Protection::RandomTokenCas, StorageOp::Write { .. }) => self.owner == epoch,
             (Protection::RandomTokenCas, _) => true,
@@ -116,7 +160,7 @@ impl Storage {
             Protection::None | Protection::RandomTokenCas => false,
         };
         if fenced_op {
-            self.max_fence = self.max_fence.max(epoch);
+            self.max_fence = self.max_fence.max(fence);
         }
         if epoch < self.max_epoch_applied {
             self.order_violated = true;
@@ -155,11 +199,25 @@ mod tests {
     fn paused_writer(protection: Protection) -> Storage {
         let mut storage = Storage::default();
         storage.apply(StorageOp::Mark { epoch: 1 }, protection);
-        storage.apply(StorageOp::Read { epoch: 1 }, protection);
+        storage.apply(StorageOp::Read { epoch: 1, fence: 1 }, protection);
         storage.apply(StorageOp::Mark { epoch: 2 }, protection);
-        storage.apply(StorageOp::Read { epoch: 2 }, protection);
-        storage.apply(StorageOp::Write { epoch: 2, value: 1 }, protection);
-        storage.apply(StorageOp::Write { epoch: 1, value: 1 }, protection);
+        storage.apply(StorageOp::Read { epoch: 2, fence: 2 }, protection);
+        storage.apply(
+            StorageOp::Write {
+                epoch: 2,
+                fence: 2,
+                value: 1,
+            },
+            protection,
+        );
+        storage.apply(
+            StorageOp::Write {
+                epoch: 1,
+                fence: 1,
+                value: 1,
+            },
+            protection,
+        );
         storage
     }
 
@@ -190,15 +248,29 @@ mod tests {
         let p = Protection::RandomTokenCas;
         let mut storage = Storage::default();
         storage.apply(StorageOp::Mark { epoch: 2 }, p);
-        storage.apply(StorageOp::Read { epoch: 2 }, p);
+        storage.apply(StorageOp::Read { epoch: 2, fence: 2 }, p);
         storage.apply(StorageOp::Mark { epoch: 1 }, p);
-        storage.apply(StorageOp::Read { epoch: 1 }, p);
+        storage.apply(StorageOp::Read { epoch: 1, fence: 1 }, p);
         assert_eq!(
-            storage.apply(StorageOp::Write { epoch: 1, value: 1 }, p),
+            storage.apply(
+                StorageOp::Write {
+                    epoch: 1,
+                    fence: 1,
+                    value: 1
+                },
+                p
+            ),
             StorageReply::Done
         );
         assert_eq!(
-            storage.apply(StorageOp::Write { epoch: 2, value: 1 }, p),
+            storage.apply(
+                StorageOp::Write {
+                    epoch: 2,
+                    fence: 2,
+                    value: 1
+                },
+                p
+            ),
             StorageReply::Rejected
         );
         assert!(storage.no_lost_update_holds());
@@ -209,10 +281,24 @@ mod tests {
     fn fencing_writes_only_keeps_order_but_loses_updates() {
         let p = Protection::FencingOnWritesOnly;
         let mut storage = Storage::default();
-        storage.apply(StorageOp::Read { epoch: 1 }, p);
-        storage.apply(StorageOp::Read { epoch: 2 }, p);
-        storage.apply(StorageOp::Write { epoch: 1, value: 1 }, p);
-        storage.apply(StorageOp::Write { epoch: 2, value: 1 }, p);
+        storage.apply(StorageOp::Read { epoch: 1, fence: 1 }, p);
+        storage.apply(StorageOp::Read { epoch: 2, fence: 2 }, p);
+        storage.apply(
+            StorageOp::Write {
+                epoch: 1,
+                fence: 1,
+                value: 1,
+            },
+            p,
+        );
+        storage.apply(
+            StorageOp::Write {
+                epoch: 2,
+                fence: 2,
+                value: 1,
+            },
+            p,
+        );
         assert!(!storage.no_lost_update_holds());
     }
 }

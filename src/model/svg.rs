@@ -43,8 +43,16 @@ fn unlock(u: UnlockMode) -> &'static str {
 fn op_name(op: &StorageOp) -> String {
     match *op {
         StorageOp::Mark { epoch } => format!("mark(epoch {epoch})"),
-        StorageOp::Read { epoch } => format!("read(epoch {epoch})"),
-        StorageOp::Write { epoch, value } => format!("write {value} (epoch {epoch})"),
+        StorageOp::Read { epoch, fence } if fence != epoch => {
+            format!("read(epoch {epoch}, token {fence})")
+        }
+        StorageOp::Read { epoch, .. } => format!("read(epoch {epoch})"),
+        StorageOp::Write {
+            epoch,
+            fence,
+            value,
+        } if fence != epoch => format!("write {value} (epoch {epoch}, token {fence})"),
+        StorageOp::Write { epoch, value, .. } => format!("write {value} (epoch {epoch})"),
     }
 }
 
@@ -80,6 +88,8 @@ pub(super) fn label(step: &Step) -> String {
         },
         Step::Crash(n) => format!("crash n{}", n + 1),
         Step::Fsync(n) => format!("fsync n{}", n + 1),
+        Step::CrashCounter => "crash the counter node".to_owned(),
+        Step::FsyncCounter => "fsync the counter node".to_owned(),
         Step::Replicate => "replicate".to_owned(),
         Step::Promote => "fail over to the replica".to_owned(),
     }
@@ -218,7 +228,19 @@ pub(super) fn describe(state: &World, step: &Step) -> String {
                             pending: Some(op), ..
                         },
                     ..
+                } if state.needs_counter(cu, &op) => format!(
+                    "{} takes token {} from the counter node (INCR)",
+                    c_name(c),
+                    next.as_ref().map_or(0, |w| w.fences.taken[cu])
+                ),
+                Phase::Holding {
+                    work:
+                        super::Work {
+                            pending: Some(op), ..
+                        },
+                    ..
                 } => {
+                    let op = op.with_fence(state.fence_of(cu));
                     let before = state.storage;
                     let after = next.as_ref().map(|w| w.storage).unwrap_or(before);
                     let accepted = after != before || matches!(op, StorageOp::Read { .. });
@@ -252,6 +274,12 @@ pub(super) fn describe(state: &World, step: &Step) -> String {
             }
         ),
         Step::Fsync(n) => format!("n{} fsyncs its key", n + 1),
+        Step::CrashCounter => format!(
+            "the counter node crashes ({}) and restarts with counter {}",
+            persistence(state.shape.persistence),
+            next.as_ref().map_or(0, |w| w.fences.counter_node.counter)
+        ),
+        Step::FsyncCounter => "the counter node fsyncs its counter".to_owned(),
         Step::Replicate => "the master's key reaches the replica".to_owned(),
         Step::Promote => "the master fails; the replica is promoted".to_owned(),
     };
@@ -351,6 +379,7 @@ pub(super) fn sequence_diagram(model: &RedlockModel, path: &[(World, Option<Step
                     step,
                     Step::Jump { .. }
                         | Step::Crash(_)
+                        | Step::CrashCounter
                         | Step::Pause(_)
                         | Step::Lose { .. }
                         | Step::Promote

@@ -356,8 +356,11 @@ impl Hash for World {
         self.storage.hash(state);
         let mut budget = self.budget;
         if self.live_nodes().is_empty() {
-            // No node can influence anything again: faults that act only on nodes are dead.
-            budget.crashes = 0;
+            // No node can influence anything again: faults that act only on nodes are dead
+            // (a crash of the counter node of `counter-after-acquire` still can).
+            if !self.counter_node_in_play() {
+                budget.crashes = 0;
+            }
             budget.losses = 0;
             budget.failover = false;
             if !self.shape.client_jumps() {
@@ -368,6 +371,7 @@ impl Hash for World {
         if self.shape.exact_ghosts || self.shape.storage.is_some() {
             self.epochs.hash(state);
         }
+        self.hash_fences(state);
         if self.shape.mode == Mode::Liveness || self.shape.exact_time.is_some() {
             self.now.hash(state);
         }

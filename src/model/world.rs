@@ -240,6 +240,8 @@ pub struct World {
     pub epochs: u8,
     /// Bit `c`: client `c` has acquired at least once.
     pub acquired: u8,
+    /// Where the fencing tokens come from, besides the lock nodes' counters (`fence.rs`).
+    pub fences: super::fence::Fences,
 }
 
 impl std::fmt::Debug for World {
@@ -260,15 +262,26 @@ impl std::fmt::Debug for World {
                 )?,
             }
             match state.entry {
-                Some(e) => writeln!(
+                Some(e) => write!(
                     f,
                     "  key of {} until {}{}",
                     owner(e.token),
                     reading(e.expires_at),
                     if e.durable { " (on disk)" } else { "" }
                 )?,
-                None => writeln!(f, "  no key")?,
+                None => write!(f, "  no key")?,
             }
+            if super::fence::from_lock(self.shape.token_source) {
+                write!(f, "  fencing counter {}", state.counter)?;
+            }
+            writeln!(f)?;
+        }
+        if self.shape.token_source == crate::storage::TokenSource::CounterAfterAcquire {
+            writeln!(
+                f,
+                "counter node  counter {}",
+                self.fences.counter_node.counter
+            )?;
         }
         if let Some(replica) = self.replica {
             match replica.entry {
@@ -357,6 +370,7 @@ impl PartialEq for World {
             && self.budget == other.budget
             && self.epochs == other.epochs
             && self.acquired == other.acquired
+            && self.fences == other.fences
     }
 }
 

@@ -72,8 +72,21 @@ fn owner(token: Token) -> String {
 fn op_words(op: &StorageOp) -> String {
     match *op {
         StorageOp::Mark { epoch } => format!("mark (token {epoch})"),
-        StorageOp::Read { epoch } => format!("read (token {epoch})"),
-        StorageOp::Write { epoch, value } => format!("write {value} (token {epoch})"),
+        // With a real token source the token and the lock's epoch may differ: show both.
+        // A token not taken yet (a separate counter is asked just before the op lands).
+        StorageOp::Read { epoch, fence: 0 } => {
+            format!("read (lock epoch {epoch}, token still to take)")
+        }
+        StorageOp::Read { epoch, fence } if fence != epoch => {
+            format!("read (token {fence}, lock epoch {epoch})")
+        }
+        StorageOp::Read { epoch, .. } => format!("read (token {epoch})"),
+        StorageOp::Write {
+            epoch,
+            fence,
+            value,
+        } if fence != epoch => format!("write {value} (token {fence}, lock epoch {epoch})"),
+        StorageOp::Write { epoch, value, .. } => format!("write {value} (token {epoch})"),
     }
 }
 
@@ -111,6 +124,12 @@ fn detail(property: &str, state: &World) -> String {
                 })
                 .collect();
             format!("at t={} {}", state.now, beliefs.join(", and "))
+        }
+        property::STORAGE_SAFETY if state.counters_matter() || state.counter_node_in_play() => {
+            format!(
+                "the storage applied an op of an older lock epoch after one of lock epoch {}: the tokens did not follow the order of the acquisitions",
+                state.storage.max_epoch_applied
+            )
         }
         property::STORAGE_SAFETY => format!(
             "the storage applied an op with an older token after one with token {}",
@@ -205,9 +224,11 @@ impl Story {
 
     /// The story as aligned text: a header line, then one line per event.
     pub fn to_text(&self) -> String {
+        // `c1` is a client and `n1` a node; `counter` (the separate counter node) is itself.
+        let numbered = |l: &Line| l.actor[1..].starts_with(|c: char| c.is_ascii_digit());
         let who = |l: &Line| match l.actor.chars().next() {
-            Some('c') => format!("client {}", l.actor),
-            Some('n') => format!("node {}", l.actor),
+            Some('c') if numbered(l) => format!("client {}", l.actor),
+            Some('n') if numbered(l) => format!("node {}", l.actor),
             _ => l.actor.clone(),
         };
         let t_width = self
@@ -355,10 +376,32 @@ fn tell(before: &World, step: &Step, after: &World) -> Vec<Line> {
             let (cu, nu) = (usize::from(c), usize::from(n));
             let token = before.clients[cu].token();
             let state = before.nodes[nu].state;
+            let write_back = matches!(
+                before.clients[cu].request,
+                Some(crate::proto::Request {
+                    op: crate::proto::Op::RaiseFence { .. },
+                    ..
+                })
+            );
             let action = if !state.is_serving(before.node_clock(nu)) {
                 match state.availability {
-                    Availability::Down => "is down: the SET fails".to_owned(),
-                    _ => "is restarting: the SET fails".to_owned(),
+                    Availability::Down => "is down: the request fails".to_owned(),
+                    _ => "is restarting: the request fails".to_owned(),
+                }
+            } else if write_back {
+                if state.live_entry(before.node_clock(nu)).map(|e| e.token) == Some(token) {
+                    format!(
+                        "takes {}'s fencing write-back: its counter goes from {} to {}",
+                        client(cu),
+                        state.counter,
+                        after.nodes[nu].state.counter
+                    )
+                } else {
+                    format!(
+                        "refuses {}'s fencing write-back: {}'s key is not there",
+                        client(cu),
+                        client(cu)
+                    )
                 }
             } else {
                 let extending = matches!(before.clients[cu].phase(), Phase::Extending { .. });
@@ -381,8 +424,16 @@ fn tell(before: &World, step: &Step, after: &World) -> Vec<Line> {
                             ),
                             _ => String::new(),
                         };
+                        let counter = if before.counters_matter() {
+                            format!(
+                                ", and its fencing counter becomes {}",
+                                after.nodes[nu].state.counter
+                            )
+                        } else {
+                            String::new()
+                        };
                         format!(
-                            "{expired}sets {}'s key, expiring when {}'s clock reads {}",
+                            "{expired}sets {}'s key, expiring when {}'s clock reads {}{counter}",
                             client(cu),
                             node(nu),
                             reading(e.expires_at)
@@ -437,6 +488,32 @@ fn tell(before: &World, step: &Step, after: &World) -> Vec<Line> {
             let clock = before.client_clock(cu);
             let action = match before.clients[cu].phase() {
                 Phase::Acquiring(round) => match round.finish(&shape.params, clock) {
+                    RoundOutcome::Won(_) if round.needs_write_back(&shape.params) => {
+                        let fence = match after.clients[cu].lock.phase() {
+                            crate::proto::LockPhase::Acquiring(r) => r.fence,
+                            _ => 0,
+                        };
+                        format!(
+                            "wins {} (T2={}); the largest fencing counter among them is {fence}, and it writes {fence} back to every node it reaches before it counts as acquired",
+                            nodes(round.tally.applied),
+                            reading(clock)
+                        )
+                    }
+                    RoundOutcome::Won(lease) if before.counters_matter() => {
+                        let fence = after.clients[cu].lock.lease().map_or(0, |l| l.fence);
+                        let how = if round.kind == crate::proto::RoundKind::Fence {
+                            "the write-back reached"
+                        } else {
+                            "acquires"
+                        };
+                        format!(
+                            "{how} {} (T2={}, validity {}, believes until its clock reads {}), fencing token {fence}",
+                            nodes(lease.tally.applied),
+                            reading(clock),
+                            lease.validity.as_u64(),
+                            reading(lease.deadline)
+                        )
+                    }
                     RoundOutcome::Won(lease) => format!(
                         "acquires {} (T2={}, validity {}, believes until its clock reads {})",
                         nodes(lease.tally.applied),
@@ -545,7 +622,33 @@ fn tell(before: &World, step: &Step, after: &World) -> Vec<Line> {
                             pending: Some(op), ..
                         },
                     ..
+                } if before.needs_counter(cu, &op) => {
+                    let stale = if before.believes(cu) {
+                        ""
+                    } else {
+                        " (its lease is over, but it does not look)"
+                    };
+                    let l = line(
+                        t,
+                        "counter",
+                        Some(client(cu)),
+                        format!(
+                            "INCR for {}: token {}{stale}",
+                            client(cu),
+                            after.fences.taken[cu]
+                        ),
+                    );
+                    out.push(l);
+                    return out;
+                }
+                Phase::Holding {
+                    work:
+                        crate::model::Work {
+                            pending: Some(op), ..
+                        },
+                    ..
                 } => {
+                    let op = op.with_fence(before.fence_of(cu));
                     let accepted = after.storage != before.storage
                         || matches!(op, StorageOp::Read { .. })
                             && !matches!(after.clients[cu].phase(), Phase::Done);
@@ -649,6 +752,33 @@ fn tell(before: &World, step: &Step, after: &World) -> Vec<Line> {
             l.fault = true;
             out.push(l);
         }
+        Step::CrashCounter => {
+            let persistence = match shape.persistence {
+                Persistence::None => "no persistence",
+                Persistence::FsyncAlways => "AOF, fsync always",
+                Persistence::FsyncPeriodic => "AOF, fsync every second",
+            };
+            let mut l = line(
+                t,
+                "counter",
+                None,
+                format!(
+                    "crashes ({persistence}) and restarts at once: its counter goes from {} to {}",
+                    before.fences.counter_node.counter, after.fences.counter_node.counter
+                ),
+            );
+            l.fault = true;
+            out.push(l);
+        }
+        Step::FsyncCounter => out.push(line(
+            t,
+            "counter",
+            None,
+            format!(
+                "fsyncs its counter ({}) to disk",
+                before.fences.counter_node.counter
+            ),
+        )),
         Step::Fsync(n) => {
             let nu = usize::from(n);
             let whose = before.nodes[nu]

@@ -115,7 +115,8 @@ impl SimConfig {
     ///
     /// [`SimConfigError::Unsupported`] names the feature: `[failover]` (the simulator has no
     /// replication), `[lock] extensions` above 0 (its clients never extend) and
-    /// `[faults.crashes] client_guard_ticks` (its clients do not read node uptimes). The liveness
+    /// `[faults.crashes] client_guard_ticks` (its clients do not read node uptimes) and a
+    /// `[storage] token_source` other than the ideal counter. The liveness
     /// property `eventually acquired` and its `[liveness]` table are not judged by the
     /// simulator; the CLI says so.
     pub fn from_scenario_at(
@@ -149,6 +150,17 @@ impl SimConfig {
                 scenario: scenario.name.clone(),
                 feature: "[faults.crashes] client_guard_ticks",
                 reason: "the simulated clients do not read node uptimes (the Redis client's restart guard is tested live); check it with `redlock-lab check`",
+            });
+        }
+        if scenario
+            .storage
+            .as_ref()
+            .is_some_and(|storage| storage.token_source != crate::storage::TokenSource::Ideal)
+        {
+            return Err(SimConfigError::Unsupported {
+                scenario: scenario.name.clone(),
+                feature: "[storage] token_source",
+                reason: "the simulated storage takes the acquisition epoch as its fencing token (an ideal counter); check other token sources with `redlock-lab check`",
             });
         }
         let ttl = span(lock.ttl_ticks);

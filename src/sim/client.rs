@@ -354,9 +354,13 @@ impl SimClient {
                 let op = match next {
                     Next::Done => None,
                     Next::Mark => Some(StorageOp::Mark { epoch: self.epoch }),
-                    Next::Read => Some(StorageOp::Read { epoch: self.epoch }),
+                    Next::Read => Some(StorageOp::Read {
+                        epoch: self.epoch,
+                        fence: self.epoch,
+                    }),
                     Next::Write { value } => Some(StorageOp::Write {
                         epoch: self.epoch,
+                        fence: self.epoch,
                         value,
                     }),
                 };

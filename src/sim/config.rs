@@ -213,6 +213,8 @@ impl SimConfig {
             validity_check: self.validity_check,
             decision: self.decision,
             extension_quorum: crate::proto::ExtensionQuorum::Majority,
+            // The simulated storage takes the epoch as its token (an ideal counter).
+            fencing: crate::proto::Fencing::Off,
         }
     }
 

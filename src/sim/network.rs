@@ -181,7 +181,7 @@ mod tests {
             to: Endpoint::Storage,
             payload: Payload::StorageOp {
                 seq: i,
-                op: StorageOp::Read { epoch: 1 },
+                op: StorageOp::Read { epoch: 1, fence: 1 },
             },
         }
     }
