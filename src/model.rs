@@ -68,10 +68,9 @@ use crate::node::NodeState;
 use crate::scenario::{self, MAX_MODEL_CLIENTS, MAX_MODEL_NODES, Scenario, property};
 use crate::storage::Storage;
 
-pub use fence::Fences;
 pub use shape::Mode;
 pub use step::{Process, Step};
-pub use world::{Budget, ClientSlot, ClientView, NodeSlot, Phase, Work, World};
+pub use world::{Budget, ClientSlot, ClientView, Fences, NodeSlot, Phase, Work, World};
 
 pub(crate) use world::CLOCK_BASE;
 pub(crate) use world::owner_of;

@@ -27,6 +27,7 @@ use redlock_lab::scenario::{Scenario, Verdict, property};
 use redlock_lab::sim::{
     self, Fault, FaultPlan, Process, Property, ScheduledFault, SimConfig, SimConfigError,
 };
+use redlock_lab::storage::TokenSource;
 use redlock_lab::time::Millis;
 
 /// The resolutions every proof is tested at, in ms per tick: the brief's ticks = ms, the
@@ -74,7 +75,18 @@ fn proven(report: &Report) -> Vec<Property> {
 
 /// Whether the bridge refuses `scenario` (asserted by the last test).
 fn refused(scenario: &Scenario) -> bool {
-    scenario.failover.is_some() || scenario.lock.extensions > 0 || client_guard(scenario)
+    scenario.failover.is_some()
+        || scenario.lock.extensions > 0
+        || client_guard(scenario)
+        || separate_counter(scenario)
+}
+
+/// Whether the scenario takes fencing tokens from a separate counter node.
+fn separate_counter(scenario: &Scenario) -> bool {
+    scenario
+        .storage
+        .as_ref()
+        .is_some_and(|s| s.token_source == TokenSource::CounterAfterAcquire)
 }
 
 /// Whether the scenario relies on the client's restarted-node guard.
@@ -351,7 +363,7 @@ fn the_simulator_acquires_exactly_where_the_checker_says_some_client_can() {
 }
 
 #[test]
-fn the_bridge_refuses_failover_extension_and_the_client_guard_by_name_and_accepts_the_rest_of_the_catalog()
+fn the_bridge_refuses_failover_extension_the_client_guard_and_a_separate_counter_by_name_and_accepts_the_rest_of_the_catalog()
  {
     let mut names = Vec::new();
     for embedded in CATALOG {
@@ -368,6 +380,8 @@ fn the_bridge_refuses_failover_extension_and_the_client_guard_by_name_and_accept
                     "[failover]"
                 } else if client_guard(&scenario) {
                     "[faults.crashes] client_guard_ticks"
+                } else if separate_counter(&scenario) {
+                    "[storage] token_source"
                 } else {
                     "[lock] extensions"
                 };

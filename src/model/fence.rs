@@ -17,7 +17,7 @@
 //!
 //! The model's state grows by the counters: each lock node's counter lives in its
 //! [`NodeState`], the counter node is one more `NodeState`, and per client the largest counter
-//! in its mailbox and the token it took from the counter node ([`Fences`]). The fingerprint
+//! in its mailbox and the token it took from the counter node ([`Fences`](super::Fences)). The fingerprint
 //! ([`World::hash_fences`]) adds them only when the token source is not ideal, so existing
 //! scenarios keep their state counts; those scenarios also run without the symmetry reduction,
 //! so per-client and per-node values can be hashed in index order.
@@ -28,26 +28,12 @@
 
 use std::hash::{Hash, Hasher};
 
-use crate::node::{NodeState, Persistence};
+use crate::node::Persistence;
 use crate::proto::{Fencing, LockPhase, NodeId, Op, Request, RoundKind};
-use crate::scenario::MAX_MODEL_CLIENTS;
 use crate::storage::{StorageOp, TokenSource};
 use crate::time::Millis;
 
 use super::world::World;
-
-/// The model's fencing state besides the lock nodes' counters (which live in their
-/// [`NodeState`]).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Fences {
-    /// The separate counter node of `counter-after-acquire` (its `counter` field is the
-    /// counter; it holds no key).
-    pub counter_node: NodeState,
-    /// Per client: the largest counter a node returned with a yes now waiting in its mailbox.
-    pub seen: [u64; MAX_MODEL_CLIENTS],
-    /// Per client: the token taken from the counter node for the lease it holds (0: not yet).
-    pub taken: [u64; MAX_MODEL_CLIENTS],
-}
 
 /// The core's fencing rule for a token source.
 pub(crate) fn fencing_for(source: TokenSource) -> Fencing {

@@ -200,6 +200,19 @@ pub(crate) fn reply_in(tally: &Tally, node: crate::proto::NodeId) -> crate::prot
     }
 }
 
+/// The model's fencing state besides the lock nodes' counters (which live in their
+/// [`NodeState`]); what it means is in `fence.rs`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Fences {
+    /// The separate counter node of `counter-after-acquire` (its `counter` field is the
+    /// counter; it holds no key).
+    pub counter_node: NodeState,
+    /// Per client: the largest counter a node returned with a yes now waiting in its mailbox.
+    pub seen: [u64; crate::scenario::MAX_MODEL_CLIENTS],
+    /// Per client: the token taken from the counter node for the lease it holds (0: not yet).
+    pub taken: [u64; crate::scenario::MAX_MODEL_CLIENTS],
+}
+
 /// Fault budgets left.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Budget {
@@ -241,7 +254,7 @@ pub struct World {
     /// Bit `c`: client `c` has acquired at least once.
     pub acquired: u8,
     /// Where the fencing tokens come from, besides the lock nodes' counters (`fence.rs`).
-    pub fences: super::fence::Fences,
+    pub fences: Fences,
 }
 
 impl std::fmt::Debug for World {
@@ -271,7 +284,7 @@ impl std::fmt::Debug for World {
                 )?,
                 None => write!(f, "  no key")?,
             }
-            if super::fence::from_lock(self.shape.token_source) {
+            if self.counters_matter() {
                 write!(f, "  fencing counter {}", state.counter)?;
             }
             writeln!(f)?;

@@ -14,6 +14,7 @@ use super::fault::{Budget, FaultBudget, FaultPlan};
 use crate::node::Persistence;
 use crate::proto::{DriftPolicy, RetryPolicy};
 use crate::scenario::{Bound, JumpTarget, Scenario};
+use crate::storage::TokenSource;
 use crate::time::Millis;
 
 /// The longest a scenario's "unbounded" pause or storage delay lasts in the simulator, in
@@ -115,8 +116,9 @@ impl SimConfig {
     ///
     /// [`SimConfigError::Unsupported`] names the feature: `[failover]` (the simulator has no
     /// replication), `[lock] extensions` above 0 (its clients never extend) and
-    /// `[faults.crashes] client_guard_ticks` (its clients do not read node uptimes) and a
-    /// `[storage] token_source` other than the ideal counter. The liveness
+    /// `[faults.crashes] client_guard_ticks` (its clients do not read node uptimes) and
+    /// `[storage] token_source = "counter-after-acquire"` (it has no separate counter node;
+    /// the lock-quorum sources run with the same per-node counters as the model). The liveness
     /// property `eventually acquired` and its `[liveness]` table are not judged by the
     /// simulator; the CLI says so.
     pub fn from_scenario_at(
@@ -155,14 +157,19 @@ impl SimConfig {
         if scenario
             .storage
             .as_ref()
-            .is_some_and(|storage| storage.token_source != crate::storage::TokenSource::Ideal)
+            .is_some_and(|storage| storage.token_source == TokenSource::CounterAfterAcquire)
         {
             return Err(SimConfigError::Unsupported {
                 scenario: scenario.name.clone(),
                 feature: "[storage] token_source",
-                reason: "the simulated storage takes the acquisition epoch as its fencing token (an ideal counter); check other token sources with `redlock-lab check`",
+                reason: "the simulator has no separate counter node; check `counter-after-acquire` with `redlock-lab check`",
             });
         }
+        let fencing = match scenario.storage.as_ref().map(|s| s.token_source) {
+            Some(TokenSource::LockQuorum) => crate::proto::Fencing::WriteBack,
+            Some(TokenSource::LockQuorumMaxOnly) => crate::proto::Fencing::MaxOnly,
+            _ => crate::proto::Fencing::Off,
+        };
         let ttl = span(lock.ttl_ticks);
         let attempts = u32::from(lock.attempts);
         let nodes = usize::from(lock.nodes);
@@ -288,6 +295,7 @@ impl SimConfig {
             unlock: lock.unlock,
             validity_check: lock.validity_check,
             decision: lock.decision,
+            fencing,
             duration,
             // Runs are short; running on after a violation lets one of a property the
             // scenario expects to break not hide a later one of a property it expects to hold.
