@@ -29,20 +29,11 @@
 use std::hash::{Hash, Hasher};
 
 use crate::node::Persistence;
-use crate::proto::{Fencing, LockPhase, NodeId, Op, Request, RoundKind};
+use crate::proto::{LockPhase, NodeId, Op, Request, RoundKind};
 use crate::storage::{StorageOp, TokenSource};
 use crate::time::Millis;
 
 use super::world::World;
-
-/// The core's fencing rule for a token source.
-pub(crate) fn fencing_for(source: TokenSource) -> Fencing {
-    match source {
-        TokenSource::Ideal | TokenSource::CounterAfterAcquire => Fencing::Off,
-        TokenSource::LockQuorumMaxOnly => Fencing::MaxOnly,
-        TokenSource::LockQuorum => Fencing::WriteBack,
-    }
-}
 
 /// Whether the lock nodes' counters feed the token.
 pub(crate) fn from_lock(source: TokenSource) -> bool {

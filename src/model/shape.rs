@@ -3,7 +3,7 @@
 
 use crate::node::Persistence;
 use crate::proto::{
-    Config, DriftPolicy, ExtensionQuorum as Counted, LockParams, NodeSet, RetryPolicy,
+    Config, DriftPolicy, ExtensionQuorum as Counted, Fencing, LockParams, NodeSet, RetryPolicy,
 };
 use crate::scenario::{Bound, ExtensionQuorum, JumpTarget, MAX_MODEL_CLIENTS, Scenario};
 use crate::storage::{Protection, TokenSource};
@@ -101,7 +101,7 @@ impl Shape {
             .storage
             .as_ref()
             .map_or(TokenSource::Ideal, |s| s.token_source);
-        config.fencing = super::fence::fencing_for(token_source);
+        config.fencing = fencing_for(token_source);
         let params = config
             .params(Millis(u64::from(lock.ttl_ticks)))
             .expect("a validated scenario has ttl > drift and 1..=5 nodes");
@@ -186,5 +186,14 @@ impl Shape {
             (Bound::Ticks(d), true, Bound::Ticks(p)) => Bound::Ticks(d + p),
             (Bound::Ticks(d), false, _) => Bound::Ticks(d),
         }
+    }
+}
+
+/// The core's fencing rule for a token source.
+fn fencing_for(source: TokenSource) -> Fencing {
+    match source {
+        TokenSource::Ideal | TokenSource::CounterAfterAcquire => Fencing::Off,
+        TokenSource::LockQuorumMaxOnly => Fencing::MaxOnly,
+        TokenSource::LockQuorum => Fencing::WriteBack,
     }
 }
