@@ -25,6 +25,8 @@
 //! [`QuorumRound::fence`]: crate::proto::QuorumRound::fence
 //! [`Lease::fence`]: crate::proto::Lease::fence
 //! [`Fencing::WriteBack`]: crate::proto::Fencing::WriteBack
+//! [`NodeState`]: crate::node::NodeState
+//! [`NodeState::apply_counted`]: crate::node::NodeState::apply_counted
 
 use std::hash::{Hash, Hasher};
 
