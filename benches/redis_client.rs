@@ -184,8 +184,17 @@ struct Sequential(RedisNode);
 impl Node for Sequential {
     type Error = RedisNodeError;
 
-    fn set_nx_px(&mut self, key: &str, token: Token, ttl: Millis) -> Result<bool, Self::Error> {
+    fn set_nx_px(
+        &mut self,
+        key: &str,
+        token: Token,
+        ttl: Millis,
+    ) -> Result<Option<u64>, Self::Error> {
         self.0.set_nx_px(key, token, ttl)
+    }
+
+    fn raise_fence(&mut self, key: &str, token: Token, to: u64) -> Result<bool, Self::Error> {
+        self.0.raise_fence(key, token, to)
     }
 
     fn del_if_eq(&mut self, key: &str, token: Token) -> Result<bool, Self::Error> {

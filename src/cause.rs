@@ -88,7 +88,7 @@ pub fn witnessed(ingredient: Ingredient, steps: &[Step], story: &Story) -> Optio
     let any = |f: fn(&Step) -> bool| Some(steps.iter().any(f));
     match ingredient {
         Ingredient::ClockJump => any(|s| matches!(s, Step::Jump { .. })),
-        Ingredient::Crash => any(|s| matches!(s, Step::Crash(_))),
+        Ingredient::Crash => any(|s| matches!(s, Step::Crash(_) | Step::CrashCounter)),
         Ingredient::Pause => any(|s| matches!(s, Step::Pause(_))),
         Ingredient::MessageLoss => any(|s| matches!(s, Step::Lose { .. })),
         Ingredient::Failover => any(|s| matches!(s, Step::Promote)),

@@ -54,6 +54,7 @@
 //!   pause "between the check and the write" is exactly a stretched wait.
 
 mod event;
+mod fence;
 mod shape;
 mod step;
 mod svg;
@@ -71,7 +72,7 @@ use crate::storage::Storage;
 pub use event::{Actor, Event, Moment, Nodes, StorageOpEvent, narrate, narrate_path};
 pub use shape::Mode;
 pub use step::{Process, Step};
-pub use world::{Budget, ClientSlot, ClientView, NodeSlot, Phase, Work, World};
+pub use world::{Budget, ClientSlot, ClientView, Fences, NodeSlot, Phase, Work, World};
 
 pub(crate) use event::reading;
 pub(crate) use world::CLOCK_BASE;
@@ -391,6 +392,7 @@ impl RedlockModel {
             },
             epochs: 0,
             acquired: 0,
+            fences: Fences::default(),
         }
     }
 

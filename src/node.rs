@@ -13,7 +13,28 @@ use thiserror::Error;
 use crate::proto::{Command, Op, Token};
 use crate::time::Millis;
 
-/// A Redis master as the Redlock client sees it: three conditional operations on one key.
+/// What a node did with one [`Op`]: whether it took effect, and the fencing counter a `SET`
+/// that created the key returned (0 for every other answer).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct NodeReply {
+    /// The operation took effect.
+    pub applied: bool,
+    /// The resource's fencing counter on this node after the `SET` incremented it.
+    pub counter: u64,
+}
+
+impl NodeReply {
+    /// An answer with no counter.
+    pub const fn plain(applied: bool) -> NodeReply {
+        NodeReply {
+            applied,
+            counter: 0,
+        }
+    }
+}
+
+/// A Redis master as the Redlock client sees it: conditional operations on one key, and the
+/// per-resource fencing counter next to it.
 ///
 /// `Ok(true)` means the operation took effect, `Ok(false)` that the node answered no; `Err` is
 /// anything else (timeout, I/O, a reply of the wrong type) and counts as a failed node.
@@ -21,8 +42,19 @@ pub trait Node {
     /// What went wrong talking to this node.
     type Error: std::error::Error + Send + Sync + 'static;
 
-    /// `SET key token NX PX ttl`: create the key unless it exists.
-    fn set_nx_px(&mut self, key: &str, token: Token, ttl: Millis) -> Result<bool, Self::Error>;
+    /// `SET key token NX PX ttl`, and in the same atomic step, when the key was created, `INCR`
+    /// of the resource's fencing counter: `Some(counter)` after the increment, `None` when the
+    /// key exists.
+    fn set_nx_px(
+        &mut self,
+        key: &str,
+        token: Token,
+        ttl: Millis,
+    ) -> Result<Option<u64>, Self::Error>;
+
+    /// Raise the resource's fencing counter to at least `to` if the key holds `token` (the
+    /// fencing write-back, [`Op::RaiseFence`]).
+    fn raise_fence(&mut self, key: &str, token: Token, to: u64) -> Result<bool, Self::Error>;
 
     /// Delete the key if it holds `token`.
     fn del_if_eq(&mut self, key: &str, token: Token) -> Result<bool, Self::Error>;
@@ -34,12 +66,21 @@ pub trait Node {
     fn del(&mut self, key: &str) -> Result<bool, Self::Error>;
 
     /// Runs one [`Op`] from the core.
-    fn execute(&mut self, key: &str, op: &Op) -> Result<bool, Self::Error> {
+    fn execute(&mut self, key: &str, op: &Op) -> Result<NodeReply, Self::Error> {
         match *op {
-            Op::SetNxPx { token, ttl } => self.set_nx_px(key, token, ttl),
-            Op::DelIfEq { token } => self.del_if_eq(key, token),
-            Op::PExpireIfEq { token, ttl } => self.pexpire_if_eq(key, token, ttl),
-            Op::Del => self.del(key),
+            Op::SetNxPx { token, ttl } => Ok(match self.set_nx_px(key, token, ttl)? {
+                Some(counter) => NodeReply {
+                    applied: true,
+                    counter,
+                },
+                None => NodeReply::plain(false),
+            }),
+            Op::DelIfEq { token } => self.del_if_eq(key, token).map(NodeReply::plain),
+            Op::PExpireIfEq { token, ttl } => {
+                self.pexpire_if_eq(key, token, ttl).map(NodeReply::plain)
+            }
+            Op::Del => self.del(key).map(NodeReply::plain),
+            Op::RaiseFence { token, to } => self.raise_fence(key, token, to).map(NodeReply::plain),
         }
     }
 
@@ -69,7 +110,7 @@ pub trait Node {
         on_reply: F,
     ) where
         Self: Sized,
-        F: FnMut(&Self, Command, Result<bool, Self::Error>) -> ControlFlow<()>,
+        F: FnMut(&Self, Command, Result<NodeReply, Self::Error>) -> ControlFlow<()>,
     {
         let _ = budget;
         let mut on_reply = on_reply;
@@ -136,6 +177,10 @@ pub struct NodeState {
     pub entry: Option<Entry>,
     /// Up, down, or restarting.
     pub availability: Availability,
+    /// The resource's fencing counter, incremented by every `SET` that creates the key.
+    pub counter: u64,
+    /// The counter as the disk has it (what a crash with periodic fsync keeps).
+    pub counter_on_disk: u64,
 }
 
 impl NodeState {
@@ -144,7 +189,25 @@ impl NodeState {
         NodeState {
             entry: None,
             availability: Availability::Up,
+            counter: 0,
+            counter_on_disk: 0,
         }
+    }
+
+    /// Runs one operation like [`apply`](NodeState::apply) and returns, for a `SET` that
+    /// created the key, the fencing counter after its increment.
+    pub fn apply_counted(
+        &mut self,
+        op: &Op,
+        now: Millis,
+        persistence: Persistence,
+    ) -> Result<NodeReply, Unavailable> {
+        let applied = self.apply(op, now, persistence)?;
+        let counter = match op {
+            Op::SetNxPx { .. } if applied => self.counter,
+            _ => 0,
+        };
+        Ok(NodeReply { applied, counter })
     }
 
     /// Whether the node serves commands when its clock reads `now`.
@@ -185,9 +248,18 @@ impl NodeState {
                         expires_at: now + ttl,
                         durable,
                     });
+                    // The same script increments the resource's fencing counter.
+                    self.counter += 1;
                     true
                 }
             }
+            Op::RaiseFence { token, to } => match self.entry {
+                Some(entry) if entry.token == token => {
+                    self.counter = self.counter.max(to);
+                    true
+                }
+                _ => false,
+            },
             Op::DelIfEq { token } => self.entry.take_if(|entry| entry.token == token).is_some(),
             Op::Del => self.entry.take().is_some(),
             Op::PExpireIfEq { token, ttl } => match &mut self.entry {
@@ -199,6 +271,9 @@ impl NodeState {
                 _ => false,
             },
         };
+        if durable {
+            self.counter_on_disk = self.counter;
+        }
         Ok(applied)
     }
 
@@ -209,11 +284,27 @@ impl NodeState {
         }
     }
 
-    /// A periodic fsync: the current key (and its expiry) reaches disk.
+    /// A periodic fsync: the current key (and its expiry) and the fencing counter reach disk.
     pub fn fsync(&mut self) {
         if let Some(entry) = &mut self.entry {
             entry.durable = true;
         }
+        self.counter_on_disk = self.counter;
+    }
+
+    /// `INCR` of the fencing counter alone, as a stand-alone counter node runs it: the new
+    /// value (durable at once with `appendfsync always`).
+    pub fn incr(&mut self, persistence: Persistence) -> u64 {
+        self.counter += 1;
+        if persistence == Persistence::FsyncAlways {
+            self.counter_on_disk = self.counter;
+        }
+        self.counter
+    }
+
+    /// Whether a periodic fsync would change what survives a crash.
+    pub fn has_unsynced_writes(&self) -> bool {
+        self.entry.is_some_and(|entry| !entry.durable) || self.counter != self.counter_on_disk
     }
 
     /// The process dies. What survives depends on `persistence`: nothing, everything, or what
@@ -226,6 +317,12 @@ impl NodeState {
                 self.entry.filter(|entry| entry.durable)
             }
         };
+        // The counter restarts from what the disk has: nothing without persistence.
+        self.counter = match persistence {
+            Persistence::None => 0,
+            Persistence::FsyncAlways | Persistence::FsyncPeriodic => self.counter_on_disk,
+        };
+        self.counter_on_disk = self.counter;
     }
 
     /// The process starts again at node time `now` and refuses commands for `delay` (zero:

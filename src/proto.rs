@@ -31,8 +31,8 @@ mod state;
 
 pub use command::{Command, MAX_NODES, NodeId, NodeSet, Op, Reply, RoundId, Token};
 pub use config::{
-    Config, ConfigError, DriftPolicy, ExtensionQuorum, LockParams, RetryPolicy, RoundDecision,
-    UnlockMode, ValidityCheck, quorum, validate_resource,
+    Config, ConfigError, DriftPolicy, ExtensionQuorum, Fencing, LockParams, RetryPolicy,
+    RoundDecision, UnlockMode, ValidityCheck, quorum, validate_resource,
 };
 pub use lock::Lock;
 pub use round::{

@@ -41,7 +41,7 @@ pub use ingredient::Ingredient;
 
 use crate::node::Persistence;
 use crate::proto::{NodeId, NodeSet, RoundDecision, UnlockMode, ValidityCheck};
-use crate::storage::Protection;
+use crate::storage::{Protection, TokenSource};
 use raw::{RawBound, RawExpectValue, RawScenario};
 
 /// The most nodes a model may have (the state keeps fixed-size arrays).
@@ -152,6 +152,21 @@ pub enum StorageProtection {
     RandomTokenCas,
 }
 
+/// Where fencing tokens come from (file values `"ideal"`, `"counter-after-acquire"`,
+/// `"lock-quorum-max-only"`, `"lock-quorum"`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TokenSourceName {
+    /// An ideal global counter (the acquisition epoch).
+    Ideal,
+    /// `INCR` on a separate counter node after acquiring.
+    CounterAfterAcquire,
+    /// The largest per-node counter of the acquisition's quorum, not written back.
+    LockQuorumMaxOnly,
+    /// The largest per-node counter of the quorum, written back to a quorum first.
+    LockQuorum,
+}
+
 /// What a node keeps across a crash (file values `"none"`, `"fsync-always"`, `"fsync-periodic"`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -258,6 +273,8 @@ pub struct NetworkSettings {
 pub struct StorageSettings {
     /// How the storage rejects stale holders (default none).
     pub protection: Protection,
+    /// Where the fencing tokens come from (default an ideal counter).
+    pub token_source: TokenSource,
     /// A holder sends an op only while `deadline − own clock ≥ margin` (default: no check).
     pub check_margin_ticks: Option<u32>,
     /// How long a storage op may travel (default 0: applied in the tick it was sent).
@@ -518,13 +535,34 @@ impl Validator<'_> {
                     None => None,
                 };
                 let max_delay = inner.max_delay_ticks.map_or(Bound::Ticks(0), Bound::from);
+                let protection = match inner.protection.unwrap_or(StorageProtection::None) {
+                    StorageProtection::None => Protection::None,
+                    StorageProtection::FencingToken => Protection::FencingToken,
+                    StorageProtection::FencingOnWritesOnly => Protection::FencingOnWritesOnly,
+                    StorageProtection::RandomTokenCas => Protection::RandomTokenCas,
+                };
+                let token_source = match inner.token_source.as_ref().map(|t| *t.get_ref()) {
+                    None | Some(TokenSourceName::Ideal) => TokenSource::Ideal,
+                    Some(TokenSourceName::CounterAfterAcquire) => TokenSource::CounterAfterAcquire,
+                    Some(TokenSourceName::LockQuorumMaxOnly) => TokenSource::LockQuorumMaxOnly,
+                    Some(TokenSourceName::LockQuorum) => TokenSource::LockQuorum,
+                };
+                let fenced = matches!(
+                    protection,
+                    Protection::FencingToken | Protection::FencingOnWritesOnly
+                );
+                if let Some(source) = &inner.token_source
+                    && token_source != TokenSource::Ideal
+                    && !fenced
+                {
+                    return Err(ScenarioError::WrongType {
+                        at: self.at(source),
+                        message: "token_source needs protection = \"fencing-token\" or \"fencing-on-writes-only\": nothing else reads the token".to_owned(),
+                    });
+                }
                 Some(StorageSettings {
-                    protection: match inner.protection.unwrap_or(StorageProtection::None) {
-                        StorageProtection::None => Protection::None,
-                        StorageProtection::FencingToken => Protection::FencingToken,
-                        StorageProtection::FencingOnWritesOnly => Protection::FencingOnWritesOnly,
-                        StorageProtection::RandomTokenCas => Protection::RandomTokenCas,
-                    },
+                    protection,
+                    token_source,
                     check_margin_ticks,
                     max_delay,
                 })

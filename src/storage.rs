@@ -30,9 +30,27 @@ pub enum Protection {
     RandomTokenCas,
 }
 
+/// Where a holder's fencing token comes from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum TokenSource {
+    /// An ideal global counter: the token is the acquisition's epoch, always strictly larger
+    /// than every earlier acquisition's.
+    #[default]
+    Ideal,
+    /// One `INCR` on a separate counter node after the lock is acquired (the holder may pause
+    /// before it, and the counter node may crash).
+    CounterAfterAcquire,
+    /// The largest per-node counter the acquisition's quorum returned with its `SET`s, with
+    /// no write-back.
+    LockQuorumMaxOnly,
+    /// The same, written back to a quorum before the lock counts as acquired.
+    LockQuorum,
+}
+
 /// What a holder asks of the storage. `epoch` is the ghost number of the acquisition the
-/// operation was issued under (1 for the first lock ever acquired); `fence` is the fencing
-/// token the holder was given, which in the model equals the epoch.
+/// operation was issued under (1 for the first lock ever acquired), which judges the
+/// properties; `fence` is the fencing token the holder was given, which the storage checks
+/// (equal to the epoch with an [ideal](TokenSource::Ideal) counter).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum StorageOp {
     /// Claim the storage for `epoch` (only meaningful under [`Protection::RandomTokenCas`]).
@@ -44,11 +62,15 @@ pub enum StorageOp {
     Read {
         /// The acquisition epoch.
         epoch: u32,
+        /// The fencing token.
+        fence: u32,
     },
     /// Write `value` (the value read plus one).
     Write {
         /// The acquisition epoch.
         epoch: u32,
+        /// The fencing token.
+        fence: u32,
         /// The value to store.
         value: u32,
     },
@@ -56,11 +78,23 @@ pub enum StorageOp {
 
 impl std::fmt::Display for StorageOp {
     /// `read (epoch 1)`, `write 1 (epoch 1)`: the words every story, diagram and trace uses.
+    /// With a real token source the token and the lock's epoch may differ, so both are shown
+    /// (`write 1 (token 3, lock epoch 2)`); a token of 0 is one not taken yet (a separate
+    /// counter is asked just before the op lands).
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match *self {
-            StorageOp::Mark { epoch } => write!(f, "mark (epoch {epoch})"),
-            StorageOp::Read { epoch } => write!(f, "read (epoch {epoch})"),
-            StorageOp::Write { epoch, value } => write!(f, "write {value} (epoch {epoch})"),
+        let (what, epoch, fence) = match *self {
+            StorageOp::Mark { epoch } => return write!(f, "mark (epoch {epoch})"),
+            StorageOp::Read { epoch, fence } => ("read".to_owned(), epoch, fence),
+            StorageOp::Write {
+                epoch,
+                fence,
+                value,
+            } => (format!("write {value}"), epoch, fence),
+        };
+        match fence {
+            0 => write!(f, "{what} (lock epoch {epoch}, token still to take)"),
+            fence if fence != epoch => write!(f, "{what} (token {fence}, lock epoch {epoch})"),
+            _ => write!(f, "{what} (epoch {epoch})"),
         }
     }
 }
@@ -70,8 +104,29 @@ impl StorageOp {
     pub const fn epoch(&self) -> u32 {
         match *self {
             StorageOp::Mark { epoch }
-            | StorageOp::Read { epoch }
+            | StorageOp::Read { epoch, .. }
             | StorageOp::Write { epoch, .. } => epoch,
+        }
+    }
+
+    /// The same operation carrying `fence` (a mark carries none).
+    pub const fn with_fence(self, fence: u32) -> StorageOp {
+        match self {
+            StorageOp::Mark { .. } => self,
+            StorageOp::Read { epoch, .. } => StorageOp::Read { epoch, fence },
+            StorageOp::Write { epoch, value, .. } => StorageOp::Write {
+                epoch,
+                fence,
+                value,
+            },
+        }
+    }
+
+    /// The fencing token the operation carries (the epoch for a mark, which is not fenced).
+    pub const fn fence(&self) -> u32 {
+        match *self {
+            StorageOp::Mark { epoch } => epoch,
+            StorageOp::Read { fence, .. } | StorageOp::Write { fence, .. } => fence,
         }
     }
 }
@@ -110,10 +165,11 @@ impl Storage {
     /// requires).
     pub fn apply(&mut self, op: StorageOp, protection: Protection) -> StorageReply {
         let epoch = op.epoch();
+        let fence = op.fence();
         let allowed = match (protection, op) {
             (Protection::None, _) => true,
-            (Protection::FencingToken, _) => epoch >= self.max_fence,
-            (Protection::FencingOnWritesOnly, StorageOp::Write { .. }) => epoch >= self.max_fence,
+            (Protection::FencingToken, _) => fence >= self.max_fence,
+            (Protection::FencingOnWritesOnly, StorageOp::Write { .. }) => fence >= self.max_fence,
             (Protection::FencingOnWritesOnly, _) => true,
             (Protection::RandomTokenCas, StorageOp::Write { .. }) => self.owner == epoch,
             (Protection::RandomTokenCas, _) => true,
@@ -127,7 +183,7 @@ impl Storage {
             Protection::None | Protection::RandomTokenCas => false,
         };
         if fenced_op {
-            self.max_fence = self.max_fence.max(epoch);
+            self.max_fence = self.max_fence.max(fence);
         }
         if epoch < self.max_epoch_applied {
             self.order_violated = true;
@@ -166,11 +222,25 @@ mod tests {
     fn paused_writer(protection: Protection) -> Storage {
         let mut storage = Storage::default();
         storage.apply(StorageOp::Mark { epoch: 1 }, protection);
-        storage.apply(StorageOp::Read { epoch: 1 }, protection);
+        storage.apply(StorageOp::Read { epoch: 1, fence: 1 }, protection);
         storage.apply(StorageOp::Mark { epoch: 2 }, protection);
-        storage.apply(StorageOp::Read { epoch: 2 }, protection);
-        storage.apply(StorageOp::Write { epoch: 2, value: 1 }, protection);
-        storage.apply(StorageOp::Write { epoch: 1, value: 1 }, protection);
+        storage.apply(StorageOp::Read { epoch: 2, fence: 2 }, protection);
+        storage.apply(
+            StorageOp::Write {
+                epoch: 2,
+                fence: 2,
+                value: 1,
+            },
+            protection,
+        );
+        storage.apply(
+            StorageOp::Write {
+                epoch: 1,
+                fence: 1,
+                value: 1,
+            },
+            protection,
+        );
         storage
     }
 
@@ -201,15 +271,29 @@ mod tests {
         let p = Protection::RandomTokenCas;
         let mut storage = Storage::default();
         storage.apply(StorageOp::Mark { epoch: 2 }, p);
-        storage.apply(StorageOp::Read { epoch: 2 }, p);
+        storage.apply(StorageOp::Read { epoch: 2, fence: 2 }, p);
         storage.apply(StorageOp::Mark { epoch: 1 }, p);
-        storage.apply(StorageOp::Read { epoch: 1 }, p);
+        storage.apply(StorageOp::Read { epoch: 1, fence: 1 }, p);
         assert_eq!(
-            storage.apply(StorageOp::Write { epoch: 1, value: 1 }, p),
+            storage.apply(
+                StorageOp::Write {
+                    epoch: 1,
+                    fence: 1,
+                    value: 1
+                },
+                p
+            ),
             StorageReply::Done
         );
         assert_eq!(
-            storage.apply(StorageOp::Write { epoch: 2, value: 1 }, p),
+            storage.apply(
+                StorageOp::Write {
+                    epoch: 2,
+                    fence: 2,
+                    value: 1
+                },
+                p
+            ),
             StorageReply::Rejected
         );
         assert!(storage.no_lost_update_holds());
@@ -220,10 +304,24 @@ mod tests {
     fn fencing_writes_only_keeps_order_but_loses_updates() {
         let p = Protection::FencingOnWritesOnly;
         let mut storage = Storage::default();
-        storage.apply(StorageOp::Read { epoch: 1 }, p);
-        storage.apply(StorageOp::Read { epoch: 2 }, p);
-        storage.apply(StorageOp::Write { epoch: 1, value: 1 }, p);
-        storage.apply(StorageOp::Write { epoch: 2, value: 1 }, p);
+        storage.apply(StorageOp::Read { epoch: 1, fence: 1 }, p);
+        storage.apply(StorageOp::Read { epoch: 2, fence: 2 }, p);
+        storage.apply(
+            StorageOp::Write {
+                epoch: 1,
+                fence: 1,
+                value: 1,
+            },
+            p,
+        );
+        storage.apply(
+            StorageOp::Write {
+                epoch: 2,
+                fence: 2,
+                value: 1,
+            },
+            p,
+        );
         assert!(!storage.no_lost_update_holds());
     }
 }

@@ -179,3 +179,51 @@ fn bad_input_is_a_typed_error() {
             .contains("at least one node")
     );
 }
+
+/// Three in-memory nodes with `fencing`, node 0's counter run ahead by `ahead` keys that were
+/// set and deleted behind the client's back (failed rounds and late `SET`s do that too).
+fn fenced_client(
+    fencing: redlock_lab::proto::Fencing,
+    ahead: u64,
+) -> Redlock<MemoryNode, ManualClock, ChaCha20Rng> {
+    use redlock_lab::node::Node;
+    use redlock_lab::proto::Token;
+    let clock = ManualClock::new(Millis(0));
+    let mut nodes: Vec<MemoryNode> = (0..3).map(|_| MemoryNode::new(clock.clone())).collect();
+    for i in 0..ahead {
+        assert_eq!(
+            nodes[0].set_nx_px("orders", Token(u128::from(i)), TTL),
+            Ok(Some(i + 1))
+        );
+        assert_eq!(nodes[0].del_if_eq("orders", Token(u128::from(i))), Ok(true));
+    }
+    let mut config = Config::new(3);
+    config.retry.attempts = 1;
+    config.fencing = fencing;
+    Redlock::new(nodes, config, clock, ChaCha20Rng::seed_from_u64(2)).unwrap()
+}
+
+#[test]
+fn fencing_tokens_come_from_the_lock_round_and_grow_only_with_the_write_back() {
+    use redlock_lab::proto::Fencing;
+    // Fencing off: no token.
+    let mut off = fenced_client(Fencing::Off, 0);
+    assert_eq!(
+        off.lock("orders", TTL).unwrap().unwrap().fencing_token(),
+        None
+    );
+
+    for (fencing, later) in [(Fencing::MaxOnly, 2), (Fencing::WriteBack, 7)] {
+        let mut redlock = fenced_client(fencing, 5);
+        // The first holder's quorum includes node 0, which is ahead: token 6.
+        let first = redlock.lock("orders", TTL).unwrap().expect("free");
+        assert_eq!(first.fencing_token(), Some(6), "{fencing:?}");
+        first.unlock();
+        // The next holder's quorum is nodes 1 and 2 (node 0 is down).
+        redlock.nodes_mut()[0].crash();
+        let second = redlock.lock("orders", TTL).unwrap().expect("two nodes up");
+        assert_eq!(second.fencing_token(), Some(later), "{fencing:?}");
+    }
+    // Without the write-back the later holder's token went backwards (2 < 6); with it, the
+    // counters of nodes 1 and 2 were raised to 6 before the first holder counted as acquired.
+}

@@ -15,7 +15,7 @@ use rand_core::SeedableRng;
 use redlock_lab::driver::watchdog::{Fraction, Loss, LossReason, WatchdogConfig};
 use redlock_lab::driver::{Clock, ManualClock, MemoryNode, MonotonicClock, Redlock, SharedNode};
 use redlock_lab::node::Node;
-use redlock_lab::proto::{Config, Failure, Op, RetryPolicy, Token};
+use redlock_lab::proto::{Config, Failure, RetryPolicy, Token};
 use redlock_lab::time::Millis;
 
 const TTL: Millis = Millis(3_000);
@@ -39,9 +39,13 @@ struct Recording<N> {
 impl<N: Node> Node for Recording<N> {
     type Error = N::Error;
 
-    fn set_nx_px(&mut self, key: &str, token: Token, ttl: Millis) -> Result<bool, N::Error> {
+    fn set_nx_px(&mut self, key: &str, token: Token, ttl: Millis) -> Result<Option<u64>, N::Error> {
         self.log.lock().unwrap().push(Asked::Set);
         self.node.set_nx_px(key, token, ttl)
+    }
+
+    fn raise_fence(&mut self, key: &str, token: Token, to: u64) -> Result<bool, N::Error> {
+        self.node.raise_fence(key, token, to)
     }
 
     fn del_if_eq(&mut self, key: &str, token: Token) -> Result<bool, N::Error> {
@@ -57,15 +61,6 @@ impl<N: Node> Node for Recording<N> {
     fn del(&mut self, key: &str) -> Result<bool, N::Error> {
         self.log.lock().unwrap().push(Asked::Release);
         self.node.del(key)
-    }
-
-    fn execute(&mut self, key: &str, op: &Op) -> Result<bool, N::Error> {
-        match *op {
-            Op::SetNxPx { token, ttl } => self.set_nx_px(key, token, ttl),
-            Op::DelIfEq { token } => self.del_if_eq(key, token),
-            Op::PExpireIfEq { token, ttl } => self.pexpire_if_eq(key, token, ttl),
-            Op::Del => self.del(key),
-        }
     }
 }
 

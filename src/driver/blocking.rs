@@ -9,7 +9,7 @@ use thiserror::Error;
 
 use super::clock::Clock;
 use super::outcome::{Lost, NodeError, NotAcquired, RoundLog, Unreachable};
-use crate::node::Node;
+use crate::node::{Node, NodeReply};
 use crate::proto::{
     Answer, Command, Config, ConfigError, Event, Failure, Lock, LockParams, NodeId, NodeSet, Reply,
     Tally, Token, UsageError, validate_resource,
@@ -265,6 +265,24 @@ impl<N: Node, C: Clock, R: RngCore> Guard<'_, N, C, R> {
         self.lease().token
     }
 
+    /// The fencing token this lock's acquisition derived from the nodes' counters (`None` with
+    /// [`Fencing::Off`](crate::proto::Fencing::Off), the default; use
+    /// [`Fencing::WriteBack`](crate::proto::Fencing::WriteBack)).
+    ///
+    /// It comes from the same round as the lock, with no extra node: every later holder's token
+    /// is larger, as long as every lock node keeps its counter across a crash (`appendfsync
+    /// always`). Send it with every operation on the guarded resource, reads included, and let
+    /// the resource refuse a token smaller than one it has seen (see
+    /// [`FencedStore`](crate::driver::redis::fenced::FencedStore)).
+    pub fn fencing_token(&self) -> Option<u64> {
+        match self.lock.params().fencing {
+            crate::proto::Fencing::WriteBack | crate::proto::Fencing::MaxOnly => {
+                Some(self.lease().fence)
+            }
+            crate::proto::Fencing::Off => None,
+        }
+    }
+
     /// The client-clock reading at which the lock must be considered lost.
     pub fn deadline(&self) -> Millis {
         self.lease().deadline
@@ -375,15 +393,18 @@ impl<N: Node, C: Clock, R: RngCore> Drop for Guard<'_, N, C, R> {
 /// the node it came from, for the caller.
 pub(crate) fn reply_from<E>(
     node: NodeId,
-    result: Result<bool, E>,
+    result: Result<NodeReply, E>,
     errors: &mut Vec<NodeError<E>>,
-) -> Reply {
+) -> (Reply, u64) {
     match result {
-        Ok(true) => Reply::Applied,
-        Ok(false) => Reply::NotApplied,
+        Ok(NodeReply {
+            applied: true,
+            counter,
+        }) => (Reply::Applied, counter),
+        Ok(_) => (Reply::NotApplied, 0),
         Err(error) => {
             errors.push(NodeError { node, error });
-            Reply::Failed
+            (Reply::Failed, 0)
         }
     }
 }
@@ -412,7 +433,7 @@ fn drive<N: Node, C: Clock, R: RngCore>(
             let budget = lock.params().round_timeout;
             N::execute_all(nodes, key, &batch, budget, |node, command, result| {
                 let error_index = result.is_err().then_some(errors.len());
-                let reply = reply_from(command.node, result, errors);
+                let (reply, counter) = reply_from(command.node, result, errors);
                 let counted = node.counts_toward_quorum();
                 log.record(
                     command.round,
@@ -426,13 +447,15 @@ fn drive<N: Node, C: Clock, R: RngCore>(
                 let answer = Answer {
                     reply,
                     counts: counted,
+                    counter,
                 };
                 lock.handle_reply(command.round, command.node, answer, clock.now());
                 let before = events.len();
                 events.extend(std::iter::from_fn(|| lock.poll_event()));
-                // A new event means the round in flight is decided: stop waiting for stragglers,
-                // so a hung minority costs nothing once the majority has answered.
-                if events.len() == before {
+                // A new event, or a new round (the fencing write-back of a won acquisition),
+                // means the round in flight is decided: stop waiting for stragglers, so a hung
+                // minority costs nothing once the majority has answered.
+                if events.len() == before && lock.state().round() == command.round {
                     ControlFlow::Continue(())
                 } else {
                     ControlFlow::Break(())

@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 
 use super::clock::{Clock, ManualClock};
-use crate::node::{Node, NodeState, Persistence, Unavailable};
+use crate::node::{Node, NodeReply, NodeState, Persistence, Unavailable};
 use crate::proto::{Op, Token};
 use crate::time::Millis;
 
@@ -63,37 +63,53 @@ impl MemoryNode {
         }
     }
 
-    fn run(&mut self, key: &str, op: Op) -> Result<bool, Unavailable> {
+    fn run(&mut self, key: &str, op: Op) -> Result<NodeReply, Unavailable> {
         let now = self.clock.now();
         if self.down || now < self.ready_at {
             return Err(Unavailable);
         }
         let state = self.keys.entry(key.to_owned()).or_default();
-        let applied = state.apply(&op, now, self.persistence)?;
-        if state.entry.is_none() {
-            // Keep the map as small as the live keyspace.
+        let reply = state.apply_counted(&op, now, self.persistence)?;
+        if state.entry.is_none() && state.counter == 0 {
+            // Keep the map as small as the live keyspace (and the fencing counters).
             self.keys.remove(key);
         }
-        Ok(applied)
+        Ok(reply)
     }
 }
 
 impl Node for MemoryNode {
     type Error = Unavailable;
 
-    fn set_nx_px(&mut self, key: &str, token: Token, ttl: Millis) -> Result<bool, Unavailable> {
-        self.run(key, Op::SetNxPx { token, ttl })
+    fn set_nx_px(
+        &mut self,
+        key: &str,
+        token: Token,
+        ttl: Millis,
+    ) -> Result<Option<u64>, Unavailable> {
+        let reply = self.run(key, Op::SetNxPx { token, ttl })?;
+        Ok(reply.applied.then_some(reply.counter))
+    }
+
+    fn raise_fence(&mut self, key: &str, token: Token, to: u64) -> Result<bool, Unavailable> {
+        self.run(key, Op::RaiseFence { token, to })
+            .map(|r| r.applied)
     }
 
     fn del_if_eq(&mut self, key: &str, token: Token) -> Result<bool, Unavailable> {
-        self.run(key, Op::DelIfEq { token })
+        self.run(key, Op::DelIfEq { token }).map(|r| r.applied)
     }
 
     fn pexpire_if_eq(&mut self, key: &str, token: Token, ttl: Millis) -> Result<bool, Unavailable> {
         self.run(key, Op::PExpireIfEq { token, ttl })
+            .map(|r| r.applied)
     }
 
     fn del(&mut self, key: &str) -> Result<bool, Unavailable> {
-        self.run(key, Op::Del)
+        self.run(key, Op::Del).map(|r| r.applied)
+    }
+
+    fn execute(&mut self, key: &str, op: &Op) -> Result<NodeReply, Unavailable> {
+        self.run(key, *op)
     }
 }

@@ -4,7 +4,7 @@
 // what the loom models check, and under loom it must keep working outside a model.
 use std::sync::{Arc, Mutex};
 
-use crate::node::Node;
+use crate::node::{Node, NodeReply};
 use crate::proto::{Op, Token};
 use crate::time::Millis;
 
@@ -48,8 +48,12 @@ impl<N> Clone for SharedNode<N> {
 impl<N: Node> Node for SharedNode<N> {
     type Error = N::Error;
 
-    fn set_nx_px(&mut self, key: &str, token: Token, ttl: Millis) -> Result<bool, N::Error> {
+    fn set_nx_px(&mut self, key: &str, token: Token, ttl: Millis) -> Result<Option<u64>, N::Error> {
         self.with(|node| node.set_nx_px(key, token, ttl))
+    }
+
+    fn raise_fence(&mut self, key: &str, token: Token, to: u64) -> Result<bool, N::Error> {
+        self.with(|node| node.raise_fence(key, token, to))
     }
 
     fn del_if_eq(&mut self, key: &str, token: Token) -> Result<bool, N::Error> {
@@ -64,7 +68,7 @@ impl<N: Node> Node for SharedNode<N> {
         self.with(|node| node.del(key))
     }
 
-    fn execute(&mut self, key: &str, op: &Op) -> Result<bool, N::Error> {
+    fn execute(&mut self, key: &str, op: &Op) -> Result<NodeReply, N::Error> {
         // The inner node's own `execute`, in case it overrides the default.
         self.with(|node| node.execute(key, op))
     }
@@ -80,7 +84,7 @@ mod tests {
         let clock = ManualClock::new(Millis(0));
         let mut a = SharedNode::new(MemoryNode::new(clock));
         let b = a.clone();
-        assert_eq!(a.set_nx_px("k", Token(7), Millis(10)), Ok(true));
+        assert_eq!(a.set_nx_px("k", Token(7), Millis(10)), Ok(Some(1)));
         assert_eq!(b.with(|node| node.holder("k")), Some(Token(7)));
         b.with(|node| node.crash());
         assert!(a.del_if_eq("k", Token(7)).is_err());

@@ -15,7 +15,9 @@ use std::fmt;
 use serde::{Serialize, Serializer};
 
 use crate::node::{Availability, Persistence};
-use crate::proto::{Failure, NodeSet, RoundOutcome, Token, UnlockMode};
+use crate::proto::{
+    Failure, LockPhase, NodeSet, Op, Request, RoundKind, RoundOutcome, Token, UnlockMode,
+};
 use crate::storage::StorageOp;
 use crate::time::Millis;
 
@@ -31,6 +33,8 @@ pub enum Actor {
     Node(u8),
     /// The asynchronous replica of `n1`.
     Replica,
+    /// The separate counter node that hands out fencing tokens (`counter-after-acquire`).
+    Counter,
     /// The guarded storage.
     Storage,
     /// Nobody: time passes.
@@ -43,6 +47,7 @@ impl fmt::Display for Actor {
             Actor::Client(c) => write!(f, "c{}", u16::from(c) + 1),
             Actor::Node(n) => write!(f, "n{}", u16::from(n) + 1),
             Actor::Replica => f.write_str("replica"),
+            Actor::Counter => f.write_str("counter"),
             Actor::Storage => f.write_str("storage"),
             Actor::Time => f.write_str("time"),
         }
@@ -76,7 +81,9 @@ impl Serialize for Nodes {
     }
 }
 
-/// A storage operation, told as `write 1 (epoch 1)`; the epoch is the fencing token.
+/// A storage operation, told as `write 1 (epoch 1)`: the lock epoch, which is also the
+/// fencing token with an ideal counter; with a real token source the token is told too when
+/// it differs (`write 1 (token 3, lock epoch 2)`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(tag = "op", rename_all = "kebab-case")]
 pub enum StorageOpEvent {
@@ -89,11 +96,15 @@ pub enum StorageOpEvent {
     Read {
         /// The lock epoch.
         epoch: u32,
+        /// The fencing token the op carries (0: not taken yet from the counter node).
+        fence: u32,
     },
     /// Write the counter.
     Write {
         /// The lock epoch.
         epoch: u32,
+        /// The fencing token the op carries (0: not taken yet from the counter node).
+        fence: u32,
         /// The value written.
         value: u32,
     },
@@ -103,8 +114,16 @@ impl From<StorageOp> for StorageOpEvent {
     fn from(op: StorageOp) -> StorageOpEvent {
         match op {
             StorageOp::Mark { epoch } => StorageOpEvent::Mark { epoch },
-            StorageOp::Read { epoch } => StorageOpEvent::Read { epoch },
-            StorageOp::Write { epoch, value } => StorageOpEvent::Write { epoch, value },
+            StorageOp::Read { epoch, fence } => StorageOpEvent::Read { epoch, fence },
+            StorageOp::Write {
+                epoch,
+                fence,
+                value,
+            } => StorageOpEvent::Write {
+                epoch,
+                fence,
+                value,
+            },
         }
     }
 }
@@ -114,8 +133,16 @@ impl fmt::Display for StorageOpEvent {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let op = match *self {
             StorageOpEvent::Mark { epoch } => StorageOp::Mark { epoch },
-            StorageOpEvent::Read { epoch } => StorageOp::Read { epoch },
-            StorageOpEvent::Write { epoch, value } => StorageOp::Write { epoch, value },
+            StorageOpEvent::Read { epoch, fence } => StorageOp::Read { epoch, fence },
+            StorageOpEvent::Write {
+                epoch,
+                fence,
+                value,
+            } => StorageOp::Write {
+                epoch,
+                fence,
+                value,
+            },
         };
         write!(f, "{op}")
     }
@@ -152,6 +179,25 @@ pub enum Event {
         early_over: Option<Actor>,
         /// By how many ticks the node's clock read fast.
         fast_by: u32,
+        /// The node's fencing counter after the `SET` bumped it, when the lock nodes'
+        /// counters feed the tokens (`lock-quorum`).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        counter: Option<u64>,
+    },
+    /// A node takes a client's fencing write-back (`lock-quorum`): the client's key is there,
+    /// so the node raises its counter to the round's fence.
+    FenceRaised {
+        /// Whose write-back.
+        client: Actor,
+        /// The node's counter before.
+        from: u64,
+        /// The node's counter after.
+        to: u64,
+    },
+    /// A node refuses a client's fencing write-back: the client's key is not there.
+    FenceRefused {
+        /// Whose write-back.
+        client: Actor,
     },
     /// A node extends a client's key (compare-and-pexpire).
     KeyExtended {
@@ -191,6 +237,17 @@ pub enum Event {
         /// The node it was sent to.
         node: Actor,
     },
+    /// A client wins its `SET` round but must first write the largest fencing counter its
+    /// quorum returned back to every node it reaches (`lock-quorum`) before the lock counts
+    /// as acquired.
+    WriteBackBegan {
+        /// The nodes whose yes counted.
+        on: Nodes,
+        /// T2 on the client's clock.
+        t2: i64,
+        /// The largest counter among them, the token it writes back.
+        fence: u64,
+    },
     /// A client decides its round and holds the lock.
     Acquired {
         /// The nodes whose yes counted.
@@ -201,6 +258,12 @@ pub enum Event {
         validity: u64,
         /// The client believes it holds the lock until its clock reads this.
         believes_until: i64,
+        /// The fencing token, when the lock nodes' counters give it (`lock-quorum`).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        fence: Option<u64>,
+        /// The round decided was the fencing write-back, not the `SET`s.
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        by_write_back: bool,
     },
     /// A client decides its round and did not get the lock; it unlocks every node it reaches.
     NotAcquired {
@@ -279,6 +342,16 @@ pub enum Event {
         /// Ticks the op spent in the network beyond the instant, when it was not paused.
         delayed_by: u32,
     },
+    /// The separate counter node answers a holder's `INCR` with its fencing token
+    /// (`counter-after-acquire`), just before the holder's first fenced op.
+    TokenTaken {
+        /// Whose `INCR`.
+        client: Actor,
+        /// The token.
+        token: u64,
+        /// The holder's lease is already over (it does not look before asking).
+        stale: bool,
+    },
     /// A stale write landed after a newer one: the newer update is lost.
     UpdateLost {
         /// The client whose stale write landed.
@@ -335,6 +408,21 @@ pub enum Event {
         /// The clients' guard keeps its yes out of every quorum until its clock reads this.
         guarded_until: Option<i64>,
     },
+    /// The separate counter node crashes and restarts at once, keeping what its persistence
+    /// keeps.
+    CounterCrashed {
+        /// Its persistence.
+        persistence: &'static str,
+        /// Its counter before the crash.
+        from: u64,
+        /// Its counter after the restart.
+        to: u64,
+    },
+    /// The separate counter node fsyncs its counter to disk.
+    CounterFsynced {
+        /// The counter it makes durable.
+        counter: u64,
+    },
     /// A node fsyncs its key to disk.
     Fsynced {
         /// Whose key.
@@ -365,6 +453,7 @@ impl Event {
             Event::Paused { .. }
                 | Event::ClockJumped { .. }
                 | Event::Crashed { .. }
+                | Event::CounterCrashed { .. }
                 | Event::RequestLost { .. }
                 | Event::Promoted { .. }
         )
@@ -401,6 +490,7 @@ impl fmt::Display for Event {
                 expires_at,
                 early_over,
                 fast_by,
+                counter,
             } => {
                 if let Some(old) = early_over {
                     write!(
@@ -411,8 +501,20 @@ impl fmt::Display for Event {
                 write!(
                     f,
                     "sets {client}'s key, expiring when {node}'s clock reads {expires_at}"
-                )
+                )?;
+                if let Some(counter) = counter {
+                    write!(f, ", and its fencing counter becomes {counter}")?;
+                }
+                Ok(())
             }
+            Event::FenceRaised { client, from, to } => write!(
+                f,
+                "takes {client}'s fencing write-back: its counter goes from {from} to {to}"
+            ),
+            Event::FenceRefused { client } => write!(
+                f,
+                "refuses {client}'s fencing write-back: {client}'s key is not there"
+            ),
             Event::KeyExtended {
                 client,
                 node,
@@ -443,15 +545,32 @@ impl fmt::Display for Event {
             Event::RequestLost { node } => {
                 write!(f, "its request to {node} is lost in the network")
             }
+            Event::WriteBackBegan { on, t2, fence } => write!(
+                f,
+                "wins {on} (T2={t2}); the largest fencing counter among them is {fence}, and it writes {fence} back to every node it reaches before it counts as acquired"
+            ),
             Event::Acquired {
                 on,
                 t2,
                 validity,
                 believes_until,
-            } => write!(
-                f,
-                "acquires {on} (T2={t2}, validity {validity}), believes it holds the lock until its clock reads {believes_until}"
-            ),
+                fence,
+                by_write_back,
+            } => {
+                let how = if *by_write_back {
+                    "the write-back reached"
+                } else {
+                    "acquires"
+                };
+                write!(
+                    f,
+                    "{how} {on} (T2={t2}, validity {validity}), believes it holds the lock until its clock reads {believes_until}"
+                )?;
+                if let Some(fence) = fence {
+                    write!(f, ", fencing token {fence}")?;
+                }
+                Ok(())
+            }
             Event::NotAcquired {
                 t2,
                 reason,
@@ -528,6 +647,17 @@ impl fmt::Display for Event {
                 }
                 Ok(())
             }
+            Event::TokenTaken {
+                client,
+                token,
+                stale,
+            } => {
+                write!(f, "INCR for {client}: token {token}")?;
+                if *stale {
+                    f.write_str(" (its lease is over, but it does not look)")?;
+                }
+                Ok(())
+            }
             Event::UpdateLost {
                 stale,
                 stale_epoch,
@@ -592,6 +722,17 @@ impl fmt::Display for Event {
                 }
                 Ok(())
             }
+            Event::CounterCrashed {
+                persistence,
+                from,
+                to,
+            } => write!(
+                f,
+                "crashes ({persistence}) and restarts at once: its counter goes from {from} to {to}"
+            ),
+            Event::CounterFsynced { counter } => {
+                write!(f, "fsyncs its counter ({counter}) to disk")
+            }
             Event::Fsynced { owner } => match owner {
                 Some(owner) => write!(f, "fsyncs {owner}'s key to disk"),
                 None => f.write_str("fsyncs its key to disk"),
@@ -650,6 +791,7 @@ impl Moment {
             (Some(ticks), Some(from)) => {
                 let request = match self.event {
                     Event::KeyExtended { .. } | Event::ExtensionRefused { .. } => "extension",
+                    Event::FenceRaised { .. } | Event::FenceRefused { .. } => "fencing write-back",
                     _ => "SET",
                 };
                 let unit = if ticks == 1 { "tick" } else { "ticks" };
@@ -755,6 +897,14 @@ fn deleted_keys(before: &World, after: &World, c: usize) -> Vec<(Actor, Actor)> 
         .collect()
 }
 
+fn persistence_words(persistence: Persistence) -> &'static str {
+    match persistence {
+        Persistence::None => "no persistence",
+        Persistence::FsyncAlways => "AOF, fsync always",
+        Persistence::FsyncPeriodic => "AOF, fsync every second",
+    }
+}
+
 fn failure_words(failure: Failure) -> String {
     match failure {
         Failure::NoQuorum { applied, quorum } => {
@@ -819,10 +969,28 @@ pub fn narrate(before: &World, step: &Step, after: &World) -> Vec<Moment> {
             let (cu, nu) = (usize::from(c), usize::from(n));
             let token = before.clients[cu].token();
             let state = before.nodes[nu].state;
+            // `lock-quorum`: what travels may be the fencing write-back, not a `SET`.
+            let write_back = matches!(
+                before.clients[cu].request,
+                Some(Request {
+                    op: Op::RaiseFence { .. },
+                    ..
+                })
+            );
             let event = if !state.is_serving(before.node_clock(nu)) {
                 Event::NotServing {
                     client: client(cu),
                     restarting: state.availability != Availability::Down,
+                }
+            } else if write_back {
+                if state.live_entry(before.node_clock(nu)).map(|e| e.token) == Some(token) {
+                    Event::FenceRaised {
+                        client: client(cu),
+                        from: state.counter,
+                        to: after.nodes[nu].state.counter,
+                    }
+                } else {
+                    Event::FenceRefused { client: client(cu) }
                 }
             } else {
                 let extending = matches!(before.clients[cu].phase(), Phase::Extending { .. });
@@ -841,6 +1009,9 @@ pub fn narrate(before: &World, step: &Step, after: &World) -> Vec<Moment> {
                         expires_at: reading(e.expires_at),
                         early_over: state.entry.filter(|_| early).map(|old| owner(old.token)),
                         fast_by: if early { shape.eps_n } else { 0 },
+                        counter: before
+                            .counters_matter()
+                            .then_some(after.nodes[nu].state.counter),
                     },
                     Some(e) => Event::SetRefused {
                         client: client(cu),
@@ -895,11 +1066,25 @@ pub fn narrate(before: &World, step: &Step, after: &World) -> Vec<Moment> {
             let t2 = reading(clock);
             let event = match before.clients[cu].phase() {
                 Phase::Acquiring(round) => match round.finish(&shape.params, clock) {
+                    RoundOutcome::Won(_) if round.needs_write_back(&shape.params) => {
+                        Event::WriteBackBegan {
+                            on: Nodes(round.tally.applied),
+                            t2,
+                            fence: match after.clients[cu].lock.phase() {
+                                LockPhase::Acquiring(r) => r.fence,
+                                _ => 0,
+                            },
+                        }
+                    }
                     RoundOutcome::Won(lease) => Event::Acquired {
                         on: Nodes(lease.tally.applied),
                         t2,
                         validity: lease.validity.as_u64(),
                         believes_until: reading(lease.deadline),
+                        fence: before
+                            .counters_matter()
+                            .then(|| after.clients[cu].lock.lease().map_or(0, |l| l.fence)),
+                        by_write_back: round.kind == RoundKind::Fence,
                     },
                     RoundOutcome::Lost(failure) => Event::NotAcquired {
                         t2,
@@ -985,6 +1170,24 @@ pub fn narrate(before: &World, step: &Step, after: &World) -> Vec<Moment> {
             let Some(op) = work.pending else {
                 return out;
             };
+            if before.needs_counter(cu, &op) {
+                // `counter-after-acquire`: this step is the `INCR` on the counter node; the
+                // op stays pending and lands in a later step.
+                out.push(
+                    Moment::new(
+                        t,
+                        Actor::Counter,
+                        Event::TokenTaken {
+                            client: client(cu),
+                            token: after.fences.taken[cu],
+                            stale: !before.believes(cu),
+                        },
+                    )
+                    .from(client(cu)),
+                );
+                return out;
+            }
+            let op = op.with_fence(before.fence_of(cu));
             let waited = u32::from(work.stall);
             if work.paused {
                 out.push(Moment::new(
@@ -1044,16 +1247,11 @@ pub fn narrate(before: &World, step: &Step, after: &World) -> Vec<Moment> {
                 .state
                 .entry
                 .map(|e| (owner(e.token), after.nodes[nu].state.entry.is_some()));
-            let persistence = match shape.persistence {
-                Persistence::None => "no persistence",
-                Persistence::FsyncAlways => "AOF, fsync always",
-                Persistence::FsyncPeriodic => "AOF, fsync every second",
-            };
             out.push(Moment::new(
                 t,
                 node(nu),
                 Event::Crashed {
-                    persistence,
+                    persistence: persistence_words(shape.persistence),
                     key,
                     restarts: shape.restart,
                     restart_delay: shape.restart_delay.as_u64(),
@@ -1071,6 +1269,26 @@ pub fn narrate(before: &World, step: &Step, after: &World) -> Vec<Moment> {
                 node(nu),
                 Event::Fsynced {
                     owner: before.nodes[nu].state.entry.map(|e| owner(e.token)),
+                },
+            ));
+        }
+        Step::CrashCounter => {
+            out.push(Moment::new(
+                t,
+                Actor::Counter,
+                Event::CounterCrashed {
+                    persistence: persistence_words(shape.persistence),
+                    from: before.fences.counter_node.counter,
+                    to: after.fences.counter_node.counter,
+                },
+            ));
+        }
+        Step::FsyncCounter => {
+            out.push(Moment::new(
+                t,
+                Actor::Counter,
+                Event::CounterFsynced {
+                    counter: before.fences.counter_node.counter,
                 },
             ));
         }
@@ -1117,7 +1335,12 @@ pub fn narrate_path(path: &[(World, Option<Step>)]) -> Vec<Vec<Moment>> {
         let mut moments = narrate(before, step, after);
         for m in &mut moments {
             match (&m.event, m.from) {
-                (Event::RoundBegan { .. } | Event::ExtensionBegan { .. }, _) => {
+                (
+                    Event::RoundBegan { .. }
+                    | Event::ExtensionBegan { .. }
+                    | Event::WriteBackBegan { .. },
+                    _,
+                ) => {
                     sent_at.retain(|(c, _)| *c != m.actor);
                     sent_at.push((m.actor, m.t));
                 }
@@ -1126,6 +1349,8 @@ pub fn narrate_path(path: &[(World, Option<Step>)]) -> Vec<Vec<Moment>> {
                     | Event::KeyExtended { .. }
                     | Event::ExtensionRefused { .. }
                     | Event::SetRefused { .. }
+                    | Event::FenceRaised { .. }
+                    | Event::FenceRefused { .. }
                     | Event::NotServing { .. },
                     Some(from),
                 ) => {
@@ -1269,6 +1494,90 @@ mod tests {
             line,
             "n1 restarted too recently: the clients' guard keeps this yes out of c1's quorum"
         );
+    }
+
+    fn fenced(token_source: &str) -> RedlockModel {
+        let text = format!(
+            "name = \"t\"\ntitle = \"t\"\nclaim = \"c\"\nsource = \"seed\"\nprose = \"p\"\n\
+            [lock]\nnodes = 3\nclients = 2\nttl_ticks = 4\ndrift_ticks = 1\n\
+            [storage]\nprotection = \"fencing-token\"\ntoken_source = \"{token_source}\"\n\
+            [faults.crashes]\ncount = 1\npersistence = \"none\"\nrestart_delay_ticks = 4\n\
+            [expect]\n\"mutual exclusion\" = \"holds\"\n"
+        );
+        RedlockModel::new(&Scenario::from_str("t.toml", &text).unwrap())
+    }
+
+    fn sentences(told: &[Vec<Moment>]) -> Vec<String> {
+        told.iter().flatten().map(Moment::sentence).collect()
+    }
+
+    /// `counter-after-acquire`: the `INCR` is told by the counter node with the token it
+    /// hands out, and its crash with the counter before and after.
+    #[test]
+    fn the_separate_counter_node_is_told_as_counter() {
+        let model = fenced("counter-after-acquire");
+        let steps = [
+            Step::Begin(0),
+            deliver(0, 0),
+            deliver(0, 1),
+            Step::Decide(0),
+            Step::Issue(0),
+            Step::Apply(0),
+            Step::CrashCounter,
+            Step::Apply(0),
+        ];
+        let told = sentences(&narrate_path(&walk(&model, &steps)));
+        assert!(
+            told.contains(
+                &"c1 checks its lease (clock 0, deadline 3): still valid, sends read (lock epoch 1, token still to take)"
+                    .to_owned()
+            ),
+            "{told:#?}"
+        );
+        assert!(
+            told.contains(&"counter INCR for c1: token 1".to_owned()),
+            "{told:#?}"
+        );
+        assert!(
+            told.contains(
+                &"counter crashes (no persistence) and restarts at once: its counter goes from 1 to 0"
+                    .to_owned()
+            ),
+            "{told:#?}"
+        );
+        assert!(
+            told.contains(&"storage applies c1's read (epoch 1): counter 0".to_owned()),
+            "{told:#?}"
+        );
+        let crash = narrate_path(&walk(&model, &steps))[6][0].clone();
+        assert_eq!(crash.actor, Actor::Counter);
+        assert!(crash.is_fault());
+    }
+
+    /// `lock-quorum`: the `SET` tells the node's counter, the won round tells the write-back,
+    /// each node tells whether it took it, and the acquisition tells the token.
+    #[test]
+    fn the_write_back_and_the_token_are_told() {
+        let model = fenced("lock-quorum");
+        let steps = [
+            Step::Begin(0),
+            deliver(0, 0),
+            deliver(0, 1),
+            Step::Decide(0),
+            deliver(0, 0),
+            deliver(0, 1),
+            Step::Decide(0),
+        ];
+        let told = sentences(&narrate_path(&walk(&model, &steps)));
+        let expected = [
+            "n1 sets c1's key, expiring when n1's clock reads 4, and its fencing counter becomes 1",
+            "c1 wins n1 n2 (T2=0); the largest fencing counter among them is 1, and it writes 1 back to every node it reaches before it counts as acquired",
+            "n1 takes c1's fencing write-back: its counter goes from 1 to 1",
+            "c1 the write-back reached n1 n2 (T2=0, validity 3), believes it holds the lock until its clock reads 3, fencing token 1",
+        ];
+        for line in expected {
+            assert!(told.contains(&line.to_owned()), "{line}\n{told:#?}");
+        }
     }
 
     /// A lost request is told, with whose it was and where it was going.

@@ -3,10 +3,10 @@
 
 use crate::node::Persistence;
 use crate::proto::{
-    Config, DriftPolicy, ExtensionQuorum as Counted, LockParams, NodeSet, RetryPolicy,
+    Config, DriftPolicy, ExtensionQuorum as Counted, Fencing, LockParams, NodeSet, RetryPolicy,
 };
 use crate::scenario::{Bound, ExtensionQuorum, JumpTarget, MAX_MODEL_CLIENTS, Scenario};
-use crate::storage::Protection;
+use crate::storage::{Protection, TokenSource};
 use crate::time::Millis;
 
 /// Which run of the model this is.
@@ -42,6 +42,8 @@ pub(crate) struct Shape {
     pub reach: [NodeSet; MAX_MODEL_CLIENTS],
     pub message_loss: u8,
     pub storage: Option<Protection>,
+    /// Where the fencing tokens come from (`fence.rs`).
+    pub token_source: TokenSource,
     pub ops: &'static [OpKind],
     pub check_margin: u32,
     pub delay_max: Bound,
@@ -98,6 +100,11 @@ impl Shape {
             delay_min: Millis::ZERO,
             delay_max: Millis::ZERO,
         };
+        let token_source = scenario
+            .storage
+            .as_ref()
+            .map_or(TokenSource::Ideal, |s| s.token_source);
+        config.fencing = fencing_for(token_source);
         let params = config
             .params(Millis(u64::from(lock.ttl_ticks)))
             .expect("a validated scenario has ttl > drift and 1..=5 nodes");
@@ -125,6 +132,7 @@ impl Shape {
             reach,
             message_loss: scenario.network.message_loss,
             storage: protection,
+            token_source,
             ops,
             check_margin: storage.and_then(|s| s.check_margin_ticks).unwrap_or(1),
             delay_max: storage.map_or(Bound::Ticks(0), |s| s.max_delay),
@@ -143,7 +151,9 @@ impl Shape {
                 .failover
                 .as_ref()
                 .map(|f| Millis(u64::from(f.promotion_delay_ticks))),
-            symmetry: scenario.symmetry,
+            // The fencing view hashes per-client and per-node counters in index order
+            // (`fence.rs`), which the symmetry reduction would not permute with the rows.
+            symmetry: scenario.symmetry && token_source == TokenSource::Ideal,
             horizon: scenario.liveness.horizon_ticks,
             isolated_rounds: scenario.liveness.isolated_rounds,
             exact_ghosts: false,
@@ -180,5 +190,14 @@ impl Shape {
             (Bound::Ticks(d), true, Bound::Ticks(p)) => Bound::Ticks(d + p),
             (Bound::Ticks(d), false, _) => Bound::Ticks(d),
         }
+    }
+}
+
+/// The core's fencing rule for a token source.
+fn fencing_for(source: TokenSource) -> Fencing {
+    match source {
+        TokenSource::Ideal | TokenSource::CounterAfterAcquire => Fencing::Off,
+        TokenSource::LockQuorumMaxOnly => Fencing::MaxOnly,
+        TokenSource::LockQuorum => Fencing::WriteBack,
     }
 }

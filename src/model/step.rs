@@ -87,8 +87,13 @@ pub enum Step {
     },
     /// Node `n` crashes (and restarts, unless configured not to).
     Crash(u8),
-    /// Node `n` runs its periodic fsync: its key becomes durable.
+    /// Node `n` runs its periodic fsync: its key (and its fencing counter) becomes durable.
     Fsync(u8),
+    /// `counter-after-acquire` only: the separate counter node crashes and restarts at once,
+    /// keeping what its persistence keeps.
+    CrashCounter,
+    /// `counter-after-acquire` only: the counter node's periodic fsync.
+    FsyncCounter,
     /// The master's current key reaches its replica.
     Replicate,
     /// The master fails and its replica is promoted in its place.
@@ -156,6 +161,7 @@ impl World {
             let answer = Answer {
                 reply,
                 counts: !slot.guarded.contains(node),
+                counter: self.mailbox_counter(c),
             };
             let e = lock.handle_reply(&shape.params, round, node, answer, now, &mut entropy);
             effects = merge(effects, e);
@@ -166,7 +172,8 @@ impl World {
                 lock.handle_timeout(&shape.params, now, &mut entropy),
             );
         }
-        effects.event.map(|_| (lock, effects))
+        // A won acquisition that still writes its fence back yields a request and no event.
+        (effects.event.is_some() || effects.request.is_some()).then_some((lock, effects))
     }
 
     /// Client steps and deliveries, in a fixed order.
@@ -358,11 +365,17 @@ impl World {
                 }
             }
         }
+        if b.crashes > 0 && self.counter_node_in_play() {
+            out.push(Step::CrashCounter);
+        }
         if shape.persistence == Persistence::FsyncPeriodic {
             for n in 0..shape.nodes {
-                if self.nodes[n].state.entry.is_some_and(|e| !e.durable) {
+                if self.node_unsynced(n) {
                     out.push(Step::Fsync(n as u8));
                 }
+            }
+            if self.counter_node_in_play() && self.fences.counter_node.has_unsynced_writes() {
+                out.push(Step::FsyncCounter);
             }
         }
         if let Some(replica) = self.replica {
@@ -406,7 +419,8 @@ impl World {
         let shape = self.shape.clone();
         if let Some(request) = effects.request {
             match request.op {
-                Op::SetNxPx { .. } | Op::PExpireIfEq { .. } => {
+                Op::SetNxPx { .. } | Op::PExpireIfEq { .. } | Op::RaiseFence { .. } => {
+                    self.reset_fences(c, false);
                     let slot = &mut self.clients[c];
                     slot.request = Some(request);
                     slot.inflight = shape.reach[c];
@@ -419,6 +433,7 @@ impl World {
         if let Some(Event::Acquired { .. }) = effects.event {
             self.epochs += 1;
             self.acquired |= 1 << c;
+            self.reset_fences(c, true);
             let slot = &mut self.clients[c];
             slot.epoch = self.epochs;
             slot.work = Work::default();
@@ -539,6 +554,7 @@ impl World {
                     .guarded_until
                     .is_some_and(|until| reading < until);
                 let state = &mut w.nodes[n].state;
+                let mut counter = 0;
                 let reply = if state.is_serving(reading) {
                     if early {
                         state.expire(reading);
@@ -546,9 +562,12 @@ impl World {
                             state.availability = Availability::Up;
                         }
                     }
-                    match state.apply(&request.op, clock, shape.persistence) {
-                        Ok(true) => Reply::Applied,
-                        Ok(false) => Reply::NotApplied,
+                    match state.apply_counted(&request.op, clock, shape.persistence) {
+                        Ok(answer) if answer.applied => {
+                            counter = answer.counter;
+                            Reply::Applied
+                        }
+                        Ok(_) => Reply::NotApplied,
                         Err(_) => Reply::Failed,
                     }
                 } else {
@@ -559,9 +578,13 @@ impl World {
                 // round the core no longer collects would be ignored by it, so it is dropped.
                 let slot = &mut w.clients[c];
                 if slot.lock.is_collecting(request.round) {
+                    let first = !slot.mailbox.answered().contains(NodeId(node));
                     slot.mailbox.record(NodeId(node), reply);
                     if young {
                         slot.guarded.insert(NodeId(node));
+                    }
+                    if first && reply == Reply::Applied {
+                        w.saw_counter(c, counter);
                     }
                 }
             }
@@ -608,11 +631,13 @@ impl World {
                     return Some(w);
                 }
                 let epoch = u32::from(w.clients[c].epoch);
+                let fence = w.fence_of(c);
                 let op = match shape.ops[usize::from(work.next)] {
                     OpKind::Mark => StorageOp::Mark { epoch },
-                    OpKind::Read => StorageOp::Read { epoch },
+                    OpKind::Read => StorageOp::Read { epoch, fence },
                     OpKind::Write => StorageOp::Write {
                         epoch,
+                        fence,
                         value: work.read.unwrap_or(0) + 1,
                     },
                 };
@@ -628,6 +653,13 @@ impl World {
                 let mut work = w.clients[c].work;
                 let op = work.pending.take()?;
                 let protection = shape.storage?;
+                if w.needs_counter(c, &op) {
+                    // counter-after-acquire: the op first takes its token from the counter
+                    // node; it stays pending (a pause may still fall before it lands).
+                    w.take_counter(c);
+                    return Some(w);
+                }
+                let op = op.with_fence(w.fence_of(c));
                 // Shortcut, sound: the storage's reply reaches the client at once; the
                 // client's next op is checked against its clock anyway.
                 let reply = w.storage.apply(op, protection);
@@ -681,6 +713,11 @@ impl World {
                 w.normalise_node(n);
             }
             Step::Fsync(n) => w.nodes[usize::from(n)].state.fsync(),
+            Step::CrashCounter => {
+                w.budget.crashes -= 1;
+                w.crash_counter_node();
+            }
+            Step::FsyncCounter => w.fences.counter_node.fsync(),
             Step::Replicate => {
                 let replica = w.replica.as_mut()?;
                 replica.entry = w.nodes[0].state.entry;

@@ -3,6 +3,8 @@
 
 use std::fmt::Write;
 
+use crate::storage::TokenSource;
+
 use super::RedlockModel;
 use super::event::{self, narrate_path};
 use super::step::{Process, Step};
@@ -40,6 +42,8 @@ pub(super) fn label(step: &Step) -> String {
         },
         Step::Crash(n) => format!("crash n{}", n + 1),
         Step::Fsync(n) => format!("fsync n{}", n + 1),
+        Step::CrashCounter => "crash the counter node".to_owned(),
+        Step::FsyncCounter => "fsync the counter node".to_owned(),
         Step::Replicate => "replicate".to_owned(),
         Step::Promote => "fail over to the replica".to_owned(),
     }
@@ -49,12 +53,15 @@ const LANE_GAP: usize = 90;
 const ROW_GAP: usize = 26;
 const TOP: usize = 40;
 
-/// A sequence diagram of a path: one lane per client and node, one row per step.
+/// A sequence diagram of a path: one lane per client and node (and the separate counter node
+/// of `counter-after-acquire`), one row per step.
 pub(super) fn sequence_diagram(model: &RedlockModel, path: &[(World, Option<Step>)]) -> String {
     let shape = &model.shape;
-    let lanes = shape.clients + shape.nodes;
+    let counter_lane = shape.token_source == TokenSource::CounterAfterAcquire;
+    let lanes = shape.clients + shape.nodes + usize::from(counter_lane);
     let client_x = |c: usize| 60 + c * LANE_GAP;
     let node_x = |n: usize| 60 + (shape.clients + n) * LANE_GAP;
+    let counter_x = 60 + (shape.clients + shape.nodes) * LANE_GAP;
     // One label per step, told from the path's events like every other rendering.
     let told = narrate_path(path);
     let labels: Vec<String> = path
@@ -95,6 +102,15 @@ pub(super) fn sequence_diagram(model: &RedlockModel, path: &[(World, Option<Step
              <text x='{x}' y='{}' text-anchor='middle'>n{}</text>",
             TOP - 10,
             n + 1
+        );
+    }
+    if counter_lane {
+        let _ = write!(
+            svg,
+            "<line x1='{counter_x}' y1='{TOP}' x2='{counter_x}' y2='{height}' stroke='gray'/>\
+             <text x='{counter_x}' y='{}' text-anchor='middle'>{}</text>",
+            TOP - 10,
+            event::Actor::Counter
         );
     }
     let text_x = 80 + lanes * LANE_GAP;
@@ -140,6 +156,7 @@ pub(super) fn sequence_diagram(model: &RedlockModel, path: &[(World, Option<Step
                     }
                     | Step::Crash(n)
                     | Step::Fsync(n) => node_x(usize::from(n)),
+                    Step::CrashCounter | Step::FsyncCounter => counter_x,
                     _ => node_x(0),
                 };
                 let fault = told[i].iter().any(event::Moment::is_fault);

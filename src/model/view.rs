@@ -424,8 +424,11 @@ impl Hash for World {
         self.storage.hash(state);
         let mut budget = self.budget;
         if live.is_empty() {
-            // No node can influence anything again: faults that act only on nodes are dead.
-            budget.crashes = 0;
+            // No node can influence anything again: faults that act only on nodes are dead
+            // (a crash of the counter node of `counter-after-acquire` still can).
+            if !self.counter_node_in_play() {
+                budget.crashes = 0;
+            }
             budget.losses = 0;
             budget.failover = false;
             if !self.shape.client_jumps() {
@@ -436,6 +439,7 @@ impl Hash for World {
         if self.shape.exact_ghosts || self.shape.storage.is_some() {
             self.epochs.hash(state);
         }
+        self.hash_fences(state);
         if self.shape.mode == Mode::Liveness || self.shape.exact_time.is_some() {
             self.now.hash(state);
         }

@@ -200,6 +200,19 @@ pub(crate) fn reply_in(tally: &Tally, node: crate::proto::NodeId) -> crate::prot
     }
 }
 
+/// The model's fencing state besides the lock nodes' counters (which live in their
+/// [`NodeState`]); what it means is in `fence.rs`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Fences {
+    /// The separate counter node of `counter-after-acquire` (its `counter` field is the
+    /// counter; it holds no key).
+    pub counter_node: NodeState,
+    /// Per client: the largest counter a node returned with a yes now waiting in its mailbox.
+    pub seen: [u64; crate::scenario::MAX_MODEL_CLIENTS],
+    /// Per client: the token taken from the counter node for the lease it holds (0: not yet).
+    pub taken: [u64; crate::scenario::MAX_MODEL_CLIENTS],
+}
+
 /// Fault budgets left.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Budget {
@@ -240,6 +253,8 @@ pub struct World {
     pub epochs: u8,
     /// Bit `c`: client `c` has acquired at least once.
     pub acquired: u8,
+    /// Where the fencing tokens come from, besides the lock nodes' counters (`fence.rs`).
+    pub fences: Fences,
 }
 
 impl std::fmt::Debug for World {
@@ -260,15 +275,26 @@ impl std::fmt::Debug for World {
                 )?,
             }
             match state.entry {
-                Some(e) => writeln!(
+                Some(e) => write!(
                     f,
                     "  key of {} until {}{}",
                     owner(e.token),
                     reading(e.expires_at),
                     if e.durable { " (on disk)" } else { "" }
                 )?,
-                None => writeln!(f, "  no key")?,
+                None => write!(f, "  no key")?,
             }
+            if self.counters_matter() {
+                write!(f, "  fencing counter {}", state.counter)?;
+            }
+            writeln!(f)?;
+        }
+        if self.shape.token_source == crate::storage::TokenSource::CounterAfterAcquire {
+            writeln!(
+                f,
+                "counter node  counter {}",
+                self.fences.counter_node.counter
+            )?;
         }
         if let Some(replica) = self.replica {
             match replica.entry {
@@ -357,6 +383,7 @@ impl PartialEq for World {
             && self.budget == other.budget
             && self.epochs == other.epochs
             && self.acquired == other.acquired
+            && self.fences == other.fences
     }
 }
 

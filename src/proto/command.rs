@@ -143,6 +143,7 @@ impl fmt::Display for Op {
             Op::PExpireIfEq { token, ttl } => {
                 write!(f, "PEXPIRE-IF-EQ {} {}…", ttl.0, short(token))
             }
+            Op::RaiseFence { token, to } => write!(f, "RAISE-FENCE-IF-EQ {to} {}…", short(token)),
         }
     }
 }
@@ -177,6 +178,20 @@ pub enum Op {
         token: Token,
         /// The new time to live, on the node's clock.
         ttl: Millis,
+    },
+    /// Raise the resource's fencing counter to at least `to` (`counter := max(counter, to)`),
+    /// only if the key still holds `token`: the write-back that makes a quorum's largest
+    /// counter monotonic (see [`Fencing::WriteBack`](super::Fencing::WriteBack)).
+    ///
+    /// The condition is what makes it work: a later holder can create its key on this node
+    /// only after ours is gone, so only after the raise, and its counter then starts above
+    /// `to`. An unconditional raise could land after a later holder's `SET` on a node where
+    /// our key never was, and count toward our quorum while helping nobody.
+    RaiseFence {
+        /// The value the key must hold.
+        token: Token,
+        /// The fencing token the acquisition round derived.
+        to: u64,
     },
 }
 

@@ -93,6 +93,29 @@ pub enum ExtensionQuorum {
     AnyNode,
 }
 
+/// Whether a lock hands out a fencing token derived from its own acquisition round, and how.
+///
+/// Every node's `SET NX PX` that creates the key also increments a per-resource counter on that
+/// node and returns it (one script); the round's *fence* is the largest counter among the nodes
+/// that applied it. The largest counter of one quorum is not monotonic by itself: a node outside
+/// the next holder's quorum may be far ahead of those inside it. Writing the fence back to a
+/// quorum before the lock counts as acquired makes every later quorum (which intersects that
+/// one) start above it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Fencing {
+    /// No fencing token: one round, and the guard offers no token.
+    #[default]
+    Off,
+    /// The largest counter of the quorum, with no write-back: not monotonic, kept for the model
+    /// to show where it breaks.
+    MaxOnly,
+    /// The largest counter of the quorum, written back to a quorum (counter := max(counter,
+    /// fence)) before the lock counts as acquired: a second round on every acquisition. The
+    /// token is monotonic while every node keeps its counter across a crash (`appendfsync
+    /// always`).
+    WriteBack,
+}
+
 /// How often and how long to wait before trying again after a failed round.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct RetryPolicy {
@@ -141,6 +164,8 @@ pub struct Config {
     pub decision: RoundDecision,
     /// A majority for extensions, or the any-node mistake.
     pub extension_quorum: ExtensionQuorum,
+    /// Whether acquisition derives a fencing token from the round (and writes it back).
+    pub fencing: Fencing,
 }
 
 impl Config {
@@ -155,6 +180,7 @@ impl Config {
             validity_check: ValidityCheck::default(),
             decision: RoundDecision::default(),
             extension_quorum: ExtensionQuorum::default(),
+            fencing: Fencing::default(),
         }
     }
 
@@ -211,6 +237,7 @@ impl Config {
             validity_check: self.validity_check,
             decision: self.decision,
             extension_quorum: self.extension_quorum,
+            fencing: self.fencing,
             retry: self.retry,
         })
     }
@@ -241,6 +268,8 @@ pub struct LockParams {
     pub decision: RoundDecision,
     /// A majority for extensions, or the any-node mistake.
     pub extension_quorum: ExtensionQuorum,
+    /// The fencing token's derivation.
+    pub fencing: Fencing,
     /// Retries after a failed acquisition round.
     pub retry: RetryPolicy,
 }

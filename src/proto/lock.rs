@@ -286,6 +286,7 @@ mod tests {
                 validity: Millis(7),
                 deadline: at + Millis(9),
                 nodes: lock.lease().unwrap().tally,
+                fence: None,
             })
         );
         assert!(lock.believes(at + Millis(8)));

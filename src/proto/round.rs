@@ -4,7 +4,9 @@
 //! checker's state; [`Lock`](super::Lock) composes them into a whole lock's life.
 
 use super::command::{NodeId, NodeSet, Op, Reply, Token};
-use super::config::{ExtensionQuorum, LockParams, RoundDecision, UnlockMode, ValidityCheck};
+use super::config::{
+    ExtensionQuorum, Fencing, LockParams, RoundDecision, UnlockMode, ValidityCheck,
+};
 use crate::time::Millis;
 
 /// The answers a round has collected so far, one per node (the first answer counts).
@@ -70,6 +72,9 @@ pub enum RoundKind {
     Acquire,
     /// Compare-and-pexpire on every node.
     Extend,
+    /// The fencing write-back of a won acquisition ([`Fencing::WriteBack`]): raise every
+    /// node's counter to the round's fence; the lock counts as acquired once a quorum did.
+    Fence,
 }
 
 /// A round that needs a majority of all `N` nodes: acquisition, or extension.
@@ -87,6 +92,9 @@ pub struct QuorumRound {
     pub t1: Millis,
     /// The answers so far.
     pub tally: Tally,
+    /// The largest fencing counter a node returned with a yes to this acquisition (0 if none
+    /// did); for a [`RoundKind::Fence`] round, the fence being written back.
+    pub fence: u64,
 }
 
 impl QuorumRound {
@@ -97,6 +105,17 @@ impl QuorumRound {
             token,
             t1: now,
             tally: Tally::default(),
+            fence: 0,
+        }
+    }
+
+    /// The write-back round that follows this won acquisition: same token, same T1 (so the
+    /// lease's deadline does not move), a fresh tally.
+    pub fn fence_round(&self) -> QuorumRound {
+        QuorumRound {
+            kind: RoundKind::Fence,
+            tally: Tally::default(),
+            ..*self
         }
     }
 
@@ -119,6 +138,10 @@ impl QuorumRound {
                 token: self.token,
                 ttl: params.ttl,
             },
+            RoundKind::Fence => Op::RaiseFence {
+                token: self.token,
+                to: self.fence,
+            },
         }
     }
 
@@ -133,7 +156,22 @@ impl QuorumRound {
 
     /// Records one node's answer.
     pub fn handle_reply(&mut self, node: NodeId, reply: Reply) {
+        self.handle_counted_reply(node, reply, 0);
+    }
+
+    /// Records one node's answer with the fencing counter its `SET` returned (0: none). Only the
+    /// first answer of a node counts, and only a yes to an acquisition raises the fence.
+    pub fn handle_counted_reply(&mut self, node: NodeId, reply: Reply, counter: u64) {
+        let first = !self.tally.answered().contains(node);
         self.tally.record(node, reply);
+        if first && reply == Reply::Applied && self.kind == RoundKind::Acquire {
+            self.fence = self.fence.max(counter);
+        }
+    }
+
+    /// Whether winning this round still leaves the fencing write-back to do.
+    pub fn needs_write_back(&self, params: &LockParams) -> bool {
+        self.kind == RoundKind::Acquire && params.fencing == Fencing::WriteBack
     }
 
     /// Whether the round stops waiting: every node answered, or so many said no or failed that
@@ -197,7 +235,7 @@ impl QuorumRound {
         // it as zero keeps the validity at most `ttl − drift`.
         let elapsed = now - self.t1;
         let check = match self.kind {
-            RoundKind::Acquire => params.validity_check,
+            RoundKind::Acquire | RoundKind::Fence => params.validity_check,
             // Extension always checks: the mistake models only concern acquisition.
             RoundKind::Extend => ValidityCheck::On,
         };
@@ -213,6 +251,7 @@ impl QuorumRound {
                     validity: budget - elapsed,
                     deadline: self.t1 + budget,
                     tally: self.tally,
+                    fence: self.fence,
                 })
             }
             // The mistake: trust any majority, timed from the last answer.
@@ -222,6 +261,7 @@ impl QuorumRound {
                 validity: params.max_validity(),
                 deadline: now + params.max_validity(),
                 tally: self.tally,
+                fence: self.fence,
             }),
         }
     }
@@ -268,6 +308,9 @@ pub struct Lease {
     pub deadline: Millis,
     /// Which nodes applied it.
     pub tally: Tally,
+    /// The fencing token derived from the acquisition round (see
+    /// [`Fencing`](super::Fencing)); 0 when no node returned a counter.
+    pub fence: u64,
 }
 
 impl Lease {

@@ -10,7 +10,7 @@
 use thiserror::Error;
 
 use super::command::{NodeId, NodeSet, Op, Reply, RoundId, Token};
-use super::config::{LockParams, RetryPolicy};
+use super::config::{Fencing, LockParams, RetryPolicy};
 use super::round::{Failure, Lease, QuorumRound, ReleaseRound, RoundOutcome, Tally};
 use crate::time::Millis;
 
@@ -28,6 +28,9 @@ pub enum Event {
         deadline: Millis,
         /// Per-node results of the winning round.
         nodes: Tally,
+        /// The fencing token derived from the round ([`Fencing`](super::Fencing)), `None`
+        /// with fencing off.
+        fence: Option<u64>,
     },
     /// A round failed; the lock released it everywhere and will try again at `at`.
     Retrying {
@@ -109,6 +112,8 @@ pub struct Answer {
     pub reply: Reply,
     /// Whether the node's yes counts toward the quorum.
     pub counts: bool,
+    /// The fencing counter the node returned with a yes to `SET` (0: none).
+    pub counter: u64,
 }
 
 impl Answer {
@@ -117,6 +122,7 @@ impl Answer {
         Answer {
             reply,
             counts: true,
+            counter: 0,
         }
     }
 
@@ -125,7 +131,13 @@ impl Answer {
         Answer {
             reply,
             counts: false,
+            counter: 0,
         }
+    }
+
+    /// The same answer carrying the fencing counter the node's `SET` returned.
+    pub const fn with_counter(self, counter: u64) -> Answer {
+        Answer { counter, ..self }
     }
 }
 
@@ -309,7 +321,11 @@ impl LockState {
         now: Millis,
         entropy: &mut impl Entropy,
     ) -> Effects {
-        let Answer { reply, counts } = answer.into();
+        let Answer {
+            reply,
+            counts,
+            counter,
+        } = answer.into();
         if round != self.round || node.index() >= params.node_count as usize {
             return Effects::default();
         }
@@ -319,7 +335,7 @@ impl LockState {
         let excluded = self.excluded;
         match &mut self.phase {
             LockPhase::Acquiring(r) => {
-                r.handle_reply(node, reply);
+                r.handle_counted_reply(node, reply, counter);
                 if r.is_decided_excluding(params, excluded) {
                     return self.finish_acquire(params, now, entropy);
                 }
@@ -395,7 +411,10 @@ impl LockState {
                 nodes: Tally::default(),
             }));
         }
-        let round = QuorumRound::extend(lease.token, now);
+        let round = QuorumRound {
+            fence: lease.fence,
+            ..QuorumRound::extend(lease.token, now)
+        };
         self.excluded = NodeSet::EMPTY;
         self.phase = LockPhase::Extending { lease, round };
         Ok(self.request(round.op(params)))
@@ -456,6 +475,15 @@ impl LockState {
             return Effects::default();
         };
         match round.finish_excluding(params, now, self.excluded) {
+            RoundOutcome::Won(_) if round.needs_write_back(params) => {
+                // The fence is written back to a quorum before the lock counts as acquired,
+                // so every later quorum, which intersects this one, starts above it. The
+                // deadline stays anchored at this round's T1.
+                let fence = round.fence_round();
+                self.excluded = NodeSet::EMPTY;
+                self.phase = LockPhase::Acquiring(fence);
+                self.request(fence.op(params))
+            }
             RoundOutcome::Won(lease) => {
                 self.phase = LockPhase::Holding {
                     lease,
@@ -466,6 +494,7 @@ impl LockState {
                     validity: lease.validity,
                     deadline: lease.deadline,
                     nodes: lease.tally,
+                    fence: (params.fencing != Fencing::Off).then_some(lease.fence),
                 })
             }
             RoundOutcome::Lost(failure) => {

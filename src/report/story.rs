@@ -29,7 +29,7 @@ pub struct Story {
 pub struct Line {
     /// True time, in ticks.
     pub t: u32,
-    /// Who acts: `c1`, `n2`, `storage`, `replica`.
+    /// Who acts: `c1`, `n2`, `storage`, `replica`, `counter`.
     pub actor: String,
     /// Who sent the message the actor handles, if any (draws an arrow in diagrams).
     pub from: Option<String>,
@@ -104,6 +104,12 @@ fn detail(property: &str, state: &World) -> String {
                 .collect();
             format!("at t={} {}", state.now, beliefs.join(", and "))
         }
+        property::STORAGE_SAFETY if state.counters_matter() || state.counter_node_in_play() => {
+            format!(
+                "the storage applied an op of an older lock epoch after one of lock epoch {}: the tokens did not follow the order of the acquisitions",
+                state.storage.max_epoch_applied
+            )
+        }
         property::STORAGE_SAFETY => format!(
             "the storage applied an op of an older epoch after one of epoch {}",
             state.storage.max_epoch_applied
@@ -130,6 +136,9 @@ impl Story {
             .map(client)
             .collect();
         lanes.extend((0..scenario.lock.nodes).map(|n| Actor::Node(n).to_string()));
+        if path.first().is_some_and(|(w, _)| w.counter_node_in_play()) {
+            lanes.push(Actor::Counter.to_string());
+        }
         if path.iter().any(|(w, _)| w.replica.is_some()) {
             lanes.push(Actor::Replica.to_string());
         }
@@ -185,9 +194,11 @@ impl Story {
 
     /// The story as aligned text: a header line, then one line per event.
     pub fn to_text(&self) -> String {
+        // `c1` is a client and `n1` a node; `counter` (the separate counter node) is itself.
+        let numbered = |l: &Line| l.actor[1..].starts_with(|c: char| c.is_ascii_digit());
         let who = |l: &Line| match l.actor.chars().next() {
-            Some('c') => format!("client {}", l.actor),
-            Some('n') => format!("node {}", l.actor),
+            Some('c') if numbered(l) => format!("client {}", l.actor),
+            Some('n') if numbered(l) => format!("node {}", l.actor),
             _ => l.actor.clone(),
         };
         let t_width = self

@@ -156,6 +156,7 @@ pub(crate) struct RawNetwork {
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawStorage {
     pub protection: Option<super::StorageProtection>,
+    pub token_source: Option<Spanned<super::TokenSourceName>>,
     pub check_margin_ticks: Option<Spanned<u32>>,
     pub max_delay_ticks: Option<RawBound>,
 }

@@ -14,6 +14,7 @@ use super::fault::{Budget, FaultBudget, FaultPlan};
 use crate::node::Persistence;
 use crate::proto::{DriftPolicy, RetryPolicy};
 use crate::scenario::{Bound, JumpTarget, Scenario};
+use crate::storage::TokenSource;
 use crate::time::Millis;
 
 /// The longest a scenario's "unbounded" pause or storage delay lasts in the simulator, in
@@ -115,7 +116,9 @@ impl SimConfig {
     ///
     /// [`SimConfigError::Unsupported`] names the feature: `[failover]` (the simulator has no
     /// replication), `[lock] extensions` above 0 (its clients never extend) and
-    /// `[faults.crashes] client_guard_ticks` (its clients do not read node uptimes). The liveness
+    /// `[faults.crashes] client_guard_ticks` (its clients do not read node uptimes) and
+    /// `[storage] token_source = "counter-after-acquire"` (it has no separate counter node;
+    /// the lock-quorum sources run with the same per-node counters as the model). The liveness
     /// property `eventually acquired` and its `[liveness]` table are not judged by the
     /// simulator; the CLI says so.
     pub fn from_scenario_at(
@@ -151,6 +154,22 @@ impl SimConfig {
                 reason: "the simulated clients do not read node uptimes (the Redis client's restart guard is tested live); check it with `redlock-lab check`",
             });
         }
+        if scenario
+            .storage
+            .as_ref()
+            .is_some_and(|storage| storage.token_source == TokenSource::CounterAfterAcquire)
+        {
+            return Err(SimConfigError::Unsupported {
+                scenario: scenario.name.clone(),
+                feature: "[storage] token_source",
+                reason: "the simulator has no separate counter node; check `counter-after-acquire` with `redlock-lab check`",
+            });
+        }
+        let fencing = match scenario.storage.as_ref().map(|s| s.token_source) {
+            Some(TokenSource::LockQuorum) => crate::proto::Fencing::WriteBack,
+            Some(TokenSource::LockQuorumMaxOnly) => crate::proto::Fencing::MaxOnly,
+            _ => crate::proto::Fencing::Off,
+        };
         let ttl = span(lock.ttl_ticks);
         let attempts = u32::from(lock.attempts);
         let nodes = usize::from(lock.nodes);
@@ -276,6 +295,7 @@ impl SimConfig {
             unlock: lock.unlock,
             validity_check: lock.validity_check,
             decision: lock.decision,
+            fencing,
             duration,
             // Runs are short; running on after a violation lets one of a property the
             // scenario expects to break not hide a later one of a property it expects to hold.

@@ -241,11 +241,25 @@ mod tests {
         let mut checker = Checker::default();
         let mut storage = Storage::default();
         let p = Protection::None;
-        storage.apply(StorageOp::Read { epoch: 1 }, p);
+        storage.apply(StorageOp::Read { epoch: 1, fence: 1 }, p);
         assert!(checker.check_storage(Millis(1), &storage, 0, 1).is_empty());
-        storage.apply(StorageOp::Read { epoch: 2 }, p);
-        storage.apply(StorageOp::Write { epoch: 2, value: 1 }, p);
-        storage.apply(StorageOp::Write { epoch: 1, value: 1 }, p);
+        storage.apply(StorageOp::Read { epoch: 2, fence: 2 }, p);
+        storage.apply(
+            StorageOp::Write {
+                epoch: 2,
+                fence: 2,
+                value: 1,
+            },
+            p,
+        );
+        storage.apply(
+            StorageOp::Write {
+                epoch: 1,
+                fence: 1,
+                value: 1,
+            },
+            p,
+        );
         let found = checker.check_storage(Millis(5), &storage, 0, 1);
         let properties: Vec<_> = found.iter().map(Violation::property).collect();
         assert_eq!(

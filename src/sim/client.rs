@@ -93,6 +93,8 @@ pub struct SimClient {
     lock: Option<Lock<ChaCha8Rng>>,
     phase: Phase,
     epoch: u32,
+    /// The fencing token of the lease held: the round's fence, or the epoch with fencing off.
+    fence: u32,
     paused_until: Option<u64>,
     inbox: VecDeque<Payload>,
     storage_seq: u32,
@@ -121,6 +123,7 @@ impl SimClient {
             rng,
             lock: None,
             epoch: 0,
+            fence: 0,
             paused_until: None,
             inbox: VecDeque::new(),
             storage_seq: 0,
@@ -192,9 +195,15 @@ impl SimClient {
 
     fn handle(&mut self, ctx: &mut StepContext<'_>, payload: Payload, local: Millis) {
         match payload {
-            Payload::Reply { round, node, reply } => {
+            Payload::Reply {
+                round,
+                node,
+                reply,
+                counter,
+            } => {
                 if let Some(lock) = &mut self.lock {
-                    lock.handle_reply(round, node, reply, local);
+                    let answer = crate::proto::Answer::voting(reply).with_counter(counter);
+                    lock.handle_reply(round, node, answer, local);
                 }
                 // Events are drained after the whole inbox; a round decided by this reply
                 // reports at the same tick.
@@ -259,10 +268,14 @@ impl SimClient {
                     token,
                     validity,
                     deadline,
+                    fence,
                     ..
                 } => {
                     *ctx.next_epoch += 1;
                     self.epoch = *ctx.next_epoch;
+                    self.fence = fence.map_or(self.epoch, |f| {
+                        u32::try_from(f).expect("a run's counters stay far below u32::MAX")
+                    });
                     ctx.record(TraceEvent::Acquired {
                         client,
                         epoch: self.epoch,
@@ -354,9 +367,13 @@ impl SimClient {
                 let op = match next {
                     Next::Done => None,
                     Next::Mark => Some(StorageOp::Mark { epoch: self.epoch }),
-                    Next::Read => Some(StorageOp::Read { epoch: self.epoch }),
+                    Next::Read => Some(StorageOp::Read {
+                        epoch: self.epoch,
+                        fence: self.fence,
+                    }),
                     Next::Write { value } => Some(StorageOp::Write {
                         epoch: self.epoch,
+                        fence: self.fence,
                         value,
                     }),
                 };

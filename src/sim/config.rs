@@ -143,6 +143,9 @@ pub struct SimConfig {
     pub validity_check: ValidityCheck,
     /// Decide a round at quorum, or wait for every answer.
     pub decision: RoundDecision,
+    /// Whether the clients derive fencing tokens from their rounds (then the storage ops
+    /// carry the lease's token; otherwise the acquisition's epoch, an ideal counter).
+    pub fencing: crate::proto::Fencing,
     /// How long the run lasts in true time (the bound of the main loop).
     pub duration: Millis,
     /// End the run at its first violation (saves time when searching for one).
@@ -182,6 +185,7 @@ impl Default for SimConfig {
             unlock: UnlockMode::CompareAndDelete,
             validity_check: ValidityCheck::On,
             decision: RoundDecision::AtQuorum,
+            fencing: crate::proto::Fencing::Off,
             duration: Millis(1_000),
             stop_on_violation: true,
             clocks: ClockConfig::default(),
@@ -213,6 +217,7 @@ impl SimConfig {
             validity_check: self.validity_check,
             decision: self.decision,
             extension_quorum: crate::proto::ExtensionQuorum::Majority,
+            fencing: self.fencing,
         }
     }
 

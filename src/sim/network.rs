@@ -48,6 +48,8 @@ pub enum Payload {
         node: NodeId,
         /// The answer.
         reply: Reply,
+        /// The fencing counter a `SET` that created the key returned (0 otherwise).
+        counter: u64,
     },
     /// A storage operation from a holder.
     StorageOp {
@@ -181,7 +183,7 @@ mod tests {
             to: Endpoint::Storage,
             payload: Payload::StorageOp {
                 seq: i,
-                op: StorageOp::Read { epoch: 1 },
+                op: StorageOp::Read { epoch: 1, fence: 1 },
             },
         }
     }

@@ -3,7 +3,7 @@
 
 use super::clock::SimClock;
 use super::config::CrashConfig;
-use crate::node::{Availability, NodeState, Persistence, Unavailable};
+use crate::node::{Availability, NodeReply, NodeState, Persistence, Unavailable};
 use crate::proto::Op;
 use crate::time::Millis;
 
@@ -77,9 +77,15 @@ impl SimNode {
     }
 
     /// Runs a command at true time `now` on the node's clock.
+    #[cfg(test)]
     pub fn apply(&mut self, op: &Op, now: u64) -> Result<bool, Unavailable> {
+        self.apply_counted(op, now).map(|reply| reply.applied)
+    }
+
+    /// [`apply`](Server::apply), with the fencing counter a `SET` returned.
+    pub fn apply_counted(&mut self, op: &Op, now: u64) -> Result<NodeReply, Unavailable> {
         let local = self.clock.read(now);
-        self.state.apply(op, local, self.crash.persistence)
+        self.state.apply_counted(op, local, self.crash.persistence)
     }
 
     /// Kills the process at true time `now`; it starts again `downtime` later. A node that is

@@ -210,6 +210,14 @@ impl fmt::Display for TraceEntry {
                     (Op::PExpireIfEq { .. }, Ok(false)) => {
                         write!(f, "n{n} refuses c{c}'s extension: its key is not there")
                     }
+                    (Op::RaiseFence { to, .. }, Ok(true)) => write!(
+                        f,
+                        "n{n} takes c{c}'s fencing write-back: its counter is now at least {to}"
+                    ),
+                    (Op::RaiseFence { .. }, Ok(false)) => write!(
+                        f,
+                        "n{n} refuses c{c}'s fencing write-back: c{c}'s key is not there"
+                    ),
                     (Op::DelIfEq { .. }, Ok(true)) => {
                         write!(f, "n{n} deletes c{c}'s key (compare-and-delete)")
                     }

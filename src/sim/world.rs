@@ -231,7 +231,9 @@ impl<'a> World<'a> {
                         Endpoint::Client(c) => c,
                         _ => continue,
                     };
-                    let result = self.nodes[node].apply(&command.op, self.now);
+                    let counted = self.nodes[node].apply_counted(&command.op, self.now);
+                    let counter = counted.map_or(0, |reply| reply.counter);
+                    let result = counted.map(|reply| reply.applied);
                     let local = self.nodes[node].clock.read(self.now);
                     self.record(TraceEvent::NodeApplied {
                         node,
@@ -254,6 +256,7 @@ impl<'a> World<'a> {
                                 round: command.round,
                                 node: NodeId(node as u8),
                                 reply,
+                                counter,
                             },
                         },
                         Millis::ZERO,

@@ -184,3 +184,46 @@ fn async_unreachable_nodes_are_an_outcome_naming_each_node_and_lock_is_an_error(
         );
     });
 }
+
+#[test]
+fn async_fencing_tokens_come_from_the_round_and_grow_across_holders() {
+    let servers = cluster(3);
+    let urls = urls(&servers);
+    let mut fenced = config(3);
+    fenced.fencing = redlock_lab::proto::Fencing::WriteBack;
+    block_on(async {
+        let mut a = AsyncRedlock::open(&urls, fenced).unwrap();
+        let mut b = AsyncRedlock::open(&urls, fenced).unwrap();
+        let first = a
+            .lock("fenced", Millis(5_000))
+            .await
+            .unwrap()
+            .expect("free");
+        let token_a = first.fencing_token().expect("fencing is on");
+        first.unlock().await;
+        let second = b
+            .lock("fenced", Millis(5_000))
+            .await
+            .unwrap()
+            .expect("free");
+        let token_b = second.fencing_token().expect("fencing is on");
+        assert!(token_b > token_a, "{token_b} after {token_a}");
+        second.unlock().await;
+        // The counters live next to the lock key; A's round wrote its token back to a quorum.
+        let raised = servers
+            .iter()
+            .filter(|server| {
+                let counter = server.get("fenced:fence").map_or(0, |c| c.parse().unwrap());
+                counter >= token_a
+            })
+            .count();
+        assert!(
+            raised >= 2,
+            "{raised} nodes hold a counter of at least {token_a}"
+        );
+        let mut plain = AsyncRedlock::open(&urls, config(3)).unwrap();
+        let guard = plain.lock("plain", Millis(5_000)).await.unwrap().unwrap();
+        assert_eq!(guard.fencing_token(), None, "fencing is off by default");
+        guard.unlock().await;
+    });
+}

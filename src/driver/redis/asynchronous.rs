@@ -36,6 +36,7 @@ use super::error::{Cause, OpenError, RedisNodeError};
 use super::node::{NodeOptions, ServerInfo, build_client, connect_cause, interpret, server_cause};
 use super::script;
 use crate::driver::{DriverError, Lost, NodeError, NotAcquired, RoundLog, Unreachable, reply_from};
+use crate::node::NodeReply;
 use crate::proto::{
     self, Command, Config, Event, Lock, NodeSet, Op, Reply, Tally, Token, validate_resource,
 };
@@ -56,7 +57,7 @@ struct Answer {
     command: Command,
     /// A connection made for this request, to keep for the next ones.
     connected: Option<(MultiplexedConnection, Option<ServerInfo>)>,
-    result: Result<bool, RedisNodeError>,
+    result: Result<NodeReply, RedisNodeError>,
 }
 
 impl AsyncNode {
@@ -165,7 +166,7 @@ async fn connect(
 
 /// One op on one connection: a plain command, or the op's script (`EVALSHA`, loading it when
 /// the node does not know it yet).
-async fn run(con: &mut MultiplexedConnection, key: &str, op: &Op) -> Result<bool, Cause> {
+async fn run(con: &mut MultiplexedConnection, key: &str, op: &Op) -> Result<NodeReply, Cause> {
     let value: Result<Value, RedisError> = match script::invocation(key, op) {
         Some(invocation) => invocation.invoke_async(con).await,
         None => script::command(key, op).query_async(con).await,
@@ -375,6 +376,16 @@ impl AsyncGuard<'_> {
         self.lease().token
     }
 
+    /// The fencing token this lock's acquisition derived from the nodes' counters, as
+    /// [`Guard::fencing_token`](crate::driver::Guard::fencing_token) gives it (`None` with
+    /// [`Fencing::Off`](crate::proto::Fencing::Off)).
+    pub fn fencing_token(&self) -> Option<u64> {
+        match self.lock.params().fencing {
+            proto::Fencing::WriteBack | proto::Fencing::MaxOnly => Some(self.lease().fence),
+            proto::Fencing::Off => None,
+        }
+    }
+
     /// The client-clock reading at which the lock must be considered lost.
     pub fn deadline(&self) -> Millis {
         self.lease().deadline
@@ -507,7 +518,7 @@ async fn drive<R: RngCore>(
                         let node = &mut nodes[command.node.index()];
                         node.absorb(&mut answer);
                         let error_index = answer.result.is_err().then_some(errors.len());
-                        let reply = reply_from(command.node, answer.result, errors);
+                        let (reply, counter) = reply_from(command.node, answer.result, errors);
                         let counted = node.counts_toward_quorum();
                         log.record(
                             command.round,
@@ -521,11 +532,14 @@ async fn drive<R: RngCore>(
                         let answer = proto::Answer {
                             reply,
                             counts: counted,
+                            counter,
                         };
                         lock.handle_reply(command.round, command.node, answer, now(origin));
                         let before = events.len();
                         events.extend(std::iter::from_fn(|| lock.poll_event()));
-                        if events.len() > before {
+                        // A new event, or a new round (the fencing write-back), decides the
+                        // round in flight.
+                        if events.len() > before || lock.state().round() != command.round {
                             // Decided: the stragglers' futures are dropped, and the multiplexed
                             // connection discards their replies when they come.
                             break;

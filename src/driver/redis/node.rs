@@ -10,9 +10,9 @@ use ::redis::{
 };
 
 use super::error::{Cause, RedisNodeError};
-use super::script::{self, DEL_IF_EQ, PEXPIRE_IF_EQ};
+use super::script;
 use super::url::redact;
-use crate::node::Node;
+use crate::node::{Node, NodeReply};
 use crate::proto::{Command, Op, Token};
 use crate::time::Millis;
 
@@ -231,8 +231,9 @@ impl RedisNode {
             con.set_read_timeout(Some(left))?;
             con.set_write_timeout(Some(left))?;
             let mut pipe = ::redis::pipe();
-            pipe.cmd("SCRIPT").arg("LOAD").arg(DEL_IF_EQ);
-            pipe.cmd("SCRIPT").arg("LOAD").arg(PEXPIRE_IF_EQ);
+            for text in script::ALL {
+                pipe.cmd("SCRIPT").arg("LOAD").arg(text);
+            }
             if self.options.restart_guard.is_some() {
                 pipe.cmd("INFO").arg("server");
             }
@@ -249,7 +250,7 @@ impl RedisNode {
         })();
         let values = setup.map_err(|e| self.error(connect_cause(e, wait)))?;
         if let Some(guard) = self.options.restart_guard {
-            let info = values.get(2).map(text).unwrap_or_default();
+            let info = values.get(script::ALL.len()).map(text).unwrap_or_default();
             self.note_info(&info, guard)?;
         }
         Ok(con)
@@ -286,7 +287,12 @@ impl RedisNode {
     }
 
     /// Reads the reply to `op` and says whether it took effect.
-    fn receive(&mut self, key: &str, op: &Op, deadline: Instant) -> Result<bool, RedisNodeError> {
+    fn receive(
+        &mut self,
+        key: &str,
+        op: &Op,
+        deadline: Instant,
+    ) -> Result<NodeReply, RedisNodeError> {
         let value = self.receive_value(deadline)?;
         let value = match value.extract_error() {
             Ok(value) => value,
@@ -387,7 +393,7 @@ impl RedisNode {
         self.error(cause)
     }
 
-    fn run(&mut self, key: &str, op: Op) -> Result<bool, RedisNodeError> {
+    fn run(&mut self, key: &str, op: Op) -> Result<NodeReply, RedisNodeError> {
         let deadline = Instant::now() + self.options.io_timeout;
         self.send(key, &op, deadline)?;
         self.receive(key, &op, deadline)
@@ -487,15 +493,27 @@ fn text(value: &Value) -> String {
     }
 }
 
-/// Whether `value` says `op` took effect; anything the command cannot return is an error.
-pub(super) fn interpret(op: &Op, value: Value) -> Result<bool, Cause> {
+/// Whether `value` says `op` took effect (and, for `SET`, the fencing counter it returned);
+/// anything the command cannot return is an error.
+pub(super) fn interpret(op: &Op, value: Value) -> Result<NodeReply, Cause> {
+    let plain = |applied| Ok(NodeReply::plain(applied));
     match (op, &value) {
-        (Op::SetNxPx { .. }, Value::Okay) => Ok(true),
-        (Op::SetNxPx { .. }, Value::SimpleString(s)) if s == "OK" => Ok(true),
-        (Op::SetNxPx { .. }, Value::Nil) => Ok(false),
-        (Op::DelIfEq { .. } | Op::PExpireIfEq { .. }, Value::Int(1)) => Ok(true),
-        (Op::DelIfEq { .. } | Op::PExpireIfEq { .. }, Value::Int(0)) => Ok(false),
-        (Op::Del, Value::Int(n)) if *n >= 0 => Ok(*n > 0),
+        (Op::SetNxPx { .. }, Value::Array(items)) => match items.as_slice() {
+            [Value::Int(counter)] if *counter > 0 => Ok(NodeReply {
+                applied: true,
+                counter: *counter as u64,
+            }),
+            _ => Err(Cause::UnexpectedReply {
+                command: script::command_name(op),
+                reply: format!("{value:?}"),
+            }),
+        },
+        (Op::SetNxPx { .. }, Value::Nil) => plain(false),
+        (Op::DelIfEq { .. } | Op::PExpireIfEq { .. }, Value::Int(1)) => plain(true),
+        (Op::DelIfEq { .. } | Op::PExpireIfEq { .. }, Value::Int(0)) => plain(false),
+        (Op::RaiseFence { .. }, Value::Int(1)) => plain(true),
+        (Op::RaiseFence { .. }, Value::Int(0)) => plain(false),
+        (Op::Del, Value::Int(n)) if *n >= 0 => plain(*n > 0),
         _ => Err(Cause::UnexpectedReply {
             command: script::command_name(op),
             reply: format!("{value:?}"),
@@ -535,12 +553,23 @@ pub(super) fn connect_cause(e: RedisError, waited: Duration) -> Cause {
 impl Node for RedisNode {
     type Error = RedisNodeError;
 
-    fn set_nx_px(&mut self, key: &str, token: Token, ttl: Millis) -> Result<bool, RedisNodeError> {
-        self.run(key, Op::SetNxPx { token, ttl })
+    fn set_nx_px(
+        &mut self,
+        key: &str,
+        token: Token,
+        ttl: Millis,
+    ) -> Result<Option<u64>, RedisNodeError> {
+        let reply = self.run(key, Op::SetNxPx { token, ttl })?;
+        Ok(reply.applied.then_some(reply.counter))
+    }
+
+    fn raise_fence(&mut self, key: &str, token: Token, to: u64) -> Result<bool, RedisNodeError> {
+        self.run(key, Op::RaiseFence { token, to })
+            .map(|r| r.applied)
     }
 
     fn del_if_eq(&mut self, key: &str, token: Token) -> Result<bool, RedisNodeError> {
-        self.run(key, Op::DelIfEq { token })
+        self.run(key, Op::DelIfEq { token }).map(|r| r.applied)
     }
 
     fn pexpire_if_eq(
@@ -550,10 +579,15 @@ impl Node for RedisNode {
         ttl: Millis,
     ) -> Result<bool, RedisNodeError> {
         self.run(key, Op::PExpireIfEq { token, ttl })
+            .map(|r| r.applied)
     }
 
     fn del(&mut self, key: &str) -> Result<bool, RedisNodeError> {
-        self.run(key, Op::Del)
+        self.run(key, Op::Del).map(|r| r.applied)
+    }
+
+    fn execute(&mut self, key: &str, op: &Op) -> Result<NodeReply, RedisNodeError> {
+        self.run(key, *op)
     }
 
     fn counts_toward_quorum(&self) -> bool {
@@ -570,7 +604,7 @@ impl Node for RedisNode {
         budget: Millis,
         mut on_reply: F,
     ) where
-        F: FnMut(&Self, Command, Result<bool, RedisNodeError>) -> ControlFlow<()>,
+        F: FnMut(&Self, Command, Result<NodeReply, RedisNodeError>) -> ControlFlow<()>,
     {
         let deadline = Instant::now() + budget.to_duration();
         let mut order = commands.to_vec();
@@ -621,13 +655,20 @@ mod tests {
             ttl: Millis(10),
         };
         let cad = Op::DelIfEq { token: Token(1) };
-        assert!(interpret(&set, Value::Okay).unwrap());
-        assert!(!interpret(&set, Value::Nil).unwrap());
-        assert!(interpret(&cad, Value::Int(1)).unwrap());
-        assert!(!interpret(&cad, Value::Int(0)).unwrap());
-        assert!(!interpret(&Op::Del, Value::Int(0)).unwrap());
+        assert_eq!(
+            interpret(&set, Value::Array(vec![Value::Int(7)])).unwrap(),
+            NodeReply {
+                applied: true,
+                counter: 7
+            }
+        );
+        assert!(!interpret(&set, Value::Nil).unwrap().applied);
+        assert!(interpret(&cad, Value::Int(1)).unwrap().applied);
+        assert!(!interpret(&cad, Value::Int(0)).unwrap().applied);
+        assert!(!interpret(&Op::Del, Value::Int(0)).unwrap().applied);
         for (op, wrong) in [
             (set, Value::Int(1)),
+            (set, Value::Okay),
             (cad, Value::Okay),
             (cad, Value::Int(7)),
         ] {

@@ -25,10 +25,37 @@ else
   return 0
 end"#;
 
-/// The two scripts, hashed once per process.
+/// `SET NX PX` and, when it created the key, `INCR` of the resource's fencing counter (KEYS[2],
+/// a key with no TTL), atomically: `{counter}` when set, nil when the key exists. The counter
+/// comes from the same round as the lock, so no separate counter node is needed; the core takes
+/// the largest of a quorum and writes it back ([`Op::RaiseFence`]). The reply is an array so
+/// that it cannot be mistaken for any other command's integer.
+pub(crate) const SET_NX_PX_FENCED: &str = r#"if redis.call("SET", KEYS[1], ARGV[1], "NX", "PX", ARGV[2]) then
+  return {redis.call("INCR", KEYS[2])}
+else
+  return false
+end"#;
+
+/// The fencing write-back: if the lock key (KEYS[1]) still holds our token (ARGV[1]), raise
+/// the counter (KEYS[2]) to at least ARGV[2] and return 1; otherwise 0.
+pub(crate) const RAISE_FENCE: &str = r#"if redis.call("GET", KEYS[1]) ~= ARGV[1] then
+  return 0
+end
+local counter = tonumber(redis.call("GET", KEYS[2]) or "0")
+if tonumber(ARGV[2]) > counter then
+  redis.call("SET", KEYS[2], ARGV[2])
+end
+return 1"#;
+
+/// Every script, in the order a new connection loads them.
+pub(crate) const ALL: [&str; 4] = [DEL_IF_EQ, PEXPIRE_IF_EQ, SET_NX_PX_FENCED, RAISE_FENCE];
+
+/// The scripts, hashed once per process.
 pub(crate) struct Scripts {
     pub(crate) del_if_eq: Script,
     pub(crate) pexpire_if_eq: Script,
+    pub(crate) set_nx_px: Script,
+    pub(crate) raise_fence: Script,
 }
 
 pub(crate) fn scripts() -> &'static Scripts {
@@ -36,7 +63,14 @@ pub(crate) fn scripts() -> &'static Scripts {
     SCRIPTS.get_or_init(|| Scripts {
         del_if_eq: Script::new(DEL_IF_EQ),
         pexpire_if_eq: Script::new(PEXPIRE_IF_EQ),
+        set_nx_px: Script::new(SET_NX_PX_FENCED),
+        raise_fence: Script::new(RAISE_FENCE),
     })
+}
+
+/// The key of `resource`'s fencing counter on every lock node.
+pub fn fence_key(resource: &str) -> String {
+    format!("{resource}:fence")
 }
 
 /// The command's name in messages.
@@ -46,6 +80,7 @@ pub(crate) fn command_name(op: &Op) -> &'static str {
         Op::DelIfEq { .. } => "compare-and-delete",
         Op::PExpireIfEq { .. } => "compare-and-pexpire",
         Op::Del => "DEL",
+        Op::RaiseFence { .. } => "fencing write-back",
     }
 }
 
@@ -54,7 +89,9 @@ pub(crate) fn script_of(op: &Op) -> Option<&'static Script> {
     match op {
         Op::DelIfEq { .. } => Some(&scripts().del_if_eq),
         Op::PExpireIfEq { .. } => Some(&scripts().pexpire_if_eq),
-        Op::SetNxPx { .. } | Op::Del => None,
+        Op::SetNxPx { .. } => Some(&scripts().set_nx_px),
+        Op::RaiseFence { .. } => Some(&scripts().raise_fence),
+        Op::Del => None,
     }
 }
 
@@ -62,12 +99,23 @@ pub(crate) fn script_of(op: &Op) -> Option<&'static Script> {
 pub(crate) fn command(key: &str, op: &Op) -> Cmd {
     match *op {
         Op::SetNxPx { token, ttl } => {
-            let mut cmd = ::redis::cmd("SET");
-            cmd.arg(key)
+            let mut cmd = ::redis::cmd("EVALSHA");
+            cmd.arg(scripts().set_nx_px.get_hash())
+                .arg(2)
+                .arg(key)
+                .arg(fence_key(key))
                 .arg(token.to_string())
-                .arg("NX")
-                .arg("PX")
                 .arg(ttl.as_u64());
+            cmd
+        }
+        Op::RaiseFence { token, to } => {
+            let mut cmd = ::redis::cmd("EVALSHA");
+            cmd.arg(scripts().raise_fence.get_hash())
+                .arg(2)
+                .arg(key)
+                .arg(fence_key(key))
+                .arg(token.to_string())
+                .arg(to);
             cmd
         }
         Op::DelIfEq { token } => {
@@ -107,7 +155,19 @@ pub(crate) fn invocation(key: &str, op: &Op) -> Option<::redis::ScriptInvocation
         Op::PExpireIfEq { token, ttl } => {
             invocation.arg(token.to_string()).arg(ttl.as_u64());
         }
-        Op::SetNxPx { .. } | Op::Del => {}
+        Op::SetNxPx { token, ttl } => {
+            invocation
+                .key(fence_key(key))
+                .arg(token.to_string())
+                .arg(ttl.as_u64());
+        }
+        Op::RaiseFence { token, to } => {
+            invocation
+                .key(fence_key(key))
+                .arg(token.to_string())
+                .arg(to);
+        }
+        Op::Del => {}
     }
     Some(invocation)
 }

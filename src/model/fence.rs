@@ -1,0 +1,189 @@
+//! Where a holder's fencing token comes from (`[storage] token_source`), and what the model
+//! keeps for it.
+//!
+//! - **ideal**: the acquisition's epoch, a counter no fault can touch (the model's default, and
+//!   Kleppmann's assumption).
+//! - **counter-after-acquire**: one `INCR` on a separate counter node once the lock is held, as
+//!   a client with a stand-alone counter does it: it checks its lease, takes the token, then
+//!   sends its first storage op, and a pause may fall before or after the `INCR`. The counter
+//!   node crashes (spending the `[faults.crashes]` budget) with the same persistence as the lock
+//!   nodes and restarts at once: a restart delay protects leases, not counters.
+//! - **lock-quorum** (and **lock-quorum-max-only**): every lock node's `SET` that creates the key
+//!   also increments that node's counter and returns it ([`NodeState::apply_counted`]); the core
+//!   takes the largest counter among the yes answers ([`QuorumRound::fence`]) and, unless
+//!   max-only, writes it back to a quorum before the lock counts as acquired
+//!   ([`Fencing::WriteBack`]). The model only carries the answers' counters to the core; the
+//!   token is the core's [`Lease::fence`].
+//!
+//! The model's state grows by the counters: each lock node's counter lives in its
+//! [`NodeState`], the counter node is one more `NodeState`, and per client the largest counter
+//! in its mailbox and the token it took from the counter node ([`Fences`](super::Fences)). The fingerprint
+//! ([`World::hash_fences`]) adds them only when the token source is not ideal, so existing
+//! scenarios keep their state counts; those scenarios also run without the symmetry reduction,
+//! so per-client and per-node values can be hashed in index order.
+//!
+//! [`QuorumRound::fence`]: crate::proto::QuorumRound::fence
+//! [`Lease::fence`]: crate::proto::Lease::fence
+//! [`Fencing::WriteBack`]: crate::proto::Fencing::WriteBack
+//! [`NodeState`]: crate::node::NodeState
+//! [`NodeState::apply_counted`]: crate::node::NodeState::apply_counted
+
+use std::hash::{Hash, Hasher};
+
+use crate::node::Persistence;
+use crate::proto::{LockPhase, NodeId, Op, Request, RoundKind};
+use crate::storage::{StorageOp, TokenSource};
+use crate::time::Millis;
+
+use super::world::World;
+
+/// Whether the lock nodes' counters feed the token.
+pub(crate) fn from_lock(source: TokenSource) -> bool {
+    matches!(
+        source,
+        TokenSource::LockQuorum | TokenSource::LockQuorumMaxOnly
+    )
+}
+
+fn token(value: u64) -> u32 {
+    u32::try_from(value).expect("the model's counters stay far below u32::MAX")
+}
+
+impl World {
+    fn token_source(&self) -> TokenSource {
+        self.shape.token_source
+    }
+
+    /// Whether the lock nodes' counters feed the tokens (stories then tell them).
+    pub(crate) fn counters_matter(&self) -> bool {
+        from_lock(self.token_source())
+    }
+
+    /// Client `c`'s `SET` to `node` was applied and returned `counter`: it waits in the mailbox.
+    pub(crate) fn saw_counter(&mut self, c: usize, counter: u64) {
+        if from_lock(self.token_source()) {
+            self.fences.seen[c] = self.fences.seen[c].max(counter);
+        }
+    }
+
+    /// The counter handed to the core with a yes from client `c`'s mailbox. The model keeps
+    /// only the largest one per mailbox, and the core keeps only the largest of those it is
+    /// handed, so handing it with every yes gives the core the same fence.
+    pub(crate) fn mailbox_counter(&self, c: usize) -> u64 {
+        self.fences.seen[c]
+    }
+
+    /// A new request of client `c` started travelling, or it acquired: what its mailbox held,
+    /// or the token of its previous lease, is gone.
+    pub(crate) fn reset_fences(&mut self, c: usize, acquired: bool) {
+        self.fences.seen[c] = 0;
+        if acquired {
+            self.fences.taken[c] = 0;
+        }
+    }
+
+    /// The fencing token client `c` puts on its next storage op.
+    pub(crate) fn fence_of(&self, c: usize) -> u32 {
+        let slot = &self.clients[c];
+        match self.token_source() {
+            TokenSource::Ideal => u32::from(slot.epoch),
+            TokenSource::CounterAfterAcquire => token(self.fences.taken[c]),
+            TokenSource::LockQuorum | TokenSource::LockQuorumMaxOnly => {
+                token(slot.lock.lease().map_or(0, |lease| lease.fence))
+            }
+        }
+    }
+
+    /// `counter-after-acquire`: whether client `c`'s pending op must first take a token from
+    /// the counter node (its first fenced op of the lease).
+    pub(crate) fn needs_counter(&self, c: usize, op: &StorageOp) -> bool {
+        self.token_source() == TokenSource::CounterAfterAcquire
+            && self.fences.taken[c] == 0
+            && !matches!(op, StorageOp::Mark { .. })
+    }
+
+    /// `INCR` on the counter node for client `c`.
+    pub(crate) fn take_counter(&mut self, c: usize) {
+        let persistence = self.shape.persistence;
+        self.fences.taken[c] = self.fences.counter_node.incr(persistence);
+    }
+
+    /// The counter node crashes and restarts at once, keeping what its persistence keeps.
+    pub(crate) fn crash_counter_node(&mut self) {
+        let node = &mut self.fences.counter_node;
+        node.crash(self.shape.persistence);
+        node.restart(Millis::ZERO, Millis::ZERO);
+    }
+
+    /// Whether the counter node can crash or fsync to any effect.
+    pub(crate) fn counter_node_in_play(&self) -> bool {
+        self.token_source() == TokenSource::CounterAfterAcquire
+    }
+
+    /// Whether a periodic fsync of lock node `n` would change what survives a crash.
+    pub(crate) fn node_unsynced(&self, n: usize) -> bool {
+        let state = &self.nodes[n].state;
+        if from_lock(self.token_source()) {
+            state.has_unsynced_writes()
+        } else {
+            state.entry.is_some_and(|entry| !entry.durable)
+        }
+    }
+
+    /// The fencing part of the fingerprint (nothing with an ideal counter).
+    ///
+    /// Sound because the token source turns the symmetry reduction off (`Shape::new`), so
+    /// clients and nodes are hashed in index order, and because a dead node's counter is
+    /// read by nobody again: a counter is read only through the answer to a `SET`, which is
+    /// exactly what makes a node live (`view.rs`, "Dead nodes").
+    pub(crate) fn hash_fences<H: Hasher>(&self, state: &mut H) {
+        let shape = &self.shape;
+        let source = self.token_source();
+        if source == TokenSource::Ideal {
+            return;
+        }
+        if from_lock(source) {
+            let live = self.live_nodes();
+            for n in 0..shape.nodes {
+                let node = &self.nodes[n].state;
+                if live.contains(NodeId(n as u8)) {
+                    node.counter.hash(state);
+                    if shape.persistence == Persistence::FsyncPeriodic {
+                        node.counter_on_disk.hash(state);
+                    }
+                } else {
+                    u64::MAX.hash(state);
+                }
+            }
+        } else {
+            self.fences.counter_node.counter.hash(state);
+            self.fences.counter_node.counter_on_disk.hash(state);
+        }
+        for c in 0..shape.clients {
+            let slot = &self.clients[c];
+            // A write-back still travelling changes nodes differently from a `SET`.
+            let raising = !slot.inflight.is_empty()
+                && matches!(
+                    slot.request,
+                    Some(Request {
+                        op: Op::RaiseFence { .. },
+                        ..
+                    })
+                );
+            raising.hash(state);
+            self.fences.seen[c].hash(state);
+            self.fences.taken[c].hash(state);
+            // The lease's token, or whether the round in flight is the write-back (and of
+            // which fence).
+            match slot.lock.phase() {
+                LockPhase::Holding { lease, .. } | LockPhase::Extending { lease, .. } => {
+                    (1u8, lease.fence).hash(state);
+                }
+                LockPhase::Acquiring(round) if round.kind == RoundKind::Fence => {
+                    (2u8, round.fence).hash(state);
+                }
+                _ => 0u8.hash(state),
+            }
+        }
+    }
+}
