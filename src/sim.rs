@@ -81,11 +81,14 @@ pub use check::{Believer, Property, Violation};
 pub use clock::{CLOCK_EPOCH_MS, SimClock};
 pub use config::{
     ClockConfig, CrashConfig, MAX_CLIENTS, MAX_DURATION, MAX_RATE_ERROR_PPM, MAX_SPAN,
-    NetworkConfig, SimConfig, SimConfigError, WorkloadConfig,
+    NetworkConfig, SimConfig, SimConfigError, Swarm, WorkloadConfig,
 };
-pub use fault::{Budget, Fault, FaultBudget, FaultPlan, Process, ScheduledFault};
+pub use fault::{
+    Aim, AimedFault, Anchor, Budget, Fault, FaultBudget, FaultPlan, Process, ScheduledFault,
+    SwarmFaults,
+};
 pub use network::{Endpoint, Message, Payload};
-pub use outcome::{Outcome, Stats};
+pub use outcome::{Outcome, Stats, SwarmRun};
 pub use server::Lifecycle;
 pub use trace::{TraceEntry, TraceEvent};
 pub use world::run;

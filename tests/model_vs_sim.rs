@@ -156,6 +156,11 @@ fn schedules(config: &SimConfig) -> BoxedStrategy<Vec<ScheduledFault>> {
                         client,
                         extra: Millis(size),
                     },
+                    "request_delays" => Fault::DelayRequest {
+                        client,
+                        node,
+                        extra: Millis(size),
+                    },
                     other => panic!("a fault kind this test does not know: {other}"),
                 };
                 ScheduledFault {
@@ -339,6 +344,18 @@ fn the_simulator_acquires_exactly_where_the_checker_says_some_client_can() {
             let acquiring = (0..200)
                 .filter(|&seed| sim::run(&config, seed).unwrap().stats.acquisitions > 0)
                 .count();
+            // A round trip takes at least 2 ms (a `SET` and its reply, 1 ms each) where the
+            // model's takes none: a lease whose `ttl − drift` is no longer ends before it
+            // begins, unless a slow client clock under-measures the round.
+            let lease = u64::from(scenario.lock.ttl_ticks - scenario.lock.drift_ticks);
+            if lease * ms_per_tick <= 2 && scenario.clock.client_error_ticks == 0 {
+                assert_eq!(
+                    acquiring, 0,
+                    "{} at {ms_per_tick} ms per tick: a lease of {lease} ms cannot outlast a round trip",
+                    scenario.name
+                );
+                continue;
+            }
             assert_eq!(
                 acquiring > 0,
                 witness,

@@ -32,6 +32,9 @@ pub const MAX_SPAN: Millis = Millis(1_000_000);
 pub struct ClockConfig {
     /// `ρ`: each clock's rate error is drawn uniformly from `[−ρ, +ρ]` parts per million.
     pub rate_error_ppm_max: u32,
+    /// The clients' `ρ` where it differs from the nodes' (`None`: `rate_error_ppm_max` for
+    /// every clock). A scenario's node and client clock errors are separate budgets.
+    pub client_rate_error_ppm_max: Option<u32>,
     /// Each clock's starting offset is drawn from `[0, offset_max]` (offsets are harmless to
     /// Redlock, which only measures intervals; they make traces honest about it).
     pub offset_max: Millis,
@@ -115,6 +118,23 @@ impl Default for WorkloadConfig {
     }
 }
 
+/// Per-run knobs of a swarm search: each run draws its own values within these ranges from
+/// its seed, and its generated faults swarm-style ([`FaultBudget::draw_swarm`]), so that
+/// some runs are quiet and others pile one kind of fault on the windows that matter.
+///
+/// [`FaultBudget::draw_swarm`]: super::FaultBudget::draw_swarm
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Swarm {
+    /// A run's round timeout lies in `[round_timeout, round_timeout_max]`: a client that waits
+    /// longer for its answers (the model's client may decide whenever it likes) lets a late
+    /// `SET` count.
+    pub round_timeout_max: Millis,
+    /// A run's longest think time lies in `[workload.think_min, think_max]`: clients that
+    /// begin together race for the same nodes, a client that begins late meets a lock whose
+    /// keys are about to expire.
+    pub think_max: Millis,
+}
+
 /// A simulated world: nodes, clients, clocks, network, crashes, workload and faults.
 ///
 /// Plain public fields, so the CLI and the scenario files can build one from values; call
@@ -161,6 +181,9 @@ pub struct SimConfig {
     pub workload: WorkloadConfig,
     /// The faults.
     pub faults: FaultPlan,
+    /// With a generated fault plan: draw the faults and these knobs per run, swarm-style.
+    /// `None`: every run has every budgeted fault at a uniform time.
+    pub swarm: Option<Swarm>,
 }
 
 impl Default for SimConfig {
@@ -190,7 +213,16 @@ impl Default for SimConfig {
             crash: CrashConfig::default(),
             workload: WorkloadConfig::default(),
             faults: FaultPlan::default(),
+            swarm: None,
         }
+    }
+}
+
+impl ClockConfig {
+    /// The clients' rate error bound, in parts per million.
+    pub fn client_rate_error_ppm(&self) -> u32 {
+        self.client_rate_error_ppm_max
+            .unwrap_or(self.rate_error_ppm_max)
     }
 }
 
@@ -226,9 +258,14 @@ impl SimConfig {
     /// by `ρ` open a gap of about `2ρ·ttl`, and whole-millisecond readings add up to 1 ms at
     /// each end. A drift of at least this much keeps beliefs inside key lifetimes.
     pub fn drift_covering_clock_error(&self) -> Millis {
-        let rho = u128::from(self.clocks.rate_error_ppm_max);
-        let gap = (2 * rho * u128::from(self.ttl.0)).div_ceil(1_000_000);
-        Millis(u64::try_from(gap).unwrap_or(u64::MAX)) + Millis(2)
+        Millis(u64::try_from(self.clock_gap_ms()).unwrap_or(u64::MAX)) + Millis(2)
+    }
+
+    /// How far a fast node clock and a slow client clock drift apart over one TTL, in ms.
+    fn clock_gap_ms(&self) -> u128 {
+        let rho = u128::from(self.clocks.rate_error_ppm_max)
+            + u128::from(self.clocks.client_rate_error_ppm());
+        (rho * u128::from(self.ttl.0)).div_ceil(1_000_000)
     }
 
     /// Checks every value; the first problem found is returned.
@@ -247,10 +284,12 @@ impl SimConfig {
                 duration: self.duration,
             });
         }
-        if self.clocks.rate_error_ppm_max > MAX_RATE_ERROR_PPM {
-            return Err(SimConfigError::RateError {
-                ppm: self.clocks.rate_error_ppm_max,
-            });
+        let rates = [
+            self.clocks.rate_error_ppm_max,
+            self.clocks.client_rate_error_ppm(),
+        ];
+        if let Some(&ppm) = rates.iter().find(|&&ppm| ppm > MAX_RATE_ERROR_PPM) {
+            return Err(SimConfigError::RateError { ppm });
         }
         if !self.reach.is_empty() && self.reach.len() != self.clients {
             return Err(SimConfigError::Reach {
@@ -288,6 +327,17 @@ impl SimConfig {
             ("op margin", workload.op_margin),
             ("hold time", workload.hold_max),
         ];
+        let swarm_spans = self.swarm.map_or([Millis::ZERO; 2], |swarm| {
+            [swarm.round_timeout_max, swarm.think_max]
+        });
+        if let Some(swarm) = self.swarm {
+            range("round timeout", self.round_timeout, swarm.round_timeout_max)?;
+            range("think time", workload.think_min, swarm.think_max)?;
+        }
+        let spans = spans.into_iter().chain([
+            ("round timeout", swarm_spans[0]),
+            ("think time", swarm_spans[1]),
+        ]);
         for (what, span) in spans {
             if span > MAX_SPAN {
                 return Err(SimConfigError::SpanTooLarge { what, span });
@@ -331,6 +381,19 @@ impl SimConfig {
             Fault::Isolate { node, duration } => (Process::Node(node), duration),
             Fault::Pause { client, duration } => (Process::Client(client), duration),
             Fault::DelayStorageOp { client, extra } => (Process::Client(client), extra),
+            Fault::DelayRequest {
+                client,
+                node,
+                extra,
+            } => {
+                if !self.has(Process::Node(node)) {
+                    return Err(SimConfigError::NoSuchProcess {
+                        index,
+                        target: Process::Node(node),
+                    });
+                }
+                (Process::Client(client), extra)
+            }
         };
         if !self.has(target) {
             return Err(SimConfigError::NoSuchProcess { index, target });
@@ -385,10 +448,17 @@ impl fmt::Display for SimConfig {
             }
             Err(error) => writeln!(f, "lock = invalid: {error}")?,
         }
+        // The gap a lease can meet between a fast node and a slow client, compared with the
+        // drift allowance in the same unit: the scenario's `ε_n + ε_c` against `drift_ticks`.
+        let gap = Millis(u64::try_from(self.clock_gap_ms()).unwrap_or(u64::MAX));
+        let covered = match self.lock_params() {
+            Ok(params) if params.drift >= gap => "the drift allowance covers it",
+            Ok(_) => "the drift allowance does NOT cover it",
+            Err(_) => "",
+        };
         writeln!(
             f,
-            "drift_covering_clock_error = {}",
-            self.drift_covering_clock_error()
+            "clock_error = up to {gap} between a node and a client over one ttl: {covered}"
         )?;
         writeln!(
             f,
@@ -402,8 +472,10 @@ impl fmt::Display for SimConfig {
         writeln!(f, "stop_on_violation = {}", self.stop_on_violation)?;
         writeln!(
             f,
-            "clocks = rate error ±{} ppm, offset [0, {}]",
-            self.clocks.rate_error_ppm_max, self.clocks.offset_max
+            "clocks = rate error ±{} ppm on nodes, ±{} ppm on clients, offset [0, {}]",
+            self.clocks.rate_error_ppm_max,
+            self.clocks.client_rate_error_ppm(),
+            self.clocks.offset_max
         )?;
         writeln!(
             f,
@@ -440,6 +512,13 @@ impl fmt::Display for SimConfig {
             w.storage_timeout,
             w.protection
         )?;
+        if let Some(swarm) = self.swarm {
+            writeln!(
+                f,
+                "swarm = each run draws its fault kinds, aims most faults at a window, and draws round_timeout in [{}, {}] and think_max in [{}, {}]",
+                self.round_timeout, swarm.round_timeout_max, w.think_min, swarm.think_max
+            )?;
+        }
         match &self.faults {
             FaultPlan::Generated(budget) => writeln!(f, "faults = generated: {budget}"),
             FaultPlan::Explicit(schedule) => {

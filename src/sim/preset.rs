@@ -189,6 +189,7 @@ fn base(name: &str) -> Option<SimConfig> {
         duration: Millis(2_000),
         clocks: ClockConfig {
             rate_error_ppm_max: 10_000,
+            client_rate_error_ppm_max: None,
             offset_max: Millis(1_000),
         },
         network: NetworkConfig {
