@@ -111,7 +111,7 @@ fn schedules(config: &SimConfig) -> BoxedStrategy<Vec<ScheduledFault>> {
     let FaultPlan::Generated(budget) = &config.faults else {
         panic!("the bridge draws its faults from a budget");
     };
-    let (duration, nodes, clients) = (config.duration.0, config.nodes, config.clients);
+    let (duration, nodes, clients) = (config.duration.0, config.nodes(), config.clients);
     let (pinned_node, pinned_client) = (budget.pinned_node, budget.pinned_client);
     let mut kinds: Vec<BoxedStrategy<Vec<ScheduledFault>>> = Vec::new();
     for (name, kind) in budget.kinds() {
@@ -377,7 +377,7 @@ fn the_bridge_refuses_failover_extension_and_the_client_guard_by_name_and_accept
             Ok(config) => {
                 assert!(!refused(&scenario), "{}", scenario.name);
                 assert_eq!(config.name, scenario.name);
-                assert_eq!(config.nodes, usize::from(scenario.lock.nodes));
+                assert_eq!(config.nodes(), usize::from(scenario.lock.nodes));
                 assert_eq!(config.ttl, Millis(u64::from(scenario.lock.ttl_ticks)));
             }
             Err(SimConfigError::Unsupported { feature, .. }) => {

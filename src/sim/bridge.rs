@@ -12,7 +12,7 @@ use super::config::{
 };
 use super::fault::{Budget, FaultBudget, FaultPlan};
 use crate::node::Persistence;
-use crate::proto::{DriftPolicy, RetryPolicy};
+use crate::proto::{Config, DriftPolicy, RetryPolicy};
 use crate::scenario::{Bound, JumpTarget, Scenario};
 use crate::time::Millis;
 
@@ -145,6 +145,7 @@ impl SimConfig {
             });
         }
         let lock = &scenario.lock;
+        let resolved = lock.config();
         if lock.extensions > 0 {
             return Err(SimConfigError::Unsupported {
                 scenario: scenario.name.clone(),
@@ -165,8 +166,8 @@ impl SimConfig {
             });
         }
         let ttl = span(lock.ttl_ticks);
-        let attempts = u32::from(lock.attempts);
-        let nodes = usize::from(lock.nodes);
+        let attempts = resolved.retry.attempts;
+        let nodes = resolved.node_count;
         let clients = usize::from(lock.clients);
         let unbounded = Millis(ttl.0 * UNBOUNDED_IN_TTLS);
         let ticks = |bound: Bound| match bound {
@@ -290,19 +291,19 @@ impl SimConfig {
 
         let config = SimConfig {
             name: scenario.name.clone(),
-            nodes,
+            // The scenario's resolved configuration with its spans scaled to milliseconds.
+            lock: Config {
+                drift: DriftPolicy::fixed(drift),
+                round_timeout,
+                retry: RetryPolicy {
+                    attempts,
+                    delay_min: Millis(1),
+                    delay_max: ttl,
+                },
+                ..resolved
+            },
             clients,
             ttl,
-            drift: DriftPolicy::fixed(drift),
-            round_timeout,
-            retry: RetryPolicy {
-                attempts,
-                delay_min: Millis(1),
-                delay_max: ttl,
-            },
-            unlock: lock.unlock,
-            validity_check: lock.validity_check,
-            decision: lock.decision,
             duration,
             // Runs are short; running on after a violation lets one of a property the
             // scenario expects to break not hide a later one of a property it expects to hold.
@@ -358,31 +359,32 @@ mod tests {
             "[lock]\nnodes = 5\nclients = 3\nttl_ticks = 6\ndrift_ticks = 2\nround_timeout_ticks = 3\nattempts = 2\nunlock = \"del\"\nvalidity_check = false",
         );
         let exact = SimConfig::from_scenario(&s).unwrap();
-        assert_eq!((exact.nodes, exact.clients), (5, 3));
+        assert_eq!((exact.nodes(), exact.clients), (5, 3));
         assert_eq!(exact.ttl, Millis(6));
-        assert_eq!(exact.drift, DriftPolicy::fixed(Millis(2)));
-        assert_eq!(exact.round_timeout, Millis(3));
-        assert_eq!(exact.retry.attempts, 2);
-        assert_eq!(exact.unlock, UnlockMode::PlainDel);
-        assert_eq!(exact.validity_check, ValidityCheck::Off);
+        assert_eq!(exact.lock.drift, DriftPolicy::fixed(Millis(2)));
+        assert_eq!(exact.lock.round_timeout, Millis(3));
+        assert_eq!(exact.lock.retry.attempts, 2);
+        assert_eq!(exact.lock.unlock, UnlockMode::PlainDel);
+        assert_eq!(exact.lock.validity_check, ValidityCheck::Off);
         assert_eq!(exact.workload.acquisitions_per_client, Some(1));
         assert_eq!(exact.network.delay_min, Millis(1));
         assert_eq!(exact.network.delay_max, Millis(1));
 
         let fine = SimConfig::from_scenario_at(&s, 10).unwrap();
         assert_eq!(fine.ttl, Millis(60));
-        assert_eq!(fine.drift, DriftPolicy::fixed(Millis(20)));
-        assert_eq!(fine.round_timeout, Millis(30));
+        assert_eq!(fine.lock.drift, DriftPolicy::fixed(Millis(20)));
+        assert_eq!(fine.lock.round_timeout, Millis(30));
         assert_eq!(fine.network.delay_max, Millis(5));
         // A one-tick round still fits a round trip.
         let short = scenario("[lock]\nround_timeout_ticks = 1");
         assert_eq!(
-            SimConfig::from_scenario(&short).unwrap().round_timeout,
+            SimConfig::from_scenario(&short).unwrap().lock.round_timeout,
             Millis(2)
         );
         assert_eq!(
             SimConfig::from_scenario_at(&short, 10)
                 .unwrap()
+                .lock
                 .round_timeout,
             Millis(10)
         );

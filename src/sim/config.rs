@@ -145,24 +145,13 @@ pub struct SimConfig {
     /// A name for reports; a [preset](super::preset) sets it to its own name, which the replay
     /// command then uses.
     pub name: String,
-    /// `N`, the Redis masters.
-    pub nodes: usize,
+    /// The lock configuration every client runs, `N` (`lock.node_count`) included: the same
+    /// [`Config`] a driver hands the core, validated by the core's own rules.
+    pub lock: Config,
     /// The lock clients.
     pub clients: usize,
     /// The lock's TTL.
     pub ttl: Millis,
-    /// The clients' clock-drift allowance.
-    pub drift: DriftPolicy,
-    /// How long a round waits for answers.
-    pub round_timeout: Millis,
-    /// Rounds per acquisition and the delay between them.
-    pub retry: RetryPolicy,
-    /// Compare-and-delete, or plain `DEL`.
-    pub unlock: UnlockMode,
-    /// The step-3 validity check, on or off.
-    pub validity_check: ValidityCheck,
-    /// Decide a round at quorum, or wait for every answer.
-    pub decision: RoundDecision,
     /// How long the run lasts in true time (the bound of the main loop).
     pub duration: Millis,
     /// End the run at its first violation (saves time when searching for one).
@@ -192,19 +181,21 @@ impl Default for SimConfig {
     fn default() -> Self {
         SimConfig {
             name: "custom".to_owned(),
-            nodes: 3,
+            lock: Config {
+                drift: DriftPolicy::fixed(Millis(10)),
+                round_timeout: Millis(20),
+                retry: RetryPolicy {
+                    attempts: 3,
+                    delay_min: Millis(5),
+                    delay_max: Millis(20),
+                },
+                unlock: UnlockMode::CompareAndDelete,
+                validity_check: ValidityCheck::On,
+                decision: RoundDecision::AtQuorum,
+                ..Config::new(3)
+            },
             clients: 2,
             ttl: Millis(100),
-            drift: DriftPolicy::fixed(Millis(10)),
-            round_timeout: Millis(20),
-            retry: RetryPolicy {
-                attempts: 3,
-                delay_min: Millis(5),
-                delay_max: Millis(20),
-            },
-            unlock: UnlockMode::CompareAndDelete,
-            validity_check: ValidityCheck::On,
-            decision: RoundDecision::AtQuorum,
             duration: Millis(1_000),
             stop_on_violation: true,
             clocks: ClockConfig::default(),
@@ -234,23 +225,14 @@ impl SimConfig {
             .is_none_or(|set| node < 64 && set.contains(NodeId(node as u8)))
     }
 
-    /// The lock configuration every client runs.
-    pub fn lock_config(&self) -> Config {
-        Config {
-            node_count: self.nodes,
-            drift: self.drift,
-            round_timeout: self.round_timeout,
-            retry: self.retry,
-            unlock: self.unlock,
-            validity_check: self.validity_check,
-            decision: self.decision,
-            extension_quorum: crate::proto::ExtensionQuorum::Majority,
-        }
+    /// `N`, the Redis masters.
+    pub fn nodes(&self) -> usize {
+        self.lock.node_count
     }
 
     /// The resolved numbers of the lock (quorum, drift in ms, capped round timeout).
     pub fn lock_params(&self) -> Result<LockParams, SimConfigError> {
-        Ok(self.lock_config().params(self.ttl)?)
+        Ok(self.lock.params(self.ttl)?)
     }
 
     /// The drift allowance that covers this configuration's clock rate error, per the timing
@@ -331,7 +313,11 @@ impl SimConfig {
             [swarm.round_timeout_max, swarm.think_max]
         });
         if let Some(swarm) = self.swarm {
-            range("round timeout", self.round_timeout, swarm.round_timeout_max)?;
+            range(
+                "round timeout",
+                self.lock.round_timeout,
+                swarm.round_timeout_max,
+            )?;
             range("think time", workload.think_min, swarm.think_max)?;
         }
         let spans = spans.into_iter().chain([
@@ -370,7 +356,7 @@ impl SimConfig {
                 }
             }
         }
-        debug_assert!(params.node_count as usize == self.nodes);
+        debug_assert!(params.node_count as usize == self.nodes());
         Ok(())
     }
 
@@ -411,7 +397,7 @@ impl SimConfig {
 impl SimConfig {
     fn has(&self, target: Process) -> bool {
         match target {
-            Process::Node(node) => node < self.nodes,
+            Process::Node(node) => node < self.nodes(),
             Process::Client(client) => client < self.clients,
         }
     }
@@ -429,7 +415,7 @@ impl fmt::Display for SimConfig {
     /// Every resolved option, one per line.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "name = {}", self.name)?;
-        writeln!(f, "nodes = {}", self.nodes)?;
+        writeln!(f, "nodes = {}", self.nodes())?;
         writeln!(f, "clients = {}", self.clients)?;
         writeln!(f, "ttl = {}", self.ttl)?;
         match self.lock_params() {
@@ -438,12 +424,12 @@ impl fmt::Display for SimConfig {
                 writeln!(
                     f,
                     "drift = {} (factor {} + floor {})",
-                    params.drift, self.drift.factor, self.drift.floor
+                    params.drift, self.lock.drift.factor, self.lock.drift.floor
                 )?;
                 writeln!(
                     f,
                     "round_timeout = {} (as configured: {})",
-                    params.round_timeout, self.round_timeout
+                    params.round_timeout, self.lock.round_timeout
                 )?;
             }
             Err(error) => writeln!(f, "lock = invalid: {error}")?,
@@ -463,11 +449,11 @@ impl fmt::Display for SimConfig {
         writeln!(
             f,
             "retry = {} attempts, delay [{}, {}]",
-            self.retry.attempts, self.retry.delay_min, self.retry.delay_max
+            self.lock.retry.attempts, self.lock.retry.delay_min, self.lock.retry.delay_max
         )?;
-        writeln!(f, "unlock = {:?}", self.unlock)?;
-        writeln!(f, "validity_check = {:?}", self.validity_check)?;
-        writeln!(f, "decision = {:?}", self.decision)?;
+        writeln!(f, "unlock = {:?}", self.lock.unlock)?;
+        writeln!(f, "validity_check = {:?}", self.lock.validity_check)?;
+        writeln!(f, "decision = {:?}", self.lock.decision)?;
         writeln!(f, "duration = {}", self.duration)?;
         writeln!(f, "stop_on_violation = {}", self.stop_on_violation)?;
         writeln!(
@@ -516,7 +502,7 @@ impl fmt::Display for SimConfig {
             writeln!(
                 f,
                 "swarm = each run draws its fault kinds, aims most faults at a window, and draws round_timeout in [{}, {}] and think_max in [{}, {}]",
-                self.round_timeout, swarm.round_timeout_max, w.think_min, swarm.think_max
+                self.lock.round_timeout, swarm.round_timeout_max, w.think_min, swarm.think_max
             )?;
         }
         match &self.faults {
@@ -660,7 +646,7 @@ mod tests {
             edit(&mut config);
             config.validate().unwrap_err().to_string()
         };
-        assert!(refuse(|c| c.nodes = 0).contains("at least one node"));
+        assert!(refuse(|c| c.lock.node_count = 0).contains("at least one node"));
         assert!(refuse(|c| c.ttl = Millis(10)).contains("not larger than the clock drift"));
         assert!(refuse(|c| c.clients = 0).contains("at least one client"));
         assert!(refuse(|c| c.duration = Millis(0)).contains("duration"));

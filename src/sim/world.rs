@@ -56,7 +56,7 @@ pub fn run(config: &SimConfig, seed: u64) -> Result<Outcome, SimConfigError> {
                         _ => drawn,
                     }
                 };
-                let round_timeout = knob(config.round_timeout, knobs.round_timeout_max);
+                let round_timeout = knob(config.lock.round_timeout, knobs.round_timeout_max);
                 let think_max = knob(config.workload.think_min, knobs.think_max);
                 // Half the runs have the fastest network: every message takes the shortest
                 // delay, as close as the simulator comes to the model's instant messages.
@@ -69,7 +69,7 @@ pub fn run(config: &SimConfig, seed: u64) -> Result<Outcome, SimConfigError> {
                     &mut stream(seed, FAULT_STREAM),
                     Aim {
                         duration: config.duration,
-                        nodes: config.nodes,
+                        nodes: config.nodes(),
                         clients: config.clients,
                         ttl: config.ttl,
                         storage: config.workload.cycles_per_lock > 0,
@@ -87,7 +87,7 @@ pub fn run(config: &SimConfig, seed: u64) -> Result<Outcome, SimConfigError> {
             None => budget.generate(
                 &mut stream(seed, FAULT_STREAM),
                 config.duration,
-                config.nodes,
+                config.nodes(),
                 config.clients,
             ),
         },
@@ -144,7 +144,7 @@ impl<'a> World<'a> {
         swarm: Option<SwarmRun>,
     ) -> World<'a> {
         let mut setup = stream(seed, SETUP_STREAM);
-        let mut lock_config = config.lock_config();
+        let mut lock_config = config.lock;
         let mut workload = config.workload;
         let mut network = config.network;
         if let Some(drawn) = &swarm {
@@ -169,7 +169,7 @@ impl<'a> World<'a> {
             let rate = drawn as i64 - rho as i64;
             SimClock::new(offset as i64, rate as i32)
         };
-        let nodes = (0..config.nodes)
+        let nodes = (0..config.nodes())
             .map(|_| SimNode::new(clock(&mut setup, node_rho), config.crash))
             .collect();
         let clients = (0..config.clients)
