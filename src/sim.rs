@@ -55,7 +55,11 @@
 //!
 //! [`SimConfig::from_scenario`] maps a `models/*.toml` scenario onto a world (one tick is one
 //! millisecond) and documents what is exact, what is approximated and what is refused;
-//! `redlock-lab simulate` runs it.
+//! `redlock-lab simulate` runs it. A bridged world is a swarm search ([`SimConfig::swarm`]):
+//! each run draws from its seed which fault kinds are on, its round timeout, think time and
+//! network speed, and aims most faults at an event of the run ([`Anchor`]: a key set, a
+//! lease check) rather than a uniform time, since the windows where a fault breaks safety
+//! are a few milliseconds wide.
 //!
 //! A clean run is evidence, not proof: it samples schedules. The presets in [`preset`] pair
 //! each claim of the controversy with a world that should keep or break it.

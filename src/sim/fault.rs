@@ -649,6 +649,67 @@ mod tests {
     }
 
     #[test]
+    fn a_swarm_draw_stays_within_the_budget_and_replays() {
+        let budget = FaultBudget {
+            node_jumps_forward: Budget::new(2, Millis(10), Millis(10)),
+            crashes: Budget::new(1, Millis(0), Millis(0)),
+            pauses: Budget::new(1, Millis(1), Millis(30)),
+            request_delays: Budget::new(3, Millis(0), Millis(40)),
+            ..FaultBudget::NONE
+        };
+        let aim = Aim {
+            duration: Millis(300),
+            nodes: 3,
+            clients: 2,
+            ttl: Millis(40),
+            storage: true,
+        };
+        let draw = |seed| budget.draw_swarm(&mut ChaCha8Rng::seed_from_u64(seed), aim);
+        let mut kinds_seen = std::collections::BTreeSet::new();
+        let mut aimed_seen = 0;
+        for seed in 0..200 {
+            let drawn = draw(seed);
+            assert_eq!(draw(seed), drawn, "seed {seed} replays");
+            kinds_seen.extend(drawn.enabled.iter().copied());
+            aimed_seen += drawn.aimed.len();
+            let faults = drawn
+                .timed
+                .iter()
+                .map(|f| f.fault)
+                .chain(drawn.aimed.iter().map(|a| a.fault));
+            let (mut jumps, mut crashes, mut pauses) = (0, 0, 0);
+            for fault in faults {
+                match fault {
+                    Fault::ClockJump { by_ms, .. } => {
+                        jumps += 1;
+                        assert_eq!(by_ms, 10);
+                    }
+                    Fault::Crash { .. } => crashes += 1,
+                    Fault::Pause { duration, .. } => {
+                        pauses += 1;
+                        assert!((1..=30).contains(&duration.0));
+                    }
+                    Fault::DelayRequest { node, client, .. } => assert!(node < 3 && client < 2),
+                    other => panic!("a kind without a budget: {other:?}"),
+                }
+            }
+            // Never more than the budget (the model's bound); a whole-round request delay
+            // is asynchrony, not a budgeted fault.
+            assert!(
+                jumps <= 2 && crashes <= 1 && pauses <= 1,
+                "seed {seed}: {drawn:?}"
+            );
+            for aimed in &drawn.aimed {
+                assert!(aimed.after >= Millis(1) && aimed.after <= Millis(40));
+                assert!(aimed.nth >= 1);
+            }
+        }
+        // Every kind is on in some runs, and most faults are aimed.
+        assert_eq!(kinds_seen.len(), 4, "{kinds_seen:?}");
+        assert!(aimed_seen > 100, "{aimed_seen} aimed faults in 200 draws");
+    }
+
+    #[test]
     fn faults_print_as_sentences() {
         let fault = ScheduledFault {
             at: Millis(40),
