@@ -9,6 +9,11 @@
 //! memory (`VmHWM`) is its own. Every run is bounded: `SCALE_TIME_LIMIT` seconds (default 120)
 //! and a memory guard of `SCALE_MAX_MEMORY_MB` (default 6000); a run stopped by either is
 //! reported as `incomplete` with how far it got.
+//!
+//! A second table is the growth curve (ttl 4 to 16) with each of the model's reductions
+//! switched off alone: dead nodes, idle clock jumps, ghost fields with the tallies of
+//! settled rounds, and symmetry (`benches/reductions.rs` measures symmetry, time shift and ghosts on catalog
+//! files).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -16,6 +21,7 @@ use std::time::Duration;
 
 use redlock_lab::check::{Check, Strategy};
 use redlock_lab::scenario::{Scenario, Verdict, property};
+use stateright::{Checker, Model};
 
 /// One configuration of the table.
 struct Config {
@@ -168,7 +174,59 @@ fn main() {
             default.verdict,
         );
     }
+    reductions_table(&dir, quick, time_limit);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The model's reductions, each switched off alone (`off` names it for the child).
+const REDUCTIONS: [(&str, &str); 5] = [
+    ("all on", "none"),
+    ("dead nodes off", "dead-nodes"),
+    ("idle jumps off", "idle-jumps"),
+    ("ghosts off", "ghosts"),
+    ("symmetry off", "symmetry"),
+];
+
+/// The growth curve with each reduction on and off: unique states (seconds) of a depth-first
+/// run on every core, no probe, bounded by the time limit.
+fn reductions_table(dir: &Path, quick: bool, time_limit: u64) {
+    let rows: &[Config] = &[
+        config(3, 2, 4, true),
+        config(3, 2, 6, true),
+        config(3, 2, 8, true),
+        config(3, 2, 10, true),
+        config(3, 2, 16, false),
+        config(5, 2, 6, true),
+        config(5, 2, 8, false),
+    ];
+    println!();
+    println!("growth with each reduction switched off alone: unique states (seconds), depth first");
+    print!("{:<22}", "config (jump +1)");
+    for (label, _) in REDUCTIONS {
+        print!(" {label:>20}");
+    }
+    println!();
+    for config in rows.iter().filter(|c| c.small || !quick) {
+        let file = dir.join(format!("{}.toml", config.name()));
+        std::fs::write(&file, config.scenario()).expect("write the scenario");
+        print!(
+            "{:<22}",
+            format!(
+                "{}x{} ttl {}",
+                config.nodes, config.clients, config.ttl_ticks
+            )
+        );
+        for (_, off) in REDUCTIONS {
+            let m = measure(&file, &format!("off:{off}"), time_limit, 0);
+            let cell = if m.verdict.starts_with("incomplete") {
+                format!(">{} (>{:.0}s)", m.states, m.seconds)
+            } else {
+                format!("{} ({:.1}s)", m.states, m.seconds)
+            };
+            print!(" {cell:>20}");
+        }
+        println!();
+    }
 }
 
 fn megabytes(bytes: u64) -> f64 {
@@ -216,6 +274,10 @@ fn child(args: &[String]) {
         panic!("usage: scale child FILE STRATEGY SECS MB");
     };
     let scenario = Scenario::load(PathBuf::from(file)).expect("a valid scenario");
+    if let Some(off) = strategy.strip_prefix("off:") {
+        reduction_child(&scenario, off, seconds.parse().expect("seconds"));
+        return;
+    }
     let mut check = Check::new(&scenario)
         .time_limit(Duration::from_secs(seconds.parse().expect("seconds")))
         .memory_limit(megabytes.parse::<u64>().expect("megabytes") << 20);
@@ -241,6 +303,41 @@ fn child(args: &[String]) {
         "{}\t{:.3}\t{}\t{verdict}",
         report.unique_states,
         report.seconds,
+        peak_resident_bytes()
+    );
+}
+
+/// Depth first on every core over the model with reduction `off` switched off (`none`: all
+/// on), stopped after `seconds`; prints like [`child`].
+fn reduction_child(scenario: &Scenario, off: &str, seconds: u64) {
+    let model = Check::new(scenario).model();
+    let model = match off {
+        "none" => model,
+        "dead-nodes" => model.with_dead_node_elimination(false),
+        "idle-jumps" => model.with_idle_jump_pruning(false),
+        // Exact ghosts: the ghost fields and the tallies of settled rounds hashed in full.
+        "ghosts" => model.with_exact_ghosts(true),
+        "symmetry" => model.with_symmetry(false),
+        other => panic!("unknown reduction {other}"),
+    };
+    let start = std::time::Instant::now();
+    let checker = model
+        .checker()
+        .threads(redlock_lab::check::available_threads())
+        .timeout(Duration::from_secs(seconds))
+        .spawn_dfs()
+        .join();
+    let elapsed = start.elapsed().as_secs_f64();
+    let verdict = if elapsed >= seconds as f64 {
+        "incomplete (time limit)".to_owned()
+    } else if checker.discovery(property::MUTUAL_EXCLUSION).is_some() {
+        "mutual exclusion violated".to_owned()
+    } else {
+        "mutual exclusion holds".to_owned()
+    };
+    println!(
+        "{}\t{elapsed:.3}\t{}\t{verdict}",
+        checker.unique_state_count(),
         peak_resident_bytes()
     );
 }

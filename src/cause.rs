@@ -34,7 +34,7 @@
 //! ```
 
 use crate::check::{Check, PropertyReport, Report};
-use crate::model::Step;
+use crate::model::{Event, Step};
 use crate::report::Story;
 use crate::scenario::{Ingredient, Scenario, Verdict};
 
@@ -96,7 +96,12 @@ pub fn witnessed(ingredient: Ingredient, steps: &[Step], story: &Story) -> Optio
         Ingredient::NodeClockError => any(|s| matches!(s, Step::Deliver { early: true, .. })),
         Ingredient::ExtensionAnyNode => any(|s| matches!(s, Step::Extend(_))),
         // The mistake acts when a release deletes a key that is not the releaser's own.
-        Ingredient::UnlockDel => Some(story.lines.iter().any(|l| l.action.contains(", deleting "))),
+        Ingredient::UnlockDel => Some(story.lines.iter().any(|l| match &l.event {
+            Event::Released { deleted, .. } | Event::NotAcquired { deleted, .. } => {
+                !deleted.is_empty()
+            }
+            _ => false,
+        })),
         Ingredient::ClientClockError
         | Ingredient::StorageDelay
         | Ingredient::NoValidityCheck

@@ -38,6 +38,7 @@
 
 mod bounded;
 mod memory;
+mod story;
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -55,6 +56,7 @@ use bounded::Bounded;
 
 pub use crate::model::Invariant;
 pub use memory::available_bytes;
+pub use story::{Told, default_property, story, tell};
 
 impl Invariant {
     /// A named invariant from a closure over the read-only state.
@@ -200,11 +202,14 @@ pub type ProgressFn = Arc<dyn Fn(Progress<'_>) + Send + Sync>;
 /// How the safety run explores the state space.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Strategy {
-    /// Depth first on every checker thread, keeping one 8-byte fingerprint per state (14–17
-    /// bytes per state at peak on large runs), to settle every verdict; then, for each violated `always`
-    /// property, a breadth-first search on one thread, bounded to the depth at which the
-    /// violation was found, for the shortest counterexample. Verdicts and counterexamples are
-    /// those of [`Strategy::BreadthFirst`] on one thread.
+    /// First a breadth-first probe on one thread of at most [`Check::probe_states`] states,
+    /// which settles a small scenario on its own and finds shallow violations of a large one;
+    /// then depth first on every checker thread, keeping one 8-byte fingerprint per state
+    /// (14–17 bytes per state at peak on large runs), to settle every other verdict; then, for
+    /// each `always` property violated only there, a breadth-first search on one thread,
+    /// bounded to the depth at which the violation was found, for the shortest
+    /// counterexample. Verdicts and counterexamples are those of [`Strategy::BreadthFirst`] on
+    /// one thread.
     ///
     /// It is the default by measurement (two shared cores; `cargo bench --bench scale` prints
     /// the table). Memory, not time, is what stops a breadth-first check of a user-sized
@@ -239,6 +244,7 @@ pub struct Check {
     time_limit: Option<Duration>,
     memory_limit: Option<u64>,
     cutoff: bool,
+    probe_states: usize,
     progress: Option<ProgressFn>,
     progress_interval: Duration,
 }
@@ -254,9 +260,14 @@ impl std::fmt::Debug for Check {
             .field("max_states", &self.max_states)
             .field("time_limit", &self.time_limit)
             .field("memory_limit", &self.memory_limit)
+            .field("probe_states", &self.probe_states)
             .finish()
     }
 }
+
+/// How many states [`Strategy::DepthFirst`] first explores breadth first (see
+/// [`Check::probe_states`]).
+pub const DEFAULT_PROBE_STATES: usize = 100_000;
 
 /// The number of threads the machine can run at once (one if unknown).
 pub fn available_threads() -> usize {
@@ -276,6 +287,7 @@ impl Check {
             time_limit: None,
             memory_limit: None,
             cutoff: true,
+            probe_states: DEFAULT_PROBE_STATES,
             progress: None,
             progress_interval: Duration::from_secs(1),
         }
@@ -292,6 +304,20 @@ impl Check {
     /// shortest one runs on one thread.
     pub fn threads(mut self, threads: usize) -> Check {
         self.threads = threads.max(1);
+        self
+    }
+
+    /// How many states [`Strategy::DepthFirst`] explores breadth first on one thread before
+    /// it goes depth first (default [`DEFAULT_PROBE_STATES`]; 0 skips the probe).
+    ///
+    /// Depth first can wander deep into a large state space long before it meets a violation
+    /// that breadth first finds a few steps from the start. The probe settles every scenario
+    /// of up to this many states on its own (breadth first on one thread: shortest
+    /// counterexamples, no second run), and in a larger one it settles the properties it
+    /// finds violated, with their shortest counterexamples; depth first then settles the
+    /// rest. Verdicts and counterexamples do not depend on it.
+    pub fn probe_states(mut self, states: usize) -> Check {
+        self.probe_states = states;
         self
     }
 
@@ -438,6 +464,8 @@ struct Explored {
     model: RedlockModel,
     discoveries: Vec<(&'static str, Path<World, Step>)>,
     stopped: Option<StopReason>,
+    /// Whether the run was cut at its state budget (`Search::Probe`).
+    cut: bool,
 }
 
 impl Explored {
@@ -492,16 +520,46 @@ impl Run<'_> {
     fn safety(&mut self, model: RedlockModel) -> Vec<PropertyReport> {
         let check = self.check;
         let properties = model.properties();
+        let always: BTreeSet<&'static str> = properties
+            .iter()
+            .filter(|p| p.expectation == Expectation::Always)
+            .map(|p| p.name)
+            .collect();
+        let mut probe = None;
+        if check.strategy == Strategy::DepthFirst && check.probe_states > 0 {
+            let budget = check
+                .max_states
+                .map_or(check.probe_states, |max| max.min(check.probe_states));
+            let mut explored = self.explore(model.fresh(), 1, Search::Probe { max_states: budget });
+            let all_found = properties
+                .iter()
+                .all(|p| explored.discovery(p.name).is_some());
+            if explored.cut && check.max_states.is_some_and(|max| max <= budget) {
+                // The probe used the whole state limit: depth first would stop at once.
+                explored.stopped = Some(StopReason::StateLimit);
+                self.stopped = self.stopped.or(explored.stopped);
+            }
+            // Exhausted within the budget, stopped by a limit, or every property already
+            // found: breadth first on one thread has settled everything it can.
+            if !explored.cut || explored.stopped.is_some() || all_found {
+                return self.reports(&properties, &explored, Some(&explored));
+            }
+            probe = Some(explored);
+        }
         let verdicts = match check.strategy {
             Strategy::BreadthFirst => self.explore(model, check.threads, Search::BreadthFirst),
             Strategy::DepthFirst => self.explore(model, check.threads, Search::DepthFirst),
         };
-        let mut reports = Vec::new();
-        let mut shortest = None;
-        let violated: BTreeSet<&'static str> = properties
+        let mut shortest = probe;
+        let violated: BTreeSet<&'static str> = always
             .iter()
-            .filter(|p| p.expectation == Expectation::Always)
-            .filter_map(|p| verdicts.discovery(p.name).map(|_| p.name))
+            .copied()
+            .filter(|name| verdicts.discovery(name).is_some())
+            .filter(|name| {
+                shortest
+                    .as_ref()
+                    .is_none_or(|probe| probe.discovery(name).is_none())
+            })
             .collect();
         if check.strategy == Strategy::DepthFirst && !violated.is_empty() {
             // Depth first found a violation but maybe not the shortest: breadth first on one
@@ -519,10 +577,41 @@ impl Run<'_> {
                 names: violated.clone(),
                 max_depth: depth + 2,
             };
-            shortest = Some(self.explore(verdicts.model.fresh(), 1, search));
+            let found = self.explore(verdicts.model.fresh(), 1, search);
+            // Keep the probe's counterexamples, add the new ones.
+            shortest = Some(match shortest {
+                Some(mut probe) => {
+                    probe.discoveries.extend(
+                        found
+                            .discoveries
+                            .into_iter()
+                            .filter(|(name, _)| violated.contains(name)),
+                    );
+                    probe
+                }
+                None => found,
+            });
+        } else if check.strategy == Strategy::BreadthFirst {
+            // Plain breadth first: its own paths are the shortest.
+            return self.reports(&properties, &verdicts, Some(&verdicts));
         }
-        for p in &properties {
-            let discovered = verdicts.discovery(p.name);
+        self.reports(&properties, &verdicts, shortest.as_ref())
+    }
+
+    /// The reports for `properties` from the run that settled them (`verdicts`) and the
+    /// breadth-first run that holds their shortest counterexamples, if any.
+    fn reports(
+        &self,
+        properties: &[stateright::Property<RedlockModel>],
+        verdicts: &Explored,
+        shortest: Option<&Explored>,
+    ) -> Vec<PropertyReport> {
+        let mut reports = Vec::new();
+        for p in properties {
+            // A property the probe settled stays settled when depth first stops at a limit.
+            let discovered = verdicts
+                .discovery(p.name)
+                .or_else(|| shortest.and_then(|s| s.discovery(p.name)));
             let report = match (&p.expectation, discovered) {
                 (Expectation::Sometimes, Some(_)) => self.settled(p.name, Verdict::Holds),
                 (_, None) if verdicts.stopped.is_some() => {
@@ -530,17 +619,11 @@ impl Run<'_> {
                 }
                 (Expectation::Sometimes, None) => self.settled(p.name, Verdict::Violated),
                 (_, None) => self.settled(p.name, Verdict::Holds),
-                (_, Some(path)) => {
-                    match shortest.as_ref().and_then(|s| s.discovery(p.name)) {
-                        Some(short) => self.violated(&verdicts.model, p.name, short, false),
-                        // Plain breadth first: its own path is the shortest.
-                        None if check.strategy == Strategy::BreadthFirst => {
-                            self.violated(&verdicts.model, p.name, path, false)
-                        }
-                        // The search for the shortest was stopped by a limit.
-                        None => self.violated(&verdicts.model, p.name, path, true),
-                    }
-                }
+                (_, Some(path)) => match shortest.and_then(|s| s.discovery(p.name)) {
+                    Some(short) => self.violated(&verdicts.model, p.name, short, false),
+                    // The search for the shortest was stopped by a limit.
+                    None => self.violated(&verdicts.model, p.name, path, true),
+                },
             };
             reports.push(report);
         }
@@ -585,10 +668,7 @@ impl Run<'_> {
         not_shortest: bool,
     ) -> PropertyReport {
         let path = path.clone().into_vec();
-        let steps = path
-            .iter()
-            .filter_map(|(state, step)| step.map(|s| model.describe(state, &s)))
-            .collect();
+        let steps = model.describe_path(&path);
         let actions = path.iter().filter_map(|(_, step)| *step).collect();
         let story = Story::from_path(model, name, &path);
         PropertyReport {
@@ -606,14 +686,20 @@ impl Run<'_> {
         let model = Bounded::new(model, stop.clone());
         let builder = model.checker().threads(threads);
         let explored = match search {
-            Search::DepthFirst => self.watch(builder.spawn_dfs(), &stop),
-            Search::BreadthFirst => self.watch(builder.spawn_bfs(), &stop),
+            Search::DepthFirst => self.watch(builder.spawn_dfs(), &stop, None),
+            Search::BreadthFirst => self.watch(builder.spawn_bfs(), &stop, None),
+            // Not stateright's `target_state_count`, which counts generated successors, not
+            // unique states.
+            Search::Probe { max_states } => {
+                self.watch(builder.spawn_bfs(), &stop, Some(max_states))
+            }
             Search::Shortest { names, max_depth } => self.watch(
                 builder
                     .finish_when(HasDiscoveries::AllOf(names))
                     .target_max_depth(max_depth)
                     .spawn_bfs(),
                 &stop,
+                None,
             ),
         };
         if explored.stopped.is_some() {
@@ -622,14 +708,23 @@ impl Run<'_> {
         explored
     }
 
-    /// Joins `checker`, reporting progress and enforcing the limits while it runs.
-    fn watch<C: Checker<Bounded>>(&mut self, checker: C, stop: &AtomicBool) -> Explored {
+    /// Joins `checker`, reporting progress and enforcing the limits while it runs; with
+    /// `cut_at`, the run is also cut (not stopped: nothing is incomplete because of it) once it
+    /// has that many unique states.
+    fn watch<C: Checker<Bounded>>(
+        &mut self,
+        checker: C,
+        stop: &AtomicBool,
+        cut_at: Option<usize>,
+    ) -> Explored {
         let check = self.check;
         let start = Instant::now();
         let budget = check
             .max_states
             .map(|max| max.saturating_sub(self.unique_states));
+        let mut cut = false;
         let watching = check.progress.is_some()
+            || cut_at.is_some()
             || budget.is_some()
             || self.deadline.is_some()
             || check.memory_limit.is_some();
@@ -656,7 +751,12 @@ impl Run<'_> {
                         seconds: self.start.elapsed().as_secs_f64(),
                     });
                 }
-                if stopped.is_some() {
+                if stopped.is_some() || cut {
+                    continue;
+                }
+                if cut_at.is_some_and(|at| checker.unique_state_count() >= at) {
+                    cut = true;
+                    stop.store(true, Ordering::Relaxed);
                     continue;
                 }
                 if budget.is_some_and(|b| checker.unique_state_count() >= b) {
@@ -696,6 +796,7 @@ impl Run<'_> {
             model: checker.model().inner().clone(),
             discoveries,
             stopped,
+            cut,
         }
     }
 }
@@ -717,6 +818,11 @@ fn eventually_discovered<C: Checker<Bounded>>(
 enum Search {
     DepthFirst,
     BreadthFirst,
+    /// Breadth first on one thread until every property has a discovery or `max_states`
+    /// states are explored.
+    Probe {
+        max_states: usize,
+    },
     /// Breadth first on one thread until every named property has a counterexample, never
     /// deeper than `max_depth` (stateright's count: the initial state is depth 1).
     Shortest {
@@ -758,6 +864,46 @@ mod tests {
     }
 
     #[test]
+    fn the_probe_changes_no_verdict_and_no_counterexample() {
+        // Mutual exclusion violated, the storage properties hold (9 661 states); everything
+        // holds (21 709 states). Probes that settle nothing, some or all of it.
+        for name in [
+            "fencing-token-survives-node-clock-jump",
+            "redlock-fault-free-five-nodes",
+        ] {
+            let scenario = load(name);
+            let reference = Check::new(&scenario)
+                .strategy(Strategy::BreadthFirst)
+                .threads(1)
+                .run();
+            for probe in [0, 100, 8_000, DEFAULT_PROBE_STATES] {
+                let report = Check::new(&scenario).probe_states(probe).run();
+                assert_eq!(
+                    report.properties, reference.properties,
+                    "{name}, probe {probe}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_violation_the_probe_found_stays_violated_at_the_state_limit() {
+        let scenario = load("fencing-token-survives-node-clock-jump");
+        let full = Check::new(&scenario).run();
+        // Breadth first reaches the jump's violation after about 5 400 of 9 661 states.
+        let report = Check::new(&scenario).max_states(8_000).run();
+        assert_eq!(report.stopped, Some(StopReason::StateLimit));
+        let mutex = report.property(property::MUTUAL_EXCLUSION).unwrap();
+        assert_eq!(
+            Some(mutex),
+            full.property(property::MUTUAL_EXCLUSION),
+            "the probe's counterexample is the shortest"
+        );
+        let storage = report.property(property::STORAGE_SAFETY).unwrap();
+        assert_eq!(storage.verdict, Verdict::Incomplete);
+    }
+
+    #[test]
     fn a_violation_found_before_the_stop_stays_violated() {
         // Mutual exclusion holds here and both storage properties are violated: the
         // depth-first run exhausts the state space, then the search for the shortest
@@ -772,6 +918,7 @@ mod tests {
             .unique_state_count();
         let report = Check::new(&scenario)
             .threads(1)
+            .probe_states(0)
             .max_states(depth_first + 10)
             .run();
         assert!(!report.is_incomplete(), "every verdict was settled");

@@ -53,6 +53,7 @@
 //!   pause fault). The check before each op and the op's arrival are separate steps, so a
 //!   pause "between the check and the write" is exactly a stretched wait.
 
+mod event;
 mod shape;
 mod step;
 mod svg;
@@ -67,12 +68,13 @@ use crate::node::NodeState;
 use crate::scenario::{self, MAX_MODEL_CLIENTS, MAX_MODEL_NODES, Scenario, property};
 use crate::storage::Storage;
 
+pub use event::{Actor, Event, Moment, Nodes, StorageOpEvent, narrate, narrate_path};
 pub use shape::Mode;
 pub use step::{Process, Step};
 pub use world::{Budget, ClientSlot, ClientView, NodeSlot, Phase, Work, World};
 
+pub(crate) use event::reading;
 pub(crate) use world::CLOCK_BASE;
-pub(crate) use world::owner_of;
 
 /// A user-defined invariant over a read-only [`World`].
 pub type InvariantFn = Arc<dyn Fn(&World) -> bool + Send + Sync>;
@@ -154,22 +156,30 @@ fn lock_acquired(model: &RedlockModel, state: &World) -> bool {
     !model.first_violations.holds(3, state, !reached)
 }
 
+/// Whether `state` breaks the built-in `always` property `name` (`false` for any other
+/// name): the one statement of each predicate, which the checker and the stories share.
+pub fn breaks(name: &str, state: &World) -> bool {
+    match name {
+        property::MUTUAL_EXCLUSION => state.believers() > 1,
+        property::STORAGE_SAFETY => !state.storage.fenced_order_holds(),
+        property::NO_LOST_UPDATE => !state.storage.no_lost_update_holds(),
+        _ => false,
+    }
+}
+
 fn mutual_exclusion(model: &RedlockModel, state: &World) -> bool {
-    model
-        .first_violations
-        .holds(0, state, state.believers() <= 1)
+    let ok = !breaks(property::MUTUAL_EXCLUSION, state);
+    model.first_violations.holds(0, state, ok)
 }
 
 fn storage_safety(model: &RedlockModel, state: &World) -> bool {
-    model
-        .first_violations
-        .holds(1, state, state.storage.fenced_order_holds())
+    let ok = !breaks(property::STORAGE_SAFETY, state);
+    model.first_violations.holds(1, state, ok)
 }
 
 fn no_lost_update(model: &RedlockModel, state: &World) -> bool {
-    model
-        .first_violations
-        .holds(2, state, state.storage.no_lost_update_holds())
+    let ok = !breaks(property::NO_LOST_UPDATE, state);
+    model.first_violations.holds(2, state, ok)
 }
 
 fn user_invariant<const I: usize>(model: &RedlockModel, state: &World) -> bool {
@@ -242,6 +252,16 @@ impl RedlockModel {
     pub fn with_dead_node_elimination(mut self, on: bool) -> RedlockModel {
         let mut shape = (*self.shape).clone();
         shape.dead_nodes = on;
+        self.shape = Arc::new(shape);
+        self
+    }
+
+    /// The same model with clock jumps of processes that measure nothing on their clock
+    /// skipped (`true`, the default) or explored (`false`), for cross-checks and benchmarks;
+    /// verdicts must not change.
+    pub fn with_idle_jump_pruning(mut self, on: bool) -> RedlockModel {
+        let mut shape = (*self.shape).clone();
+        shape.idle_jumps_pruned = on;
         self.shape = Arc::new(shape);
         self
     }
@@ -374,9 +394,32 @@ impl RedlockModel {
         }
     }
 
-    /// A human-readable description of `step` taken from `state` (`t=3 c1 …`).
+    /// A human-readable description of `step` taken from `state` (`t=3 c1 …`): its events
+    /// (see [`narrate`]) in one line.
     pub fn describe(&self, state: &World, step: &Step) -> String {
-        svg::describe(state, step)
+        match state.after(*step) {
+            Some(after) => event::line(state.now, step, &narrate(state, step, &after)),
+            None => format!("t={} {} (not enabled)", state.now, svg::label(step)),
+        }
+    }
+
+    /// The Explorer's SVG sequence diagram of `path` (states with the step taken from each;
+    /// the last step is `None`): a lane per client and node, a row per step, told from the
+    /// path's events.
+    pub fn sequence_diagram(&self, path: &[(World, Option<Step>)]) -> String {
+        svg::sequence_diagram(self, path)
+    }
+
+    /// Every step of `path` (states with the step taken from each; the last step is `None`)
+    /// in one line each, told from the path's events (see [`narrate_path`]): the `--json`
+    /// counterexample.
+    pub fn describe_path(&self, path: &[(World, Option<Step>)]) -> Vec<String> {
+        let told = narrate_path(path);
+        path.iter()
+            .filter_map(|(state, step)| step.map(|s| (state.now, s)))
+            .zip(told)
+            .map(|((t, step), moments)| event::line(t, &step, &moments))
+            .collect()
     }
 }
 
@@ -407,7 +450,7 @@ impl Model for RedlockModel {
     }
 
     fn as_svg(&self, path: stateright::Path<World, Step>) -> Option<String> {
-        Some(svg::sequence_diagram(self, &path.into_vec()))
+        Some(self.sequence_diagram(&path.into_vec()))
     }
 
     fn properties(&self) -> Vec<Property<Self>> {

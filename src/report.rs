@@ -1,18 +1,20 @@
 //! Counterexamples people can read: a checker's path told as a story, one line per event,
 //! with true time, each process's own clock where it differs, and what each party believes.
 //!
-//! The same [`Story`] renders as text (`redlock-lab trace`, `check`, `explain`), as a Mermaid
-//! `sequenceDiagram` (renders on GitHub) and as JSON (serde). The Explorer's SVG diagram is the
-//! model's own [`stateright::Model::as_svg`].
+//! A story's lines are the model's events ([`crate::model::narrate_path`]), so the same run
+//! reads the same as text (`redlock-lab trace`, `check`, `explain`), as a Mermaid
+//! `sequenceDiagram` (renders on GitHub), as JSON (serde, with each line's typed event) and
+//! in the Explorer's SVG diagram ([`crate::model::RedlockModel::sequence_diagram`]).
+//! Which path a story tells is the checker's answer: see [`crate::check::story`].
 //!
 //! ```
 //! use redlock_lab::catalog;
-//! use redlock_lab::report::Story;
+//! use redlock_lab::check;
 //! use redlock_lab::scenario::Scenario;
 //!
 //! let file = catalog::find("node-clock-jump-forward-past-drift").unwrap();
 //! let scenario = Scenario::from_str(file.file, file.text)?;
-//! let story = Story::shortest(&scenario, "mutual exclusion").expect("violated");
+//! let story = check::story(&scenario, "mutual exclusion").expect("violated");
 //! let last = story.lines.last().unwrap();
 //! assert_eq!(last.breaks.as_deref(), Some("mutual exclusion"));
 //! assert!(story.to_text().contains("clock jumps +2"));

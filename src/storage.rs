@@ -54,6 +54,17 @@ pub enum StorageOp {
     },
 }
 
+impl std::fmt::Display for StorageOp {
+    /// `read (epoch 1)`, `write 1 (epoch 1)`: the words every story, diagram and trace uses.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            StorageOp::Mark { epoch } => write!(f, "mark (epoch {epoch})"),
+            StorageOp::Read { epoch } => write!(f, "read (epoch {epoch})"),
+            StorageOp::Write { epoch, value } => write!(f, "write {value} (epoch {epoch})"),
+        }
+    }
+}
+
 impl StorageOp {
     /// The epoch the operation was issued under.
     pub const fn epoch(&self) -> u32 {

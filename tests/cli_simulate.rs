@@ -104,6 +104,14 @@ fn a_found_violation_prints_a_replay_command_that_reproduces_it() {
     // With one run, the trace tail of the violating run, ending in the violation.
     assert!(again.contains(&format!("trace of seed {seed}")), "{again}");
     assert!(again.contains("FAULT clock of n2 jumps +20 ms"), "{again}");
+    // In the words of the checker's stories, with clock readings counted from where every
+    // clock starts (as the model's are), not the simulator's internal epoch.
+    assert!(
+        again.contains("believes it holds the lock until its clock reads "),
+        "{again}"
+    );
+    assert!(again.contains("sets c1's key, expiring when n"), "{again}");
+    assert!(!again.contains("reads 1000"), "{again}");
     assert!(
         again.contains("VIOLATION mutual exclusion: at t="),
         "{again}"

@@ -343,7 +343,7 @@ fn headless_chromium_shows_the_counterexample_state_and_diagram() {
     assert!(dom.contains("<svg"), "{dom}");
     assert!(dom.contains("n2's clock jumps +2"), "{dom}");
     // The state pane: the last step, then the state where both clients believe.
-    assert!(dom.contains("acquires {n2,n3}"), "{dom}");
+    assert!(dom.contains("c2 acquires n2 n3 (T2=2"), "{dom}");
     assert_eq!(count(&dom, "BELIEVES"), 2, "{dom}");
 
     let shots = TempDir::new("chromium-shot");

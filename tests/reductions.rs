@@ -113,15 +113,25 @@ fn mutual_exclusion_violated(verdicts: &[(&'static str, bool)]) -> bool {
         .1
 }
 
-/// Dead-node elimination must keep every verdict of the catalog.
+/// The model with the reductions that only the full catalog and the boundary sweep
+/// cross-check switched off: dead-node elimination, the pruning of idle clock jumps, and the
+/// settled-round and ghost reductions (exact ghosts).
+fn unreduced(scenario: &Scenario) -> RedlockModel {
+    RedlockModel::new(scenario)
+        .with_dead_node_elimination(false)
+        .with_idle_jump_pruning(false)
+        .with_exact_ghosts(true)
+}
+
+/// Dead-node elimination, idle-jump pruning and the settled-round reductions must keep every
+/// verdict of the catalog.
 #[test]
-fn dead_nodes_change_counts_but_not_verdicts_on_the_catalog() {
+fn reductions_change_counts_but_not_verdicts_on_the_catalog() {
     let mut merged = 0;
     for entry in redlock_lab::catalog::CATALOG {
         let scenario = entry.scenario().expect("catalog files are valid");
         let (reduced, reduced_states) = verdicts(RedlockModel::new(&scenario));
-        let (full, full_states) =
-            verdicts(RedlockModel::new(&scenario).with_dead_node_elimination(false));
+        let (full, full_states) = verdicts(unreduced(&scenario));
         assert_eq!(reduced, full, "{}", scenario.name);
         assert!(
             reduced_states <= full_states,
@@ -134,10 +144,10 @@ fn dead_nodes_change_counts_but_not_verdicts_on_the_catalog() {
 }
 
 /// A sweep across the boundaries the catalog teaches, with every reduction on and with the
-/// dead-node reduction off: the verdicts agree, and each sits on the side of its boundary
+/// reductions of [`unreduced`] off: the verdicts agree, and each sits on the side of its boundary
 /// that the safety inequality says.
 #[test]
-fn boundary_sweeps_agree_with_and_without_dead_node_elimination() {
+fn boundary_sweeps_agree_with_and_without_the_reductions() {
     let mut cases: Vec<(String, String, bool)> = Vec::new();
     for (ttl, jumps) in [(6, 1..=4), (8, 1..=3)] {
         for jump in jumps {
@@ -196,8 +206,7 @@ fn boundary_sweeps_agree_with_and_without_dead_node_elimination() {
     for (name, body, violated) in cases {
         let scenario = generated(&name, &body);
         let (reduced, reduced_states) = verdicts(RedlockModel::new(&scenario));
-        let (full, full_states) =
-            verdicts(RedlockModel::new(&scenario).with_dead_node_elimination(false));
+        let (full, full_states) = verdicts(unreduced(&scenario));
         println!("{name}: {reduced_states} states reduced, {full_states} without");
         assert_eq!(reduced, full, "{name}");
         assert_eq!(mutual_exclusion_violated(&reduced), violated, "{name}");

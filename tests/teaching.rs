@@ -7,8 +7,7 @@ use std::process::{Command, Output};
 
 use expect_test::{Expect, expect};
 use redlock_lab::catalog::{self, CATALOG, LookupError};
-use redlock_lab::check::{Check, Report};
-use redlock_lab::report::Story;
+use redlock_lab::check::{self, Check, Report};
 use redlock_lab::scenario::{Scenario, Verdict, property};
 
 fn scenario(name: &str) -> Scenario {
@@ -32,7 +31,7 @@ fn stderr(output: &Output) -> String {
 }
 
 fn check_story(name: &str, property: &str, text: Expect, mermaid: Expect) {
-    let story = Story::shortest(&scenario(name), property).expect("a counterexample");
+    let story = check::story(&scenario(name), property).expect("a counterexample");
     text.assert_eq(&story.to_text());
     mermaid.assert_eq(&story.to_mermaid());
 }
@@ -47,13 +46,13 @@ fn the_node_clock_jump_story_is_pinned() {
             t=0  client c1  begins attempt 1: T1=0, sends SET NX PX 4 to n1 n2
             t=0  node n1    sets c1's key, expiring when n1's clock reads 4
             t=0  node n2    sets c1's key, expiring when n2's clock reads 4
-            t=0  client c1  acquires n1 n2 (T2=0, validity 3, believes until its clock reads 3)
+            t=0  client c1  acquires n1 n2 (T2=0, validity 3), believes it holds the lock until its clock reads 3
             t=0  client c2  begins attempt 1: T1=0, sends SET NX PX 4 to n2 n3
             t=0  node n3    sets c2's key, expiring when n3's clock reads 4
             t=2  node n2    clock jumps +2 (it now reads 4)
             t=2  node n2    c1's key expires at once: the jump moved its clock past the expiry
-            t=2  node n2    sets c2's key, expiring when n2's clock reads 8 [n2's clock reads 4]
-            t=2  client c2  acquires n2 n3 (T2=2, validity 1, believes until its clock reads 3)  ✗ mutual exclusion
+            t=2  node n2    gets c2's SET after 2 ticks in the network and sets c2's key, expiring when n2's clock reads 8 [n2's clock reads 4]
+            t=2  client c2  acquires n2 n3 (T2=2, validity 1), believes it holds the lock until its clock reads 3  ✗ mutual exclusion
                             at t=2 c1 believes it holds the lock until its clock reads 3 (it reads 2), and c2 believes it holds the lock until its clock reads 3 (it reads 2)
         "#]],
         expect![[r#"
@@ -66,42 +65,50 @@ fn the_node_clock_jump_story_is_pinned() {
                 Note over c1: t=0 begins attempt 1: T1=0, sends SET NX PX 4 to n1 n2
                 c1->>n1: t=0 sets c1's key, expiring when n1's clock reads 4
                 c1->>n2: t=0 sets c1's key, expiring when n2's clock reads 4
-                Note over c1: t=0 acquires n1 n2 (T2=0, validity 3, believes until its clock reads 3)
+                Note over c1: t=0 acquires n1 n2 (T2=0, validity 3), believes it holds the lock until its clock reads 3
                 Note over c2: t=0 begins attempt 1: T1=0, sends SET NX PX 4 to n2 n3
                 c2->>n3: t=0 sets c2's key, expiring when n3's clock reads 4
                 Note over n2: t=2 ⚡ clock jumps +2 (it now reads 4)
                 Note over n2: t=2 c1's key expires at once: the jump moved its clock past the expiry
-                c2->>n2: t=2 sets c2's key, expiring when n2's clock reads 8 [n2's clock: 4]
-                Note over c2: t=2 acquires n2 n3 (T2=2, validity 1, believes until its clock reads 3)
+                c2->>n2: t=2 gets c2's SET after 2 ticks in the network and sets c2's key, expiring when n2's clock reads 8 [n2's clock: 4]
+                Note over c2: t=2 acquires n2 n3 (T2=2, validity 1), believes it holds the lock until its clock reads 3
                 Note over c1,n3: ✗ mutual exclusion: at t=2 c1 believes it holds the lock until its clock reads 3 (it reads 2), and c2 believes it holds the lock until its clock reads 3 (it reads 2)
         "#]],
     );
 }
 
+/// The damage Kleppmann draws: c1 is paused between its lease check and its write, c2
+/// acquires, reads and writes, then c1's stale write lands on top and c2's update is lost.
 #[test]
 fn the_gc_pause_story_is_pinned() {
     check_story(
         "gc-pause-after-acquisition",
-        property::STORAGE_SAFETY,
+        property::NO_LOST_UPDATE,
         expect![[r#"
-            gc-pause-after-acquisition: storage safety violated (shortest counterexample: 17 steps)
+            gc-pause-after-acquisition: no lost update violated (the shortest run where a stale write lands after a newer one: 21 steps)
             t=0  client c1  begins attempt 1: T1=0, sends SET NX PX 4 to n1 n2 n3
             t=0  node n1    sets c1's key, expiring when n1's clock reads 4
             t=0  node n2    sets c1's key, expiring when n2's clock reads 4
-            t=0  client c1  acquires n1 n2 (T2=0, validity 3, believes until its clock reads 3)
-            t=0  client c1  checks its lease (clock 0, deadline 3) and sends read (token 1) to the storage
-            t=0  client c1  is paused (a GC pause) while its read (token 1) waits to reach the storage
+            t=0  client c1  acquires n1 n2 (T2=0, validity 3), believes it holds the lock until its clock reads 3
+            t=0  client c1  checks its lease (clock 0, deadline 3): still valid, sends read (epoch 1)
+            t=0  storage    applies c1's read (epoch 1): counter 0
+            t=0  client c1  checks its lease (clock 0, deadline 3): still valid, sends write 1 (epoch 1)
+            t=0  client c1  is paused (GC) between its lease check and its write 1 (epoch 1), which has not reached the storage
             t=2  client c2  begins attempt 1: T1=2, sends SET NX PX 4 to n1 n2 n3
             t=2  node n3    sets c2's key, expiring when n3's clock reads 6
             t=3  client c1  stops believing: its clock reached the lease's deadline
             t=4  node n1    c1's key expires
             t=4  node n2    c1's key expires
-            t=4  node n1    sets c2's key, expiring when n1's clock reads 8
-            t=4  client c2  acquires n1 n3 (T2=4, validity 1, believes until its clock reads 5)
-            t=4  client c2  checks its lease (clock 4, deadline 5) and sends read (token 2) to the storage
-            t=4  storage    applies c2's read (token 2): counter 0
-            t=4  storage    applies c1's read (token 1), a stale holder's op: counter 0  ✗ storage safety
-                            the storage applied an op with an older token after one with token 2
+            t=4  node n1    gets c2's SET after 2 ticks in the network and sets c2's key, expiring when n1's clock reads 8
+            t=4  client c2  acquires n1 n3 (T2=4, validity 1), believes it holds the lock until its clock reads 5
+            t=4  client c2  checks its lease (clock 4, deadline 5): still valid, sends read (epoch 2)
+            t=4  storage    applies c2's read (epoch 2): counter 0
+            t=4  client c2  checks its lease (clock 4, deadline 5): still valid, sends write 1 (epoch 2)
+            t=4  storage    applies c2's write 1 (epoch 2): counter 1
+            t=4  client c1  wakes from its pause: its write 1 (epoch 1), checked at t=0, reaches the storage now
+            t=4  storage    applies c1's write 1 (epoch 1), a stale holder's op: counter 1
+            t=4  storage    c1's write (epoch 1) lands after c2's (epoch 2): c2's update is lost  ✗ no lost update
+                            the counter reads 1 but 2 writes were acknowledged: an update is lost
         "#]],
         expect![[r#"
             sequenceDiagram
@@ -114,31 +121,108 @@ fn the_gc_pause_story_is_pinned() {
                 Note over c1: t=0 begins attempt 1: T1=0, sends SET NX PX 4 to n1 n2 n3
                 c1->>n1: t=0 sets c1's key, expiring when n1's clock reads 4
                 c1->>n2: t=0 sets c1's key, expiring when n2's clock reads 4
-                Note over c1: t=0 acquires n1 n2 (T2=0, validity 3, believes until its clock reads 3)
-                Note over c1: t=0 checks its lease (clock 0, deadline 3) and sends read (token 1) to the storage
-                Note over c1: t=0 ⚡ is paused (a GC pause) while its read (token 1) waits to reach the storage
+                Note over c1: t=0 acquires n1 n2 (T2=0, validity 3), believes it holds the lock until its clock reads 3
+                Note over c1: t=0 checks its lease (clock 0, deadline 3): still valid, sends read (epoch 1)
+                c1->>storage: t=0 applies c1's read (epoch 1): counter 0
+                Note over c1: t=0 checks its lease (clock 0, deadline 3): still valid, sends write 1 (epoch 1)
+                Note over c1: t=0 ⚡ is paused (GC) between its lease check and its write 1 (epoch 1), which has not reached the storage
                 Note over c2: t=2 begins attempt 1: T1=2, sends SET NX PX 4 to n1 n2 n3
                 c2->>n3: t=2 sets c2's key, expiring when n3's clock reads 6
                 Note over c1: t=3 stops believing: its clock reached the lease's deadline
                 Note over n1: t=4 c1's key expires
                 Note over n2: t=4 c1's key expires
-                c2->>n1: t=4 sets c2's key, expiring when n1's clock reads 8
-                Note over c2: t=4 acquires n1 n3 (T2=4, validity 1, believes until its clock reads 5)
-                Note over c2: t=4 checks its lease (clock 4, deadline 5) and sends read (token 2) to the storage
-                c2->>storage: t=4 applies c2's read (token 2): counter 0
-                c1->>storage: t=4 applies c1's read (token 1), a stale holder's op: counter 0
-                Note over c1,storage: ✗ storage safety: the storage applied an op with an older token after one with token 2
+                c2->>n1: t=4 gets c2's SET after 2 ticks in the network and sets c2's key, expiring when n1's clock reads 8
+                Note over c2: t=4 acquires n1 n3 (T2=4, validity 1), believes it holds the lock until its clock reads 5
+                Note over c2: t=4 checks its lease (clock 4, deadline 5): still valid, sends read (epoch 2)
+                c2->>storage: t=4 applies c2's read (epoch 2): counter 0
+                Note over c2: t=4 checks its lease (clock 4, deadline 5): still valid, sends write 1 (epoch 2)
+                c2->>storage: t=4 applies c2's write 1 (epoch 2): counter 1
+                Note over c1: t=4 wakes from its pause: its write 1 (epoch 1), checked at t=0, reaches the storage now
+                c1->>storage: t=4 applies c1's write 1 (epoch 1), a stale holder's op: counter 1
+                Note over storage: t=4 c1's write (epoch 1) lands after c2's (epoch 2): c2's update is lost
+                Note over c1,storage: ✗ no lost update: the counter reads 1 but 2 writes were acknowledged: an update is lost
         "#]],
     );
+}
+
+/// A storage scenario's default story is its lost update told in the order of the seed
+/// ("A overwrites B"); a delayed write says it was delayed; the pause says when it ends.
+#[test]
+fn storage_stories_show_the_damage() {
+    for name in [
+        "gc-pause-after-acquisition",
+        "network-delayed-write",
+        "synchronous-bounds-margin-2",
+    ] {
+        let out = cli(&["trace", name]);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let text = stdout(&out);
+        assert!(text.contains(": no lost update violated"), "{text}");
+        let last = text.lines().rev().nth(1).expect("a breaking line");
+        assert!(
+            last.contains("c1's write (epoch 1) lands after c2's (epoch 2): c2's update is lost"),
+            "{text}"
+        );
+        let check = text.find("checks its lease").expect("a lease check");
+        let lands = text
+            .find("applies c1's write 1 (epoch 1)")
+            .expect("the stale write");
+        assert!(check < lands, "{text}");
+    }
+    // With fencing on writes only the stale write cannot land after a newer write (it is
+    // fenced), so the story is the other order, and it says whose update the newer write erased.
+    let fenced = stdout(&cli(&["trace", "fencing-on-writes-only"]));
+    assert!(
+        fenced.contains(
+            "c2's write (epoch 2) comes from a read taken before c1's write (epoch 1) landed: \
+             c1's update is lost  ✗ no lost update"
+        ),
+        "{fenced}"
+    );
+    let delayed = stdout(&cli(&["trace", "network-delayed-write"]));
+    assert!(
+        delayed.contains("delayed 4 ticks in the network"),
+        "{delayed}"
+    );
+    let paused = stdout(&cli(&["trace", "gc-pause-after-acquisition"]));
+    let pause = paused
+        .find("is paused (GC) between its lease check")
+        .expect("the pause");
+    let wakes = paused
+        .find("wakes from its pause")
+        .expect("the pause's end");
+    let newer = paused.find("applies c2's write").expect("c2's write");
+    assert!(pause < newer && newer < wakes, "{paused}");
+}
+
+/// A guard that runs out one tick too early is shown running out.
+#[test]
+fn the_guard_story_shows_the_guard() {
+    let story = check::story(
+        &scenario("crash-restart-client-guard-one-tick-short"),
+        property::MUTUAL_EXCLUSION,
+    )
+    .expect("violated");
+    let text = story.to_text();
+    let crash = text
+        .find("the clients' guard keeps its yes out")
+        .expect("guard set");
+    let ends = text
+        .find("the clients' guard counts its yes again")
+        .expect("guard ends");
+    let counted = text
+        .find("sets c2's key, expiring when n1's clock")
+        .expect("the vote");
+    assert!(crash < ends && ends < counted, "{text}");
 }
 
 #[test]
 fn a_property_that_holds_has_no_story() {
     let fixed = scenario("node-clock-jump-forward-by-drift");
-    assert!(Story::shortest(&fixed, property::MUTUAL_EXCLUSION).is_none());
+    assert!(check::story(&fixed, property::MUTUAL_EXCLUSION).is_none());
     // Not an `always` property: nothing to tell either.
     let broken = scenario("node-clock-jump-forward-past-drift");
-    assert!(Story::shortest(&broken, property::LOCK_ACQUIRED).is_none());
+    assert!(check::story(&broken, property::LOCK_ACQUIRED).is_none());
 }
 
 /// Every catalog scenario, checked once (the whole catalog takes seconds).
@@ -260,7 +344,7 @@ fn names_aliases_and_prefixes_resolve_to_one_scenario() {
 #[test]
 fn trace_prints_every_format() {
     let name = "node-clock-jump-forward-past-drift";
-    let story = Story::shortest(&scenario(name), property::MUTUAL_EXCLUSION).unwrap();
+    let story = check::story(&scenario(name), property::MUTUAL_EXCLUSION).unwrap();
 
     let text = cli(&["trace", name]);
     assert_eq!(text.status.code(), Some(0), "{}", stderr(&text));
@@ -282,6 +366,22 @@ fn trace_prints_every_format() {
     let svg = stdout(&svg);
     assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
     assert!(svg.contains("n2's clock jumps +2"));
+
+    // One narration: every event of the story is told in the same words by the SVG and by
+    // `check --json`'s counterexample.
+    let json = cli(&["check", name, "--json"]);
+    let value: serde_json::Value = serde_json::from_str(&stdout(&json)).expect("json");
+    let steps: Vec<&str> = value["models"][0]["properties"][0]["counterexample"]
+        .as_array()
+        .expect("a counterexample")
+        .iter()
+        .map(|step| step.as_str().expect("a string"))
+        .collect();
+    let steps = steps.join("\n");
+    for line in &story.lines {
+        assert!(steps.contains(&line.action), "{:?} in {steps}", line.action);
+        assert!(svg.contains(&line.action), "{:?} in the SVG", line.action);
+    }
 
     // The same scenario with the jump inside the drift allowance: nothing to trace.
     let holds = cli(&["trace", "node-clock-jump-forward-by-drift"]);

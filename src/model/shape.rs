@@ -69,6 +69,9 @@ pub(crate) struct Shape {
     /// Leave the nodes no client can read again out of the fingerprint (`view.rs`, "Dead
     /// nodes"); on by default, off for cross-checks.
     pub dead_nodes: bool,
+    /// Skip clock jumps of processes that measure nothing on their clock (`step.rs`,
+    /// `World::jump_matters`); on by default, off for cross-checks.
+    pub idle_jumps_pruned: bool,
     /// Cross-check mode: hash true time and stop at this horizon (no time-shift reduction).
     pub exact_time: Option<u32>,
 }
@@ -126,6 +129,7 @@ impl Shape {
             isolated_rounds: scenario.liveness.isolated_rounds,
             exact_ghosts: false,
             dead_nodes: true,
+            idle_jumps_pruned: true,
             phantoms: false,
             exact_time: None,
         }

@@ -143,7 +143,7 @@ impl World {
 
     /// The core's lock after client `c` hands it every answer in its mailbox and, if the round
     /// is still open, the timeout at its clock reading; `None` unless that decides the round.
-    fn decided(&self, c: usize) -> Option<(LockState, Effects)> {
+    pub(crate) fn decided(&self, c: usize) -> Option<(LockState, Effects)> {
         let shape = &self.shape;
         let slot = &self.clients[c];
         let now = self.client_clock(c);
@@ -263,6 +263,41 @@ impl World {
             || slot.guarded_until.is_some_and(soon)
     }
 
+    /// Whether a clock jump of `target` can change anything but the jump budget: whether the
+    /// process measures something on its clock right now (a key, a restart delay or the
+    /// restarted-node guard on a node the clients may still read; a round, a lease or a
+    /// back-off on a client).
+    ///
+    /// Why skipping the others is sound: the fingerprint sees every timestamp relative to
+    /// its own clock and no clock offset (see `view.rs`), so a jump of a clock that measures
+    /// nothing leads to the same state with one jump less to spend, and a state with more
+    /// budget can do everything the other can (it may simply not jump). Every state the
+    /// pruned step leads to, and every violation after it, is reached without it, and a
+    /// counterexample with such a jump is never the shortest. Whether a later key lives on a
+    /// jumped clock does not matter either: its life is measured from when it is set. Kept
+    /// with exact ghosts, where a user invariant may read the clock readings themselves.
+    fn jump_matters(&self, target: Process) -> bool {
+        let shape = &self.shape;
+        if !shape.idle_jumps_pruned || shape.exact_ghosts {
+            return true;
+        }
+        match target {
+            Process::Node(n) => {
+                let n = usize::from(n);
+                let slot = &self.nodes[n];
+                let measures = slot.state.entry.is_some()
+                    || matches!(slot.state.availability, Availability::Restarting { .. })
+                    || slot.guarded_until.is_some()
+                    || (n == 0 && self.replica.is_some_and(|r| r.entry.is_some()));
+                measures && self.live_nodes().contains(NodeId(n as u8))
+            }
+            Process::Client(c) => !matches!(
+                self.clients[usize::from(c)].lock.phase(),
+                LockPhase::Idle | LockPhase::Releasing(_) | LockPhase::Finished
+            ),
+        }
+    }
+
     fn fault_steps(&self, out: &mut Vec<Step>) {
         let shape = &self.shape;
         let b = &self.budget;
@@ -291,8 +326,9 @@ impl World {
             let ticks = shape.jump_ticks;
             if shape.node_jumps() {
                 for n in 0..shape.nodes {
-                    if shape.jump_target == JumpTarget::Any
-                        || shape.jump_index.is_none_or(|i| usize::from(i) == n)
+                    if (shape.jump_target == JumpTarget::Any
+                        || shape.jump_index.is_none_or(|i| usize::from(i) == n))
+                        && self.jump_matters(Process::Node(n as u8))
                     {
                         out.push(Step::Jump {
                             target: Process::Node(n as u8),
@@ -303,8 +339,9 @@ impl World {
             }
             if shape.client_jumps() {
                 for c in 0..shape.clients {
-                    if shape.jump_target == JumpTarget::Any
-                        || shape.jump_index.is_none_or(|i| usize::from(i) == c)
+                    if (shape.jump_target == JumpTarget::Any
+                        || shape.jump_index.is_none_or(|i| usize::from(i) == c))
+                        && self.jump_matters(Process::Client(c as u8))
                     {
                         out.push(Step::Jump {
                             target: Process::Client(c as u8),

@@ -31,6 +31,12 @@
 //!   view). Such a round is shown as "won" with no per-node answers; the requests still in
 //!   flight stay in the view, since they still change the nodes. Also kept in full with
 //!   user invariants, which may read a round's tally.
+//! - **Lost rounds.** Likewise, once the yes answers in hand plus every node the request is
+//!   still travelling to cannot make a quorum, and the core would already decide the round,
+//!   the round is lost whatever else arrives: a later answer cannot make it decidable later
+//!   (decisions only become possible as answers come in and time passes), and a lost round's
+//!   outcome — release on every node the client reaches, then back off or stop — reads no
+//!   per-node answer. Shown as "lost" with no per-node answers; the requests in flight stay.
 //! - **Dead nodes.** A node's key (and its availability, its guard, the requests travelling to
 //!   it) can influence a client only through a later request whose answer some client reads:
 //!   an acquisition round the client may still begin (it has not started, backs off, or may
@@ -50,7 +56,7 @@
 use std::hash::{Hash, Hasher};
 
 use crate::node::{Availability, NodeState};
-use crate::proto::{LockPhase, NodeId, NodeSet, RoundDecision};
+use crate::proto::{LockPhase, NodeId, NodeSet, RoundDecision, Token};
 use crate::scenario::{Bound, JumpTarget, MAX_MODEL_CLIENTS, MAX_MODEL_NODES};
 use crate::storage::StorageOp;
 use crate::time::Millis;
@@ -98,20 +104,75 @@ impl RowParts {
     }
 }
 
+/// Whether a client's round still depends on its per-node answers (see "Won rounds" and
+/// "Lost rounds" above).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Settled {
+    /// Not collecting, or the answers still to come can change the outcome.
+    Open,
+    /// Won whatever else arrives.
+    Won,
+    /// Lost whatever else arrives, and the core would decide it now.
+    Lost,
+}
+
+/// What the node rows read of each client, worked out once per fingerprint.
+#[derive(Clone, Copy)]
+struct ClientFacts {
+    /// Whether the round's per-node answers are still part of the view: collecting a round
+    /// that is not settled.
+    open_round: bool,
+    /// The token of the latest round, when the client can still act on keys with it
+    /// (collecting a round or holding a lease).
+    acting_token: Option<Token>,
+}
+
 impl World {
-    /// Whether client `c`'s round is won whatever else arrives (see "Won rounds" above).
-    fn round_won(&self, c: usize) -> bool {
+    fn client_facts(
+        &self,
+        settled: &[Settled; MAX_MODEL_CLIENTS],
+    ) -> [ClientFacts; MAX_MODEL_CLIENTS] {
+        let mut facts = [ClientFacts {
+            open_round: false,
+            acting_token: None,
+        }; MAX_MODEL_CLIENTS];
+        for (c, f) in facts.iter_mut().enumerate().take(self.shape.clients) {
+            let slot = &self.clients[c];
+            let (collecting, acting) = match slot.lock.phase() {
+                LockPhase::Acquiring(_) | LockPhase::Extending { .. } => (true, true),
+                LockPhase::Holding { .. } => (false, true),
+                _ => (false, false),
+            };
+            f.open_round = collecting && settled[c] == Settled::Open;
+            f.acting_token = acting.then(|| slot.token());
+        }
+        facts
+    }
+}
+
+impl World {
+    /// Whether client `c`'s round is settled whatever else arrives.
+    fn settled(&self, c: usize) -> Settled {
         let shape = &self.shape;
-        if shape.exact_ghosts || shape.params.decision != RoundDecision::AtQuorum {
-            return false;
+        if shape.exact_ghosts {
+            return Settled::Open;
         }
         let slot = &self.clients[c];
-        match *slot.lock.phase() {
-            LockPhase::Acquiring(round) | LockPhase::Extending { round, .. } => {
-                slot.mailbox.applied.difference(slot.guarded).len() >= round.quorum(&shape.params)
-            }
-            _ => false,
+        let round = match *slot.lock.phase() {
+            LockPhase::Acquiring(round) | LockPhase::Extending { round, .. } => round,
+            _ => return Settled::Open,
+        };
+        let quorum = round.quorum(&shape.params);
+        let counting = slot.mailbox.applied.difference(slot.guarded).len();
+        if shape.params.decision == RoundDecision::AtQuorum && counting >= quorum {
+            return Settled::Won;
         }
+        // Yes answers can still come only from nodes the request is travelling to.
+        let possible = counting + slot.inflight.difference(slot.mailbox.answered()).len();
+        if possible < quorum && self.decided(c).is_some() {
+            return Settled::Lost;
+        }
+        Settled::Open
     }
 
     /// The nodes whose key some client may still read (see "Dead nodes" above).
@@ -142,7 +203,12 @@ impl World {
         live
     }
 
-    fn key_parts(&self, state: &NodeState, clock: Millis) -> RowParts {
+    fn key_parts(
+        &self,
+        state: &NodeState,
+        clock: Millis,
+        facts: &[ClientFacts; MAX_MODEL_CLIENTS],
+    ) -> RowParts {
         let mut parts = RowParts::default();
         match state.availability {
             Availability::Up => {}
@@ -157,14 +223,7 @@ impl World {
             // holding its lease does. Any other key (a stale token, or an owner that is idle
             // or done) behaves the same whoever set it, so it is shown ownerless.
             let owner = owner_of(entry.token);
-            let live = self.clients[owner].token() == entry.token
-                && matches!(
-                    self.clients[owner].lock.phase(),
-                    LockPhase::Acquiring(_)
-                        | LockPhase::Holding { .. }
-                        | LockPhase::Extending { .. }
-                );
-            if live {
+            if facts[owner].acting_token == Some(entry.token) {
                 parts.owner = Some(owner);
             }
             parts.base |= 1 << 12;
@@ -174,11 +233,16 @@ impl World {
         parts
     }
 
-    fn node_parts(&self, n: usize, live: bool) -> RowParts {
+    fn node_parts(
+        &self,
+        n: usize,
+        live: bool,
+        facts: &[ClientFacts; MAX_MODEL_CLIENTS],
+    ) -> RowParts {
         let shape = &self.shape;
         // A dead node is shown as an empty, serving node with nothing in flight.
         let mut parts = if live {
-            self.key_parts(&self.nodes[n].state, self.node_clock(n))
+            self.key_parts(&self.nodes[n].state, self.node_clock(n), facts)
         } else {
             RowParts::default()
         };
@@ -194,20 +258,17 @@ impl World {
             let reach = shape.reach[c].contains(node);
             let inflight = live && self.clients[c].inflight.contains(node);
             // Whether the guard kept this node's yes out matters only while the round runs.
-            let mut excluded = false;
             let slot = &self.clients[c];
-            let tally = match slot.lock.phase() {
-                _ if self.round_won(c) => 0,
-                LockPhase::Acquiring(_) | LockPhase::Extending { .. } => {
-                    excluded = slot.guarded.contains(node);
-                    match slot.mailbox.result(node) {
-                        crate::proto::NodeResult::NoReply => 0,
-                        crate::proto::NodeResult::Applied => 1,
-                        crate::proto::NodeResult::NotApplied => 2,
-                        crate::proto::NodeResult::Failed => 3,
-                    }
-                }
-                _ => 0,
+            let (tally, excluded) = if facts[c].open_round {
+                let tally = match slot.mailbox.result(node) {
+                    crate::proto::NodeResult::NoReply => 0,
+                    crate::proto::NodeResult::Applied => 1,
+                    crate::proto::NodeResult::NotApplied => 2,
+                    crate::proto::NodeResult::Failed => 3,
+                };
+                (tally, slot.guarded.contains(node))
+            } else {
+                (0, false)
             };
             *bits =
                 u64::from(reach) | u64::from(inflight) << 1 | tally << 2 | u64::from(excluded) << 4;
@@ -215,7 +276,7 @@ impl World {
         parts
     }
 
-    fn client_row(&self, c: usize) -> u64 {
+    fn client_row(&self, c: usize, settled: Settled) -> u64 {
         let shape = &self.shape;
         let slot = &self.clients[c];
         let back = shape.client_backward_budget(self.budget.jumps);
@@ -248,7 +309,8 @@ impl World {
         let mut row = u64::from(pinned)
             | u64::from(acquired) << 4
             | u64::from(inflight_extend) << 55
-            | u64::from(self.round_won(c)) << 56;
+            | u64::from(settled == Settled::Won) << 56
+            | u64::from(settled == Settled::Lost) << 57;
         let finished = matches!(
             slot.lock.phase(),
             LockPhase::Releasing(_) | LockPhase::Finished
@@ -301,30 +363,35 @@ impl World {
         row
     }
 
-    /// The canonical rows: node rows (sorted), the replica row, client rows (permuted).
-    pub(crate) fn canonical_rows(&self) -> [u64; ROWS] {
+    /// The canonical rows: node rows (sorted), the replica row, client rows (permuted), with
+    /// `live` the nodes some client may still read.
+    fn canonical_rows(&self, live: NodeSet) -> [u64; ROWS] {
         let shape = &self.shape;
+        let mut settled = [Settled::Open; MAX_MODEL_CLIENTS];
+        for (c, s) in settled.iter_mut().enumerate().take(shape.clients) {
+            *s = self.settled(c);
+        }
         let perms: &[[usize; 3]] = match (shape.symmetry, shape.clients) {
             (false, _) | (_, 1) => &PERMS_1,
             (true, 2) => &PERMS_2,
             (true, _) => &PERMS_3,
         };
-        let live = self.live_nodes();
+        let facts = self.client_facts(&settled);
         let mut nodes = [RowParts::default(); MAX_MODEL_NODES];
         for (n, parts) in nodes.iter_mut().enumerate().take(shape.nodes) {
-            *parts = self.node_parts(n, live.contains(NodeId(n as u8)));
+            *parts = self.node_parts(n, live.contains(NodeId(n as u8)), &facts);
         }
         // The replica is read only through node 1, once promoted.
         let replica = self.replica.as_ref().map(|r| {
             if live.contains(NodeId(0)) {
-                self.key_parts(r, self.node_clock(0))
+                self.key_parts(r, self.node_clock(0), &facts)
             } else {
                 RowParts::default()
             }
         });
         let mut clients = [0u64; MAX_MODEL_CLIENTS];
         for (c, row) in clients.iter_mut().enumerate().take(shape.clients) {
-            *row = self.client_row(c);
+            *row = self.client_row(c, settled[c]);
         }
         let mut best = [u64::MAX; ROWS];
         let mut rows = [0u64; ROWS];
@@ -352,10 +419,11 @@ impl World {
 
 impl Hash for World {
     fn hash<H: Hasher>(&self, state: &mut H) {
-        self.canonical_rows().hash(state);
+        let live = self.live_nodes();
+        self.canonical_rows(live).hash(state);
         self.storage.hash(state);
         let mut budget = self.budget;
-        if self.live_nodes().is_empty() {
+        if live.is_empty() {
             // No node can influence anything again: faults that act only on nodes are dead.
             budget.crashes = 0;
             budget.losses = 0;

@@ -291,7 +291,7 @@ impl std::fmt::Debug for World {
                 Phase::Holding { lease, epoch, work } => {
                     write!(
                         f,
-                        "holding (token {epoch}, T1={}, validity {}, deadline {}){}",
+                        "holding (epoch {epoch}, T1={}, validity {}, deadline {}){}",
                         reading(lease.t1),
                         lease.validity.as_u64(),
                         reading(lease.deadline),
@@ -315,7 +315,7 @@ impl std::fmt::Debug for World {
                     round,
                 } => write!(
                     f,
-                    "extending (token {epoch}, deadline {}, extension T1={}, applied on {}){}",
+                    "extending (epoch {epoch}, deadline {}, extension T1={}, applied on {}){}",
                     reading(lease.deadline),
                     reading(round.t1),
                     round.tally.applied,

@@ -72,7 +72,7 @@ impl fmt::Display for Payload {
                 write!(f, "{} (round {})", command.op, command.round.0)
             }
             Payload::Reply { round, reply, .. } => write!(f, "{reply:?} (round {})", round.0),
-            Payload::StorageOp { seq, op } => write!(f, "{op:?} (#{seq})"),
+            Payload::StorageOp { seq, op } => write!(f, "{op} (#{seq})"),
             Payload::StorageReply { seq, reply } => write!(f, "{reply:?} (#{seq})"),
         }
     }

@@ -6,6 +6,7 @@
 use std::fmt;
 
 use super::check::Violation;
+use super::clock::CLOCK_EPOCH_MS;
 use super::fault::{Fault, ScheduledFault};
 use super::network::Message;
 use super::server::Lifecycle;
@@ -155,7 +156,29 @@ pub struct TraceEntry {
     pub event: TraceEvent,
 }
 
+/// A clock reading as the stories print it: counted from where every clock starts
+/// ([`CLOCK_EPOCH_MS`]), so a reading of a clock without offset or error equals true time.
+fn reads(clock: Millis) -> i64 {
+    clock.0 as i64 - CLOCK_EPOCH_MS
+}
+
+/// Why a round failed, in the words of the checker's stories.
+fn failure_words(failure: Failure) -> String {
+    match failure {
+        Failure::NoQuorum { applied, quorum } => {
+            format!("{applied} of the {quorum} nodes it needs")
+        }
+        Failure::ValidityExhausted { elapsed } => {
+            format!("the round took {} ms, no validity left", elapsed.0)
+        }
+        Failure::LeaseExpired => "its lease had expired".to_owned(),
+    }
+}
+
 impl fmt::Display for TraceEntry {
+    /// One event in the words the checker's stories use (`c1 acquires …, believes it holds
+    /// the lock until its clock reads …`, `n1 sets c1's key, expiring when n1's clock reads
+    /// …`, `storage applies c1's write 1 (epoch 1)`), with clock readings in ms.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{:>8}  ", format!("t={}", self.at.0))?;
         match self.event {
@@ -163,13 +186,13 @@ impl fmt::Display for TraceEntry {
             TraceEvent::FaultIgnored(fault) => write!(f, "fault ignored (does not apply): {fault}"),
             TraceEvent::Sent { message, arrives } => write!(
                 f,
-                "{} → {}  {}  (arrives t={})",
-                message.from, message.to, message.payload, arrives.0
+                "{} sends {} to {} (arrives t={})",
+                message.from, message.payload, message.to, arrives.0
             ),
             TraceEvent::Lost { message } => write!(
                 f,
-                "{} → {}  {}  LOST",
-                message.from, message.to, message.payload
+                "{}'s {} to {} is lost in the network",
+                message.from, message.payload, message.to
             ),
             TraceEvent::NodeApplied {
                 node,
@@ -178,45 +201,66 @@ impl fmt::Display for TraceEntry {
                 local,
                 result,
             } => {
-                let result = match result {
-                    Ok(true) => "applied",
-                    Ok(false) => "not applied",
-                    Err(_) => "refused (not serving)",
-                };
-                write!(
-                    f,
-                    "n{} runs {} from c{} at its clock {}: {result}",
-                    node + 1,
-                    op,
-                    client + 1,
-                    local.0
-                )
+                let (n, c) = (node + 1, client + 1);
+                match (op, result) {
+                    (_, Err(_)) => write!(f, "n{n} is not serving: c{c}'s {op} fails"),
+                    (Op::SetNxPx { ttl, .. }, Ok(true)) => write!(
+                        f,
+                        "n{n} sets c{c}'s key, expiring when n{n}'s clock reads {}",
+                        reads(local) + ttl.0 as i64
+                    ),
+                    (Op::SetNxPx { .. }, Ok(false)) => {
+                        write!(f, "n{n} refuses c{c}'s SET: another key is live")
+                    }
+                    (Op::PExpireIfEq { ttl, .. }, Ok(true)) => write!(
+                        f,
+                        "n{n} extends c{c}'s key, now expiring when n{n}'s clock reads {}",
+                        reads(local) + ttl.0 as i64
+                    ),
+                    (Op::PExpireIfEq { .. }, Ok(false)) => {
+                        write!(f, "n{n} refuses c{c}'s extension: its key is not there")
+                    }
+                    (Op::DelIfEq { .. }, Ok(true)) => {
+                        write!(f, "n{n} deletes c{c}'s key (compare-and-delete)")
+                    }
+                    (Op::DelIfEq { .. }, Ok(false)) => {
+                        write!(
+                            f,
+                            "n{n} keeps its key: it is not c{c}'s (compare-and-delete)"
+                        )
+                    }
+                    (Op::Del, Ok(applied)) => write!(
+                        f,
+                        "n{n} runs c{c}'s DEL: {}",
+                        if applied {
+                            "the key is deleted"
+                        } else {
+                            "no key"
+                        }
+                    ),
+                }?;
+                write!(f, " [n{n}'s clock reads {}]", reads(local))
             }
             TraceEvent::Node { node, lifecycle } => match lifecycle {
                 Lifecycle::Crashed { kept_key } => write!(
                     f,
-                    "n{} crashed ({})",
+                    "n{} crashes, {}",
                     node + 1,
                     if kept_key {
-                        "key kept on disk"
+                        "keeping its key on disk"
                     } else {
-                        "key lost"
+                        "losing its key"
                     }
                 ),
                 Lifecycle::Restarted { ready_at } => write!(
                     f,
-                    "n{} restarted, serving from its clock {}",
+                    "n{} restarts, refusing requests until its clock reads {}",
                     node + 1,
-                    ready_at.0
+                    reads(ready_at)
                 ),
             },
             TraceEvent::AcquireStarted { client, local } => {
-                write!(
-                    f,
-                    "c{} starts acquiring at its clock {} (T1)",
-                    client + 1,
-                    local.0
-                )
+                write!(f, "c{} begins an attempt: T1={}", client + 1, reads(local))
             }
             TraceEvent::Acquired {
                 client,
@@ -227,46 +271,53 @@ impl fmt::Display for TraceEntry {
                 local,
             } => write!(
                 f,
-                "c{} ACQUIRED epoch {epoch} (token {token}) at its clock {}, validity {validity}, believes until its clock reads {}",
+                "c{} acquires epoch {epoch} (T2={}, validity {}, token {token}), believes it holds the lock until its clock reads {}",
                 client + 1,
-                local.0,
-                deadline.0
+                reads(local),
+                validity.0,
+                reads(deadline)
             ),
-            TraceEvent::Retrying { client, failure } => {
-                write!(f, "c{} round failed ({failure:?}), retrying", client + 1)
-            }
-            TraceEvent::NotAcquired { client, failure } => {
-                write!(f, "c{} not acquired ({failure:?})", client + 1)
-            }
-            TraceEvent::Expired { client, epoch } => {
-                write!(
-                    f,
-                    "c{} lease of epoch {epoch} expired on its clock",
-                    client + 1
-                )
-            }
+            TraceEvent::Retrying { client, failure } => write!(
+                f,
+                "c{} fails to acquire ({}) and retries",
+                client + 1,
+                failure_words(failure)
+            ),
+            TraceEvent::NotAcquired { client, failure } => write!(
+                f,
+                "c{} fails to acquire ({})",
+                client + 1,
+                failure_words(failure)
+            ),
+            TraceEvent::Expired { client, epoch } => write!(
+                f,
+                "c{} stops believing: its clock reached the deadline of epoch {epoch}",
+                client + 1
+            ),
             TraceEvent::ReleaseStarted { client, epoch } => {
                 write!(f, "c{} releases (epoch {epoch})", client + 1)
             }
-            TraceEvent::Released { client, deleted } => {
-                write!(
-                    f,
-                    "c{} released: key deleted on {deleted} nodes",
-                    client + 1
-                )
-            }
-            TraceEvent::StorageApplied { client, op, reply } => {
-                write!(f, "storage runs {op:?} from c{}: {reply:?}", client + 1)
-            }
+            TraceEvent::Released { client, deleted } => write!(
+                f,
+                "c{}'s release deleted its key on {deleted} nodes",
+                client + 1
+            ),
+            TraceEvent::StorageApplied { client, op, reply } => match reply {
+                StorageReply::Value(v) => {
+                    write!(f, "storage applies c{}'s {op}: counter {v}", client + 1)
+                }
+                StorageReply::Done => write!(f, "storage applies c{}'s {op}", client + 1),
+                StorageReply::Rejected => write!(f, "storage rejects c{}'s {op}", client + 1),
+            },
             TraceEvent::Paused { client, until } => {
-                write!(f, "c{} paused until t={}", client + 1, until.0)
+                write!(f, "c{} is paused (GC) until t={}", client + 1, until.0)
             }
-            TraceEvent::Resumed { client } => write!(f, "c{} resumed", client + 1),
+            TraceEvent::Resumed { client } => write!(f, "c{} wakes from its pause", client + 1),
             TraceEvent::Checked { client, op, local } => write!(
                 f,
-                "c{} checks its lease at its clock {} and will send {op:?}",
+                "c{} checks its lease (clock {}) and decides to send its {op}",
                 client + 1,
-                local.0
+                reads(local)
             ),
             TraceEvent::Violation(violation) => write!(f, "VIOLATION {violation}"),
         }

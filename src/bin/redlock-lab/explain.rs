@@ -5,7 +5,8 @@
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
-use redlock_lab::check::{Check, PropertyReport, Report};
+use redlock_lab::check::{self, Check, PropertyReport, Report};
+use redlock_lab::report::Story;
 use redlock_lab::scenario::{Ingredient, Scenario, Verdict, property};
 use redlock_lab::{catalog, cause};
 
@@ -19,15 +20,13 @@ pub struct Args {
     name: PathBuf,
 }
 
-/// The property a scenario is about: its first violated safety property, else its first
-/// violated property, else mutual exclusion.
+/// The property a scenario is about: the one its story tells (`check::default_property`:
+/// the lost update of a storage scenario, else the first violated property with a
+/// counterexample), else its first violated property, else mutual exclusion.
 fn primary(report: &Report) -> &PropertyReport {
     let violated = |p: &&PropertyReport| p.verdict == Verdict::Violated;
-    report
-        .properties
-        .iter()
-        .filter(violated)
-        .find(|p| p.story.is_some())
+    check::default_property(report)
+        .and_then(|name| report.property(name))
         .or_else(|| report.properties.iter().find(violated))
         .or_else(|| report.property(property::MUTUAL_EXCLUSION))
         .unwrap_or(&report.properties[0])
@@ -38,7 +37,7 @@ fn meaning(name: &str) -> &'static str {
     match name {
         property::MUTUAL_EXCLUSION => "two clients believe they hold the lock at the same time",
         property::STORAGE_SAFETY => {
-            "the storage applies an op with an older token after one with a newer token"
+            "the storage applies an op of an older epoch (fencing token) after one of a newer epoch"
         }
         property::NO_LOST_UPDATE => "an acknowledged write is lost",
         property::LOCK_ACQUIRED => "no client ever acquires the lock",
@@ -56,7 +55,7 @@ fn never(name: &str) -> &'static str {
             "in none of them do two clients believe they hold the lock at the same time"
         }
         property::STORAGE_SAFETY => {
-            "the storage never applies an op with an older token after one with a newer token"
+            "the storage never applies an op of an older epoch (fencing token) after one of a newer epoch"
         }
         property::NO_LOST_UPDATE => "no acknowledged write is ever lost",
         property::EVENTUALLY_ACQUIRED => {
@@ -83,22 +82,15 @@ fn join<S: AsRef<str>>(items: &[S]) -> String {
 }
 
 /// The verdict and its reason, in one paragraph.
-fn reason(report: &Report, p: &PropertyReport) -> String {
+fn reason(report: &Report, p: &PropertyReport, story: Option<&Story>) -> String {
     let states = report.unique_states;
-    match (&p.story, p.verdict, p.name.as_str()) {
+    match (story, p.verdict, p.name.as_str()) {
         (Some(story), _, _) => {
             let mut events: Vec<String> = story
                 .lines
                 .iter()
                 .filter(|l| l.fault || l.breaks.is_some())
-                .map(|l| {
-                    let sep = if l.action.starts_with("clock") {
-                        "'s"
-                    } else {
-                        ""
-                    };
-                    format!("at t={} {}{sep} {}", l.t, l.actor, l.action)
-                })
+                .map(|l| format!("at t={} {}", l.t, l.sentence))
                 .collect();
             if let Some(detail) = story.lines.last().and_then(|l| l.detail.clone()) {
                 events.push(format!("so {detail}"));
@@ -149,6 +141,10 @@ pub fn run(args: &Args) -> Result<Outcome> {
     let scenario = inputs::load_one(&args.name)?;
     let report = Check::new(&scenario).run_with_causes();
     let main = primary(&report);
+    // The story the checker's report tells for it (for a lost update: the stale write that
+    // lands after a newer one, when the checker finds that run).
+    let told = check::tell(&scenario, &report, &main.name);
+    let story = told.as_ref().map(|t| &t.story);
     let mut out = format!(
         "{} — {}\n({})\n\nThe claim ({}): {}\n\n{}\n\n",
         scenario.name,
@@ -158,7 +154,7 @@ pub fn run(args: &Args) -> Result<Outcome> {
         scenario.claim,
         scenario.prose.trim()
     );
-    out.push_str(&format!("Verdict: {}\n", reason(&report, main)));
+    out.push_str(&format!("Verdict: {}\n", reason(&report, main, story)));
     for p in &report.properties {
         let expected = match p.expected {
             Some(e) if e == p.verdict => "as [expect] says".to_owned(),
@@ -186,7 +182,7 @@ pub fn run(args: &Args) -> Result<Outcome> {
             ));
         }
     }
-    if let Some(story) = &main.story {
+    if let Some(story) = story {
         out.push_str(&format!("\n{}", story.to_text()));
     }
     match &scenario.mitigation {

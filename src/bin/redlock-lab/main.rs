@@ -50,7 +50,7 @@ enum Command {
     /// List the built-in catalog (or the given scenarios) with claims, sources and expected
     /// verdicts.
     List(list::Args),
-    /// Print the shortest counterexample of one scenario as a timeline.
+    /// Print one scenario's counterexample as a timeline.
     Trace(trace::Args),
     /// Explain one scenario: the claim, the verdict and why, the counterexample, and the
     /// mitigation that flips the verdict.

@@ -1,12 +1,12 @@
-//! `redlock-lab trace`: the shortest counterexample of one scenario, as a timeline.
+//! `redlock-lab trace`: the counterexample the checker found for one scenario, as a timeline.
 
 use std::path::PathBuf;
 
 use anyhow::{Result, bail};
+use redlock_lab::check::{self, Check};
 use redlock_lab::model::RedlockModel;
-use redlock_lab::report::Story;
 use redlock_lab::scenario::property;
-use stateright::{Checker, Expectation, Model};
+use stateright::{Expectation, Model};
 
 use crate::Outcome;
 use crate::inputs;
@@ -38,7 +38,8 @@ pub struct Args {
     format: Format,
 }
 
-/// Runs the checker breadth-first (one thread, so the path is shortest) and tells the path.
+/// Runs the checker, takes the counterexample it found for the property (by default the one
+/// the scenario's story is about, see `check::default_property`) and tells it.
 pub fn run(args: &Args) -> Result<Outcome> {
     let scenario = inputs::load_one(&args.path)?;
     let model = RedlockModel::new(&scenario);
@@ -57,16 +58,12 @@ pub fn run(args: &Args) -> Result<Outcome> {
             candidates.join(", ")
         );
     }
-    let checker = model.checker().spawn_bfs().join();
-    let found = candidates
-        .iter()
-        .filter(|name| {
-            args.property
-                .as_deref()
-                .is_none_or(|wanted| wanted == **name)
-        })
-        .find_map(|name| checker.discovery(name).map(|path| (*name, path)));
-    let Some((name, path)) = found else {
+    let report = Check::new(&scenario).run();
+    let name = match args.property.as_deref() {
+        Some(wanted) => Some(wanted),
+        None => check::default_property(&report).filter(|name| candidates.contains(name)),
+    };
+    let Some(told) = name.and_then(|name| check::tell(&scenario, &report, name)) else {
         let what = args
             .property
             .as_deref()
@@ -82,16 +79,12 @@ pub fn run(args: &Args) -> Result<Outcome> {
         );
         return Ok(Outcome::Mismatch);
     };
-    let model = checker.model();
-    let story = Story::from_path(model, name, &path.clone().into_vec());
+    let story = &told.story;
     match args.format {
         Format::Text => print!("{}", story.to_text()),
         Format::Mermaid => print!("{}", story.to_mermaid()),
-        Format::Json => println!("{}", serde_json::to_string_pretty(&story)?),
-        Format::Svg => match model.as_svg(path) {
-            Some(svg) => println!("{svg}"),
-            None => bail!("the model draws no diagram"),
-        },
+        Format::Json => println!("{}", serde_json::to_string_pretty(story)?),
+        Format::Svg => println!("{}", told.model.sequence_diagram(&told.path)),
     }
     Ok(Outcome::Success)
 }

@@ -1,0 +1,1285 @@
+//! The model's one narration: each step of a path told once as typed events.
+//!
+//! [`narrate`] turns a step (the state before it, the step, the state after it) into
+//! [`Moment`]s: who acts (a [`Actor`]), when (true time), on which clock reading, and what
+//! happened (an [`Event`] with the numbers in it: clock readings, deadlines, what a client
+//! believes). [`narrate_path`] does the same for a whole path and adds what only the path
+//! knows: which write a stale write overwrote.
+//!
+//! Every rendering of a counterexample reads these events and nothing else: the story's text
+//! and Mermaid (`crate::report`), the Explorer's SVG and step pane, the `--json`
+//! counterexample and `trace --format json`. So one run reads the same in every format.
+
+use std::fmt;
+
+use serde::{Serialize, Serializer};
+
+use crate::node::{Availability, Persistence};
+use crate::proto::{Failure, NodeSet, RoundOutcome, Token, UnlockMode};
+use crate::storage::StorageOp;
+use crate::time::Millis;
+
+use super::step::{Process, Step};
+use super::world::{CLOCK_BASE, Phase, World, owner_of};
+
+/// Who acts in an event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Actor {
+    /// A client, from 0 (`c1`).
+    Client(u8),
+    /// A node, from 0 (`n1`).
+    Node(u8),
+    /// The asynchronous replica of `n1`.
+    Replica,
+    /// The guarded storage.
+    Storage,
+    /// Nobody: time passes.
+    Time,
+}
+
+impl fmt::Display for Actor {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Actor::Client(c) => write!(f, "c{}", u16::from(c) + 1),
+            Actor::Node(n) => write!(f, "n{}", u16::from(n) + 1),
+            Actor::Replica => f.write_str("replica"),
+            Actor::Storage => f.write_str("storage"),
+            Actor::Time => f.write_str("time"),
+        }
+    }
+}
+
+impl Serialize for Actor {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+/// A set of nodes, told as `n1 n2 n3` (and serialised as `["n1", "n2", "n3"]`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Nodes(pub NodeSet);
+
+impl fmt::Display for Nodes {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let names: Vec<String> = self
+            .0
+            .iter()
+            .map(|n| format!("n{}", n.index() + 1))
+            .collect();
+        f.write_str(&names.join(" "))
+    }
+}
+
+impl Serialize for Nodes {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.iter().map(|n| Actor::Node(n.index() as u8)))
+    }
+}
+
+/// A storage operation, told as `write 1 (epoch 1)`; the epoch is the fencing token.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "op", rename_all = "kebab-case")]
+pub enum StorageOpEvent {
+    /// Claim the storage (antirez's random-token check-and-set).
+    Mark {
+        /// The lock epoch.
+        epoch: u32,
+    },
+    /// Read the counter.
+    Read {
+        /// The lock epoch.
+        epoch: u32,
+    },
+    /// Write the counter.
+    Write {
+        /// The lock epoch.
+        epoch: u32,
+        /// The value written.
+        value: u32,
+    },
+}
+
+impl From<StorageOp> for StorageOpEvent {
+    fn from(op: StorageOp) -> StorageOpEvent {
+        match op {
+            StorageOp::Mark { epoch } => StorageOpEvent::Mark { epoch },
+            StorageOp::Read { epoch } => StorageOpEvent::Read { epoch },
+            StorageOp::Write { epoch, value } => StorageOpEvent::Write { epoch, value },
+        }
+    }
+}
+
+impl fmt::Display for StorageOpEvent {
+    /// The storage's own words for the op (see [`StorageOp`]'s `Display`).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let op = match *self {
+            StorageOpEvent::Mark { epoch } => StorageOp::Mark { epoch },
+            StorageOpEvent::Read { epoch } => StorageOp::Read { epoch },
+            StorageOpEvent::Write { epoch, value } => StorageOp::Write { epoch, value },
+        };
+        write!(f, "{op}")
+    }
+}
+
+/// What happened. Clock readings are in the reader's own clock (`0` is where every clock
+/// starts); `t` values are true time.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum Event {
+    /// A client begins an acquisition round: reads T1 and sends `SET NX PX ttl` to every
+    /// node it reaches.
+    RoundBegan {
+        /// The attempt's number, from 1.
+        attempt: u32,
+        /// T1 on the client's clock.
+        t1: i64,
+        /// The key's time to live.
+        ttl: u64,
+        /// The nodes it sends to.
+        to: Nodes,
+    },
+    /// A node sets a client's key.
+    KeySet {
+        /// Whose key.
+        client: Actor,
+        /// The node (whose clock the expiry is on).
+        node: Actor,
+        /// When the key expires, on the node's clock.
+        expires_at: i64,
+        /// The node's clock was read at the fast end of its error band, so this client's
+        /// earlier key was already gone.
+        early_over: Option<Actor>,
+        /// By how many ticks the node's clock read fast.
+        fast_by: u32,
+    },
+    /// A node extends a client's key (compare-and-pexpire).
+    KeyExtended {
+        /// Whose key.
+        client: Actor,
+        /// The node (whose clock the expiry is on).
+        node: Actor,
+        /// The new expiry, on the node's clock.
+        expires_at: i64,
+    },
+    /// A node refuses an extension: the client's key is not there.
+    ExtensionRefused {
+        /// Whose extension.
+        client: Actor,
+    },
+    /// A node refuses a `SET`.
+    SetRefused {
+        /// Whose `SET`.
+        client: Actor,
+        /// Whose live key is in the way (`None`: a third client's, in the two-client cutoff).
+        holder: Option<Actor>,
+    },
+    /// A node is down or restarting: the request fails.
+    NotServing {
+        /// Whose request.
+        client: Actor,
+        /// Restarting (it refuses requests until its restart delay is over), or down.
+        restarting: bool,
+    },
+    /// The clients' restarted-node guard keeps a node's yes out of a quorum.
+    GuardRefused {
+        /// The client whose quorum it is.
+        client: Actor,
+    },
+    /// A request is lost in the network.
+    RequestLost {
+        /// The node it was sent to.
+        node: Actor,
+    },
+    /// A client decides its round and holds the lock.
+    Acquired {
+        /// The nodes whose yes counted.
+        on: Nodes,
+        /// T2 on the client's clock.
+        t2: i64,
+        /// Validity left at T2.
+        validity: u64,
+        /// The client believes it holds the lock until its clock reads this.
+        believes_until: i64,
+    },
+    /// A client decides its round and did not get the lock; it unlocks every node it reaches.
+    NotAcquired {
+        /// T2 on the client's clock.
+        t2: i64,
+        /// Why, in words.
+        reason: String,
+        /// Other clients' keys the unlock deleted, as (owner, node).
+        deleted: Vec<(Actor, Actor)>,
+    },
+    /// A client starts extending its lease.
+    ExtensionBegan {
+        /// T1 of the extension round.
+        t1: i64,
+        /// The nodes it sends compare-and-pexpire to.
+        to: Nodes,
+    },
+    /// A client extended its lease.
+    Extended {
+        /// The nodes that extended.
+        on: Nodes,
+        /// T2 on the client's clock.
+        t2: i64,
+        /// The client believes it holds the lock until its clock reads this.
+        believes_until: i64,
+    },
+    /// A client failed to extend; it keeps its current lease.
+    ExtensionFailed {
+        /// T2 on the client's clock.
+        t2: i64,
+        /// The client keeps believing until its clock reads this.
+        believes_until: i64,
+    },
+    /// A client releases on every node it reaches.
+    Released {
+        /// `compare-and-delete` or `DEL`.
+        how: &'static str,
+        /// The nodes it sends the release to.
+        on: Nodes,
+        /// Other clients' keys the release deleted, as (owner, node).
+        deleted: Vec<(Actor, Actor)>,
+    },
+    /// A holder checks its lease before a storage op.
+    LeaseChecked {
+        /// The client's clock.
+        clock: i64,
+        /// The lease's deadline on the client's clock.
+        deadline: i64,
+        /// The op it goes ahead with, or `None`: too late, it gives up and releases.
+        op: Option<StorageOpEvent>,
+    },
+    /// A holder is paused (GC, page fault) between its lease check and its op.
+    Paused {
+        /// The op that waits.
+        op: Option<StorageOpEvent>,
+    },
+    /// A holder's pause ends: the op it checked earlier goes out now.
+    PauseEnded {
+        /// The op.
+        op: StorageOpEvent,
+        /// True time of the lease check the op relies on.
+        checked_at: u32,
+    },
+    /// The storage receives a holder's op.
+    OpArrived {
+        /// Whose op.
+        client: Actor,
+        /// The op.
+        op: StorageOpEvent,
+        /// Whether the storage applied it (a fencing check may reject it).
+        applied: bool,
+        /// The counter afterwards.
+        counter: u32,
+        /// The sender no longer believes it holds the lock.
+        stale: bool,
+        /// Ticks the op spent in the network beyond the instant, when it was not paused.
+        delayed_by: u32,
+    },
+    /// A stale write landed after a newer one: the newer update is lost.
+    UpdateLost {
+        /// The client whose stale write landed.
+        stale: Actor,
+        /// Its epoch.
+        stale_epoch: u32,
+        /// The client whose newer write it overwrote.
+        overwritten: Actor,
+        /// That write's epoch.
+        overwritten_epoch: u32,
+    },
+    /// A write computed from a read taken before another client's write landed: that write
+    /// is erased.
+    WriteOnStaleRead {
+        /// The client whose write erased the other.
+        writer: Actor,
+        /// Its epoch.
+        writer_epoch: u32,
+        /// The client whose write was erased.
+        lost: Actor,
+        /// That write's epoch.
+        lost_epoch: u32,
+    },
+    /// A process's clock jumps.
+    ClockJumped {
+        /// By how many ticks.
+        ticks: i32,
+        /// The clock's reading after the jump.
+        reads: i64,
+    },
+    /// A key expires on a node.
+    KeyExpired {
+        /// Whose key.
+        owner: Actor,
+        /// A clock jump moved the node's clock past the expiry.
+        by_jump: bool,
+    },
+    /// A restarting node serves again: its restart delay is over.
+    ServesAgain,
+    /// The clients' restarted-node guard stops covering a node: its yes counts again.
+    GuardEnded,
+    /// A client stops believing: its clock reached the lease's deadline.
+    BeliefEnded,
+    /// A node crashes.
+    Crashed {
+        /// Its persistence.
+        persistence: &'static str,
+        /// The key it held, and whether it survived the crash.
+        key: Option<(Actor, bool)>,
+        /// Whether it restarts.
+        restarts: bool,
+        /// Ticks of its clock it refuses requests for after restarting.
+        restart_delay: u64,
+        /// The clients' guard keeps its yes out of every quorum until its clock reads this.
+        guarded_until: Option<i64>,
+    },
+    /// A node fsyncs its key to disk.
+    Fsynced {
+        /// Whose key.
+        owner: Option<Actor>,
+    },
+    /// The replica receives the master's key.
+    Replicated {
+        /// Whose key.
+        owner: Option<Actor>,
+    },
+    /// The master fails and its replica is promoted.
+    Promoted {
+        /// The key that was not replicated and is gone.
+        lost: Option<Actor>,
+    },
+    /// Time passes and nothing else changes.
+    TimePassed {
+        /// True time afterwards.
+        to: u32,
+    },
+}
+
+impl Event {
+    /// Whether the event is a fault (a pause, a clock jump, a crash, a loss, a failover).
+    pub fn is_fault(&self) -> bool {
+        matches!(
+            self,
+            Event::Paused { .. }
+                | Event::ClockJumped { .. }
+                | Event::Crashed { .. }
+                | Event::RequestLost { .. }
+                | Event::Promoted { .. }
+        )
+    }
+}
+
+fn deleted_words(deleted: &[(Actor, Actor)]) -> String {
+    if deleted.is_empty() {
+        return String::new();
+    }
+    let victims: Vec<String> = deleted
+        .iter()
+        .map(|(owner, node)| format!("{owner}'s key on {node}"))
+        .collect();
+    format!(", deleting {}", victims.join(" and "))
+}
+
+impl fmt::Display for Event {
+    /// The event in words, without its actor (`sets c1's key, …`).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Event::RoundBegan {
+                attempt,
+                t1,
+                ttl,
+                to,
+            } => write!(
+                f,
+                "begins attempt {attempt}: T1={t1}, sends SET NX PX {ttl} to {to}"
+            ),
+            Event::KeySet {
+                client,
+                node,
+                expires_at,
+                early_over,
+                fast_by,
+            } => {
+                if let Some(old) = early_over {
+                    write!(
+                        f,
+                        "its clock reads up to {fast_by} ticks fast, so {old}'s key is already gone; "
+                    )?;
+                }
+                write!(
+                    f,
+                    "sets {client}'s key, expiring when {node}'s clock reads {expires_at}"
+                )
+            }
+            Event::KeyExtended {
+                client,
+                node,
+                expires_at,
+            } => write!(
+                f,
+                "extends {client}'s key, now expiring when {node}'s clock reads {expires_at}"
+            ),
+            Event::ExtensionRefused { client } => {
+                write!(f, "refuses {client}'s extension: its key is not there")
+            }
+            Event::SetRefused { client, holder } => match holder {
+                Some(holder) => write!(f, "refuses {client}'s SET: {holder}'s key is live"),
+                None => write!(f, "refuses {client}'s SET: a third client's key is there"),
+            },
+            Event::NotServing { client, restarting } => {
+                let what = if *restarting {
+                    "is restarting"
+                } else {
+                    "is down"
+                };
+                write!(f, "{what}: {client}'s request fails")
+            }
+            Event::GuardRefused { client } => write!(
+                f,
+                "restarted too recently: the clients' guard keeps this yes out of {client}'s quorum"
+            ),
+            Event::RequestLost { node } => {
+                write!(f, "its request to {node} is lost in the network")
+            }
+            Event::Acquired {
+                on,
+                t2,
+                validity,
+                believes_until,
+            } => write!(
+                f,
+                "acquires {on} (T2={t2}, validity {validity}), believes it holds the lock until its clock reads {believes_until}"
+            ),
+            Event::NotAcquired {
+                t2,
+                reason,
+                deleted,
+            } => write!(
+                f,
+                "fails to acquire (T2={t2}: {reason}) and unlocks every node it reaches{}",
+                deleted_words(deleted)
+            ),
+            Event::ExtensionBegan { t1, to } => write!(
+                f,
+                "starts extending its lease: T1={t1}, compare-and-pexpire to {to}"
+            ),
+            Event::Extended {
+                on,
+                t2,
+                believes_until,
+            } => write!(
+                f,
+                "extends its lease on {on} (T2={t2}), believes it holds the lock until its clock reads {believes_until}"
+            ),
+            Event::ExtensionFailed { t2, believes_until } => write!(
+                f,
+                "fails to extend (T2={t2}); keeps believing until its clock reads {believes_until}"
+            ),
+            Event::Released { how, on, deleted } => {
+                write!(f, "releases with {how} on {on}{}", deleted_words(deleted))
+            }
+            Event::LeaseChecked {
+                clock,
+                deadline,
+                op,
+            } => match op {
+                Some(op) => write!(
+                    f,
+                    "checks its lease (clock {clock}, deadline {deadline}): still valid, sends {op}"
+                ),
+                None => write!(
+                    f,
+                    "checks its lease (clock {clock}, deadline {deadline}): too late, gives up and releases"
+                ),
+            },
+            Event::Paused { op } => match op {
+                Some(op) => write!(
+                    f,
+                    "is paused (GC) between its lease check and its {op}, which has not reached the storage"
+                ),
+                None => f.write_str("is paused (GC)"),
+            },
+            Event::PauseEnded { op, checked_at } => write!(
+                f,
+                "wakes from its pause: its {op}, checked at t={checked_at}, reaches the storage now"
+            ),
+            Event::OpArrived {
+                client,
+                op,
+                applied,
+                counter,
+                stale,
+                delayed_by,
+            } => {
+                let verb = if *applied { "applies" } else { "rejects" };
+                write!(f, "{verb} {client}'s {op}")?;
+                match delayed_by {
+                    0 => {}
+                    1 => f.write_str(", delayed 1 tick in the network")?,
+                    n => write!(f, ", delayed {n} ticks in the network")?,
+                }
+                if *stale {
+                    f.write_str(", a stale holder's op")?;
+                }
+                if *applied {
+                    write!(f, ": counter {counter}")?;
+                }
+                Ok(())
+            }
+            Event::UpdateLost {
+                stale,
+                stale_epoch,
+                overwritten,
+                overwritten_epoch,
+            } => write!(
+                f,
+                "{stale}'s write (epoch {stale_epoch}) lands after {overwritten}'s (epoch {overwritten_epoch}): {overwritten}'s update is lost"
+            ),
+            Event::WriteOnStaleRead {
+                writer,
+                writer_epoch,
+                lost,
+                lost_epoch,
+            } => write!(
+                f,
+                "{writer}'s write (epoch {writer_epoch}) comes from a read taken before {lost}'s write (epoch {lost_epoch}) landed: {lost}'s update is lost"
+            ),
+            Event::ClockJumped { ticks, reads } => {
+                write!(f, "clock jumps {ticks:+} (it now reads {reads})")
+            }
+            Event::KeyExpired { owner, by_jump } => {
+                write!(f, "{owner}'s key expires")?;
+                if *by_jump {
+                    f.write_str(" at once: the jump moved its clock past the expiry")?;
+                }
+                Ok(())
+            }
+            Event::ServesAgain => f.write_str("serves again: its restart delay is over"),
+            Event::GuardEnded => {
+                f.write_str("has served long enough: the clients' guard counts its yes again")
+            }
+            Event::BeliefEnded => {
+                f.write_str("stops believing: its clock reached the lease's deadline")
+            }
+            Event::Crashed {
+                persistence,
+                key,
+                restarts,
+                restart_delay,
+                guarded_until,
+            } => {
+                write!(f, "crashes ({persistence})")?;
+                match key {
+                    Some((owner, false)) => write!(f, ", losing {owner}'s key")?,
+                    Some((owner, true)) => write!(f, ", keeping {owner}'s key")?,
+                    None => {}
+                }
+                match (restarts, restart_delay) {
+                    (false, _) => f.write_str(" and stays down")?,
+                    (true, 0) => f.write_str(" and restarts at once")?,
+                    (true, delay) => write!(
+                        f,
+                        " and restarts, refusing requests for {delay} ticks of its clock"
+                    )?,
+                }
+                if let Some(until) = guarded_until {
+                    write!(
+                        f,
+                        "; the clients' guard keeps its yes out of every quorum until its clock reads {until}"
+                    )?;
+                }
+                Ok(())
+            }
+            Event::Fsynced { owner } => match owner {
+                Some(owner) => write!(f, "fsyncs {owner}'s key to disk"),
+                None => f.write_str("fsyncs its key to disk"),
+            },
+            Event::Replicated { owner } => match owner {
+                Some(owner) => write!(f, "receives {owner}'s key from n1"),
+                None => f.write_str("receives no key from n1"),
+            },
+            Event::Promoted { lost } => {
+                f.write_str("fails; its asynchronous replica is promoted in its place")?;
+                if let Some(owner) = lost {
+                    write!(f, ": {owner}'s key was not replicated and is gone")?;
+                }
+                Ok(())
+            }
+            Event::TimePassed { to } => write!(f, "time passes to t={to}"),
+        }
+    }
+}
+
+/// One event with who, when and on which clock.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Moment {
+    /// True time, in ticks.
+    pub t: u32,
+    /// Who acts.
+    pub actor: Actor,
+    /// Who sent the message the actor handles, if any (an arrow in diagrams).
+    pub from: Option<Actor>,
+    /// The actor's own clock reading, when it differs from true time.
+    pub clock: Option<i64>,
+    /// What happened.
+    pub event: Event,
+    /// Ticks the request a node handles spent in the network since the client sent it, when
+    /// more than none (only the whole path knows: see [`narrate_path`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub delayed: Option<u32>,
+}
+
+impl Moment {
+    fn new(t: u32, actor: Actor, event: Event) -> Moment {
+        Moment {
+            t,
+            actor,
+            from: None,
+            clock: None,
+            event,
+            delayed: None,
+        }
+    }
+
+    /// The event in words without its actor, with the request's delay in the network when
+    /// it had one (`gets c2's SET after 2 ticks in the network and sets c2's key, …`).
+    pub fn words(&self) -> String {
+        match (self.delayed, self.from) {
+            (Some(ticks), Some(from)) => {
+                let request = match self.event {
+                    Event::KeyExtended { .. } | Event::ExtensionRefused { .. } => "extension",
+                    _ => "SET",
+                };
+                let unit = if ticks == 1 { "tick" } else { "ticks" };
+                format!(
+                    "gets {from}'s {request} after {ticks} {unit} in the network and {}",
+                    self.event
+                )
+            }
+            _ => self.event.to_string(),
+        }
+    }
+
+    fn from(mut self, from: Actor) -> Moment {
+        self.from = Some(from);
+        self
+    }
+
+    fn on_clock(mut self, w: &World) -> Moment {
+        self.clock = own_clock(w, self.actor);
+        self
+    }
+
+    /// Whether the event is a fault.
+    pub fn is_fault(&self) -> bool {
+        self.event.is_fault()
+    }
+
+    /// The event as one sentence with its actor (`n1 sets c1's key, …`).
+    pub fn sentence(&self) -> String {
+        let clock = self
+            .clock
+            .map(|c| format!(" [{}'s clock reads {c}]", self.actor))
+            .unwrap_or_default();
+        match self.event {
+            Event::KeyExpired { .. } => format!("{}: {}{clock}", self.actor, self.event),
+            Event::ClockJumped { .. } => format!("{}'s {}", self.actor, self.event),
+            Event::RequestLost { .. } => {
+                let words = self.event.to_string();
+                let words = words.strip_prefix("its ").unwrap_or(&words);
+                format!("{}'s {words}", self.actor)
+            }
+            Event::UpdateLost { .. }
+            | Event::WriteOnStaleRead { .. }
+            | Event::TimePassed { .. } => format!("{}", self.event),
+            _ => format!("{} {}{clock}", self.actor, self.words()),
+        }
+    }
+}
+
+pub(crate) fn reading(clock: Millis) -> i64 {
+    clock.as_u64() as i64 - CLOCK_BASE
+}
+
+fn client(c: usize) -> Actor {
+    Actor::Client(c as u8)
+}
+
+fn node(n: usize) -> Actor {
+    Actor::Node(n as u8)
+}
+
+fn owner(token: Token) -> Actor {
+    client(owner_of(token))
+}
+
+/// The clock reading of `actor` in `w`, if it differs from true time.
+fn own_clock(w: &World, actor: Actor) -> Option<i64> {
+    let clock = match actor {
+        Actor::Client(c) => reading(w.client_clock(usize::from(c))),
+        Actor::Node(n) => reading(w.node_clock(usize::from(n))),
+        _ => return None,
+    };
+    (clock != i64::from(w.now)).then_some(clock)
+}
+
+/// Keys that a step removed from a node without anyone deleting them: expiry.
+fn expired_keys(before: &World, after: &World, by_jump: bool, out: &mut Vec<Moment>) {
+    for n in 0..before.shape.nodes {
+        if let (Some(e), None) = (before.nodes[n].state.entry, after.nodes[n].state.entry)
+            && after.nodes[n].state.availability == Availability::Up
+        {
+            out.push(Moment::new(
+                after.now,
+                node(n),
+                Event::KeyExpired {
+                    owner: owner(e.token),
+                    by_jump,
+                },
+            ));
+        }
+    }
+}
+
+/// Other clients' keys that client `c`'s unlock removed.
+fn deleted_keys(before: &World, after: &World, c: usize) -> Vec<(Actor, Actor)> {
+    (0..before.shape.nodes)
+        .filter_map(
+            |n| match (before.nodes[n].state.entry, after.nodes[n].state.entry) {
+                (Some(e), None) if owner_of(e.token) != c => Some((owner(e.token), node(n))),
+                _ => None,
+            },
+        )
+        .collect()
+}
+
+fn failure_words(failure: Failure) -> String {
+    match failure {
+        Failure::NoQuorum { applied, quorum } => {
+            format!("{applied} of the {quorum} nodes it needs")
+        }
+        Failure::ValidityExhausted { elapsed } => {
+            format!(
+                "the round took {} ticks, no validity left",
+                elapsed.as_u64()
+            )
+        }
+        Failure::LeaseExpired => "its lease had expired".to_owned(),
+    }
+}
+
+/// The events of one step, from the state before it and the state after it; a tick that
+/// changes nothing has none.
+pub fn narrate(before: &World, step: &Step, after: &World) -> Vec<Moment> {
+    let t = before.now;
+    let shape = &before.shape;
+    let mut out = Vec::new();
+    match *step {
+        Step::Tick => {
+            expired_keys(before, after, false, &mut out);
+            for n in 0..shape.nodes {
+                if matches!(
+                    before.nodes[n].state.availability,
+                    Availability::Restarting { .. }
+                ) && after.nodes[n].state.availability == Availability::Up
+                {
+                    out.push(Moment::new(after.now, node(n), Event::ServesAgain));
+                }
+                if before.nodes[n].guarded_until.is_some() && after.nodes[n].guarded_until.is_none()
+                {
+                    out.push(Moment::new(after.now, node(n), Event::GuardEnded).on_clock(after));
+                }
+            }
+            for c in 0..shape.clients {
+                if before.believes(c) && !after.believes(c) {
+                    out.push(Moment::new(after.now, client(c), Event::BeliefEnded));
+                }
+            }
+        }
+        Step::Begin(c) => {
+            let cu = usize::from(c);
+            out.push(Moment::new(
+                t,
+                client(cu),
+                Event::RoundBegan {
+                    attempt: after.clients[cu].lock.attempts(),
+                    t1: reading(before.client_clock(cu)),
+                    ttl: shape.params.ttl.as_u64(),
+                    to: Nodes(shape.reach[cu]),
+                },
+            ));
+        }
+        Step::Deliver {
+            client: c,
+            node: n,
+            early,
+        } => {
+            let (cu, nu) = (usize::from(c), usize::from(n));
+            let token = before.clients[cu].token();
+            let state = before.nodes[nu].state;
+            let event = if !state.is_serving(before.node_clock(nu)) {
+                Event::NotServing {
+                    client: client(cu),
+                    restarting: state.availability != Availability::Down,
+                }
+            } else {
+                let extending = matches!(before.clients[cu].phase(), Phase::Extending { .. });
+                match after.nodes[nu].state.entry {
+                    Some(e) if extending && e.token == token && state.entry != Some(e) => {
+                        Event::KeyExtended {
+                            client: client(cu),
+                            node: node(nu),
+                            expires_at: reading(e.expires_at),
+                        }
+                    }
+                    _ if extending => Event::ExtensionRefused { client: client(cu) },
+                    Some(e) if e.token == token && state.entry != Some(e) => Event::KeySet {
+                        client: client(cu),
+                        node: node(nu),
+                        expires_at: reading(e.expires_at),
+                        early_over: state.entry.filter(|_| early).map(|old| owner(old.token)),
+                        fast_by: if early { shape.eps_n } else { 0 },
+                    },
+                    Some(e) => Event::SetRefused {
+                        client: client(cu),
+                        holder: Some(owner(e.token)),
+                    },
+                    None => Event::SetRefused {
+                        client: client(cu),
+                        holder: None,
+                    },
+                }
+            };
+            out.push(
+                Moment::new(t, node(nu), event)
+                    .from(client(cu))
+                    .on_clock(before),
+            );
+            let guarded = after.clients[cu].guarded.contains(crate::proto::NodeId(n))
+                && !before.clients[cu].guarded.contains(crate::proto::NodeId(n));
+            if guarded {
+                out.push(Moment::new(
+                    t,
+                    node(nu),
+                    Event::GuardRefused { client: client(cu) },
+                ));
+            }
+        }
+        Step::Refuse { client: c, node: n } => {
+            out.push(
+                Moment::new(
+                    t,
+                    node(usize::from(n)),
+                    Event::SetRefused {
+                        client: client(usize::from(c)),
+                        holder: None,
+                    },
+                )
+                .from(client(usize::from(c))),
+            );
+        }
+        Step::Lose { client: c, node: n } => {
+            out.push(Moment::new(
+                t,
+                client(usize::from(c)),
+                Event::RequestLost {
+                    node: node(usize::from(n)),
+                },
+            ));
+        }
+        Step::Decide(c) => {
+            let cu = usize::from(c);
+            let clock = before.client_clock(cu);
+            let t2 = reading(clock);
+            let event = match before.clients[cu].phase() {
+                Phase::Acquiring(round) => match round.finish(&shape.params, clock) {
+                    RoundOutcome::Won(lease) => Event::Acquired {
+                        on: Nodes(lease.tally.applied),
+                        t2,
+                        validity: lease.validity.as_u64(),
+                        believes_until: reading(lease.deadline),
+                    },
+                    RoundOutcome::Lost(failure) => Event::NotAcquired {
+                        t2,
+                        reason: failure_words(failure),
+                        deleted: deleted_keys(before, after, cu),
+                    },
+                },
+                Phase::Extending { lease, round, .. } => match round.finish(&shape.params, clock) {
+                    RoundOutcome::Won(extended) => Event::Extended {
+                        on: Nodes(extended.tally.applied),
+                        t2,
+                        believes_until: reading(extended.deadline),
+                    },
+                    RoundOutcome::Lost(_) => Event::ExtensionFailed {
+                        t2,
+                        believes_until: reading(lease.deadline),
+                    },
+                },
+                _ => return out,
+            };
+            out.push(Moment::new(t, client(cu), event).on_clock(before));
+        }
+        Step::Extend(c) => {
+            let cu = usize::from(c);
+            out.push(
+                Moment::new(
+                    t,
+                    client(cu),
+                    Event::ExtensionBegan {
+                        t1: reading(before.client_clock(cu)),
+                        to: Nodes(shape.reach[cu]),
+                    },
+                )
+                .on_clock(before),
+            );
+        }
+        Step::Release(c) => {
+            let cu = usize::from(c);
+            let how = match shape.params.unlock {
+                UnlockMode::CompareAndDelete => "compare-and-delete",
+                UnlockMode::PlainDel => "DEL",
+            };
+            out.push(Moment::new(
+                t,
+                client(cu),
+                Event::Released {
+                    how,
+                    on: Nodes(shape.reach[cu]),
+                    deleted: deleted_keys(before, after, cu),
+                },
+            ));
+        }
+        Step::Issue(c) => {
+            let cu = usize::from(c);
+            let deadline = match before.clients[cu].phase() {
+                Phase::Holding { lease, .. } | Phase::Extending { lease, .. } => {
+                    reading(lease.deadline)
+                }
+                _ => 0,
+            };
+            let op = match after.clients[cu].phase() {
+                Phase::Holding { work, .. } => work.pending.map(StorageOpEvent::from),
+                _ => None,
+            };
+            out.push(
+                Moment::new(
+                    t,
+                    client(cu),
+                    Event::LeaseChecked {
+                        clock: reading(before.client_clock(cu)),
+                        deadline,
+                        op,
+                    },
+                )
+                .on_clock(before),
+            );
+        }
+        Step::Apply(c) => {
+            let cu = usize::from(c);
+            let Phase::Holding { work, .. } = before.clients[cu].phase() else {
+                return out;
+            };
+            let Some(op) = work.pending else {
+                return out;
+            };
+            let waited = u32::from(work.stall);
+            if work.paused {
+                out.push(Moment::new(
+                    t,
+                    client(cu),
+                    Event::PauseEnded {
+                        op: op.into(),
+                        checked_at: t.saturating_sub(waited),
+                    },
+                ));
+            }
+            let applied = after.storage != before.storage
+                || matches!(op, StorageOp::Read { .. })
+                    && !matches!(after.clients[cu].phase(), Phase::Done);
+            out.push(
+                Moment::new(
+                    t,
+                    Actor::Storage,
+                    Event::OpArrived {
+                        client: client(cu),
+                        op: op.into(),
+                        applied,
+                        counter: after.storage.value,
+                        stale: !before.believes(cu),
+                        delayed_by: if work.paused { 0 } else { waited },
+                    },
+                )
+                .from(client(cu)),
+            );
+        }
+        Step::Pause(c) => {
+            let cu = usize::from(c);
+            let op = match before.clients[cu].phase() {
+                Phase::Holding { work, .. } => work.pending.map(StorageOpEvent::from),
+                _ => None,
+            };
+            out.push(Moment::new(t, client(cu), Event::Paused { op }));
+        }
+        Step::Jump { target, ticks } => {
+            let (actor, clock) = match target {
+                Process::Node(n) => (node(usize::from(n)), after.node_clock(usize::from(n))),
+                Process::Client(c) => (client(usize::from(c)), after.client_clock(usize::from(c))),
+            };
+            out.push(Moment::new(
+                t,
+                actor,
+                Event::ClockJumped {
+                    ticks,
+                    reads: reading(clock),
+                },
+            ));
+            expired_keys(before, after, true, &mut out);
+        }
+        Step::Crash(n) => {
+            let nu = usize::from(n);
+            let key = before.nodes[nu]
+                .state
+                .entry
+                .map(|e| (owner(e.token), after.nodes[nu].state.entry.is_some()));
+            let persistence = match shape.persistence {
+                Persistence::None => "no persistence",
+                Persistence::FsyncAlways => "AOF, fsync always",
+                Persistence::FsyncPeriodic => "AOF, fsync every second",
+            };
+            out.push(Moment::new(
+                t,
+                node(nu),
+                Event::Crashed {
+                    persistence,
+                    key,
+                    restarts: shape.restart,
+                    restart_delay: shape.restart_delay.as_u64(),
+                    guarded_until: after.nodes[nu]
+                        .guarded_until
+                        .filter(|_| shape.restart)
+                        .map(reading),
+                },
+            ));
+        }
+        Step::Fsync(n) => {
+            let nu = usize::from(n);
+            out.push(Moment::new(
+                t,
+                node(nu),
+                Event::Fsynced {
+                    owner: before.nodes[nu].state.entry.map(|e| owner(e.token)),
+                },
+            ));
+        }
+        Step::Replicate => {
+            out.push(
+                Moment::new(
+                    t,
+                    Actor::Replica,
+                    Event::Replicated {
+                        owner: after.replica.and_then(|r| r.entry).map(|e| owner(e.token)),
+                    },
+                )
+                .from(node(0)),
+            );
+        }
+        Step::Promote => {
+            let lost = match (before.nodes[0].state.entry, after.nodes[0].state.entry) {
+                (Some(e), None) => Some(owner(e.token)),
+                _ => None,
+            };
+            out.push(Moment::new(t, node(0), Event::Promoted { lost }));
+        }
+    }
+    out
+}
+
+/// The events of every step of `path` (states with the step taken from each; the last step
+/// is `None`), one list per step, with what only the whole path shows: which write a write
+/// erased ([`Event::UpdateLost`] when a stale write lands after a newer one,
+/// [`Event::WriteOnStaleRead`] when a write was computed before another one landed).
+pub fn narrate_path(path: &[(World, Option<Step>)]) -> Vec<Vec<Moment>> {
+    // The writes the storage applied so far, in order: (client, epoch).
+    let mut writes: Vec<(Actor, u32)> = Vec::new();
+    // For each client, how many writes had landed when its latest read was applied.
+    let mut read_after: Vec<(Actor, usize)> = Vec::new();
+    // For each client, when it sent its latest round's requests.
+    let mut sent_at: Vec<(Actor, u32)> = Vec::new();
+    let mut steps = Vec::new();
+    for pair in path.windows(2) {
+        let (before, Some(step)) = &pair[0] else {
+            continue;
+        };
+        let after = &pair[1].0;
+        let mut moments = narrate(before, step, after);
+        for m in &mut moments {
+            match (&m.event, m.from) {
+                (Event::RoundBegan { .. } | Event::ExtensionBegan { .. }, _) => {
+                    sent_at.retain(|(c, _)| *c != m.actor);
+                    sent_at.push((m.actor, m.t));
+                }
+                (
+                    Event::KeySet { .. }
+                    | Event::KeyExtended { .. }
+                    | Event::ExtensionRefused { .. }
+                    | Event::SetRefused { .. }
+                    | Event::NotServing { .. },
+                    Some(from),
+                ) => {
+                    m.delayed = sent_at
+                        .iter()
+                        .find(|(c, _)| *c == from)
+                        .map(|(_, sent)| m.t.saturating_sub(*sent))
+                        .filter(|ticks| *ticks > 0);
+                }
+                _ => {}
+            }
+        }
+        let mut lost = None;
+        for m in &moments {
+            let Event::OpArrived {
+                client,
+                op,
+                applied: true,
+                ..
+            } = m.event
+            else {
+                continue;
+            };
+            match op {
+                StorageOpEvent::Read { .. } => {
+                    read_after.retain(|(c, _)| *c != client);
+                    read_after.push((client, writes.len()));
+                }
+                StorageOpEvent::Write { epoch, .. } => {
+                    let newest = writes.iter().copied().max_by_key(|(_, e)| *e);
+                    let since_read = read_after
+                        .iter()
+                        .find(|(c, _)| *c == client)
+                        .map_or(writes.len(), |(_, n)| *n);
+                    lost = match newest {
+                        Some((newer, newer_epoch)) if newer_epoch > epoch => {
+                            Some(Event::UpdateLost {
+                                stale: client,
+                                stale_epoch: epoch,
+                                overwritten: newer,
+                                overwritten_epoch: newer_epoch,
+                            })
+                        }
+                        _ => writes[since_read..]
+                            .iter()
+                            .rfind(|(c, _)| *c != client)
+                            .map(|&(other, other_epoch)| Event::WriteOnStaleRead {
+                                writer: client,
+                                writer_epoch: epoch,
+                                lost: other,
+                                lost_epoch: other_epoch,
+                            }),
+                    };
+                    writes.push((client, epoch));
+                }
+                StorageOpEvent::Mark { .. } => {}
+            }
+        }
+        if let Some(event) = lost {
+            moments.push(Moment::new(after.now, Actor::Storage, event));
+        }
+        steps.push(moments);
+    }
+    steps
+}
+
+/// One step in one line (`t=3 c1 checks its lease …`), as the Explorer's pane, its diagram
+/// and the `--json` counterexample print it: the step's events joined, or the tick.
+pub fn line(t: u32, step: &Step, moments: &[Moment]) -> String {
+    if moments.is_empty() {
+        return match step {
+            Step::Tick => format!("t={t} time passes to t={}", t + 1),
+            _ => format!("t={t} nothing changes"),
+        };
+    }
+    let sentences: Vec<String> = moments.iter().map(Moment::sentence).collect();
+    match step {
+        Step::Tick => format!("t={t} time passes to t={}: {}", t + 1, sentences.join("; ")),
+        _ => format!("t={t} {}", sentences.join("; ")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::RedlockModel;
+    use crate::scenario::Scenario;
+
+    fn guarded() -> RedlockModel {
+        let text = "name = \"t\"\ntitle = \"t\"\nclaim = \"c\"\nsource = \"seed\"\nprose = \"p\"\n\
+            [lock]\nnodes = 3\nclients = 2\nttl_ticks = 4\ndrift_ticks = 1\n\
+            [faults.crashes]\ncount = 1\npersistence = \"none\"\nrestart_delay_ticks = 0\n\
+            client_guard_ticks = 3\n[network]\nmessage_loss = 1\n\
+            [expect]\n\"mutual exclusion\" = \"holds\"\n";
+        RedlockModel::new(&Scenario::from_str("t.toml", text).unwrap())
+    }
+
+    fn walk(model: &RedlockModel, steps: &[Step]) -> Vec<(World, Option<Step>)> {
+        let mut path = Vec::new();
+        let mut world = model.initial();
+        for &step in steps {
+            let next = world.after(step).expect("enabled");
+            path.push((world, Some(step)));
+            world = next;
+        }
+        path.push((world, None));
+        path
+    }
+
+    fn deliver(client: u8, node: u8) -> Step {
+        Step::Deliver {
+            client,
+            node,
+            early: false,
+        }
+    }
+
+    /// A restarted node's yes that the clients' guard keeps out of the quorum says so, and the
+    /// tick at which the guard runs out says that too.
+    #[test]
+    fn the_guard_is_told_when_it_refuses_a_vote_and_when_it_ends() {
+        let model = guarded();
+        let mut steps = vec![Step::Crash(0), Step::Begin(0), deliver(0, 0)];
+        steps.extend([Step::Tick; 3]);
+        let told = narrate_path(&walk(&model, &steps));
+        let events: Vec<&Event> = told.iter().flatten().map(|m| &m.event).collect();
+        assert!(
+            events.contains(&&Event::GuardRefused {
+                client: Actor::Client(0)
+            }),
+            "{events:?}"
+        );
+        assert!(events.contains(&&Event::GuardEnded), "{events:?}");
+        let line = told
+            .iter()
+            .flatten()
+            .find(|m| matches!(m.event, Event::GuardRefused { .. }))
+            .map(Moment::sentence)
+            .unwrap();
+        assert_eq!(
+            line,
+            "n1 restarted too recently: the clients' guard keeps this yes out of c1's quorum"
+        );
+    }
+
+    /// A lost request is told, with whose it was and where it was going.
+    #[test]
+    fn a_lost_request_is_told() {
+        let model = guarded();
+        let path = walk(&model, &[Step::Begin(0), Step::Lose { client: 0, node: 2 }]);
+        let told = narrate_path(&path);
+        assert_eq!(
+            told[1][0].sentence(),
+            "c1's request to n3 is lost in the network"
+        );
+    }
+}
