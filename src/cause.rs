@@ -70,11 +70,11 @@ pub fn annotate(check: &Check, report: &mut Report) {
             let Some(necessary) = &mut p.necessary else {
                 continue;
             };
-            if without
-                .property(&p.name)
-                .is_some_and(|q| q.verdict == Verdict::Holds)
-            {
-                necessary.push(ingredient);
+            match without.property(&p.name).map(|q| q.verdict) {
+                Some(Verdict::Holds) => necessary.push(ingredient),
+                // Stopped at a limit: neither necessary nor shown unnecessary.
+                Some(Verdict::Incomplete) => p.undetermined.push(ingredient),
+                _ => {}
             }
         }
     }
@@ -157,8 +157,41 @@ pub fn mechanism_problems(scenario: &Scenario, report: &Report) -> Vec<String> {
     problems
 }
 
-/// The necessary causes in one sentence, for `explain` and `check --why`.
-pub fn sentence(present: &[Ingredient], necessary: &[Ingredient]) -> String {
+/// The necessary causes in one sentence, for `explain` and `check --why`; `undetermined`
+/// are the ingredients whose re-check stopped at a limit.
+pub fn sentence(
+    present: &[Ingredient],
+    necessary: &[Ingredient],
+    undetermined: &[Ingredient],
+) -> String {
+    let known: Vec<Ingredient> = present
+        .iter()
+        .copied()
+        .filter(|i| !undetermined.contains(i))
+        .collect();
+    let settled = known_sentence(&known, necessary);
+    if undetermined.is_empty() {
+        return settled;
+    }
+    let words: Vec<&str> = undetermined.iter().map(|i| i.phrase()).collect();
+    let unknown = format!(
+        "whether {} {} needed is not known: the check without {} stopped at a limit",
+        join(&words),
+        if undetermined.len() == 1 { "is" } else { "are" },
+        if undetermined.len() == 1 {
+            "it"
+        } else {
+            "each"
+        },
+    );
+    if known.is_empty() {
+        unknown
+    } else {
+        format!("{settled}; {unknown}")
+    }
+}
+
+fn known_sentence(present: &[Ingredient], necessary: &[Ingredient]) -> String {
     let phrases = |list: &[Ingredient]| -> String {
         let words: Vec<&str> = list.iter().map(|i| i.phrase()).collect();
         join(&words)
@@ -224,25 +257,75 @@ mod tests {
     fn sentences_say_what_is_needed() {
         use Ingredient::{ClockJump, Crash, Partition};
         assert_eq!(
-            sentence(&[ClockJump, Crash], &[ClockJump, Crash]),
+            sentence(&[ClockJump, Crash], &[ClockJump, Crash], &[]),
             "both the clock jump and the crash are needed; either alone is harmless"
         );
         assert_eq!(
-            sentence(&[ClockJump], &[ClockJump]),
+            sentence(&[ClockJump], &[ClockJump], &[]),
             "the clock jump is needed: without it the property holds"
         );
         assert_eq!(
-            sentence(&[ClockJump, Crash], &[ClockJump]),
+            sentence(&[ClockJump, Crash], &[ClockJump], &[]),
             "the clock jump is needed; the crash is not (without it the property is still violated)"
         );
         assert_eq!(
             sentence(
                 &[ClockJump, Crash, Partition],
-                &[ClockJump, Crash, Partition]
+                &[ClockJump, Crash, Partition],
+                &[]
             ),
             "all of the clock jump, the crash and the partition are needed; without any one of them the property holds"
         );
-        assert!(sentence(&[], &[]).starts_with("no fault or mistake"));
-        assert!(sentence(&[Crash], &[]).starts_with("no single ingredient"));
+        assert!(sentence(&[], &[], &[]).starts_with("no fault or mistake"));
+        assert!(sentence(&[Crash], &[], &[]).starts_with("no single ingredient"));
+        // A re-check stopped at a limit proves nothing either way.
+        assert_eq!(
+            sentence(&[ClockJump, Crash], &[ClockJump], &[Crash]),
+            "the clock jump is needed: without it the property holds; whether the crash is \
+             needed is not known: the check without it stopped at a limit"
+        );
+        assert_eq!(
+            sentence(&[Crash], &[], &[Crash]),
+            "whether the crash is needed is not known: the check without it stopped at a limit"
+        );
+    }
+
+    #[test]
+    fn a_re_check_stopped_at_a_limit_is_undetermined_not_unnecessary() {
+        // The violation is found within about 36 000 states; without `DEL` the scenario
+        // holds, which takes about 225 000 states to prove. A limit between the two leaves
+        // `DEL` undetermined instead of "not necessary".
+        let scenario = crate::catalog::scenarios()
+            .expect("catalog files are valid")
+            .into_iter()
+            .find(|s| s.name == "redlock-unlock-del-on-failed-acquire")
+            .expect("a catalog scenario");
+        let full = Check::new(&scenario).run_with_causes();
+        let mutex = full
+            .property(crate::scenario::property::MUTUAL_EXCLUSION)
+            .unwrap();
+        assert!(
+            mutex
+                .necessary
+                .as_ref()
+                .unwrap()
+                .contains(&Ingredient::UnlockDel)
+        );
+        assert!(mutex.undetermined.is_empty());
+        let limited = Check::new(&scenario)
+            .max_states(full.unique_states + 1_000)
+            .run_with_causes();
+        let mutex = limited
+            .property(crate::scenario::property::MUTUAL_EXCLUSION)
+            .unwrap();
+        assert_eq!(mutex.verdict, Verdict::Violated);
+        assert!(
+            !mutex
+                .necessary
+                .as_ref()
+                .unwrap()
+                .contains(&Ingredient::UnlockDel)
+        );
+        assert!(mutex.undetermined.contains(&Ingredient::UnlockDel));
     }
 }

@@ -99,6 +99,11 @@ pub struct PropertyReport {
     /// without which it holds. `None` when not computed, or when the property holds.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub necessary: Option<Vec<Ingredient>>,
+    /// For a violated property whose causes were computed: the ingredients whose re-check
+    /// stopped at a limit before settling it, so whether they are necessary is not known
+    /// (they are in neither list of [`crate::cause::sentence`]'s verdict).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub undetermined: Vec<Ingredient>,
 }
 
 /// Why a check stopped before exploring every reachable state.
@@ -657,6 +662,7 @@ impl Run<'_> {
             story: None,
             steps: None,
             necessary: None,
+            undetermined: Vec::new(),
         }
     }
 

@@ -40,8 +40,12 @@ pub use error::{Location, ScenarioError};
 pub use ingredient::Ingredient;
 
 use crate::node::Persistence;
-use crate::proto::{NodeId, NodeSet, RoundDecision, UnlockMode, ValidityCheck};
+use crate::proto::{
+    Config, DriftPolicy, ExtensionQuorum as CountedExtension, LockParams, NodeId, NodeSet,
+    RetryPolicy, RoundDecision, UnlockMode, ValidityCheck,
+};
 use crate::storage::{Protection, TokenSource};
+use crate::time::Millis;
 use raw::{RawBound, RawExpectValue, RawScenario};
 
 /// The most nodes a model may have (the state keeps fixed-size arrays).
@@ -236,6 +240,49 @@ pub struct LockSettings {
     pub extensions: u8,
     /// How an extension round is counted (default a majority of all `N`).
     pub extension_quorum: ExtensionQuorum,
+}
+
+impl LockSettings {
+    /// The core's configuration these settings resolve to, one tick being one millisecond:
+    /// the one place `[lock]` becomes a [`Config`]; the model runs it as it is and the
+    /// simulator scales its spans. The retry delay is zero: the model lets time pass between
+    /// any two steps, which covers every delay (the simulator draws its own).
+    pub fn config(&self) -> Config {
+        Config {
+            drift: DriftPolicy::fixed(Millis(u64::from(self.drift_ticks))),
+            round_timeout: Millis(u64::from(self.round_timeout_ticks)),
+            retry: RetryPolicy {
+                attempts: u32::from(self.attempts),
+                delay_min: Millis::ZERO,
+                delay_max: Millis::ZERO,
+            },
+            unlock: self.unlock,
+            validity_check: self.validity_check,
+            decision: self.decision,
+            extension_quorum: match self.extension_quorum {
+                ExtensionQuorum::Majority => CountedExtension::Majority,
+                ExtensionQuorum::AnyNode => CountedExtension::AnyNode,
+            },
+            ..Config::new(usize::from(self.nodes))
+        }
+    }
+
+    /// The keys' time to live, one tick being one millisecond.
+    pub fn ttl(&self) -> Millis {
+        Millis(u64::from(self.ttl_ticks))
+    }
+
+    /// The resolved numbers of [`config`](LockSettings::config) for [`ttl`](LockSettings::ttl).
+    ///
+    /// # Panics
+    ///
+    /// Never for the settings of a [`Scenario`], which validation checked with this very call;
+    /// settings edited afterwards must keep `ttl_ticks` above `drift_ticks` and 1..=5 nodes.
+    pub fn params(&self) -> LockParams {
+        self.config()
+            .params(self.ttl())
+            .expect("a validated scenario's lock configuration")
+    }
 }
 
 /// How a client counts an extension round (file values `"majority"`, `"any-node"`).
@@ -509,6 +556,13 @@ impl Validator<'_> {
             promotion_delay_ticks: f.get_ref().promotion_delay_ticks.unwrap_or(0),
         });
         let lock = self.lock(&raw, failover.is_some())?;
+        // The one validation of the lock configuration, by the core's own rules.
+        if let Err(reason) = lock.config().params(lock.ttl()) {
+            return Err(ScenarioError::Lock {
+                at: self.at(&raw.name),
+                reason: reason.to_string(),
+            });
+        }
         let clock = ClockSettings {
             node_error_ticks: self.opt_range(
                 &raw.clock.node_error_ticks,
@@ -945,6 +999,35 @@ mod tests {
         assert_eq!(s.network.reach, vec![NodeSet::first(3); 2]);
         assert_eq!(s.liveness.horizon_ticks, 30);
         assert!(s.symmetry && s.storage.is_none() && s.faults == FaultSettings::default());
+    }
+
+    #[test]
+    fn the_lock_settings_resolve_once_into_the_cores_configuration() {
+        let s = parse(
+            "[lock]\nnodes = 5\nttl_ticks = 6\ndrift_ticks = 2\nround_timeout_ticks = 9\nattempts = 3\nunlock = \"del\"\nvalidity_check = false\ndecision = \"all-replies\"\nextensions = 1\nextension_quorum = \"any-node\"\n[expect]\n\"mutual exclusion\" = \"holds\"\n",
+        )
+        .unwrap();
+        let config = s.lock.config();
+        assert_eq!(config.node_count, 5);
+        assert_eq!(config.drift, DriftPolicy::fixed(Millis(2)));
+        assert_eq!(config.round_timeout, Millis(9));
+        assert_eq!(config.retry.attempts, 3);
+        assert_eq!(
+            config.retry.delay_max,
+            Millis::ZERO,
+            "the model explores every delay"
+        );
+        assert_eq!(config.unlock, UnlockMode::PlainDel);
+        assert_eq!(config.validity_check, ValidityCheck::Off);
+        assert_eq!(config.decision, RoundDecision::AllReplies);
+        assert_eq!(config.extension_quorum, CountedExtension::AnyNode);
+        let params = s.lock.params();
+        // The core caps the round timeout at ttl − drift.
+        assert_eq!(
+            (params.ttl, params.drift, params.round_timeout),
+            (Millis(6), Millis(2), Millis(4))
+        );
+        assert_eq!(params.quorum(), 3);
     }
 
     #[test]

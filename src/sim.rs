@@ -55,7 +55,11 @@
 //!
 //! [`SimConfig::from_scenario`] maps a `models/*.toml` scenario onto a world (one tick is one
 //! millisecond) and documents what is exact, what is approximated and what is refused;
-//! `redlock-lab simulate` runs it.
+//! `redlock-lab simulate` runs it. A bridged world is a swarm search ([`SimConfig::swarm`]):
+//! each run draws from its seed which fault kinds are on, its round timeout, think time and
+//! network speed, and aims most faults at an event of the run ([`Anchor`]: a key set, a
+//! lease check) rather than a uniform time, since the windows where a fault breaks safety
+//! are a few milliseconds wide.
 //!
 //! A clean run is evidence, not proof: it samples schedules. The presets in [`preset`] pair
 //! each claim of the controversy with a world that should keep or break it.
@@ -81,11 +85,14 @@ pub use check::{Believer, Property, Violation};
 pub use clock::{CLOCK_EPOCH_MS, SimClock};
 pub use config::{
     ClockConfig, CrashConfig, MAX_CLIENTS, MAX_DURATION, MAX_RATE_ERROR_PPM, MAX_SPAN,
-    NetworkConfig, SimConfig, SimConfigError, WorkloadConfig,
+    NetworkConfig, SimConfig, SimConfigError, Swarm, WorkloadConfig,
 };
-pub use fault::{Budget, Fault, FaultBudget, FaultPlan, Process, ScheduledFault};
+pub use fault::{
+    Aim, AimedFault, Anchor, Budget, Fault, FaultBudget, FaultPlan, Process, ScheduledFault,
+    SwarmFaults,
+};
 pub use network::{Endpoint, Message, Payload};
-pub use outcome::{Outcome, Stats};
+pub use outcome::{Outcome, Stats, SwarmRun};
 pub use server::Lifecycle;
 pub use trace::{TraceEntry, TraceEvent};
 pub use world::run;

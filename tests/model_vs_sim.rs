@@ -131,7 +131,7 @@ fn schedules(config: &SimConfig) -> BoxedStrategy<Vec<ScheduledFault>> {
     let FaultPlan::Generated(budget) = &config.faults else {
         panic!("the bridge draws its faults from a budget");
     };
-    let (duration, nodes, clients) = (config.duration.0, config.nodes, config.clients);
+    let (duration, nodes, clients) = (config.duration.0, config.nodes(), config.clients);
     let (pinned_node, pinned_client) = (budget.pinned_node, budget.pinned_client);
     let mut kinds: Vec<BoxedStrategy<Vec<ScheduledFault>>> = Vec::new();
     for (name, kind) in budget.kinds() {
@@ -174,6 +174,11 @@ fn schedules(config: &SimConfig) -> BoxedStrategy<Vec<ScheduledFault>> {
                     },
                     "storage_delays" => Fault::DelayStorageOp {
                         client,
+                        extra: Millis(size),
+                    },
+                    "request_delays" => Fault::DelayRequest {
+                        client,
+                        node,
                         extra: Millis(size),
                     },
                     other => panic!("a fault kind this test does not know: {other}"),
@@ -365,6 +370,18 @@ fn the_simulator_acquires_exactly_where_the_checker_says_some_client_can() {
             let acquiring = (0..200)
                 .filter(|&seed| sim::run(&config, seed).unwrap().stats.acquisitions > 0)
                 .count();
+            // A round trip takes at least 2 ms (a `SET` and its reply, 1 ms each) where the
+            // model's takes none: a lease whose `ttl − drift` is no longer ends before it
+            // begins, unless a slow client clock under-measures the round.
+            let lease = u64::from(scenario.lock.ttl_ticks - scenario.lock.drift_ticks);
+            if lease * ms_per_tick <= 2 && scenario.clock.client_error_ticks == 0 {
+                assert_eq!(
+                    acquiring, 0,
+                    "{} at {ms_per_tick} ms per tick: a lease of {lease} ms cannot outlast a round trip",
+                    scenario.name
+                );
+                continue;
+            }
             assert_eq!(
                 acquiring > 0,
                 witness,
@@ -386,7 +403,7 @@ fn the_bridge_refuses_failover_extension_the_client_guard_and_a_separate_counter
             Ok(config) => {
                 assert!(!refused(&scenario), "{}", scenario.name);
                 assert_eq!(config.name, scenario.name);
-                assert_eq!(config.nodes, usize::from(scenario.lock.nodes));
+                assert_eq!(config.nodes(), usize::from(scenario.lock.nodes));
                 assert_eq!(config.ttl, Millis(u64::from(scenario.lock.ttl_ticks)));
             }
             Err(SimConfigError::Unsupported { feature, .. }) => {

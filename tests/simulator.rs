@@ -188,7 +188,7 @@ fn spaced_node_jumps(config: &SimConfig, by_ms: i64) -> Vec<ScheduledFault> {
         .map(|i| ScheduledFault {
             at: Millis(100 + 250 * i),
             fault: Fault::ClockJump {
-                process: Process::Node(i as usize % config.nodes),
+                process: Process::Node(i as usize % config.nodes()),
                 by_ms,
             },
         })
@@ -271,7 +271,7 @@ fn unlock_with_plain_del_is_found_and_compare_and_delete_is_not() {
     let outcome = find_violation(&config, 20, Property::MutualExclusion);
     let mut cad = config;
     cad.name = "unlock-with-compare-and-delete".to_owned();
-    cad.unlock = redlock_lab::proto::UnlockMode::CompareAndDelete;
+    cad.lock.unlock = redlock_lab::proto::UnlockMode::CompareAndDelete;
     assert_holds(&cad, outcome.seed + 50, &[Property::MutualExclusion]);
 }
 
@@ -330,7 +330,7 @@ fn skipping_the_validity_check_is_found_and_the_check_prevents_it() {
     find_violation(&config, 100, Property::MutualExclusion);
     let mut checked = config;
     checked.name = "validity-check-on".to_owned();
-    checked.validity_check = redlock_lab::proto::ValidityCheck::On;
+    checked.lock.validity_check = redlock_lab::proto::ValidityCheck::On;
     assert_holds(&checked, 300, &[Property::MutualExclusion]);
 }
 
@@ -478,7 +478,7 @@ fn a_run_prints_the_seed_and_every_option_first_and_a_failure_its_replay_command
     assert!(report.contains(&command), "{report}");
     // A changed preset is no longer the preset: the command must not pretend to replay it.
     let mut custom = config;
-    custom.nodes = 5;
+    custom.lock.node_count = 5;
     assert!(
         !run(&custom, 0)
             .replay_command()

@@ -2,10 +2,8 @@
 //! fingerprint need to know besides the state.
 
 use crate::node::Persistence;
-use crate::proto::{
-    Config, DriftPolicy, ExtensionQuorum as Counted, Fencing, LockParams, NodeSet, RetryPolicy,
-};
-use crate::scenario::{Bound, ExtensionQuorum, JumpTarget, MAX_MODEL_CLIENTS, Scenario};
+use crate::proto::{Fencing, LockParams, NodeSet};
+use crate::scenario::{Bound, JumpTarget, MAX_MODEL_CLIENTS, Scenario};
 use crate::storage::{Protection, TokenSource};
 use crate::time::Millis;
 
@@ -83,31 +81,14 @@ pub(crate) struct Shape {
 impl Shape {
     pub fn new(scenario: &Scenario, mode: Mode) -> Shape {
         let lock = &scenario.lock;
-        let mut config = Config::new(lock.nodes as usize);
-        config.drift = DriftPolicy::fixed(Millis(u64::from(lock.drift_ticks)));
-        config.round_timeout = Millis(u64::from(lock.round_timeout_ticks));
-        config.unlock = lock.unlock;
-        config.validity_check = lock.validity_check;
-        config.decision = lock.decision;
-        config.extension_quorum = match lock.extension_quorum {
-            ExtensionQuorum::Majority => Counted::Majority,
-            ExtensionQuorum::AnyNode => Counted::AnyNode,
-        };
-        // The model explores every retry delay itself (time may pass between any two steps),
-        // so the core is asked for none.
-        config.retry = RetryPolicy {
-            attempts: u32::from(lock.attempts),
-            delay_min: Millis::ZERO,
-            delay_max: Millis::ZERO,
-        };
+        // Resolved once by the scenario; the model asks the core for no retry delay, since
+        // time may pass between any two steps. The fencing rule comes from `[storage]`.
         let token_source = scenario
             .storage
             .as_ref()
             .map_or(TokenSource::Ideal, |s| s.token_source);
-        config.fencing = fencing_for(token_source);
-        let params = config
-            .params(Millis(u64::from(lock.ttl_ticks)))
-            .expect("a validated scenario has ttl > drift and 1..=5 nodes");
+        let mut params = lock.params();
+        params.fencing = fencing_for(token_source);
         let mut reach = [NodeSet::EMPTY; MAX_MODEL_CLIENTS];
         reach[..scenario.network.reach.len()].copy_from_slice(&scenario.network.reach);
         let storage = scenario.storage.as_ref();

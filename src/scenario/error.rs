@@ -115,6 +115,14 @@ pub enum ScenarioError {
         /// The drift given.
         drift_ticks: u32,
     },
+    /// The lock settings resolve to a configuration the core refuses, with the core's reason.
+    #[error("{at}: the lock configuration is refused: {reason}")]
+    Lock {
+        /// Where the `[lock]` table (or the file's name, without one) is.
+        at: Location,
+        /// The core's reason.
+        reason: String,
+    },
     /// A fault budget or a reference that the configuration cannot host (more crashes than
     /// nodes, a jump on node 4 of 3, a partition naming a missing client).
     #[error("{at}: {message}")]
@@ -183,6 +191,7 @@ impl ScenarioError {
             | ScenarioError::WrongType { at, .. }
             | ScenarioError::MissingKey { at, .. }
             | ScenarioError::TtlNotAboveDrift { at, .. }
+            | ScenarioError::Lock { at, .. }
             | ScenarioError::TooManyFaults { at, .. }
             | ScenarioError::UnknownProperty { at, .. }
             | ScenarioError::OutOfRange { at, .. }

@@ -7,12 +7,12 @@
 //! a bug report), while still reaching the model's counterexamples where the simulator can.
 
 use super::config::{
-    ClockConfig, CrashConfig, MAX_RATE_ERROR_PPM, NetworkConfig, SimConfig, SimConfigError,
+    ClockConfig, CrashConfig, MAX_RATE_ERROR_PPM, NetworkConfig, SimConfig, SimConfigError, Swarm,
     WorkloadConfig,
 };
 use super::fault::{Budget, FaultBudget, FaultPlan};
 use crate::node::Persistence;
-use crate::proto::{DriftPolicy, RetryPolicy};
+use crate::proto::{Config, DriftPolicy, RetryPolicy};
 use crate::scenario::{Bound, JumpTarget, Scenario};
 use crate::storage::TokenSource;
 use crate::time::Millis;
@@ -80,16 +80,24 @@ impl SimConfig {
     /// - **Rounds**: the model applies a reply in the instant its request arrives; here a
     ///   round trip takes up to `2·max(1, R/2)` ms, so `round_timeout = max(round_timeout_ticks
     ///   · R, 2·max(1, R/2))`. A round that waits longer only loses validity: this touches
-    ///   liveness, not safety.
+    ///   liveness, not safety. The model's client decides a round whenever it likes, so a
+    ///   swarm run ([`SimConfig::swarm`]) may wait up to `ttl − drift`.
+    /// - **Late requests**: the model leaves a request in flight as long as it likes. Up to
+    ///   `N` requests per run arrive up to a TTL late, and a late request that finds its node
+    ///   down, restarting or holding a key waits there (at most one TTL more): it lands just
+    ///   after the key expired or the restart delay ended, as the checker's counterexamples
+    ///   deliver it.
     /// - **Asynchrony**: in the model time may pass between any two steps. Here a holder
     ///   keeps the lock for `[0, 2·ttl]` after its work (a lease that ends first ends the
-    ///   hold), clients begin after `[0, ttl]`, and without `[storage]` the run has one
+    ///   hold), clients begin after `[0, ttl]` (a swarm run draws `[0, 0]` to `[0, 2·ttl]`),
+    ///   a swarm run may send every message with the shortest delay, and without `[storage]` the run has one
     ///   pause per client of 1 to `2·ttl` at a random time (during a round, a hold, before a
     ///   begin: all moves the model has). With `[storage]` only the scenario's own pauses run, since a
     ///   pause between a check and its op is a budgeted fault there.
-    /// - **Clock error** `ε_n`, `ε_c` becomes a rate error `ρ = (ε_n + ε_c) / (2·ttl_ticks)` on
-    ///   every clock: a fast node and a slow client drift apart by `2ρ·ttl = ε_n + ε_c` over a
-    ///   lease. Whole-millisecond readings add up to 2 ms more at the edges, which the
+    /// - **Clock error** `ε_n`, `ε_c` becomes a rate error `ρ_n = ε_n / ttl_ticks` on every node
+    ///   clock and `ρ_c = ε_c / ttl_ticks` on every client clock: a fast node and a slow client
+    ///   drift apart by `(ρ_n + ρ_c)·ttl = ε_n + ε_c` over a lease, and a node's error alone
+    ///   shortens its restart delay as the model's does. Whole-millisecond readings add up to 2 ms more at the edges, which the
     ///   simulator's own message delays on the path from an expiry to a rival's belief (at
     ///   least 2 ms) take back. Capped at [`MAX_RATE_ERROR_PPM`].
     /// - **Message loss**: a count of lost requests becomes a 10% loss rate on all lock
@@ -108,9 +116,14 @@ impl SimConfig {
     /// - **Pauses**: `count` pauses of 1 to `max_ticks · R` ms at random times (unbounded:
     ///   [`UNBOUNDED_IN_TTLS`] TTLs); only those that strike between a check and its send are
     ///   the model's pause, the rest are asynchrony.
-    /// - **Fault timing**: faults strike at uniformly random times of a run just long enough
-    ///   for every client's acquisition and hold, not at the adversary's best moment: the
-    ///   simulator finds a counterexample by sampling, if at all.
+    /// - **Fault timing**: a swarm run enables each fault kind with probability 1/2, spends
+    ///   1 to `count` faults of it, and aims three in four at a window
+    ///   ([`FaultBudget::draw_swarm`]): a node fault while a key is live, a client jump
+    ///   while it believes, a pause or storage delay between a check and its send; the rest
+    ///   strike at uniform times of a run just long enough for every client's acquisition and
+    ///   hold. Half the runs put every clock at an edge of its rate range. The simulator finds
+    ///   a counterexample by sampling, if at all: `tests/simulate_catalog.rs` pins that it
+    ///   reaches the catalog's within 10 000 runs.
     ///
     /// # Refused
     ///
@@ -135,6 +148,7 @@ impl SimConfig {
             });
         }
         let lock = &scenario.lock;
+        let resolved = lock.config();
         if lock.extensions > 0 {
             return Err(SimConfigError::Unsupported {
                 scenario: scenario.name.clone(),
@@ -171,8 +185,8 @@ impl SimConfig {
             _ => crate::proto::Fencing::Off,
         };
         let ttl = span(lock.ttl_ticks);
-        let attempts = u32::from(lock.attempts);
-        let nodes = usize::from(lock.nodes);
+        let attempts = resolved.retry.attempts;
+        let nodes = resolved.node_count;
         let clients = usize::from(lock.clients);
         let unbounded = Millis(ttl.0 * UNBOUNDED_IN_TTLS);
         let ticks = |bound: Bound| match bound {
@@ -180,10 +194,14 @@ impl SimConfig {
             Bound::Unbounded => unbounded,
         };
 
-        // 2ρ·ttl = ε_n + ε_c, both sides in ms: the rate does not depend on the resolution.
-        let error = span(scenario.clock.node_error_ticks) + span(scenario.clock.client_error_ticks);
-        let rate_error_ppm_max =
-            (error.0 * 1_000_000 / (2 * ttl.0)).min(u64::from(MAX_RATE_ERROR_PPM)) as u32;
+        // ρ_n·ttl = ε_n and ρ_c·ttl = ε_c, both sides in ms: the rates do not depend on the
+        // resolution, and each side keeps its own budget (a node's error alone shortens a
+        // restart delay as much as the model lets it).
+        let rate = |ticks: u32| {
+            (span(ticks).0 * 1_000_000 / ttl.0).min(u64::from(MAX_RATE_ERROR_PPM)) as u32
+        };
+        let rate_error_ppm_max = rate(scenario.clock.node_error_ticks);
+        let client_rate_error_ppm_max = rate(scenario.clock.client_error_ticks);
 
         let mut budget = FaultBudget::NONE;
         if let Some(jumps) = &scenario.faults.clock_jumps {
@@ -216,12 +234,22 @@ impl SimConfig {
         let round_timeout = span(lock.round_timeout_ticks).max(Millis(2 * delay_max.0));
         let think_max = ttl;
         let hold_max = Millis(2 * ttl.0);
+        // The model's client decides a round whenever it likes, so it may wait for a late
+        // answer until the lease could not be valid anyway; and it may begin at any time.
+        let drift = span(lock.drift_ticks);
+        let swarm = Swarm {
+            round_timeout_max: round_timeout.max(ttl.saturating_sub(drift)),
+            think_max: Millis(2 * ttl.0),
+        };
         // Long enough for every client's one acquisition (think, every round and its retry
         // delay, a hold, a release), short enough that faults strike while the lock is in use.
-        let duration = think_max
-            + Millis(u64::from(attempts) * (round_timeout.0 + ttl.0))
+        let duration = swarm.think_max
+            + Millis(u64::from(attempts) * (swarm.round_timeout_max.0 + ttl.0))
             + hold_max
             + Millis(4 * delay_max.0);
+        // The model leaves a request in flight as long as it likes: up to one request per
+        // node arrives up to a TTL late.
+        budget.request_delays = Budget::new(nodes as u32, Millis(0), ttl);
         let mut crash = CrashConfig::default();
         if let Some(crashes) = &scenario.faults.crashes {
             crash.persistence = crashes.persistence;
@@ -282,26 +310,27 @@ impl SimConfig {
 
         let config = SimConfig {
             name: scenario.name.clone(),
-            nodes,
+            // The scenario's resolved configuration with its spans scaled to milliseconds.
+            lock: Config {
+                drift: DriftPolicy::fixed(drift),
+                round_timeout,
+                retry: RetryPolicy {
+                    attempts,
+                    delay_min: Millis(1),
+                    delay_max: ttl,
+                },
+                fencing,
+                ..resolved
+            },
             clients,
             ttl,
-            drift: DriftPolicy::fixed(span(lock.drift_ticks)),
-            round_timeout,
-            retry: RetryPolicy {
-                attempts,
-                delay_min: Millis(1),
-                delay_max: ttl,
-            },
-            unlock: lock.unlock,
-            validity_check: lock.validity_check,
-            decision: lock.decision,
-            fencing,
             duration,
             // Runs are short; running on after a violation lets one of a property the
             // scenario expects to break not hide a later one of a property it expects to hold.
             stop_on_violation: false,
             clocks: ClockConfig {
                 rate_error_ppm_max,
+                client_rate_error_ppm_max: Some(client_rate_error_ppm_max),
                 offset_max: Millis(0),
             },
             network: NetworkConfig {
@@ -317,6 +346,7 @@ impl SimConfig {
             crash,
             workload,
             faults: FaultPlan::Generated(budget),
+            swarm: Some(swarm),
         };
         config.validate()?;
         Ok(config)
@@ -349,31 +379,32 @@ mod tests {
             "[lock]\nnodes = 5\nclients = 3\nttl_ticks = 6\ndrift_ticks = 2\nround_timeout_ticks = 3\nattempts = 2\nunlock = \"del\"\nvalidity_check = false",
         );
         let exact = SimConfig::from_scenario(&s).unwrap();
-        assert_eq!((exact.nodes, exact.clients), (5, 3));
+        assert_eq!((exact.nodes(), exact.clients), (5, 3));
         assert_eq!(exact.ttl, Millis(6));
-        assert_eq!(exact.drift, DriftPolicy::fixed(Millis(2)));
-        assert_eq!(exact.round_timeout, Millis(3));
-        assert_eq!(exact.retry.attempts, 2);
-        assert_eq!(exact.unlock, UnlockMode::PlainDel);
-        assert_eq!(exact.validity_check, ValidityCheck::Off);
+        assert_eq!(exact.lock.drift, DriftPolicy::fixed(Millis(2)));
+        assert_eq!(exact.lock.round_timeout, Millis(3));
+        assert_eq!(exact.lock.retry.attempts, 2);
+        assert_eq!(exact.lock.unlock, UnlockMode::PlainDel);
+        assert_eq!(exact.lock.validity_check, ValidityCheck::Off);
         assert_eq!(exact.workload.acquisitions_per_client, Some(1));
         assert_eq!(exact.network.delay_min, Millis(1));
         assert_eq!(exact.network.delay_max, Millis(1));
 
         let fine = SimConfig::from_scenario_at(&s, 10).unwrap();
         assert_eq!(fine.ttl, Millis(60));
-        assert_eq!(fine.drift, DriftPolicy::fixed(Millis(20)));
-        assert_eq!(fine.round_timeout, Millis(30));
+        assert_eq!(fine.lock.drift, DriftPolicy::fixed(Millis(20)));
+        assert_eq!(fine.lock.round_timeout, Millis(30));
         assert_eq!(fine.network.delay_max, Millis(5));
         // A one-tick round still fits a round trip.
         let short = scenario("[lock]\nround_timeout_ticks = 1");
         assert_eq!(
-            SimConfig::from_scenario(&short).unwrap().round_timeout,
+            SimConfig::from_scenario(&short).unwrap().lock.round_timeout,
             Millis(2)
         );
         assert_eq!(
             SimConfig::from_scenario_at(&short, 10)
                 .unwrap()
+                .lock
                 .round_timeout,
             Millis(10)
         );
@@ -423,8 +454,9 @@ mod tests {
             "[lock]\nttl_ticks = 5\n[clock]\nnode_error_ticks = 1\nclient_error_ticks = 1",
         );
         let config = SimConfig::from_scenario(&s).unwrap();
-        // 2ρ·ttl = ε_n + ε_c: ρ = 2 / 10.
+        // ρ_n·ttl = ε_n and ρ_c·ttl = ε_c: ρ = 1 / 5 on each side.
         assert_eq!(config.clocks.rate_error_ppm_max, 200_000);
+        assert_eq!(config.clocks.client_rate_error_ppm(), 200_000);
         // Scale-free: the same ρ at any resolution.
         assert_eq!(
             SimConfig::from_scenario_at(&s, 10)

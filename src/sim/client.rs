@@ -102,6 +102,8 @@ pub struct SimClient {
     pending_send: Option<StorageOp>,
     /// Extra delay for the next storage operation (a fault).
     storage_delay: Millis,
+    /// Extra delay for the next lock request to a node, by node (a fault).
+    request_delays: Vec<(usize, Millis)>,
     /// Acquisitions started so far (for `acquisitions_per_client`).
     acquisitions: u32,
     /// Client-clock reading before which a holder whose work is done keeps the lock.
@@ -129,6 +131,7 @@ impl SimClient {
             storage_seq: 0,
             pending_send: None,
             storage_delay: Millis::ZERO,
+            request_delays: Vec::new(),
             acquisitions: 0,
             hold_until: Millis::ZERO,
         }
@@ -163,6 +166,14 @@ impl SimClient {
     /// Delays the client's next storage operation by `extra` more.
     pub fn delay_next_storage_op(&mut self, extra: Millis) {
         self.storage_delay += extra;
+    }
+
+    /// Delays the client's next lock request to `node` by `extra` more.
+    pub fn delay_next_request(&mut self, node: usize, extra: Millis) {
+        match self.request_delays.iter_mut().find(|(n, _)| *n == node) {
+            Some((_, delay)) => *delay += extra,
+            None => self.request_delays.push((node, extra)),
+        }
     }
 
     /// One step at true time `now`; a paused client does nothing.
@@ -385,7 +396,14 @@ impl SimClient {
                         lease.believes(local) && lease.deadline - local >= ctx.workload.op_margin
                     });
                 match op {
-                    Some(op) if margin_left => self.pending_send = Some(op),
+                    Some(op) if margin_left => {
+                        ctx.record(TraceEvent::Checked {
+                            client: self.id,
+                            op,
+                            local,
+                        });
+                        self.pending_send = Some(op);
+                    }
                     _ => self.begin_release(ctx, local),
                 }
             }
@@ -442,13 +460,18 @@ impl SimClient {
             return;
         };
         while let Some(command) = lock.poll_command() {
+            let node = command.node.index();
+            let extra = match self.request_delays.iter().position(|(n, _)| *n == node) {
+                Some(index) => self.request_delays.swap_remove(index).1,
+                None => Millis::ZERO,
+            };
             ctx.outbox.push((
                 Message {
                     from: Endpoint::Client(self.id),
-                    to: Endpoint::Node(command.node.index()),
+                    to: Endpoint::Node(node),
                     payload: Payload::Command(command),
                 },
-                Millis::ZERO,
+                extra,
             ));
         }
     }

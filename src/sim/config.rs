@@ -32,6 +32,9 @@ pub const MAX_SPAN: Millis = Millis(1_000_000);
 pub struct ClockConfig {
     /// `ρ`: each clock's rate error is drawn uniformly from `[−ρ, +ρ]` parts per million.
     pub rate_error_ppm_max: u32,
+    /// The clients' `ρ` where it differs from the nodes' (`None`: `rate_error_ppm_max` for
+    /// every clock). A scenario's node and client clock errors are separate budgets.
+    pub client_rate_error_ppm_max: Option<u32>,
     /// Each clock's starting offset is drawn from `[0, offset_max]` (offsets are harmless to
     /// Redlock, which only measures intervals; they make traces honest about it).
     pub offset_max: Millis,
@@ -115,6 +118,23 @@ impl Default for WorkloadConfig {
     }
 }
 
+/// Per-run knobs of a swarm search: each run draws its own values within these ranges from
+/// its seed, and its generated faults swarm-style ([`FaultBudget::draw_swarm`]), so that
+/// some runs are quiet and others pile one kind of fault on the windows that matter.
+///
+/// [`FaultBudget::draw_swarm`]: super::FaultBudget::draw_swarm
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Swarm {
+    /// A run's round timeout lies in `[round_timeout, round_timeout_max]`: a client that waits
+    /// longer for its answers (the model's client may decide whenever it likes) lets a late
+    /// `SET` count.
+    pub round_timeout_max: Millis,
+    /// A run's longest think time lies in `[workload.think_min, think_max]`: clients that
+    /// begin together race for the same nodes, a client that begins late meets a lock whose
+    /// keys are about to expire.
+    pub think_max: Millis,
+}
+
 /// A simulated world: nodes, clients, clocks, network, crashes, workload and faults.
 ///
 /// Plain public fields, so the CLI and the scenario files can build one from values; call
@@ -125,27 +145,13 @@ pub struct SimConfig {
     /// A name for reports; a [preset](super::preset) sets it to its own name, which the replay
     /// command then uses.
     pub name: String,
-    /// `N`, the Redis masters.
-    pub nodes: usize,
+    /// The lock configuration every client runs, `N` (`lock.node_count`) included: the same
+    /// [`Config`] a driver hands the core, validated by the core's own rules.
+    pub lock: Config,
     /// The lock clients.
     pub clients: usize,
     /// The lock's TTL.
     pub ttl: Millis,
-    /// The clients' clock-drift allowance.
-    pub drift: DriftPolicy,
-    /// How long a round waits for answers.
-    pub round_timeout: Millis,
-    /// Rounds per acquisition and the delay between them.
-    pub retry: RetryPolicy,
-    /// Compare-and-delete, or plain `DEL`.
-    pub unlock: UnlockMode,
-    /// The step-3 validity check, on or off.
-    pub validity_check: ValidityCheck,
-    /// Decide a round at quorum, or wait for every answer.
-    pub decision: RoundDecision,
-    /// Whether the clients derive fencing tokens from their rounds (then the storage ops
-    /// carry the lease's token; otherwise the acquisition's epoch, an ideal counter).
-    pub fencing: crate::proto::Fencing,
     /// How long the run lasts in true time (the bound of the main loop).
     pub duration: Millis,
     /// End the run at its first violation (saves time when searching for one).
@@ -164,6 +170,9 @@ pub struct SimConfig {
     pub workload: WorkloadConfig,
     /// The faults.
     pub faults: FaultPlan,
+    /// With a generated fault plan: draw the faults and these knobs per run, swarm-style.
+    /// `None`: every run has every budgeted fault at a uniform time.
+    pub swarm: Option<Swarm>,
 }
 
 impl Default for SimConfig {
@@ -172,20 +181,21 @@ impl Default for SimConfig {
     fn default() -> Self {
         SimConfig {
             name: "custom".to_owned(),
-            nodes: 3,
+            lock: Config {
+                drift: DriftPolicy::fixed(Millis(10)),
+                round_timeout: Millis(20),
+                retry: RetryPolicy {
+                    attempts: 3,
+                    delay_min: Millis(5),
+                    delay_max: Millis(20),
+                },
+                unlock: UnlockMode::CompareAndDelete,
+                validity_check: ValidityCheck::On,
+                decision: RoundDecision::AtQuorum,
+                ..Config::new(3)
+            },
             clients: 2,
             ttl: Millis(100),
-            drift: DriftPolicy::fixed(Millis(10)),
-            round_timeout: Millis(20),
-            retry: RetryPolicy {
-                attempts: 3,
-                delay_min: Millis(5),
-                delay_max: Millis(20),
-            },
-            unlock: UnlockMode::CompareAndDelete,
-            validity_check: ValidityCheck::On,
-            decision: RoundDecision::AtQuorum,
-            fencing: crate::proto::Fencing::Off,
             duration: Millis(1_000),
             stop_on_violation: true,
             clocks: ClockConfig::default(),
@@ -194,7 +204,16 @@ impl Default for SimConfig {
             crash: CrashConfig::default(),
             workload: WorkloadConfig::default(),
             faults: FaultPlan::default(),
+            swarm: None,
         }
+    }
+}
+
+impl ClockConfig {
+    /// The clients' rate error bound, in parts per million.
+    pub fn client_rate_error_ppm(&self) -> u32 {
+        self.client_rate_error_ppm_max
+            .unwrap_or(self.rate_error_ppm_max)
     }
 }
 
@@ -206,24 +225,14 @@ impl SimConfig {
             .is_none_or(|set| node < 64 && set.contains(NodeId(node as u8)))
     }
 
-    /// The lock configuration every client runs.
-    pub fn lock_config(&self) -> Config {
-        Config {
-            node_count: self.nodes,
-            drift: self.drift,
-            round_timeout: self.round_timeout,
-            retry: self.retry,
-            unlock: self.unlock,
-            validity_check: self.validity_check,
-            decision: self.decision,
-            extension_quorum: crate::proto::ExtensionQuorum::Majority,
-            fencing: self.fencing,
-        }
+    /// `N`, the Redis masters.
+    pub fn nodes(&self) -> usize {
+        self.lock.node_count
     }
 
     /// The resolved numbers of the lock (quorum, drift in ms, capped round timeout).
     pub fn lock_params(&self) -> Result<LockParams, SimConfigError> {
-        Ok(self.lock_config().params(self.ttl)?)
+        Ok(self.lock.params(self.ttl)?)
     }
 
     /// The drift allowance that covers this configuration's clock rate error, per the timing
@@ -231,9 +240,14 @@ impl SimConfig {
     /// by `ρ` open a gap of about `2ρ·ttl`, and whole-millisecond readings add up to 1 ms at
     /// each end. A drift of at least this much keeps beliefs inside key lifetimes.
     pub fn drift_covering_clock_error(&self) -> Millis {
-        let rho = u128::from(self.clocks.rate_error_ppm_max);
-        let gap = (2 * rho * u128::from(self.ttl.0)).div_ceil(1_000_000);
-        Millis(u64::try_from(gap).unwrap_or(u64::MAX)) + Millis(2)
+        Millis(u64::try_from(self.clock_gap_ms()).unwrap_or(u64::MAX)) + Millis(2)
+    }
+
+    /// How far a fast node clock and a slow client clock drift apart over one TTL, in ms.
+    fn clock_gap_ms(&self) -> u128 {
+        let rho = u128::from(self.clocks.rate_error_ppm_max)
+            + u128::from(self.clocks.client_rate_error_ppm());
+        (rho * u128::from(self.ttl.0)).div_ceil(1_000_000)
     }
 
     /// Checks every value; the first problem found is returned.
@@ -252,10 +266,12 @@ impl SimConfig {
                 duration: self.duration,
             });
         }
-        if self.clocks.rate_error_ppm_max > MAX_RATE_ERROR_PPM {
-            return Err(SimConfigError::RateError {
-                ppm: self.clocks.rate_error_ppm_max,
-            });
+        let rates = [
+            self.clocks.rate_error_ppm_max,
+            self.clocks.client_rate_error_ppm(),
+        ];
+        if let Some(&ppm) = rates.iter().find(|&&ppm| ppm > MAX_RATE_ERROR_PPM) {
+            return Err(SimConfigError::RateError { ppm });
         }
         if !self.reach.is_empty() && self.reach.len() != self.clients {
             return Err(SimConfigError::Reach {
@@ -293,6 +309,21 @@ impl SimConfig {
             ("op margin", workload.op_margin),
             ("hold time", workload.hold_max),
         ];
+        let swarm_spans = self.swarm.map_or([Millis::ZERO; 2], |swarm| {
+            [swarm.round_timeout_max, swarm.think_max]
+        });
+        if let Some(swarm) = self.swarm {
+            range(
+                "round timeout",
+                self.lock.round_timeout,
+                swarm.round_timeout_max,
+            )?;
+            range("think time", workload.think_min, swarm.think_max)?;
+        }
+        let spans = spans.into_iter().chain([
+            ("round timeout", swarm_spans[0]),
+            ("think time", swarm_spans[1]),
+        ]);
         for (what, span) in spans {
             if span > MAX_SPAN {
                 return Err(SimConfigError::SpanTooLarge { what, span });
@@ -325,7 +356,7 @@ impl SimConfig {
                 }
             }
         }
-        debug_assert!(params.node_count as usize == self.nodes);
+        debug_assert!(params.node_count as usize == self.nodes());
         Ok(())
     }
 
@@ -336,6 +367,19 @@ impl SimConfig {
             Fault::Isolate { node, duration } => (Process::Node(node), duration),
             Fault::Pause { client, duration } => (Process::Client(client), duration),
             Fault::DelayStorageOp { client, extra } => (Process::Client(client), extra),
+            Fault::DelayRequest {
+                client,
+                node,
+                extra,
+            } => {
+                if !self.has(Process::Node(node)) {
+                    return Err(SimConfigError::NoSuchProcess {
+                        index,
+                        target: Process::Node(node),
+                    });
+                }
+                (Process::Client(client), extra)
+            }
         };
         if !self.has(target) {
             return Err(SimConfigError::NoSuchProcess { index, target });
@@ -353,7 +397,7 @@ impl SimConfig {
 impl SimConfig {
     fn has(&self, target: Process) -> bool {
         match target {
-            Process::Node(node) => node < self.nodes,
+            Process::Node(node) => node < self.nodes(),
             Process::Client(client) => client < self.clients,
         }
     }
@@ -371,7 +415,7 @@ impl fmt::Display for SimConfig {
     /// Every resolved option, one per line.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "name = {}", self.name)?;
-        writeln!(f, "nodes = {}", self.nodes)?;
+        writeln!(f, "nodes = {}", self.nodes())?;
         writeln!(f, "clients = {}", self.clients)?;
         writeln!(f, "ttl = {}", self.ttl)?;
         match self.lock_params() {
@@ -380,35 +424,44 @@ impl fmt::Display for SimConfig {
                 writeln!(
                     f,
                     "drift = {} (factor {} + floor {})",
-                    params.drift, self.drift.factor, self.drift.floor
+                    params.drift, self.lock.drift.factor, self.lock.drift.floor
                 )?;
                 writeln!(
                     f,
                     "round_timeout = {} (as configured: {})",
-                    params.round_timeout, self.round_timeout
+                    params.round_timeout, self.lock.round_timeout
                 )?;
             }
             Err(error) => writeln!(f, "lock = invalid: {error}")?,
         }
+        // The gap a lease can meet between a fast node and a slow client, compared with the
+        // drift allowance in the same unit: the scenario's `ε_n + ε_c` against `drift_ticks`.
+        let gap = Millis(u64::try_from(self.clock_gap_ms()).unwrap_or(u64::MAX));
+        let covered = match self.lock_params() {
+            Ok(params) if params.drift >= gap => "the drift allowance covers it",
+            Ok(_) => "the drift allowance does NOT cover it",
+            Err(_) => "",
+        };
         writeln!(
             f,
-            "drift_covering_clock_error = {}",
-            self.drift_covering_clock_error()
+            "clock_error = up to {gap} between a node and a client over one ttl: {covered}"
         )?;
         writeln!(
             f,
             "retry = {} attempts, delay [{}, {}]",
-            self.retry.attempts, self.retry.delay_min, self.retry.delay_max
+            self.lock.retry.attempts, self.lock.retry.delay_min, self.lock.retry.delay_max
         )?;
-        writeln!(f, "unlock = {:?}", self.unlock)?;
-        writeln!(f, "validity_check = {:?}", self.validity_check)?;
-        writeln!(f, "decision = {:?}", self.decision)?;
+        writeln!(f, "unlock = {:?}", self.lock.unlock)?;
+        writeln!(f, "validity_check = {:?}", self.lock.validity_check)?;
+        writeln!(f, "decision = {:?}", self.lock.decision)?;
         writeln!(f, "duration = {}", self.duration)?;
         writeln!(f, "stop_on_violation = {}", self.stop_on_violation)?;
         writeln!(
             f,
-            "clocks = rate error ±{} ppm, offset [0, {}]",
-            self.clocks.rate_error_ppm_max, self.clocks.offset_max
+            "clocks = rate error ±{} ppm on nodes, ±{} ppm on clients, offset [0, {}]",
+            self.clocks.rate_error_ppm_max,
+            self.clocks.client_rate_error_ppm(),
+            self.clocks.offset_max
         )?;
         writeln!(
             f,
@@ -445,6 +498,13 @@ impl fmt::Display for SimConfig {
             w.storage_timeout,
             w.protection
         )?;
+        if let Some(swarm) = self.swarm {
+            writeln!(
+                f,
+                "swarm = each run draws its fault kinds, aims most faults at a window, and draws round_timeout in [{}, {}] and think_max in [{}, {}]",
+                self.lock.round_timeout, swarm.round_timeout_max, w.think_min, swarm.think_max
+            )?;
+        }
         match &self.faults {
             FaultPlan::Generated(budget) => writeln!(f, "faults = generated: {budget}"),
             FaultPlan::Explicit(schedule) => {
@@ -586,7 +646,7 @@ mod tests {
             edit(&mut config);
             config.validate().unwrap_err().to_string()
         };
-        assert!(refuse(|c| c.nodes = 0).contains("at least one node"));
+        assert!(refuse(|c| c.lock.node_count = 0).contains("at least one node"));
         assert!(refuse(|c| c.ttl = Millis(10)).contains("not larger than the clock drift"));
         assert!(refuse(|c| c.clients = 0).contains("at least one client"));
         assert!(refuse(|c| c.duration = Millis(0)).contains("duration"));

@@ -74,6 +74,17 @@ pub enum Fault {
         /// The additional delay.
         extra: Millis,
     },
+    /// The client's next lock request to the node takes `extra` longer to arrive (a slow
+    /// connection: the model leaves a request in flight for as long as it likes, so a `SET`
+    /// may land just after a rival's key expired).
+    DelayRequest {
+        /// Which client.
+        client: usize,
+        /// Which node.
+        node: usize,
+        /// The additional delay.
+        extra: Millis,
+    },
 }
 
 impl fmt::Display for Fault {
@@ -95,6 +106,16 @@ impl fmt::Display for Fault {
                 f,
                 "next storage op of {} is delayed by {extra}",
                 Process::Client(client)
+            ),
+            Fault::DelayRequest {
+                client,
+                node,
+                extra,
+            } => write!(
+                f,
+                "next request of {} to {} is delayed by {extra}",
+                Process::Client(client),
+                Process::Node(node)
             ),
         }
     }
@@ -171,6 +192,9 @@ pub struct FaultBudget {
     pub isolations: Budget,
     /// Delayed storage operations; the size is the extra delay.
     pub storage_delays: Budget,
+    /// Delayed lock requests (one client's next request to one node); the size is the extra
+    /// delay.
+    pub request_delays: Budget,
     /// Aim every node fault (jump, crash, isolation) at this node instead of a drawn one.
     pub pinned_node: Option<usize>,
     /// Aim every client fault (jump, pause, storage delay) at this client instead of a drawn
@@ -189,12 +213,13 @@ impl FaultBudget {
         pauses: Budget::NONE,
         isolations: Budget::NONE,
         storage_delays: Budget::NONE,
+        request_delays: Budget::NONE,
         pinned_node: None,
         pinned_client: None,
     };
 
     /// Every budget with its name, for printing and validation.
-    pub fn kinds(&self) -> [(&'static str, Budget); 8] {
+    pub fn kinds(&self) -> [(&'static str, Budget); 9] {
         [
             ("node_jumps_forward", self.node_jumps_forward),
             ("node_jumps_backward", self.node_jumps_backward),
@@ -204,6 +229,7 @@ impl FaultBudget {
             ("pauses", self.pauses),
             ("isolations", self.isolations),
             ("storage_delays", self.storage_delays),
+            ("request_delays", self.request_delays),
         ]
     }
 
@@ -219,8 +245,53 @@ impl FaultBudget {
     ) -> Vec<ScheduledFault> {
         // Each kind turns (node, client, size) into a fault; all are drawn alike so that adding
         // a kind to a budget never shifts the draws of the kinds before it.
-        type Make = fn(usize, usize, Millis) -> Fault;
-        let makers: [(Budget, Make); 8] = [
+        let mut schedule = Vec::new();
+        let last_tick = duration.0.saturating_sub(1);
+        for (budget, make) in self.makers() {
+            for _ in 0..budget.count {
+                let at = Millis(uniform(rng, 0, last_tick));
+                let fault = self.draw_fault(rng, budget, make, nodes, clients);
+                schedule.push(ScheduledFault { at, fault });
+            }
+        }
+        schedule.sort_by_key(|f| f.at);
+        schedule
+    }
+
+    /// One fault of a kind: its size and its target drawn, or the pinned target.
+    fn draw_fault(
+        &self,
+        rng: &mut ChaCha8Rng,
+        budget: Budget,
+        make: Make,
+        nodes: usize,
+        clients: usize,
+    ) -> Fault {
+        let size = Millis(uniform(rng, budget.min.0, budget.max.0));
+        self.make_fault(rng, size, make, nodes, clients)
+    }
+
+    /// One fault of size `size`, its target drawn or pinned.
+    fn make_fault(
+        &self,
+        rng: &mut ChaCha8Rng,
+        size: Millis,
+        make: Make,
+        nodes: usize,
+        clients: usize,
+    ) -> Fault {
+        // Drawn even when pinned, so that pinning never shifts later draws.
+        let node = uniform(rng, 0, nodes.saturating_sub(1) as u64) as usize;
+        let client = uniform(rng, 0, clients.saturating_sub(1) as u64) as usize;
+        let node = self.pinned_node.unwrap_or(node);
+        let client = self.pinned_client.unwrap_or(client);
+        make(node, client, size)
+    }
+
+    /// Each kind's budget with the function that turns (node, client, size) into a fault, in
+    /// the order of [`kinds`](FaultBudget::kinds).
+    fn makers(&self) -> [(Budget, Make); 9] {
+        [
             (self.node_jumps_forward, |node, _, size| Fault::ClockJump {
                 process: Process::Node(node),
                 by_ms: size_ms(size),
@@ -256,28 +327,244 @@ impl FaultBudget {
             (self.storage_delays, |_, client, extra| {
                 Fault::DelayStorageOp { client, extra }
             }),
-        ];
-        let mut schedule = Vec::new();
-        let last_tick = duration.0.saturating_sub(1);
-        for (budget, make) in makers {
-            for _ in 0..budget.count {
-                let at = Millis(uniform(rng, 0, last_tick));
-                let size = Millis(uniform(rng, budget.min.0, budget.max.0));
-                // Drawn even when pinned, so that pinning never shifts later draws.
-                let node = uniform(rng, 0, nodes.saturating_sub(1) as u64) as usize;
-                let client = uniform(rng, 0, clients.saturating_sub(1) as u64) as usize;
-                let node = self.pinned_node.unwrap_or(node);
-                let client = self.pinned_client.unwrap_or(client);
-                schedule.push(ScheduledFault {
-                    at,
-                    fault: make(node, client, size),
-                });
-            }
-        }
-        schedule.sort_by_key(|f| f.at);
-        schedule
+            (self.request_delays, |node, client, extra| {
+                Fault::DelayRequest {
+                    client,
+                    node,
+                    extra,
+                }
+            }),
+        ]
     }
 }
+
+/// An event of a run that an aimed fault waits for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Anchor {
+    /// The node set a key: a clock jump, crash or isolation after it strikes while a key is
+    /// live.
+    KeySet {
+        /// Which node.
+        node: usize,
+    },
+    /// The client started an acquisition (T1).
+    Started {
+        /// Which client.
+        client: usize,
+    },
+    /// The client acquired: a jump of its clock after it strikes while it believes.
+    Acquired {
+        /// Which client.
+        client: usize,
+    },
+    /// The client checked its lease before a storage operation, which it sends one tick later:
+    /// a pause or a storage delay one tick after the check strikes between the check and the
+    /// send, Kleppmann's window.
+    Checked {
+        /// Which client.
+        client: usize,
+    },
+}
+
+impl fmt::Display for Anchor {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Anchor::KeySet { node } => write!(f, "{} sets a key", Process::Node(node)),
+            Anchor::Started { client } => write!(f, "{} starts acquiring", Process::Client(client)),
+            Anchor::Acquired { client } => write!(f, "{} acquires", Process::Client(client)),
+            Anchor::Checked { client } => {
+                write!(f, "{} checks its lease", Process::Client(client))
+            }
+        }
+    }
+}
+
+/// A fault that strikes `after` the `nth` occurrence of its anchor (counted from 1), instead
+/// of at a time drawn before the run: the windows that matter (a key's lifetime, the gap
+/// between a lease check and the storage operation) are short, so uniform times rarely hit
+/// them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct AimedFault {
+    /// The event it waits for.
+    pub anchor: Anchor,
+    /// Which occurrence of the event, from 1.
+    pub nth: u32,
+    /// How long after the event it strikes (at least 1 ms: it strikes at a later tick).
+    pub after: Millis,
+    /// What happens.
+    pub fault: Fault,
+}
+
+impl fmt::Display for AimedFault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} after {} (time {}): {}",
+            self.after, self.anchor, self.nth, self.fault
+        )
+    }
+}
+
+/// What one run of a swarm search drew: which fault kinds it enabled, and the faults it aims
+/// at windows (the rest of its faults strike at drawn times, listed in the schedule).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct SwarmFaults {
+    /// The kinds this run enabled, by the names of [`FaultBudget::kinds`].
+    pub enabled: Vec<&'static str>,
+    /// The faults at drawn times.
+    pub timed: Vec<ScheduledFault>,
+    /// The faults waiting for an event.
+    pub aimed: Vec<AimedFault>,
+}
+
+/// The facts a swarm draw aims with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Aim {
+    /// The run's length; timed faults strike in `[0, duration)`.
+    pub duration: Millis,
+    /// Nodes in the world.
+    pub nodes: usize,
+    /// Clients in the world.
+    pub clients: usize,
+    /// The lock's TTL: a fault aimed at a key or a lease strikes within one TTL of it.
+    pub ttl: Millis,
+    /// Whether holders work on the storage (so a lease check can anchor a fault).
+    pub storage: bool,
+}
+
+impl FaultBudget {
+    /// Draws a swarm run: each kind with a budget is enabled with probability 1/2 and then
+    /// has 1 to `count` faults (never more than the budget, so never more than the model
+    /// allows); three faults in four are aimed at a window ([`Anchor`]), the rest strike at
+    /// uniform times. Every draw comes from `rng`, so the seed replays the run.
+    pub fn draw_swarm(&self, rng: &mut ChaCha8Rng, aim: Aim) -> SwarmFaults {
+        let mut drawn = SwarmFaults::default();
+        let last_tick = aim.duration.0.saturating_sub(1);
+        let ttl = aim.ttl.0.max(1);
+        // Half the runs focus every node fault on one node and every client fault on one
+        // client, so that faults that only break safety together (two jumps, a crash and a
+        // jump) meet on the same process.
+        let mut this = *self;
+        let focus_node = uniform(rng, 0, aim.nodes.saturating_sub(1) as u64) as usize;
+        let focus_client = uniform(rng, 0, aim.clients.saturating_sub(1) as u64) as usize;
+        if uniform(rng, 0, 1) == 1 {
+            this.pinned_node.get_or_insert(focus_node);
+            this.pinned_client.get_or_insert(focus_client);
+        }
+        let names = self.kinds();
+        for (index, (budget, make)) in this.makers().into_iter().enumerate() {
+            if budget.count == 0 || uniform(rng, 0, 1) == 0 {
+                continue;
+            }
+            let name = names[index].0;
+            drawn.enabled.push(name);
+            // A late request is asynchrony rather than a fault: it stays unfocused, so one
+            // client's request to one node and another's to another can both be late.
+            let this = if name == "request_delays" {
+                *self
+            } else {
+                this
+            };
+            // Half the enabled kinds spend their whole budget: faults that share a budget
+            // (two jumps within one drift) break safety only together.
+            let spent = uniform(rng, 1, u64::from(budget.count));
+            let count = if uniform(rng, 0, 1) == 0 {
+                u64::from(budget.count)
+            } else {
+                spent
+            };
+            // Half the time a late request is one client's whole round: each request waits
+            // while its node is busy, so the client takes every node that frees up in time.
+            if name == "request_delays" && uniform(rng, 0, 1) == 1 {
+                let client = uniform(rng, 0, aim.clients.saturating_sub(1) as u64) as usize;
+                // One tick late: the hold, not the delay, decides when each request lands,
+                // and a request to a free node goes through at once.
+                for node in 0..aim.nodes {
+                    drawn.timed.push(ScheduledFault {
+                        at: Millis::ZERO,
+                        fault: Fault::DelayRequest {
+                            client,
+                            node,
+                            extra: Millis(1),
+                        },
+                    });
+                }
+            }
+            for _ in 0..count {
+                // Boundaries are where the verdicts flip: a quarter of the sizes are the
+                // smallest, a quarter the largest.
+                let size = match uniform(rng, 0, 3) {
+                    0 => budget.min,
+                    1 => budget.max,
+                    _ => Millis(uniform(rng, budget.min.0, budget.max.0)),
+                };
+                let fault = this.make_fault(rng, size, make, aim.nodes, aim.clients);
+                let aimed = uniform(rng, 0, 3) > 0;
+                // Half the aimed faults strike early in a key's or a lease's life, a quarter
+                // of them at once.
+                let when = match uniform(rng, 0, 3) {
+                    0 => 1,
+                    1 => uniform(rng, 1, ttl.div_ceil(4)),
+                    _ => uniform(rng, 1, ttl),
+                };
+                // Mostly the first key a node sets: the holder's, whose early end matters.
+                let nth = match uniform(rng, 0, 3) {
+                    0 => uniform(rng, 1, aim.clients.max(1) as u64) as u32,
+                    _ => 1,
+                };
+                let which = uniform(rng, 0, 2);
+                let anchor = match fault {
+                    Fault::ClockJump {
+                        process: Process::Node(node),
+                        ..
+                    }
+                    | Fault::Crash { node, .. }
+                    | Fault::Isolate { node, .. } => Some((Anchor::KeySet { node }, when)),
+                    Fault::ClockJump {
+                        process: Process::Client(client),
+                        ..
+                    } => Some((Anchor::Acquired { client }, when)),
+                    Fault::Pause { client, .. } => Some(match which {
+                        0 | 1 if aim.storage => (Anchor::Checked { client }, 1),
+                        0 | 1 => (Anchor::Started { client }, when),
+                        _ => (Anchor::Acquired { client }, when),
+                    }),
+                    Fault::DelayStorageOp { client, .. } => Some((Anchor::Checked { client }, 1)),
+                    // The next request is the first round's when the delay strikes at once.
+                    Fault::DelayRequest { .. } => None,
+                };
+                match anchor {
+                    Some((anchor, after)) if aimed => drawn.aimed.push(AimedFault {
+                        anchor,
+                        // A client checks its lease up to three times per lock.
+                        nth: if matches!(anchor, Anchor::Checked { .. }) {
+                            uniform(rng, 1, 3) as u32
+                        } else if matches!(anchor, Anchor::KeySet { .. }) {
+                            nth
+                        } else {
+                            1
+                        },
+                        after: Millis(after),
+                        fault,
+                    }),
+                    None if aimed => drawn.timed.push(ScheduledFault {
+                        at: Millis::ZERO,
+                        fault,
+                    }),
+                    _ => drawn.timed.push(ScheduledFault {
+                        at: Millis(uniform(rng, 0, last_tick)),
+                        fault,
+                    }),
+                }
+            }
+        }
+        drawn.timed.sort_by_key(|f| f.at);
+        drawn
+    }
+}
+
+/// Turns a drawn (node, client, size) into one fault of a kind.
+type Make = fn(usize, usize, Millis) -> Fault;
 
 impl fmt::Display for FaultBudget {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -311,6 +598,9 @@ fn size_ms(size: Millis) -> i64 {
 }
 
 /// Where a run's faults come from.
+// One plan per configuration, built once and cloned rarely: boxing the budget would only make
+// every struct literal noisier.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum FaultPlan {
     /// Drawn from the seed within these budgets.
@@ -356,6 +646,67 @@ mod tests {
         }
         assert_eq!(draw(7), schedule);
         assert_ne!(draw(8), schedule);
+    }
+
+    #[test]
+    fn a_swarm_draw_stays_within_the_budget_and_replays() {
+        let budget = FaultBudget {
+            node_jumps_forward: Budget::new(2, Millis(10), Millis(10)),
+            crashes: Budget::new(1, Millis(0), Millis(0)),
+            pauses: Budget::new(1, Millis(1), Millis(30)),
+            request_delays: Budget::new(3, Millis(0), Millis(40)),
+            ..FaultBudget::NONE
+        };
+        let aim = Aim {
+            duration: Millis(300),
+            nodes: 3,
+            clients: 2,
+            ttl: Millis(40),
+            storage: true,
+        };
+        let draw = |seed| budget.draw_swarm(&mut ChaCha8Rng::seed_from_u64(seed), aim);
+        let mut kinds_seen = std::collections::BTreeSet::new();
+        let mut aimed_seen = 0;
+        for seed in 0..200 {
+            let drawn = draw(seed);
+            assert_eq!(draw(seed), drawn, "seed {seed} replays");
+            kinds_seen.extend(drawn.enabled.iter().copied());
+            aimed_seen += drawn.aimed.len();
+            let faults = drawn
+                .timed
+                .iter()
+                .map(|f| f.fault)
+                .chain(drawn.aimed.iter().map(|a| a.fault));
+            let (mut jumps, mut crashes, mut pauses) = (0, 0, 0);
+            for fault in faults {
+                match fault {
+                    Fault::ClockJump { by_ms, .. } => {
+                        jumps += 1;
+                        assert_eq!(by_ms, 10);
+                    }
+                    Fault::Crash { .. } => crashes += 1,
+                    Fault::Pause { duration, .. } => {
+                        pauses += 1;
+                        assert!((1..=30).contains(&duration.0));
+                    }
+                    Fault::DelayRequest { node, client, .. } => assert!(node < 3 && client < 2),
+                    other => panic!("a kind without a budget: {other:?}"),
+                }
+            }
+            // Never more than the budget (the model's bound); a whole-round request delay
+            // is asynchrony, not a budgeted fault.
+            assert!(
+                jumps <= 2 && crashes <= 1 && pauses <= 1,
+                "seed {seed}: {drawn:?}"
+            );
+            for aimed in &drawn.aimed {
+                assert!(aimed.after >= Millis(1) && aimed.after <= Millis(40));
+                assert!(aimed.nth >= 1);
+            }
+        }
+        // Every kind is on in some runs, and most faults are aimed.
+        assert_eq!(kinds_seen.len(), 4, "{kinds_seen:?}");
+        assert!(aimed_seen > 100, "{aimed_seen} aimed faults in 200 draws");
     }
 
     #[test]

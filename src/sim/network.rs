@@ -156,6 +156,12 @@ impl Network {
         Sent::Arrives(Millis(at))
     }
 
+    /// Puts `message` back in flight to arrive at `at`, without a new draw (a held request).
+    pub fn hold(&mut self, at: u64, message: Message) {
+        self.in_flight.insert((at, self.next_seq), message);
+        self.next_seq += 1;
+    }
+
     /// Removes and returns the earliest message due at or before `now`.
     pub fn pop_due(&mut self, now: u64) -> Option<Message> {
         let entry = self.in_flight.first_entry()?;

@@ -1,11 +1,11 @@
 //! What a run returns: the seed, the resolved configuration and schedule, the trace, the
 //! violations, and the text that replays it.
 
-use std::fmt::Write as _;
+use std::fmt::{self, Write as _};
 
 use super::check::{Property, Violation};
 use super::config::SimConfig;
-use super::fault::ScheduledFault;
+use super::fault::{ScheduledFault, SwarmFaults};
 use super::preset;
 use super::trace::{TraceEntry, TraceEvent, schedule_text};
 use crate::time::Millis;
@@ -48,6 +48,44 @@ pub struct Outcome {
     pub stats: Stats,
     /// The last tick that ran (earlier than the duration if the run stopped at a violation).
     pub ended_at: Millis,
+    /// What a swarm run drew ([`SimConfig::swarm`]); `None` otherwise.
+    pub swarm: Option<SwarmRun>,
+}
+
+/// The knobs and faults one swarm run drew from its seed.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct SwarmRun {
+    /// This run's round timeout.
+    pub round_timeout: Millis,
+    /// This run's longest think time.
+    pub think_max: Millis,
+    /// This run's longest network delay.
+    pub delay_max: Millis,
+    /// The fault kinds it enabled and its faults, timed and aimed.
+    pub faults: SwarmFaults,
+}
+
+impl fmt::Display for SwarmRun {
+    /// The knobs, the enabled kinds and the aimed faults, one per line (the timed ones are in
+    /// the schedule).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "this run: round_timeout = {}, think_max = {}, delay_max = {}, fault kinds = {}",
+            self.round_timeout,
+            self.think_max,
+            self.delay_max,
+            if self.faults.enabled.is_empty() {
+                "none".to_owned()
+            } else {
+                self.faults.enabled.join(", ")
+            }
+        )?;
+        for aimed in &self.faults.aimed {
+            writeln!(f, "  aimed: {aimed}")?;
+        }
+        Ok(())
+    }
 }
 
 impl Outcome {
@@ -69,10 +107,13 @@ impl Outcome {
     /// The seed and every resolved option, which a run prints first.
     pub fn header(&self) -> String {
         format!(
-            "seed = {}\n{}schedule ({} faults):\n{}",
+            "seed = {}\n{}{}schedule ({}):\n{}",
             self.seed,
             self.config,
-            self.schedule.len(),
+            self.swarm
+                .as_ref()
+                .map_or_else(String::new, ToString::to_string),
+            plural(self.schedule.len(), "fault"),
             schedule_text(&self.schedule)
         )
     }
@@ -156,5 +197,14 @@ impl Outcome {
         }
         text.push_str(&self.summary());
         text
+    }
+}
+
+/// `count` and `noun`, with an `s` unless the count is one.
+pub(crate) fn plural(count: usize, noun: &str) -> String {
+    if count == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{count} {noun}s")
     }
 }

@@ -6,7 +6,7 @@
 use super::config::{ClockConfig, CrashConfig, NetworkConfig, SimConfig, WorkloadConfig};
 use super::fault::{Budget, Fault, FaultBudget, FaultPlan, Process, ScheduledFault};
 use crate::node::Persistence;
-use crate::proto::{DriftPolicy, UnlockMode, ValidityCheck};
+use crate::proto::{Config, DriftPolicy, UnlockMode, ValidityCheck};
 use crate::storage::Protection;
 use crate::time::Millis;
 
@@ -60,36 +60,37 @@ pub fn by_name(name: &str) -> Option<SimConfig> {
         "drift-covered" | "drift-too-small" => {
             // Holders keep the lock to their deadline and rivals poll fast, so the window
             // between a fast node's expiry and a slow client's deadline gets hit.
-            config.nodes = 3;
+            config.lock.node_count = 3;
             config.clocks.rate_error_ppm_max = 100_000;
-            config.drift = DriftPolicy::fixed(Millis(if name == "drift-covered" { 22 } else { 2 }));
+            config.lock.drift =
+                DriftPolicy::fixed(Millis(if name == "drift-covered" { 22 } else { 2 }));
             config.network = NetworkConfig {
                 delay_min: Millis(1),
                 delay_max: Millis(2),
                 loss_per_mille: 0,
             };
-            config.retry.delay_min = Millis(1);
-            config.retry.delay_max = Millis(3);
+            config.lock.retry.delay_min = Millis(1);
+            config.lock.retry.delay_max = Millis(3);
             config.workload.cycles_per_lock = 1_000;
             config.workload.think_max = Millis(3);
             config.faults = FaultPlan::Generated(FaultBudget::NONE);
         }
         "node-clock-jump" => {
-            config.nodes = 3;
+            config.lock.node_count = 3;
             config.faults = FaultPlan::Generated(FaultBudget {
                 node_jumps_forward: Budget::new(8, Millis(11), Millis(100)),
                 ..FaultBudget::NONE
             });
         }
         "client-clock-jump-backward" => {
-            config.nodes = 3;
+            config.lock.node_count = 3;
             config.faults = FaultPlan::Generated(FaultBudget {
                 client_jumps_backward: Budget::new(8, Millis(11), Millis(100)),
                 ..FaultBudget::NONE
             });
         }
         "crash-no-persistence" => {
-            config.nodes = 3;
+            config.lock.node_count = 3;
             config.crash.restart_delay = Millis(0);
             config.faults = FaultPlan::Generated(FaultBudget {
                 crashes: Budget::new(8, Millis(0), Millis(20)),
@@ -97,7 +98,7 @@ pub fn by_name(name: &str) -> Option<SimConfig> {
             });
         }
         "pause-past-validity" | "pause-past-validity-fenced" => {
-            config.nodes = 3;
+            config.lock.node_count = 3;
             config.clients = 2;
             config.network.loss_per_mille = 0;
             config.workload.cycles_per_lock = 3;
@@ -114,7 +115,7 @@ pub fn by_name(name: &str) -> Option<SimConfig> {
         "pause-within-margin" => {
             // Timing condition (I6): a pause P after the check plus a delivery delay Δ stay
             // below the margin M, so a stale op lands before any newer holder exists.
-            config.nodes = 3;
+            config.lock.node_count = 3;
             config.clients = 2;
             config.workload.cycles_per_lock = 1_000;
             config.workload.op_margin = Millis(75);
@@ -125,22 +126,22 @@ pub fn by_name(name: &str) -> Option<SimConfig> {
             });
         }
         "validity-check-off" => {
-            config.nodes = 3;
-            config.validity_check = ValidityCheck::Off;
+            config.lock.node_count = 3;
+            config.lock.validity_check = ValidityCheck::Off;
             config.faults = FaultPlan::Generated(FaultBudget {
                 pauses: Budget::new(20, Millis(50), Millis(300)),
                 ..FaultBudget::NONE
             });
         }
         "delayed-restart" | "delayed-restart-clock-jump" => {
-            config.nodes = 3;
+            config.lock.node_count = 3;
             config.crash.restart_delay = config.ttl;
             let jump = name == "delayed-restart-clock-jump";
             config.faults = FaultPlan::Explicit(crash_every_150_ms(&config, jump));
         }
         "unlock-with-del" => {
-            config.nodes = 3;
-            config.unlock = UnlockMode::PlainDel;
+            config.lock.node_count = 3;
+            config.lock.unlock = UnlockMode::PlainDel;
             config.faults = FaultPlan::Generated(FaultBudget::NONE);
         }
         _ => return None,
@@ -154,7 +155,7 @@ pub fn by_name(name: &str) -> Option<SimConfig> {
 fn crash_every_150_ms(config: &SimConfig, jump: bool) -> Vec<ScheduledFault> {
     let mut schedule = Vec::new();
     for (i, at) in (100..config.duration.0).step_by(150).enumerate() {
-        let node = i % config.nodes;
+        let node = i % config.nodes();
         schedule.push(ScheduledFault {
             at: Millis(at),
             fault: Fault::Crash {
@@ -182,13 +183,17 @@ fn base(name: &str) -> Option<SimConfig> {
     let name = NAMES.iter().find(|n| **n == name)?;
     Some(SimConfig {
         name: (*name).to_owned(),
-        nodes: 5,
+        lock: Config {
+            drift: DriftPolicy::fixed(Millis(10)),
+            node_count: 5,
+            ..SimConfig::default().lock
+        },
         clients: 3,
         ttl: Millis(100),
-        drift: DriftPolicy::fixed(Millis(10)),
         duration: Millis(2_000),
         clocks: ClockConfig {
             rate_error_ppm_max: 10_000,
+            client_rate_error_ppm_max: None,
             offset_max: Millis(1_000),
         },
         network: NetworkConfig {

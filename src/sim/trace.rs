@@ -133,6 +133,16 @@ pub enum TraceEvent {
         /// Which client.
         client: usize,
     },
+    /// A holder checked its lease and decided on a storage operation, which it sends at its
+    /// next step (a pause in between is Kleppmann's pause).
+    Checked {
+        /// Which client.
+        client: usize,
+        /// The operation it will send.
+        op: StorageOp,
+        /// Its clock at the check.
+        local: Millis,
+    },
     /// A checked property failed.
     Violation(Violation),
 }
@@ -311,6 +321,12 @@ impl fmt::Display for TraceEntry {
                 write!(f, "c{} is paused (GC) until t={}", client + 1, until.0)
             }
             TraceEvent::Resumed { client } => write!(f, "c{} wakes from its pause", client + 1),
+            TraceEvent::Checked { client, op, local } => write!(
+                f,
+                "c{} checks its lease (clock {}) and decides to send its {op}",
+                client + 1,
+                reads(local)
+            ),
             TraceEvent::Violation(violation) => write!(f, "VIOLATION {violation}"),
         }
     }

@@ -12,14 +12,15 @@ use rand_core::{RngCore, SeedableRng};
 use super::check::{Believer, Checker, Violation};
 use super::client::{SimClient, StepContext};
 use super::clock::SimClock;
+use super::config::WorkloadConfig;
 use super::config::{SimConfig, SimConfigError};
 use super::draw::uniform;
-use super::fault::{Fault, FaultPlan, Process, ScheduledFault};
+use super::fault::{Aim, AimedFault, Anchor, Fault, FaultPlan, Process, ScheduledFault};
 use super::network::{Endpoint, Message, Network, Payload, Sent};
-use super::outcome::{Outcome, Stats};
+use super::outcome::{Outcome, Stats, SwarmRun};
 use super::server::SimNode;
 use super::trace::{TraceEntry, TraceEvent};
-use crate::proto::{Config, NodeId, Reply};
+use crate::proto::{Config, NodeId, Op, Reply};
 use crate::storage::Storage;
 use crate::time::Millis;
 
@@ -28,6 +29,7 @@ use crate::time::Millis;
 const SETUP_STREAM: u64 = 0;
 const NETWORK_STREAM: u64 = 1;
 const FAULT_STREAM: u64 = 2;
+const SWARM_STREAM: u64 = 3;
 
 fn stream(seed: u64, stream: u64) -> ChaCha8Rng {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
@@ -39,20 +41,63 @@ fn stream(seed: u64, stream: u64) -> ChaCha8Rng {
 /// [`Outcome`], trace included.
 pub fn run(config: &SimConfig, seed: u64) -> Result<Outcome, SimConfigError> {
     config.validate()?;
+    let mut swarm = None;
     let schedule = match &config.faults {
-        FaultPlan::Generated(budget) => budget.generate(
-            &mut stream(seed, FAULT_STREAM),
-            config.duration,
-            config.nodes,
-            config.clients,
-        ),
+        FaultPlan::Generated(budget) => match config.swarm {
+            Some(knobs) => {
+                let mut rng = stream(seed, SWARM_STREAM);
+                // A third of the runs keep the configured value (the model's own), a third take
+                // the widest, a third draw one between: the rest only widen the search.
+                let mut knob = |lo: Millis, hi: Millis| {
+                    let drawn = Millis(uniform(&mut rng, lo.0, hi.0));
+                    match uniform(&mut rng, 0, 2) {
+                        0 => lo,
+                        1 => hi,
+                        _ => drawn,
+                    }
+                };
+                let round_timeout = knob(config.lock.round_timeout, knobs.round_timeout_max);
+                let think_max = knob(config.workload.think_min, knobs.think_max);
+                // Half the runs have the fastest network: every message takes the shortest
+                // delay, as close as the simulator comes to the model's instant messages.
+                let delay_max = if uniform(&mut rng, 0, 1) == 0 {
+                    config.network.delay_max
+                } else {
+                    config.network.delay_min
+                };
+                let faults = budget.draw_swarm(
+                    &mut stream(seed, FAULT_STREAM),
+                    Aim {
+                        duration: config.duration,
+                        nodes: config.nodes(),
+                        clients: config.clients,
+                        ttl: config.ttl,
+                        storage: config.workload.cycles_per_lock > 0,
+                    },
+                );
+                let timed = faults.timed.clone();
+                swarm = Some(SwarmRun {
+                    round_timeout,
+                    think_max,
+                    delay_max,
+                    faults,
+                });
+                timed
+            }
+            None => budget.generate(
+                &mut stream(seed, FAULT_STREAM),
+                config.duration,
+                config.nodes(),
+                config.clients,
+            ),
+        },
         FaultPlan::Explicit(schedule) => {
             let mut schedule = schedule.clone();
             schedule.sort_by_key(|fault| fault.at);
             schedule
         }
     };
-    let mut world = World::new(config, seed, schedule);
+    let mut world = World::new(config, seed, schedule, swarm);
     world.run();
     Ok(world.finish(seed))
 }
@@ -60,6 +105,20 @@ pub fn run(config: &SimConfig, seed: u64) -> Result<Outcome, SimConfigError> {
 struct World<'a> {
     config: &'a SimConfig,
     lock_config: Config,
+    /// The workload as this run drew it (a swarm run draws its think time).
+    workload: WorkloadConfig,
+    /// What a swarm run drew, and its aimed faults not yet armed.
+    swarm: Option<SwarmRun>,
+    waiting: Vec<AimedFault>,
+    /// How often each anchor has occurred, to arm the `nth`.
+    anchors_seen: Vec<(Anchor, u32)>,
+    /// The first trace entry not yet looked at for anchors.
+    anchor_cursor: usize,
+    /// Delayed lock requests not yet delivered: (client, node, true time the hold ends). Such
+    /// a request that arrives while its node is not serving or holds a live key waits, tick by
+    /// tick, until the node serves with no key or the hold ends, so it lands right after a
+    /// key expired early or a restart delay ended: the window a late `SET` needs.
+    holds: Vec<(usize, usize, u64)>,
     network_rng: ChaCha8Rng,
     nodes: Vec<SimNode>,
     clients: Vec<SimClient>,
@@ -78,31 +137,62 @@ struct World<'a> {
 }
 
 impl<'a> World<'a> {
-    fn new(config: &'a SimConfig, seed: u64, schedule: Vec<ScheduledFault>) -> World<'a> {
+    fn new(
+        config: &'a SimConfig,
+        seed: u64,
+        schedule: Vec<ScheduledFault>,
+        swarm: Option<SwarmRun>,
+    ) -> World<'a> {
         let mut setup = stream(seed, SETUP_STREAM);
-        let rho = u64::from(config.clocks.rate_error_ppm_max);
-        let clock = |setup: &mut ChaCha8Rng| {
+        let mut lock_config = config.lock;
+        let mut workload = config.workload;
+        let mut network = config.network;
+        if let Some(drawn) = &swarm {
+            lock_config.round_timeout = drawn.round_timeout;
+            workload.think_max = drawn.think_max;
+            network.delay_max = drawn.delay_max;
+        }
+        let node_rho = u64::from(config.clocks.rate_error_ppm_max);
+        let client_rho = u64::from(config.clocks.client_rate_error_ppm());
+        // A swarm run puts every clock at an edge of its range half the time: the clock
+        // errors that break safety are the largest.
+        let extreme = swarm.is_some() && uniform(&mut setup, 0, 1) == 1;
+        let clock = |setup: &mut ChaCha8Rng, rho: u64| {
             let offset = uniform(setup, 0, config.clocks.offset_max.0);
             // A rate in [−ρ, +ρ]: ρ is at most 500 000, so both casts are exact.
-            let rate = uniform(setup, 0, 2 * rho) as i64 - rho as i64;
+            let drawn = uniform(setup, 0, 2 * rho);
+            let drawn = match (extreme, drawn > rho) {
+                (false, _) => drawn,
+                (true, true) => 2 * rho,
+                (true, false) => 0,
+            };
+            let rate = drawn as i64 - rho as i64;
             SimClock::new(offset as i64, rate as i32)
         };
-        let nodes = (0..config.nodes)
-            .map(|_| SimNode::new(clock(&mut setup), config.crash))
+        let nodes = (0..config.nodes())
+            .map(|_| SimNode::new(clock(&mut setup, node_rho), config.crash))
             .collect();
         let clients = (0..config.clients)
             .map(|id| {
-                let clock = clock(&mut setup);
-                SimClient::new(id, clock, setup.next_u64(), &config.workload)
+                let clock = clock(&mut setup, client_rho);
+                SimClient::new(id, clock, setup.next_u64(), &workload)
             })
             .collect();
         World {
             config,
-            lock_config: config.lock_config(),
+            lock_config,
+            workload,
+            waiting: swarm
+                .as_ref()
+                .map_or_else(Vec::new, |drawn| drawn.faults.aimed.clone()),
+            swarm,
+            anchors_seen: Vec::new(),
+            anchor_cursor: 0,
+            holds: Vec::new(),
             network_rng: stream(seed, NETWORK_STREAM),
             nodes,
             clients,
-            network: Network::new(config.network),
+            network: Network::new(network),
             storage: Storage::default(),
             schedule,
             next_fault: 0,
@@ -133,8 +223,63 @@ impl<'a> World<'a> {
             self.deliver();
             self.step_clients();
             self.check_beliefs();
+            self.arm_aimed_faults();
             if self.config.stop_on_violation && !self.violations.is_empty() {
                 break;
+            }
+        }
+    }
+
+    /// Looks at this tick's events for the anchors of aimed faults, and schedules each fault
+    /// whose anchor occurred for the `nth` time, `after` it (a later tick, so it never
+    /// interrupts the step that raised the anchor).
+    fn arm_aimed_faults(&mut self) {
+        if self.waiting.is_empty() {
+            self.anchor_cursor = self.trace.len();
+            return;
+        }
+        let from = self.anchor_cursor;
+        self.anchor_cursor = self.trace.len();
+        for index in from..self.trace.len() {
+            let anchor = match self.trace[index].event {
+                TraceEvent::NodeApplied {
+                    node,
+                    op: Op::SetNxPx { .. },
+                    result: Ok(true),
+                    ..
+                } => Anchor::KeySet { node },
+                TraceEvent::AcquireStarted { client, .. } => Anchor::Started { client },
+                TraceEvent::Acquired { client, .. } => Anchor::Acquired { client },
+                TraceEvent::Checked { client, .. } => Anchor::Checked { client },
+                _ => continue,
+            };
+            let seen = match self.anchors_seen.iter_mut().find(|(a, _)| *a == anchor) {
+                Some((_, count)) => {
+                    *count += 1;
+                    *count
+                }
+                None => {
+                    self.anchors_seen.push((anchor, 1));
+                    1
+                }
+            };
+            let now = self.now;
+            let mut armed = Vec::new();
+            self.waiting.retain(|aimed| {
+                let due = aimed.anchor == anchor && aimed.nth == seen;
+                if due {
+                    armed.push(ScheduledFault {
+                        at: Millis(now + aimed.after.0.max(1)),
+                        fault: aimed.fault,
+                    });
+                }
+                !due
+            });
+            for fault in armed {
+                // After every fault already due at that time, so ties keep the arming order.
+                let pending = &self.schedule[self.next_fault..];
+                let at = self.next_fault + pending.partition_point(|f| f.at <= fault.at);
+                self.schedule.insert(at, fault);
             }
         }
     }
@@ -202,6 +347,18 @@ impl<'a> World<'a> {
                 .get_mut(client)
                 .map(|c| c.delay_next_storage_op(extra))
                 .is_some(),
+            Fault::DelayRequest {
+                client,
+                node,
+                extra,
+            } => {
+                node < self.nodes.len()
+                    && self
+                        .clients
+                        .get_mut(client)
+                        .map(|c| c.delay_next_request(node, extra))
+                        .is_some()
+            }
         }
     }
 
@@ -231,6 +388,22 @@ impl<'a> World<'a> {
                         Endpoint::Client(c) => c,
                         _ => continue,
                     };
+                    if let Some(index) = self
+                        .holds
+                        .iter()
+                        .position(|&(c, n, _)| c == client && n == node)
+                    {
+                        let until = self.holds[index].2;
+                        let target = &self.nodes[node];
+                        let local = target.clock.read(self.now);
+                        let busy = !target.state.is_serving(local)
+                            || target.state.live_entry(local).is_some();
+                        if busy && self.now < until {
+                            self.network.hold(self.now + 1, message);
+                            continue;
+                        }
+                        self.holds.swap_remove(index);
+                    }
                     let counted = self.nodes[node].apply_counted(&command.op, self.now);
                     let counter = counted.map_or(0, |reply| reply.counter);
                     let result = counted.map(|reply| reply.applied);
@@ -299,7 +472,7 @@ impl<'a> World<'a> {
                 now: self.now,
                 lock_config: &self.lock_config,
                 ttl: self.config.ttl,
-                workload: &self.config.workload,
+                workload: &self.workload,
                 outbox: &mut outbox,
                 trace: &mut self.trace,
                 next_epoch: &mut self.next_epoch,
@@ -324,6 +497,15 @@ impl<'a> World<'a> {
 
     fn send(&mut self, message: Message, extra: Millis) {
         self.stats.messages_sent += 1;
+        if let (Endpoint::Client(client), Endpoint::Node(node), Payload::Command(_)) =
+            (message.from, message.to, message.payload)
+            && extra > Millis::ZERO
+        {
+            // Held at most one TTL beyond its delay, so every hold ends.
+            let until = self.now + extra.0 + self.config.ttl.0;
+            self.holds.retain(|&(c, n, _)| (c, n) != (client, node));
+            self.holds.push((client, node, until));
+        }
         if self.crosses_partition(&message)
             || message
                 .node()
@@ -386,6 +568,7 @@ impl<'a> World<'a> {
             violations: self.violations,
             stats,
             ended_at: Millis(self.now),
+            swarm: self.swarm,
         }
     }
 }

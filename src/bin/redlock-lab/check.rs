@@ -253,7 +253,7 @@ fn render(
                 scenario.name,
                 p.name,
                 names.join(", "),
-                cause::sentence(&Ingredient::present(scenario), necessary)
+                cause::sentence(&Ingredient::present(scenario), necessary, &p.undetermined)
             ));
         }
         if p.story.is_some() || p.necessary.is_some() {

@@ -168,7 +168,7 @@ pub fn run(args: &Args) -> Result<Outcome> {
         let present = Ingredient::present(&scenario);
         out.push_str(&format!(
             "\nWhy: {}.\n",
-            capitalise(&cause::sentence(&present, necessary))
+            capitalise(&cause::sentence(&present, necessary, &main.undetermined))
         ));
         if !present.is_empty() {
             let names: Vec<&str> = necessary.iter().map(|i| i.name()).collect();

@@ -78,7 +78,11 @@ pub fn run(args: &Args) -> Result<Outcome> {
     let config = SimConfig::from_scenario_at(&scenario, args.ms_per_tick)?;
 
     println!("seed = {}", args.seed);
-    println!("runs = {} (seeds {}..={last_seed})", args.runs, args.seed);
+    if args.runs == 1 {
+        println!("runs = 1 (seed {})", args.seed);
+    } else {
+        println!("runs = {} (seeds {}..={last_seed})", args.runs, args.seed);
+    }
     println!("scenario = {} ({})", scenario.name, scenario.file);
     println!("ms_per_tick = {}", args.ms_per_tick);
     print!("{config}");
@@ -128,16 +132,23 @@ pub fn run(args: &Args) -> Result<Outcome> {
         bar.finish_and_clear();
     }
     if let Some(outcome) = &single {
-        print!("schedule ({} faults):\n{}", outcome.schedule.len(), {
-            let mut text = String::new();
-            for fault in &outcome.schedule {
-                let _ = writeln!(text, "  {fault}");
+        if let Some(swarm) = &outcome.swarm {
+            print!("{swarm}");
+        }
+        print!(
+            "schedule ({}):\n{}",
+            plural(outcome.schedule.len() as u64, "fault"),
+            {
+                let mut text = String::new();
+                for fault in &outcome.schedule {
+                    let _ = writeln!(text, "  {fault}");
+                }
+                if text.is_empty() {
+                    text.push_str("  (none)\n");
+                }
+                text
             }
-            if text.is_empty() {
-                text.push_str("  (none)\n");
-            }
-            text
-        });
+        );
     }
 
     println!();
@@ -146,19 +157,22 @@ pub fn run(args: &Args) -> Result<Outcome> {
         let name = tally.property.name();
         let expected = scenario.expected(name);
         print!(
-            "{name} (expected {}): {} runs, ",
+            "{name} (expected {}): {}, ",
             expected_text(expected),
-            args.runs
+            plural(args.runs, "run")
         );
         match tally.first {
             None => match expected {
                 Some(Verdict::Violated) => {
-                    println!("0 violations: not reached in {} runs", args.runs)
+                    println!("0 violations: not reached in {}", plural(args.runs, "run"))
                 }
                 _ => println!("0 violations"),
             },
             Some(seed) => {
-                println!("{} violations, first with seed {seed}", tally.violations);
+                println!(
+                    "{}, first with seed {seed}",
+                    plural(tally.violations, "violation")
+                );
                 println!(
                     "  replay: {}",
                     replay_command(&args.path, seed, args.ms_per_tick)
@@ -173,18 +187,21 @@ pub fn run(args: &Args) -> Result<Outcome> {
     }
     let acquired = scenario.expected(property::LOCK_ACQUIRED);
     print!(
-        "{} (expected {}): acquired in {witnesses} of {} runs",
+        "{} (expected {}): acquired in {witnesses} of {}",
         property::LOCK_ACQUIRED,
         expected_text(acquired),
-        args.runs
+        plural(args.runs, "run")
     );
     match (acquired, witnesses) {
-        (Some(Verdict::Holds), 0) => println!(": not witnessed in {} runs", args.runs),
+        (Some(Verdict::Holds), 0) => {
+            println!(": not witnessed in {}", plural(args.runs, "run"))
+        }
         (Some(Verdict::Violated), n) if n > 0 => {
             println!();
             contradictions.push(format!(
-                "{}: the checker expects no run to acquire, and {n} runs did",
-                property::LOCK_ACQUIRED
+                "{}: the checker expects no run to acquire, and {} did",
+                property::LOCK_ACQUIRED,
+                plural(n, "run")
             ));
         }
         _ => println!(),
@@ -222,6 +239,15 @@ fn properties(scenario: &Scenario) -> Vec<Property> {
         properties.push(Property::NoLostUpdate);
     }
     properties
+}
+
+/// `count` and `noun`, with an `s` unless the count is one.
+fn plural(count: u64, noun: &str) -> String {
+    if count == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{count} {noun}s")
+    }
 }
 
 fn expected_text(expected: Option<Verdict>) -> String {
@@ -275,6 +301,13 @@ fn trace_tail(outcome: &Run) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn counts_of_one_are_singular() {
+        assert_eq!(plural(1, "run"), "1 run");
+        assert_eq!(plural(0, "run"), "0 runs");
+        assert_eq!(plural(2_000, "violation"), "2000 violations");
+    }
 
     #[test]
     fn replay_commands_quote_what_a_shell_would_split() {
