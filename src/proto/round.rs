@@ -497,6 +497,40 @@ mod tests {
     }
 
     #[test]
+    fn the_fence_is_the_largest_counter_of_the_yes_answers_and_the_write_back_carries_it() {
+        let mut p = params(3, 10, 1);
+        let mut round = QuorumRound::acquire(Token(9), Millis(100));
+        round.handle_counted_reply(NodeId(0), Reply::Applied, 4);
+        // A second answer of the same node, and a no, do not move the fence.
+        round.handle_counted_reply(NodeId(0), Reply::Applied, 40);
+        round.handle_counted_reply(NodeId(1), Reply::NotApplied, 50);
+        round.handle_counted_reply(NodeId(2), Reply::Applied, 7);
+        assert_eq!(round.fence, 7);
+        assert!(!round.needs_write_back(&p));
+        p.fencing = Fencing::WriteBack;
+        assert!(round.needs_write_back(&p));
+        let write_back = round.fence_round();
+        assert_eq!(write_back.kind, RoundKind::Fence);
+        assert_eq!(
+            write_back.t1, round.t1,
+            "the lease stays anchored at the SET round's T1"
+        );
+        assert_eq!(write_back.tally, Tally::default());
+        assert_eq!(
+            write_back.op(&p),
+            Op::RaiseFence {
+                token: Token(9),
+                to: 7
+            }
+        );
+        assert!(!write_back.needs_write_back(&p));
+        match round.finish(&p, Millis(101)) {
+            RoundOutcome::Won(lease) => assert_eq!(lease.fence, 7),
+            lost => panic!("two of three said yes, got {lost:?}"),
+        }
+    }
+
+    #[test]
     fn the_first_answer_of_a_node_counts() {
         let mut tally = Tally::default();
         tally.record(NodeId(0), Reply::NotApplied);
