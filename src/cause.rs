@@ -295,11 +295,11 @@ mod tests {
         // The violation is found within about 36 000 states; without `DEL` the scenario
         // holds, which takes about 225 000 states to prove. A limit between the two leaves
         // `DEL` undetermined instead of "not necessary".
-        let scenario = crate::catalog::scenarios()
-            .expect("catalog files are valid")
-            .into_iter()
-            .find(|s| s.name == "redlock-unlock-del-on-failed-acquire")
-            .expect("a catalog scenario");
+        let scenario = crate::scenario::Scenario::load(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("models/redlock-unlock-del-on-failed-acquire.toml"),
+        )
+        .expect("a valid catalog file");
         let full = Check::new(&scenario).run_with_causes();
         let mutex = full
             .property(crate::scenario::property::MUTUAL_EXCLUSION)
