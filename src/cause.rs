@@ -295,10 +295,9 @@ mod tests {
         // The violation is found within about 36 000 states; without `DEL` the scenario
         // holds, which takes about 225 000 states to prove. A limit between the two leaves
         // `DEL` undetermined instead of "not necessary".
-        // Read from its file, not through `catalog`, which `cause` may not use.
-        let scenario = crate::scenario::Scenario::from_str(
-            "models/redlock-unlock-del-on-failed-acquire.toml",
-            include_str!("../models/redlock-unlock-del-on-failed-acquire.toml"),
+        let scenario = crate::scenario::Scenario::load(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("models/redlock-unlock-del-on-failed-acquire.toml"),
         )
         .expect("a valid catalog file");
         let full = Check::new(&scenario).run_with_causes();

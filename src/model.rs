@@ -104,7 +104,7 @@ impl std::fmt::Debug for Invariant {
 /// The Redlock model of one scenario.
 #[derive(Clone, Debug)]
 pub struct RedlockModel {
-    shape: Arc<shape::Shape>,
+    shape: &'static shape::Shape,
     scenario: Arc<Scenario>,
     invariants: Vec<Invariant>,
     first_violations: Arc<FirstViolations>,
@@ -211,7 +211,7 @@ impl RedlockModel {
     /// The run of `scenario` in `mode`.
     pub fn with_mode(scenario: &Scenario, mode: Mode) -> RedlockModel {
         RedlockModel {
-            shape: Arc::new(shape::Shape::new(scenario, mode)),
+            shape: shape::intern(shape::Shape::new(scenario, mode)),
             scenario: Arc::new(scenario.clone()),
             invariants: Vec::new(),
             first_violations: Arc::default(),
@@ -221,9 +221,9 @@ impl RedlockModel {
     /// The same model with symmetry reduction switched off or on (for benchmarks and
     /// cross-checks; verdicts must not change).
     pub fn with_symmetry(mut self, on: bool) -> RedlockModel {
-        let mut shape = (*self.shape).clone();
+        let mut shape = self.shape.clone();
         shape.symmetry = on;
-        self.shape = Arc::new(shape);
+        self.shape = shape::intern(shape);
         self
     }
 
@@ -231,9 +231,9 @@ impl RedlockModel {
     /// the plain, unreduced encoding, for cross-checking the time-shift reduction (a verdict
     /// found here within the horizon must agree with the reduced run).
     pub fn with_exact_time(mut self, horizon_ticks: u32) -> RedlockModel {
-        let mut shape = (*self.shape).clone();
+        let mut shape = self.shape.clone();
         shape.exact_time = Some(horizon_ticks);
-        self.shape = Arc::new(shape);
+        self.shape = shape::intern(shape);
         self
     }
 
@@ -241,9 +241,9 @@ impl RedlockModel {
     /// (`true`) or reduced to what the steps and properties read (`false`, the default without
     /// user invariants), for cross-checks.
     pub fn with_exact_ghosts(mut self, on: bool) -> RedlockModel {
-        let mut shape = (*self.shape).clone();
+        let mut shape = self.shape.clone();
         shape.exact_ghosts = on;
-        self.shape = Arc::new(shape);
+        self.shape = shape::intern(shape);
         self
     }
 
@@ -251,9 +251,9 @@ impl RedlockModel {
     /// fingerprint (`true`, the default) or hashed in full (`false`), for cross-checks and
     /// benchmarks; verdicts must not change.
     pub fn with_dead_node_elimination(mut self, on: bool) -> RedlockModel {
-        let mut shape = (*self.shape).clone();
+        let mut shape = self.shape.clone();
         shape.dead_nodes = on;
-        self.shape = Arc::new(shape);
+        self.shape = shape::intern(shape);
         self
     }
 
@@ -261,9 +261,9 @@ impl RedlockModel {
     /// skipped (`true`, the default) or explored (`false`), for cross-checks and benchmarks;
     /// verdicts must not change.
     pub fn with_idle_jump_pruning(mut self, on: bool) -> RedlockModel {
-        let mut shape = (*self.shape).clone();
+        let mut shape = self.shape.clone();
         shape.idle_jumps_pruned = on;
-        self.shape = Arc::new(shape);
+        self.shape = shape::intern(shape);
         self
     }
 
@@ -303,11 +303,11 @@ impl RedlockModel {
         if !eligible {
             return None;
         }
-        let mut cut = (**shape).clone();
+        let mut cut = (*shape).clone();
         cut.clients = 2;
         cut.phantoms = true;
         Some(RedlockModel {
-            shape: Arc::new(cut),
+            shape: shape::intern(cut),
             scenario: self.scenario.clone(),
             invariants: Vec::new(),
             first_violations: Arc::default(),
@@ -373,7 +373,7 @@ impl RedlockModel {
     pub fn initial(&self) -> World {
         let shape = &self.shape;
         World {
-            shape: self.shape.clone(),
+            shape: self.shape,
             now: 0,
             nodes: [NodeSlot {
                 state: NodeState::new(),

@@ -1,6 +1,8 @@
 //! The static part of a model, resolved once from a [`Scenario`]: what every step and the
 //! fingerprint need to know besides the state.
 
+use std::sync::Mutex;
+
 use crate::node::Persistence;
 use crate::proto::{Fencing, LockParams, NodeSet};
 use crate::scenario::{Bound, JumpTarget, MAX_MODEL_CLIENTS, Scenario};
@@ -181,4 +183,25 @@ fn fencing_for(source: TokenSource) -> Fencing {
         TokenSource::LockQuorumMaxOnly => Fencing::MaxOnly,
         TokenSource::LockQuorum => Fencing::WriteBack,
     }
+}
+
+/// The one shared copy of `shape`, made once per distinct shape and kept for the life of the
+/// process.
+///
+/// Every state holds its shape. A reference count there would be touched by every step of
+/// every checker thread (each successor is a clone, each duplicate is dropped), and both
+/// threads fighting over that one cache line cost more than the steps themselves; a plain
+/// `&'static` costs nothing. Interning bounds what is kept to the distinct configurations a
+/// process checks (a few hundred bytes each), however many checks it runs.
+pub fn intern(shape: Shape) -> &'static Shape {
+    static SHAPES: Mutex<Vec<&'static Shape>> = Mutex::new(Vec::new());
+    let mut shapes = SHAPES
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some(known) = shapes.iter().find(|known| ***known == shape) {
+        return known;
+    }
+    let leaked: &'static Shape = Box::leak(Box::new(shape));
+    shapes.push(leaked);
+    leaked
 }

@@ -416,7 +416,7 @@ impl World {
     /// can be hurt by. For plain `DEL` a late unlock is no different from a client that
     /// released later, and the model already lets a holder release at any time.
     fn carry_out(&mut self, c: usize, effects: Effects) {
-        let shape = self.shape.clone();
+        let shape = self.shape;
         if let Some(request) = effects.request {
             match request.op {
                 Op::SetNxPx { .. } | Op::PExpireIfEq { .. } | Op::RaiseFence { .. } => {
@@ -441,7 +441,7 @@ impl World {
     }
 
     fn release_at_once(&mut self, c: usize, request: Request) {
-        let shape = self.shape.clone();
+        let shape = self.shape;
         let now = self.client_clock(c);
         let mut entropy = ModelEntropy::of(c, &self.clients[c].lock);
         for n in 0..shape.nodes {
@@ -502,7 +502,7 @@ impl World {
     /// The state after `step`, or `None` when the step does not apply.
     pub(crate) fn after(&self, step: Step) -> Option<World> {
         let mut w = self.clone();
-        let shape = self.shape.clone();
+        let shape = self.shape;
         match step {
             Step::Tick => {
                 w.now += 1;

@@ -1,8 +1,6 @@
 //! The model's state: true time as a ghost, nodes on their own clocks, clients that *are* the
 //! core's [`LockState`], the guarded storage, and the fault budgets left.
 
-use std::sync::Arc;
-
 use crate::node::{Availability, NodeState};
 use crate::proto::{Lease, LockPhase, LockState, NodeSet, Op, QuorumRound, Request, Tally, Token};
 use crate::storage::{Storage, StorageOp};
@@ -238,7 +236,7 @@ pub struct Budget {
 /// pane shows), leaving out the static configuration.
 #[derive(Clone)]
 pub struct World {
-    pub(crate) shape: Arc<Shape>,
+    pub(crate) shape: &'static Shape,
     /// True time in ticks since the start.
     pub now: u32,
     pub(crate) nodes: [NodeSlot; crate::scenario::MAX_MODEL_NODES],
