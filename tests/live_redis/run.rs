@@ -302,13 +302,26 @@ fn the_commands_exit_code_and_environment_pass_through() {
         &[
             "sh",
             "-c",
-            "echo $REDLOCK_NAME $REDLOCK_TTL_MS $REDLOCK_DEADLINE_MS",
+            "echo $REDLOCK_NAME $REDLOCK_TTL_MS $REDLOCK_DEADLINE_MS $REDLOCK_FENCING_TOKEN",
         ],
     ));
     assert_eq!(code(out.status), Some(0), "{}", stderr(&out));
     let stdout = String::from_utf8_lossy(&out.stdout);
     let words: Vec<&str> = stdout.split_whitespace().collect();
     assert_eq!(words[..2], ["x", "5000"], "{stdout}");
+    // Two runs before this one took the lock: the token grows with every acquisition.
+    let token: u64 = words[3].parse().expect("a fencing token");
+    let again = run_to_end(&mut run_command(
+        &servers,
+        "x",
+        &[],
+        &["sh", "-c", "echo $REDLOCK_FENCING_TOKEN"],
+    ));
+    let next: u64 = String::from_utf8_lossy(&again.stdout)
+        .trim()
+        .parse()
+        .expect("a fencing token");
+    assert!(next > token && token >= 3, "tokens {token} then {next}");
     let deadline: u128 = words[2].parse().expect("a Unix time in ms");
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -383,6 +396,7 @@ fn help_documents_the_exit_codes_and_bad_input_exits_2() {
         "75 (--lost-exit-code)",
         "1 (-E, --conflict-exit-code)",
         "REDLOCK_DEADLINE_MS",
+        "REDLOCK_FENCING_TOKEN",
     ] {
         assert!(help.contains(needle), "--help lacks {needle}:\n{help}");
     }

@@ -24,7 +24,7 @@ use rand_core::{RngCore, SeedableRng};
 use redlock_lab::driver::redis::NodeOptions;
 use redlock_lab::driver::watchdog::{Loss, LossReason, Watchdog, WatchdogConfig};
 use redlock_lab::driver::{Acquisition, Clock, Guard, MonotonicClock, NotAcquired, RedisRedlock};
-use redlock_lab::proto::{Config, DriftPolicy, Failure, RetryPolicy};
+use redlock_lab::proto::{Config, DriftPolicy, Failure, Fencing, RetryPolicy};
 use redlock_lab::time::Millis;
 use rustix::process::{Pid, Signal, kill_process};
 use serde::Deserialize;
@@ -56,9 +56,13 @@ Exit codes:
 SIGINT, SIGTERM or SIGHUP sent to `run` is passed on to the command; once the command has
 ended (SIGKILL after --kill-after) the lock is released and its exit code passed through.
 
-The command's environment gets REDLOCK_NAME (the lock's name), REDLOCK_TTL_MS and
+The command's environment gets REDLOCK_NAME (the lock's name), REDLOCK_TTL_MS,
 REDLOCK_DEADLINE_MS: the end of the first lease in Unix milliseconds, which the watchdog
-keeps pushing back while the command runs.
+keeps pushing back while the command runs, and REDLOCK_FENCING_TOKEN: a number from the
+lock's own round that grows with every acquisition of the name (each node's counter, the
+quorum's largest written back before the lock counts as held). Send it with every read and
+write to storage that rejects a token smaller than one it has seen: that stops a command
+that was paused past its lease. It needs the nodes to persist (appendfsync always).
 
 Nodes come from --nodes, else --config, else the REDLOCK_NODES environment variable (a
 comma-separated list). A config file is TOML:
@@ -161,6 +165,8 @@ pub fn run(args: &Args) -> Result<Outcome> {
     let nodes = nodes(args)?;
     let ttl = Millis(u64::try_from(args.ttl.as_millis()).context("--ttl is too long")?);
     let mut config = Config::new(nodes.urls.len());
+    // The fencing token the command gets comes from the round itself (no extra node).
+    config.fencing = Fencing::WriteBack;
     // One round per attempt: `run` paces its own retries against --wait.
     config.retry = RetryPolicy {
         attempts: 1,
@@ -256,6 +262,9 @@ fn supervise(
         .env("REDLOCK_NAME", &args.name)
         .env("REDLOCK_TTL_MS", guard.params().ttl.as_u64().to_string())
         .env("REDLOCK_DEADLINE_MS", deadline_unix_ms.to_string());
+    if let Some(token) = guard.fencing_token() {
+        command.env("REDLOCK_FENCING_TOKEN", token.to_string());
+    }
     let (lost_tx, lost_rx) = mpsc::channel();
     let config = WatchdogConfig::new().on_lost(move |loss| {
         // The supervising loop may have ended already; then nobody needs the reason.
