@@ -69,7 +69,7 @@ use crate::node::NodeState;
 use crate::scenario::{self, MAX_MODEL_CLIENTS, MAX_MODEL_NODES, Scenario, property};
 use crate::storage::Storage;
 
-pub use event::{Actor, Event, Moment, Nodes, StorageOpEvent, narrate, narrate_path};
+pub use event::{Actor, Event, Moment, Nodes, narrate, narrate_path};
 pub use shape::Mode;
 pub use step::{Process, Step};
 pub use world::{Budget, ClientSlot, ClientView, Fences, NodeSlot, Phase, Work, World};

@@ -51,7 +51,15 @@ pub enum TokenSource {
 /// operation was issued under (1 for the first lock ever acquired), which judges the
 /// properties; `fence` is the fencing token the holder was given, which the storage checks
 /// (equal to the epoch with an [ideal](TokenSource::Ideal) counter).
+///
+/// With the `model` feature it serialises as the stories' JSON does (`{"op": "write", "epoch":
+/// 1, "fence": 1, "value": 1}`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "model",
+    derive(serde::Serialize),
+    serde(tag = "op", rename_all = "kebab-case")
+)]
 pub enum StorageOp {
     /// Claim the storage for `epoch` (only meaningful under [`Protection::RandomTokenCas`]).
     Mark {

@@ -81,73 +81,6 @@ impl Serialize for Nodes {
     }
 }
 
-/// A storage operation, told as `write 1 (epoch 1)`: the lock epoch, which is also the
-/// fencing token with an ideal counter; with a real token source the token is told too when
-/// it differs (`write 1 (token 3, lock epoch 2)`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(tag = "op", rename_all = "kebab-case")]
-pub enum StorageOpEvent {
-    /// Claim the storage (antirez's random-token check-and-set).
-    Mark {
-        /// The lock epoch.
-        epoch: u32,
-    },
-    /// Read the counter.
-    Read {
-        /// The lock epoch.
-        epoch: u32,
-        /// The fencing token the op carries (0: not taken yet from the counter node).
-        fence: u32,
-    },
-    /// Write the counter.
-    Write {
-        /// The lock epoch.
-        epoch: u32,
-        /// The fencing token the op carries (0: not taken yet from the counter node).
-        fence: u32,
-        /// The value written.
-        value: u32,
-    },
-}
-
-impl From<StorageOp> for StorageOpEvent {
-    fn from(op: StorageOp) -> StorageOpEvent {
-        match op {
-            StorageOp::Mark { epoch } => StorageOpEvent::Mark { epoch },
-            StorageOp::Read { epoch, fence } => StorageOpEvent::Read { epoch, fence },
-            StorageOp::Write {
-                epoch,
-                fence,
-                value,
-            } => StorageOpEvent::Write {
-                epoch,
-                fence,
-                value,
-            },
-        }
-    }
-}
-
-impl fmt::Display for StorageOpEvent {
-    /// The storage's own words for the op (see [`StorageOp`]'s `Display`).
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let op = match *self {
-            StorageOpEvent::Mark { epoch } => StorageOp::Mark { epoch },
-            StorageOpEvent::Read { epoch, fence } => StorageOp::Read { epoch, fence },
-            StorageOpEvent::Write {
-                epoch,
-                fence,
-                value,
-            } => StorageOp::Write {
-                epoch,
-                fence,
-                value,
-            },
-        };
-        write!(f, "{op}")
-    }
-}
-
 /// What happened. Clock readings are in the reader's own clock (`0` is where every clock
 /// starts); `t` values are true time.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -313,17 +246,17 @@ pub enum Event {
         /// The lease's deadline on the client's clock.
         deadline: i64,
         /// The op it goes ahead with, or `None`: too late, it gives up and releases.
-        op: Option<StorageOpEvent>,
+        op: Option<StorageOp>,
     },
     /// A holder is paused (GC, page fault) between its lease check and its op.
     Paused {
         /// The op that waits.
-        op: Option<StorageOpEvent>,
+        op: Option<StorageOp>,
     },
     /// A holder's pause ends: the op it checked earlier goes out now.
     PauseEnded {
         /// The op.
-        op: StorageOpEvent,
+        op: StorageOp,
         /// True time of the lease check the op relies on.
         checked_at: u32,
     },
@@ -332,7 +265,7 @@ pub enum Event {
         /// Whose op.
         client: Actor,
         /// The op.
-        op: StorageOpEvent,
+        op: StorageOp,
         /// Whether the storage applied it (a fencing check may reject it).
         applied: bool,
         /// The counter afterwards.
@@ -1146,7 +1079,7 @@ pub fn narrate(before: &World, step: &Step, after: &World) -> Vec<Moment> {
                 _ => 0,
             };
             let op = match after.clients[cu].phase() {
-                Phase::Holding { work, .. } => work.pending.map(StorageOpEvent::from),
+                Phase::Holding { work, .. } => work.pending,
                 _ => None,
             };
             out.push(
@@ -1194,7 +1127,7 @@ pub fn narrate(before: &World, step: &Step, after: &World) -> Vec<Moment> {
                     t,
                     client(cu),
                     Event::PauseEnded {
-                        op: op.into(),
+                        op,
                         checked_at: t.saturating_sub(waited),
                     },
                 ));
@@ -1208,7 +1141,7 @@ pub fn narrate(before: &World, step: &Step, after: &World) -> Vec<Moment> {
                     Actor::Storage,
                     Event::OpArrived {
                         client: client(cu),
-                        op: op.into(),
+                        op,
                         applied,
                         counter: after.storage.value,
                         stale: !before.believes(cu),
@@ -1221,7 +1154,7 @@ pub fn narrate(before: &World, step: &Step, after: &World) -> Vec<Moment> {
         Step::Pause(c) => {
             let cu = usize::from(c);
             let op = match before.clients[cu].phase() {
-                Phase::Holding { work, .. } => work.pending.map(StorageOpEvent::from),
+                Phase::Holding { work, .. } => work.pending,
                 _ => None,
             };
             out.push(Moment::new(t, client(cu), Event::Paused { op }));
@@ -1375,11 +1308,11 @@ pub fn narrate_path(path: &[(World, Option<Step>)]) -> Vec<Vec<Moment>> {
                 continue;
             };
             match op {
-                StorageOpEvent::Read { .. } => {
+                StorageOp::Read { .. } => {
                     read_after.retain(|(c, _)| *c != client);
                     read_after.push((client, writes.len()));
                 }
-                StorageOpEvent::Write { epoch, .. } => {
+                StorageOp::Write { epoch, .. } => {
                     let newest = writes.iter().copied().max_by_key(|(_, e)| *e);
                     let since_read = read_after
                         .iter()
@@ -1406,7 +1339,7 @@ pub fn narrate_path(path: &[(World, Option<Step>)]) -> Vec<Vec<Moment>> {
                     };
                     writes.push((client, epoch));
                 }
-                StorageOpEvent::Mark { .. } => {}
+                StorageOp::Mark { .. } => {}
             }
         }
         if let Some(event) = lost {
