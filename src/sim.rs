@@ -27,7 +27,8 @@
 //! - **Nodes**: the shared [`NodeState`](crate::node::NodeState) (Redis's `SET NX PX`,
 //!   compare-and-delete, lazy and active expiry) on the node's clock; crashes with no
 //!   persistence, `fsync=always` or a periodic fsync; a restart after a downtime, followed by
-//!   a delayed restart measured on the node's own clock (a jump during it cuts it short).
+//!   a delayed restart measured on the node's own clock (a jump during it cuts it short),
+//!   and optionally the clients' restarted-node guard (a young node's yes does not count).
 //! - **Clients**: the core's [`Lock`](crate::proto::Lock), unchanged, on the client's clock:
 //!   acquisition with retries, read-modify-write cycles on the storage while the lease has
 //!   validity left, release; process pauses during which a client handles nothing.

@@ -75,10 +75,7 @@ fn proven(report: &Report) -> Vec<Property> {
 
 /// Whether the bridge refuses `scenario` (asserted by the last test).
 fn refused(scenario: &Scenario) -> bool {
-    scenario.failover.is_some()
-        || scenario.lock.extensions > 0
-        || client_guard(scenario)
-        || separate_counter(scenario)
+    scenario.failover.is_some() || scenario.lock.extensions > 0 || separate_counter(scenario)
 }
 
 /// Whether acquisitions write their fencing token back (a second round trip).
@@ -95,15 +92,6 @@ fn separate_counter(scenario: &Scenario) -> bool {
         .storage
         .as_ref()
         .is_some_and(|s| s.token_source == TokenSource::CounterAfterAcquire)
-}
-
-/// Whether the scenario relies on the client's restarted-node guard.
-fn client_guard(scenario: &Scenario) -> bool {
-    scenario
-        .faults
-        .crashes
-        .as_ref()
-        .is_some_and(|crashes| crashes.client_guard_ticks > 0)
 }
 
 fn bridge(scenario: &Scenario, ms_per_tick: u64) -> SimConfig {
@@ -394,7 +382,7 @@ fn the_simulator_acquires_exactly_where_the_checker_says_some_client_can() {
 }
 
 #[test]
-fn the_bridge_refuses_failover_extension_the_client_guard_and_a_separate_counter_by_name_and_accepts_the_rest_of_the_catalog()
+fn the_bridge_refuses_failover_extension_and_a_separate_counter_by_name_and_accepts_the_rest_of_the_catalog()
  {
     let mut names = Vec::new();
     for embedded in CATALOG {
@@ -409,8 +397,6 @@ fn the_bridge_refuses_failover_extension_the_client_guard_and_a_separate_counter
             Err(SimConfigError::Unsupported { feature, .. }) => {
                 let expected = if scenario.failover.is_some() {
                     "[failover]"
-                } else if client_guard(&scenario) {
-                    "[faults.crashes] client_guard_ticks"
                 } else if separate_counter(&scenario) {
                     "[storage] token_source"
                 } else {
@@ -429,5 +415,12 @@ fn the_bridge_refuses_failover_extension_the_client_guard_and_a_separate_counter
             names.iter().any(|n| n == name),
             "{name} not refused: {names:?}"
         );
+    }
+    // The restarted-node guard is simulated: its scenarios are bridged.
+    for name in [
+        "crash-restart-client-guard-one-tick-short",
+        "crash-restart-client-guard-ttl-minus-drift",
+    ] {
+        assert!(!names.iter().any(|n| n == name), "{name} refused");
     }
 }

@@ -72,7 +72,11 @@ impl SimConfig {
     ///   processes, pinned to `index` when given ([`FaultBudget::pinned_node`]).
     /// - `[faults.crashes]`: `count` crashes, persistence none or `fsync=always`, restart at
     ///   once followed by the restart delay on the node's own clock; `restart = false` becomes
-    ///   a downtime longer than the run.
+    ///   a downtime longer than the run. `client_guard_ticks`: a restarted node answers, but
+    ///   while it has served for less than the guard on its own clock its reply tells the
+    ///   client so and the client hands it to the core as
+    ///   [`Answer::guarded`](crate::proto::Answer::guarded), as the Redis client does after
+    ///   reading `INFO`.
     /// - `[storage] protection`; one read-modify-write cycle per lock, as in the model.
     ///
     /// # Approximated
@@ -108,11 +112,20 @@ impl SimConfig {
     /// - **`fsync-periodic`**: the model may fsync at any moment; here nodes fsync every `ttl`
     ///   on their own clock.
     /// - **Storage latency**: here an op reaches the storage up to `L = 1 + max(1, R/2)` ms
-    ///   after its check (sent at the holder's next step, then the network); the model allows
-    ///   `max_delay_ticks · R`. With a bounded delay the margin grows by what the simulator
-    ///   adds beyond it (`op_margin = check_margin · R + max(0, L − max_delay · R)`), so no
-    ///   op lands later than the model allows; longer delays come from one storage-delay fault
-    ///   per client of up to `max_delay · R − L` (unbounded: [`UNBOUNDED_IN_TTLS`] TTLs).
+    ///   after its check (sent at the holder's next step, then the network). The model lets
+    ///   an op checked in tick `k` land in any instant of tick `k + max_delay_ticks`, so here
+    ///   it may take `A = max_delay · R + R − 1` ms: one model tick is `R` ms of the
+    ///   simulator, and a check at the first millisecond of its tick may land at the last of
+    ///   the tick `max_delay` later (a check later in its tick corresponds to a model run
+    ///   whose tick grid starts at the check: its margin test, its T1 and its keys' expiry are
+    ///   then no later than the simulator's, so the model is at least as adversarial). This
+    ///   matters on a boundary with zero slack (`synchronous-bounds-margin-2`): the model's
+    ///   rival acquires and writes in the very tick the holder's keys expire and the late op
+    ///   lands, while the simulator's rival needs a few milliseconds of messages inside that
+    ///   tick. With a bounded delay the margin grows by what the simulator adds beyond `A`
+    ///   (`op_margin = check_margin · R + max(0, L − A)`), so no op lands later than the
+    ///   model allows; longer delays come from one storage-delay fault per client of up to
+    ///   `A − L` (unbounded: [`UNBOUNDED_IN_TTLS`] TTLs).
     /// - **Pauses**: `count` pauses of 1 to `max_ticks · R` ms at random times (unbounded:
     ///   [`UNBOUNDED_IN_TTLS`] TTLs); only those that strike between a check and its send are
     ///   the model's pause, the rest are asynchrony.
@@ -129,7 +142,6 @@ impl SimConfig {
     ///
     /// [`SimConfigError::Unsupported`] names the feature: `[failover]` (the simulator has no
     /// replication), `[lock] extensions` above 0 (its clients never extend) and
-    /// `[faults.crashes] client_guard_ticks` (its clients do not read node uptimes) and
     /// `[storage] token_source = "counter-after-acquire"` (it has no separate counter node;
     /// the lock-quorum sources run with the same per-node counters as the model). The liveness
     /// property `eventually acquired` and its `[liveness]` table are not judged by the
@@ -154,18 +166,6 @@ impl SimConfig {
                 scenario: scenario.name.clone(),
                 feature: "[lock] extensions",
                 reason: "the simulated clients never extend a lock (the core's extension is tested on its own); check it with `redlock-lab check`",
-            });
-        }
-        if scenario
-            .faults
-            .crashes
-            .as_ref()
-            .is_some_and(|crashes| crashes.client_guard_ticks > 0)
-        {
-            return Err(SimConfigError::Unsupported {
-                scenario: scenario.name.clone(),
-                feature: "[faults.crashes] client_guard_ticks",
-                reason: "the simulated clients do not read node uptimes (the Redis client's restart guard is tested live); check it with `redlock-lab check`",
             });
         }
         if scenario
@@ -257,6 +257,7 @@ impl SimConfig {
                 crash.fsync_period = ttl;
             }
             crash.restart_delay = span(crashes.restart_delay_ticks);
+            crash.client_guard = span(crashes.client_guard_ticks);
             // The model reboots a crashed node at once; one that never restarts is down for
             // longer than the run.
             let downtime = if crashes.restart { Millis(0) } else { duration };
@@ -284,7 +285,9 @@ impl SimConfig {
                 let latency = Millis(1) + delay_max;
                 let (margin, extra_max) = match storage.max_delay {
                     Bound::Ticks(t) => {
-                        let t = span(t);
+                        // The op lands within the tick `t` ticks after its check's (see
+                        // "Storage latency" above): `t · R` plus the rest of a tick.
+                        let t = span(t) + Millis(scale - 1);
                         (
                             margin + latency.saturating_sub(t),
                             t.saturating_sub(latency),
@@ -496,6 +499,13 @@ mod tests {
             budget(&config).crashes,
             Budget::new(2, Millis(0), Millis(0))
         );
+        // The clients' guard is a span of the node's clock, scaled like the restart delay.
+        let guarded = scenario("[faults.crashes]\nrestart_delay_ticks = 1\nclient_guard_ticks = 3");
+        let config = SimConfig::from_scenario_at(&guarded, 10).unwrap();
+        assert_eq!(
+            (config.crash.restart_delay, config.crash.client_guard),
+            (Millis(10), Millis(30))
+        );
         // A node that never restarts is down for longer than the run.
         let gone = scenario("[faults.crashes]\nrestart = false");
         let config = SimConfig::from_scenario(&gone).unwrap();
@@ -504,9 +514,9 @@ mod tests {
 
     #[test]
     fn the_storage_margin_absorbs_the_simulators_own_latency() {
-        // Model: an op checked with 2 ticks left may take 1 tick. Simulator at 10 ms per tick:
-        // a step plus up to 5 ms of delay, 6 ms, of which 10 ms are allowed: no extra margin,
-        // and storage delays of up to 4 ms more.
+        // Model: an op checked with 2 ticks left may land in the tick after its check's.
+        // Simulator at 10 ms per tick: a step plus up to 5 ms of delay, 6 ms, of which
+        // 10 + 9 ms are allowed: no extra margin, and storage delays of up to 13 ms more.
         let s = scenario(
             "[lock]\nttl_ticks = 6\n[storage]\nprotection = \"none\"\ncheck_margin_ticks = 2\nmax_delay_ticks = 1\n[faults.pauses]\ncount = 1\nmax_ticks = 2",
         );
@@ -514,7 +524,7 @@ mod tests {
         assert_eq!(config.workload.op_margin, Millis(20));
         assert_eq!(
             budget(&config).storage_delays,
-            Budget::new(2, Millis(0), Millis(4))
+            Budget::new(2, Millis(0), Millis(13))
         );
         assert_eq!(
             budget(&config).pauses,

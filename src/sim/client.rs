@@ -211,9 +211,15 @@ impl SimClient {
                 node,
                 reply,
                 counter,
+                counts,
             } => {
                 if let Some(lock) = &mut self.lock {
-                    let answer = crate::proto::Answer::voting(reply).with_counter(counter);
+                    let answer = if counts {
+                        crate::proto::Answer::voting(reply)
+                    } else {
+                        crate::proto::Answer::guarded(reply)
+                    };
+                    let answer = answer.with_counter(counter);
                     lock.handle_reply(round, node, answer, local);
                 }
                 // Events are drained after the whole inbox; a round decided by this reply

@@ -73,6 +73,10 @@ pub struct CrashConfig {
     /// After its downtime the node refuses commands until its own clock has advanced this much
     /// (antirez's delayed restart; a clock jump during the delay cuts it short).
     pub restart_delay: Millis,
+    /// After its restart delay the node answers, but the clients keep its yes out of every
+    /// quorum until it has served this long on its own clock (the Redis client's restarted-node
+    /// guard, which reads the node's uptime with its answer); 0: no guard.
+    pub client_guard: Millis,
 }
 
 /// What the clients do with the lock.

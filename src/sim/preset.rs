@@ -55,6 +55,7 @@ pub fn by_name(name: &str) -> Option<SimConfig> {
                 persistence: Persistence::FsyncAlways,
                 fsync_period: Millis(0),
                 restart_delay: Millis(0),
+                client_guard: Millis(0),
             };
         }
         "drift-covered" | "drift-too-small" => {
@@ -205,6 +206,7 @@ fn base(name: &str) -> Option<SimConfig> {
             persistence: Persistence::None,
             fsync_period: Millis(0),
             restart_delay: Millis(100),
+            client_guard: Millis(0),
         },
         workload: WorkloadConfig {
             protection: Protection::FencingToken,

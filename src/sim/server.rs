@@ -36,6 +36,9 @@ pub struct SimNode {
     next_fsync: Millis,
     /// Messages to and from the node are lost before this true time.
     isolated_until: u64,
+    /// Node-clock reading before which the clients' restarted-node guard keeps the node's
+    /// yes out of a quorum.
+    guarded_until: Option<Millis>,
 }
 
 impl SimNode {
@@ -48,6 +51,7 @@ impl SimNode {
             restart_at: None,
             next_fsync: clock.read(0) + crash.fsync_period,
             isolated_until: 0,
+            guarded_until: None,
         }
     }
 
@@ -59,6 +63,12 @@ impl SimNode {
         if self.restart_at.is_some_and(|at| now >= at) {
             self.restart_at = None;
             self.state.restart(local, self.crash.restart_delay);
+            // The guard counts the node's uptime, which starts when it serves again; it is
+            // measured on the node's clock, so a jump cuts it short, as in the model.
+            if self.crash.client_guard > Millis::ZERO {
+                self.guarded_until =
+                    Some(local + self.crash.restart_delay + self.crash.client_guard);
+            }
             event = Some(Lifecycle::Restarted {
                 ready_at: local + self.crash.restart_delay,
             });
@@ -86,6 +96,13 @@ impl SimNode {
     pub fn apply_counted(&mut self, op: &Op, now: u64) -> Result<NodeReply, Unavailable> {
         let local = self.clock.read(now);
         self.state.apply_counted(op, local, self.crash.persistence)
+    }
+
+    /// Whether a client may count this node's yes at true time `now`: `false` while the
+    /// restarted-node guard covers it (the client learns the node's uptime with the answer).
+    pub fn counts_toward_quorum(&self, now: u64) -> bool {
+        self.guarded_until
+            .is_none_or(|until| self.clock.read(now) >= until)
     }
 
     /// Kills the process at true time `now`; it starts again `downtime` later. A node that is
@@ -131,6 +148,7 @@ mod tests {
             persistence,
             fsync_period: Millis(10),
             restart_delay: Millis(restart_delay),
+            client_guard: Millis(0),
         };
         SimNode::new(SimClock::new(0, 0), crash)
     }
@@ -204,6 +222,24 @@ mod tests {
         synced.crash(11, Millis(1));
         run(&mut synced, 11, 12);
         assert_eq!(synced.apply(&SET_OTHER, 12), Ok(false), "fsynced at 10");
+    }
+
+    #[test]
+    fn the_client_guard_starts_after_the_restart_delay_and_runs_on_the_node_clock() {
+        let mut node = node(Persistence::None, 10);
+        node.crash.client_guard = Millis(20);
+        assert!(node.counts_toward_quorum(0), "a node never restarted votes");
+        node.crash(5, Millis(0));
+        node.tick(5);
+        // Restarting until its clock reads 15, guarded until 35.
+        assert!(!node.counts_toward_quorum(20));
+        assert!(!node.counts_toward_quorum(34));
+        assert!(node.counts_toward_quorum(35));
+        // A forward jump cuts the guard short, as it cuts the restart delay short.
+        node.crash(40, Millis(0));
+        node.tick(40);
+        node.clock.jump(41, 30);
+        assert!(node.counts_toward_quorum(41));
     }
 
     #[test]

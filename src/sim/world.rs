@@ -397,6 +397,7 @@ impl<'a> World<'a> {
                         let target = &self.nodes[node];
                         let local = target.clock.read(self.now);
                         let busy = !target.state.is_serving(local)
+                            || !target.counts_toward_quorum(self.now)
                             || target.state.live_entry(local).is_some();
                         if busy && self.now < until {
                             self.network.hold(self.now + 1, message);
@@ -404,6 +405,9 @@ impl<'a> World<'a> {
                         }
                         self.holds.swap_remove(index);
                     }
+                    // The guard is judged when the node answers, as the Redis client reads the
+                    // node's uptime with its reply.
+                    let counts = self.nodes[node].counts_toward_quorum(self.now);
                     let counted = self.nodes[node].apply_counted(&command.op, self.now);
                     let counter = counted.map_or(0, |reply| reply.counter);
                     let result = counted.map(|reply| reply.applied);
@@ -430,6 +434,7 @@ impl<'a> World<'a> {
                                 node: NodeId(node as u8),
                                 reply,
                                 counter,
+                                counts,
                             },
                         },
                         Millis::ZERO,
