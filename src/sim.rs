@@ -30,8 +30,9 @@
 //!   a delayed restart measured on the node's own clock (a jump during it cuts it short),
 //!   and optionally the clients' restarted-node guard (a young node's yes does not count).
 //! - **Clients**: the core's [`Lock`](crate::proto::Lock), unchanged, on the client's clock:
-//!   acquisition with retries, read-modify-write cycles on the storage while the lease has
-//!   validity left, release; process pauses during which a client handles nothing.
+//!   acquisition with retries, extensions before the work, read-modify-write cycles on the
+//!   storage while the lease has validity left, release; process pauses during which a client
+//!   handles nothing.
 //! - **Network**: per-message delay (so messages reorder), loss on the lock traffic, node
 //!   partitions, and extra delay for a chosen storage operation.
 //! - **Storage**: the shared [`Storage`](crate::storage::Storage) counter with no protection,
@@ -45,7 +46,6 @@
 //! - Redis replication and failover (each node is an independent master), and Redis's
 //!   sampled active expiry (expiry here is exact against the node clock).
 //! - Byzantine behaviour, message duplication or corruption; a lost message is simply gone.
-//! - Lock extension (the workload never extends; the core's extension is tested on its own).
 //! - Time finer than a millisecond: events within one tick happen in a fixed order (faults,
 //!   nodes, deliveries, clients by index), which is one interleaving, not all of them. The
 //!   model checker explores the interleavings; the simulator samples large configurations.

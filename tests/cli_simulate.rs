@@ -151,7 +151,7 @@ fn a_violation_of_a_property_expected_to_hold_is_a_contradiction() {
 
 #[test]
 fn an_expected_violation_that_no_run_reaches_is_reported_not_failed() {
-    // The one catalog violation the simulator does not reach (see tests/simulate_catalog.rs).
+    // A catalog violation the simulator does not reach (see tests/simulate_catalog.rs).
     let output = simulate(&["synchronous-bounds-margin-2", "--seed", "0"]);
     assert_exit(&output, 0);
     let text = stdout(&output);
@@ -168,7 +168,10 @@ fn an_expected_violation_that_no_run_reaches_is_reported_not_failed() {
 fn a_scenario_the_simulator_does_not_model_is_refused_by_name() {
     for (name, feature) in [
         ("master-replica-failover", "[failover]"),
-        ("lock-extension", "[lock] extensions"),
+        (
+            "fencing-counter-after-acquire-pause",
+            "[storage] token_source",
+        ),
     ] {
         let output = simulate(&[name, "--seed", "0"]);
         assert_exit(&output, 2);

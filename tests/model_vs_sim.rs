@@ -75,7 +75,7 @@ fn proven(report: &Report) -> Vec<Property> {
 
 /// Whether the bridge refuses `scenario` (asserted by the last test).
 fn refused(scenario: &Scenario) -> bool {
-    scenario.failover.is_some() || scenario.lock.extensions > 0 || separate_counter(scenario)
+    scenario.failover.is_some() || separate_counter(scenario)
 }
 
 /// Whether acquisitions write their fencing token back (a second round trip).
@@ -382,8 +382,8 @@ fn the_simulator_acquires_exactly_where_the_checker_says_some_client_can() {
 }
 
 #[test]
-fn the_bridge_refuses_failover_extension_and_a_separate_counter_by_name_and_accepts_the_rest_of_the_catalog()
- {
+fn the_bridge_refuses_failover_and_a_separate_counter_by_name_and_accepts_the_rest_of_the_catalog()
+{
     let mut names = Vec::new();
     for embedded in CATALOG {
         let scenario = Scenario::from_str(embedded.file, embedded.text).unwrap();
@@ -397,10 +397,8 @@ fn the_bridge_refuses_failover_extension_and_a_separate_counter_by_name_and_acce
             Err(SimConfigError::Unsupported { feature, .. }) => {
                 let expected = if scenario.failover.is_some() {
                     "[failover]"
-                } else if separate_counter(&scenario) {
-                    "[storage] token_source"
                 } else {
-                    "[lock] extensions"
+                    "[storage] token_source"
                 };
                 assert_eq!(feature, expected, "{}", scenario.name);
                 assert!(refused(&scenario));
@@ -410,14 +408,19 @@ fn the_bridge_refuses_failover_extension_and_a_separate_counter_by_name_and_acce
         }
     }
     // Each refusal was tied to its feature above; the catalog has both kinds.
-    for name in ["master-replica-failover", "lock-extension"] {
+    for name in [
+        "master-replica-failover",
+        "fencing-counter-after-acquire-pause",
+    ] {
         assert!(
             names.iter().any(|n| n == name),
             "{name} not refused: {names:?}"
         );
     }
-    // The restarted-node guard is simulated: its scenarios are bridged.
+    // The restarted-node guard and extensions are simulated: their scenarios are bridged.
     for name in [
+        "lock-extension",
+        "lock-extension-minority-accepted",
         "crash-restart-client-guard-one-tick-short",
         "crash-restart-client-guard-ttl-minus-drift",
     ] {

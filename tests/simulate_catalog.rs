@@ -63,7 +63,7 @@ const NOT_REACHED: [(&str, Property); 5] = [
 ];
 
 /// The scenarios the bridge refuses and the feature it names, in name order.
-const REFUSED: [(&str, &str); 6] = [
+const REFUSED: [(&str, &str); 4] = [
     (
         "fencing-counter-after-acquire-pause",
         "[storage] token_source",
@@ -72,8 +72,6 @@ const REFUSED: [(&str, &str); 6] = [
         "fencing-counter-after-acquire-restarts-empty",
         "[storage] token_source",
     ),
-    ("lock-extension", "[lock] extensions"),
-    ("lock-extension-minority-accepted", "[lock] extensions"),
     ("master-replica-failover", "[failover]"),
     ("master-replica-failover-promotion-delay", "[failover]"),
 ];

@@ -67,6 +67,12 @@ impl SimConfig {
     /// - `[lock]`: nodes, clients, `ttl_ticks`, `drift_ticks` (a fixed drift), unlock mode and
     ///   validity check; `attempts` becomes the rounds of the client's one acquisition, and
     ///   every client acquires once per run (`acquisitions_per_client = 1`), as in the model.
+    /// - `[lock] extensions`, `extension_quorum`: each holder runs up to `extensions`
+    ///   extension rounds of the core (`Lock::extend`, counted by the scenario's extension
+    ///   quorum) before its storage work, each at a time drawn within a TTL; the model's
+    ///   holder extends whenever it likes before its work. A swarm run may hold back the
+    ///   request after an acquisition (an extension's or a release's) as it holds back a
+    ///   `SET`.
     /// - `[network] reach`: a partition for the whole run ([`SimConfig::reach`]).
     /// - `[faults.clock_jumps]`: `count` jumps of exactly `jump_ticks` on the target's
     ///   processes, pinned to `index` when given ([`FaultBudget::pinned_node`]).
@@ -141,8 +147,7 @@ impl SimConfig {
     /// # Refused
     ///
     /// [`SimConfigError::Unsupported`] names the feature: `[failover]` (the simulator has no
-    /// replication), `[lock] extensions` above 0 (its clients never extend) and
-    /// `[storage] token_source = "counter-after-acquire"` (it has no separate counter node;
+    /// replication) and `[storage] token_source = "counter-after-acquire"` (it has no separate counter node;
     /// the lock-quorum sources run with the same per-node counters as the model). The liveness
     /// property `eventually acquired` and its `[liveness]` table are not judged by the
     /// simulator; the CLI says so.
@@ -161,13 +166,6 @@ impl SimConfig {
         }
         let lock = &scenario.lock;
         let resolved = lock.config();
-        if lock.extensions > 0 {
-            return Err(SimConfigError::Unsupported {
-                scenario: scenario.name.clone(),
-                feature: "[lock] extensions",
-                reason: "the simulated clients never extend a lock (the core's extension is tested on its own); check it with `redlock-lab check`",
-            });
-        }
         if scenario
             .storage
             .as_ref()
@@ -273,6 +271,7 @@ impl SimConfig {
             op_margin: Millis(0),
             storage_timeout: duration,
             protection: crate::storage::Protection::None,
+            extensions: u32::from(lock.extensions),
         };
         let pauses = scenario.faults.pauses.as_ref();
         match &scenario.storage {
@@ -574,13 +573,14 @@ mod tests {
                 .to_string()
                 .starts_with("scenario s: the simulator does not model [failover]: ")
         );
-        let extension = scenario("[lock]\nextensions = 1");
-        assert!(matches!(
-            SimConfig::from_scenario(&extension).unwrap_err(),
-            SimConfigError::Unsupported {
-                feature: "[lock] extensions",
-                ..
-            }
-        ));
+        // Extensions are simulated: the holder calls the core's `extend`.
+        let extension = scenario("[lock]\nextensions = 2");
+        assert_eq!(
+            SimConfig::from_scenario(&extension)
+                .unwrap()
+                .workload
+                .extensions,
+            2
+        );
     }
 }

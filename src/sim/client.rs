@@ -108,6 +108,14 @@ pub struct SimClient {
     acquisitions: u32,
     /// Client-clock reading before which a holder whose work is done keeps the lock.
     hold_until: Millis,
+    /// Extension rounds the holder may still run before its storage work.
+    extensions_left: u32,
+    /// Client-clock reading at which the holder runs its next extension.
+    extend_at: Millis,
+    /// An extension round is running.
+    extending: bool,
+    /// The holder has checked its lease for a storage operation (its work began).
+    worked: bool,
 }
 
 impl SimClient {
@@ -134,6 +142,10 @@ impl SimClient {
             request_delays: Vec::new(),
             acquisitions: 0,
             hold_until: Millis::ZERO,
+            extensions_left: 0,
+            extend_at: Millis::ZERO,
+            extending: false,
+            worked: false,
         }
     }
 
@@ -307,6 +319,12 @@ impl SimClient {
                     };
                     let hold = uniform(&mut self.rng, 0, ctx.workload.hold_max.0);
                     self.hold_until = local + Millis(hold);
+                    self.extensions_left = ctx.workload.extensions;
+                    self.extending = false;
+                    self.worked = false;
+                    if self.extensions_left > 0 {
+                        self.extend_at = local + Millis(uniform(&mut self.rng, 0, ctx.ttl.0));
+                    }
                     let cycles = ctx.workload.cycles_per_lock;
                     self.phase = Phase::Working {
                         next: if cycles == 0 { Next::Done } else { first },
@@ -337,13 +355,60 @@ impl SimClient {
                     });
                     self.go_idle(ctx, local);
                 }
-                // This workload never extends.
-                Event::Extended { .. } | Event::NotExtended { .. } => {}
+                Event::Extended { deadline, .. } => {
+                    ctx.record(TraceEvent::Extended { client, deadline });
+                    self.extension_done(ctx, local);
+                }
+                Event::NotExtended { failure, .. } => {
+                    ctx.record(TraceEvent::NotExtended { client, failure });
+                    self.extension_done(ctx, local);
+                }
             }
         }
     }
 
+    /// An extension round ended: the next one, if any, comes within a TTL.
+    fn extension_done(&mut self, ctx: &mut StepContext<'_>, local: Millis) {
+        self.extending = false;
+        if self.extensions_left > 0 {
+            self.extend_at = local + Millis(uniform(&mut self.rng, 0, ctx.ttl.0));
+        }
+    }
+
+    /// Whether the holder extends (or waits to) before anything else: as in the model, a
+    /// holder extends only before its storage work starts.
+    fn extends_first(&self) -> bool {
+        self.extending || (self.extensions_left > 0 && !self.worked)
+    }
+
     fn act(&mut self, ctx: &mut StepContext<'_>, local: Millis) {
+        if matches!(self.phase, Phase::Working { .. }) && self.extends_first() {
+            if !self.extending && local >= self.extend_at {
+                // Past its deadline the core refuses at once with `NotExtended`; a usage error
+                // (not holding) cannot happen in the working phase.
+                if let Some(lock) = &mut self.lock
+                    && lock.extend(local).is_ok()
+                {
+                    self.extensions_left -= 1;
+                    self.extending = true;
+                    ctx.record(TraceEvent::ExtensionStarted {
+                        client: self.id,
+                        local,
+                    });
+                }
+            }
+            // A hold without storage work may still end the lock meanwhile.
+            let idle_hold = matches!(
+                self.phase,
+                Phase::Working {
+                    next: Next::Done,
+                    ..
+                }
+            );
+            if !idle_hold || self.extending || local < self.hold_until {
+                return;
+            }
+        }
         match self.phase {
             Phase::Idle { until }
                 if local >= until
@@ -409,6 +474,7 @@ impl SimClient {
                             local,
                         });
                         self.pending_send = Some(op);
+                        self.worked = true;
                     }
                     _ => self.begin_release(ctx, local),
                 }

@@ -105,6 +105,10 @@ pub struct WorkloadConfig {
     /// How the storage protects itself from stale holders. The fencing token is the
     /// acquisition's epoch (acquisitions numbered in true-time order).
     pub protection: Protection,
+    /// Extension rounds a holder runs per lock (the core's `Lock::extend`), each at a time
+    /// drawn from `[0, ttl]` on its clock after the acquisition or the previous extension,
+    /// and all before its storage work (as in the model); 0: it never extends.
+    pub extensions: u32,
 }
 
 impl Default for WorkloadConfig {
@@ -118,6 +122,7 @@ impl Default for WorkloadConfig {
             op_margin: Millis(0),
             storage_timeout: Millis(50),
             protection: Protection::None,
+            extensions: 0,
         }
     }
 }
@@ -485,13 +490,16 @@ impl fmt::Display for SimConfig {
         }
         writeln!(
             f,
-            "crash = persistence {:?}, fsync period {}, restart delay {} (node clock)",
-            self.crash.persistence, self.crash.fsync_period, self.crash.restart_delay
+            "crash = persistence {:?}, fsync period {}, restart delay {} (node clock), client guard {} (node clock)",
+            self.crash.persistence,
+            self.crash.fsync_period,
+            self.crash.restart_delay,
+            self.crash.client_guard
         )?;
         let w = &self.workload;
         writeln!(
             f,
-            "workload = think [{}, {}], {} cycles per lock, hold [0, {}], {} acquisitions per client, op margin {}, storage timeout {}, protection {:?}",
+            "workload = think [{}, {}], {} cycles per lock, hold [0, {}], {} acquisitions per client, op margin {}, storage timeout {}, protection {:?}, {} extensions per lock",
             w.think_min,
             w.think_max,
             w.cycles_per_lock,
@@ -500,7 +508,8 @@ impl fmt::Display for SimConfig {
                 .map_or_else(|| "unlimited".to_owned(), |n| n.to_string()),
             w.op_margin,
             w.storage_timeout,
-            w.protection
+            w.protection,
+            w.extensions
         )?;
         if let Some(swarm) = self.swarm {
             writeln!(

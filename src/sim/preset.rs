@@ -209,6 +209,7 @@ fn base(name: &str) -> Option<SimConfig> {
             client_guard: Millis(0),
         },
         workload: WorkloadConfig {
+            extensions: 0,
             protection: Protection::FencingToken,
             ..WorkloadConfig::default()
         },

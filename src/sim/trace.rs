@@ -91,6 +91,27 @@ pub enum TraceEvent {
         /// Why the last round failed.
         failure: Failure,
     },
+    /// A holder asked every node to extend its lease (compare-and-pexpire).
+    ExtensionStarted {
+        /// Which client.
+        client: usize,
+        /// Its clock.
+        local: Millis,
+    },
+    /// An extension won: the holder believes until its clock reads `deadline`.
+    Extended {
+        /// Which client.
+        client: usize,
+        /// The new deadline on its clock.
+        deadline: Millis,
+    },
+    /// An extension failed; the old deadline stands.
+    NotExtended {
+        /// Which client.
+        client: usize,
+        /// Why.
+        failure: Failure,
+    },
     /// The holder's clock reached its deadline.
     Expired {
         /// Which client.
@@ -284,6 +305,24 @@ impl fmt::Display for TraceEntry {
                 reads(local),
                 validity.0,
                 reads(deadline)
+            ),
+            TraceEvent::ExtensionStarted { client, local } => write!(
+                f,
+                "c{} extends its lease on every node (clock {})",
+                client + 1,
+                reads(local)
+            ),
+            TraceEvent::Extended { client, deadline } => write!(
+                f,
+                "c{} extends: it believes it holds the lock until its clock reads {}",
+                client + 1,
+                reads(deadline)
+            ),
+            TraceEvent::NotExtended { client, failure } => write!(
+                f,
+                "c{} fails to extend ({}); its old deadline stands",
+                client + 1,
+                failure_words(failure)
             ),
             TraceEvent::Retrying { client, failure } => write!(
                 f,
