@@ -36,7 +36,8 @@
 //! - **Network**: per-message delay (so messages reorder), loss on the lock traffic, node
 //!   partitions, and extra delay for a chosen storage operation.
 //! - **Storage**: the shared [`Storage`](crate::storage::Storage) counter with no protection,
-//!   a fencing token (the acquisition's epoch), fencing on writes only, or random-token CAS.
+//!   a fencing token (the acquisition's epoch, the lock nodes' counters, or one `INCR` on a
+//!   separate counter node after acquiring), fencing on writes only, or random-token CAS.
 //! - **Checks**, at every tick: mutual exclusion as *belief* (two clients whose clocks are
 //!   before their leases' deadlines at the same true time), fenced order and lost updates at
 //!   the storage ([`Property`]).

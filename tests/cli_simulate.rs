@@ -168,10 +168,7 @@ fn an_expected_violation_that_no_run_reaches_is_reported_not_failed() {
 fn a_scenario_the_simulator_does_not_model_is_refused_by_name() {
     for (name, feature) in [
         ("master-replica-failover", "[failover]"),
-        (
-            "fencing-counter-after-acquire-pause",
-            "[storage] token_source",
-        ),
+        ("master-replica-failover-promotion-delay", "[failover]"),
     ] {
         let output = simulate(&[name, "--seed", "0"]);
         assert_exit(&output, 2);

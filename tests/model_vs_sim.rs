@@ -75,7 +75,7 @@ fn proven(report: &Report) -> Vec<Property> {
 
 /// Whether the bridge refuses `scenario` (asserted by the last test).
 fn refused(scenario: &Scenario) -> bool {
-    scenario.failover.is_some() || separate_counter(scenario)
+    scenario.failover.is_some()
 }
 
 /// Whether acquisitions write their fencing token back (a second round trip).
@@ -84,14 +84,6 @@ fn write_back(scenario: &Scenario) -> bool {
         .storage
         .as_ref()
         .is_some_and(|s| s.token_source == TokenSource::LockQuorum)
-}
-
-/// Whether the scenario takes fencing tokens from a separate counter node.
-fn separate_counter(scenario: &Scenario) -> bool {
-    scenario
-        .storage
-        .as_ref()
-        .is_some_and(|s| s.token_source == TokenSource::CounterAfterAcquire)
 }
 
 fn bridge(scenario: &Scenario, ms_per_tick: u64) -> SimConfig {
@@ -382,8 +374,7 @@ fn the_simulator_acquires_exactly_where_the_checker_says_some_client_can() {
 }
 
 #[test]
-fn the_bridge_refuses_failover_and_a_separate_counter_by_name_and_accepts_the_rest_of_the_catalog()
-{
+fn the_bridge_refuses_failover_by_name_and_accepts_the_rest_of_the_catalog() {
     let mut names = Vec::new();
     for embedded in CATALOG {
         let scenario = Scenario::from_str(embedded.file, embedded.text).unwrap();
@@ -395,12 +386,7 @@ fn the_bridge_refuses_failover_and_a_separate_counter_by_name_and_accepts_the_re
                 assert_eq!(config.ttl, Millis(u64::from(scenario.lock.ttl_ticks)));
             }
             Err(SimConfigError::Unsupported { feature, .. }) => {
-                let expected = if scenario.failover.is_some() {
-                    "[failover]"
-                } else {
-                    "[storage] token_source"
-                };
-                assert_eq!(feature, expected, "{}", scenario.name);
+                assert_eq!(feature, "[failover]", "{}", scenario.name);
                 assert!(refused(&scenario));
                 names.push(scenario.name.clone());
             }
@@ -410,15 +396,18 @@ fn the_bridge_refuses_failover_and_a_separate_counter_by_name_and_accepts_the_re
     // Each refusal was tied to its feature above; the catalog has both kinds.
     for name in [
         "master-replica-failover",
-        "fencing-counter-after-acquire-pause",
+        "master-replica-failover-promotion-delay",
     ] {
         assert!(
             names.iter().any(|n| n == name),
             "{name} not refused: {names:?}"
         );
     }
-    // The restarted-node guard and extensions are simulated: their scenarios are bridged.
+    // The restarted-node guard, extensions and the separate counter node are simulated: their
+    // scenarios are bridged.
     for name in [
+        "fencing-counter-after-acquire-pause",
+        "fencing-counter-after-acquire-restarts-empty",
         "lock-extension",
         "lock-extension-minority-accepted",
         "crash-restart-client-guard-one-tick-short",

@@ -63,15 +63,7 @@ const NOT_REACHED: [(&str, Property); 5] = [
 ];
 
 /// The scenarios the bridge refuses and the feature it names, in name order.
-const REFUSED: [(&str, &str); 4] = [
-    (
-        "fencing-counter-after-acquire-pause",
-        "[storage] token_source",
-    ),
-    (
-        "fencing-counter-after-acquire-restarts-empty",
-        "[storage] token_source",
-    ),
+const REFUSED: [(&str, &str); 2] = [
     ("master-replica-failover", "[failover]"),
     ("master-replica-failover-promotion-delay", "[failover]"),
 ];

@@ -84,6 +84,12 @@ impl SimConfig {
     ///   [`Answer::guarded`](crate::proto::Answer::guarded), as the Redis client does after
     ///   reading `INFO`.
     /// - `[storage] protection`; one read-modify-write cycle per lock, as in the model.
+    /// - `[storage] token_source`: the lock-quorum sources run with the same per-node counters
+    ///   as the model (the core's fence and write-back); `counter-after-acquire` is a separate
+    ///   counter node ([`WorkloadConfig::counter_node`]): the holder checks its lease, runs
+    ///   `INCR` at its next step and sends the op at the one after, so a pause may fall on
+    ///   either side of the `INCR`; the counter node is one more target of the crash budget
+    ///   and restarts at once with the lock nodes' persistence, as in the model.
     ///
     /// # Approximated
     ///
@@ -147,8 +153,7 @@ impl SimConfig {
     /// # Refused
     ///
     /// [`SimConfigError::Unsupported`] names the feature: `[failover]` (the simulator has no
-    /// replication) and `[storage] token_source = "counter-after-acquire"` (it has no separate counter node;
-    /// the lock-quorum sources run with the same per-node counters as the model). The liveness
+    /// replication). The liveness
     /// property `eventually acquired` and its `[liveness]` table are not judged by the
     /// simulator; the CLI says so.
     pub fn from_scenario_at(
@@ -166,17 +171,6 @@ impl SimConfig {
         }
         let lock = &scenario.lock;
         let resolved = lock.config();
-        if scenario
-            .storage
-            .as_ref()
-            .is_some_and(|storage| storage.token_source == TokenSource::CounterAfterAcquire)
-        {
-            return Err(SimConfigError::Unsupported {
-                scenario: scenario.name.clone(),
-                feature: "[storage] token_source",
-                reason: "the simulator has no separate counter node; check `counter-after-acquire` with `redlock-lab check`",
-            });
-        }
         let fencing = match scenario.storage.as_ref().map(|s| s.token_source) {
             Some(TokenSource::LockQuorum) => crate::proto::Fencing::WriteBack,
             Some(TokenSource::LockQuorumMaxOnly) => crate::proto::Fencing::MaxOnly,
@@ -272,6 +266,10 @@ impl SimConfig {
             storage_timeout: duration,
             protection: crate::storage::Protection::None,
             extensions: u32::from(lock.extensions),
+            counter_node: scenario
+                .storage
+                .as_ref()
+                .is_some_and(|s| s.token_source == TokenSource::CounterAfterAcquire),
         };
         let pauses = scenario.faults.pauses.as_ref();
         match &scenario.storage {

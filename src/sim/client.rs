@@ -21,6 +21,7 @@ use super::config::WorkloadConfig;
 use super::draw::uniform;
 use super::network::{Endpoint, Message, Payload};
 use super::trace::{TraceEntry, TraceEvent};
+use crate::node::{NodeState, Persistence};
 use crate::proto::{Config, Event, Lock};
 use crate::storage::{Protection, StorageOp, StorageReply};
 use crate::time::Millis;
@@ -41,6 +42,8 @@ pub struct StepContext<'a> {
     pub trace: &'a mut Vec<TraceEntry>,
     /// The next acquisition epoch (the fencing token a lock service would hand out).
     pub next_epoch: &'a mut u32,
+    /// The separate counter node (`workload.counter_node`), with the persistence it keeps.
+    pub counter: &'a mut (NodeState, Persistence),
 }
 
 impl StepContext<'_> {
@@ -100,6 +103,11 @@ pub struct SimClient {
     storage_seq: u32,
     /// A storage operation checked in the last active step, sent at the next one.
     pending_send: Option<StorageOp>,
+    /// A checked operation that first needs a token from the counter node (taken at the
+    /// next active step; the operation goes out at the one after).
+    pending_token: Option<StorageOp>,
+    /// Whether this lease's token has been taken from the counter node.
+    token_taken: bool,
     /// Extra delay for the next storage operation (a fault).
     storage_delay: Millis,
     /// Extra delay for the next lock request to a node, by node (a fault).
@@ -138,6 +146,8 @@ impl SimClient {
             inbox: VecDeque::new(),
             storage_seq: 0,
             pending_send: None,
+            pending_token: None,
+            token_taken: false,
             storage_delay: Millis::ZERO,
             request_delays: Vec::new(),
             acquisitions: 0,
@@ -202,6 +212,21 @@ impl SimClient {
         // stopped between its check and its send.
         if let Some(op) = self.pending_send.take() {
             self.send_storage_op(ctx, op, local);
+        }
+        // Likewise a checked operation takes its token unchecked; it goes out at the next
+        // step, so a pause may also fall between the `INCR` and the send.
+        if let Some(op) = self.pending_token.take() {
+            let (counter, persistence) = &mut *ctx.counter;
+            let token = u32::try_from(counter.incr(*persistence))
+                .expect("a run's counters stay far below u32::MAX");
+            self.fence = token;
+            self.token_taken = true;
+            ctx.record(TraceEvent::TokenTaken {
+                client: self.id,
+                token,
+            });
+            self.pending_send = Some(with_fence(op, token));
+            return;
         }
         while let Some(payload) = self.inbox.pop_front() {
             self.handle(ctx, payload, local);
@@ -322,6 +347,7 @@ impl SimClient {
                     self.extensions_left = ctx.workload.extensions;
                     self.extending = false;
                     self.worked = false;
+                    self.token_taken = false;
                     if self.extensions_left > 0 {
                         self.extend_at = local + Millis(uniform(&mut self.rng, 0, ctx.ttl.0));
                     }
@@ -445,7 +471,7 @@ impl SimClient {
                 next,
                 awaiting: None,
                 ..
-            } if self.pending_send.is_none() => {
+            } if self.pending_send.is_none() && self.pending_token.is_none() => {
                 let op = match next {
                     Next::Done => None,
                     Next::Mark => Some(StorageOp::Mark { epoch: self.epoch }),
@@ -473,7 +499,14 @@ impl SimClient {
                             op,
                             local,
                         });
-                        self.pending_send = Some(op);
+                        let needs_token = ctx.workload.counter_node
+                            && !self.token_taken
+                            && !matches!(op, StorageOp::Mark { .. });
+                        if needs_token {
+                            self.pending_token = Some(op);
+                        } else {
+                            self.pending_send = Some(op);
+                        }
                         self.worked = true;
                     }
                     _ => self.begin_release(ctx, local),
@@ -546,5 +579,18 @@ impl SimClient {
                 extra,
             ));
         }
+    }
+}
+
+/// `op` carrying the token `fence` (taken from the counter node after the op was checked).
+fn with_fence(op: StorageOp, fence: u32) -> StorageOp {
+    match op {
+        StorageOp::Read { epoch, .. } => StorageOp::Read { epoch, fence },
+        StorageOp::Write { epoch, value, .. } => StorageOp::Write {
+            epoch,
+            fence,
+            value,
+        },
+        StorageOp::Mark { .. } => op,
     }
 }

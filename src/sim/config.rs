@@ -109,6 +109,11 @@ pub struct WorkloadConfig {
     /// drawn from `[0, ttl]` on its clock after the acquisition or the previous extension,
     /// and all before its storage work (as in the model); 0: it never extends.
     pub extensions: u32,
+    /// The fencing token comes from one `INCR` on a separate counter node, taken after the
+    /// lease check of the holder's first fenced op and before that op is sent (the
+    /// counter-after-acquire design); the counter node crashes within the crash budget and
+    /// restarts at once with the lock nodes' persistence.
+    pub counter_node: bool,
 }
 
 impl Default for WorkloadConfig {
@@ -123,6 +128,7 @@ impl Default for WorkloadConfig {
             storage_timeout: Millis(50),
             protection: Protection::None,
             extensions: 0,
+            counter_node: false,
         }
     }
 }
@@ -499,7 +505,7 @@ impl fmt::Display for SimConfig {
         let w = &self.workload;
         writeln!(
             f,
-            "workload = think [{}, {}], {} cycles per lock, hold [0, {}], {} acquisitions per client, op margin {}, storage timeout {}, protection {:?}, {} extensions per lock",
+            "workload = think [{}, {}], {} cycles per lock, hold [0, {}], {} acquisitions per client, op margin {}, storage timeout {}, protection {:?}, {} extensions per lock{}",
             w.think_min,
             w.think_max,
             w.cycles_per_lock,
@@ -509,7 +515,12 @@ impl fmt::Display for SimConfig {
             w.op_margin,
             w.storage_timeout,
             w.protection,
-            w.extensions
+            w.extensions,
+            if w.counter_node {
+                ", token from a separate counter node after acquiring"
+            } else {
+                ""
+            }
         )?;
         if let Some(swarm) = self.swarm {
             writeln!(

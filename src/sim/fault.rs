@@ -342,7 +342,8 @@ impl FaultBudget {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Anchor {
     /// The node set a key: a clock jump, crash or isolation after it strikes while a key is
-    /// live.
+    /// live. For the separate counter node (one index past the lock nodes), it handed out a
+    /// token.
     KeySet {
         /// Which node.
         node: usize,

@@ -210,6 +210,7 @@ fn base(name: &str) -> Option<SimConfig> {
         },
         workload: WorkloadConfig {
             extensions: 0,
+            counter_node: false,
             protection: Protection::FencingToken,
             ..WorkloadConfig::default()
         },

@@ -112,6 +112,18 @@ pub enum TraceEvent {
         /// Why.
         failure: Failure,
     },
+    /// The holder ran `INCR` on the separate counter node and took its value as its token.
+    TokenTaken {
+        /// Which client.
+        client: usize,
+        /// The counter's new value.
+        token: u32,
+    },
+    /// The separate counter node crashed and restarted at once, keeping `counter`.
+    CounterCrashed {
+        /// The counter after the restart.
+        counter: u64,
+    },
     /// The holder's clock reached its deadline.
     Expired {
         /// Which client.
@@ -305,6 +317,15 @@ impl fmt::Display for TraceEntry {
                 reads(local),
                 validity.0,
                 reads(deadline)
+            ),
+            TraceEvent::TokenTaken { client, token } => write!(
+                f,
+                "c{} runs INCR on the counter node and takes token {token}",
+                client + 1
+            ),
+            TraceEvent::CounterCrashed { counter } => write!(
+                f,
+                "the counter node crashes and restarts at once: its counter is {counter}"
             ),
             TraceEvent::ExtensionStarted { client, local } => write!(
                 f,
