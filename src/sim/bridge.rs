@@ -7,8 +7,8 @@
 //! a bug report), while still reaching the model's counterexamples where the simulator can.
 
 use super::config::{
-    ClockConfig, CrashConfig, MAX_RATE_ERROR_PPM, NetworkConfig, SimConfig, SimConfigError, Swarm,
-    WorkloadConfig,
+    ClockConfig, CrashConfig, Failover, MAX_RATE_ERROR_PPM, NetworkConfig, SimConfig,
+    SimConfigError, Swarm, WorkloadConfig,
 };
 use super::fault::{Budget, FaultBudget, FaultPlan};
 use crate::node::Persistence;
@@ -83,6 +83,11 @@ impl SimConfig {
     ///   client so and the client hands it to the core as
     ///   [`Answer::guarded`](crate::proto::Answer::guarded), as the Redis client does after
     ///   reading `INFO`.
+    /// - `[failover]`: the master has an asynchronous replica that copies its key every TTL on
+    ///   the node's clock ([`Failover`]); the one failover is a crash of the master aimed like
+    ///   any crash, and promotes the replica with what it had copied, refusing requests for
+    ///   the promotion delay. The model's replica may copy at any moment: a subset of its
+    ///   choices.
     /// - `[storage] protection`; one read-modify-write cycle per lock, as in the model.
     /// - `[storage] token_source`: the lock-quorum sources run with the same per-node counters
     ///   as the model (the core's fence and write-back); `counter-after-acquire` is a separate
@@ -152,23 +157,16 @@ impl SimConfig {
     ///
     /// # Refused
     ///
-    /// [`SimConfigError::Unsupported`] names the feature: `[failover]` (the simulator has no
-    /// replication). The liveness
-    /// property `eventually acquired` and its `[liveness]` table are not judged by the
-    /// simulator; the CLI says so.
+    /// Every catalog feature is simulated; [`SimConfigError::Unsupported`] stays for features
+    /// a scenario may grant that the simulator cannot run faithfully. The liveness property
+    /// `eventually acquired` and its `[liveness]` table are not judged by the simulator; the
+    /// CLI says so.
     pub fn from_scenario_at(
         scenario: &Scenario,
         ms_per_tick: u64,
     ) -> Result<SimConfig, SimConfigError> {
         let scale = ms_per_tick.max(1);
         let span = |ticks: u32| Millis(u64::from(ticks) * scale);
-        if scenario.failover.is_some() {
-            return Err(SimConfigError::Unsupported {
-                scenario: scenario.name.clone(),
-                feature: "[failover]",
-                reason: "every simulated node is an independent master without replication; check it with `redlock-lab check`",
-            });
-        }
         let lock = &scenario.lock;
         let resolved = lock.config();
         let fencing = match scenario.storage.as_ref().map(|s| s.token_source) {
@@ -254,6 +252,18 @@ impl SimConfig {
             // longer than the run.
             let downtime = if crashes.restart { Millis(0) } else { duration };
             budget.crashes = Budget::new(u32::from(crashes.count), downtime, downtime);
+        }
+        if let Some(failover) = &scenario.failover {
+            // The model's replica copies the key whenever it likes, or not before the
+            // promotion; here it copies every TTL, so a key set within a TTL before the
+            // failover is missing on the promoted replica. The failover spends one crash.
+            crash.failover = Some(Failover {
+                replication_period: ttl,
+                promotion_delay: span(failover.promotion_delay_ticks),
+            });
+            if budget.crashes.count == 0 {
+                budget.crashes = Budget::new(1, Millis(0), Millis(0));
+            }
         }
 
         let mut workload = WorkloadConfig {
@@ -556,21 +566,18 @@ mod tests {
     }
 
     #[test]
-    fn unsupported_features_are_refused_by_name() {
-        let failover = scenario("[lock]\nnodes = 1\n[failover]\npromotion_delay_ticks = 0");
-        let error = SimConfig::from_scenario(&failover).unwrap_err();
-        assert!(matches!(
-            error,
-            SimConfigError::Unsupported {
-                feature: "[failover]",
-                ..
-            }
-        ));
-        assert!(
-            error
-                .to_string()
-                .starts_with("scenario s: the simulator does not model [failover]: ")
+    fn failover_and_extensions_are_simulated() {
+        let failover = scenario("[lock]\nnodes = 1\n[failover]\npromotion_delay_ticks = 3");
+        let config = SimConfig::from_scenario_at(&failover, 10).unwrap();
+        // The replica copies every TTL (10 ticks by default).
+        assert_eq!(
+            config.crash.failover,
+            Some(Failover {
+                replication_period: Millis(100),
+                promotion_delay: Millis(30)
+            })
         );
+        assert_eq!(budget(&config).crashes.count, 1, "one failover");
         // Extensions are simulated: the holder calls the core's `extend`.
         let extension = scenario("[lock]\nextensions = 2");
         assert_eq!(

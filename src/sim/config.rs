@@ -77,6 +77,20 @@ pub struct CrashConfig {
     /// quorum until it has served this long on its own clock (the Redis client's restarted-node
     /// guard, which reads the node's uptime with its answer); 0: no guard.
     pub client_guard: Millis,
+    /// Each node is a master with one asynchronously replicated replica, and a crash of the
+    /// node is a failover to it; `None`: independent masters without replication.
+    pub failover: Option<Failover>,
+}
+
+/// A master with one replica that copies the master's key asynchronously, and is promoted in
+/// its place when the master fails (Sentinel's failover).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Failover {
+    /// The replica copies the master's key every this long on the node's clock, so a key set
+    /// just before a failover may be missing on the promoted replica.
+    pub replication_period: Millis,
+    /// The promoted replica refuses requests for this long on the node's clock.
+    pub promotion_delay: Millis,
 }
 
 /// What the clients do with the lock.

@@ -56,6 +56,7 @@ pub fn by_name(name: &str) -> Option<SimConfig> {
                 fsync_period: Millis(0),
                 restart_delay: Millis(0),
                 client_guard: Millis(0),
+                failover: None,
             };
         }
         "drift-covered" | "drift-too-small" => {
@@ -207,6 +208,7 @@ fn base(name: &str) -> Option<SimConfig> {
             fsync_period: Millis(0),
             restart_delay: Millis(100),
             client_guard: Millis(0),
+            failover: None,
         },
         workload: WorkloadConfig {
             extensions: 0,

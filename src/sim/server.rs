@@ -20,6 +20,14 @@ pub enum Lifecycle {
         /// Node-clock reading from which it serves.
         ready_at: Millis,
     },
+    /// The master failed and its replica was promoted in its place, with the key it had
+    /// replicated (if any); it serves from its clock reading `ready_at`.
+    Promoted {
+        /// Whether the promoted replica has a key.
+        kept_key: bool,
+        /// Node-clock reading from which it serves.
+        ready_at: Millis,
+    },
 }
 
 /// A node in the simulated world.
@@ -39,6 +47,10 @@ pub struct SimNode {
     /// Node-clock reading before which the clients' restarted-node guard keeps the node's
     /// yes out of a quorum.
     guarded_until: Option<Millis>,
+    /// The asynchronous replica, until it is promoted.
+    replica: Option<NodeState>,
+    /// Node-clock reading of the replica's next copy of the master's key.
+    next_replication: Millis,
 }
 
 impl SimNode {
@@ -52,6 +64,8 @@ impl SimNode {
             next_fsync: clock.read(0) + crash.fsync_period,
             isolated_until: 0,
             guarded_until: None,
+            replica: crash.failover.map(|_| NodeState::new()),
+            next_replication: clock.read(0),
         }
     }
 
@@ -83,6 +97,12 @@ impl SimNode {
         if self.state.availability != Availability::Down {
             self.state.expire(local);
         }
+        if let (Some(replica), Some(failover)) = (&mut self.replica, self.crash.failover)
+            && local >= self.next_replication
+        {
+            replica.entry = self.state.entry;
+            self.next_replication = local + failover.replication_period;
+        }
         event
     }
 
@@ -110,6 +130,17 @@ impl SimNode {
     pub fn crash(&mut self, now: u64, downtime: Millis) -> Option<Lifecycle> {
         if self.state.availability == Availability::Down {
             return None;
+        }
+        // With a replica, the master's failure is a failover: the replica takes its place at
+        // once with what it had copied, and refuses requests for the promotion delay.
+        if let (Some(mut promoted), Some(failover)) = (self.replica.take(), self.crash.failover) {
+            let local = self.clock.read(now);
+            promoted.restart(local, failover.promotion_delay);
+            self.state = promoted;
+            return Some(Lifecycle::Promoted {
+                kept_key: self.state.entry.is_some(),
+                ready_at: local + failover.promotion_delay,
+            });
         }
         self.state.crash(self.crash.persistence);
         self.restart_at = Some(now.saturating_add(downtime.0));
@@ -149,6 +180,7 @@ mod tests {
             fsync_period: Millis(10),
             restart_delay: Millis(restart_delay),
             client_guard: Millis(0),
+            failover: None,
         };
         SimNode::new(SimClock::new(0, 0), crash)
     }

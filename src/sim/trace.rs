@@ -299,6 +299,17 @@ impl fmt::Display for TraceEntry {
                     node + 1,
                     reads(ready_at)
                 ),
+                Lifecycle::Promoted { kept_key, ready_at } => write!(
+                    f,
+                    "n{} fails over: its replica is promoted {}, refusing requests until its clock reads {}",
+                    node + 1,
+                    if kept_key {
+                        "with the key"
+                    } else {
+                        "without the key, which had not replicated yet"
+                    },
+                    reads(ready_at)
+                ),
             },
             TraceEvent::AcquireStarted { client, local } => {
                 write!(f, "c{} begins an attempt: T1={}", client + 1, reads(local))
