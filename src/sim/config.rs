@@ -508,14 +508,22 @@ impl fmt::Display for SimConfig {
                 .collect();
             writeln!(f, "reach = {}", lists.join(", "))?;
         }
-        writeln!(
+        write!(
             f,
-            "crash = persistence {:?}, fsync period {}, restart delay {} (node clock), client guard {} (node clock)",
-            self.crash.persistence,
-            self.crash.fsync_period,
-            self.crash.restart_delay,
-            self.crash.client_guard
+            "crash = persistence {:?}, fsync period {}, restart delay {} (node clock)",
+            self.crash.persistence, self.crash.fsync_period, self.crash.restart_delay
         )?;
+        if self.crash.client_guard > Millis::ZERO {
+            write!(f, ", client guard {} (node clock)", self.crash.client_guard)?;
+        }
+        if let Some(failover) = self.crash.failover {
+            write!(
+                f,
+                ", failover to a replica that copies every {}, promotion delay {} (node clock)",
+                failover.replication_period, failover.promotion_delay
+            )?;
+        }
+        writeln!(f)?;
         let w = &self.workload;
         writeln!(
             f,
