@@ -24,9 +24,7 @@ use proptest::test_runner::{
 use redlock_lab::catalog::CATALOG;
 use redlock_lab::check::{Check, Report};
 use redlock_lab::scenario::{Scenario, Verdict, property};
-use redlock_lab::sim::{
-    self, Fault, FaultPlan, Process, Property, ScheduledFault, SimConfig, SimConfigError,
-};
+use redlock_lab::sim::{self, Fault, FaultPlan, Process, Property, ScheduledFault, SimConfig};
 use redlock_lab::storage::TokenSource;
 use redlock_lab::time::Millis;
 
@@ -73,37 +71,12 @@ fn proven(report: &Report) -> Vec<Property> {
         .collect()
 }
 
-/// Whether the bridge refuses `scenario` (asserted by the last test).
-fn refused(scenario: &Scenario) -> bool {
-    scenario.failover.is_some()
-        || scenario.lock.extensions > 0
-        || client_guard(scenario)
-        || separate_counter(scenario)
-}
-
 /// Whether acquisitions write their fencing token back (a second round trip).
 fn write_back(scenario: &Scenario) -> bool {
     scenario
         .storage
         .as_ref()
         .is_some_and(|s| s.token_source == TokenSource::LockQuorum)
-}
-
-/// Whether the scenario takes fencing tokens from a separate counter node.
-fn separate_counter(scenario: &Scenario) -> bool {
-    scenario
-        .storage
-        .as_ref()
-        .is_some_and(|s| s.token_source == TokenSource::CounterAfterAcquire)
-}
-
-/// Whether the scenario relies on the client's restarted-node guard.
-fn client_guard(scenario: &Scenario) -> bool {
-    scenario
-        .faults
-        .crashes
-        .as_ref()
-        .is_some_and(|crashes| crashes.client_guard_ticks > 0)
 }
 
 fn bridge(scenario: &Scenario, ms_per_tick: u64) -> SimConfig {
@@ -224,9 +197,6 @@ fn check_run(
 fn the_simulator_never_violates_what_the_checker_proves() {
     let mut compared = 0;
     for (scenario, report) in catalog() {
-        if refused(scenario) {
-            continue;
-        }
         let properties = proven(report);
         if properties.is_empty() {
             continue;
@@ -352,9 +322,6 @@ fn the_simulator_acquires_exactly_where_the_checker_says_some_client_can() {
     // "Never violated" means something only if the runs use the lock: the simulator acquires
     // in some of 200 runs iff the checker finds a witness for `lock acquired`.
     for (scenario, report) in catalog() {
-        if refused(scenario) {
-            continue;
-        }
         let witness = report
             .property(property::LOCK_ACQUIRED)
             .map(|p| p.verdict == Verdict::Holds)
@@ -394,40 +361,15 @@ fn the_simulator_acquires_exactly_where_the_checker_says_some_client_can() {
 }
 
 #[test]
-fn the_bridge_refuses_failover_extension_the_client_guard_and_a_separate_counter_by_name_and_accepts_the_rest_of_the_catalog()
- {
-    let mut names = Vec::new();
+fn the_bridge_accepts_the_whole_catalog() {
+    // The restarted-node guard, extensions, the separate counter node and failover are
+    // simulated: every scenario is bridged with its own numbers.
     for embedded in CATALOG {
         let scenario = Scenario::from_str(embedded.file, embedded.text).unwrap();
-        match SimConfig::from_scenario(&scenario) {
-            Ok(config) => {
-                assert!(!refused(&scenario), "{}", scenario.name);
-                assert_eq!(config.name, scenario.name);
-                assert_eq!(config.nodes(), usize::from(scenario.lock.nodes));
-                assert_eq!(config.ttl, Millis(u64::from(scenario.lock.ttl_ticks)));
-            }
-            Err(SimConfigError::Unsupported { feature, .. }) => {
-                let expected = if scenario.failover.is_some() {
-                    "[failover]"
-                } else if client_guard(&scenario) {
-                    "[faults.crashes] client_guard_ticks"
-                } else if separate_counter(&scenario) {
-                    "[storage] token_source"
-                } else {
-                    "[lock] extensions"
-                };
-                assert_eq!(feature, expected, "{}", scenario.name);
-                assert!(refused(&scenario));
-                names.push(scenario.name.clone());
-            }
-            Err(other) => panic!("{}: unexpected error {other}", scenario.name),
-        }
-    }
-    // Each refusal was tied to its feature above; the catalog has both kinds.
-    for name in ["master-replica-failover", "lock-extension"] {
-        assert!(
-            names.iter().any(|n| n == name),
-            "{name} not refused: {names:?}"
-        );
+        let config = SimConfig::from_scenario(&scenario)
+            .unwrap_or_else(|e| panic!("{}: {e}", scenario.name));
+        assert_eq!(config.name, scenario.name);
+        assert_eq!(config.nodes(), usize::from(scenario.lock.nodes));
+        assert_eq!(config.ttl, Millis(u64::from(scenario.lock.ttl_ticks)));
     }
 }
