@@ -40,8 +40,9 @@
 //! - **Dead nodes.** A node's key (and its availability, its guard, the requests travelling to
 //!   it) can influence a client only through a later request whose answer some client reads:
 //!   an acquisition round the client may still begin (it has not started, backs off, or may
-//!   lose the round in flight and retry), an extension it may still run, or a request of the
-//!   round it is collecting. Releases only write. So a node outside every client's future
+//!   lose the round in flight and retry), an extension it may still run, the fencing
+//!   write-back a won acquisition still has to send (it reads which nodes still hold the
+//!   key), or a request of the round it is collecting. Releases only write. So a node outside every client's future
 //!   reads is *dead*: nothing it holds can reach a belief, the storage or a property again,
 //!   and it is shown as an empty, serving node with nothing in flight. Liveness only shrinks
 //!   along a path (attempts and extensions are only used up, phases only move on), so a dead
@@ -56,7 +57,7 @@
 use std::hash::{Hash, Hasher};
 
 use crate::node::{Availability, NodeState};
-use crate::proto::{LockPhase, NodeId, NodeSet, RoundDecision, Token};
+use crate::proto::{Fencing, LockPhase, NodeId, NodeSet, RoundDecision, RoundKind, Token};
 use crate::scenario::{Bound, JumpTarget, MAX_MODEL_CLIENTS, MAX_MODEL_NODES};
 use crate::storage::StorageOp;
 use crate::time::Millis;
@@ -189,6 +190,15 @@ impl World {
             let reads = match slot.lock.phase() {
                 LockPhase::Idle | LockPhase::BackingOff { .. } => shape.reach[c],
                 LockPhase::Acquiring(_) if may_begin || may_extend => shape.reach[c],
+                // A won acquisition that writes its fence back sends the write-back round to
+                // the nodes it reaches and reads which of them still hold its key: until that
+                // round has begun, every node it reaches may still be read.
+                LockPhase::Acquiring(round)
+                    if round.kind == RoundKind::Acquire
+                        && shape.params.fencing == Fencing::WriteBack =>
+                {
+                    shape.reach[c]
+                }
                 LockPhase::Acquiring(_) => slot.inflight,
                 LockPhase::Holding { .. } | LockPhase::Extending { .. } if may_extend => {
                     shape.reach[c]
