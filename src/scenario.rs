@@ -131,6 +131,17 @@ pub enum Unlock {
     Del,
 }
 
+/// What token values the clients draw (file values `"unique"`, `"shared"`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Tokens {
+    /// Every acquisition draws its own value, as a random source does: correct.
+    Unique,
+    /// Every client draws the same value (a hard-coded token, or a random source seeded alike
+    /// in every process): compare-and-delete can no longer tell the clients' keys apart.
+    Shared,
+}
+
 /// When a round stops waiting for answers (file values `"at-quorum"`, `"all-replies"`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -230,6 +241,10 @@ pub struct LockSettings {
     pub round_timeout_ticks: u32,
     /// Acquisition rounds per client, the first included (default 1).
     pub attempts: u8,
+    /// The least back-off between a failed round and the next, on the client's clock
+    /// (default 0). The model lets every longer delay happen too; in the liveness run, where
+    /// processes are prompt, a client retries exactly this long after failing.
+    pub retry_delay_ticks: u32,
     /// Compare-and-delete (default) or plain `DEL`.
     pub unlock: UnlockMode,
     /// The step-3 validity check (default on).
@@ -240,21 +255,24 @@ pub struct LockSettings {
     pub extensions: u8,
     /// How an extension round is counted (default a majority of all `N`).
     pub extension_quorum: ExtensionQuorum,
+    /// What token values the clients draw (default unique per acquisition).
+    pub token: Tokens,
 }
 
 impl LockSettings {
     /// The core's configuration these settings resolve to, one tick being one millisecond:
     /// the one place `[lock]` becomes a [`Config`]; the model runs it as it is and the
-    /// simulator scales its spans. The retry delay is zero: the model lets time pass between
-    /// any two steps, which covers every delay (the simulator draws its own).
+    /// simulator scales its spans. The retry delay is `retry_delay_ticks`, zero by default: the
+    /// model lets time pass between any two steps, which covers every longer delay (the
+    /// simulator draws its own).
     pub fn config(&self) -> Config {
         Config {
             drift: DriftPolicy::fixed(Millis(u64::from(self.drift_ticks))),
             round_timeout: Millis(u64::from(self.round_timeout_ticks)),
             retry: RetryPolicy {
                 attempts: u32::from(self.attempts),
-                delay_min: Millis::ZERO,
-                delay_max: Millis::ZERO,
+                delay_min: Millis(u64::from(self.retry_delay_ticks)),
+                delay_max: Millis(u64::from(self.retry_delay_ticks)),
             },
             unlock: self.unlock,
             validity_check: self.validity_check,
@@ -376,6 +394,17 @@ pub struct FaultSettings {
     pub clock_jumps: Option<JumpSettings>,
     /// Node crashes.
     pub crashes: Option<CrashSettings>,
+    /// Client crashes.
+    pub client_crashes: Option<ClientCrashSettings>,
+}
+
+/// `[faults.client_crashes]`: a client process dies for good, wherever it is in its lock's
+/// life. It sends nothing more (no unlock), believes nothing more, and its keys stay on the
+/// nodes until they expire; requests it sent before dying still arrive.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ClientCrashSettings {
+    /// How many client crashes in the whole run (default 1 when the table is present).
+    pub count: u8,
 }
 
 /// `[failover]`: the single-master baseline with one asynchronously replicated replica that
@@ -787,7 +816,22 @@ impl Validator<'_> {
         let round_timeout_ticks =
             self.opt_range(&l.round_timeout_ticks, 1, 1, 60, "round_timeout_ticks")?;
         let attempts = self.opt_range(&l.attempts, 1, 1, 4, "attempts")?;
+        let retry_delay_ticks =
+            self.opt_range(&l.retry_delay_ticks, 0, 0, 60, "retry_delay_ticks")?;
         let extensions = self.opt_range(&l.extensions, 0, 0, 3, "extensions")?;
+        let token = l.token.as_ref().map_or(Tokens::Unique, |t| *t.get_ref());
+        if let Some(at) = l
+            .token
+            .as_ref()
+            .filter(|_| failover && token == Tokens::Shared)
+        {
+            // The replica's key is told by its token alone, which a shared value no longer
+            // ties to one client.
+            return Err(ScenarioError::OutOfRange {
+                at: self.at(at),
+                message: "token = \"shared\" cannot be combined with [failover]".to_owned(),
+            });
+        }
         Ok(LockSettings {
             nodes: nodes as u8,
             clients: clients as u8,
@@ -795,6 +839,7 @@ impl Validator<'_> {
             drift_ticks,
             round_timeout_ticks,
             attempts: attempts as u8,
+            retry_delay_ticks,
             unlock: match l.unlock.unwrap_or(Unlock::CompareAndDelete) {
                 Unlock::CompareAndDelete => UnlockMode::CompareAndDelete,
                 Unlock::Del => UnlockMode::PlainDel,
@@ -810,6 +855,7 @@ impl Validator<'_> {
             },
             extensions: extensions as u8,
             extension_quorum: l.extension_quorum.unwrap_or(ExtensionQuorum::Majority),
+            token,
         })
     }
 
@@ -945,10 +991,27 @@ impl Validator<'_> {
                 })
             }
         };
+        let client_crashes = match &f.client_crashes {
+            None => None,
+            Some(c) => {
+                let count = self.opt_range(&c.count, 1, 0, 3, "client_crashes.count")?;
+                if count > u32::from(lock.clients) {
+                    return Err(ScenarioError::TooManyFaults {
+                        at: self.at(c.count.as_ref().expect("a count above 1 was written")),
+                        message: format!(
+                            "{count} client crashes is more than the {} clients",
+                            lock.clients
+                        ),
+                    });
+                }
+                Some(ClientCrashSettings { count: count as u8 })
+            }
+        };
         Ok(FaultSettings {
             pauses,
             clock_jumps,
             crashes,
+            client_crashes,
         })
     }
 }
@@ -1054,6 +1117,50 @@ mod tests {
         )
         .unwrap_err();
         assert!(e.to_string().contains("client_guard_ticks"), "{e}");
+    }
+
+    #[test]
+    fn tokens_client_crashes_and_retry_delays_are_read_and_checked() {
+        let s = parse("[expect]\n\"mutual exclusion\" = \"holds\"\n").unwrap();
+        assert_eq!(
+            (
+                s.lock.token,
+                s.faults.client_crashes,
+                s.lock.retry_delay_ticks
+            ),
+            (Tokens::Unique, None, 0)
+        );
+        let s = parse(
+            "[lock]\ntoken = \"shared\"\nretry_delay_ticks = 3\n[faults.client_crashes]\n\
+             [expect]\n\"mutual exclusion\" = \"holds\"\n",
+        )
+        .unwrap();
+        assert_eq!(s.lock.token, Tokens::Shared);
+        assert_eq!(
+            s.faults.client_crashes,
+            Some(ClientCrashSettings { count: 1 })
+        );
+        assert_eq!(s.lock.config().retry.delay_min, Millis(3));
+        let e = parse(
+            "[lock]\nclients = 2\n[faults.client_crashes]\ncount = 3\n\
+             [expect]\n\"mutual exclusion\" = \"holds\"\n",
+        )
+        .unwrap_err();
+        assert!(e.to_string().starts_with("s.toml:9:9: "), "{e}");
+        assert!(e.to_string().contains("more than the 2 clients"), "{e}");
+        let e = parse(
+            "[lock]\nnodes = 1\ntoken = \"shared\"\n[failover]\n\
+             [expect]\n\"mutual exclusion\" = \"holds\"\n",
+        )
+        .unwrap_err();
+        assert!(e.to_string().starts_with("s.toml:8:9: "), "{e}");
+        let e = parse("[lock]\ntoken = \"random\"\n[expect]\n\"mutual exclusion\" = \"holds\"\n")
+            .unwrap_err();
+        assert!(e.to_string().contains("s.toml:7:"), "{e}");
+        let e =
+            parse("[lock]\nretry_delay_ticks = 61\n[expect]\n\"mutual exclusion\" = \"holds\"\n")
+                .unwrap_err();
+        assert!(e.to_string().contains("retry_delay_ticks"), "{e}");
     }
 
     #[test]

@@ -59,7 +59,9 @@ const NOT_REACHED: [(&str, Property); 5] = [
 ];
 
 /// The scenarios the bridge refuses and the feature it names, in name order.
-const REFUSED: [(&str, &str); 8] = [
+const REFUSED: [(&str, &str); 11] = [
+    ("client-crash-retry-outlasts-ttl", "[faults.client_crashes]"),
+    ("client-crash-while-holding", "[faults.client_crashes]"),
     (
         "crash-restart-client-guard-one-tick-short",
         "[faults.crashes] client_guard_ticks",
@@ -80,6 +82,7 @@ const REFUSED: [(&str, &str); 8] = [
     ("lock-extension-minority-accepted", "[lock] extensions"),
     ("master-replica-failover", "[failover]"),
     ("master-replica-failover-promotion-delay", "[failover]"),
+    ("shared-token-unlock-on-failed-acquire", "[lock] token"),
 ];
 
 #[test]

@@ -5,7 +5,7 @@ use std::sync::Mutex;
 
 use crate::node::Persistence;
 use crate::proto::{Fencing, LockParams, NodeSet};
-use crate::scenario::{Bound, JumpTarget, MAX_MODEL_CLIENTS, Scenario};
+use crate::scenario::{Bound, JumpTarget, MAX_MODEL_CLIENTS, Scenario, Tokens};
 use crate::storage::{Protection, TokenSource};
 use crate::time::Millis;
 
@@ -54,12 +54,16 @@ pub(crate) struct Shape {
     pub jump_target: JumpTarget,
     pub jump_index: Option<u8>,
     pub crashes: u8,
+    /// Client crashes in the whole run (`[faults.client_crashes]`).
+    pub client_crashes: u8,
     pub persistence: Persistence,
     pub restart_delay: Millis,
     pub restart: bool,
     /// The clients' restarted-node guard, on the restarted node's clock.
     pub client_guard: Millis,
     pub failover: Option<Millis>,
+    /// Every client draws the same token value (`[lock] token = "shared"`).
+    pub shared_token: bool,
     pub symmetry: bool,
     pub horizon: u32,
     pub isolated_rounds: bool,
@@ -126,6 +130,11 @@ impl Shape {
             jump_target: jumps.map_or(JumpTarget::Any, |j| j.target),
             jump_index: jumps.and_then(|j| j.index),
             crashes: crashes.map_or(0, |c| c.count),
+            client_crashes: scenario
+                .faults
+                .client_crashes
+                .as_ref()
+                .map_or(0, |c| c.count),
             persistence: crashes.map_or(Persistence::None, |c| c.persistence),
             restart_delay: Millis(crashes.map_or(0, |c| u64::from(c.restart_delay_ticks))),
             restart: crashes.is_none_or(|c| c.restart),
@@ -136,6 +145,7 @@ impl Shape {
                 .map(|f| Millis(u64::from(f.promotion_delay_ticks))),
             // The fencing view hashes per-client and per-node counters in index order
             // (`fence.rs`), which the symmetry reduction would not permute with the rows.
+            shared_token: lock.token == Tokens::Shared,
             symmetry: scenario.symmetry && token_source == TokenSource::Ideal,
             horizon: scenario.liveness.horizon_ticks,
             isolated_rounds: scenario.liveness.isolated_rounds,

@@ -128,11 +128,13 @@ pub(crate) struct RawLock {
     pub drift_ticks: Option<Spanned<u32>>,
     pub round_timeout_ticks: Option<Spanned<u32>>,
     pub attempts: Option<Spanned<u32>>,
+    pub retry_delay_ticks: Option<Spanned<u32>>,
     pub unlock: Option<super::Unlock>,
     pub validity_check: Option<bool>,
     pub decision: Option<super::Decision>,
     pub extensions: Option<Spanned<u32>>,
     pub extension_quorum: Option<super::ExtensionQuorum>,
+    pub token: Option<Spanned<super::Tokens>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -167,6 +169,7 @@ pub(crate) struct RawFaults {
     pub pauses: Option<RawPauses>,
     pub clock_jumps: Option<RawJumps>,
     pub crashes: Option<RawCrashes>,
+    pub client_crashes: Option<RawClientCrashes>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -193,6 +196,12 @@ pub(crate) struct RawCrashes {
     pub restart_delay_ticks: Option<Spanned<u32>>,
     pub restart: Option<bool>,
     pub client_guard_ticks: Option<Spanned<u32>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawClientCrashes {
+    pub count: Option<Spanned<u32>>,
 }
 
 #[derive(Debug, Deserialize)]

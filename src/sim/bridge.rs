@@ -128,9 +128,11 @@ impl SimConfig {
     /// # Refused
     ///
     /// [`SimConfigError::Unsupported`] names the feature: `[failover]` (the simulator has no
-    /// replication), `[lock] extensions` above 0 (its clients never extend) and
-    /// `[faults.crashes] client_guard_ticks` (its clients do not read node uptimes) and
-    /// `[storage] token_source = "counter-after-acquire"` (it has no separate counter node;
+    /// replication), `[faults.client_crashes]` (its clients never die), `[lock] extensions`
+    /// above 0 (its clients never extend), `[faults.crashes] client_guard_ticks` (its clients
+    /// do not read node uptimes), `[lock] retry_delay_ticks` above 0 (its clients draw their
+    /// own retry delays), `[lock] token = "shared"` (its clients draw their own random tokens)
+    /// and `[storage] token_source = "counter-after-acquire"` (it has no separate counter node;
     /// the lock-quorum sources run with the same per-node counters as the model). The liveness
     /// property `eventually acquired` and its `[liveness]` table are not judged by the
     /// simulator; the CLI says so.
@@ -145,6 +147,13 @@ impl SimConfig {
                 scenario: scenario.name.clone(),
                 feature: "[failover]",
                 reason: "every simulated node is an independent master without replication; check it with `redlock-lab check`",
+            });
+        }
+        if scenario.faults.client_crashes.is_some() {
+            return Err(SimConfigError::Unsupported {
+                scenario: scenario.name.clone(),
+                feature: "[faults.client_crashes]",
+                reason: "the simulated clients never die; check client crashes with `redlock-lab check`",
             });
         }
         let lock = &scenario.lock;
@@ -166,6 +175,20 @@ impl SimConfig {
                 scenario: scenario.name.clone(),
                 feature: "[faults.crashes] client_guard_ticks",
                 reason: "the simulated clients do not read node uptimes (the Redis client's restart guard is tested live); check it with `redlock-lab check`",
+            });
+        }
+        if lock.retry_delay_ticks > 0 {
+            return Err(SimConfigError::Unsupported {
+                scenario: scenario.name.clone(),
+                feature: "[lock] retry_delay_ticks",
+                reason: "the simulated clients draw their own retry delays; check a least retry delay with `redlock-lab check`",
+            });
+        }
+        if lock.token == crate::scenario::Tokens::Shared {
+            return Err(SimConfigError::Unsupported {
+                scenario: scenario.name.clone(),
+                feature: "[lock] token",
+                reason: "the simulated clients draw their tokens from their own random source; check a shared token with `redlock-lab check`",
             });
         }
         if scenario
