@@ -30,7 +30,7 @@
 //! | `storage safety` | always | the storage never applies an op of an older lock epoch after one of a newer epoch (fenced order); only with `[storage]` |
 //! | `no lost update` | always | the counter equals the writes acknowledged; only with `[storage]` |
 //! | `lock acquired` | sometimes | some client acquires: the witness that a verdict of "holds" is not vacuous |
-//! | `eventually acquired` | eventually | on every run, some client acquires before the horizon |
+//! | `eventually acquired` | eventually | on every run, some client (the one `[liveness] client` names, if any) acquires before the horizon |
 //!
 //! `eventually acquired` is judged on a separate, bounded run ([`Mode::Liveness`]): stateright's
 //! `eventually` is incomplete on cyclic graphs, so that run hashes true time and stops at
@@ -38,6 +38,9 @@
 //! prompt — time passes only when no client step and no delivery is enabled — while faults stay
 //! nondeterministic; with `isolated_rounds`, also assumption F of research/scenarios.md (a round
 //! begins only when no other round runs, i.e. random retry delays eventually separate clients).
+//! With `[liveness] client`, a holder that still believes is working rather than idle: time may
+//! pass while it holds, and it releases or extends when it likes; a holder whose lease ran out
+//! is prompt again.
 //!
 //! # Sound shortcuts
 //!
@@ -478,7 +481,10 @@ impl Model for RedlockModel {
             }
             Mode::Liveness => properties.push(Property::eventually(
                 property::EVENTUALLY_ACQUIRED,
-                |_, s: &World| s.acquired != 0,
+                |m: &RedlockModel, s: &World| match m.shape.liveness_client {
+                    Some(c) => s.acquired >> c & 1 != 0,
+                    None => s.acquired != 0,
+                },
             )),
         }
         properties
@@ -625,6 +631,47 @@ mod tests {
             &steps,
         );
         assert!(unique.nodes[0].state.entry.is_some(), "c1's own key stays");
+    }
+
+    #[test]
+    fn unbounded_extensions_are_not_counted_and_a_working_holder_lets_time_pass() {
+        let body = "[lock]\nnodes = 1\nclients = 1\nttl_ticks = 3\ndrift_ticks = 1\n\
+                    extensions = \"unbounded\"\n[liveness]\nclient = 1";
+        let s = scenario(body);
+        let model = RedlockModel::with_mode(&s, Mode::Liveness);
+        let held = run(&model, &[Step::Begin(0), deliver(0, 0), Step::Decide(0)]);
+        let mut enabled = Vec::new();
+        model.actions(&held, &mut enabled);
+        // c1 believes, so it is working: time may pass while it holds.
+        assert!(enabled.contains(&Step::Tick), "{enabled:?}");
+        let extended = run(
+            &model,
+            &[
+                Step::Begin(0),
+                deliver(0, 0),
+                Step::Decide(0),
+                Step::Tick,
+                Step::Extend(0),
+                deliver(0, 0),
+                Step::Decide(0),
+            ],
+        );
+        assert_eq!(extended.clients[0].extensions, 0, "not counted");
+        assert!(extended.believes(0));
+        enabled.clear();
+        model.actions(&extended, &mut enabled);
+        assert!(enabled.contains(&Step::Extend(0)));
+        // Without `[liveness] client` the holder is prompt: no tick while it can release.
+        let prompt = RedlockModel::with_mode(
+            &scenario(
+                "[lock]\nnodes = 1\nclients = 1\nttl_ticks = 3\ndrift_ticks = 1\nextensions = 1",
+            ),
+            Mode::Liveness,
+        );
+        let held = run(&prompt, &[Step::Begin(0), deliver(0, 0), Step::Decide(0)]);
+        enabled.clear();
+        prompt.actions(&held, &mut enabled);
+        assert!(!enabled.contains(&Step::Tick), "{enabled:?}");
     }
 
     fn deliver(client: u8, node: u8) -> Step {

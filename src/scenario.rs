@@ -53,6 +53,10 @@ pub const MAX_MODEL_NODES: usize = 5;
 /// The most clients a model may have.
 pub const MAX_MODEL_CLIENTS: usize = 3;
 
+/// [`LockSettings::extensions`] for `extensions = "unbounded"`: a holder may extend as often
+/// as it likes. The model does not count such extensions, so the state space stays finite.
+pub const UNBOUNDED_EXTENSIONS: u8 = u8::MAX;
+
 /// Property names, as `[expect]`, the CLI and the JSON report spell them.
 pub mod property {
     /// Always: no two clients believe they hold the lock at the same true time.
@@ -251,7 +255,8 @@ pub struct LockSettings {
     pub validity_check: ValidityCheck,
     /// When a round is decided (default at quorum, as in the core).
     pub decision: RoundDecision,
-    /// Extension rounds a client may run while it holds the lock (default 0).
+    /// Extension rounds a client may run while it holds the lock (default 0), or
+    /// [`UNBOUNDED_EXTENSIONS`]: no cap at all.
     pub extensions: u8,
     /// How an extension round is counted (default a majority of all `N`).
     pub extension_quorum: ExtensionQuorum,
@@ -422,6 +427,11 @@ pub struct LivenessSettings {
     pub horizon_ticks: u32,
     /// Fairness assumption F: a round begins only when no other round is running (default false).
     pub isolated_rounds: bool,
+    /// `client` (1-based in the file, 0-based here): `eventually acquired` asks that this one
+    /// client acquires, and a holder may keep the lock while time passes for as long as it
+    /// believes (it is working), instead of releasing promptly (default none: some client,
+    /// and every process prompt).
+    pub client: Option<u8>,
 }
 
 /// A validated scenario: everything needed to build the model.
@@ -661,6 +671,13 @@ impl Validator<'_> {
                 "horizon_ticks",
             )?,
             isolated_rounds: raw.liveness.isolated_rounds.unwrap_or(false),
+            client: match &raw.liveness.client {
+                Some(c) => Some(
+                    self.range(c, 1, u32::from(lock.clients), "liveness client (1-based)")? as u8
+                        - 1,
+                ),
+                None => None,
+            },
         };
         let mut expect = Vec::new();
         let mut mechanism = Vec::new();
@@ -818,7 +835,21 @@ impl Validator<'_> {
         let attempts = self.opt_range(&l.attempts, 1, 1, 4, "attempts")?;
         let retry_delay_ticks =
             self.opt_range(&l.retry_delay_ticks, 0, 0, 60, "retry_delay_ticks")?;
-        let extensions = self.opt_range(&l.extensions, 0, 0, 3, "extensions")?;
+        let extensions = match &l.extensions {
+            None => 0,
+            Some(e) => match *e.get_ref() {
+                RawBound::Unbounded => UNBOUNDED_EXTENSIONS,
+                RawBound::Ticks(n) if n > 3 => {
+                    return Err(ScenarioError::OutOfRange {
+                        at: self.at(e),
+                        message: format!(
+                            "extensions is {n}, but must lie in 0..=3, or be \"unbounded\""
+                        ),
+                    });
+                }
+                RawBound::Ticks(n) => n as u8,
+            },
+        };
         let token = l.token.as_ref().map_or(Tokens::Unique, |t| *t.get_ref());
         if let Some(at) = l
             .token
@@ -853,7 +884,7 @@ impl Validator<'_> {
                 Decision::AtQuorum => RoundDecision::AtQuorum,
                 Decision::AllReplies => RoundDecision::AllReplies,
             },
-            extensions: extensions as u8,
+            extensions,
             extension_quorum: l.extension_quorum.unwrap_or(ExtensionQuorum::Majority),
             token,
         })
@@ -1161,6 +1192,24 @@ mod tests {
             parse("[lock]\nretry_delay_ticks = 61\n[expect]\n\"mutual exclusion\" = \"holds\"\n")
                 .unwrap_err();
         assert!(e.to_string().contains("retry_delay_ticks"), "{e}");
+    }
+
+    #[test]
+    fn unbounded_extensions_and_the_liveness_client_are_read_and_checked() {
+        let s = parse(
+            "[lock]\nextensions = \"unbounded\"\n[liveness]\nclient = 2\n\
+             [expect]\n\"mutual exclusion\" = \"holds\"\n",
+        )
+        .unwrap();
+        assert_eq!(s.lock.extensions, UNBOUNDED_EXTENSIONS);
+        assert_eq!(s.liveness.client, Some(1));
+        let e = parse("[lock]\nextensions = 4\n[expect]\n\"mutual exclusion\" = \"holds\"\n")
+            .unwrap_err();
+        assert!(e.to_string().starts_with("s.toml:7:14: "), "{e}");
+        assert!(e.to_string().contains("\"unbounded\""), "{e}");
+        let e = parse("[liveness]\nclient = 3\n[expect]\n\"mutual exclusion\" = \"holds\"\n")
+            .unwrap_err();
+        assert!(e.to_string().starts_with("s.toml:7:10: "), "{e}");
     }
 
     #[test]

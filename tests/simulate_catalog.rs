@@ -59,7 +59,7 @@ const NOT_REACHED: [(&str, Property); 5] = [
 ];
 
 /// The scenarios the bridge refuses and the feature it names, in name order.
-const REFUSED: [(&str, &str); 11] = [
+const REFUSED: [(&str, &str); 13] = [
     ("client-crash-retry-outlasts-ttl", "[faults.client_crashes]"),
     ("client-crash-while-holding", "[faults.client_crashes]"),
     (
@@ -79,7 +79,9 @@ const REFUSED: [(&str, &str); 11] = [
         "[storage] token_source",
     ),
     ("lock-extension", "[lock] extensions"),
+    ("lock-extension-capped", "[lock] extensions"),
     ("lock-extension-minority-accepted", "[lock] extensions"),
+    ("lock-extension-unbounded", "[lock] extensions"),
     ("master-replica-failover", "[failover]"),
     ("master-replica-failover-promotion-delay", "[failover]"),
     ("shared-token-unlock-on-failed-acquire", "[lock] token"),

@@ -67,6 +67,9 @@ pub(crate) struct Shape {
     pub symmetry: bool,
     pub horizon: u32,
     pub isolated_rounds: bool,
+    /// `[liveness] client`: the one client `eventually acquired` waits for; holders then keep
+    /// the lock across time while they believe.
+    pub liveness_client: Option<u8>,
     /// Hash the ghost fields in full: which clients acquired, and (without storage) the lock
     /// epochs. Off by default, where the fingerprint keeps only what a property reads (see
     /// `view.rs`); on with user invariants, which may read any field of the world.
@@ -149,7 +152,9 @@ impl Shape {
             symmetry: scenario.symmetry && token_source == TokenSource::Ideal,
             horizon: scenario.liveness.horizon_ticks,
             isolated_rounds: scenario.liveness.isolated_rounds,
-            exact_ghosts: false,
+            liveness_client: scenario.liveness.client,
+            // Which client acquired is then what the property reads: hash every client's bit.
+            exact_ghosts: mode == Mode::Liveness && scenario.liveness.client.is_some(),
             dead_nodes: true,
             idle_jumps_pruned: true,
             phantoms: false,

@@ -12,7 +12,7 @@ use crate::proto::{
     Answer, Effects, Entropy, Event, LockPhase, LockState, NodeId, NodeSet, Op, Reply, Request,
     RetryPolicy, Token,
 };
-use crate::scenario::{Bound, JumpTarget};
+use crate::scenario::{Bound, JumpTarget, UNBOUNDED_EXTENSIONS};
 use crate::storage::{StorageOp, StorageReply};
 use crate::time::Millis;
 
@@ -424,7 +424,15 @@ impl World {
     pub(crate) fn steps(&self, out: &mut Vec<Step>) {
         let before = out.len();
         self.prompt_steps(out);
-        let nobody_can_act = out.len() == before;
+        // With `[liveness] client`, a holder that still believes is working: it may release or
+        // extend whenever it likes, and time passes meanwhile.
+        let working = |step: &Step| match *step {
+            Step::Release(c) | Step::Extend(c) => {
+                self.shape.liveness_client.is_some() && self.believes(usize::from(c))
+            }
+            _ => false,
+        };
+        let nobody_can_act = out[before..].iter().all(working);
         let tick_allowed = (0..self.shape.clients).all(|c| self.allowance_left(c))
             && match self.shape.mode {
                 Mode::Safety => self.shape.exact_time.is_none_or(|h| self.now < h),
@@ -638,7 +646,12 @@ impl World {
             Step::Extend(c) => {
                 let c = usize::from(c);
                 let now = w.client_clock(c);
-                w.clients[c].extensions += 1;
+                // Unbounded extensions are not counted: the count would only grow, and without
+                // it a holder that keeps extending comes back to the same state, a cycle the
+                // safety run handles and the liveness run cuts at its horizon.
+                if shape.extensions != UNBOUNDED_EXTENSIONS {
+                    w.clients[c].extensions += 1;
+                }
                 let effects = w.clients[c].lock.extend(&shape.params, now).ok()?;
                 w.carry_out(c, effects);
             }
