@@ -67,7 +67,8 @@ pub mod property {
     pub const NO_LOST_UPDATE: &str = "no lost update";
     /// Sometimes: some client acquires the lock (the non-vacuity witness).
     pub const LOCK_ACQUIRED: &str = "lock acquired";
-    /// Eventually, on a bounded horizon: some client acquires the lock.
+    /// Eventually, on a bounded horizon: some client (or the one `[liveness] client` names)
+    /// acquires the lock.
     pub const EVENTUALLY_ACQUIRED: &str = "eventually acquired";
     /// Every built-in property.
     pub const ALL: [&str; 5] = [
