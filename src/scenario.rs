@@ -413,8 +413,9 @@ pub struct ClientCrashSettings {
     pub count: u8,
 }
 
-/// `[failover]`: the single-master baseline with one asynchronously replicated replica that
-/// is promoted when the master fails.
+/// `[failover]`: node n1 is a master with one asynchronously replicated replica that is
+/// promoted when the master fails. With `nodes = 1` it is the single-master baseline; with
+/// more, n1 is one Redlock node that fails over inside itself, next to independent masters.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FailoverSettings {
     /// The promoted replica refuses requests for this many ticks (default 0).
@@ -801,21 +802,10 @@ impl Validator<'_> {
         Ok(out)
     }
 
+    /// `failover`: whether the file has `[failover]` (which a shared token cannot join).
     fn lock(&self, raw: &RawScenario, failover: bool) -> Result<LockSettings, ScenarioError> {
         let l = &raw.lock;
         let nodes = self.opt_range(&l.nodes, 3, 1, MAX_MODEL_NODES as u32, "nodes")?;
-        if failover && nodes != 1 {
-            let at = l
-                .nodes
-                .as_ref()
-                .map_or_else(|| self.at(&raw.name), |n| self.at(n));
-            return Err(ScenarioError::OutOfRange {
-                at,
-                message: format!(
-                    "[failover] models one master and its replica, so nodes must be 1, not {nodes}"
-                ),
-            });
-        }
         let clients = self.opt_range(&l.clients, 2, 1, MAX_MODEL_CLIENTS as u32, "clients")?;
         let ttl_ticks = self.opt_range(&l.ttl_ticks, 10, 1, 60, "ttl_ticks")?;
         let drift_ticks = self.opt_range(&l.drift_ticks, 1, 0, 60, "drift_ticks")?;
@@ -1211,6 +1201,19 @@ mod tests {
         let e = parse("[liveness]\nclient = 3\n[expect]\n\"mutual exclusion\" = \"holds\"\n")
             .unwrap_err();
         assert!(e.to_string().starts_with("s.toml:7:10: "), "{e}");
+    }
+
+    #[test]
+    fn failover_may_replicate_one_of_several_nodes() {
+        let s = parse(
+            "[lock]\nnodes = 3\n[failover]\npromotion_delay_ticks = 3\n\
+             [expect]\n\"mutual exclusion\" = \"holds\"\n",
+        )
+        .unwrap();
+        assert_eq!(
+            (s.lock.nodes, s.failover.map(|f| f.promotion_delay_ticks)),
+            (3, Some(3))
+        );
     }
 
     #[test]

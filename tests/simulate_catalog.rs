@@ -59,7 +59,7 @@ const NOT_REACHED: [(&str, Property); 5] = [
 ];
 
 /// The scenarios the bridge refuses and the feature it names, in name order.
-const REFUSED: [(&str, &str); 13] = [
+const REFUSED: [(&str, &str); 15] = [
     ("client-crash-retry-outlasts-ttl", "[faults.client_crashes]"),
     ("client-crash-while-holding", "[faults.client_crashes]"),
     (
@@ -84,6 +84,11 @@ const REFUSED: [(&str, &str); 13] = [
     ("lock-extension-unbounded", "[lock] extensions"),
     ("master-replica-failover", "[failover]"),
     ("master-replica-failover-promotion-delay", "[failover]"),
+    ("redlock-replicated-node-failover", "[failover]"),
+    (
+        "redlock-replicated-node-failover-promotion-delay",
+        "[failover]",
+    ),
     ("shared-token-unlock-on-failed-acquire", "[lock] token"),
 ];
 

@@ -146,10 +146,14 @@ impl Shape {
                 .failover
                 .as_ref()
                 .map(|f| Millis(u64::from(f.promotion_delay_ticks))),
-            // The fencing view hashes per-client and per-node counters in index order
-            // (`fence.rs`), which the symmetry reduction would not permute with the rows.
             shared_token: lock.token == Tokens::Shared,
-            symmetry: scenario.symmetry && token_source == TokenSource::Ideal,
+            // The fencing view hashes per-client and per-node counters in index order
+            // (`fence.rs`), which the symmetry reduction would not permute with the rows. With
+            // `[failover]` on several nodes only n1 has a replica, and sorting the node rows
+            // would forget which row is n1's: no symmetry reduction then.
+            symmetry: scenario.symmetry
+                && token_source == TokenSource::Ideal
+                && (scenario.failover.is_none() || lock.nodes == 1),
             horizon: scenario.liveness.horizon_ticks,
             isolated_rounds: scenario.liveness.isolated_rounds,
             liveness_client: scenario.liveness.client,

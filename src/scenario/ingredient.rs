@@ -36,7 +36,7 @@ pub enum Ingredient {
     MessageLoss,
     /// `[storage] max_delay_ticks`: a storage op may travel.
     StorageDelay,
-    /// `[failover]`: the single master fails and its replica is promoted.
+    /// `[failover]`: the master n1 fails and its replica is promoted.
     Failover,
     /// `[lock] unlock = "del"`: release with plain `DEL`.
     UnlockDel,
@@ -170,7 +170,7 @@ impl Ingredient {
                     storage.max_delay = Bound::Ticks(0);
                 }
             }
-            // One master that never fails: the single-node baseline.
+            // n1 is a master that never fails, like the other nodes.
             Ingredient::Failover => s.failover = None,
             Ingredient::UnlockDel => s.lock.unlock = UnlockMode::CompareAndDelete,
             Ingredient::NoValidityCheck => s.lock.validity_check = ValidityCheck::On,
