@@ -23,7 +23,7 @@ use proptest::test_runner::{
 };
 use redlock_lab::catalog::CATALOG;
 use redlock_lab::check::{Check, Report};
-use redlock_lab::scenario::{Scenario, Verdict, property};
+use redlock_lab::scenario::{Scenario, Tokens, Verdict, property};
 use redlock_lab::sim::{
     self, Fault, FaultPlan, Process, Property, ScheduledFault, SimConfig, SimConfigError,
 };
@@ -76,7 +76,10 @@ fn proven(report: &Report) -> Vec<Property> {
 /// Whether the bridge refuses `scenario` (asserted by the last test).
 fn refused(scenario: &Scenario) -> bool {
     scenario.failover.is_some()
+        || scenario.faults.client_crashes.is_some()
         || scenario.lock.extensions > 0
+        || scenario.lock.retry_delay_ticks > 0
+        || scenario.lock.token == Tokens::Shared
         || client_guard(scenario)
         || separate_counter(scenario)
 }
@@ -407,14 +410,21 @@ fn the_bridge_refuses_failover_extension_the_client_guard_and_a_separate_counter
                 assert_eq!(config.ttl, Millis(u64::from(scenario.lock.ttl_ticks)));
             }
             Err(SimConfigError::Unsupported { feature, .. }) => {
+                // In the order the bridge checks them.
                 let expected = if scenario.failover.is_some() {
                     "[failover]"
+                } else if scenario.faults.client_crashes.is_some() {
+                    "[faults.client_crashes]"
+                } else if scenario.lock.extensions > 0 {
+                    "[lock] extensions"
                 } else if client_guard(&scenario) {
                     "[faults.crashes] client_guard_ticks"
-                } else if separate_counter(&scenario) {
-                    "[storage] token_source"
+                } else if scenario.lock.retry_delay_ticks > 0 {
+                    "[lock] retry_delay_ticks"
+                } else if scenario.lock.token == Tokens::Shared {
+                    "[lock] token"
                 } else {
-                    "[lock] extensions"
+                    "[storage] token_source"
                 };
                 assert_eq!(feature, expected, "{}", scenario.name);
                 assert!(refused(&scenario));
