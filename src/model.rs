@@ -639,6 +639,8 @@ mod tests {
                     extensions = \"unbounded\"\n[liveness]\nclient = 1";
         let s = scenario(body);
         let model = RedlockModel::with_mode(&s, Mode::Liveness);
+        // The run waits for one named client: permuting the clients would swap it.
+        assert!(!model.shape.symmetry && RedlockModel::new(&s).shape.symmetry);
         let held = run(&model, &[Step::Begin(0), deliver(0, 0), Step::Decide(0)]);
         let mut enabled = Vec::new();
         model.actions(&held, &mut enabled);

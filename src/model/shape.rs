@@ -150,10 +150,12 @@ impl Shape {
             // The fencing view hashes per-client and per-node counters in index order
             // (`fence.rs`), which the symmetry reduction would not permute with the rows. With
             // `[failover]` on several nodes only n1 has a replica, and sorting the node rows
-            // would forget which row is n1's: no symmetry reduction then.
+            // would forget which row is n1's: no symmetry reduction then. Nor in a liveness run
+            // that waits for one named client, which permuting the clients would swap.
             symmetry: scenario.symmetry
                 && token_source == TokenSource::Ideal
-                && (scenario.failover.is_none() || lock.nodes == 1),
+                && (scenario.failover.is_none() || lock.nodes == 1)
+                && !(mode == Mode::Liveness && scenario.liveness.client.is_some()),
             horizon: scenario.liveness.horizon_ticks,
             isolated_rounds: scenario.liveness.isolated_rounds,
             liveness_client: scenario.liveness.client,
