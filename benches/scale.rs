@@ -10,6 +10,10 @@
 //! and a memory guard of `SCALE_MAX_MEMORY_MB` (default 6000); a run stopped by either is
 //! reported as `incomplete` with how far it got.
 //!
+//! The last columns are stateright's own depth-first checker on the same model and threads
+//! (two-client rows: it has no cutoff for three clients), the engine the default replaced:
+//! the CPU ratio is its CPU time over the default's.
+//!
 //! A second table is the growth curve (ttl 4 to 16) with each of the model's reductions
 //! switched off alone: dead nodes, idle clock jumps, ghost fields with the tallies of
 //! settled rounds, and symmetry (`benches/reductions.rs` measures symmetry, time shift and ghosts on catalog
@@ -101,6 +105,8 @@ jump_ticks = 1
 struct Measured {
     states: u64,
     seconds: f64,
+    /// CPU seconds (user and system, every thread): the fairer figure on a shared machine.
+    cpu_seconds: f64,
     peak_bytes: u64,
     verdict: String,
 }
@@ -129,10 +135,11 @@ fn main() {
         if quick { ", small rows only" } else { "" }
     );
     println!(
-        "{:<22} {:>11} {:>8} {:>8} {:>8}  {:<34} | {:>11} {:>8} {:>8} {:>8}  {:>6}",
+        "{:<22} {:>11} {:>8} {:>8} {:>8} {:>8}  {:<34} | {:>11} {:>8} {:>8} {:>8}  {:>6} | {:>8} {:>8} {:>6}",
         "config (jump +1, drift 1)",
         "states",
         "seconds",
+        "CPU s",
         "peak MB",
         "B/state",
         "verdict (default: depth first)",
@@ -140,7 +147,10 @@ fn main() {
         "seconds",
         "peak MB",
         "B/state",
-        "time x"
+        "time x",
+        "sr DFS s",
+        "CPU s",
+        "CPU x"
     );
     for config in CONFIGS.iter().filter(|c| c.small || !quick) {
         let file = dir.join(format!("{}.toml", config.name()));
@@ -164,11 +174,25 @@ fn main() {
             ),
             None => format!("{:>11} {:>8} {:>8} {:>8}  {:>6}", "-", "-", "-", "-", ""),
         };
+        // stateright's own depth-first checker on the same model and threads (two clients
+        // only: it has no cutoff for three), the engine the default replaced.
+        let stateright = (config.clients == 2).then(|| measure(&file, "off:none", time_limit, 0));
+        let stateright_columns = match &stateright {
+            Some(s) if !s.verdict.starts_with("incomplete") => format!(
+                "{:>8.2} {:>8.2} {:>5.2}x",
+                s.seconds,
+                s.cpu_seconds,
+                s.cpu_seconds / default.cpu_seconds.max(1e-9)
+            ),
+            Some(s) => format!("{:>7.0}+ {:>8} {:>6}", s.seconds, "-", ""),
+            None => format!("{:>8} {:>8} {:>6}", "-", "-", ""),
+        };
         println!(
-            "{:<22} {:>11} {:>8.2} {:>8.0} {:>8.0}  {:<34} | {baseline_columns}",
+            "{:<22} {:>11} {:>8.2} {:>8.2} {:>8.0} {:>8.0}  {:<34} | {baseline_columns} | {stateright_columns}",
             label,
             default.states,
             default.seconds,
+            default.cpu_seconds,
             megabytes(default.peak_bytes),
             per_state(&default),
             default.verdict,
@@ -254,7 +278,7 @@ fn measure(file: &Path, strategy: &str, time_limit: u64, memory_mb: u64) -> Meas
     let line = stdout.lines().last().unwrap_or_default();
     let fields: Vec<&str> = line.split('\t').collect();
     assert!(
-        out.status.success() && fields.len() == 4,
+        out.status.success() && fields.len() == 5,
         "child failed on {}: {line}\n{}",
         file.display(),
         String::from_utf8_lossy(&out.stderr)
@@ -262,8 +286,9 @@ fn measure(file: &Path, strategy: &str, time_limit: u64, memory_mb: u64) -> Meas
     Measured {
         states: fields[0].parse().expect("states"),
         seconds: fields[1].parse().expect("seconds"),
-        peak_bytes: fields[2].parse().expect("peak"),
-        verdict: fields[3].to_owned(),
+        cpu_seconds: fields[2].parse().expect("cpu seconds"),
+        peak_bytes: fields[3].parse().expect("peak"),
+        verdict: fields[4].to_owned(),
     }
 }
 
@@ -300,9 +325,10 @@ fn child(args: &[String]) {
         None => format!("mutual exclusion {}", mutex.verdict),
     };
     println!(
-        "{}\t{:.3}\t{}\t{verdict}",
+        "{}\t{:.3}\t{:.3}\t{}\t{verdict}",
         report.unique_states,
         report.seconds,
+        cpu_seconds(),
         peak_resident_bytes()
     );
 }
@@ -336,10 +362,29 @@ fn reduction_child(scenario: &Scenario, off: &str, seconds: u64) {
         "mutual exclusion holds".to_owned()
     };
     println!(
-        "{}\t{elapsed:.3}\t{}\t{verdict}",
+        "{}\t{elapsed:.3}\t{:.3}\t{}\t{verdict}",
         checker.unique_state_count(),
+        cpu_seconds(),
         peak_resident_bytes()
     );
+}
+
+/// This process's CPU time so far (user and system, all threads), or 0 where `/proc` does not
+/// exist.
+fn cpu_seconds() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // The command name (field 2) may hold spaces; the fields after its `)` are fixed.
+    let fields: Vec<&str> = stat
+        .rsplit_once(')')
+        .map_or(Vec::new(), |(_, rest)| rest.split_whitespace().collect());
+    // utime and stime are fields 14 and 15, so 11 and 12 after the name, in clock ticks.
+    let ticks = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|v| v.parse::<u64>().ok())
+            .unwrap_or(0)
+    };
+    (ticks(11) + ticks(12)) as f64 / 100.0
 }
 
 /// This process's peak resident memory (`VmHWM`), or 0 where `/proc` does not exist.

@@ -37,6 +37,7 @@
 //! ```
 
 mod bounded;
+mod dfs;
 mod memory;
 mod story;
 
@@ -53,6 +54,7 @@ use crate::report::Story;
 use crate::scenario::{Ingredient, Scenario, Verdict, property};
 
 use bounded::Bounded;
+use dfs::DepthFirst;
 
 pub use crate::model::Invariant;
 pub use memory::available_bytes;
@@ -690,9 +692,16 @@ impl Run<'_> {
     fn explore(&mut self, model: RedlockModel, threads: usize, search: Search) -> Explored {
         let stop = Arc::new(AtomicBool::new(false));
         let model = Bounded::new(model, stop.clone());
-        let builder = model.checker().threads(threads);
+        let builder = match search {
+            // Depth first is the crate's own engine; the rest are stateright's.
+            Search::DepthFirst => {
+                let explored = self.watch(DepthFirst::spawn(model, threads), &stop, None);
+                return self.stopped_by(explored);
+            }
+            _ => model.checker().threads(threads),
+        };
         let explored = match search {
-            Search::DepthFirst => self.watch(builder.spawn_dfs(), &stop, None),
+            Search::DepthFirst => unreachable!("started above"),
             Search::BreadthFirst => self.watch(builder.spawn_bfs(), &stop, None),
             // Not stateright's `target_state_count`, which counts generated successors, not
             // unique states.
@@ -708,18 +717,21 @@ impl Run<'_> {
                 None,
             ),
         };
-        if explored.stopped.is_some() {
-            self.stopped = self.stopped.or(explored.stopped);
-        }
+        self.stopped_by(explored)
+    }
+
+    /// Records why `explored` stopped, if it did, as the check's reason.
+    fn stopped_by(&mut self, explored: Explored) -> Explored {
+        self.stopped = self.stopped.or(explored.stopped);
         explored
     }
 
     /// Joins `checker`, reporting progress and enforcing the limits while it runs; with
     /// `cut_at`, the run is also cut (not stopped: nothing is incomplete because of it) once it
     /// has that many unique states.
-    fn watch<C: Checker<Bounded>>(
+    fn watch<R: Running>(
         &mut self,
-        checker: C,
+        checker: R,
         stop: &AtomicBool,
         cut_at: Option<usize>,
     ) -> Explored {
@@ -778,28 +790,23 @@ impl Run<'_> {
                     }
                 }
                 if stopped.is_some() {
-                    before_stop = Some(eventually_discovered(&checker));
+                    before_stop = Some(checker.eventually_discovered());
                     // From now on no state has successors: the threads drain what they hold
                     // (checking it, so those verdicts stay sound) and finish.
                     stop.store(true, Ordering::Relaxed);
                 }
             }
         }
-        let checker = checker.join();
-        // Paths are rebuilt by replaying the model's actions: let it have them again.
-        stop.store(false, Ordering::Relaxed);
-        self.unique_states += checker.unique_state_count();
-        self.max_depth = self.max_depth.max(checker.max_depth().saturating_sub(1));
-        let mut discoveries: Vec<_> = checker
-            .model()
-            .properties()
-            .iter()
-            .filter(|p| before_stop.is_none() || p.expectation != Expectation::Eventually)
-            .filter_map(|p| checker.discovery(p.name).map(|path| (p.name, path)))
-            .collect();
+        let ran = checker.finish(stop);
+        self.unique_states += ran.unique_states;
+        self.max_depth = self.max_depth.max(ran.max_depth.saturating_sub(1));
+        let mut discoveries = ran.discoveries;
+        if before_stop.is_some() {
+            discoveries.retain(|(name, _)| !ran.eventually.contains(name));
+        }
         discoveries.extend(before_stop.unwrap_or_default());
         Explored {
-            model: checker.model().inner().clone(),
+            model: ran.model,
             discoveries,
             stopped,
             cut,
@@ -807,17 +814,97 @@ impl Run<'_> {
     }
 }
 
-/// The `eventually` properties `checker` has found a counterexample for so far, with it.
-fn eventually_discovered<C: Checker<Bounded>>(
-    checker: &C,
-) -> Vec<(&'static str, Path<World, Step>)> {
-    checker
-        .model()
-        .properties()
-        .iter()
-        .filter(|p| p.expectation == Expectation::Eventually)
-        .filter_map(|p| checker.discovery(p.name).map(|path| (p.name, path)))
-        .collect()
+/// What a finished checker run found, its paths rebuilt.
+struct Ran {
+    model: RedlockModel,
+    unique_states: usize,
+    /// stateright's count: an initial state has depth 1.
+    max_depth: usize,
+    discoveries: Vec<(&'static str, Path<World, Step>)>,
+    /// The names of the model's `eventually` properties.
+    eventually: Vec<&'static str>,
+}
+
+/// A checker run in progress, as [`Run::watch`] sees it: stateright's checkers, and the
+/// crate's own depth-first engine.
+trait Running {
+    fn is_done(&self) -> bool;
+    fn unique_state_count(&self) -> usize;
+    /// The `eventually` properties found so far, with their paths.
+    fn eventually_discovered(&self) -> Vec<(&'static str, Path<World, Step>)>;
+    /// Waits for the run's threads, turns `stop` off again (paths are rebuilt by replaying the
+    /// model's actions, which the switch would hide) and collects what the run found.
+    fn finish(self, stop: &AtomicBool) -> Ran;
+}
+
+impl<C: Checker<Bounded>> Running for C {
+    fn is_done(&self) -> bool {
+        Checker::is_done(self)
+    }
+
+    fn unique_state_count(&self) -> usize {
+        Checker::unique_state_count(self)
+    }
+
+    fn eventually_discovered(&self) -> Vec<(&'static str, Path<World, Step>)> {
+        self.model()
+            .properties()
+            .iter()
+            .filter(|p| p.expectation == Expectation::Eventually)
+            .filter_map(|p| self.discovery(p.name).map(|path| (p.name, path)))
+            .collect()
+    }
+
+    fn finish(self, stop: &AtomicBool) -> Ran {
+        let checker = self.join();
+        stop.store(false, Ordering::Relaxed);
+        let properties = checker.model().properties();
+        Ran {
+            model: checker.model().inner().clone(),
+            unique_states: checker.unique_state_count(),
+            max_depth: checker.max_depth(),
+            discoveries: properties
+                .iter()
+                .filter_map(|p| checker.discovery(p.name).map(|path| (p.name, path)))
+                .collect(),
+            eventually: properties
+                .iter()
+                .filter(|p| p.expectation == Expectation::Eventually)
+                .map(|p| p.name)
+                .collect(),
+        }
+    }
+}
+
+impl Running for DepthFirst<Bounded> {
+    fn is_done(&self) -> bool {
+        DepthFirst::is_done(self)
+    }
+
+    fn unique_state_count(&self) -> usize {
+        DepthFirst::unique_state_count(self)
+    }
+
+    fn eventually_discovered(&self) -> Vec<(&'static str, Path<World, Step>)> {
+        // The engine refuses `eventually` properties.
+        Vec::new()
+    }
+
+    fn finish(self, stop: &AtomicBool) -> Ran {
+        let finished = self.join();
+        stop.store(false, Ordering::Relaxed);
+        let properties = finished.model().properties();
+        Ran {
+            model: finished.model().inner().clone(),
+            unique_states: finished.unique_states,
+            max_depth: finished.max_depth,
+            discoveries: properties
+                .iter()
+                .filter_map(|p| finished.discovery(p.name).map(|path| (p.name, path)))
+                .collect(),
+            eventually: Vec::new(),
+        }
+    }
 }
 
 /// Which stateright checker one run uses.

@@ -57,6 +57,7 @@ pub mod driver;
 #[cfg(feature = "model")]
 pub mod model;
 pub mod node;
+pub mod property;
 pub mod proto;
 #[cfg(feature = "model")]
 pub mod report;

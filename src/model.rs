@@ -69,6 +69,7 @@ use std::sync::Arc;
 use stateright::{Model, Property};
 
 use crate::node::NodeState;
+use crate::property::Property as Builtin;
 use crate::scenario::{self, MAX_MODEL_CLIENTS, MAX_MODEL_NODES, Scenario, property};
 use crate::storage::Storage;
 
@@ -160,29 +161,30 @@ fn lock_acquired(model: &RedlockModel, state: &World) -> bool {
     !model.first_violations.holds(3, state, !reached)
 }
 
-/// Whether `state` breaks the built-in `always` property `name` (`false` for any other
-/// name): the one statement of each predicate, which the checker and the stories share.
-pub fn breaks(name: &str, state: &World) -> bool {
-    match name {
-        property::MUTUAL_EXCLUSION => state.believers() > 1,
-        property::STORAGE_SAFETY => !state.storage.fenced_order_holds(),
-        property::NO_LOST_UPDATE => !state.storage.no_lost_update_holds(),
-        _ => false,
+/// Whether `state` breaks the built-in `always` property (`false` for the others, which no
+/// single state breaks): the one statement of each predicate, which the checker and the
+/// stories share.
+pub fn breaks(property: Builtin, state: &World) -> bool {
+    match property {
+        Builtin::MutualExclusion => state.believers() > 1,
+        Builtin::StorageSafety => !state.storage.fenced_order_holds(),
+        Builtin::NoLostUpdate => !state.storage.no_lost_update_holds(),
+        Builtin::LockAcquired | Builtin::EventuallyAcquired => false,
     }
 }
 
 fn mutual_exclusion(model: &RedlockModel, state: &World) -> bool {
-    let ok = !breaks(property::MUTUAL_EXCLUSION, state);
+    let ok = !breaks(Builtin::MutualExclusion, state);
     model.first_violations.holds(0, state, ok)
 }
 
 fn storage_safety(model: &RedlockModel, state: &World) -> bool {
-    let ok = !breaks(property::STORAGE_SAFETY, state);
+    let ok = !breaks(Builtin::StorageSafety, state);
     model.first_violations.holds(1, state, ok)
 }
 
 fn no_lost_update(model: &RedlockModel, state: &World) -> bool {
-    let ok = !breaks(property::NO_LOST_UPDATE, state);
+    let ok = !breaks(Builtin::NoLostUpdate, state);
     model.first_violations.holds(2, state, ok)
 }
 

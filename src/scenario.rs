@@ -57,19 +57,24 @@ pub const MAX_MODEL_CLIENTS: usize = 3;
 /// as it likes. The model does not count such extensions, so the state space stays finite.
 pub const UNBOUNDED_EXTENSIONS: u8 = u8::MAX;
 
-/// Property names, as `[expect]`, the CLI and the JSON report spell them.
+/// Property names, as `[expect]`, the CLI and the JSON report spell them: `&str` constants
+/// for code that works with names (reports also carry user invariants, which have only a
+/// name). Each is the name of a [`Property`](crate::property::Property), where the names are
+/// defined.
 pub mod property {
+    use crate::property::Property;
+
     /// Always: no two clients believe they hold the lock at the same true time.
-    pub const MUTUAL_EXCLUSION: &str = "mutual exclusion";
+    pub const MUTUAL_EXCLUSION: &str = Property::MutualExclusion.name();
     /// Always: the storage never applies an op of an older lock epoch after a newer one.
-    pub const STORAGE_SAFETY: &str = "storage safety";
+    pub const STORAGE_SAFETY: &str = Property::StorageSafety.name();
     /// Always: the storage's counter equals the writes acknowledged to clients.
-    pub const NO_LOST_UPDATE: &str = "no lost update";
+    pub const NO_LOST_UPDATE: &str = Property::NoLostUpdate.name();
     /// Sometimes: some client acquires the lock (the non-vacuity witness).
-    pub const LOCK_ACQUIRED: &str = "lock acquired";
+    pub const LOCK_ACQUIRED: &str = Property::LockAcquired.name();
     /// Eventually, on a bounded horizon: some client (or the one `[liveness] client` names)
     /// acquires the lock.
-    pub const EVENTUALLY_ACQUIRED: &str = "eventually acquired";
+    pub const EVENTUALLY_ACQUIRED: &str = Property::EventuallyAcquired.name();
     /// Every built-in property.
     pub const ALL: [&str; 5] = [
         MUTUAL_EXCLUSION,

@@ -27,24 +27,26 @@
 //! - **Nodes**: the shared [`NodeState`](crate::node::NodeState) (Redis's `SET NX PX`,
 //!   compare-and-delete, lazy and active expiry) on the node's clock; crashes with no
 //!   persistence, `fsync=always` or a periodic fsync; a restart after a downtime, followed by
-//!   a delayed restart measured on the node's own clock (a jump during it cuts it short).
+//!   a delayed restart measured on the node's own clock (a jump during it cuts it short),
+//!   and optionally the clients' restarted-node guard (a young node's yes does not count); or,
+//!   with a [`Failover`], a master whose asynchronous replica is promoted when it fails.
 //! - **Clients**: the core's [`Lock`](crate::proto::Lock), unchanged, on the client's clock:
-//!   acquisition with retries, read-modify-write cycles on the storage while the lease has
-//!   validity left, release; process pauses during which a client handles nothing.
+//!   acquisition with retries, extensions before the work, read-modify-write cycles on the
+//!   storage while the lease has validity left, release; process pauses during which a client
+//!   handles nothing.
 //! - **Network**: per-message delay (so messages reorder), loss on the lock traffic, node
 //!   partitions, and extra delay for a chosen storage operation.
 //! - **Storage**: the shared [`Storage`](crate::storage::Storage) counter with no protection,
-//!   a fencing token (the acquisition's epoch), fencing on writes only, or random-token CAS.
+//!   a fencing token (the acquisition's epoch, the lock nodes' counters, or one `INCR` on a
+//!   separate counter node after acquiring), fencing on writes only, or random-token CAS.
 //! - **Checks**, at every tick: mutual exclusion as *belief* (two clients whose clocks are
 //!   before their leases' deadlines at the same true time), fenced order and lost updates at
 //!   the storage ([`Property`]).
 //!
 //! ## What it does not model
 //!
-//! - Redis replication and failover (each node is an independent master), and Redis's
-//!   sampled active expiry (expiry here is exact against the node clock).
+//! - Redis's sampled active expiry (expiry here is exact against the node clock).
 //! - Byzantine behaviour, message duplication or corruption; a lost message is simply gone.
-//! - Lock extension (the workload never extends; the core's extension is tested on its own).
 //! - Time finer than a millisecond: events within one tick happen in a fixed order (faults,
 //!   nodes, deliveries, clients by index), which is one interleaving, not all of them. The
 //!   model checker explores the interleavings; the simulator samples large configurations.
@@ -84,7 +86,7 @@ pub use bridge::UNBOUNDED_IN_TTLS;
 pub use check::{Believer, Property, Violation};
 pub use clock::{CLOCK_EPOCH_MS, SimClock};
 pub use config::{
-    ClockConfig, CrashConfig, MAX_CLIENTS, MAX_DURATION, MAX_RATE_ERROR_PPM, MAX_SPAN,
+    ClockConfig, CrashConfig, Failover, MAX_CLIENTS, MAX_DURATION, MAX_RATE_ERROR_PPM, MAX_SPAN,
     NetworkConfig, SimConfig, SimConfigError, Swarm, WorkloadConfig,
 };
 pub use fault::{

@@ -190,6 +190,26 @@ impl Explorer {
         serde_json::from_str(&body).unwrap_or_else(|e| panic!("GET {path}: {e}: {body}"))
     }
 
+    /// Runs the checker to completion and returns `/.status` once it is done.
+    fn run_to_completion(&self) -> Value {
+        let (code, _) = self
+            .try_request("POST", "/.runtocompletion")
+            .expect("POST /.runtocompletion");
+        assert_eq!(code, 200);
+        let start = Instant::now();
+        loop {
+            let status = self.json("/.status");
+            if status["done"] == Value::Bool(true) {
+                return status;
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(60),
+                "the checker did not finish: {status}"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
     /// Runs the checker to completion and returns the encoded path of the `property`
     /// counterexample from `/.status`.
     fn counterexample(&self, property: &str) -> String {
@@ -325,6 +345,42 @@ fn the_http_api_serves_status_states_and_the_diagram() {
     assert_eq!(code, 404);
     // And the server still answers.
     assert_eq!(explorer.get("/.status").0, 200);
+}
+
+/// The Explorer, `check --json` and `explain` count the same reachable states: one model,
+/// one quotient, whichever command shows it.
+#[test]
+fn the_explorer_counts_the_states_check_and_explain_count() {
+    for scenario in [
+        "node-clock-jump-forward-by-drift",
+        "crash-delayed-restart-ttl-minus-drift",
+        "storage-without-faults",
+    ] {
+        let explorer = Explorer::start(scenario);
+        let status = explorer.run_to_completion();
+        let explored = status["unique_state_count"].as_u64().expect("a count");
+
+        let check = Command::new(env!("CARGO_BIN_EXE_redlock-lab"))
+            .args(["check", "--json", scenario])
+            .output()
+            .expect("redlock-lab check runs");
+        let report: Value = serde_json::from_slice(&check.stdout).expect("the JSON report");
+        let checked = report["models"][0]["unique_states"]
+            .as_u64()
+            .expect("unique_states");
+        assert_eq!(explored, checked, "{scenario}: the Explorer and check");
+
+        let explain = Command::new(env!("CARGO_BIN_EXE_redlock-lab"))
+            .args(["explain", scenario])
+            .output()
+            .expect("redlock-lab explain runs");
+        let text = String::from_utf8(explain.stdout).expect("utf-8");
+        let said = format!("explored all {explored} reachable states");
+        assert!(
+            text.contains(&said),
+            "{scenario}: explain does not say {said:?}: {text}"
+        );
+    }
 }
 
 #[test]

@@ -25,6 +25,21 @@ fn verdicts(model: RedlockModel) -> (Vec<(&'static str, bool)>, usize) {
     (verdicts, checker.unique_state_count())
 }
 
+/// [`verdicts`] depth first on two threads, for the large unreduced runs (the test binary's
+/// other tests finish long before the catalog's, which would otherwise leave a core idle).
+/// The count is `None` when the run stopped early because every property was discovered:
+/// then it depends on the order in which the threads met the states.
+fn verdicts_on_two_threads(model: RedlockModel) -> (Vec<(&'static str, bool)>, Option<usize>) {
+    let properties = model.properties();
+    let checker = model.checker().threads(2).spawn_dfs().join();
+    let verdicts: Vec<_> = properties
+        .iter()
+        .map(|p| (p.name, checker.discovery(p.name).is_some()))
+        .collect();
+    let complete = verdicts.iter().any(|&(_, found)| !found);
+    (verdicts, complete.then(|| checker.unique_state_count()))
+}
+
 const SMALL: [&str; 12] = [
     "single-node-unlock-with-del",
     "single-node-unlock-with-cad",
@@ -130,15 +145,17 @@ fn reductions_change_counts_but_not_verdicts_on_the_catalog() {
     let mut merged = 0;
     for entry in redlock_lab::catalog::CATALOG {
         let scenario = entry.scenario().expect("catalog files are valid");
-        let (reduced, reduced_states) = verdicts(RedlockModel::new(&scenario));
-        let (full, full_states) = verdicts(unreduced(&scenario));
+        let (reduced, reduced_states) = verdicts_on_two_threads(RedlockModel::new(&scenario));
+        let (full, full_states) = verdicts_on_two_threads(unreduced(&scenario));
         assert_eq!(reduced, full, "{}", scenario.name);
-        assert!(
-            reduced_states <= full_states,
-            "{}: {reduced_states} > {full_states}",
-            scenario.name
-        );
-        merged += full_states - reduced_states;
+        if let (Some(reduced_states), Some(full_states)) = (reduced_states, full_states) {
+            assert!(
+                reduced_states <= full_states,
+                "{}: {reduced_states} > {full_states}",
+                scenario.name
+            );
+            merged += full_states - reduced_states;
+        }
     }
     assert!(merged > 0, "the reduction merges some states");
 }

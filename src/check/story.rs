@@ -12,6 +12,7 @@
 //! scenario tells first.
 
 use crate::model::{Event, Mode, Phase, RedlockModel, Step, World, breaks, narrate_path};
+use crate::property::Property;
 use crate::report::Story;
 use crate::scenario::{Scenario, Verdict, property};
 use crate::storage::StorageOp;
@@ -139,7 +140,7 @@ fn overwrite(scenario: &Scenario) -> Option<Told> {
         .flatten()
         .any(|m| matches!(m.event, Event::UpdateLost { .. }));
     let end = &path.last()?.0;
-    if !overwrote || !breaks(property::NO_LOST_UPDATE, end) {
+    if !overwrote || !breaks(Property::NoLostUpdate, end) {
         return None;
     }
     let mut story = Story::from_path(&model, property::NO_LOST_UPDATE, &path);

@@ -3,6 +3,7 @@
 use serde::Serialize;
 
 use crate::model::{Actor, Event, Moment, Phase, RedlockModel, Step, World, breaks, narrate_path};
+use crate::property::Property;
 use crate::scenario::property;
 
 /// A counterexample told as a story.
@@ -152,7 +153,7 @@ impl Story {
             let after = &pair[1].0;
             steps += 1;
             let mut told: Vec<Line> = moments.into_iter().map(Line::from).collect();
-            if !broke && breaks(property, after) {
+            if !broke && Property::from_name(property).is_some_and(|p| breaks(p, after)) {
                 broke = true;
                 if told.is_empty() {
                     told.push(Line::from(Moment {

@@ -7,8 +7,8 @@
 //! a bug report), while still reaching the model's counterexamples where the simulator can.
 
 use super::config::{
-    ClockConfig, CrashConfig, MAX_RATE_ERROR_PPM, NetworkConfig, SimConfig, SimConfigError, Swarm,
-    WorkloadConfig,
+    ClockConfig, CrashConfig, Failover, MAX_RATE_ERROR_PPM, NetworkConfig, SimConfig,
+    SimConfigError, Swarm, WorkloadConfig,
 };
 use super::fault::{Budget, FaultBudget, FaultPlan};
 use crate::node::Persistence;
@@ -67,13 +67,34 @@ impl SimConfig {
     /// - `[lock]`: nodes, clients, `ttl_ticks`, `drift_ticks` (a fixed drift), unlock mode and
     ///   validity check; `attempts` becomes the rounds of the client's one acquisition, and
     ///   every client acquires once per run (`acquisitions_per_client = 1`), as in the model.
+    /// - `[lock] extensions`, `extension_quorum`: each holder runs up to `extensions`
+    ///   extension rounds of the core (`Lock::extend`, counted by the scenario's extension
+    ///   quorum) before its storage work, each at a time drawn within a TTL; the model's
+    ///   holder extends whenever it likes before its work. A swarm run may hold back the
+    ///   request after an acquisition (an extension's or a release's) as it holds back a
+    ///   `SET`.
     /// - `[network] reach`: a partition for the whole run ([`SimConfig::reach`]).
     /// - `[faults.clock_jumps]`: `count` jumps of exactly `jump_ticks` on the target's
     ///   processes, pinned to `index` when given ([`FaultBudget::pinned_node`]).
     /// - `[faults.crashes]`: `count` crashes, persistence none or `fsync=always`, restart at
     ///   once followed by the restart delay on the node's own clock; `restart = false` becomes
-    ///   a downtime longer than the run.
+    ///   a downtime longer than the run. `client_guard_ticks`: a restarted node answers, but
+    ///   while it has served for less than the guard on its own clock its reply tells the
+    ///   client so and the client hands it to the core as
+    ///   [`Answer::guarded`](crate::proto::Answer::guarded), as the Redis client does after
+    ///   reading `INFO`.
+    /// - `[failover]`: the master has an asynchronous replica that copies its key every TTL on
+    ///   the node's clock ([`Failover`]); the one failover is a crash of the master aimed like
+    ///   any crash, and promotes the replica with what it had copied, refusing requests for
+    ///   the promotion delay. The model's replica may copy at any moment: a subset of its
+    ///   choices.
     /// - `[storage] protection`; one read-modify-write cycle per lock, as in the model.
+    /// - `[storage] token_source`: the lock-quorum sources run with the same per-node counters
+    ///   as the model (the core's fence and write-back); `counter-after-acquire` is a separate
+    ///   counter node ([`WorkloadConfig::counter_node`]): the holder checks its lease, runs
+    ///   `INCR` at its next step and sends the op at the one after, so a pause may fall on
+    ///   either side of the `INCR`; the counter node is one more target of the crash budget
+    ///   and restarts at once with the lock nodes' persistence, as in the model.
     ///
     /// # Approximated
     ///
@@ -108,11 +129,20 @@ impl SimConfig {
     /// - **`fsync-periodic`**: the model may fsync at any moment; here nodes fsync every `ttl`
     ///   on their own clock.
     /// - **Storage latency**: here an op reaches the storage up to `L = 1 + max(1, R/2)` ms
-    ///   after its check (sent at the holder's next step, then the network); the model allows
-    ///   `max_delay_ticks · R`. With a bounded delay the margin grows by what the simulator
-    ///   adds beyond it (`op_margin = check_margin · R + max(0, L − max_delay · R)`), so no
-    ///   op lands later than the model allows; longer delays come from one storage-delay fault
-    ///   per client of up to `max_delay · R − L` (unbounded: [`UNBOUNDED_IN_TTLS`] TTLs).
+    ///   after its check (sent at the holder's next step, then the network). The model lets
+    ///   an op checked in tick `k` land in any instant of tick `k + max_delay_ticks`, so here
+    ///   it may take `A = max_delay · R + R − 1` ms: one model tick is `R` ms of the
+    ///   simulator, and a check at the first millisecond of its tick may land at the last of
+    ///   the tick `max_delay` later (a check later in its tick corresponds to a model run
+    ///   whose tick grid starts at the check: its margin test, its T1 and its keys' expiry are
+    ///   then no later than the simulator's, so the model is at least as adversarial). This
+    ///   matters on a boundary with zero slack (`synchronous-bounds-margin-2`): the model's
+    ///   rival acquires and writes in the very tick the holder's keys expire and the late op
+    ///   lands, while the simulator's rival needs a few milliseconds of messages inside that
+    ///   tick. With a bounded delay the margin grows by what the simulator adds beyond `A`
+    ///   (`op_margin = check_margin · R + max(0, L − A)`), so no op lands later than the
+    ///   model allows; longer delays come from one storage-delay fault per client of up to
+    ///   `A − L` (unbounded: [`UNBOUNDED_IN_TTLS`] TTLs).
     /// - **Pauses**: `count` pauses of 1 to `max_ticks · R` ms at random times (unbounded:
     ///   [`UNBOUNDED_IN_TTLS`] TTLs); only those that strike between a check and its send are
     ///   the model's pause, the rest are asynchrony.
@@ -127,28 +157,19 @@ impl SimConfig {
     ///
     /// # Refused
     ///
-    /// [`SimConfigError::Unsupported`] names the feature: `[failover]` (the simulator has no
-    /// replication), `[faults.client_crashes]` (its clients never die), `[lock] extensions`
-    /// above 0 (its clients never extend), `[faults.crashes] client_guard_ticks` (its clients
-    /// do not read node uptimes), `[lock] retry_delay_ticks` above 0 (its clients draw their
-    /// own retry delays), `[lock] token = "shared"` (its clients draw their own random tokens)
-    /// and `[storage] token_source = "counter-after-acquire"` (it has no separate counter node;
-    /// the lock-quorum sources run with the same per-node counters as the model). The liveness
-    /// property `eventually acquired` and its `[liveness]` table are not judged by the
-    /// simulator; the CLI says so.
+    /// Every catalog feature is simulated but the model checker's own: [`SimConfigError::Unsupported`]
+    /// names `[faults.client_crashes]` (the simulated clients never die), `[failover]` on more
+    /// than one node (the simulated failover replicates the single master),
+    /// `[lock] retry_delay_ticks` above 0 (the simulated clients draw their own retry delays) and
+    /// `[lock] token = "shared"` (they draw their own random tokens). The liveness property
+    /// `eventually acquired` and its `[liveness]` table are not judged by the simulator; the
+    /// CLI says so.
     pub fn from_scenario_at(
         scenario: &Scenario,
         ms_per_tick: u64,
     ) -> Result<SimConfig, SimConfigError> {
         let scale = ms_per_tick.max(1);
         let span = |ticks: u32| Millis(u64::from(ticks) * scale);
-        if scenario.failover.is_some() {
-            return Err(SimConfigError::Unsupported {
-                scenario: scenario.name.clone(),
-                feature: "[failover]",
-                reason: "every simulated node is an independent master without replication; check it with `redlock-lab check`",
-            });
-        }
         if scenario.faults.client_crashes.is_some() {
             return Err(SimConfigError::Unsupported {
                 scenario: scenario.name.clone(),
@@ -156,27 +177,15 @@ impl SimConfig {
                 reason: "the simulated clients never die; check client crashes with `redlock-lab check`",
             });
         }
+        if scenario.failover.is_some() && scenario.lock.nodes > 1 {
+            return Err(SimConfigError::Unsupported {
+                scenario: scenario.name.clone(),
+                feature: "[failover] with more than one node",
+                reason: "the simulated failover replicates the single master; check a replicated Redlock node with `redlock-lab check`",
+            });
+        }
         let lock = &scenario.lock;
         let resolved = lock.config();
-        if lock.extensions > 0 {
-            return Err(SimConfigError::Unsupported {
-                scenario: scenario.name.clone(),
-                feature: "[lock] extensions",
-                reason: "the simulated clients never extend a lock (the core's extension is tested on its own); check it with `redlock-lab check`",
-            });
-        }
-        if scenario
-            .faults
-            .crashes
-            .as_ref()
-            .is_some_and(|crashes| crashes.client_guard_ticks > 0)
-        {
-            return Err(SimConfigError::Unsupported {
-                scenario: scenario.name.clone(),
-                feature: "[faults.crashes] client_guard_ticks",
-                reason: "the simulated clients do not read node uptimes (the Redis client's restart guard is tested live); check it with `redlock-lab check`",
-            });
-        }
         if lock.retry_delay_ticks > 0 {
             return Err(SimConfigError::Unsupported {
                 scenario: scenario.name.clone(),
@@ -189,17 +198,6 @@ impl SimConfig {
                 scenario: scenario.name.clone(),
                 feature: "[lock] token",
                 reason: "the simulated clients draw their tokens from their own random source; check a shared token with `redlock-lab check`",
-            });
-        }
-        if scenario
-            .storage
-            .as_ref()
-            .is_some_and(|storage| storage.token_source == TokenSource::CounterAfterAcquire)
-        {
-            return Err(SimConfigError::Unsupported {
-                scenario: scenario.name.clone(),
-                feature: "[storage] token_source",
-                reason: "the simulator has no separate counter node; check `counter-after-acquire` with `redlock-lab check`",
             });
         }
         let fencing = match scenario.storage.as_ref().map(|s| s.token_source) {
@@ -280,10 +278,23 @@ impl SimConfig {
                 crash.fsync_period = ttl;
             }
             crash.restart_delay = span(crashes.restart_delay_ticks);
+            crash.client_guard = span(crashes.client_guard_ticks);
             // The model reboots a crashed node at once; one that never restarts is down for
             // longer than the run.
             let downtime = if crashes.restart { Millis(0) } else { duration };
             budget.crashes = Budget::new(u32::from(crashes.count), downtime, downtime);
+        }
+        if let Some(failover) = &scenario.failover {
+            // The model's replica copies the key whenever it likes, or not before the
+            // promotion; here it copies every TTL, so a key set within a TTL before the
+            // failover is missing on the promoted replica. The failover spends one crash.
+            crash.failover = Some(Failover {
+                replication_period: ttl,
+                promotion_delay: span(failover.promotion_delay_ticks),
+            });
+            if budget.crashes.count == 0 {
+                budget.crashes = Budget::new(1, Millis(0), Millis(0));
+            }
         }
 
         let mut workload = WorkloadConfig {
@@ -295,6 +306,11 @@ impl SimConfig {
             op_margin: Millis(0),
             storage_timeout: duration,
             protection: crate::storage::Protection::None,
+            extensions: u32::from(lock.extensions),
+            counter_node: scenario
+                .storage
+                .as_ref()
+                .is_some_and(|s| s.token_source == TokenSource::CounterAfterAcquire),
         };
         let pauses = scenario.faults.pauses.as_ref();
         match &scenario.storage {
@@ -307,7 +323,9 @@ impl SimConfig {
                 let latency = Millis(1) + delay_max;
                 let (margin, extra_max) = match storage.max_delay {
                     Bound::Ticks(t) => {
-                        let t = span(t);
+                        // The op lands within the tick `t` ticks after its check's (see
+                        // "Storage latency" above): `t · R` plus the rest of a tick.
+                        let t = span(t) + Millis(scale - 1);
                         (
                             margin + latency.saturating_sub(t),
                             t.saturating_sub(latency),
@@ -519,6 +537,13 @@ mod tests {
             budget(&config).crashes,
             Budget::new(2, Millis(0), Millis(0))
         );
+        // The clients' guard is a span of the node's clock, scaled like the restart delay.
+        let guarded = scenario("[faults.crashes]\nrestart_delay_ticks = 1\nclient_guard_ticks = 3");
+        let config = SimConfig::from_scenario_at(&guarded, 10).unwrap();
+        assert_eq!(
+            (config.crash.restart_delay, config.crash.client_guard),
+            (Millis(10), Millis(30))
+        );
         // A node that never restarts is down for longer than the run.
         let gone = scenario("[faults.crashes]\nrestart = false");
         let config = SimConfig::from_scenario(&gone).unwrap();
@@ -527,9 +552,9 @@ mod tests {
 
     #[test]
     fn the_storage_margin_absorbs_the_simulators_own_latency() {
-        // Model: an op checked with 2 ticks left may take 1 tick. Simulator at 10 ms per tick:
-        // a step plus up to 5 ms of delay, 6 ms, of which 10 ms are allowed: no extra margin,
-        // and storage delays of up to 4 ms more.
+        // Model: an op checked with 2 ticks left may land in the tick after its check's.
+        // Simulator at 10 ms per tick: a step plus up to 5 ms of delay, 6 ms, of which
+        // 10 + 9 ms are allowed: no extra margin, and storage delays of up to 13 ms more.
         let s = scenario(
             "[lock]\nttl_ticks = 6\n[storage]\nprotection = \"none\"\ncheck_margin_ticks = 2\nmax_delay_ticks = 1\n[faults.pauses]\ncount = 1\nmax_ticks = 2",
         );
@@ -537,7 +562,7 @@ mod tests {
         assert_eq!(config.workload.op_margin, Millis(20));
         assert_eq!(
             budget(&config).storage_delays,
-            Budget::new(2, Millis(0), Millis(4))
+            Budget::new(2, Millis(0), Millis(13))
         );
         assert_eq!(
             budget(&config).pauses,
@@ -572,28 +597,26 @@ mod tests {
     }
 
     #[test]
-    fn unsupported_features_are_refused_by_name() {
-        let failover = scenario("[lock]\nnodes = 1\n[failover]\npromotion_delay_ticks = 0");
-        let error = SimConfig::from_scenario(&failover).unwrap_err();
-        assert!(matches!(
-            error,
-            SimConfigError::Unsupported {
-                feature: "[failover]",
-                ..
-            }
-        ));
-        assert!(
-            error
-                .to_string()
-                .starts_with("scenario s: the simulator does not model [failover]: ")
+    fn failover_and_extensions_are_simulated() {
+        let failover = scenario("[lock]\nnodes = 1\n[failover]\npromotion_delay_ticks = 3");
+        let config = SimConfig::from_scenario_at(&failover, 10).unwrap();
+        // The replica copies every TTL (10 ticks by default).
+        assert_eq!(
+            config.crash.failover,
+            Some(Failover {
+                replication_period: Millis(100),
+                promotion_delay: Millis(30)
+            })
         );
-        let extension = scenario("[lock]\nextensions = 1");
-        assert!(matches!(
-            SimConfig::from_scenario(&extension).unwrap_err(),
-            SimConfigError::Unsupported {
-                feature: "[lock] extensions",
-                ..
-            }
-        ));
+        assert_eq!(budget(&config).crashes.count, 1, "one failover");
+        // Extensions are simulated: the holder calls the core's `extend`.
+        let extension = scenario("[lock]\nextensions = 2");
+        assert_eq!(
+            SimConfig::from_scenario(&extension)
+                .unwrap()
+                .workload
+                .extensions,
+            2
+        );
     }
 }

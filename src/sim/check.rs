@@ -16,33 +16,7 @@ use std::fmt;
 use crate::storage::Storage;
 use crate::time::Millis;
 
-/// A property checked by the simulator (names as in the CLI and JSON contract).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Property {
-    /// No two clients believe they hold the lock at the same true time.
-    MutualExclusion,
-    /// The storage never applies an older epoch's operation after a newer one's.
-    StorageSafety,
-    /// The counter equals the acknowledged writes.
-    NoLostUpdate,
-}
-
-impl Property {
-    /// The property's name in reports and the CLI.
-    pub const fn name(self) -> &'static str {
-        match self {
-            Property::MutualExclusion => "mutual exclusion",
-            Property::StorageSafety => "storage safety",
-            Property::NoLostUpdate => "no lost update",
-        }
-    }
-}
-
-impl fmt::Display for Property {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
+pub use crate::property::Property;
 
 /// A client that believes it holds the lock, with the epoch of its lease.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -21,6 +21,7 @@ use super::config::WorkloadConfig;
 use super::draw::uniform;
 use super::network::{Endpoint, Message, Payload};
 use super::trace::{TraceEntry, TraceEvent};
+use crate::node::{NodeState, Persistence};
 use crate::proto::{Config, Event, Lock};
 use crate::storage::{Protection, StorageOp, StorageReply};
 use crate::time::Millis;
@@ -41,6 +42,8 @@ pub struct StepContext<'a> {
     pub trace: &'a mut Vec<TraceEntry>,
     /// The next acquisition epoch (the fencing token a lock service would hand out).
     pub next_epoch: &'a mut u32,
+    /// The separate counter node (`workload.counter_node`), with the persistence it keeps.
+    pub counter: &'a mut (NodeState, Persistence),
 }
 
 impl StepContext<'_> {
@@ -100,6 +103,11 @@ pub struct SimClient {
     storage_seq: u32,
     /// A storage operation checked in the last active step, sent at the next one.
     pending_send: Option<StorageOp>,
+    /// A checked operation that first needs a token from the counter node (taken at the
+    /// next active step; the operation goes out at the one after).
+    pending_token: Option<StorageOp>,
+    /// Whether this lease's token has been taken from the counter node.
+    token_taken: bool,
     /// Extra delay for the next storage operation (a fault).
     storage_delay: Millis,
     /// Extra delay for the next lock request to a node, by node (a fault).
@@ -108,6 +116,14 @@ pub struct SimClient {
     acquisitions: u32,
     /// Client-clock reading before which a holder whose work is done keeps the lock.
     hold_until: Millis,
+    /// Extension rounds the holder may still run before its storage work.
+    extensions_left: u32,
+    /// Client-clock reading at which the holder runs its next extension.
+    extend_at: Millis,
+    /// An extension round is running.
+    extending: bool,
+    /// The holder has checked its lease for a storage operation (its work began).
+    worked: bool,
 }
 
 impl SimClient {
@@ -130,10 +146,16 @@ impl SimClient {
             inbox: VecDeque::new(),
             storage_seq: 0,
             pending_send: None,
+            pending_token: None,
+            token_taken: false,
             storage_delay: Millis::ZERO,
             request_delays: Vec::new(),
             acquisitions: 0,
             hold_until: Millis::ZERO,
+            extensions_left: 0,
+            extend_at: Millis::ZERO,
+            extending: false,
+            worked: false,
         }
     }
 
@@ -191,6 +213,21 @@ impl SimClient {
         if let Some(op) = self.pending_send.take() {
             self.send_storage_op(ctx, op, local);
         }
+        // Likewise a checked operation takes its token unchecked; it goes out at the next
+        // step, so a pause may also fall between the `INCR` and the send.
+        if let Some(op) = self.pending_token.take() {
+            let (counter, persistence) = &mut *ctx.counter;
+            let token = u32::try_from(counter.incr(*persistence))
+                .expect("a run's counters stay far below u32::MAX");
+            self.fence = token;
+            self.token_taken = true;
+            ctx.record(TraceEvent::TokenTaken {
+                client: self.id,
+                token,
+            });
+            self.pending_send = Some(with_fence(op, token));
+            return;
+        }
         while let Some(payload) = self.inbox.pop_front() {
             self.handle(ctx, payload, local);
         }
@@ -211,9 +248,15 @@ impl SimClient {
                 node,
                 reply,
                 counter,
+                counts,
             } => {
                 if let Some(lock) = &mut self.lock {
-                    let answer = crate::proto::Answer::voting(reply).with_counter(counter);
+                    let answer = if counts {
+                        crate::proto::Answer::voting(reply)
+                    } else {
+                        crate::proto::Answer::guarded(reply)
+                    };
+                    let answer = answer.with_counter(counter);
                     lock.handle_reply(round, node, answer, local);
                 }
                 // Events are drained after the whole inbox; a round decided by this reply
@@ -301,6 +344,13 @@ impl SimClient {
                     };
                     let hold = uniform(&mut self.rng, 0, ctx.workload.hold_max.0);
                     self.hold_until = local + Millis(hold);
+                    self.extensions_left = ctx.workload.extensions;
+                    self.extending = false;
+                    self.worked = false;
+                    self.token_taken = false;
+                    if self.extensions_left > 0 {
+                        self.extend_at = local + Millis(uniform(&mut self.rng, 0, ctx.ttl.0));
+                    }
                     let cycles = ctx.workload.cycles_per_lock;
                     self.phase = Phase::Working {
                         next: if cycles == 0 { Next::Done } else { first },
@@ -331,13 +381,60 @@ impl SimClient {
                     });
                     self.go_idle(ctx, local);
                 }
-                // This workload never extends.
-                Event::Extended { .. } | Event::NotExtended { .. } => {}
+                Event::Extended { deadline, .. } => {
+                    ctx.record(TraceEvent::Extended { client, deadline });
+                    self.extension_done(ctx, local);
+                }
+                Event::NotExtended { failure, .. } => {
+                    ctx.record(TraceEvent::NotExtended { client, failure });
+                    self.extension_done(ctx, local);
+                }
             }
         }
     }
 
+    /// An extension round ended: the next one, if any, comes within a TTL.
+    fn extension_done(&mut self, ctx: &mut StepContext<'_>, local: Millis) {
+        self.extending = false;
+        if self.extensions_left > 0 {
+            self.extend_at = local + Millis(uniform(&mut self.rng, 0, ctx.ttl.0));
+        }
+    }
+
+    /// Whether the holder extends (or waits to) before anything else: as in the model, a
+    /// holder extends only before its storage work starts.
+    fn extends_first(&self) -> bool {
+        self.extending || (self.extensions_left > 0 && !self.worked)
+    }
+
     fn act(&mut self, ctx: &mut StepContext<'_>, local: Millis) {
+        if matches!(self.phase, Phase::Working { .. }) && self.extends_first() {
+            if !self.extending && local >= self.extend_at {
+                // Past its deadline the core refuses at once with `NotExtended`; a usage error
+                // (not holding) cannot happen in the working phase.
+                if let Some(lock) = &mut self.lock
+                    && lock.extend(local).is_ok()
+                {
+                    self.extensions_left -= 1;
+                    self.extending = true;
+                    ctx.record(TraceEvent::ExtensionStarted {
+                        client: self.id,
+                        local,
+                    });
+                }
+            }
+            // A hold without storage work may still end the lock meanwhile.
+            let idle_hold = matches!(
+                self.phase,
+                Phase::Working {
+                    next: Next::Done,
+                    ..
+                }
+            );
+            if !idle_hold || self.extending || local < self.hold_until {
+                return;
+            }
+        }
         match self.phase {
             Phase::Idle { until }
                 if local >= until
@@ -374,7 +471,7 @@ impl SimClient {
                 next,
                 awaiting: None,
                 ..
-            } if self.pending_send.is_none() => {
+            } if self.pending_send.is_none() && self.pending_token.is_none() => {
                 let op = match next {
                     Next::Done => None,
                     Next::Mark => Some(StorageOp::Mark { epoch: self.epoch }),
@@ -402,7 +499,15 @@ impl SimClient {
                             op,
                             local,
                         });
-                        self.pending_send = Some(op);
+                        let needs_token = ctx.workload.counter_node
+                            && !self.token_taken
+                            && !matches!(op, StorageOp::Mark { .. });
+                        if needs_token {
+                            self.pending_token = Some(op);
+                        } else {
+                            self.pending_send = Some(op);
+                        }
+                        self.worked = true;
                     }
                     _ => self.begin_release(ctx, local),
                 }
@@ -474,5 +579,18 @@ impl SimClient {
                 extra,
             ));
         }
+    }
+}
+
+/// `op` carrying the token `fence` (taken from the counter node after the op was checked).
+fn with_fence(op: StorageOp, fence: u32) -> StorageOp {
+    match op {
+        StorageOp::Read { epoch, .. } => StorageOp::Read { epoch, fence },
+        StorageOp::Write { epoch, value, .. } => StorageOp::Write {
+            epoch,
+            fence,
+            value,
+        },
+        StorageOp::Mark { .. } => op,
     }
 }

@@ -73,6 +73,24 @@ pub struct CrashConfig {
     /// After its downtime the node refuses commands until its own clock has advanced this much
     /// (antirez's delayed restart; a clock jump during the delay cuts it short).
     pub restart_delay: Millis,
+    /// After its restart delay the node answers, but the clients keep its yes out of every
+    /// quorum until it has served this long on its own clock (the Redis client's restarted-node
+    /// guard, which reads the node's uptime with its answer); 0: no guard.
+    pub client_guard: Millis,
+    /// Each node is a master with one asynchronously replicated replica, and a crash of the
+    /// node is a failover to it; `None`: independent masters without replication.
+    pub failover: Option<Failover>,
+}
+
+/// A master with one replica that copies the master's key asynchronously, and is promoted in
+/// its place when the master fails (Sentinel's failover).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Failover {
+    /// The replica copies the master's key every this long on the node's clock, so a key set
+    /// just before a failover may be missing on the promoted replica.
+    pub replication_period: Millis,
+    /// The promoted replica refuses requests for this long on the node's clock.
+    pub promotion_delay: Millis,
 }
 
 /// What the clients do with the lock.
@@ -101,6 +119,15 @@ pub struct WorkloadConfig {
     /// How the storage protects itself from stale holders. The fencing token is the
     /// acquisition's epoch (acquisitions numbered in true-time order).
     pub protection: Protection,
+    /// Extension rounds a holder runs per lock (the core's `Lock::extend`), each at a time
+    /// drawn from `[0, ttl]` on its clock after the acquisition or the previous extension,
+    /// and all before its storage work (as in the model); 0: it never extends.
+    pub extensions: u32,
+    /// The fencing token comes from one `INCR` on a separate counter node, taken after the
+    /// lease check of the holder's first fenced op and before that op is sent (the
+    /// counter-after-acquire design); the counter node crashes within the crash budget and
+    /// restarts at once with the lock nodes' persistence.
+    pub counter_node: bool,
 }
 
 impl Default for WorkloadConfig {
@@ -114,6 +141,8 @@ impl Default for WorkloadConfig {
             op_margin: Millis(0),
             storage_timeout: Millis(50),
             protection: Protection::None,
+            extensions: 0,
+            counter_node: false,
         }
     }
 }
@@ -479,15 +508,26 @@ impl fmt::Display for SimConfig {
                 .collect();
             writeln!(f, "reach = {}", lists.join(", "))?;
         }
-        writeln!(
+        write!(
             f,
             "crash = persistence {:?}, fsync period {}, restart delay {} (node clock)",
             self.crash.persistence, self.crash.fsync_period, self.crash.restart_delay
         )?;
+        if self.crash.client_guard > Millis::ZERO {
+            write!(f, ", client guard {} (node clock)", self.crash.client_guard)?;
+        }
+        if let Some(failover) = self.crash.failover {
+            write!(
+                f,
+                ", failover to a replica that copies every {}, promotion delay {} (node clock)",
+                failover.replication_period, failover.promotion_delay
+            )?;
+        }
+        writeln!(f)?;
         let w = &self.workload;
         writeln!(
             f,
-            "workload = think [{}, {}], {} cycles per lock, hold [0, {}], {} acquisitions per client, op margin {}, storage timeout {}, protection {:?}",
+            "workload = think [{}, {}], {} cycles per lock, hold [0, {}], {} acquisitions per client, op margin {}, storage timeout {}, protection {:?}, {} extensions per lock{}",
             w.think_min,
             w.think_max,
             w.cycles_per_lock,
@@ -496,7 +536,13 @@ impl fmt::Display for SimConfig {
                 .map_or_else(|| "unlimited".to_owned(), |n| n.to_string()),
             w.op_margin,
             w.storage_timeout,
-            w.protection
+            w.protection,
+            w.extensions,
+            if w.counter_node {
+                ", token from a separate counter node after acquiring"
+            } else {
+                ""
+            }
         )?;
         if let Some(swarm) = self.swarm {
             writeln!(

@@ -342,7 +342,8 @@ impl FaultBudget {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Anchor {
     /// The node set a key: a clock jump, crash or isolation after it strikes while a key is
-    /// live.
+    /// live. For the separate counter node (one index past the lock nodes), it handed out a
+    /// token.
     KeySet {
         /// Which node.
         node: usize,
@@ -352,7 +353,8 @@ pub enum Anchor {
         /// Which client.
         client: usize,
     },
-    /// The client acquired: a jump of its clock after it strikes while it believes.
+    /// The client acquired: a jump of its clock after it strikes while it believes, and a
+    /// delayed request after it is its extension's or its release's.
     Acquired {
         /// Which client.
         client: usize,
@@ -530,7 +532,13 @@ impl FaultBudget {
                         _ => (Anchor::Acquired { client }, when),
                     }),
                     Fault::DelayStorageOp { client, .. } => Some((Anchor::Checked { client }, 1)),
-                    // The next request is the first round's when the delay strikes at once.
+                    // The next request is the first round's when the delay strikes at once;
+                    // a third of the time it waits for the client to acquire, so the late
+                    // request is its extension's or its release's (the model leaves any
+                    // request in flight as long as it likes).
+                    Fault::DelayRequest { client, .. } if which == 2 => {
+                        Some((Anchor::Acquired { client }, 1))
+                    }
                     Fault::DelayRequest { .. } => None,
                 };
                 match anchor {

@@ -50,6 +50,9 @@ pub enum Payload {
         reply: Reply,
         /// The fencing counter a `SET` that created the key returned (0 otherwise).
         counter: u64,
+        /// Whether the client may count a yes from the node: `false` while the restarted-node
+        /// guard covers it.
+        counts: bool,
     },
     /// A storage operation from a holder.
     StorageOp {

@@ -55,6 +55,8 @@ pub fn by_name(name: &str) -> Option<SimConfig> {
                 persistence: Persistence::FsyncAlways,
                 fsync_period: Millis(0),
                 restart_delay: Millis(0),
+                client_guard: Millis(0),
+                failover: None,
             };
         }
         "drift-covered" | "drift-too-small" => {
@@ -205,8 +207,12 @@ fn base(name: &str) -> Option<SimConfig> {
             persistence: Persistence::None,
             fsync_period: Millis(0),
             restart_delay: Millis(100),
+            client_guard: Millis(0),
+            failover: None,
         },
         workload: WorkloadConfig {
+            extensions: 0,
+            counter_node: false,
             protection: Protection::FencingToken,
             ..WorkloadConfig::default()
         },

@@ -20,6 +20,14 @@ pub enum Lifecycle {
         /// Node-clock reading from which it serves.
         ready_at: Millis,
     },
+    /// The master failed and its replica was promoted in its place, with the key it had
+    /// replicated (if any); it serves from its clock reading `ready_at`.
+    Promoted {
+        /// Whether the promoted replica has a key.
+        kept_key: bool,
+        /// Node-clock reading from which it serves.
+        ready_at: Millis,
+    },
 }
 
 /// A node in the simulated world.
@@ -36,6 +44,13 @@ pub struct SimNode {
     next_fsync: Millis,
     /// Messages to and from the node are lost before this true time.
     isolated_until: u64,
+    /// Node-clock reading before which the clients' restarted-node guard keeps the node's
+    /// yes out of a quorum.
+    guarded_until: Option<Millis>,
+    /// The asynchronous replica, until it is promoted.
+    replica: Option<NodeState>,
+    /// Node-clock reading of the replica's next copy of the master's key.
+    next_replication: Millis,
 }
 
 impl SimNode {
@@ -48,6 +63,9 @@ impl SimNode {
             restart_at: None,
             next_fsync: clock.read(0) + crash.fsync_period,
             isolated_until: 0,
+            guarded_until: None,
+            replica: crash.failover.map(|_| NodeState::new()),
+            next_replication: clock.read(0),
         }
     }
 
@@ -59,6 +77,12 @@ impl SimNode {
         if self.restart_at.is_some_and(|at| now >= at) {
             self.restart_at = None;
             self.state.restart(local, self.crash.restart_delay);
+            // The guard counts the node's uptime, which starts when it serves again; it is
+            // measured on the node's clock, so a jump cuts it short, as in the model.
+            if self.crash.client_guard > Millis::ZERO {
+                self.guarded_until =
+                    Some(local + self.crash.restart_delay + self.crash.client_guard);
+            }
             event = Some(Lifecycle::Restarted {
                 ready_at: local + self.crash.restart_delay,
             });
@@ -72,6 +96,12 @@ impl SimNode {
         }
         if self.state.availability != Availability::Down {
             self.state.expire(local);
+        }
+        if let (Some(replica), Some(failover)) = (&mut self.replica, self.crash.failover)
+            && local >= self.next_replication
+        {
+            replica.entry = self.state.entry;
+            self.next_replication = local + failover.replication_period;
         }
         event
     }
@@ -88,11 +118,29 @@ impl SimNode {
         self.state.apply_counted(op, local, self.crash.persistence)
     }
 
+    /// Whether a client may count this node's yes at true time `now`: `false` while the
+    /// restarted-node guard covers it (the client learns the node's uptime with the answer).
+    pub fn counts_toward_quorum(&self, now: u64) -> bool {
+        self.guarded_until
+            .is_none_or(|until| self.clock.read(now) >= until)
+    }
+
     /// Kills the process at true time `now`; it starts again `downtime` later. A node that is
     /// already down is left alone (`None`).
     pub fn crash(&mut self, now: u64, downtime: Millis) -> Option<Lifecycle> {
         if self.state.availability == Availability::Down {
             return None;
+        }
+        // With a replica, the master's failure is a failover: the replica takes its place at
+        // once with what it had copied, and refuses requests for the promotion delay.
+        if let (Some(mut promoted), Some(failover)) = (self.replica.take(), self.crash.failover) {
+            let local = self.clock.read(now);
+            promoted.restart(local, failover.promotion_delay);
+            self.state = promoted;
+            return Some(Lifecycle::Promoted {
+                kept_key: self.state.entry.is_some(),
+                ready_at: local + failover.promotion_delay,
+            });
         }
         self.state.crash(self.crash.persistence);
         self.restart_at = Some(now.saturating_add(downtime.0));
@@ -131,6 +179,8 @@ mod tests {
             persistence,
             fsync_period: Millis(10),
             restart_delay: Millis(restart_delay),
+            client_guard: Millis(0),
+            failover: None,
         };
         SimNode::new(SimClock::new(0, 0), crash)
     }
@@ -204,6 +254,24 @@ mod tests {
         synced.crash(11, Millis(1));
         run(&mut synced, 11, 12);
         assert_eq!(synced.apply(&SET_OTHER, 12), Ok(false), "fsynced at 10");
+    }
+
+    #[test]
+    fn the_client_guard_starts_after_the_restart_delay_and_runs_on_the_node_clock() {
+        let mut node = node(Persistence::None, 10);
+        node.crash.client_guard = Millis(20);
+        assert!(node.counts_toward_quorum(0), "a node never restarted votes");
+        node.crash(5, Millis(0));
+        node.tick(5);
+        // Restarting until its clock reads 15, guarded until 35.
+        assert!(!node.counts_toward_quorum(20));
+        assert!(!node.counts_toward_quorum(34));
+        assert!(node.counts_toward_quorum(35));
+        // A forward jump cuts the guard short, as it cuts the restart delay short.
+        node.crash(40, Millis(0));
+        node.tick(40);
+        node.clock.jump(41, 30);
+        assert!(node.counts_toward_quorum(41));
     }
 
     #[test]

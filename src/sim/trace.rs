@@ -91,6 +91,39 @@ pub enum TraceEvent {
         /// Why the last round failed.
         failure: Failure,
     },
+    /// A holder asked every node to extend its lease (compare-and-pexpire).
+    ExtensionStarted {
+        /// Which client.
+        client: usize,
+        /// Its clock.
+        local: Millis,
+    },
+    /// An extension won: the holder believes until its clock reads `deadline`.
+    Extended {
+        /// Which client.
+        client: usize,
+        /// The new deadline on its clock.
+        deadline: Millis,
+    },
+    /// An extension failed; the old deadline stands.
+    NotExtended {
+        /// Which client.
+        client: usize,
+        /// Why.
+        failure: Failure,
+    },
+    /// The holder ran `INCR` on the separate counter node and took its value as its token.
+    TokenTaken {
+        /// Which client.
+        client: usize,
+        /// The counter's new value.
+        token: u32,
+    },
+    /// The separate counter node crashed and restarted at once, keeping `counter`.
+    CounterCrashed {
+        /// The counter after the restart.
+        counter: u64,
+    },
     /// The holder's clock reached its deadline.
     Expired {
         /// Which client.
@@ -266,6 +299,17 @@ impl fmt::Display for TraceEntry {
                     node + 1,
                     reads(ready_at)
                 ),
+                Lifecycle::Promoted { kept_key, ready_at } => write!(
+                    f,
+                    "n{} fails over: its replica is promoted {}, refusing requests until its clock reads {}",
+                    node + 1,
+                    if kept_key {
+                        "with the key"
+                    } else {
+                        "without the key, which had not replicated yet"
+                    },
+                    reads(ready_at)
+                ),
             },
             TraceEvent::AcquireStarted { client, local } => {
                 write!(f, "c{} begins an attempt: T1={}", client + 1, reads(local))
@@ -284,6 +328,33 @@ impl fmt::Display for TraceEntry {
                 reads(local),
                 validity.0,
                 reads(deadline)
+            ),
+            TraceEvent::TokenTaken { client, token } => write!(
+                f,
+                "c{} runs INCR on the counter node and takes token {token}",
+                client + 1
+            ),
+            TraceEvent::CounterCrashed { counter } => write!(
+                f,
+                "the counter node crashes and restarts at once: its counter is {counter}"
+            ),
+            TraceEvent::ExtensionStarted { client, local } => write!(
+                f,
+                "c{} extends its lease on every node (clock {})",
+                client + 1,
+                reads(local)
+            ),
+            TraceEvent::Extended { client, deadline } => write!(
+                f,
+                "c{} extends: it believes it holds the lock until its clock reads {}",
+                client + 1,
+                reads(deadline)
+            ),
+            TraceEvent::NotExtended { client, failure } => write!(
+                f,
+                "c{} fails to extend ({}); its old deadline stands",
+                client + 1,
+                failure_words(failure)
             ),
             TraceEvent::Retrying { client, failure } => write!(
                 f,

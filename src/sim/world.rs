@@ -20,6 +20,7 @@ use super::network::{Endpoint, Message, Network, Payload, Sent};
 use super::outcome::{Outcome, Stats, SwarmRun};
 use super::server::SimNode;
 use super::trace::{TraceEntry, TraceEvent};
+use crate::node::{NodeState, Persistence};
 use crate::proto::{Config, NodeId, Op, Reply};
 use crate::storage::Storage;
 use crate::time::Millis;
@@ -69,7 +70,8 @@ pub fn run(config: &SimConfig, seed: u64) -> Result<Outcome, SimConfigError> {
                     &mut stream(seed, FAULT_STREAM),
                     Aim {
                         duration: config.duration,
-                        nodes: config.nodes(),
+                        // The separate counter node is one more target for node faults.
+                        nodes: config.nodes() + usize::from(config.workload.counter_node),
                         clients: config.clients,
                         ttl: config.ttl,
                         storage: config.workload.cycles_per_lock > 0,
@@ -130,6 +132,8 @@ struct World<'a> {
     checker: Checker,
     violations: Vec<Violation>,
     next_epoch: u32,
+    /// The separate counter node of `workload.counter_node`, with its persistence.
+    counter: (NodeState, Persistence),
     outbox: Vec<(Message, Millis)>,
     believers: Vec<Believer>,
     stats: Stats,
@@ -200,6 +204,7 @@ impl<'a> World<'a> {
             checker: Checker::default(),
             violations: Vec::new(),
             next_epoch: 0,
+            counter: (NodeState::new(), config.crash.persistence),
             outbox: Vec::new(),
             believers: Vec::new(),
             stats: Stats::default(),
@@ -248,6 +253,11 @@ impl<'a> World<'a> {
                     result: Ok(true),
                     ..
                 } => Anchor::KeySet { node },
+                // The separate counter node's state is its counter: a fault aimed at it
+                // strikes after it handed out a token.
+                TraceEvent::TokenTaken { .. } => Anchor::KeySet {
+                    node: self.nodes.len(),
+                },
                 TraceEvent::AcquireStarted { client, .. } => Anchor::Started { client },
                 TraceEvent::Acquired { client, .. } => Anchor::Acquired { client },
                 TraceEvent::Checked { client, .. } => Anchor::Checked { client },
@@ -312,6 +322,17 @@ impl<'a> World<'a> {
                     Process::Client(c) => self.clients.get_mut(c).map(|client| &mut client.clock),
                 };
                 clock.map(|clock| clock.jump(now, by_ms)).is_some()
+            }
+            // One index past the lock nodes is the separate counter node: it restarts at once
+            // and keeps what its persistence keeps (a restart delay protects leases, not
+            // counters).
+            Fault::Crash { node, .. } if node == self.nodes.len() && self.workload.counter_node => {
+                let (counter, persistence) = &mut self.counter;
+                counter.crash(*persistence);
+                counter.restart(Millis::ZERO, Millis::ZERO);
+                let counter = counter.counter;
+                self.record(TraceEvent::CounterCrashed { counter });
+                true
             }
             Fault::Crash { node, downtime } => {
                 let lifecycle = self
@@ -397,6 +418,7 @@ impl<'a> World<'a> {
                         let target = &self.nodes[node];
                         let local = target.clock.read(self.now);
                         let busy = !target.state.is_serving(local)
+                            || !target.counts_toward_quorum(self.now)
                             || target.state.live_entry(local).is_some();
                         if busy && self.now < until {
                             self.network.hold(self.now + 1, message);
@@ -404,6 +426,9 @@ impl<'a> World<'a> {
                         }
                         self.holds.swap_remove(index);
                     }
+                    // The guard is judged when the node answers, as the Redis client reads the
+                    // node's uptime with its reply.
+                    let counts = self.nodes[node].counts_toward_quorum(self.now);
                     let counted = self.nodes[node].apply_counted(&command.op, self.now);
                     let counter = counted.map_or(0, |reply| reply.counter);
                     let result = counted.map(|reply| reply.applied);
@@ -430,6 +455,7 @@ impl<'a> World<'a> {
                                 node: NodeId(node as u8),
                                 reply,
                                 counter,
+                                counts,
                             },
                         },
                         Millis::ZERO,
@@ -476,6 +502,7 @@ impl<'a> World<'a> {
                 outbox: &mut outbox,
                 trace: &mut self.trace,
                 next_epoch: &mut self.next_epoch,
+                counter: &mut self.counter,
             };
             client.step(&mut ctx);
         }
