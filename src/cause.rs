@@ -89,6 +89,7 @@ pub fn witnessed(ingredient: Ingredient, steps: &[Step], story: &Story) -> Optio
     match ingredient {
         Ingredient::ClockJump => any(|s| matches!(s, Step::Jump { .. })),
         Ingredient::Crash => any(|s| matches!(s, Step::Crash(_) | Step::CrashCounter)),
+        Ingredient::ClientCrash => any(|s| matches!(s, Step::CrashClient(_))),
         Ingredient::Pause => any(|s| matches!(s, Step::Pause(_))),
         Ingredient::MessageLoss => any(|s| matches!(s, Step::Lose { .. })),
         Ingredient::Failover => any(|s| matches!(s, Step::Promote)),
@@ -96,12 +97,14 @@ pub fn witnessed(ingredient: Ingredient, steps: &[Step], story: &Story) -> Optio
         Ingredient::NodeClockError => any(|s| matches!(s, Step::Deliver { early: true, .. })),
         Ingredient::ExtensionAnyNode => any(|s| matches!(s, Step::Extend(_))),
         // The mistake acts when a release deletes a key that is not the releaser's own.
-        Ingredient::UnlockDel => Some(story.lines.iter().any(|l| match &l.event {
-            Event::Released { deleted, .. } | Event::NotAcquired { deleted, .. } => {
-                !deleted.is_empty()
-            }
-            _ => false,
-        })),
+        Ingredient::UnlockDel | Ingredient::SharedToken => {
+            Some(story.lines.iter().any(|l| match &l.event {
+                Event::Released { deleted, .. } | Event::NotAcquired { deleted, .. } => {
+                    !deleted.is_empty()
+                }
+                _ => false,
+            }))
+        }
         Ingredient::ClientClockError
         | Ingredient::StorageDelay
         | Ingredient::NoValidityCheck

@@ -30,7 +30,7 @@
 //! | `storage safety` | always | the storage never applies an op of an older lock epoch after one of a newer epoch (fenced order); only with `[storage]` |
 //! | `no lost update` | always | the counter equals the writes acknowledged; only with `[storage]` |
 //! | `lock acquired` | sometimes | some client acquires: the witness that a verdict of "holds" is not vacuous |
-//! | `eventually acquired` | eventually | on every run, some client acquires before the horizon |
+//! | `eventually acquired` | eventually | on every run, some client (the one `[liveness] client` names, if any) acquires before the horizon |
 //!
 //! `eventually acquired` is judged on a separate, bounded run ([`Mode::Liveness`]): stateright's
 //! `eventually` is incomplete on cyclic graphs, so that run hashes true time and stops at
@@ -38,6 +38,9 @@
 //! prompt — time passes only when no client step and no delivery is enabled — while faults stay
 //! nondeterministic; with `isolated_rounds`, also assumption F of research/scenarios.md (a round
 //! begins only when no other round runs, i.e. random retry delays eventually separate clients).
+//! With `[liveness] client`, a holder that still believes is working rather than idle: time may
+//! pass while it holds, and it releases or extends when it likes; a holder whose lease ran out
+//! is prompt again.
 //!
 //! # Sound shortcuts
 //!
@@ -287,9 +290,10 @@ impl RedlockModel {
     /// violation there) shortest; one that needs a refusal settles nothing.
     ///
     /// It applies to the safety run of a scenario with at least three clients, compare-and-
-    /// delete, no storage (its properties involve every client's writes), no user invariant,
-    /// the same reach for every client and no fault pinned to one client (so that any two
-    /// clients are alike). Only mutual exclusion is judged by it.
+    /// delete with unique tokens (a shared token lets another client delete `i`'s key), no
+    /// storage (its properties involve every client's writes), no user invariant, the same
+    /// reach for every client and no fault pinned to one client (so that any two clients are
+    /// alike). Only mutual exclusion is judged by it.
     pub fn with_phantom_clients(&self) -> Option<RedlockModel> {
         let shape = &self.shape;
         let reach = &shape.reach[..shape.clients];
@@ -300,6 +304,7 @@ impl RedlockModel {
             && shape.storage.is_none()
             && self.invariants.is_empty()
             && shape.params.unlock == crate::proto::UnlockMode::CompareAndDelete
+            && !shape.shared_token
             && reach.iter().all(|r| *r == reach[0])
             && !pinned_to_a_client;
         if !eligible {
@@ -381,6 +386,7 @@ impl RedlockModel {
                 state: NodeState::new(),
                 offset: CLOCK_BASE,
                 guarded_until: None,
+                setter: 0,
             }; MAX_MODEL_NODES],
             replica: shape.failover.map(|_| NodeState::new()),
             clients: [ClientSlot::new(); MAX_MODEL_CLIENTS],
@@ -388,6 +394,7 @@ impl RedlockModel {
             budget: Budget {
                 jumps: shape.jumps,
                 crashes: shape.crashes,
+                client_crashes: shape.client_crashes,
                 pauses: shape.pauses,
                 losses: shape.message_loss,
                 failover: shape.failover.is_some(),
@@ -476,7 +483,10 @@ impl Model for RedlockModel {
             }
             Mode::Liveness => properties.push(Property::eventually(
                 property::EVENTUALLY_ACQUIRED,
-                |_, s: &World| s.acquired != 0,
+                |m: &RedlockModel, s: &World| match m.shape.liveness_client {
+                    Some(c) => s.acquired >> c & 1 != 0,
+                    None => s.acquired != 0,
+                },
             )),
         }
         properties
@@ -553,6 +563,119 @@ mod tests {
         // One more tick is a different state: the lease has less validity left.
         let later = model.next_state(&early, Step::Tick).unwrap();
         assert_ne!(fingerprint(&early), fingerprint(&later));
+    }
+
+    #[test]
+    fn a_crashed_client_keeps_its_keys_sends_nothing_and_stops_believing() {
+        let model = RedlockModel::new(&scenario(
+            "[lock]\nttl_ticks = 4\ndrift_ticks = 1\n[faults.client_crashes]\ncount = 1",
+        ));
+        let holding = run(
+            &model,
+            &[
+                Step::Begin(0),
+                deliver(0, 0),
+                deliver(0, 1),
+                Step::Decide(0),
+            ],
+        );
+        assert!(holding.believes(0));
+        let dead = run(
+            &model,
+            &[
+                Step::Begin(0),
+                deliver(0, 0),
+                deliver(0, 1),
+                Step::Decide(0),
+                Step::CrashClient(0),
+            ],
+        );
+        assert!(!dead.believes(0));
+        assert_eq!(dead.phase(0), Phase::Done);
+        assert_eq!(dead.budget.client_crashes, 0);
+        // No unlock went out: both keys stay, and the request still travelling to n3 lands.
+        assert!(dead.nodes[0].state.entry.is_some() && dead.nodes[1].state.entry.is_some());
+        let mut enabled = Vec::new();
+        model.actions(&dead, &mut enabled);
+        assert!(!enabled.iter().any(|s| matches!(
+            s,
+            Step::Begin(0) | Step::Decide(0) | Step::Release(0) | Step::Extend(0)
+        )));
+        assert!(enabled.contains(&deliver(0, 2)));
+        // The budget is spent: the other client cannot die too.
+        assert!(!enabled.contains(&Step::CrashClient(1)));
+        let landed = model.next_state(&dead, deliver(0, 2)).unwrap();
+        assert!(landed.nodes[2].state.entry.is_some());
+    }
+
+    #[test]
+    fn shared_tokens_let_one_clients_unlock_delete_the_others_key() {
+        let body = "[lock]\nnodes = 1\nttl_ticks = 4\ndrift_ticks = 1\ntoken = \"shared\"";
+        let steps = [
+            Step::Begin(0),
+            deliver(0, 0),
+            Step::Decide(0),
+            Step::Begin(1),
+            deliver(1, 0),
+            Step::Decide(1),
+        ];
+        let shared = run(&RedlockModel::new(&scenario(body)), &steps);
+        // c2 was refused, failed, and its compare-and-delete matched c1's value.
+        assert!(shared.believes(0));
+        assert_eq!(shared.nodes[0].state.entry, None);
+        // The ghost still names who set the key, for the stories.
+        let set = run(&RedlockModel::new(&scenario(body)), &steps[..2]);
+        assert_eq!(set.key_owner(0, set.nodes[0].state.entry.unwrap().token), 0);
+        let unique = run(
+            &RedlockModel::new(&scenario(
+                "[lock]\nnodes = 1\nttl_ticks = 4\ndrift_ticks = 1",
+            )),
+            &steps,
+        );
+        assert!(unique.nodes[0].state.entry.is_some(), "c1's own key stays");
+    }
+
+    #[test]
+    fn unbounded_extensions_are_not_counted_and_a_working_holder_lets_time_pass() {
+        let body = "[lock]\nnodes = 1\nclients = 1\nttl_ticks = 3\ndrift_ticks = 1\n\
+                    extensions = \"unbounded\"\n[liveness]\nclient = 1";
+        let s = scenario(body);
+        let model = RedlockModel::with_mode(&s, Mode::Liveness);
+        // The run waits for one named client: permuting the clients would swap it.
+        assert!(!model.shape.symmetry && RedlockModel::new(&s).shape.symmetry);
+        let held = run(&model, &[Step::Begin(0), deliver(0, 0), Step::Decide(0)]);
+        let mut enabled = Vec::new();
+        model.actions(&held, &mut enabled);
+        // c1 believes, so it is working: time may pass while it holds.
+        assert!(enabled.contains(&Step::Tick), "{enabled:?}");
+        let extended = run(
+            &model,
+            &[
+                Step::Begin(0),
+                deliver(0, 0),
+                Step::Decide(0),
+                Step::Tick,
+                Step::Extend(0),
+                deliver(0, 0),
+                Step::Decide(0),
+            ],
+        );
+        assert_eq!(extended.clients[0].extensions, 0, "not counted");
+        assert!(extended.believes(0));
+        enabled.clear();
+        model.actions(&extended, &mut enabled);
+        assert!(enabled.contains(&Step::Extend(0)));
+        // Without `[liveness] client` the holder is prompt: no tick while it can release.
+        let prompt = RedlockModel::with_mode(
+            &scenario(
+                "[lock]\nnodes = 1\nclients = 1\nttl_ticks = 3\ndrift_ticks = 1\nextensions = 1",
+            ),
+            Mode::Liveness,
+        );
+        let held = run(&prompt, &[Step::Begin(0), deliver(0, 0), Step::Decide(0)]);
+        enabled.clear();
+        prompt.actions(&held, &mut enabled);
+        assert!(!enabled.contains(&Step::Tick), "{enabled:?}");
     }
 
     fn deliver(client: u8, node: u8) -> Step {

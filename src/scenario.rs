@@ -53,6 +53,10 @@ pub const MAX_MODEL_NODES: usize = 5;
 /// The most clients a model may have.
 pub const MAX_MODEL_CLIENTS: usize = 3;
 
+/// [`LockSettings::extensions`] for `extensions = "unbounded"`: a holder may extend as often
+/// as it likes. The model does not count such extensions, so the state space stays finite.
+pub const UNBOUNDED_EXTENSIONS: u8 = u8::MAX;
+
 /// Property names, as `[expect]`, the CLI and the JSON report spell them: `&str` constants
 /// for code that works with names (reports also carry user invariants, which have only a
 /// name). Each is the name of a [`Property`](crate::property::Property), where the names are
@@ -68,7 +72,8 @@ pub mod property {
     pub const NO_LOST_UPDATE: &str = Property::NoLostUpdate.name();
     /// Sometimes: some client acquires the lock (the non-vacuity witness).
     pub const LOCK_ACQUIRED: &str = Property::LockAcquired.name();
-    /// Eventually, on a bounded horizon: some client acquires the lock.
+    /// Eventually, on a bounded horizon: some client (or the one `[liveness] client` names)
+    /// acquires the lock.
     pub const EVENTUALLY_ACQUIRED: &str = Property::EventuallyAcquired.name();
     /// Every built-in property.
     pub const ALL: [&str; 5] = [
@@ -134,6 +139,17 @@ pub enum Unlock {
     CompareAndDelete,
     /// Plain `DEL`: the mistake redis.io warns against.
     Del,
+}
+
+/// What token values the clients draw (file values `"unique"`, `"shared"`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Tokens {
+    /// Every acquisition draws its own value, as a random source does: correct.
+    Unique,
+    /// Every client draws the same value (a hard-coded token, or a random source seeded alike
+    /// in every process): compare-and-delete can no longer tell the clients' keys apart.
+    Shared,
 }
 
 /// When a round stops waiting for answers (file values `"at-quorum"`, `"all-replies"`).
@@ -235,31 +251,39 @@ pub struct LockSettings {
     pub round_timeout_ticks: u32,
     /// Acquisition rounds per client, the first included (default 1).
     pub attempts: u8,
+    /// The least back-off between a failed round and the next, on the client's clock
+    /// (default 0). The model lets every longer delay happen too; in the liveness run, where
+    /// processes are prompt, a client retries exactly this long after failing.
+    pub retry_delay_ticks: u32,
     /// Compare-and-delete (default) or plain `DEL`.
     pub unlock: UnlockMode,
     /// The step-3 validity check (default on).
     pub validity_check: ValidityCheck,
     /// When a round is decided (default at quorum, as in the core).
     pub decision: RoundDecision,
-    /// Extension rounds a client may run while it holds the lock (default 0).
+    /// Extension rounds a client may run while it holds the lock (default 0), or
+    /// [`UNBOUNDED_EXTENSIONS`]: no cap at all.
     pub extensions: u8,
     /// How an extension round is counted (default a majority of all `N`).
     pub extension_quorum: ExtensionQuorum,
+    /// What token values the clients draw (default unique per acquisition).
+    pub token: Tokens,
 }
 
 impl LockSettings {
     /// The core's configuration these settings resolve to, one tick being one millisecond:
     /// the one place `[lock]` becomes a [`Config`]; the model runs it as it is and the
-    /// simulator scales its spans. The retry delay is zero: the model lets time pass between
-    /// any two steps, which covers every delay (the simulator draws its own).
+    /// simulator scales its spans. The retry delay is `retry_delay_ticks`, zero by default: the
+    /// model lets time pass between any two steps, which covers every longer delay (the
+    /// simulator draws its own).
     pub fn config(&self) -> Config {
         Config {
             drift: DriftPolicy::fixed(Millis(u64::from(self.drift_ticks))),
             round_timeout: Millis(u64::from(self.round_timeout_ticks)),
             retry: RetryPolicy {
                 attempts: u32::from(self.attempts),
-                delay_min: Millis::ZERO,
-                delay_max: Millis::ZERO,
+                delay_min: Millis(u64::from(self.retry_delay_ticks)),
+                delay_max: Millis(u64::from(self.retry_delay_ticks)),
             },
             unlock: self.unlock,
             validity_check: self.validity_check,
@@ -381,10 +405,22 @@ pub struct FaultSettings {
     pub clock_jumps: Option<JumpSettings>,
     /// Node crashes.
     pub crashes: Option<CrashSettings>,
+    /// Client crashes.
+    pub client_crashes: Option<ClientCrashSettings>,
 }
 
-/// `[failover]`: the single-master baseline with one asynchronously replicated replica that
-/// is promoted when the master fails.
+/// `[faults.client_crashes]`: a client process dies for good, wherever it is in its lock's
+/// life. It sends nothing more (no unlock), believes nothing more, and its keys stay on the
+/// nodes until they expire; requests it sent before dying still arrive.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ClientCrashSettings {
+    /// How many client crashes in the whole run (default 1 when the table is present).
+    pub count: u8,
+}
+
+/// `[failover]`: node n1 is a master with one asynchronously replicated replica that is
+/// promoted when the master fails. With `nodes = 1` it is the single-master baseline; with
+/// more, n1 is one Redlock node that fails over inside itself, next to independent masters.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FailoverSettings {
     /// The promoted replica refuses requests for this many ticks (default 0).
@@ -398,6 +434,11 @@ pub struct LivenessSettings {
     pub horizon_ticks: u32,
     /// Fairness assumption F: a round begins only when no other round is running (default false).
     pub isolated_rounds: bool,
+    /// `client` (1-based in the file, 0-based here): `eventually acquired` asks that this one
+    /// client acquires, and a holder may keep the lock while time passes for as long as it
+    /// believes (it is working), instead of releasing promptly (default none: some client,
+    /// and every process prompt).
+    pub client: Option<u8>,
 }
 
 /// A validated scenario: everything needed to build the model.
@@ -637,6 +678,13 @@ impl Validator<'_> {
                 "horizon_ticks",
             )?,
             isolated_rounds: raw.liveness.isolated_rounds.unwrap_or(false),
+            client: match &raw.liveness.client {
+                Some(c) => Some(
+                    self.range(c, 1, u32::from(lock.clients), "liveness client (1-based)")? as u8
+                        - 1,
+                ),
+                None => None,
+            },
         };
         let mut expect = Vec::new();
         let mut mechanism = Vec::new();
@@ -759,21 +807,10 @@ impl Validator<'_> {
         Ok(out)
     }
 
+    /// `failover`: whether the file has `[failover]` (which a shared token cannot join).
     fn lock(&self, raw: &RawScenario, failover: bool) -> Result<LockSettings, ScenarioError> {
         let l = &raw.lock;
         let nodes = self.opt_range(&l.nodes, 3, 1, MAX_MODEL_NODES as u32, "nodes")?;
-        if failover && nodes != 1 {
-            let at = l
-                .nodes
-                .as_ref()
-                .map_or_else(|| self.at(&raw.name), |n| self.at(n));
-            return Err(ScenarioError::OutOfRange {
-                at,
-                message: format!(
-                    "[failover] models one master and its replica, so nodes must be 1, not {nodes}"
-                ),
-            });
-        }
         let clients = self.opt_range(&l.clients, 2, 1, MAX_MODEL_CLIENTS as u32, "clients")?;
         let ttl_ticks = self.opt_range(&l.ttl_ticks, 10, 1, 60, "ttl_ticks")?;
         let drift_ticks = self.opt_range(&l.drift_ticks, 1, 0, 60, "drift_ticks")?;
@@ -792,7 +829,36 @@ impl Validator<'_> {
         let round_timeout_ticks =
             self.opt_range(&l.round_timeout_ticks, 1, 1, 60, "round_timeout_ticks")?;
         let attempts = self.opt_range(&l.attempts, 1, 1, 4, "attempts")?;
-        let extensions = self.opt_range(&l.extensions, 0, 0, 3, "extensions")?;
+        let retry_delay_ticks =
+            self.opt_range(&l.retry_delay_ticks, 0, 0, 60, "retry_delay_ticks")?;
+        let extensions = match &l.extensions {
+            None => 0,
+            Some(e) => match *e.get_ref() {
+                RawBound::Unbounded => UNBOUNDED_EXTENSIONS,
+                RawBound::Ticks(n) if n > 3 => {
+                    return Err(ScenarioError::OutOfRange {
+                        at: self.at(e),
+                        message: format!(
+                            "extensions is {n}, but must lie in 0..=3, or be \"unbounded\""
+                        ),
+                    });
+                }
+                RawBound::Ticks(n) => n as u8,
+            },
+        };
+        let token = l.token.as_ref().map_or(Tokens::Unique, |t| *t.get_ref());
+        if let Some(at) = l
+            .token
+            .as_ref()
+            .filter(|_| failover && token == Tokens::Shared)
+        {
+            // The replica's key is told by its token alone, which a shared value no longer
+            // ties to one client.
+            return Err(ScenarioError::OutOfRange {
+                at: self.at(at),
+                message: "token = \"shared\" cannot be combined with [failover]".to_owned(),
+            });
+        }
         Ok(LockSettings {
             nodes: nodes as u8,
             clients: clients as u8,
@@ -800,6 +866,7 @@ impl Validator<'_> {
             drift_ticks,
             round_timeout_ticks,
             attempts: attempts as u8,
+            retry_delay_ticks,
             unlock: match l.unlock.unwrap_or(Unlock::CompareAndDelete) {
                 Unlock::CompareAndDelete => UnlockMode::CompareAndDelete,
                 Unlock::Del => UnlockMode::PlainDel,
@@ -813,8 +880,9 @@ impl Validator<'_> {
                 Decision::AtQuorum => RoundDecision::AtQuorum,
                 Decision::AllReplies => RoundDecision::AllReplies,
             },
-            extensions: extensions as u8,
+            extensions,
             extension_quorum: l.extension_quorum.unwrap_or(ExtensionQuorum::Majority),
+            token,
         })
     }
 
@@ -950,10 +1018,27 @@ impl Validator<'_> {
                 })
             }
         };
+        let client_crashes = match &f.client_crashes {
+            None => None,
+            Some(c) => {
+                let count = self.opt_range(&c.count, 1, 0, 3, "client_crashes.count")?;
+                if count > u32::from(lock.clients) {
+                    return Err(ScenarioError::TooManyFaults {
+                        at: self.at(c.count.as_ref().expect("a count above 1 was written")),
+                        message: format!(
+                            "{count} client crashes is more than the {} clients",
+                            lock.clients
+                        ),
+                    });
+                }
+                Some(ClientCrashSettings { count: count as u8 })
+            }
+        };
         Ok(FaultSettings {
             pauses,
             clock_jumps,
             crashes,
+            client_crashes,
         })
     }
 }
@@ -1059,6 +1144,81 @@ mod tests {
         )
         .unwrap_err();
         assert!(e.to_string().contains("client_guard_ticks"), "{e}");
+    }
+
+    #[test]
+    fn tokens_client_crashes_and_retry_delays_are_read_and_checked() {
+        let s = parse("[expect]\n\"mutual exclusion\" = \"holds\"\n").unwrap();
+        assert_eq!(
+            (
+                s.lock.token,
+                s.faults.client_crashes,
+                s.lock.retry_delay_ticks
+            ),
+            (Tokens::Unique, None, 0)
+        );
+        let s = parse(
+            "[lock]\ntoken = \"shared\"\nretry_delay_ticks = 3\n[faults.client_crashes]\n\
+             [expect]\n\"mutual exclusion\" = \"holds\"\n",
+        )
+        .unwrap();
+        assert_eq!(s.lock.token, Tokens::Shared);
+        assert_eq!(
+            s.faults.client_crashes,
+            Some(ClientCrashSettings { count: 1 })
+        );
+        assert_eq!(s.lock.config().retry.delay_min, Millis(3));
+        let e = parse(
+            "[lock]\nclients = 2\n[faults.client_crashes]\ncount = 3\n\
+             [expect]\n\"mutual exclusion\" = \"holds\"\n",
+        )
+        .unwrap_err();
+        assert!(e.to_string().starts_with("s.toml:9:9: "), "{e}");
+        assert!(e.to_string().contains("more than the 2 clients"), "{e}");
+        let e = parse(
+            "[lock]\nnodes = 1\ntoken = \"shared\"\n[failover]\n\
+             [expect]\n\"mutual exclusion\" = \"holds\"\n",
+        )
+        .unwrap_err();
+        assert!(e.to_string().starts_with("s.toml:8:9: "), "{e}");
+        let e = parse("[lock]\ntoken = \"random\"\n[expect]\n\"mutual exclusion\" = \"holds\"\n")
+            .unwrap_err();
+        assert!(e.to_string().contains("s.toml:7:"), "{e}");
+        let e =
+            parse("[lock]\nretry_delay_ticks = 61\n[expect]\n\"mutual exclusion\" = \"holds\"\n")
+                .unwrap_err();
+        assert!(e.to_string().contains("retry_delay_ticks"), "{e}");
+    }
+
+    #[test]
+    fn unbounded_extensions_and_the_liveness_client_are_read_and_checked() {
+        let s = parse(
+            "[lock]\nextensions = \"unbounded\"\n[liveness]\nclient = 2\n\
+             [expect]\n\"mutual exclusion\" = \"holds\"\n",
+        )
+        .unwrap();
+        assert_eq!(s.lock.extensions, UNBOUNDED_EXTENSIONS);
+        assert_eq!(s.liveness.client, Some(1));
+        let e = parse("[lock]\nextensions = 4\n[expect]\n\"mutual exclusion\" = \"holds\"\n")
+            .unwrap_err();
+        assert!(e.to_string().starts_with("s.toml:7:14: "), "{e}");
+        assert!(e.to_string().contains("\"unbounded\""), "{e}");
+        let e = parse("[liveness]\nclient = 3\n[expect]\n\"mutual exclusion\" = \"holds\"\n")
+            .unwrap_err();
+        assert!(e.to_string().starts_with("s.toml:7:10: "), "{e}");
+    }
+
+    #[test]
+    fn failover_may_replicate_one_of_several_nodes() {
+        let s = parse(
+            "[lock]\nnodes = 3\n[failover]\npromotion_delay_ticks = 3\n\
+             [expect]\n\"mutual exclusion\" = \"holds\"\n",
+        )
+        .unwrap();
+        assert_eq!(
+            (s.lock.nodes, s.failover.map(|f| f.promotion_delay_ticks)),
+            (3, Some(3))
+        );
     }
 
     #[test]

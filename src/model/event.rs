@@ -341,6 +341,13 @@ pub enum Event {
         /// The clients' guard keeps its yes out of every quorum until its clock reads this.
         guarded_until: Option<i64>,
     },
+    /// A client dies for good, without unlocking.
+    ClientCrashed {
+        /// Whether it believed it held the lock when it died.
+        believed: bool,
+        /// The nodes that hold its key, which stays until it expires.
+        keys: Nodes,
+    },
     /// The separate counter node crashes and restarts at once, keeping what its persistence
     /// keeps.
     CounterCrashed {
@@ -386,6 +393,7 @@ impl Event {
             Event::Paused { .. }
                 | Event::ClockJumped { .. }
                 | Event::Crashed { .. }
+                | Event::ClientCrashed { .. }
                 | Event::CounterCrashed { .. }
                 | Event::RequestLost { .. }
                 | Event::Promoted { .. }
@@ -655,6 +663,17 @@ impl fmt::Display for Event {
                 }
                 Ok(())
             }
+            Event::ClientCrashed { believed, keys } => {
+                f.write_str("crashes for good")?;
+                if *believed {
+                    f.write_str(" while it believes it holds the lock")?;
+                }
+                f.write_str(": it sends no unlock")?;
+                if !keys.0.is_empty() {
+                    write!(f, ", and its key stays on {keys} until it expires")?;
+                }
+                Ok(())
+            }
             Event::CounterCrashed {
                 persistence,
                 from,
@@ -790,6 +809,11 @@ fn owner(token: Token) -> Actor {
     client(owner_of(token))
 }
 
+/// The client whose key on node `n` of `w` carries `token` (see [`World::key_owner`]).
+fn owner_on(w: &World, n: usize, token: Token) -> Actor {
+    client(w.key_owner(n, token))
+}
+
 /// The clock reading of `actor` in `w`, if it differs from true time.
 fn own_clock(w: &World, actor: Actor) -> Option<i64> {
     let clock = match actor {
@@ -810,7 +834,7 @@ fn expired_keys(before: &World, after: &World, by_jump: bool, out: &mut Vec<Mome
                 after.now,
                 node(n),
                 Event::KeyExpired {
-                    owner: owner(e.token),
+                    owner: owner_on(before, n, e.token),
                     by_jump,
                 },
             ));
@@ -823,7 +847,9 @@ fn deleted_keys(before: &World, after: &World, c: usize) -> Vec<(Actor, Actor)> 
     (0..before.shape.nodes)
         .filter_map(
             |n| match (before.nodes[n].state.entry, after.nodes[n].state.entry) {
-                (Some(e), None) if owner_of(e.token) != c => Some((owner(e.token), node(n))),
+                (Some(e), None) if before.key_owner(n, e.token) != c => {
+                    Some((owner_on(before, n, e.token), node(n)))
+                }
                 _ => None,
             },
         )
@@ -940,7 +966,10 @@ pub fn narrate(before: &World, step: &Step, after: &World) -> Vec<Moment> {
                         client: client(cu),
                         node: node(nu),
                         expires_at: reading(e.expires_at),
-                        early_over: state.entry.filter(|_| early).map(|old| owner(old.token)),
+                        early_over: state
+                            .entry
+                            .filter(|_| early)
+                            .map(|old| owner_on(before, nu, old.token)),
                         fast_by: if early { shape.eps_n } else { 0 },
                         counter: before
                             .counters_matter()
@@ -948,7 +977,7 @@ pub fn narrate(before: &World, step: &Step, after: &World) -> Vec<Moment> {
                     },
                     Some(e) => Event::SetRefused {
                         client: client(cu),
-                        holder: Some(owner(e.token)),
+                        holder: Some(owner_on(before, nu, e.token)),
                     },
                     None => Event::SetRefused {
                         client: client(cu),
@@ -1176,10 +1205,12 @@ pub fn narrate(before: &World, step: &Step, after: &World) -> Vec<Moment> {
         }
         Step::Crash(n) => {
             let nu = usize::from(n);
-            let key = before.nodes[nu]
-                .state
-                .entry
-                .map(|e| (owner(e.token), after.nodes[nu].state.entry.is_some()));
+            let key = before.nodes[nu].state.entry.map(|e| {
+                (
+                    owner_on(before, nu, e.token),
+                    after.nodes[nu].state.entry.is_some(),
+                )
+            });
             out.push(Moment::new(
                 t,
                 node(nu),
@@ -1195,13 +1226,37 @@ pub fn narrate(before: &World, step: &Step, after: &World) -> Vec<Moment> {
                 },
             ));
         }
+        Step::CrashClient(c) => {
+            let cu = usize::from(c);
+            let mut keys = NodeSet::EMPTY;
+            for n in 0..shape.nodes {
+                if before.nodes[n]
+                    .state
+                    .entry
+                    .is_some_and(|e| before.key_owner(n, e.token) == cu)
+                {
+                    keys.insert(crate::proto::NodeId(n as u8));
+                }
+            }
+            out.push(Moment::new(
+                t,
+                client(cu),
+                Event::ClientCrashed {
+                    believed: before.believes(cu),
+                    keys: Nodes(keys),
+                },
+            ));
+        }
         Step::Fsync(n) => {
             let nu = usize::from(n);
             out.push(Moment::new(
                 t,
                 node(nu),
                 Event::Fsynced {
-                    owner: before.nodes[nu].state.entry.map(|e| owner(e.token)),
+                    owner: before.nodes[nu]
+                        .state
+                        .entry
+                        .map(|e| owner_on(before, nu, e.token)),
                 },
             ));
         }

@@ -5,7 +5,7 @@ use std::sync::Mutex;
 
 use crate::node::Persistence;
 use crate::proto::{Fencing, LockParams, NodeSet};
-use crate::scenario::{Bound, JumpTarget, MAX_MODEL_CLIENTS, Scenario};
+use crate::scenario::{Bound, JumpTarget, MAX_MODEL_CLIENTS, Scenario, Tokens};
 use crate::storage::{Protection, TokenSource};
 use crate::time::Millis;
 
@@ -54,15 +54,22 @@ pub(crate) struct Shape {
     pub jump_target: JumpTarget,
     pub jump_index: Option<u8>,
     pub crashes: u8,
+    /// Client crashes in the whole run (`[faults.client_crashes]`).
+    pub client_crashes: u8,
     pub persistence: Persistence,
     pub restart_delay: Millis,
     pub restart: bool,
     /// The clients' restarted-node guard, on the restarted node's clock.
     pub client_guard: Millis,
     pub failover: Option<Millis>,
+    /// Every client draws the same token value (`[lock] token = "shared"`).
+    pub shared_token: bool,
     pub symmetry: bool,
     pub horizon: u32,
     pub isolated_rounds: bool,
+    /// `[liveness] client`: the one client `eventually acquired` waits for; holders then keep
+    /// the lock across time while they believe.
+    pub liveness_client: Option<u8>,
     /// Hash the ghost fields in full: which clients acquired, and (without storage) the lock
     /// epochs. Off by default, where the fingerprint keeps only what a property reads (see
     /// `view.rs`); on with user invariants, which may read any field of the world.
@@ -126,6 +133,11 @@ impl Shape {
             jump_target: jumps.map_or(JumpTarget::Any, |j| j.target),
             jump_index: jumps.and_then(|j| j.index),
             crashes: crashes.map_or(0, |c| c.count),
+            client_crashes: scenario
+                .faults
+                .client_crashes
+                .as_ref()
+                .map_or(0, |c| c.count),
             persistence: crashes.map_or(Persistence::None, |c| c.persistence),
             restart_delay: Millis(crashes.map_or(0, |c| u64::from(c.restart_delay_ticks))),
             restart: crashes.is_none_or(|c| c.restart),
@@ -134,12 +146,21 @@ impl Shape {
                 .failover
                 .as_ref()
                 .map(|f| Millis(u64::from(f.promotion_delay_ticks))),
+            shared_token: lock.token == Tokens::Shared,
             // The fencing view hashes per-client and per-node counters in index order
-            // (`fence.rs`), which the symmetry reduction would not permute with the rows.
-            symmetry: scenario.symmetry && token_source == TokenSource::Ideal,
+            // (`fence.rs`), which the symmetry reduction would not permute with the rows. With
+            // `[failover]` on several nodes only n1 has a replica, and sorting the node rows
+            // would forget which row is n1's: no symmetry reduction then. Nor in a liveness run
+            // that waits for one named client, which permuting the clients would swap.
+            symmetry: scenario.symmetry
+                && token_source == TokenSource::Ideal
+                && (scenario.failover.is_none() || lock.nodes == 1)
+                && !(mode == Mode::Liveness && scenario.liveness.client.is_some()),
             horizon: scenario.liveness.horizon_ticks,
             isolated_rounds: scenario.liveness.isolated_rounds,
-            exact_ghosts: false,
+            liveness_client: scenario.liveness.client,
+            // Which client acquired is then what the property reads: hash every client's bit.
+            exact_ghosts: mode == Mode::Liveness && scenario.liveness.client.is_some(),
             dead_nodes: true,
             idle_jumps_pruned: true,
             phantoms: false,

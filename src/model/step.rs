@@ -12,11 +12,11 @@ use crate::proto::{
     Answer, Effects, Entropy, Event, LockPhase, LockState, NodeId, NodeSet, Op, Reply, Request,
     RetryPolicy, Token,
 };
-use crate::scenario::{Bound, JumpTarget};
+use crate::scenario::{Bound, JumpTarget, UNBOUNDED_EXTENSIONS};
 use crate::storage::{StorageOp, StorageReply};
 use crate::time::Millis;
 
-use super::shape::{Mode, OpKind};
+use super::shape::{Mode, OpKind, Shape};
 use super::world::{Work, World, reply_in, token_of};
 
 /// A process a clock jump hits.
@@ -87,6 +87,9 @@ pub enum Step {
     },
     /// Node `n` crashes (and restarts, unless configured not to).
     Crash(u8),
+    /// Client `c` dies for good: it stops believing and sends nothing more, not even an
+    /// unlock; its keys stay until they expire, and requests already sent still arrive.
+    CrashClient(u8),
     /// Node `n` runs its periodic fsync: its key (and its fencing counter) becomes durable.
     Fsync(u8),
     /// `counter-after-acquire` only: the separate counter node crashes and restarts at once,
@@ -100,32 +103,45 @@ pub enum Step {
     Promote,
 }
 
-/// The model's randomness: tokens that name their client and attempt, and no retry delay.
+/// The model's randomness: tokens that name their client and attempt, and the least retry
+/// delay the configuration allows (`[lock] retry_delay_ticks`, zero by default).
 ///
-/// A zero back-off loses nothing: a client that may retry at once may also retry at any later
+/// With `[lock] token = "shared"` every draw of every client returns one and the same value
+/// (a hard-coded token). One value for all, rather than one per attempt, keeps the fingerprint
+/// sound: every key then carries that value and matches every client that acts, so who set a
+/// key changes nothing a step can do (the ghost [`NodeSlot::setter`](super::NodeSlot::setter)
+/// keeps it for the stories).
+///
+/// The least back-off loses nothing: a client that may retry then may also retry at any later
 /// step, since the model lets time pass between any two steps, so every delay the real
 /// generator could draw is explored.
 struct ModelEntropy {
     client: usize,
     attempts: u32,
+    shared: bool,
 }
 
 impl ModelEntropy {
-    fn of(client: usize, lock: &LockState) -> ModelEntropy {
+    fn of(shape: &Shape, client: usize, lock: &LockState) -> ModelEntropy {
         ModelEntropy {
             client,
             attempts: lock.attempts(),
+            shared: shape.shared_token,
         }
     }
 }
 
 impl Entropy for ModelEntropy {
     fn token(&mut self) -> Token {
-        token_of(self.client, self.attempts + 1)
+        if self.shared {
+            token_of(0, 1)
+        } else {
+            token_of(self.client, self.attempts + 1)
+        }
     }
 
-    fn backoff(&mut self, _retry: &RetryPolicy) -> Millis {
-        Millis::ZERO
+    fn backoff(&mut self, retry: &RetryPolicy) -> Millis {
+        retry.delay_min
     }
 }
 
@@ -153,7 +169,7 @@ impl World {
         let slot = &self.clients[c];
         let now = self.client_clock(c);
         let mut lock = slot.lock;
-        let mut entropy = ModelEntropy::of(c, &lock);
+        let mut entropy = ModelEntropy::of(shape, c, &lock);
         let round = lock.round();
         let mut effects = Effects::default();
         for node in slot.mailbox.answered().iter() {
@@ -365,6 +381,21 @@ impl World {
                 }
             }
         }
+        if b.client_crashes > 0 {
+            for c in 0..shape.clients {
+                // A client that is done has nothing left to lose. Not while one of its storage
+                // ops is on its way: that op still lands after the crash, so the run is the
+                // same as one where it lands first and the client crashes then.
+                let slot = &self.clients[c];
+                if !matches!(
+                    slot.lock.phase(),
+                    LockPhase::Releasing(_) | LockPhase::Finished
+                ) && slot.work.pending.is_none()
+                {
+                    out.push(Step::CrashClient(c as u8));
+                }
+            }
+        }
         if b.crashes > 0 && self.counter_node_in_play() {
             out.push(Step::CrashCounter);
         }
@@ -393,7 +424,15 @@ impl World {
     pub(crate) fn steps(&self, out: &mut Vec<Step>) {
         let before = out.len();
         self.prompt_steps(out);
-        let nobody_can_act = out.len() == before;
+        // With `[liveness] client`, a holder that still believes is working: it may release or
+        // extend whenever it likes, and time passes meanwhile.
+        let working = |step: &Step| match *step {
+            Step::Release(c) | Step::Extend(c) => {
+                self.shape.liveness_client.is_some() && self.believes(usize::from(c))
+            }
+            _ => false,
+        };
+        let nobody_can_act = out[before..].iter().all(working);
         let tick_allowed = (0..self.shape.clients).all(|c| self.allowance_left(c))
             && match self.shape.mode {
                 Mode::Safety => self.shape.exact_time.is_none_or(|h| self.now < h),
@@ -443,7 +482,7 @@ impl World {
     fn release_at_once(&mut self, c: usize, request: Request) {
         let shape = self.shape;
         let now = self.client_clock(c);
-        let mut entropy = ModelEntropy::of(c, &self.clients[c].lock);
+        let mut entropy = ModelEntropy::of(shape, c, &self.clients[c].lock);
         for n in 0..shape.nodes {
             let node = NodeId(n as u8);
             let clock = self.node_clock(n);
@@ -522,7 +561,7 @@ impl World {
                 let c = usize::from(c);
                 let now = w.client_clock(c);
                 let lock = &mut w.clients[c].lock;
-                let mut entropy = ModelEntropy::of(c, lock);
+                let mut entropy = ModelEntropy::of(shape, c, lock);
                 // The first round, or the next one once the back-off is over.
                 let effects = match lock.phase() {
                     LockPhase::Idle => lock.begin(&shape.params, now, &mut entropy),
@@ -573,6 +612,9 @@ impl World {
                 } else {
                     Reply::Failed
                 };
+                if reply == Reply::Applied && matches!(request.op, Op::SetNxPx { .. }) {
+                    w.nodes[n].setter = client;
+                }
                 // The answer reaches the client's mailbox at once; the client hands it to the
                 // core when it decides (`Decide`), which may be any later step. An answer to a
                 // round the core no longer collects would be ignored by it, so it is dropped.
@@ -604,7 +646,12 @@ impl World {
             Step::Extend(c) => {
                 let c = usize::from(c);
                 let now = w.client_clock(c);
-                w.clients[c].extensions += 1;
+                // Unbounded extensions are not counted: the count would only grow, and without
+                // it a holder that keeps extending comes back to the same state, a cycle the
+                // safety run handles and the liveness run cuts at its horizon.
+                if shape.extensions != UNBOUNDED_EXTENSIONS {
+                    w.clients[c].extensions += 1;
+                }
                 let effects = w.clients[c].lock.extend(&shape.params, now).ok()?;
                 w.carry_out(c, effects);
             }
@@ -711,6 +758,19 @@ impl World {
                     }
                 }
                 w.normalise_node(n);
+            }
+            Step::CrashClient(c) => {
+                let c = usize::from(c);
+                w.budget.client_crashes -= 1;
+                // The core stops the belief and abandons any round, as a release does; the
+                // release it asks for is never sent, because the process is gone. The client
+                // stays in the core's releasing phase, where it takes no step again.
+                let now = w.client_clock(c);
+                let _unsent = w.clients[c].lock.release(&shape.params, now);
+                let slot = &mut w.clients[c];
+                slot.mailbox = Default::default();
+                slot.guarded = NodeSet::EMPTY;
+                slot.work = Work::default();
             }
             Step::Fsync(n) => w.nodes[usize::from(n)].state.fsync(),
             Step::CrashCounter => {

@@ -41,6 +41,7 @@ pub(super) fn label(step: &Step) -> String {
             Process::Client(i) => format!("{} clock {ticks:+}", c(i)),
         },
         Step::Crash(n) => format!("crash n{}", n + 1),
+        Step::CrashClient(i) => format!("crash {}", c(i)),
         Step::Fsync(n) => format!("fsync n{}", n + 1),
         Step::CrashCounter => "crash the counter node".to_owned(),
         Step::FsyncCounter => "fsync the counter node".to_owned(),
@@ -144,6 +145,7 @@ pub(super) fn sequence_diagram(model: &RedlockModel, path: &[(World, Option<Step
                     | Step::Issue(c)
                     | Step::Apply(c)
                     | Step::Pause(c)
+                    | Step::CrashClient(c)
                     | Step::Lose { client: c, .. }
                     | Step::Refuse { client: c, .. }
                     | Step::Jump {

@@ -21,6 +21,10 @@ pub struct NodeSlot {
     /// Until when, on the node's clock, the clients' restarted-node guard keeps this node's
     /// yes out of the quorum (`None` once it has served long enough, or without a guard).
     pub guarded_until: Option<Millis>,
+    /// Ghost, for stories only: the client whose `SET` created the key, which its token no
+    /// longer tells when the clients share one token value (`[lock] token = "shared"`). No step
+    /// and no property reads it, so the fingerprint leaves it out.
+    pub setter: u8,
 }
 
 /// What a client is doing, as reports and user invariants see it: the core's [`LockPhase`]
@@ -216,8 +220,10 @@ pub struct Fences {
 pub struct Budget {
     /// Clock jumps left.
     pub jumps: u8,
-    /// Crashes left.
+    /// Node crashes left.
     pub crashes: u8,
+    /// Client crashes left.
+    pub client_crashes: u8,
     /// Pauses left.
     pub pauses: u8,
     /// Message losses left.
@@ -258,7 +264,7 @@ pub struct World {
 impl std::fmt::Debug for World {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let reading = |clock: Millis| clock.as_u64() as i64 - CLOCK_BASE;
-        let owner = |token: Token| format!("c{}", owner_of(token) + 1);
+        let owner = |n: usize, token: Token| format!("c{}", self.key_owner(n, token) + 1);
         writeln!(f, "true time t={}", self.now)?;
         for n in 0..self.shape.nodes {
             let state = self.nodes[n].state;
@@ -276,7 +282,7 @@ impl std::fmt::Debug for World {
                 Some(e) => write!(
                     f,
                     "  key of {} until {}{}",
-                    owner(e.token),
+                    owner(n, e.token),
                     reading(e.expires_at),
                     if e.durable { " (on disk)" } else { "" }
                 )?,
@@ -296,7 +302,7 @@ impl std::fmt::Debug for World {
         }
         if let Some(replica) = self.replica {
             match replica.entry {
-                Some(e) => writeln!(f, "replica of n1  key of {}", owner(e.token))?,
+                Some(e) => writeln!(f, "replica of n1  key of {}", owner(0, e.token))?,
                 None => writeln!(f, "replica of n1  no key")?,
             }
         }
@@ -367,7 +373,11 @@ impl std::fmt::Debug for World {
             f,
             "faults left: {} jumps, {} crashes, {} pauses, {} losses",
             b.jumps, b.crashes, b.pauses, b.losses
-        )
+        )?;
+        if self.shape.client_crashes > 0 {
+            write!(f, ", {} client crashes", b.client_crashes)?;
+        }
+        Ok(())
     }
 }
 
@@ -402,6 +412,16 @@ pub struct ClientView {
 }
 
 impl World {
+    /// The client that set node `n`'s key, whose token is `token`: the token names it, unless
+    /// the clients share one token value, when the ghost [`NodeSlot::setter`] does.
+    pub(crate) fn key_owner(&self, n: usize, token: Token) -> usize {
+        if self.shape.shared_token {
+            usize::from(self.nodes[n].setter)
+        } else {
+            owner_of(token)
+        }
+    }
+
     /// Client `c`'s phase as reports see it.
     pub fn phase(&self, client: usize) -> Phase {
         self.clients[client].phase()

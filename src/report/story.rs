@@ -178,10 +178,11 @@ impl Story {
             && let (Some(last), Some((end, _))) = (lines.last_mut(), path.last())
         {
             last.breaks = Some(property.to_owned());
-            last.detail = Some(format!(
-                "the run ends at t={} and no client ever acquired the lock",
-                end.now
-            ));
+            let who = match scenario.liveness.client {
+                Some(c) => format!("c{} never acquired the lock", c + 1),
+                None => "no client ever acquired the lock".to_owned(),
+            };
+            last.detail = Some(format!("the run ends at t={} and {who}", end.now));
         }
         Story {
             scenario: scenario.name.clone(),

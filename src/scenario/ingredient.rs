@@ -2,9 +2,9 @@
 //!
 //! A violated property is explained by the ingredients it cannot do without. An ingredient is
 //! one thing the file adds to the correct, fault-free algorithm: a fault budget (clock jumps,
-//! crashes, pauses, clock error, message loss, storage delay, a failover), a mistake in the
-//! client (`unlock = "del"`, `validity_check = false`, `extension_quorum = "any-node"`), or a
-//! partition. [`Ingredient::remove`] turns a validated [`Scenario`] into the same scenario
+//! node and client crashes, pauses, clock error, message loss, storage delay, a failover), a mistake in the
+//! client (`unlock = "del"`, `validity_check = false`, `extension_quorum = "any-node"`,
+//! `token = "shared"`), or a partition. [`Ingredient::remove`] turns a validated [`Scenario`] into the same scenario
 //! minus that one thing (its budget set to zero, or the correct setting restored), so that
 //! re-checking it answers "is this ingredient necessary?". Everything else — sizes, TTL,
 //! drift, timeouts, persistence, restart delays, guards, margins — is configuration, not an
@@ -12,7 +12,7 @@
 
 use serde::{Serialize, Serializer};
 
-use super::{Bound, ExtensionQuorum, Scenario};
+use super::{Bound, ExtensionQuorum, Scenario, Tokens};
 use crate::proto::{NodeSet, UnlockMode, ValidityCheck};
 
 /// One removable fault or mistake. The names ([`Ingredient::name`]) are part of the JSON report
@@ -24,6 +24,8 @@ pub enum Ingredient {
     ClockJump,
     /// `[faults.crashes]`: a node crashes.
     Crash,
+    /// `[faults.client_crashes]`: a client dies for good, without unlocking.
+    ClientCrash,
     /// `[faults.pauses]`: a holder pauses between its check and its storage op.
     Pause,
     /// `[clock] node_error_ticks`: a node's key may vanish early.
@@ -34,7 +36,7 @@ pub enum Ingredient {
     MessageLoss,
     /// `[storage] max_delay_ticks`: a storage op may travel.
     StorageDelay,
-    /// `[failover]`: the single master fails and its replica is promoted.
+    /// `[failover]`: the master n1 fails and its replica is promoted.
     Failover,
     /// `[lock] unlock = "del"`: release with plain `DEL`.
     UnlockDel,
@@ -44,13 +46,16 @@ pub enum Ingredient {
     ExtensionAnyNode,
     /// `[network] reach`: some client cannot reach some node.
     Partition,
+    /// `[lock] token = "shared"`: every client draws the same token value.
+    SharedToken,
 }
 
 impl Ingredient {
     /// Every ingredient, in the order reports list them.
-    pub const ALL: [Ingredient; 12] = [
+    pub const ALL: [Ingredient; 14] = [
         Ingredient::ClockJump,
         Ingredient::Crash,
+        Ingredient::ClientCrash,
         Ingredient::Pause,
         Ingredient::NodeClockError,
         Ingredient::ClientClockError,
@@ -61,6 +66,7 @@ impl Ingredient {
         Ingredient::NoValidityCheck,
         Ingredient::ExtensionAnyNode,
         Ingredient::Partition,
+        Ingredient::SharedToken,
     ];
 
     /// The stable name, as JSON and `[expect] mechanism` spell it.
@@ -68,6 +74,7 @@ impl Ingredient {
         match self {
             Ingredient::ClockJump => "clock jump",
             Ingredient::Crash => "crash",
+            Ingredient::ClientCrash => "client crash",
             Ingredient::Pause => "pause",
             Ingredient::NodeClockError => "node clock error",
             Ingredient::ClientClockError => "client clock error",
@@ -78,6 +85,7 @@ impl Ingredient {
             Ingredient::NoValidityCheck => "no validity check",
             Ingredient::ExtensionAnyNode => "extension quorum = any-node",
             Ingredient::Partition => "partition",
+            Ingredient::SharedToken => "token = shared",
         }
     }
 
@@ -91,6 +99,7 @@ impl Ingredient {
         match self {
             Ingredient::ClockJump => "the clock jump",
             Ingredient::Crash => "the crash",
+            Ingredient::ClientCrash => "the client crash",
             Ingredient::Pause => "the pause",
             Ingredient::NodeClockError => "the node clock error",
             Ingredient::ClientClockError => "the client clock error",
@@ -101,6 +110,7 @@ impl Ingredient {
             Ingredient::NoValidityCheck => "skipping the validity check",
             Ingredient::ExtensionAnyNode => "counting an extension on any node",
             Ingredient::Partition => "the partition",
+            Ingredient::SharedToken => "one token value shared by the clients",
         }
     }
 
@@ -110,6 +120,7 @@ impl Ingredient {
         match self {
             Ingredient::ClockJump => faults.clock_jumps.as_ref().is_some_and(|j| j.count > 0),
             Ingredient::Crash => faults.crashes.as_ref().is_some_and(|c| c.count > 0),
+            Ingredient::ClientCrash => faults.client_crashes.as_ref().is_some_and(|c| c.count > 0),
             Ingredient::Pause => faults.pauses.as_ref().is_some_and(|p| p.count > 0),
             Ingredient::NodeClockError => scenario.clock.node_error_ticks > 0,
             Ingredient::ClientClockError => scenario.clock.client_error_ticks > 0,
@@ -129,6 +140,7 @@ impl Ingredient {
                 let all = NodeSet::first(scenario.lock.nodes as usize);
                 scenario.network.reach.iter().any(|&reach| reach != all)
             }
+            Ingredient::SharedToken => scenario.lock.token == Tokens::Shared,
         }
     }
 
@@ -148,6 +160,7 @@ impl Ingredient {
             Ingredient::ClockJump => s.faults.clock_jumps = None,
             // The guard only acts on restarted nodes, so no crash leaves nothing for it to do.
             Ingredient::Crash => s.faults.crashes = None,
+            Ingredient::ClientCrash => s.faults.client_crashes = None,
             Ingredient::Pause => s.faults.pauses = None,
             Ingredient::NodeClockError => s.clock.node_error_ticks = 0,
             Ingredient::ClientClockError => s.clock.client_error_ticks = 0,
@@ -157,7 +170,7 @@ impl Ingredient {
                     storage.max_delay = Bound::Ticks(0);
                 }
             }
-            // One master that never fails: the single-node baseline.
+            // n1 is a master that never fails, like the other nodes.
             Ingredient::Failover => s.failover = None,
             Ingredient::UnlockDel => s.lock.unlock = UnlockMode::CompareAndDelete,
             Ingredient::NoValidityCheck => s.lock.validity_check = ValidityCheck::On,
@@ -166,6 +179,7 @@ impl Ingredient {
                 let all = NodeSet::first(s.lock.nodes as usize);
                 s.network.reach = vec![all; s.lock.clients as usize];
             }
+            Ingredient::SharedToken => s.lock.token = Tokens::Unique,
         }
         s
     }

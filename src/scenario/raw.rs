@@ -8,7 +8,7 @@ use toml::Spanned;
 
 use super::{JumpTarget, Source, Verdict};
 
-/// Either a number of ticks or the word `"unbounded"`.
+/// Either a number (of ticks, or of extensions) or the word `"unbounded"`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum RawBound {
     Ticks(u32),
@@ -21,7 +21,7 @@ impl<'de> Deserialize<'de> for RawBound {
         impl serde::de::Visitor<'_> for Visitor {
             type Value = RawBound;
             fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a number of ticks or \"unbounded\"")
+                f.write_str("a number or \"unbounded\"")
             }
             fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<RawBound, E> {
                 u32::try_from(v)
@@ -128,11 +128,13 @@ pub(crate) struct RawLock {
     pub drift_ticks: Option<Spanned<u32>>,
     pub round_timeout_ticks: Option<Spanned<u32>>,
     pub attempts: Option<Spanned<u32>>,
+    pub retry_delay_ticks: Option<Spanned<u32>>,
     pub unlock: Option<super::Unlock>,
     pub validity_check: Option<bool>,
     pub decision: Option<super::Decision>,
-    pub extensions: Option<Spanned<u32>>,
+    pub extensions: Option<Spanned<RawBound>>,
     pub extension_quorum: Option<super::ExtensionQuorum>,
+    pub token: Option<Spanned<super::Tokens>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -167,6 +169,7 @@ pub(crate) struct RawFaults {
     pub pauses: Option<RawPauses>,
     pub clock_jumps: Option<RawJumps>,
     pub crashes: Option<RawCrashes>,
+    pub client_crashes: Option<RawClientCrashes>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -197,6 +200,12 @@ pub(crate) struct RawCrashes {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
+pub(crate) struct RawClientCrashes {
+    pub count: Option<Spanned<u32>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub(crate) struct RawFailover {
     pub promotion_delay_ticks: Option<u32>,
 }
@@ -206,6 +215,7 @@ pub(crate) struct RawFailover {
 pub(crate) struct RawLiveness {
     pub horizon_ticks: Option<Spanned<u32>>,
     pub isolated_rounds: Option<bool>,
+    pub client: Option<Spanned<u32>>,
 }
 
 #[derive(Debug, Default, Deserialize)]

@@ -157,8 +157,11 @@ impl SimConfig {
     ///
     /// # Refused
     ///
-    /// Every catalog feature is simulated; [`SimConfigError::Unsupported`] stays for features
-    /// a scenario may grant that the simulator cannot run faithfully. The liveness property
+    /// Every catalog feature is simulated but the model checker's own: [`SimConfigError::Unsupported`]
+    /// names `[faults.client_crashes]` (the simulated clients never die), `[failover]` on more
+    /// than one node (the simulated failover replicates the single master),
+    /// `[lock] retry_delay_ticks` above 0 (the simulated clients draw their own retry delays) and
+    /// `[lock] token = "shared"` (they draw their own random tokens). The liveness property
     /// `eventually acquired` and its `[liveness]` table are not judged by the simulator; the
     /// CLI says so.
     pub fn from_scenario_at(
@@ -167,8 +170,36 @@ impl SimConfig {
     ) -> Result<SimConfig, SimConfigError> {
         let scale = ms_per_tick.max(1);
         let span = |ticks: u32| Millis(u64::from(ticks) * scale);
+        if scenario.faults.client_crashes.is_some() {
+            return Err(SimConfigError::Unsupported {
+                scenario: scenario.name.clone(),
+                feature: "[faults.client_crashes]",
+                reason: "the simulated clients never die; check client crashes with `redlock-lab check`",
+            });
+        }
+        if scenario.failover.is_some() && scenario.lock.nodes > 1 {
+            return Err(SimConfigError::Unsupported {
+                scenario: scenario.name.clone(),
+                feature: "[failover] with more than one node",
+                reason: "the simulated failover replicates the single master; check a replicated Redlock node with `redlock-lab check`",
+            });
+        }
         let lock = &scenario.lock;
         let resolved = lock.config();
+        if lock.retry_delay_ticks > 0 {
+            return Err(SimConfigError::Unsupported {
+                scenario: scenario.name.clone(),
+                feature: "[lock] retry_delay_ticks",
+                reason: "the simulated clients draw their own retry delays; check a least retry delay with `redlock-lab check`",
+            });
+        }
+        if lock.token == crate::scenario::Tokens::Shared {
+            return Err(SimConfigError::Unsupported {
+                scenario: scenario.name.clone(),
+                feature: "[lock] token",
+                reason: "the simulated clients draw their tokens from their own random source; check a shared token with `redlock-lab check`",
+            });
+        }
         let fencing = match scenario.storage.as_ref().map(|s| s.token_source) {
             Some(TokenSource::LockQuorum) => crate::proto::Fencing::WriteBack,
             Some(TokenSource::LockQuorumMaxOnly) => crate::proto::Fencing::MaxOnly,

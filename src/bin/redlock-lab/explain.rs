@@ -42,7 +42,8 @@ fn meaning(name: &str) -> &'static str {
         property::NO_LOST_UPDATE => "an acknowledged write is lost",
         property::LOCK_ACQUIRED => "no client ever acquires the lock",
         property::EVENTUALLY_ACQUIRED => {
-            "no client acquires the lock before the horizon, although processes are prompt"
+            "the lock is not acquired before the horizon (by any client, or by the one \
+             `[liveness] client` names), although processes are prompt"
         }
         _ => "the property fails",
     }
@@ -59,7 +60,8 @@ fn never(name: &str) -> &'static str {
         }
         property::NO_LOST_UPDATE => "no acknowledged write is ever lost",
         property::EVENTUALLY_ACQUIRED => {
-            "on every bounded run with prompt processes some client acquires the lock"
+            "on every bounded run with prompt processes the lock is acquired (by some client, \
+             or by the one `[liveness] client` names)"
         }
         _ => "the property is never broken",
     }
