@@ -251,6 +251,10 @@ fn states_with_one_fingerprint_have_the_same_futures() {
         "redlock-fault-free-five-nodes",
         "node-clock-jump-forward-five-nodes",
         "master-replica-failover-promotion-delay",
+        "redlock-replicated-node-failover-promotion-delay",
+        "client-crash-while-holding",
+        "shared-token-unlock-on-failed-acquire",
+        "lock-extension-capped",
     ] {
         let model = RedlockModel::new(&load(name));
         let hasher = std::hash::RandomState::new();

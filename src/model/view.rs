@@ -232,8 +232,11 @@ impl World {
             // delete or extend it with the same token, which only a client in a round or
             // holding its lease does. Any other key (a stale token, or an owner that is idle
             // or done) behaves the same whoever set it, so it is shown ownerless.
+            // With one token value shared by every client, a key matches whichever client
+            // acts on it, so who set it never matters: it is shown ownerless (the client
+            // rows already say who is acting).
             let owner = owner_of(entry.token);
-            if facts[owner].acting_token == Some(entry.token) {
+            if !self.shape.shared_token && facts[owner].acting_token == Some(entry.token) {
                 parts.owner = Some(owner);
             }
             parts.base |= 1 << 12;
