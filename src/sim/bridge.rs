@@ -752,4 +752,37 @@ mod tests {
             2
         );
     }
+
+    #[test]
+    fn a_simulate_table_builds_a_long_workload_with_its_own_faults() {
+        let text = "name = \"w\"\ntitle = \"t\"\nclaim = \"c\"\nsource = \"seed\"\nprose = \"p\"\n[lock]\nnodes = 3\nclients = 2\nttl_ticks = 50\ndrift_ticks = 5\n[storage]\nprotection = \"none\"\ncheck_margin_ticks = 10\n[faults.crashes]\ncount = 1\nrestart_delay_ticks = 50\n[simulate]\nms_per_tick = 2\nduration_ms = 700\ndelay_max_ms = 8\nloss_per_mille = 100\nclock_rate_error_ppm = 10000\nisolations = { count = 4, min_ms = 10, max_ms = 200 }\n[simulate.expect]\n\"mutual exclusion\" = \"holds\"\n";
+        let s = Scenario::from_str("w.toml", text).unwrap();
+        let config = SimConfig::from_scenario(&s).unwrap();
+        // Scenario ticks at the file's 2 ms per tick; [simulate] spans in ms.
+        assert_eq!(
+            (config.ttl, config.lock_params().unwrap().drift),
+            (Millis(100), Millis(10))
+        );
+        assert_eq!(config.crash.restart_delay, Millis(100));
+        assert_eq!(config.workload.op_margin, Millis(20));
+        assert_eq!(config.duration, Millis(700));
+        assert_eq!(
+            (config.network.delay_max, config.network.loss_per_mille),
+            (Millis(8), 100)
+        );
+        assert_eq!(config.clocks.client_rate_error_ppm(), 10_000);
+        // A workload: no one-acquisition limit, no swarm, and only the table's faults.
+        assert_eq!(config.workload.acquisitions_per_client, None);
+        assert_eq!(config.swarm, None);
+        assert!(config.reach.is_empty());
+        let b = budget(&config);
+        assert_eq!(b.isolations, Budget::new(4, Millis(10), Millis(200)));
+        assert_eq!(
+            (b.crashes.count, b.pauses.count, b.request_delays.count),
+            (0, 0, 0)
+        );
+        // Another resolution scales the scenario's ticks, not the table's milliseconds.
+        let coarse = SimConfig::from_scenario_at(&s, 4).unwrap();
+        assert_eq!((coarse.ttl, coarse.duration), (Millis(200), Millis(700)));
+    }
 }
