@@ -255,3 +255,26 @@ fn a_simulator_world_runs_by_name_at_its_own_resolution_and_replays() {
         stdout(&safe)
     );
 }
+
+#[test]
+fn the_help_names_every_simulator_world() {
+    let output = simulate(&["--help"]);
+    assert_exit(&output, 0);
+    let help = stdout(&output);
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("models/sim");
+    let mut count = 0;
+    for entry in std::fs::read_dir(&dir).expect("models/sim exists") {
+        let path = entry.expect("an entry").path();
+        let name = path
+            .file_stem()
+            .expect("a name")
+            .to_string_lossy()
+            .into_owned();
+        assert!(
+            help.contains(&name),
+            "simulate --help does not name {name}:\n{help}"
+        );
+        count += 1;
+    }
+    assert_eq!(count, 14);
+}
