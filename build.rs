@@ -1,5 +1,6 @@
-//! Embeds the scenario catalog (`models/*.toml`) in the crate, so that `redlock-lab check` works
-//! from any folder and the library can hand the catalog to users' tests.
+//! Embeds the scenario catalog (`models/*.toml`) and the simulator's worlds (`models/sim/*.toml`)
+//! in the crate, so that `redlock-lab check` and `simulate` work from any folder and the library
+//! can hand the catalog to users' tests.
 
 use std::env;
 use std::fs;
@@ -10,7 +11,18 @@ fn main() {
     let models = Path::new(&manifest).join("models");
     println!("cargo:rerun-if-changed={}", models.display());
 
-    let mut files: Vec<_> = fs::read_dir(&models)
+    let out = std::path::PathBuf::from(env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
+    fs::write(out.join("catalog.rs"), embed(&models, "models")).expect("write the catalog");
+    let worlds = models.join("sim");
+    println!("cargo:rerun-if-changed={}", worlds.display());
+    fs::write(out.join("sim_worlds.rs"), embed(&worlds, "models/sim"))
+        .expect("write the simulator's worlds");
+}
+
+/// The `&[EmbeddedScenario]` expression of every `.toml` file directly in `folder`, named
+/// `<prefix>/<file>`.
+fn embed(folder: &Path, prefix: &str) -> String {
+    let mut files: Vec<_> = fs::read_dir(folder)
         .map(|entries| {
             entries
                 .filter_map(Result::ok)
@@ -31,11 +43,10 @@ fn main() {
             .to_string_lossy();
         code.push_str(&format!(
             "    EmbeddedScenario {{ file: {:?}, text: include_str!({:?}) }},\n",
-            format!("models/{name}"),
+            format!("{prefix}/{name}"),
             path.display().to_string(),
         ));
     }
     code.push_str("]\n");
-    let out = Path::new(&env::var("OUT_DIR").expect("cargo sets OUT_DIR")).join("catalog.rs");
-    fs::write(out, code).expect("write the embedded catalog");
+    code
 }

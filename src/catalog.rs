@@ -1,6 +1,8 @@
 //! The built-in scenario catalog: every `models/*.toml` file of this crate, embedded at build
-//! time (sub-folders such as `models/large/` are not embedded: they are too big for a default
-//! run).
+//! time (sub-folders such as `models/large/` are not in it: they are too big for a default
+//! run). The simulator's worlds, `models/sim/*.toml`, are embedded apart in
+//! [`SIMULATOR_WORLDS`], so `redlock-lab simulate` finds them by name while `check` never loads
+//! them.
 
 /// One embedded scenario file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -15,6 +17,22 @@ use crate::scenario::{Scenario, ScenarioError};
 
 /// The catalog, sorted by file name.
 pub const CATALOG: &[EmbeddedScenario] = include!(concat!(env!("OUT_DIR"), "/catalog.rs"));
+
+/// The simulator's worlds (`models/sim/*.toml`), sorted by file name: scenarios with a
+/// `[simulate]` table whose worlds are too big for the model checker (see `models/README.md`).
+pub const SIMULATOR_WORLDS: &[EmbeddedScenario] =
+    include!(concat!(env!("OUT_DIR"), "/sim_worlds.rs"));
+
+/// The simulator's world whose file is `models/sim/<name>.toml`.
+pub fn find_world(name: &str) -> Option<&'static EmbeddedScenario> {
+    SIMULATOR_WORLDS.iter().find(|world| {
+        world
+            .file
+            .strip_prefix("models/sim/")
+            .and_then(|f| f.strip_suffix(".toml"))
+            == Some(name)
+    })
+}
 
 impl EmbeddedScenario {
     /// The file parsed and validated.

@@ -31,6 +31,7 @@ mod error;
 mod ingredient;
 mod raw;
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
@@ -46,7 +47,7 @@ use crate::proto::{
 };
 use crate::storage::{Protection, TokenSource};
 use crate::time::Millis;
-use raw::{RawBound, RawExpectValue, RawScenario};
+use raw::{RawBound, RawExpectValue, RawScenario, RawSimFaults, RawSimulate};
 
 /// The most nodes a model may have (the state keeps fixed-size arrays).
 pub const MAX_MODEL_NODES: usize = 5;
@@ -441,6 +442,106 @@ pub struct LivenessSettings {
     pub client: Option<u8>,
 }
 
+/// The largest span a `[simulate]` key takes, in ms (a fault size, delay or offset).
+pub const MAX_SIMULATE_SPAN_MS: u32 = 1_000_000;
+
+/// The longest `[simulate] duration_ms`.
+pub const MAX_SIMULATE_DURATION_MS: u32 = 100_000_000;
+
+/// `[simulate]`: the simulator's own world for a scenario, which the model checker ignores.
+///
+/// Presence makes the simulator run a long workload instead of the model's one acquisition per
+/// client: clients lock, work on the storage and release again and again for `duration_ms`,
+/// with the faults listed here (and only those). Its spans are milliseconds of the simulator,
+/// not ticks; `ms_per_tick` is the resolution the scenario's own tick keys are read at.
+/// `SimConfig::from_scenario_at` (module `sim::bridge`) documents the mapping.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SimulateSettings {
+    /// Simulated ms per tick of the scenario's keys, when the file fixes it (the CLI's default).
+    pub ms_per_tick: Option<u32>,
+    /// How long a run lasts in true time (default 1 000 ms).
+    pub duration_ms: u32,
+    /// The shortest one-way message delay (default 1 ms).
+    pub delay_min_ms: u32,
+    /// The longest one-way message delay (default 5 ms).
+    pub delay_max_ms: u32,
+    /// Chance in thousandths that a lock message is lost (default 0).
+    pub loss_per_mille: u32,
+    /// Every clock's rate error bound in parts per million; `None`: from `[clock]`.
+    pub clock_rate_error_ppm: Option<u32>,
+    /// Clock offsets are drawn from `0..=clock_offset_max_ms` (default 0).
+    pub clock_offset_max_ms: u32,
+    /// The shortest retry delay between rounds (default 5 ms).
+    pub retry_delay_min_ms: u32,
+    /// The longest retry delay between rounds (default 20 ms).
+    pub retry_delay_max_ms: u32,
+    /// A client idles up to this long between locks (default 20 ms).
+    pub think_max_ms: u32,
+    /// Read-modify-write cycles per lock (default 2; 0 without `[storage]`).
+    pub cycles_per_lock: u32,
+    /// The faults of each run, generated from its seed or listed.
+    pub faults: SimulateFaults,
+    /// What the simulator's runs are expected to show, property by property: `violated` where
+    /// some seed reaches a violation, `holds` where no seed may.
+    pub expect: Vec<(String, Verdict)>,
+}
+
+/// The faults of `[simulate]`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SimulateFaults {
+    /// Budgets from which each run draws its faults at random times.
+    Generated {
+        /// Node crashes; sizes are downtimes.
+        crashes: SimulateBudget,
+        /// Nodes cut off from every client; sizes are durations.
+        isolations: SimulateBudget,
+        /// Client pauses.
+        pauses: SimulateBudget,
+        /// Storage operations held back.
+        storage_delays: SimulateBudget,
+        /// Forward jumps of node clocks.
+        node_jumps_forward: SimulateBudget,
+        /// Backward jumps of client clocks.
+        client_jumps_backward: SimulateBudget,
+    },
+    /// The same faults in every run (`[[simulate.schedule]]`).
+    Listed(Vec<SimulateFault>),
+}
+
+/// A `[simulate]` fault budget: `count` faults whose sizes lie in `min_ms..=max_ms`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SimulateBudget {
+    /// How many per run.
+    pub count: u32,
+    /// The smallest size.
+    pub min_ms: u32,
+    /// The largest size.
+    pub max_ms: u32,
+}
+
+/// One entry of `[[simulate.schedule]]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SimulateFault {
+    /// Node `node` crashes at `at_ms` and is down for `downtime_ms`.
+    Crash {
+        /// True time of the crash.
+        at_ms: u32,
+        /// The node.
+        node: u8,
+        /// How long it is down before its restart delay begins.
+        downtime_ms: u32,
+    },
+    /// Node `node`'s clock jumps by `by_ms` (negative: backward) at `at_ms`.
+    NodeClockJump {
+        /// True time of the jump.
+        at_ms: u32,
+        /// The node.
+        node: u8,
+        /// The jump.
+        by_ms: i32,
+    },
+}
+
 /// A validated scenario: everything needed to build the model.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Scenario {
@@ -472,7 +573,10 @@ pub struct Scenario {
     pub liveness: LivenessSettings,
     /// `[check] symmetry`: reduce by node and client symmetry (default true).
     pub symmetry: bool,
-    /// `[expect]`, in file order sorted by name.
+    /// `[simulate]`, if any: ignored by the model checker.
+    pub simulate: Option<SimulateSettings>,
+    /// `[expect]`, in file order sorted by name; empty only in a file whose checker verdicts
+    /// are unknown and whose `[simulate]` carries an expectation instead.
     pub expect: Vec<(String, Verdict)>,
     /// `[expect] mechanism`: the ingredients the scenario teaches; each must be necessary for
     /// every violated property and appear in its shortest counterexample (checked by the
@@ -528,6 +632,9 @@ impl Scenario {
     }
 }
 
+/// Verdicts by property name, in file order.
+type Expectations = Vec<(String, Verdict)>;
+
 struct Validator<'a> {
     file: &'a str,
     text: &'a str,
@@ -553,6 +660,218 @@ impl Validator<'_> {
             });
         }
         Ok(v)
+    }
+
+    /// `[expect]` (or `[simulate.expect]`, where `mechanism` is refused): the verdicts and
+    /// the declared mechanism.
+    fn expect(
+        &self,
+        table: &BTreeMap<Spanned<String>, RawExpectValue>,
+        has_storage: bool,
+        allow_mechanism: bool,
+    ) -> Result<(Expectations, Vec<Ingredient>), ScenarioError> {
+        let mut expect = Vec::new();
+        let mut mechanism = Vec::new();
+        for (key, value) in table {
+            let property = key.get_ref().as_str();
+            let verdict = match (property, value) {
+                ("mechanism", RawExpectValue::List(names)) if allow_mechanism => {
+                    mechanism = self.mechanism(key, names)?;
+                    continue;
+                }
+                ("mechanism", RawExpectValue::List(_)) => {
+                    return Err(ScenarioError::Mechanism {
+                        at: self.at(key),
+                        message: "the simulator's expectation names properties only; a mechanism belongs in [expect]".to_owned(),
+                    });
+                }
+                ("mechanism", RawExpectValue::Verdict(_)) => {
+                    return Err(ScenarioError::Mechanism {
+                        at: self.at(key),
+                        message: "mechanism is a list of ingredient names, e.g. [\"crash\", \"clock jump\"]".to_owned(),
+                    });
+                }
+                (_, RawExpectValue::Verdict(verdict)) => verdict,
+                (_, RawExpectValue::List(_)) => {
+                    return Err(ScenarioError::WrongType {
+                        at: self.at(key),
+                        message: format!(
+                            "{property:?} takes \"holds\" or \"violated\", not a list"
+                        ),
+                    });
+                }
+            };
+            if !property::ALL.contains(&property) {
+                return Err(ScenarioError::UnknownProperty {
+                    at: self.at(key),
+                    name: property.to_owned(),
+                    reason: format!("known: {}", property::ALL.join(", ")),
+                });
+            }
+            let needs_storage =
+                property == property::STORAGE_SAFETY || property == property::NO_LOST_UPDATE;
+            if needs_storage && !has_storage {
+                return Err(ScenarioError::UnknownProperty {
+                    at: self.at(key),
+                    name: property.to_owned(),
+                    reason: "a storage property needs a [storage] table".to_owned(),
+                });
+            }
+            expect.push((property.to_owned(), *verdict));
+        }
+        Ok((expect, mechanism))
+    }
+
+    /// `[simulate]`, every value range-checked here so a bad one points at its key.
+    fn simulate(
+        &self,
+        table: &Spanned<RawSimulate>,
+        lock: &LockSettings,
+        has_storage: bool,
+    ) -> Result<SimulateSettings, ScenarioError> {
+        let raw = table.get_ref();
+        let span = MAX_SIMULATE_SPAN_MS;
+        let ms_per_tick = match &raw.ms_per_tick {
+            Some(r) => Some(self.range(r, 1, 1_000, "ms_per_tick")?),
+            None => None,
+        };
+        let delay_min_ms = self.opt_range(&raw.delay_min_ms, 1, 1, span, "delay_min_ms")?;
+        let delay_max_ms = self.opt_range(
+            &raw.delay_max_ms,
+            5.max(delay_min_ms),
+            delay_min_ms,
+            span,
+            "delay_max_ms",
+        )?;
+        let retry_delay_min_ms =
+            self.opt_range(&raw.retry_delay_min_ms, 5, 0, span, "retry_delay_min_ms")?;
+        let retry_delay_max_ms = self.opt_range(
+            &raw.retry_delay_max_ms,
+            20.max(retry_delay_min_ms),
+            retry_delay_min_ms,
+            span,
+            "retry_delay_max_ms",
+        )?;
+        let budget = |b: &Option<Spanned<RawSimFaults>>, what: &str| match b {
+            None => Ok(SimulateBudget::default()),
+            Some(b) => {
+                let b = b.get_ref();
+                let count = self.range(&b.count, 0, 1_000, &format!("{what}.count"))?;
+                let min_ms = self.opt_range(&b.min_ms, 0, 0, span, &format!("{what}.min_ms"))?;
+                let max_ms = self.range(&b.max_ms, min_ms, span, &format!("{what}.max_ms"))?;
+                Ok(SimulateBudget {
+                    count,
+                    min_ms,
+                    max_ms,
+                })
+            }
+        };
+        let generated = [
+            &raw.crashes,
+            &raw.isolations,
+            &raw.pauses,
+            &raw.storage_delays,
+            &raw.node_jumps_forward,
+            &raw.client_jumps_backward,
+        ];
+        let faults = match &raw.schedule {
+            Some(schedule) => {
+                if let Some(budget) = generated.iter().find_map(|b| b.as_ref()) {
+                    return Err(ScenarioError::WrongType {
+                        at: self.at(budget),
+                        message:
+                            "[simulate] lists its faults in schedule or budgets them, not both"
+                                .to_owned(),
+                    });
+                }
+                let nodes = u32::from(lock.nodes);
+                let mut listed = Vec::new();
+                for entry in schedule.get_ref() {
+                    let e = entry.get_ref();
+                    let at_ms = self.range(&e.at_ms, 0, MAX_SIMULATE_DURATION_MS, "at_ms")?;
+                    let fault = match (&e.crash, &e.jump_node, &e.by_ms, &e.downtime_ms) {
+                        (Some(node), None, None, downtime) => SimulateFault::Crash {
+                            at_ms,
+                            node: self.range(node, 0, nodes - 1, "crash (a node index)")? as u8,
+                            downtime_ms: self.opt_range(downtime, 0, 0, span, "downtime_ms")?,
+                        },
+                        (None, Some(node), Some(by), None) => {
+                            let v = *by.get_ref();
+                            if v == 0 || v.unsigned_abs() > span {
+                                return Err(ScenarioError::OutOfRange {
+                                    at: self.at(by),
+                                    message: format!(
+                                        "by_ms is {v}, but must be nonzero and lie in -{span}..={span}"
+                                    ),
+                                });
+                            }
+                            SimulateFault::NodeClockJump {
+                                at_ms,
+                                node: self.range(node, 0, nodes - 1, "jump_node (a node index)")?
+                                    as u8,
+                                by_ms: v,
+                            }
+                        }
+                        _ => {
+                            return Err(ScenarioError::WrongType {
+                                at: self.at(entry),
+                                message: "a schedule entry is either crash = <node> (with an optional downtime_ms) or jump_node = <node> with by_ms".to_owned(),
+                            });
+                        }
+                    };
+                    listed.push(fault);
+                }
+                SimulateFaults::Listed(listed)
+            }
+            None => SimulateFaults::Generated {
+                crashes: budget(&raw.crashes, "crashes")?,
+                isolations: budget(&raw.isolations, "isolations")?,
+                pauses: budget(&raw.pauses, "pauses")?,
+                storage_delays: budget(&raw.storage_delays, "storage_delays")?,
+                node_jumps_forward: budget(&raw.node_jumps_forward, "node_jumps_forward")?,
+                client_jumps_backward: budget(&raw.client_jumps_backward, "client_jumps_backward")?,
+            },
+        };
+        let expect = match &raw.expect {
+            Some(table) => self.expect(table.get_ref(), has_storage, false)?.0,
+            None => Vec::new(),
+        };
+        Ok(SimulateSettings {
+            ms_per_tick,
+            duration_ms: self.opt_range(
+                &raw.duration_ms,
+                1_000,
+                1,
+                MAX_SIMULATE_DURATION_MS,
+                "duration_ms",
+            )?,
+            delay_min_ms,
+            delay_max_ms,
+            loss_per_mille: self.opt_range(&raw.loss_per_mille, 0, 0, 1_000, "loss_per_mille")?,
+            clock_rate_error_ppm: match &raw.clock_rate_error_ppm {
+                Some(ppm) => Some(self.range(ppm, 0, 500_000, "clock_rate_error_ppm")?),
+                None => None,
+            },
+            clock_offset_max_ms: self.opt_range(
+                &raw.clock_offset_max_ms,
+                0,
+                0,
+                span,
+                "clock_offset_max_ms",
+            )?,
+            retry_delay_min_ms,
+            retry_delay_max_ms,
+            think_max_ms: self.opt_range(&raw.think_max_ms, 20, 0, span, "think_max_ms")?,
+            cycles_per_lock: self.opt_range(
+                &raw.cycles_per_lock,
+                if has_storage { 2 } else { 0 },
+                0,
+                if has_storage { 100_000 } else { 0 },
+                "cycles_per_lock (storage cycles need a [storage] table)",
+            )?,
+            faults,
+            expect,
+        })
     }
 
     fn opt_range(
@@ -686,52 +1005,20 @@ impl Validator<'_> {
                 None => None,
             },
         };
-        let mut expect = Vec::new();
-        let mut mechanism = Vec::new();
-        for (key, value) in raw.expect.get_ref() {
-            let property = key.get_ref().as_str();
-            let verdict = match (property, value) {
-                ("mechanism", RawExpectValue::List(names)) => {
-                    mechanism = self.mechanism(key, names)?;
-                    continue;
-                }
-                ("mechanism", RawExpectValue::Verdict(_)) => {
-                    return Err(ScenarioError::Mechanism {
-                        at: self.at(key),
-                        message: "mechanism is a list of ingredient names, e.g. [\"crash\", \"clock jump\"]".to_owned(),
-                    });
-                }
-                (_, RawExpectValue::Verdict(verdict)) => verdict,
-                (_, RawExpectValue::List(_)) => {
-                    return Err(ScenarioError::WrongType {
-                        at: self.at(key),
-                        message: format!(
-                            "{property:?} takes \"holds\" or \"violated\", not a list"
-                        ),
-                    });
-                }
+        let simulate = match &raw.simulate {
+            Some(table) => Some(self.simulate(table, &lock, storage.is_some())?),
+            None => None,
+        };
+        let empty = BTreeMap::new();
+        let table = raw.expect.as_ref().map_or(&empty, |t| t.get_ref());
+        let (expect, mechanism) = self.expect(table, storage.is_some(), true)?;
+        if expect.is_empty() && simulate.as_ref().is_none_or(|s| s.expect.is_empty()) {
+            let at = match &raw.expect {
+                Some(table) => self.at(table),
+                None => Location::of_offset(self.file, self.text, 0),
             };
-            if !property::ALL.contains(&property) {
-                return Err(ScenarioError::UnknownProperty {
-                    at: self.at(key),
-                    name: property.to_owned(),
-                    reason: format!("known: {}", property::ALL.join(", ")),
-                });
-            }
-            let needs_storage =
-                property == property::STORAGE_SAFETY || property == property::NO_LOST_UPDATE;
-            if needs_storage && storage.is_none() {
-                return Err(ScenarioError::UnknownProperty {
-                    at: self.at(key),
-                    name: property.to_owned(),
-                    reason: "a storage property needs a [storage] table".to_owned(),
-                });
-            }
-            expect.push((property.to_owned(), *verdict));
-        }
-        if expect.is_empty() {
             return Err(ScenarioError::MissingKey {
-                at: self.at(&raw.expect),
+                at,
                 message: "[expect] names no property; add e.g. \"mutual exclusion\" = \"holds\""
                     .to_owned(),
             });
@@ -751,6 +1038,7 @@ impl Validator<'_> {
             failover,
             liveness,
             symmetry: raw.check.symmetry.unwrap_or(true),
+            simulate,
             expect,
             mechanism,
             aliases,
@@ -760,6 +1048,8 @@ impl Validator<'_> {
         if let Some(absent) = scenario.mechanism.iter().find(|i| !i.is_in(&scenario)) {
             let key = raw
                 .expect
+                .as_ref()
+                .expect("a mechanism was declared in [expect]")
                 .get_ref()
                 .keys()
                 .find(|k| k.get_ref() == "mechanism")
@@ -1233,5 +1523,62 @@ mod tests {
             parse("[lock]\nnodez = 3\n[expect]\n\"mutual exclusion\" = \"holds\"\n").unwrap_err();
         assert!(matches!(e, ScenarioError::UnknownKey { .. }), "{e}");
         assert!(e.to_string().starts_with("s.toml:7:1: unknown key"), "{e}");
+    }
+
+    #[test]
+    fn a_simulate_table_is_parsed_and_may_stand_in_for_expect() {
+        let s = parse(
+            "[lock]\nnodes = 3\n[simulate]\nms_per_tick = 2\nduration_ms = 500\nloss_per_mille = 100\npauses = { count = 2, min_ms = 1, max_ms = 60 }\n[simulate.expect]\n\"mutual exclusion\" = \"holds\"\n",
+        )
+        .unwrap();
+        assert!(s.expect.is_empty());
+        let simulate = s.simulate.unwrap();
+        assert_eq!(simulate.ms_per_tick, Some(2));
+        assert_eq!((simulate.duration_ms, simulate.loss_per_mille), (500, 100));
+        let SimulateFaults::Generated {
+            pauses, crashes, ..
+        } = simulate.faults
+        else {
+            panic!("budgets, not a schedule");
+        };
+        assert_eq!(
+            (pauses, crashes),
+            (
+                SimulateBudget {
+                    count: 2,
+                    min_ms: 1,
+                    max_ms: 60
+                },
+                SimulateBudget::default()
+            )
+        );
+        assert_eq!(
+            simulate.expect,
+            vec![("mutual exclusion".to_owned(), Verdict::Holds)]
+        );
+        // Without either expectation the file is refused.
+        let e = parse("[simulate]\nduration_ms = 500\n").unwrap_err();
+        assert!(e.to_string().starts_with("s.toml:1:1:"), "{e}");
+    }
+
+    #[test]
+    fn bad_simulate_values_point_at_their_key() {
+        let e = parse("[simulate]\ndelay_mn_ms = 1\n[expect]\n\"mutual exclusion\" = \"holds\"\n")
+            .unwrap_err();
+        assert!(e.to_string().starts_with("s.toml:7:1: unknown key"), "{e}");
+        let e = parse(
+            "[simulate]\nloss_per_mille = 1001\n[expect]\n\"mutual exclusion\" = \"holds\"\n",
+        )
+        .unwrap_err();
+        assert!(e.to_string().starts_with("s.toml:7:18:"), "{e}");
+        assert!(e.to_string().contains("loss_per_mille is 1001"), "{e}");
+        let e = parse("[lock]\nnodes = 3\n[simulate]\n[[simulate.schedule]]\nat_ms = 5\ncrash = 3\n[expect]\n\"mutual exclusion\" = \"holds\"\n")
+            .unwrap_err();
+        assert!(e.to_string().starts_with("s.toml:11:9:"), "{e}");
+        let e = parse("[simulate]\npauses = { count = 1, max_ms = 5 }\n[[simulate.schedule]]\nat_ms = 5\ncrash = 0\n[expect]\n\"mutual exclusion\" = \"holds\"\n")
+            .unwrap_err();
+        assert!(e.to_string().contains("not both"), "{e}");
+        let e = parse("[simulate.expect]\n\"no lost update\" = \"holds\"\n").unwrap_err();
+        assert!(e.to_string().contains("[storage]"), "{e}");
     }
 }

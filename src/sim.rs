@@ -8,15 +8,19 @@
 //! resolved option first and ends with the command that replays the run.
 //!
 //! ```
-//! use redlock_lab::sim::{self, Property};
+//! use redlock_lab::catalog;
+//! use redlock_lab::scenario::Scenario;
+//! use redlock_lab::sim::{self, Property, SimConfig};
 //!
-//! let config = sim::preset::by_name("antirez-safe").expect("a preset");
+//! // A world of the simulator's own, `models/sim/antirez-safe.toml`, embedded in the crate.
+//! let file = catalog::find_world("antirez-safe").expect("a simulator world");
+//! let config = SimConfig::from_scenario(&Scenario::from_str(file.file, file.text)?)?;
 //! let outcome = sim::run(&config, 7)?;
 //! assert!(outcome.holds(Property::MutualExclusion), "{}", outcome.report(40));
 //! assert!(outcome.stats.acquisitions > 0);
 //! // The same seed replays the same run, event for event.
 //! assert_eq!(sim::run(&config, 7)?.trace, outcome.trace);
-//! # Ok::<(), sim::SimConfigError>(())
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
 //! ## What the simulator models
@@ -63,8 +67,11 @@
 //! lease check) rather than a uniform time, since the windows where a fault breaks safety
 //! are a few milliseconds wide.
 //!
-//! A clean run is evidence, not proof: it samples schedules. The presets in [`preset`] pair
-//! each claim of the controversy with a world that should keep or break it.
+//! A scenario with a `[simulate]` table describes a world of the simulator's own instead: a long
+//! workload under the faults the table lists. The simulator's worlds in `models/sim/`
+//! ([`catalog::SIMULATOR_WORLDS`](crate::catalog::SIMULATOR_WORLDS)) pair each claim of the
+//! controversy with such a world, and their `[simulate.expect]` says whether it should keep
+//! or break it. A clean run is evidence, not proof: it samples schedules.
 
 #[cfg(feature = "model")]
 mod bridge;
@@ -76,7 +83,6 @@ mod draw;
 mod fault;
 mod network;
 mod outcome;
-pub mod preset;
 mod server;
 mod trace;
 mod world;

@@ -3,17 +3,19 @@
 //! drift, a drift that does not cover the clock error, a crash without persistence, a pause
 //! past the validity without fencing) are caught within a bounded number of seeds.
 //!
-//! A failure prints its replay command:
-//! `REDLOCK_SIM_PRESET=<name> REDLOCK_SIM_SEED=<seed> cargo test --test simulator -- --exact replay --nocapture`.
+//! The worlds are the simulator's scenario files, `models/sim/*.toml` (embedded as
+//! `catalog::SIMULATOR_WORLDS`). A failure prints its replay command,
+//! `redlock-lab simulate <name> --seed <seed>`; the `replay` test below prints a whole trace.
 
 use proptest::prelude::*;
 use proptest::test_runner::{
     Config as ProptestConfig, FileFailurePersistence, RngSeed, TestCaseError, TestRunner,
 };
+use redlock_lab::catalog::{self, SIMULATOR_WORLDS};
 use redlock_lab::node::Persistence;
+use redlock_lab::scenario::Verdict;
 use redlock_lab::sim::{
     self, Fault, FaultBudget, FaultPlan, Outcome, Process, Property, ScheduledFault, SimConfig,
-    preset,
 };
 use redlock_lab::storage::Protection;
 use redlock_lab::time::Millis;
@@ -24,8 +26,24 @@ const ALL: [Property; 3] = [
     Property::NoLostUpdate,
 ];
 
-fn preset(name: &str) -> SimConfig {
-    preset::by_name(name).unwrap_or_else(|| panic!("no preset {name}"))
+/// The world of `models/sim/<name>.toml`.
+fn world(name: &str) -> SimConfig {
+    let file = catalog::find_world(name).unwrap_or_else(|| panic!("no models/sim/{name}.toml"));
+    let scenario = file.scenario().unwrap_or_else(|e| panic!("{e}"));
+    SimConfig::from_scenario(&scenario).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+/// Every simulator world's name, from its file.
+fn world_names() -> Vec<&'static str> {
+    SIMULATOR_WORLDS
+        .iter()
+        .map(|w| {
+            w.file
+                .strip_prefix("models/sim/")
+                .and_then(|f| f.strip_suffix(".toml"))
+                .expect("models/sim/<name>.toml")
+        })
+        .collect()
 }
 
 fn run(config: &SimConfig, seed: u64) -> Outcome {
@@ -95,7 +113,7 @@ fn antirez_assumptions_keep_every_property_with_generated_faults() {
     // covered by the drift, crashes with a restart delay of one TTL (or fsync=always), and a
     // fencing token at the storage.
     for name in ["antirez-safe", "antirez-safe-fsync"] {
-        let config = preset(name);
+        let config = world(name);
         let seeds = 500;
         let outcomes = assert_holds(&config, seeds, &ALL);
         let acquisitions: u64 = outcomes
@@ -118,7 +136,7 @@ fn antirez_assumptions_keep_every_property_with_generated_faults() {
 #[test]
 fn a_drift_that_covers_the_clock_rate_error_keeps_mutual_exclusion() {
     // 10% rate error, drift = 2ρ·ttl + 2 ms exactly: the boundary of timing condition (I1).
-    let config = preset("drift-covered");
+    let config = world("drift-covered");
     assert_eq!(
         config.lock_params().unwrap().drift,
         config.drift_covering_clock_error()
@@ -170,7 +188,7 @@ proptest! {
         seed in any::<u64>(),
         schedule in prop::collection::vec(allowed_fault(5, 3), 0..24),
     ) {
-        let mut config = preset("antirez-safe");
+        let mut config = world("antirez-safe");
         config.name = "antirez-safe-explicit".to_owned();
         config.faults = FaultPlan::Explicit(schedule);
         let outcome = run(&config, seed);
@@ -197,7 +215,7 @@ fn spaced_node_jumps(config: &SimConfig, by_ms: i64) -> Vec<ScheduledFault> {
 
 #[test]
 fn node_clock_jumps_break_mutual_exclusion_only_beyond_the_drift() {
-    let mut config = preset("node-clock-jump");
+    let mut config = world("node-clock-jump");
     let drift = config.lock_params().unwrap().drift.0 as i64;
     // The drift also covers the 1% rate error; what is left over absorbs a jump.
     let slack = drift - config.drift_covering_clock_error().0 as i64;
@@ -215,7 +233,7 @@ fn node_clock_jumps_break_mutual_exclusion_only_beyond_the_drift() {
 
 #[test]
 fn a_node_clock_jump_larger_than_the_drift_is_found_with_generated_faults() {
-    let config = preset("node-clock-jump");
+    let config = world("node-clock-jump");
     let outcome = find_violation(&config, 100, Property::MutualExclusion);
     // The violation follows a forward jump of a node clock: the only fault in this world.
     let violation = outcome.first_violation(Property::MutualExclusion).unwrap();
@@ -230,7 +248,7 @@ fn a_node_clock_jump_larger_than_the_drift_is_found_with_generated_faults() {
 
 #[test]
 fn a_backward_jump_of_a_holders_clock_is_found() {
-    let mut config = preset("client-clock-jump-backward");
+    let mut config = world("client-clock-jump-backward");
     // Holders work until their deadline, so a holder's extended belief meets the next holder.
     config.workload.cycles_per_lock = 1_000;
     config.name = "client-clock-jump-backward-long-holds".to_owned();
@@ -239,7 +257,7 @@ fn a_backward_jump_of_a_holders_clock_is_found() {
 
 #[test]
 fn a_drift_that_does_not_cover_the_clock_rate_error_is_found() {
-    let config = preset("drift-too-small");
+    let config = world("drift-too-small");
     assert!(config.lock_params().unwrap().drift < config.drift_covering_clock_error());
     find_violation(&config, 100, Property::MutualExclusion);
 }
@@ -247,7 +265,7 @@ fn a_drift_that_does_not_cover_the_clock_rate_error_is_found() {
 #[test]
 fn crashes_without_persistence_or_with_periodic_fsync_are_found_and_a_delayed_restart_or_fsync_always_prevents_them()
  {
-    let config = preset("crash-no-persistence");
+    let config = world("crash-no-persistence");
     let outcome = find_violation(&config, 100, Property::MutualExclusion);
     let mut delayed = config.clone();
     delayed.name = "crash-delayed-restart".to_owned();
@@ -267,7 +285,7 @@ fn crashes_without_persistence_or_with_periodic_fsync_are_found_and_a_delayed_re
 
 #[test]
 fn unlock_with_plain_del_is_found_and_compare_and_delete_is_not() {
-    let config = preset("unlock-with-del");
+    let config = world("unlock-with-del");
     let outcome = find_violation(&config, 20, Property::MutualExclusion);
     let mut cad = config;
     cad.name = "unlock-with-compare-and-delete".to_owned();
@@ -277,8 +295,8 @@ fn unlock_with_plain_del_is_found_and_compare_and_delete_is_not() {
 
 #[test]
 fn a_pause_past_the_validity_loses_updates_without_fencing_and_none_with_it() {
-    let unfenced = preset("pause-past-validity");
-    let fenced = preset("pause-past-validity-fenced");
+    let unfenced = world("pause-past-validity");
+    let fenced = world("pause-past-validity-fenced");
     // Mutual exclusion (belief) holds throughout: the paused holder's clock tells it the
     // lease is over. The damage is at the storage.
     let mut lost_update_seed = None;
@@ -313,7 +331,7 @@ fn a_pause_past_the_validity_loses_updates_without_fencing_and_none_with_it() {
 fn pauses_within_the_margin_keep_the_storage_safe_without_fencing_and_beyond_it_do_not() {
     // Timing condition (I6): a holder that stops issuing storage operations M before its
     // deadline is safe without fencing while pause + delivery delay stay below M + drift.
-    let config = preset("pause-within-margin");
+    let config = world("pause-within-margin");
     assert_eq!(config.workload.protection, Protection::None);
     assert_holds(&config, 300, &ALL);
     let mut no_margin = config;
@@ -326,7 +344,7 @@ fn pauses_within_the_margin_keep_the_storage_safe_without_fencing_and_beyond_it_
 fn skipping_the_validity_check_is_found_and_the_check_prevents_it() {
     // Kleppmann's GC pause during acquisition breaks a client that skips step 3; antirez's
     // answer is the check anchored at T1.
-    let config = preset("validity-check-off");
+    let config = world("validity-check-off");
     find_violation(&config, 100, Property::MutualExclusion);
     let mut checked = config;
     checked.name = "validity-check-on".to_owned();
@@ -337,13 +355,9 @@ fn skipping_the_validity_check_is_found_and_the_check_prevents_it() {
 #[test]
 fn a_delayed_restart_of_one_ttl_holds_until_the_clock_jumps_during_the_delay() {
     // antirez: restart after more than a TTL. Kleppmann: the delay is measured on a clock.
-    assert_holds(
-        &preset("delayed-restart"),
-        300,
-        &[Property::MutualExclusion],
-    );
+    assert_holds(&world("delayed-restart"), 300, &[Property::MutualExclusion]);
     find_violation(
-        &preset("delayed-restart-clock-jump"),
+        &world("delayed-restart-clock-jump"),
         100,
         Property::MutualExclusion,
     );
@@ -353,7 +367,7 @@ fn a_delayed_restart_of_one_ttl_holds_until_the_clock_jumps_during_the_delay() {
 fn random_token_cas_keeps_updates_but_not_the_fenced_order() {
     // antirez's alternative to fencing: no lost update, but a stale holder may still act after
     // a newer one (scenario `antirez-random-token-cas`).
-    let mut config = preset("pause-past-validity");
+    let mut config = world("pause-past-validity");
     config.name = "pause-past-validity-cas".to_owned();
     config.workload.protection = Protection::RandomTokenCas;
     let outcomes = assert_holds(&config, 300, &[Property::NoLostUpdate]);
@@ -366,7 +380,7 @@ fn random_token_cas_keeps_updates_but_not_the_fenced_order() {
 #[test]
 fn fencing_reads_as_well_as_writes_matters() {
     // Fencing on writes only: a stale read followed by a fresh write loses an update.
-    let mut config = preset("pause-past-validity");
+    let mut config = world("pause-past-validity");
     config.name = "pause-past-validity-writes-fenced".to_owned();
     config.workload.protection = Protection::FencingOnWritesOnly;
     config.stop_on_violation = false;
@@ -382,7 +396,7 @@ fn fencing_reads_as_well_as_writes_matters() {
 
 #[test]
 fn a_failing_schedule_shrinks_to_a_forward_node_jump_beyond_the_drift() {
-    let mut config = preset("node-clock-jump");
+    let mut config = world("node-clock-jump");
     config.name = "node-clock-jump-explicit".to_owned();
     let drift = config.lock_params().unwrap().drift.0 as i64;
     let fault = prop_oneof![
@@ -441,8 +455,8 @@ fn a_failing_schedule_shrinks_to_a_forward_node_jump_beyond_the_drift() {
 
 #[test]
 fn replaying_a_seed_reproduces_the_identical_trace() {
-    for name in preset::NAMES {
-        let config = preset(name);
+    for name in world_names() {
+        let config = world(name);
         let first = run(&config, 42);
         let again = run(&config, 42);
         assert!(!first.trace.is_empty());
@@ -456,7 +470,7 @@ fn replaying_a_seed_reproduces_the_identical_trace() {
 
 #[test]
 fn a_run_prints_the_seed_and_every_option_first_and_a_failure_its_replay_command() {
-    let config = preset("unlock-with-del");
+    let config = world("unlock-with-del");
     let outcome = find_violation(&config, 20, Property::MutualExclusion);
     let report = outcome.report(20);
     assert!(report.starts_with(&format!(
@@ -472,23 +486,23 @@ fn a_run_prints_the_seed_and_every_option_first_and_a_failure_its_replay_command
         assert!(report.contains(option), "missing {option:?}:\n{report}");
     }
     let command = format!(
-        "REDLOCK_SIM_PRESET=unlock-with-del REDLOCK_SIM_SEED={} cargo test --test simulator -- --exact replay --nocapture",
+        "redlock-lab simulate unlock-with-del --seed {}",
         outcome.seed
     );
     assert!(report.contains(&command), "{report}");
-    // A changed preset is no longer the preset: the command must not pretend to replay it.
+    // A changed world is no longer the file's: the command must not pretend to replay it.
     let mut custom = config;
     custom.lock.node_count = 5;
     assert!(
         !run(&custom, 0)
             .replay_command()
-            .contains("REDLOCK_SIM_PRESET")
+            .contains("redlock-lab simulate")
     );
 }
 
 #[test]
 fn a_bad_configuration_is_refused_with_a_typed_error() {
-    let mut config = preset("antirez-safe");
+    let mut config = world("antirez-safe");
     config.faults = FaultPlan::Explicit(vec![ScheduledFault {
         at: Millis(0),
         fault: Fault::Pause {
@@ -509,7 +523,7 @@ fn a_bad_configuration_is_refused_with_a_typed_error() {
 
 #[test]
 fn faults_that_do_not_apply_are_ignored_not_fatal() {
-    let mut config = preset("antirez-safe");
+    let mut config = world("antirez-safe");
     let crash = Fault::Crash {
         node: 0,
         downtime: Millis(500),
@@ -530,14 +544,14 @@ fn faults_that_do_not_apply_are_ignored_not_fatal() {
     assert!(outcome.is_clean(), "{}", outcome.report(40));
 }
 
-/// Replays one run: `REDLOCK_SIM_PRESET=<name> REDLOCK_SIM_SEED=<seed> cargo test --test
+/// Replays one run: `REDLOCK_SIM_WORLD=<name> REDLOCK_SIM_SEED=<seed> cargo test --test
 /// simulator -- --exact replay --nocapture` prints its header (the seed and every option), its
-/// whole trace and its summary. Without the
-/// variables it replays `antirez-safe` with seed 0. It fails if the replay is not identical
-/// to a second run, or if the variables name no preset or no seed.
+/// whole trace and its summary (`redlock-lab simulate <name> --seed <seed>` prints the tail).
+/// Without the variables it replays `antirez-safe` with seed 0. It fails if the replay is not
+/// identical to a second run, or if the variables name no world or no seed.
 #[test]
 fn replay() {
-    let name = std::env::var("REDLOCK_SIM_PRESET").unwrap_or_else(|_| "antirez-safe".to_owned());
+    let name = std::env::var("REDLOCK_SIM_WORLD").unwrap_or_else(|_| "antirez-safe".to_owned());
     let seed = match std::env::var("REDLOCK_SIM_SEED") {
         Ok(text) => text
             .trim()
@@ -545,12 +559,12 @@ fn replay() {
             .unwrap_or_else(|_| panic!("REDLOCK_SIM_SEED={text:?} is not a u64")),
         Err(_) => 0,
     };
-    let config = preset::by_name(&name).unwrap_or_else(|| {
-        panic!(
-            "REDLOCK_SIM_PRESET={name:?} names no preset; presets: {:?}",
-            preset::NAMES
-        )
-    });
+    assert!(
+        catalog::find_world(&name).is_some(),
+        "REDLOCK_SIM_WORLD={name:?} names no world; worlds: {:?}",
+        world_names()
+    );
+    let config = world(&name);
     let outcome = run(&config, seed);
     println!("{}", outcome.header());
     println!("{}", outcome.trace_text());
@@ -560,4 +574,75 @@ fn replay() {
         run(&config, seed).trace,
         "the replay is exact"
     );
+}
+
+// ---------------------------------------------------------------------------------------------
+// The worlds' files.
+
+#[test]
+fn every_world_is_valid_named_after_its_file_and_outside_the_checkers_catalog() {
+    let names = world_names();
+    assert_eq!(names.len(), 14, "{names:?}");
+    for name in names {
+        let config = world(name);
+        config.validate().unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(config.name, name);
+        assert!(
+            catalog::find(name).is_none(),
+            "{name} is not a checker scenario"
+        );
+        let scenario = catalog::find_world(name).unwrap().scenario().unwrap();
+        let simulate = scenario.simulate.expect("a world has [simulate]");
+        assert!(!simulate.expect.is_empty(), "{name}: [simulate.expect]");
+    }
+}
+
+#[test]
+fn the_safe_worlds_cover_their_clock_error_and_drift_too_small_does_not() {
+    for name in [
+        "antirez-safe",
+        "antirez-safe-fsync",
+        "drift-covered",
+        "delayed-restart",
+    ] {
+        let config = world(name);
+        assert!(config.lock_params().unwrap().drift >= config.drift_covering_clock_error());
+        let crashes = match &config.faults {
+            FaultPlan::Generated(budget) => budget.crashes.count > 0,
+            FaultPlan::Explicit(schedule) => !schedule.is_empty(),
+        };
+        assert!(
+            !crashes
+                || config.crash.persistence == Persistence::FsyncAlways
+                || config.crash.restart_delay >= config.ttl,
+            "{name}"
+        );
+    }
+    let config = world("drift-too-small");
+    assert!(config.lock_params().unwrap().drift < config.drift_covering_clock_error());
+}
+
+#[test]
+fn every_worlds_expectation_is_what_its_seeds_show() {
+    // `[simulate.expect]` is the simulator's own verdict: a property expected violated is
+    // violated within a few hundred seeds, one expected to hold is kept by the first 50.
+    for file in SIMULATOR_WORLDS {
+        let scenario = file.scenario().unwrap();
+        let config = SimConfig::from_scenario(&scenario).unwrap();
+        for (name, verdict) in &scenario.simulate.as_ref().unwrap().expect {
+            let property = ALL
+                .into_iter()
+                .find(|p| p.name() == name)
+                .unwrap_or_else(|| panic!("{}: {name} is not judged by the simulator", file.file));
+            match verdict {
+                Verdict::Violated => {
+                    find_violation(&config, 300, property);
+                }
+                Verdict::Holds => {
+                    assert_holds(&config, 50, &[property]);
+                }
+                other => panic!("{}: {name} = {other} is not an expectation", file.file),
+            }
+        }
+    }
 }

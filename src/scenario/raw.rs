@@ -70,7 +70,54 @@ pub(crate) struct RawScenario {
     #[serde(default)]
     pub aliases: Vec<Spanned<String>>,
     pub mitigation: Option<RawMitigation>,
-    pub expect: Spanned<BTreeMap<Spanned<String>, RawExpectValue>>,
+    pub simulate: Option<Spanned<RawSimulate>>,
+    pub expect: Option<Spanned<BTreeMap<Spanned<String>, RawExpectValue>>>,
+}
+
+/// `[simulate]`: the simulator's own world, which the model checker ignores.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawSimulate {
+    pub ms_per_tick: Option<Spanned<u32>>,
+    pub duration_ms: Option<Spanned<u32>>,
+    pub delay_min_ms: Option<Spanned<u32>>,
+    pub delay_max_ms: Option<Spanned<u32>>,
+    pub loss_per_mille: Option<Spanned<u32>>,
+    pub clock_rate_error_ppm: Option<Spanned<u32>>,
+    pub clock_offset_max_ms: Option<Spanned<u32>>,
+    pub retry_delay_min_ms: Option<Spanned<u32>>,
+    pub retry_delay_max_ms: Option<Spanned<u32>>,
+    pub think_max_ms: Option<Spanned<u32>>,
+    pub cycles_per_lock: Option<Spanned<u32>>,
+    pub crashes: Option<Spanned<RawSimFaults>>,
+    pub isolations: Option<Spanned<RawSimFaults>>,
+    pub pauses: Option<Spanned<RawSimFaults>>,
+    pub storage_delays: Option<Spanned<RawSimFaults>>,
+    pub node_jumps_forward: Option<Spanned<RawSimFaults>>,
+    pub client_jumps_backward: Option<Spanned<RawSimFaults>>,
+    pub schedule: Option<Spanned<Vec<Spanned<RawScheduled>>>>,
+    pub expect: Option<Spanned<BTreeMap<Spanned<String>, RawExpectValue>>>,
+}
+
+/// One generated fault kind of `[simulate]`: how many, and their sizes in ms.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawSimFaults {
+    pub count: Spanned<u32>,
+    pub min_ms: Option<Spanned<u32>>,
+    pub max_ms: Spanned<u32>,
+}
+
+/// One entry of `[[simulate.schedule]]`: a crash of node `crash`, or a forward or backward
+/// jump of node `jump_node`'s clock by `by_ms`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawScheduled {
+    pub at_ms: Spanned<u32>,
+    pub crash: Option<Spanned<u32>>,
+    pub downtime_ms: Option<Spanned<u32>>,
+    pub jump_node: Option<Spanned<u32>>,
+    pub by_ms: Option<Spanned<i32>>,
 }
 
 /// A value in `[expect]`: a verdict for a property, or the list of ingredient names under

@@ -10,10 +10,12 @@ use super::config::{
     ClockConfig, CrashConfig, Failover, MAX_RATE_ERROR_PPM, NetworkConfig, SimConfig,
     SimConfigError, Swarm, WorkloadConfig,
 };
-use super::fault::{Budget, FaultBudget, FaultPlan};
+use super::fault::{Budget, Fault, FaultBudget, FaultPlan, Process, ScheduledFault};
 use crate::node::Persistence;
-use crate::proto::{Config, DriftPolicy, RetryPolicy};
-use crate::scenario::{Bound, JumpTarget, Scenario};
+use crate::proto::{Config, DriftPolicy, NodeSet, RetryPolicy};
+use crate::scenario::{
+    Bound, JumpTarget, Scenario, SimulateBudget, SimulateFault, SimulateFaults, SimulateSettings,
+};
 use crate::storage::TokenSource;
 use crate::time::Millis;
 
@@ -22,7 +24,8 @@ use crate::time::Millis;
 pub const UNBOUNDED_IN_TTLS: u64 = 3;
 
 impl SimConfig {
-    /// The simulated world of `scenario`, one tick being one millisecond: the same as
+    /// The simulated world of `scenario`, one tick being one millisecond (or the file's
+    /// `[simulate] ms_per_tick`): the same as
     /// [`from_scenario_at(scenario, 1)`](SimConfig::from_scenario_at), whose docs give the
     /// mapping.
     ///
@@ -30,7 +33,8 @@ impl SimConfig {
     /// with the catalog's 4-tick leases few of the model's counterexamples are reachable; the
     /// CLI simulates at 10 ms per tick by default.
     pub fn from_scenario(scenario: &Scenario) -> Result<SimConfig, SimConfigError> {
-        SimConfig::from_scenario_at(scenario, 1)
+        let ms_per_tick = scenario.simulate.as_ref().and_then(|s| s.ms_per_tick);
+        SimConfig::from_scenario_at(scenario, ms_per_tick.map_or(1, u64::from))
     }
 
     /// The simulated world of `scenario` with one tick lasting `R = ms_per_tick` milliseconds
@@ -155,6 +159,22 @@ impl SimConfig {
     ///   a counterexample by sampling, if at all: `tests/simulate_catalog.rs` pins that it
     ///   reaches the catalog's within 10 000 runs.
     ///
+    /// # A `[simulate]` table
+    ///
+    /// A scenario with `[simulate]` describes a simulator world of its own (the model checker
+    /// ignores the table), and none of the above applies: its clients lock, work and release
+    /// again and again until `duration_ms`, as a real workload does, against exactly the
+    /// faults the table lists. From the scenario keys (scaled by `R`) come the nodes, clients,
+    /// TTL, fixed drift, round timeout, attempts, unlock mode and validity check of `[lock]`;
+    /// the persistence, restart delay and client guard of `[faults.crashes]` (whose `count` is
+    /// the checker's: the simulator's crashes are `[simulate] crashes`); and the protection,
+    /// token source and check margin (`op_margin = check_margin_ticks · R`, default 0) of
+    /// `[storage]`. From `[simulate]`, in simulated milliseconds: the run's duration, message
+    /// delays and loss, clock rate errors (else `[clock]` as above) and offsets, retry delays,
+    /// think time, storage cycles per lock, and the faults: budgets drawn at uniform times
+    /// ([`FaultPlan::Generated`]) or a schedule ([`FaultPlan::Explicit`]). A run stops at its
+    /// first violation and draws no swarm knobs.
+    ///
     /// # Refused
     ///
     /// Every catalog feature is simulated but the model checker's own: [`SimConfigError::Unsupported`]
@@ -169,6 +189,9 @@ impl SimConfig {
         ms_per_tick: u64,
     ) -> Result<SimConfig, SimConfigError> {
         let scale = ms_per_tick.max(1);
+        if let Some(simulate) = &scenario.simulate {
+            return SimConfig::workload(scenario, simulate, scale);
+        }
         let span = |ticks: u32| Millis(u64::from(ticks) * scale);
         if scenario.faults.client_crashes.is_some() {
             return Err(SimConfigError::Unsupported {
@@ -392,12 +415,153 @@ impl SimConfig {
         config.validate()?;
         Ok(config)
     }
+
+    /// The world of a scenario with a `[simulate]` table at `scale` ms per tick (see
+    /// [`from_scenario_at`](SimConfig::from_scenario_at)).
+    fn workload(
+        scenario: &Scenario,
+        simulate: &SimulateSettings,
+        scale: u64,
+    ) -> Result<SimConfig, SimConfigError> {
+        let span = |ticks: u32| Millis(u64::from(ticks) * scale);
+        let ms = |ms: u32| Millis(u64::from(ms));
+        let lock = &scenario.lock;
+        let ttl = span(lock.ttl_ticks);
+        let token_source = scenario.storage.as_ref().map(|s| s.token_source);
+        let mut crash = CrashConfig::default();
+        if let Some(crashes) = &scenario.faults.crashes {
+            crash.persistence = crashes.persistence;
+            if crashes.persistence == Persistence::FsyncPeriodic {
+                crash.fsync_period = ttl;
+            }
+            crash.restart_delay = span(crashes.restart_delay_ticks);
+            crash.client_guard = span(crashes.client_guard_ticks);
+        }
+        let budget = |b: SimulateBudget| Budget::new(b.count, ms(b.min_ms), ms(b.max_ms));
+        let faults = match &simulate.faults {
+            SimulateFaults::Generated {
+                crashes,
+                isolations,
+                pauses,
+                storage_delays,
+                node_jumps_forward,
+                client_jumps_backward,
+            } => FaultPlan::Generated(FaultBudget {
+                crashes: budget(*crashes),
+                isolations: budget(*isolations),
+                pauses: budget(*pauses),
+                storage_delays: budget(*storage_delays),
+                node_jumps_forward: budget(*node_jumps_forward),
+                client_jumps_backward: budget(*client_jumps_backward),
+                ..FaultBudget::NONE
+            }),
+            SimulateFaults::Listed(listed) => FaultPlan::Explicit(
+                listed
+                    .iter()
+                    .map(|fault| match *fault {
+                        SimulateFault::Crash {
+                            at_ms,
+                            node,
+                            downtime_ms,
+                        } => ScheduledFault {
+                            at: ms(at_ms),
+                            fault: Fault::Crash {
+                                node: usize::from(node),
+                                downtime: ms(downtime_ms),
+                            },
+                        },
+                        SimulateFault::NodeClockJump { at_ms, node, by_ms } => ScheduledFault {
+                            at: ms(at_ms),
+                            fault: Fault::ClockJump {
+                                process: Process::Node(usize::from(node)),
+                                by_ms: i64::from(by_ms),
+                            },
+                        },
+                    })
+                    .collect(),
+            ),
+        };
+        let rate = |ticks: u32| {
+            (span(ticks).0 * 1_000_000 / ttl.0).min(u64::from(MAX_RATE_ERROR_PPM)) as u32
+        };
+        let clocks = match simulate.clock_rate_error_ppm {
+            Some(ppm) => ClockConfig {
+                rate_error_ppm_max: ppm,
+                client_rate_error_ppm_max: None,
+                offset_max: ms(simulate.clock_offset_max_ms),
+            },
+            None => ClockConfig {
+                rate_error_ppm_max: rate(scenario.clock.node_error_ticks),
+                client_rate_error_ppm_max: Some(rate(scenario.clock.client_error_ticks)),
+                offset_max: ms(simulate.clock_offset_max_ms),
+            },
+        };
+        let config = SimConfig {
+            name: scenario.name.clone(),
+            lock: Config {
+                drift: DriftPolicy::fixed(span(lock.drift_ticks)),
+                round_timeout: span(lock.round_timeout_ticks),
+                retry: RetryPolicy {
+                    attempts: lock.config().retry.attempts,
+                    delay_min: ms(simulate.retry_delay_min_ms),
+                    delay_max: ms(simulate.retry_delay_max_ms),
+                },
+                fencing: match token_source {
+                    Some(TokenSource::LockQuorum) => crate::proto::Fencing::WriteBack,
+                    Some(TokenSource::LockQuorumMaxOnly) => crate::proto::Fencing::MaxOnly,
+                    _ => crate::proto::Fencing::Off,
+                },
+                ..lock.config()
+            },
+            clients: usize::from(lock.clients),
+            ttl,
+            duration: ms(simulate.duration_ms),
+            clocks,
+            network: NetworkConfig {
+                delay_min: ms(simulate.delay_min_ms),
+                delay_max: ms(simulate.delay_max_ms),
+                loss_per_mille: simulate.loss_per_mille as u16,
+            },
+            // A scenario lists every client's reach; "every node for everyone" is no partition.
+            reach: if scenario
+                .network
+                .reach
+                .iter()
+                .all(|&set| set == NodeSet::first(lock.config().node_count))
+            {
+                Vec::new()
+            } else {
+                scenario.network.reach.clone()
+            },
+            crash,
+            workload: WorkloadConfig {
+                think_max: ms(simulate.think_max_ms),
+                cycles_per_lock: simulate.cycles_per_lock,
+                op_margin: scenario
+                    .storage
+                    .as_ref()
+                    .and_then(|s| s.check_margin_ticks)
+                    .map_or(Millis::ZERO, span),
+                protection: scenario
+                    .storage
+                    .as_ref()
+                    .map_or(crate::storage::Protection::None, |s| s.protection),
+                extensions: u32::from(lock.extensions),
+                counter_node: token_source == Some(TokenSource::CounterAfterAcquire),
+                ..WorkloadConfig::default()
+            },
+            faults,
+            ..SimConfig::default()
+        };
+        config.validate()?;
+        Ok(config)
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::proto::{NodeId, NodeSet, UnlockMode, ValidityCheck};
+    use crate::proto::{NodeId, UnlockMode, ValidityCheck};
     use crate::storage::Protection;
 
     fn scenario(body: &str) -> Scenario {
@@ -618,5 +782,38 @@ mod tests {
                 .extensions,
             2
         );
+    }
+
+    #[test]
+    fn a_simulate_table_builds_a_long_workload_with_its_own_faults() {
+        let text = "name = \"w\"\ntitle = \"t\"\nclaim = \"c\"\nsource = \"seed\"\nprose = \"p\"\n[lock]\nnodes = 3\nclients = 2\nttl_ticks = 50\ndrift_ticks = 5\n[storage]\nprotection = \"none\"\ncheck_margin_ticks = 10\n[faults.crashes]\ncount = 1\nrestart_delay_ticks = 50\n[simulate]\nms_per_tick = 2\nduration_ms = 700\ndelay_max_ms = 8\nloss_per_mille = 100\nclock_rate_error_ppm = 10000\nisolations = { count = 4, min_ms = 10, max_ms = 200 }\n[simulate.expect]\n\"mutual exclusion\" = \"holds\"\n";
+        let s = Scenario::from_str("w.toml", text).unwrap();
+        let config = SimConfig::from_scenario(&s).unwrap();
+        // Scenario ticks at the file's 2 ms per tick; [simulate] spans in ms.
+        assert_eq!(
+            (config.ttl, config.lock_params().unwrap().drift),
+            (Millis(100), Millis(10))
+        );
+        assert_eq!(config.crash.restart_delay, Millis(100));
+        assert_eq!(config.workload.op_margin, Millis(20));
+        assert_eq!(config.duration, Millis(700));
+        assert_eq!(
+            (config.network.delay_max, config.network.loss_per_mille),
+            (Millis(8), 100)
+        );
+        assert_eq!(config.clocks.client_rate_error_ppm(), 10_000);
+        // A workload: no one-acquisition limit, no swarm, and only the table's faults.
+        assert_eq!(config.workload.acquisitions_per_client, None);
+        assert_eq!(config.swarm, None);
+        assert!(config.reach.is_empty());
+        let b = budget(&config);
+        assert_eq!(b.isolations, Budget::new(4, Millis(10), Millis(200)));
+        assert_eq!(
+            (b.crashes.count, b.pauses.count, b.request_delays.count),
+            (0, 0, 0)
+        );
+        // Another resolution scales the scenario's ticks, not the table's milliseconds.
+        let coarse = SimConfig::from_scenario_at(&s, 4).unwrap();
+        assert_eq!((coarse.ttl, coarse.duration), (Millis(200), Millis(700)));
     }
 }

@@ -171,8 +171,8 @@ pub struct Swarm {
 /// reason. `Display` prints every resolved option, which every run prints first.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SimConfig {
-    /// A name for reports; a [preset](super::preset) sets it to its own name, which the replay
-    /// command then uses.
+    /// A name for reports; a scenario sets its own name, which the replay command of a
+    /// simulator world then uses.
     pub name: String,
     /// The lock configuration every client runs, `N` (`lock.node_count`) included: the same
     /// [`Config`] a driver hands the core, validated by the core's own rules.

@@ -6,7 +6,6 @@ use std::fmt::{self, Write as _};
 use super::check::{Property, Violation};
 use super::config::SimConfig;
 use super::fault::{ScheduledFault, SwarmFaults};
-use super::preset;
 use super::trace::{TraceEntry, TraceEvent, schedule_text};
 use crate::time::Millis;
 
@@ -120,15 +119,15 @@ impl Outcome {
 
     /// The exact command that replays this run.
     ///
-    /// A preset is replayed by name by the `replay` test of `tests/simulator.rs`. A custom
-    /// configuration cannot be named on a command line yet; the command then says so and the
-    /// header printed above it has every option.
+    /// A run of a simulator world (`models/sim/<name>.toml`, unchanged) is replayed by
+    /// `redlock-lab simulate <name> --seed <seed>`. Any other configuration cannot be named on a
+    /// command line here; the command then says so and the header printed above it has every
+    /// option.
     pub fn replay_command(&self) -> String {
-        let name = &self.config.name;
-        if preset::by_name(name).is_some_and(|p| p == self.config) {
+        if self.is_world(&self.config.name) {
             format!(
-                "REDLOCK_SIM_PRESET={name} REDLOCK_SIM_SEED={} cargo test --test simulator -- --exact replay --nocapture",
-                self.seed
+                "redlock-lab simulate {} --seed {}",
+                self.config.name, self.seed
             )
         } else {
             format!(
@@ -136,6 +135,21 @@ impl Outcome {
                 self.seed, self.seed
             )
         }
+    }
+
+    /// Whether this run's configuration is exactly the simulator world called `name`.
+    #[cfg(feature = "model")]
+    fn is_world(&self, name: &str) -> bool {
+        crate::catalog::find_world(name)
+            .and_then(|file| file.scenario().ok())
+            .and_then(|scenario| super::SimConfig::from_scenario(&scenario).ok())
+            .is_some_and(|world| world == self.config)
+    }
+
+    /// Without the scenario layer there are no named worlds.
+    #[cfg(not(feature = "model"))]
+    fn is_world(&self, _name: &str) -> bool {
+        false
     }
 
     /// The whole trace, one event per line.

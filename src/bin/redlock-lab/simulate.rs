@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use redlock_lab::catalog;
 use redlock_lab::scenario::{Scenario, Verdict, property};
 use redlock_lab::sim::{self, Outcome as Run, Property, SimConfig, TraceEvent};
 
@@ -33,7 +34,11 @@ const TRACE_TAIL: usize = 40;
 /// Arguments of `simulate`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// A scenario file or catalog name.
+    /// A scenario file, catalog name, or the name of one of the simulator's worlds
+    /// (`models/sim/<name>.toml`: antirez-safe, antirez-safe-fsync, drift-covered,
+    /// drift-too-small, node-clock-jump, client-clock-jump-backward, crash-no-persistence,
+    /// pause-past-validity, pause-past-validity-fenced, pause-within-margin,
+    /// validity-check-off, delayed-restart, delayed-restart-clock-jump, unlock-with-del).
     path: PathBuf,
     /// The seed of the first run; run i uses seed + i.
     #[arg(long)]
@@ -44,8 +49,9 @@ pub struct Args {
     /// Simulated milliseconds per model tick. The simulator's messages take at least 1 ms
     /// where the model's take no time, so at 1 ms per tick a 4-tick lease leaves almost no
     /// room for a counterexample; at 10 the simulator reaches many more of the checker's.
-    #[arg(long, default_value_t = DEFAULT_MS_PER_TICK)]
-    ms_per_tick: u64,
+    /// Default: the file's `[simulate] ms_per_tick`, else 10.
+    #[arg(long)]
+    ms_per_tick: Option<u64>,
 }
 
 /// What the runs found for one `always` property.
@@ -60,12 +66,13 @@ pub fn run(args: &Args) -> Result<Outcome> {
     if args.runs == 0 || args.runs > MAX_RUNS {
         bail!("--runs must lie in 1..={MAX_RUNS}, not {}", args.runs);
     }
-    if !MS_PER_TICK_RANGE.contains(&args.ms_per_tick) {
+    if let Some(ms_per_tick) = args.ms_per_tick
+        && !MS_PER_TICK_RANGE.contains(&ms_per_tick)
+    {
         bail!(
-            "--ms-per-tick must lie in {}..={}, not {}",
+            "--ms-per-tick must lie in {}..={}, not {ms_per_tick}",
             MS_PER_TICK_RANGE.start(),
             MS_PER_TICK_RANGE.end(),
-            args.ms_per_tick
         );
     }
     let last_seed = args.seed.checked_add(args.runs - 1).with_context(|| {
@@ -74,8 +81,11 @@ pub fn run(args: &Args) -> Result<Outcome> {
             args.seed, args.runs
         )
     })?;
-    let scenario = inputs::load_one(&args.path)?;
-    let config = SimConfig::from_scenario_at(&scenario, args.ms_per_tick)?;
+    let scenario = load(&args.path)?;
+    let file_resolution = scenario.simulate.as_ref().and_then(|s| s.ms_per_tick);
+    let default_resolution = file_resolution.map_or(DEFAULT_MS_PER_TICK, u64::from);
+    let ms_per_tick = args.ms_per_tick.unwrap_or(default_resolution);
+    let config = SimConfig::from_scenario_at(&scenario, ms_per_tick)?;
 
     println!("seed = {}", args.seed);
     if args.runs == 1 {
@@ -84,7 +94,7 @@ pub fn run(args: &Args) -> Result<Outcome> {
         println!("runs = {} (seeds {}..={last_seed})", args.runs, args.seed);
     }
     println!("scenario = {} ({})", scenario.name, scenario.file);
-    println!("ms_per_tick = {}", args.ms_per_tick);
+    println!("ms_per_tick = {ms_per_tick}");
     print!("{config}");
 
     let mut tallies: Vec<Tally> = properties(&scenario)
@@ -155,7 +165,7 @@ pub fn run(args: &Args) -> Result<Outcome> {
     let mut contradictions = Vec::new();
     for tally in &tallies {
         let name = tally.property.name();
-        let expected = scenario.expected(name);
+        let expected = expected(&scenario, name);
         print!(
             "{name} (expected {}): {}, ",
             expected_text(expected),
@@ -175,7 +185,7 @@ pub fn run(args: &Args) -> Result<Outcome> {
                 );
                 println!(
                     "  replay: {}",
-                    replay_command(&args.path, seed, args.ms_per_tick)
+                    replay_command(&args.path, seed, ms_per_tick, default_resolution)
                 );
                 if expected == Some(Verdict::Holds) {
                     contradictions.push(format!(
@@ -185,7 +195,7 @@ pub fn run(args: &Args) -> Result<Outcome> {
             }
         }
     }
-    let acquired = scenario.expected(property::LOCK_ACQUIRED);
+    let acquired = expected(&scenario, property::LOCK_ACQUIRED);
     print!(
         "{} (expected {}): acquired in {witnesses} of {}",
         property::LOCK_ACQUIRED,
@@ -231,6 +241,31 @@ pub fn run(args: &Args) -> Result<Outcome> {
     }
 }
 
+/// The scenario named by `path`: a file, a catalog name, or one of the simulator's worlds
+/// (`models/sim/<name>.toml`, embedded; a file or catalog scenario of that name wins).
+fn load(path: &Path) -> Result<Scenario> {
+    let name = path.to_string_lossy();
+    if !path.exists()
+        && catalog::find(&name).is_none()
+        && let Some(world) = catalog::find_world(&name)
+    {
+        return Ok(world.scenario()?);
+    }
+    inputs::load_one(path)
+}
+
+/// What a run should show for `property`: the simulator's own expectation where the scenario
+/// has a `[simulate]` world, else the checker's `[expect]`.
+fn expected(scenario: &Scenario, property: &str) -> Option<Verdict> {
+    let own = scenario.simulate.as_ref().and_then(|s| {
+        s.expect
+            .iter()
+            .find(|(name, _)| name == property)
+            .map(|&(_, verdict)| verdict)
+    });
+    own.or_else(|| scenario.expected(property))
+}
+
 /// The `always` properties the simulator judges for this scenario.
 fn properties(scenario: &Scenario) -> Vec<Property> {
     let mut properties = vec![Property::MutualExclusion];
@@ -254,13 +289,14 @@ fn expected_text(expected: Option<Verdict>) -> String {
     expected.map_or_else(|| "nothing".to_owned(), |v| v.to_string())
 }
 
-/// The command that replays one seed, with the path as the user gave it.
-fn replay_command(path: &Path, seed: u64, ms_per_tick: u64) -> String {
+/// The command that replays one seed, with the path as the user gave it (`--ms-per-tick` only
+/// where it differs from the scenario's `default`).
+fn replay_command(path: &Path, seed: u64, ms_per_tick: u64, default: u64) -> String {
     let mut command = format!(
         "redlock-lab simulate {} --seed {seed}",
         shell_word(&path.to_string_lossy())
     );
-    if ms_per_tick != DEFAULT_MS_PER_TICK {
+    if ms_per_tick != default {
         let _ = write!(command, " --ms-per-tick {ms_per_tick}");
     }
     command
@@ -312,11 +348,11 @@ mod tests {
     #[test]
     fn replay_commands_quote_what_a_shell_would_split() {
         assert_eq!(
-            replay_command(Path::new("models/a.toml"), 7, DEFAULT_MS_PER_TICK),
+            replay_command(Path::new("models/a.toml"), 7, 10, DEFAULT_MS_PER_TICK),
             "redlock-lab simulate models/a.toml --seed 7"
         );
         assert_eq!(
-            replay_command(Path::new("my dir/it's.toml"), 7, 1),
+            replay_command(Path::new("my dir/it's.toml"), 7, 1, DEFAULT_MS_PER_TICK),
             r"redlock-lab simulate 'my dir/it'\''s.toml' --seed 7 --ms-per-tick 1"
         );
     }
