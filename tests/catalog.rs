@@ -112,7 +112,7 @@ fn unique_state_counts_are_pinned() {
         ("single-node-baseline", 361),
         ("redlock-partitioned-clients", 563),
         ("node-clock-jump-forward-by-drift", 967),
-        ("crash-delayed-restart-ttl-minus-drift", 15008),
+        ("crash-delayed-restart-ttl-minus-drift", 15401),
     ] {
         let report = Check::new(&load(name)).run();
         assert_eq!(report.unique_states, expected, "{name}");
