@@ -213,31 +213,17 @@ impl Explorer {
     /// Runs the checker to completion and returns the encoded path of the `property`
     /// counterexample from `/.status`.
     fn counterexample(&self, property: &str) -> String {
-        let (code, _) = self
-            .try_request("POST", "/.runtocompletion")
-            .expect("POST /.runtocompletion");
-        assert_eq!(code, 200);
-        let start = Instant::now();
-        loop {
-            let status = self.json("/.status");
-            if status["done"] == Value::Bool(true) {
-                let found = status["properties"]
-                    .as_array()
-                    .expect("properties")
-                    .iter()
-                    .find(|p| p[1] == property)
-                    .unwrap_or_else(|| panic!("no property {property} in {status}"));
-                return found[2]
-                    .as_str()
-                    .unwrap_or_else(|| panic!("no counterexample for {property}: {status}"))
-                    .to_owned();
-            }
-            assert!(
-                start.elapsed() < Duration::from_secs(60),
-                "the checker did not finish: {status}"
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
+        let status = self.run_to_completion();
+        let found = status["properties"]
+            .as_array()
+            .expect("properties")
+            .iter()
+            .find(|p| p[1] == property)
+            .unwrap_or_else(|| panic!("no property {property} in {status}"));
+        found[2]
+            .as_str()
+            .unwrap_or_else(|| panic!("no counterexample for {property}: {status}"))
+            .to_owned()
     }
 
     /// The step at the end of `path` as `/.states` serves it (`state`, `outcome`, `svg`).

@@ -294,14 +294,8 @@ impl SimConfig {
         // The model leaves a request in flight as long as it likes: up to one request per
         // node arrives up to a TTL late.
         budget.request_delays = Budget::new(nodes as u32, Millis(0), ttl);
-        let mut crash = CrashConfig::default();
+        let mut crash = crash_config(scenario, ttl, span);
         if let Some(crashes) = &scenario.faults.crashes {
-            crash.persistence = crashes.persistence;
-            if crashes.persistence == Persistence::FsyncPeriodic {
-                crash.fsync_period = ttl;
-            }
-            crash.restart_delay = span(crashes.restart_delay_ticks);
-            crash.client_guard = span(crashes.client_guard_ticks);
             // The model reboots a crashed node at once; one that never restarts is down for
             // longer than the run.
             let downtime = if crashes.restart { Millis(0) } else { duration };
@@ -428,15 +422,7 @@ impl SimConfig {
         let lock = &scenario.lock;
         let ttl = span(lock.ttl_ticks);
         let token_source = scenario.storage.as_ref().map(|s| s.token_source);
-        let mut crash = CrashConfig::default();
-        if let Some(crashes) = &scenario.faults.crashes {
-            crash.persistence = crashes.persistence;
-            if crashes.persistence == Persistence::FsyncPeriodic {
-                crash.fsync_period = ttl;
-            }
-            crash.restart_delay = span(crashes.restart_delay_ticks);
-            crash.client_guard = span(crashes.client_guard_ticks);
-        }
+        let crash = crash_config(scenario, ttl, span);
         let budget = |b: SimulateBudget| Budget::new(b.count, ms(b.min_ms), ms(b.max_ms));
         let faults = match &simulate.faults {
             SimulateFaults::Generated {
@@ -556,6 +542,21 @@ impl SimConfig {
         config.validate()?;
         Ok(config)
     }
+}
+
+/// What a node keeps and how long it stays down after a crash, from `[faults.crashes]`, with
+/// ticks scaled by `span` (a periodic fsync runs once per TTL).
+fn crash_config(scenario: &Scenario, ttl: Millis, span: impl Fn(u32) -> Millis) -> CrashConfig {
+    let mut crash = CrashConfig::default();
+    if let Some(crashes) = &scenario.faults.crashes {
+        crash.persistence = crashes.persistence;
+        if crashes.persistence == Persistence::FsyncPeriodic {
+            crash.fsync_period = ttl;
+        }
+        crash.restart_delay = span(crashes.restart_delay_ticks);
+        crash.client_guard = span(crashes.client_guard_ticks);
+    }
+    crash
 }
 
 #[cfg(test)]
