@@ -40,6 +40,7 @@ mod bounded;
 mod dfs;
 mod memory;
 mod story;
+mod table;
 
 use std::collections::BTreeSet;
 use std::sync::Arc;

@@ -9,9 +9,9 @@
 //!   rebuilt afterwards from the table, which keeps each state's parent: follow the parents
 //!   back to an initial state, then replay the model forward, at each step taking the
 //!   successor with the next fingerprint.
-//! - The table is split into many shards, each a plain open-addressing array behind its own
-//!   lock, padded to a cache line, so two threads rarely touch the same lock, and a lookup is
-//!   one probe sequence in one array.
+//! - The table takes inserts from every thread without a lock, and each thread touches all
+//!   of a state's successors' slots before inserting any, so their cache misses overlap
+//!   (see `table.rs`).
 //! - Threads share work only when one of them is idle: a busy thread then hands over the
 //!   oldest half of its stack (the states nearest the root, which have the most below them).
 //!
@@ -26,8 +26,7 @@ use std::thread::JoinHandle;
 
 use stateright::{Expectation, Model, Path, Property};
 
-/// A state's fingerprint: a 64-bit hash of its `Hash` (the model's canonical view), never 0.
-type Fingerprint = u64;
+use super::table::{Fingerprint, Table};
 
 /// The parent recorded for an initial state.
 const ROOT: Fingerprint = 0;
@@ -110,7 +109,7 @@ struct Counters {
 /// A value alone on its cache line, so threads updating neighbours do not contend.
 #[repr(align(128))]
 #[derive(Default)]
-struct Padded<T>(T);
+pub(super) struct Padded<T>(pub(super) T);
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     // A panicking thread leaves plain data behind; its panic is re-raised by `join`.
@@ -139,14 +138,16 @@ where
         );
         let threads = threads.max(1);
         let hasher = hasher();
-        let table = Table::new();
+        let table = Table::new(threads);
         let mut roots = Vec::new();
+        let mut handle = table.handle(0);
+        handle.enter(&table);
         for state in model.init_states() {
             if !model.within_boundary(&state) {
                 continue;
             }
             let fingerprint = fingerprint(&hasher, &state);
-            if table.insert(fingerprint, ROOT) {
+            if handle.insert(&table, fingerprint, ROOT) {
                 roots.push(Job {
                     state,
                     fingerprint,
@@ -154,6 +155,7 @@ where
                 });
             }
         }
+        handle.leave(&table);
         let counters: Box<[Padded<Counters>]> = (0..threads).map(|_| Padded::default()).collect();
         let shared = Arc::new(Shared {
             roots: roots.len(),
@@ -264,6 +266,9 @@ where
         };
         let mut stack: Vec<Job<M::State>> = Vec::new();
         let mut actions = Vec::new();
+        let mut successors: Vec<Job<M::State>> = Vec::new();
+        let mut known: Vec<bool> = Vec::new();
+        let mut handle = self.table.handle(index);
         let mut unique = 0;
         let mut max_depth = 0;
         loop {
@@ -309,16 +314,23 @@ where
                 if !self.model.within_boundary(&next) {
                     continue;
                 }
-                let fingerprint = fingerprint(&self.hasher, &next);
-                if self.table.insert(fingerprint, job.fingerprint) {
+                successors.push(Job {
+                    fingerprint: fingerprint(&self.hasher, &next),
+                    state: next,
+                    depth: job.depth + 1,
+                });
+            }
+            // Touch every successor's slot before inserting any: the cache misses overlap.
+            handle.enter(&self.table);
+            known.clear();
+            known.extend(successors.iter().map(|s| handle.touch(s.fingerprint)));
+            for (next, known) in successors.drain(..).zip(&known) {
+                if !known && handle.insert(&self.table, next.fingerprint, job.fingerprint) {
                     unique += 1;
-                    stack.push(Job {
-                        state: next,
-                        fingerprint,
-                        depth: job.depth + 1,
-                    });
+                    stack.push(next);
                 }
             }
+            handle.leave(&self.table);
             if unique % 1024 == 0 {
                 counters.unique.store(unique, Ordering::Relaxed);
             }
@@ -420,92 +432,6 @@ where
             state = successor;
         }
         Path::from_actions(model, init, &steps).expect("the replayed steps are the model's")
-    }
-}
-
-/// Fingerprint → parent fingerprint, in shards chosen by the fingerprint's high bits.
-struct Table {
-    shards: Box<[Padded<Mutex<Shard>>]>,
-}
-
-/// One shard: open addressing with linear probing over (fingerprint, parent) pairs; 0 marks
-/// an empty slot. It doubles when four fifths full, so it stays between 20 and 40 bytes per
-/// fingerprint.
-struct Shard {
-    slots: Vec<[u64; 2]>,
-    len: usize,
-}
-
-const SHARD_BITS: u32 = 8;
-const SHARD_SLOTS: usize = 256;
-
-impl Table {
-    fn new() -> Table {
-        Table {
-            shards: (0..1 << SHARD_BITS)
-                .map(|_| {
-                    Padded(Mutex::new(Shard {
-                        slots: vec![[0; 2]; SHARD_SLOTS],
-                        len: 0,
-                    }))
-                })
-                .collect(),
-        }
-    }
-
-    fn shard(&self, fingerprint: Fingerprint) -> MutexGuard<'_, Shard> {
-        lock(&self.shards[(fingerprint >> (64 - SHARD_BITS)) as usize].0)
-    }
-
-    /// Records `fingerprint` with its parent; false when it was already there.
-    fn insert(&self, fingerprint: Fingerprint, parent: Fingerprint) -> bool {
-        let mut shard = self.shard(fingerprint);
-        if (shard.len + 1) * 5 > shard.slots.len() * 4 {
-            shard.grow();
-        }
-        let mask = shard.slots.len() - 1;
-        let mut i = fingerprint as usize & mask;
-        loop {
-            let slot = &mut shard.slots[i];
-            if slot[0] == fingerprint {
-                return false;
-            }
-            if slot[0] == 0 {
-                *slot = [fingerprint, parent];
-                shard.len += 1;
-                return true;
-            }
-            i = (i + 1) & mask;
-        }
-    }
-
-    /// The parent recorded for `fingerprint`.
-    fn parent(&self, fingerprint: Fingerprint) -> Option<Fingerprint> {
-        let shard = self.shard(fingerprint);
-        let mask = shard.slots.len() - 1;
-        let mut i = fingerprint as usize & mask;
-        loop {
-            match shard.slots[i] {
-                [0, _] => return None,
-                [f, parent] if f == fingerprint => return Some(parent),
-                _ => i = (i + 1) & mask,
-            }
-        }
-    }
-}
-
-impl Shard {
-    fn grow(&mut self) {
-        let doubled = vec![[0; 2]; self.slots.len() * 2];
-        let old = std::mem::replace(&mut self.slots, doubled);
-        let mask = self.slots.len() - 1;
-        for slot in old.into_iter().filter(|s| s[0] != 0) {
-            let mut i = slot[0] as usize & mask;
-            while self.slots[i][0] != 0 {
-                i = (i + 1) & mask;
-            }
-            self.slots[i] = slot;
-        }
     }
 }
 
@@ -629,21 +555,5 @@ mod tests {
                 }
             }
         }
-    }
-
-    #[test]
-    fn the_table_finds_what_it_holds_after_growing() {
-        let table = Table::new();
-        let n = 100_000u64;
-        for i in 1..=n {
-            let f = i.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
-            assert!(table.insert(f, i));
-        }
-        for i in 1..=n {
-            let f = i.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
-            assert!(!table.insert(f, 0));
-            assert_eq!(table.parent(f), Some(i));
-        }
-        assert_eq!(table.parent(2), None);
     }
 }
