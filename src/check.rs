@@ -85,9 +85,10 @@ pub struct PropertyReport {
     pub verdict: Verdict,
     /// The shortest counterexample (always, eventually) as step descriptions, or `None`.
     pub counterexample: Option<Vec<String>>,
-    /// Set when a limit stopped the search for the shortest counterexample: `counterexample`
-    /// is then a real but possibly longer one (the first the verdict run found). Absent from
-    /// the JSON report when false.
+    /// Set when `counterexample` is real but possibly not the shortest: a limit stopped the
+    /// search for the shortest (it is then the first the verdict run found), or it was found
+    /// with fewer clients than the scenario has (see [`Report::split`]). Absent from the JSON
+    /// report when false.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub counterexample_not_shortest: bool,
     /// The same counterexample told as a story (see [`crate::report`]); not in the JSON
@@ -153,6 +154,11 @@ pub struct Report {
     /// [`RedlockModel::with_phantom_clients`]): its counterexamples then show two clients,
     /// while the others never start.
     pub cutoff: bool,
+    /// Whether the safety run was split (see [`RedlockModel::with_chaos_nodes`]): the storage
+    /// properties held on nodes that answer anything, and the others were settled by the
+    /// scenario's own model, or by its first two clients alone (see
+    /// [`RedlockModel::with_fewer_clients`]: its counterexamples then show two clients).
+    pub split: bool,
     /// Every property checked, in a fixed order.
     pub properties: Vec<PropertyReport>,
 }
@@ -371,10 +377,11 @@ impl Check {
         self
     }
 
-    /// Overrides the scenario's symmetry setting.
-    /// Whether a scenario with three or more alike clients may be settled by two clients and
-    /// phantom refusals first (default on; see [`RedlockModel::with_phantom_clients`]). Off
-    /// for cross-checks: the verdicts must be the same.
+    /// Whether a scenario may be settled by smaller models first (default on): two clients
+    /// and phantom refusals for three or more alike clients
+    /// ([`RedlockModel::with_phantom_clients`]), and the storage properties on nodes that
+    /// answer anything ([`RedlockModel::with_chaos_nodes`], see [`Report::split`]). Off for
+    /// cross-checks: the verdicts must be the same.
     pub fn cutoff(mut self, on: bool) -> Check {
         self.cutoff = on;
         self
@@ -429,9 +436,12 @@ impl Check {
             max_depth: 0,
             stopped: None,
         };
-        let (mut properties, cutoff) = match run.cut_safety() {
-            Some(settled) => (settled, true),
-            None => (run.safety(self.build(Mode::Safety)), false),
+        let (mut properties, cutoff, split) = match run.cut_safety() {
+            Some(settled) => (settled, true, false),
+            None => match run.split_safety() {
+                Some(settled) => (settled, false, true),
+                None => (run.safety(self.build(Mode::Safety)), false, false),
+            },
         };
         if self
             .scenario
@@ -449,6 +459,7 @@ impl Check {
             stopped: run.stopped,
             properties,
             cutoff,
+            split,
         }
     }
 }
@@ -522,6 +533,57 @@ impl Run<'_> {
             let witness = self.explore(check.build(Mode::Safety), 1, search);
             witness.discovery(property::LOCK_ACQUIRED)?;
         }
+        Some(reports)
+    }
+
+    /// The safety run split in two, when the storage properties hold on nodes that answer
+    /// anything ([`RedlockModel::with_chaos_nodes`]): then they hold, and the other
+    /// properties are settled without them, so that the search may stop as soon as those are.
+    /// With three or more clients, which make the full model explode, the others are first
+    /// tried on two clients ([`RedlockModel::with_fewer_clients`]), which settles a violation
+    /// or a witness. `None` when the split does not apply or the storage properties do not
+    /// hold there; the states explored are counted either way.
+    fn split_safety(&mut self) -> Option<Vec<PropertyReport>> {
+        let check = self.check;
+        if !check.cutoff {
+            return None;
+        }
+        let model = check.build(Mode::Safety);
+        let chaos = model.with_chaos_nodes()?;
+        let storage = self.safety(chaos);
+        if storage.iter().any(|r| r.verdict != Verdict::Holds) {
+            return None;
+        }
+        let lock = model.without_storage_properties();
+        let mut others = None;
+        if let Some(two) = lock.with_fewer_clients(2) {
+            let reports = self.safety(two);
+            // Only violations and witnesses carry over to more clients.
+            let settled = reports.iter().all(|r| {
+                let always = r.name != property::LOCK_ACQUIRED;
+                (always && r.verdict == Verdict::Violated)
+                    || (!always && r.verdict == Verdict::Holds)
+            });
+            if settled {
+                // A run with more clients might break it in fewer steps.
+                others = Some(
+                    reports
+                        .into_iter()
+                        .map(|mut r| {
+                            r.counterexample_not_shortest |= r.verdict == Verdict::Violated;
+                            r
+                        })
+                        .collect(),
+                );
+            }
+        }
+        let others = match others {
+            Some(others) => others,
+            None => self.safety(lock),
+        };
+        let mut reports: Vec<PropertyReport> = others.into_iter().chain(storage).collect();
+        let order: Vec<&str> = model.properties().iter().map(|p| p.name).collect();
+        reports.sort_by_key(|r| order.iter().position(|name| *name == r.name));
         Some(reports)
     }
 
@@ -679,7 +741,10 @@ impl Run<'_> {
         let path = path.clone().into_vec();
         let steps = model.describe_path(&path);
         let actions = path.iter().filter_map(|(_, step)| *step).collect();
-        let story = Story::from_path(model, name, &path);
+        let mut story = Story::from_path(model, name, &path);
+        if not_shortest {
+            story.chosen = Some("a counterexample, maybe not the shortest".to_owned());
+        }
         PropertyReport {
             steps: Some(actions),
             counterexample: Some(steps),

@@ -321,6 +321,115 @@ impl RedlockModel {
         })
     }
 
+    /// The same scenario with nodes that answer anything, judging only the storage
+    /// properties; `None` when the argument below does not apply.
+    ///
+    /// Every request in flight may be answered yes ([`Step::Deliver`]), answered no
+    /// ([`Step::Refuse`]) or never answered ([`Step::Lose`], with no budget), and the nodes
+    /// keep nothing: no keys, no crashes, no node clocks that matter. Why a storage property
+    /// that holds here holds in the scenario: map each state of the scenario to this model's
+    /// state with the same clients, requests in flight, storage and epochs, and the nodes
+    /// forgotten. Each step of the scenario is then a step here, or changes nothing here:
+    /// a delivery is a yes, or a no (a refusal, or a node that is down or restarting: the core
+    /// counts a failure as it counts a no), a request a crash or a loss swallows is never
+    /// answered, and the node steps (expiries, crashes, restarts, node clock jumps, fsync,
+    /// failover) change only the nodes. Everything else is the client's own step, which reads
+    /// only the client, its clock, its mailbox and the storage. So every run of the scenario
+    /// is a run here with the same storage operations in the same order at the same times,
+    /// and a storage property (which reads only the clients and the storage) broken there is
+    /// broken here. A violation found here may need answers no real node would give, so it
+    /// settles nothing.
+    ///
+    /// One such node stands for any number of them, with a quorum of one: what a client does
+    /// with its round depends only on when it is decided and whether it was won (the validity
+    /// is `ttl − (T2 − T1) − drift` whatever the nodes said), and with answers free, a single
+    /// node can make a round won or lost at any moment that several can (its yes standing for
+    /// the answer that completes a quorum, its no for the one that puts a quorum out of
+    /// reach, its silence for a round that runs to its timeout). A client that reaches too few
+    /// nodes to win may win here: more runs, never fewer.
+    ///
+    /// This is Kleppmann's point made checkable: with the storage checking fencing tokens,
+    /// its safety does not depend on the lock at all.
+    ///
+    /// It applies to the safety run of a scenario with storage whose fencing tokens do not
+    /// come from the nodes (the ideal counter), no extensions (a failed extension ends a lease
+    /// here as anywhere, but its answers would have to be modelled too), no restarted-node
+    /// guard (it reads the nodes' uptime) and no user invariant (which may read the nodes).
+    pub fn with_chaos_nodes(&self) -> Option<RedlockModel> {
+        let shape = &self.shape;
+        let eligible = shape.mode == Mode::Safety
+            && shape.storage.is_some()
+            && shape.token_source == crate::storage::TokenSource::Ideal
+            && shape.extensions == 0
+            && shape.client_guard == crate::time::Millis(0)
+            && self.invariants.is_empty()
+            && !shape.phantoms;
+        if !eligible {
+            return None;
+        }
+        let mut chaos = (**shape).clone();
+        chaos.chaos_nodes = true;
+        // One node answering anything stands for any number of them (see above).
+        chaos.nodes = 1;
+        chaos.params.node_count = 1;
+        chaos.reach = [crate::proto::NodeSet::first(1); MAX_MODEL_CLIENTS];
+        // The faults that act only on nodes have nothing left to act on.
+        chaos.failover = None;
+        chaos.crashes = 0;
+        chaos.message_loss = 0;
+        if shape.jump_target == scenario::JumpTarget::Node {
+            chaos.jumps = 0;
+        }
+        chaos.judged = shape::Judged::Storage;
+        Some(RedlockModel {
+            shape: shape::intern(chaos),
+            scenario: self.scenario.clone(),
+            invariants: Vec::new(),
+            first_violations: Arc::default(),
+        })
+    }
+
+    /// The same model judging every property but the storage ones (settled elsewhere, by
+    /// [`RedlockModel::with_chaos_nodes`]), so that a search can stop once the others are.
+    pub fn without_storage_properties(&self) -> RedlockModel {
+        let mut shape = (*self.shape).clone();
+        shape.judged = shape::Judged::Lock;
+        RedlockModel {
+            shape: shape::intern(shape),
+            ..self.clone()
+        }
+    }
+
+    /// The same model with only its first `clients` clients, for violations and witnesses
+    /// only: a run here is a run of the scenario in which the other clients never begin (a
+    /// client may stay idle forever, and time passes around it), so a property broken here
+    /// is broken there (`sometimes`: met here, met there). A property that holds here settles
+    /// nothing. `None` unless the model has more clients than that, the same reach for all and
+    /// no fault pinned to a client beyond them.
+    pub fn with_fewer_clients(&self, clients: usize) -> Option<RedlockModel> {
+        let shape = &self.shape;
+        let pinned_beyond = shape.jump_target == scenario::JumpTarget::Client
+            && shape.jump_index.is_some_and(|i| usize::from(i) >= clients);
+        let liveness_beyond = shape
+            .liveness_client
+            .is_some_and(|c| usize::from(c) >= clients);
+        if shape.clients <= clients
+            || pinned_beyond
+            || liveness_beyond
+            || !self.invariants.is_empty()
+        {
+            return None;
+        }
+        let mut fewer = (**shape).clone();
+        fewer.clients = clients;
+        Some(RedlockModel {
+            shape: shape::intern(fewer),
+            scenario: self.scenario.clone(),
+            invariants: Vec::new(),
+            first_violations: Arc::default(),
+        })
+    }
+
     /// The same model with its record of first violations cleared, for a second search of the
     /// same state space (each search must keep its own first violating state).
     pub(crate) fn fresh(&self) -> RedlockModel {
@@ -468,15 +577,21 @@ impl Model for RedlockModel {
         let mut properties = Vec::new();
         match self.shape.mode {
             Mode::Safety => {
-                properties.push(Property::always(
-                    property::MUTUAL_EXCLUSION,
-                    mutual_exclusion,
-                ));
-                if self.shape.storage.is_some() {
+                let judged = self.shape.judged;
+                let lock = judged != shape::Judged::Storage;
+                if lock {
+                    properties.push(Property::always(
+                        property::MUTUAL_EXCLUSION,
+                        mutual_exclusion,
+                    ));
+                }
+                if self.shape.storage.is_some() && judged != shape::Judged::Lock {
                     properties.push(Property::always(property::STORAGE_SAFETY, storage_safety));
                     properties.push(Property::always(property::NO_LOST_UPDATE, no_lost_update));
                 }
-                properties.push(Property::sometimes(property::LOCK_ACQUIRED, lock_acquired));
+                if lock {
+                    properties.push(Property::sometimes(property::LOCK_ACQUIRED, lock_acquired));
+                }
                 for (i, invariant) in self.invariants.iter().enumerate() {
                     properties.push(Property::always(invariant.name, USER_CONDITIONS[i]));
                 }

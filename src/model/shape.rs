@@ -77,6 +77,12 @@ pub(crate) struct Shape {
     /// Two real clients stand for all of them: a `SET` may be refused as if a third client's
     /// key were there (`RedlockModel::with_phantom_clients`).
     pub phantoms: bool,
+    /// The nodes answer anything: every request in flight may be answered yes, answered no or
+    /// never answered, and no node keeps state (`RedlockModel::with_chaos_nodes`).
+    pub chaos_nodes: bool,
+    /// Only the storage properties are judged (`RedlockModel::with_chaos_nodes`), or every
+    /// property but them (`RedlockModel::without_storage_properties`).
+    pub judged: Judged,
     /// Leave the nodes no client can read again out of the fingerprint (`view.rs`, "Dead
     /// nodes"); on by default, off for cross-checks.
     pub dead_nodes: bool,
@@ -85,6 +91,17 @@ pub(crate) struct Shape {
     pub idle_jumps_pruned: bool,
     /// Cross-check mode: hash true time and stop at this horizon (no time-shift reduction).
     pub exact_time: Option<u32>,
+}
+
+/// Which of the safety run's properties a model judges.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Judged {
+    /// Every property.
+    All,
+    /// The storage properties only.
+    Storage,
+    /// Every property but the storage ones.
+    Lock,
 }
 
 impl Shape {
@@ -164,6 +181,8 @@ impl Shape {
             dead_nodes: true,
             idle_jumps_pruned: true,
             phantoms: false,
+            chaos_nodes: false,
+            judged: Judged::All,
             exact_time: None,
         }
     }

@@ -243,6 +243,19 @@ impl World {
             }
             for n in slot.inflight.iter() {
                 let node = n.index();
+                if shape.chaos_nodes {
+                    // Nodes that answer anything: yes, no, or never (see
+                    // `RedlockModel::with_chaos_nodes`).
+                    let (client, node) = (cu, node as u8);
+                    out.push(Step::Deliver {
+                        client,
+                        node,
+                        early: false,
+                    });
+                    out.push(Step::Refuse { client, node });
+                    out.push(Step::Lose { client, node });
+                    continue;
+                }
                 out.push(Step::Deliver {
                     client: cu,
                     node: node as u8,
@@ -324,6 +337,12 @@ impl World {
     fn fault_steps(&self, out: &mut Vec<Step>) {
         let shape = &self.shape;
         let b = &self.budget;
+        if shape.chaos_nodes {
+            // The nodes keep nothing and every request may go unanswered anyway: only the
+            // clients' own faults are left.
+            self.client_fault_steps(out);
+            return;
+        }
         if b.losses > 0 {
             for c in 0..shape.clients {
                 for n in self.clients[c].inflight.iter() {
@@ -334,6 +353,42 @@ impl World {
                 }
             }
         }
+        self.pause_steps(out);
+        self.jump_steps(true, out);
+        if b.crashes > 0 {
+            for n in 0..shape.nodes {
+                if self.nodes[n].state.availability != Availability::Down {
+                    out.push(Step::Crash(n as u8));
+                }
+            }
+        }
+        self.client_crash_steps(out);
+        if b.crashes > 0 && self.counter_node_in_play() {
+            out.push(Step::CrashCounter);
+        }
+        if shape.persistence == Persistence::FsyncPeriodic {
+            for n in 0..shape.nodes {
+                if self.node_unsynced(n) {
+                    out.push(Step::Fsync(n as u8));
+                }
+            }
+            if self.counter_node_in_play() && self.fences.counter_node.has_unsynced_writes() {
+                out.push(Step::FsyncCounter);
+            }
+        }
+        if let Some(replica) = self.replica {
+            if replica.entry != self.nodes[0].state.entry {
+                out.push(Step::Replicate);
+            }
+            if b.failover {
+                out.push(Step::Promote);
+            }
+        }
+    }
+
+    fn pause_steps(&self, out: &mut Vec<Step>) {
+        let shape = &self.shape;
+        let b = &self.budget;
         if b.pauses > 0 {
             for c in 0..shape.clients {
                 let slot = &self.clients[c];
@@ -345,9 +400,15 @@ impl World {
                 }
             }
         }
+    }
+
+    /// Clock jumps, of the nodes too when `nodes`.
+    fn jump_steps(&self, nodes: bool, out: &mut Vec<Step>) {
+        let shape = &self.shape;
+        let b = &self.budget;
         if b.jumps > 0 {
             let ticks = shape.jump_ticks;
-            if shape.node_jumps() {
+            if nodes && shape.node_jumps() {
                 for n in 0..shape.nodes {
                     if (shape.jump_target == JumpTarget::Any
                         || shape.jump_index.is_none_or(|i| usize::from(i) == n))
@@ -374,13 +435,11 @@ impl World {
                 }
             }
         }
-        if b.crashes > 0 {
-            for n in 0..shape.nodes {
-                if self.nodes[n].state.availability != Availability::Down {
-                    out.push(Step::Crash(n as u8));
-                }
-            }
-        }
+    }
+
+    fn client_crash_steps(&self, out: &mut Vec<Step>) {
+        let shape = &self.shape;
+        let b = &self.budget;
         if b.client_crashes > 0 {
             for c in 0..shape.clients {
                 // A client that is done has nothing left to lose. Not while one of its storage
@@ -396,27 +455,13 @@ impl World {
                 }
             }
         }
-        if b.crashes > 0 && self.counter_node_in_play() {
-            out.push(Step::CrashCounter);
-        }
-        if shape.persistence == Persistence::FsyncPeriodic {
-            for n in 0..shape.nodes {
-                if self.node_unsynced(n) {
-                    out.push(Step::Fsync(n as u8));
-                }
-            }
-            if self.counter_node_in_play() && self.fences.counter_node.has_unsynced_writes() {
-                out.push(Step::FsyncCounter);
-            }
-        }
-        if let Some(replica) = self.replica {
-            if replica.entry != self.nodes[0].state.entry {
-                out.push(Step::Replicate);
-            }
-            if b.failover {
-                out.push(Step::Promote);
-            }
-        }
+    }
+
+    /// The clients' own faults (with nodes that answer anything, the only faults left).
+    fn client_fault_steps(&self, out: &mut Vec<Step>) {
+        self.pause_steps(out);
+        self.jump_steps(false, out);
+        self.client_crash_steps(out);
     }
 
     /// Every enabled step, in a deterministic order (stateright rebuilds paths by index):
@@ -578,6 +623,14 @@ impl World {
                 let (c, n) = (usize::from(client), usize::from(node));
                 let request = w.clients[c].request?;
                 w.clients[c].inflight.remove(NodeId(node));
+                if shape.chaos_nodes {
+                    // A node that answers anything said yes, and keeps nothing.
+                    let slot = &mut w.clients[c];
+                    if slot.lock.is_collecting(request.round) {
+                        slot.mailbox.record(NodeId(node), Reply::Applied);
+                    }
+                    return Some(w);
+                }
                 let clock = w.node_clock(n);
                 // `early`: the node's clock is read at the fast end of its error band, for
                 // everything it measures (key expiry, restart delay, guard uptime).
@@ -640,7 +693,10 @@ impl World {
                 }
             }
             Step::Lose { client, node } => {
-                w.budget.losses -= 1;
+                // Nodes that answer anything may leave any request unanswered, with no budget.
+                if !shape.chaos_nodes {
+                    w.budget.losses -= 1;
+                }
                 w.clients[usize::from(client)].inflight.remove(NodeId(node));
             }
             Step::Extend(c) => {

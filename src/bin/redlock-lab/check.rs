@@ -240,8 +240,8 @@ fn render(
         if let Some(story) = &p.story {
             if p.counterexample_not_shortest {
                 out.push_str(
-                    "(a limit stopped the search for the shortest counterexample: this one is \
-                     real but may be longer)\n",
+                    "(this counterexample is real but may not be the shortest: a limit stopped \
+                     the search for the shortest, or it was found with fewer clients)\n",
                 );
             }
             out.push_str(&story.to_text());

@@ -1,0 +1,141 @@
+//! The split safety run (`RedlockModel::with_chaos_nodes`, `RedlockModel::with_fewer_clients`)
+//! against the scenario's own model.
+//!
+//! Nodes that answer anything must break every storage property the real nodes let break
+//! (else "holds" there would not mean "holds" here), and a check that splits must give the
+//! verdicts of one that does not, on the catalog and on three-client scenarios small enough
+//! to check in full.
+
+use redlock_lab::catalog::CATALOG;
+use redlock_lab::check::{Check, Report};
+use redlock_lab::model::RedlockModel;
+use redlock_lab::property::Property;
+use redlock_lab::scenario::{Scenario, Verdict};
+use stateright::{Checker, Model};
+
+const STORAGE: [Property; 2] = [Property::StorageSafety, Property::NoLostUpdate];
+
+fn verdicts(report: &Report) -> Vec<(String, Verdict)> {
+    report
+        .properties
+        .iter()
+        .map(|p| (p.name.clone(), p.verdict))
+        .collect()
+}
+
+/// The catalog scenarios the split applies to.
+fn eligible() -> Vec<Scenario> {
+    let scenarios: Vec<Scenario> = CATALOG
+        .iter()
+        .map(|entry| entry.scenario().expect("catalog scenarios parse"))
+        .filter(|s| RedlockModel::new(s).with_chaos_nodes().is_some())
+        .collect();
+    assert!(
+        scenarios.len() >= 8,
+        "the split applies to the catalog's storage scenarios with ideal tokens"
+    );
+    scenarios
+}
+
+#[test]
+fn nodes_that_answer_anything_break_every_storage_property_real_nodes_break() {
+    for scenario in eligible() {
+        let real = RedlockModel::new(&scenario).checker().spawn_bfs().join();
+        let chaos_model = RedlockModel::new(&scenario)
+            .with_chaos_nodes()
+            .expect("eligible");
+        let chaos = chaos_model.checker().spawn_bfs().join();
+        for property in STORAGE {
+            if real.discovery(property.name()).is_some() {
+                assert!(
+                    chaos.discovery(property.name()).is_some(),
+                    "{}: {} is broken by real nodes but not by nodes that answer anything",
+                    scenario.name,
+                    property.name()
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_split_check_gives_the_full_check_s_verdicts_on_the_catalog() {
+    let mut split = 0;
+    for scenario in eligible() {
+        let with = Check::new(&scenario).run();
+        let without = Check::new(&scenario).cutoff(false).run();
+        assert!(!without.split);
+        assert_eq!(verdicts(&with), verdicts(&without), "{}", scenario.name);
+        split += usize::from(with.split);
+    }
+    assert!(split > 0, "some catalog scenario is settled by the split");
+}
+
+fn three_clients(name: &str, protection: &str, faults: &str) -> Scenario {
+    let text = format!(
+        "name = \"{name}\"\ntitle = \"t\"\nclaim = \"c\"\nsource = \"derived\"\nprose = \"p\"\n\
+         [lock]\nnodes = 3\nclients = 3\nttl_ticks = 3\ndrift_ticks = 1\n\
+         [storage]\nprotection = \"{protection}\"\n{faults}\n\
+         [expect]\n\"mutual exclusion\" = \"holds\"\n"
+    );
+    Scenario::from_str(&format!("{name}.toml"), &text)
+        .unwrap_or_else(|e| panic!("generated scenario {name}: {e}"))
+}
+
+#[test]
+fn with_three_clients_two_settle_the_lock_and_chaos_settles_the_storage() {
+    let pause = "[faults.pauses]\ncount = 1\nmax_ticks = \"unbounded\"";
+    let crash = "[faults.crashes]\ncount = 1\npersistence = \"none\"";
+    let cases = [
+        // Fenced: the storage holds on nodes that answer anything; the crash breaks mutual
+        // exclusion with two clients, the pause does not break it at all.
+        ("fenced-crash", "fencing-token", crash.to_owned()),
+        ("fenced-pause", "fencing-token", pause.to_owned()),
+        // Unfenced: nodes that answer anything break the storage, so the check falls back.
+        ("unfenced-pause", "none", pause.to_owned()),
+    ];
+    for (name, protection, faults) in cases {
+        let scenario = three_clients(name, protection, &faults);
+        let with = Check::new(&scenario).run();
+        let without = Check::new(&scenario).cutoff(false).run();
+        assert_eq!(verdicts(&with), verdicts(&without), "{name}");
+        let storage_holds = with
+            .properties
+            .iter()
+            .filter(|p| STORAGE.iter().any(|s| s.name() == p.name))
+            .all(|p| p.verdict == Verdict::Holds);
+        assert_eq!(with.split, storage_holds, "{name}: split when fenced");
+        let lock_broken = with
+            .property(Property::MutualExclusion.name())
+            .is_some_and(|p| p.verdict == Verdict::Violated);
+        // Where mutual exclusion holds, the lock's properties need the full model anyway.
+        if with.split && lock_broken {
+            assert!(
+                with.unique_states < without.unique_states,
+                "{name}: the split explores fewer states ({} against {})",
+                with.unique_states,
+                without.unique_states
+            );
+        }
+    }
+}
+
+#[test]
+fn the_large_file_settles_with_the_split() {
+    let scenario = Scenario::load(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("models/large/redlock-five-nodes-all-faults.toml"),
+    )
+    .expect("the large file parses");
+    let report = Check::new(&scenario).run();
+    assert!(report.split);
+    assert!(report.stopped.is_none());
+    for p in &report.properties {
+        assert_eq!(Some(p.verdict), p.expected, "{}", p.name);
+    }
+    let mutual_exclusion = report
+        .property(Property::MutualExclusion.name())
+        .expect("checked");
+    // Found with two clients: real, maybe not the shortest with three.
+    assert!(mutual_exclusion.counterexample_not_shortest);
+}
