@@ -85,6 +85,17 @@ pub enum Fault {
         /// The additional delay.
         extra: Millis,
     },
+    /// The replicated master ([`Failover::node`](super::Failover::node)) fails and its
+    /// asynchronous replica is promoted in its place, with the key it had copied; ignored
+    /// without a replica (none configured, or already promoted).
+    Failover,
+    /// The client's process dies for good: it sends nothing more (not even its unlock) and
+    /// believes nothing more, while what it already sent still arrives and the keys it set
+    /// stay on the nodes until they expire.
+    CrashClient {
+        /// Which client.
+        client: usize,
+    },
 }
 
 impl fmt::Display for Fault {
@@ -117,6 +128,10 @@ impl fmt::Display for Fault {
                 Process::Client(client),
                 Process::Node(node)
             ),
+            Fault::Failover => write!(f, "the replicated master fails over to its replica"),
+            Fault::CrashClient { client } => {
+                write!(f, "{} crashes for good", Process::Client(client))
+            }
         }
     }
 }
@@ -195,6 +210,10 @@ pub struct FaultBudget {
     /// Delayed lock requests (one client's next request to one node); the size is the extra
     /// delay.
     pub request_delays: Budget,
+    /// Failovers of the replicated master ([`Fault::Failover`]); the size is unused.
+    pub failovers: Budget,
+    /// Client processes that die for good ([`Fault::CrashClient`]); the size is unused.
+    pub client_crashes: Budget,
     /// Aim every node fault (jump, crash, isolation) at this node instead of a drawn one.
     pub pinned_node: Option<usize>,
     /// Aim every client fault (jump, pause, storage delay) at this client instead of a drawn
@@ -214,12 +233,14 @@ impl FaultBudget {
         isolations: Budget::NONE,
         storage_delays: Budget::NONE,
         request_delays: Budget::NONE,
+        failovers: Budget::NONE,
+        client_crashes: Budget::NONE,
         pinned_node: None,
         pinned_client: None,
     };
 
     /// Every budget with its name, for printing and validation.
-    pub fn kinds(&self) -> [(&'static str, Budget); 9] {
+    pub fn kinds(&self) -> [(&'static str, Budget); 11] {
         [
             ("node_jumps_forward", self.node_jumps_forward),
             ("node_jumps_backward", self.node_jumps_backward),
@@ -230,6 +251,8 @@ impl FaultBudget {
             ("isolations", self.isolations),
             ("storage_delays", self.storage_delays),
             ("request_delays", self.request_delays),
+            ("failovers", self.failovers),
+            ("client_crashes", self.client_crashes),
         ]
     }
 
@@ -290,7 +313,7 @@ impl FaultBudget {
 
     /// Each kind's budget with the function that turns (node, client, size) into a fault, in
     /// the order of [`kinds`](FaultBudget::kinds).
-    fn makers(&self) -> [(Budget, Make); 9] {
+    fn makers(&self) -> [(Budget, Make); 11] {
         [
             (self.node_jumps_forward, |node, _, size| Fault::ClockJump {
                 process: Process::Node(node),
@@ -333,6 +356,10 @@ impl FaultBudget {
                     node,
                     extra,
                 }
+            }),
+            (self.failovers, |_, _, _| Fault::Failover),
+            (self.client_crashes, |_, client, _| Fault::CrashClient {
+                client,
             }),
         ]
     }
@@ -432,6 +459,8 @@ pub struct Aim {
     pub ttl: Millis,
     /// Whether holders work on the storage (so a lease check can anchor a fault).
     pub storage: bool,
+    /// The replicated master, if any: a failover strikes within one TTL of a key it set.
+    pub failover_node: Option<usize>,
 }
 
 impl FaultBudget {
@@ -522,6 +551,15 @@ impl FaultBudget {
                     }
                     | Fault::Crash { node, .. }
                     | Fault::Isolate { node, .. } => Some((Anchor::KeySet { node }, when)),
+                    Fault::Failover => aim
+                        .failover_node
+                        .map(|node| (Anchor::KeySet { node }, when)),
+                    // A client dies while acquiring (its SETs out, its round undecided) or
+                    // while it holds the lock.
+                    Fault::CrashClient { client } => Some(match which {
+                        0 | 1 => (Anchor::Started { client }, when),
+                        _ => (Anchor::Acquired { client }, when),
+                    }),
                     Fault::ClockJump {
                         process: Process::Client(client),
                         ..
@@ -671,6 +709,7 @@ mod tests {
             clients: 2,
             ttl: Millis(40),
             storage: true,
+            failover_node: None,
         };
         let draw = |seed| budget.draw_swarm(&mut ChaCha8Rng::seed_from_u64(seed), aim);
         let mut kinds_seen = std::collections::BTreeSet::new();
