@@ -150,7 +150,7 @@ fn schedules(config: &SimConfig) -> BoxedStrategy<Vec<ScheduledFault>> {
                         client,
                         extra: Millis(size),
                     },
-                    "request_delays" => Fault::DelayRequest {
+                    "request_delays" | "request_stalls" => Fault::DelayRequest {
                         client,
                         node,
                         extra: Millis(size),

@@ -122,10 +122,13 @@ impl SimConfig {
     ///   `N` requests per run arrive up to a TTL late, and a late request that finds its node
     ///   down, restarting or holding a key waits there (at most one TTL more): it lands just
     ///   after the key expired or the restart delay ended, as the checker's counterexamples
-    ///   deliver it.
+    ///   deliver it. Up to `N` more never arrive within the run
+    ///   ([`FaultBudget::request_stalls`]): a holder that won a quorum without one node keeps
+    ///   that node's fencing counter from counting it.
     /// - **Asynchrony**: in the model time may pass between any two steps. Here a holder
     ///   keeps the lock for `[0, 2·ttl]` after its work (a lease that ends first ends the
-    ///   hold), clients begin after `[0, ttl]` (a swarm run draws `[0, 0]` to `[0, 2·ttl]`),
+    ///   hold), clients begin after `[0, ttl]` (a swarm run draws `[0, 0]` to `[0, 2·ttl + d]`, `d`
+    ///   the restart delay, so a rival may begin once a crashed node serves again),
     ///   a swarm run may send every message with the shortest delay, and without `[storage]` the run has one
     ///   pause per client of 1 to `2·ttl` at a random time (during a round, a hold, before a
     ///   begin: all moves the model has). With `[storage]` only the scenario's own pauses run, since a
@@ -264,9 +267,15 @@ impl SimConfig {
         // The model's client decides a round whenever it likes, so it may wait for a late
         // answer until the lease could not be valid anyway; and it may begin at any time.
         let drift = span(lock.drift_ticks);
+        // A rival that begins once a crashed node serves again is the model's too.
+        let restart_delay = scenario
+            .faults
+            .crashes
+            .as_ref()
+            .map_or(Millis::ZERO, |c| span(c.restart_delay_ticks));
         let swarm = Swarm {
             round_timeout_max: round_timeout.max(ttl.saturating_sub(drift)),
-            think_max: Millis(2 * ttl.0),
+            think_max: Millis(2 * ttl.0) + restart_delay,
         };
         // Long enough for every client's one acquisition (think, every round and its retry
         // delay, a hold, a release), short enough that faults strike while the lock is in use.
@@ -282,6 +291,10 @@ impl SimConfig {
         // The model leaves a request in flight as long as it likes: up to one request per
         // node arrives up to a TTL late.
         budget.request_delays = Budget::new(nodes as u32, Millis(0), ttl);
+        // And it may leave one in flight for good: a holder's request to the node it did not
+        // win, still on its way when a rival takes that node after a crash or a jump, keeps
+        // that node's fencing counter from counting the holder.
+        budget.request_stalls = Budget::new(nodes as u32, duration, duration);
         let mut crash = crash_config(scenario, ttl, span);
         if let Some(crashes) = &scenario.faults.crashes {
             // The model reboots a crashed node at once; one that never restarts is down for
@@ -785,6 +798,21 @@ mod tests {
                 .extensions,
             2
         );
+    }
+
+    #[test]
+    fn a_request_may_stay_in_flight_for_the_rest_of_the_run() {
+        let s = scenario("[lock]\nnodes = 3\n[faults.crashes]\nrestart_delay_ticks = 4");
+        let config = SimConfig::from_scenario_at(&s, 10).unwrap();
+        let b = budget(&config);
+        assert_eq!(b.request_delays, Budget::new(3, Millis(0), config.ttl));
+        assert_eq!(
+            b.request_stalls,
+            Budget::new(3, config.duration, config.duration)
+        );
+        // A rival may begin once the crashed node serves again, and later.
+        let swarm = config.swarm.unwrap();
+        assert_eq!(swarm.think_max, Millis(2 * 100 + 40));
     }
 
     #[test]

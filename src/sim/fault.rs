@@ -214,6 +214,11 @@ pub struct FaultBudget {
     pub failovers: Budget,
     /// Client processes that die for good ([`Fault::CrashClient`]); the size is unused.
     pub client_crashes: Budget,
+    /// Lock requests left in flight (one client's next request to one node, delayed by the
+    /// size: past the end of the run, the request never lands). The model leaves a request in
+    /// flight as long as it likes, so a holder may win a quorum while its request to another
+    /// node is still on its way when a rival takes that node.
+    pub request_stalls: Budget,
     /// Aim every node fault (jump, crash, isolation) at this node instead of a drawn one.
     pub pinned_node: Option<usize>,
     /// Aim every client fault (jump, pause, storage delay) at this client instead of a drawn
@@ -235,12 +240,13 @@ impl FaultBudget {
         request_delays: Budget::NONE,
         failovers: Budget::NONE,
         client_crashes: Budget::NONE,
+        request_stalls: Budget::NONE,
         pinned_node: None,
         pinned_client: None,
     };
 
     /// Every budget with its name, for printing and validation.
-    pub fn kinds(&self) -> [(&'static str, Budget); 11] {
+    pub fn kinds(&self) -> [(&'static str, Budget); 12] {
         [
             ("node_jumps_forward", self.node_jumps_forward),
             ("node_jumps_backward", self.node_jumps_backward),
@@ -253,6 +259,7 @@ impl FaultBudget {
             ("request_delays", self.request_delays),
             ("failovers", self.failovers),
             ("client_crashes", self.client_crashes),
+            ("request_stalls", self.request_stalls),
         ]
     }
 
@@ -313,7 +320,7 @@ impl FaultBudget {
 
     /// Each kind's budget with the function that turns (node, client, size) into a fault, in
     /// the order of [`kinds`](FaultBudget::kinds).
-    fn makers(&self) -> [(Budget, Make); 11] {
+    fn makers(&self) -> [(Budget, Make); 12] {
         [
             (self.node_jumps_forward, |node, _, size| Fault::ClockJump {
                 process: Process::Node(node),
@@ -360,6 +367,13 @@ impl FaultBudget {
             (self.failovers, |_, _, _| Fault::Failover),
             (self.client_crashes, |_, client, _| Fault::CrashClient {
                 client,
+            }),
+            (self.request_stalls, |node, client, extra| {
+                Fault::DelayRequest {
+                    client,
+                    node,
+                    extra,
+                }
             }),
         ]
     }
@@ -491,7 +505,7 @@ impl FaultBudget {
             drawn.enabled.push(name);
             // A late request is asynchrony rather than a fault: it stays unfocused, so one
             // client's request to one node and another's to another can both be late.
-            let this = if name == "request_delays" {
+            let this = if name == "request_delays" || name == "request_stalls" {
                 *self
             } else {
                 this
