@@ -56,19 +56,20 @@ const ALWAYS: [Property; 3] = [
 /// with the storage-delay cap then measured from the check's tick (as the model measures
 /// it) rather than from the check's millisecond; not done yet.
 ///
-/// `fencing-lock-quorum-counter-lost` is reachable, but a swarm run needs five independent
-/// draws to line up: c1's request to one node stays in flight (a request stall) so that node's
-/// counter never counts c1; c1 is paused between a check and its op long enough that it
-/// neither finishes nor unlocks; one of the two nodes c1 set crashes and comes back empty after
-/// the restart delay; c2 begins only after that delay; and c2's request to c1's other node is
-/// late too (by then c1's key there has expired), so that c2's quorum is exactly the restarted
-/// node and the one c1 never reached, both at counter 1, c1's token.
-/// `redlock-lab simulate fencing-lock-quorum-counter-lost --seed 1 --runs 100000` finds storage
-/// safety 3 times (first with seed 20663) and a lost update twice, about one run in 30 000.
-/// Drawing those faults aimed at one another (the stalls at different clients and nodes, the
-/// crash at the holder's other node) is the next step.
-const NOT_REACHED: [(&str, Property); 5] = [
-    ("fencing-lock-quorum-counter-lost", Property::StorageSafety),
+/// `fencing-lock-quorum-counter-lost` (no lost update) is reachable, but a swarm run needs
+/// five draws to line up: c1's request to one node stays in flight (a request stall) so that
+/// node's counter never counts c1; c1 is paused between a check and its op long enough that
+/// it neither finishes nor unlocks; one of the two nodes c1 set crashes and comes back empty
+/// after the restart delay; c2 begins only after that delay; and c2's request to c1's other
+/// node is late too (by then c1's key there has expired), so that c2's quorum is exactly the
+/// restarted node and the one c1 never reached, both at counter 1, c1's token. A focused run
+/// aims the two stalls at each other (different clients, different nodes, around the focused
+/// node the crash strikes), which brings storage safety to about one run in 12 500 (reached
+/// here in run 7751, seed 7752: a lucky seed, so a change to the draws may push it past the
+/// limit) and a lost update, which needs the pause at the write rather than the read, to
+/// three runs in 100 000 (`redlock-lab simulate fencing-lock-quorum-counter-lost --seed 1
+/// --runs 100000`, first with seed 20663).
+const NOT_REACHED: [(&str, Property); 4] = [
     ("fencing-lock-quorum-counter-lost", Property::NoLostUpdate),
     (
         "fencing-lock-quorum-node-clock-jump",
