@@ -32,12 +32,13 @@
 //!   compare-and-delete, lazy and active expiry) on the node's clock; crashes with no
 //!   persistence, `fsync=always` or a periodic fsync; a restart after a downtime, followed by
 //!   a delayed restart measured on the node's own clock (a jump during it cuts it short),
-//!   and optionally the clients' restarted-node guard (a young node's yes does not count); or,
-//!   with a [`Failover`], a master whose asynchronous replica is promoted when it fails.
+//!   and optionally the clients' restarted-node guard (a young node's yes does not count); and,
+//!   with a [`Failover`], one master whose asynchronous replica is promoted when it fails.
 //! - **Clients**: the core's [`Lock`](crate::proto::Lock), unchanged, on the client's clock:
 //!   acquisition with retries, extensions before the work, read-modify-write cycles on the
 //!   storage while the lease has validity left, release; process pauses during which a client
-//!   handles nothing.
+//!   handles nothing, and crashes after which it does nothing at all (its keys expire on their
+//!   own); optionally one token value for every client.
 //! - **Network**: per-message delay (so messages reorder), loss on the lock traffic, node
 //!   partitions, and extra delay for a chosen storage operation.
 //! - **Storage**: the shared [`Storage`](crate::storage::Storage) counter with no protection,

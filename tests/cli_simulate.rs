@@ -1,6 +1,6 @@
 //! `redlock-lab simulate`, run as a user runs it: the header, the per-property lines, the
 //! replay command (and that running it reproduces the violation), the contradiction exit
-//! code, a refused scenario and bad input.
+//! code and bad input.
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
@@ -175,6 +175,31 @@ fn a_failover_scenario_is_simulated() {
         .find(|l| l.starts_with("mutual exclusion (expected violated): 2000 runs, "))
         .unwrap_or_else(|| panic!("no mutual exclusion line: {text}"));
     assert!(!line.contains(" 0 violations"), "{line}");
+}
+
+#[test]
+fn the_model_checkers_own_features_are_simulated_too() {
+    // A shared token: the failed client's compare-and-delete removes the holder's keys.
+    let output = simulate(&["shared-token", "--seed", "1", "--runs", "200"]);
+    assert_exit(&output, 0);
+    let text = stdout(&output);
+    assert!(
+        text.contains("one token value shared by every client"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("mutual exclusion (expected violated): 200 runs, 0 violations"),
+        "{text}"
+    );
+    // A client that dies for good never breaks mutual exclusion.
+    let output = simulate(&["client-crash-while-holding", "--seed", "1", "--runs", "200"]);
+    assert_exit(&output, 0);
+    let text = stdout(&output);
+    assert!(text.contains("client_crashes 1 × [0, 0] ms"), "{text}");
+    assert!(
+        text.contains("mutual exclusion (expected holds): 200 runs, 0 violations"),
+        "{text}"
+    );
 }
 
 #[test]

@@ -43,16 +43,33 @@ const ALWAYS: [Property; 3] = [
 /// and the holder's op reaches the end of the tick only when its check falls on the last
 /// millisecond that passes the margin and the network is slow while the rival's is fast.
 /// The holder also checks as soon as its previous op is answered, where the model's holder
-/// may wait. `synchronous-bounds-margin-3` holds in both.
+/// may wait. `synchronous-bounds-margin-3` holds in both. No run in 100 000 reaches it.
 ///
-/// The `fencing-lock-quorum-*` violations arrived with the fencing tokens, after the swarm
-/// search was tuned, and no run in 10 000 reaches them yet. The simulator can produce them
-/// (an explicit schedule does: the holder's request to one node stays in flight, the holder
-/// pauses between a check and its op, a node it set crashes and comes back empty after the
-/// restart delay, the rival begins after that and decides on the restarted node and the one
-/// the holder never reached), but a swarm run needs four independent draws to line up.
-const NOT_REACHED: [(&str, Property); 5] = [
-    ("fencing-lock-quorum-counter-lost", Property::StorageSafety),
+/// `fencing-lock-quorum-node-clock-jump` (storage safety) has zero slack too, and no run can
+/// reach it while a client's clock reads milliseconds: c1 must finish acquiring after c2 (so
+/// c2's acquisition is the older epoch with the larger token) and still pass its margin check,
+/// at its clock's `T1 + (ttl − drift − margin)·R = T1 + R` at the latest; c2 needs the
+/// jumped node's key of c1 gone, which is at `T1 + (ttl − jump)·R = T1 + 2R` at the earliest
+/// plus the `SET`'s own delay, and then four messages more. The model does all of it in the
+/// instant its clocks tick to 2, because its clocks read whole ticks: a check anywhere in a
+/// tick reads the tick's start. Reaching it needs client clocks that read whole ticks too,
+/// with the storage-delay cap then measured from the check's tick (as the model measures
+/// it) rather than from the check's millisecond; not done yet.
+///
+/// `fencing-lock-quorum-counter-lost` (no lost update) is reachable, but a swarm run needs
+/// five draws to line up: c1's request to one node stays in flight (a request stall) so that
+/// node's counter never counts c1; c1 is paused between a check and its op long enough that
+/// it neither finishes nor unlocks; one of the two nodes c1 set crashes and comes back empty
+/// after the restart delay; c2 begins only after that delay; and c2's request to c1's other
+/// node is late too (by then c1's key there has expired), so that c2's quorum is exactly the
+/// restarted node and the one c1 never reached, both at counter 1, c1's token. A focused run
+/// aims the two stalls at each other (different clients, different nodes, around the focused
+/// node the crash strikes), which brings storage safety to about one run in 12 500 (reached
+/// here in run 7751, seed 7752: a lucky seed, so a change to the draws may push it past the
+/// limit) and a lost update, which needs the pause at the write rather than the read, to
+/// three runs in 100 000 (`redlock-lab simulate fencing-lock-quorum-counter-lost --seed 1
+/// --runs 100000`, first with seed 20663).
+const NOT_REACHED: [(&str, Property); 4] = [
     ("fencing-lock-quorum-counter-lost", Property::NoLostUpdate),
     (
         "fencing-lock-quorum-node-clock-jump",
@@ -62,24 +79,11 @@ const NOT_REACHED: [(&str, Property); 5] = [
     ("synchronous-bounds-margin-2", Property::NoLostUpdate),
 ];
 
-/// The scenarios the bridge refuses and the feature it names, in name order: only the model
-/// checker's own features (client crashes, a replicated node among several, a least retry
-/// delay, a shared token).
-const REFUSED: [(&str, &str); 7] = [
-    ("client-crash-retry-outlasts-ttl", "[faults.client_crashes]"),
-    ("client-crash-while-holding", "[faults.client_crashes]"),
-    ("lock-extension-capped", "[lock] retry_delay_ticks"),
-    ("lock-extension-unbounded", "[lock] retry_delay_ticks"),
-    (
-        "redlock-replicated-node-failover",
-        "[failover] with more than one node",
-    ),
-    (
-        "redlock-replicated-node-failover-promotion-delay",
-        "[failover] with more than one node",
-    ),
-    ("shared-token-unlock-on-failed-acquire", "[lock] token"),
-];
+/// The scenarios the bridge refuses and the feature it names, in name order: none, since
+/// the bridge simulates every feature of the catalog (client crashes, a least retry delay, a
+/// shared token and a replicated node among several included). Kept, so a feature the bridge
+/// comes to refuse shows up here by name rather than passing silently.
+const REFUSED: [(&str, &str); 0] = [];
 
 #[test]
 fn every_catalog_violation_is_reached_and_no_proven_property_is_violated() {

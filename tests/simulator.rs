@@ -13,9 +13,11 @@ use proptest::test_runner::{
 };
 use redlock_lab::catalog::{self, SIMULATOR_WORLDS};
 use redlock_lab::node::Persistence;
+use redlock_lab::proto::Op;
 use redlock_lab::scenario::Verdict;
 use redlock_lab::sim::{
-    self, Fault, FaultBudget, FaultPlan, Outcome, Process, Property, ScheduledFault, SimConfig,
+    self, Endpoint, Failover, Fault, FaultBudget, FaultPlan, Lifecycle, Outcome, Payload, Process,
+    Property, ScheduledFault, SimConfig, TraceEvent,
 };
 use redlock_lab::storage::Protection;
 use redlock_lab::time::Millis;
@@ -645,4 +647,186 @@ fn every_worlds_expectation_is_what_its_seeds_show() {
             }
         }
     }
+}
+
+/// The first acquisition of a fault-free run of `config` from `seed`: (client, true time of
+/// its T1, true time it acquired).
+fn first_acquisition(config: &SimConfig, seed: u64) -> (usize, Millis, Millis) {
+    let outcome = run(config, seed);
+    let (client, acquired) = outcome
+        .trace
+        .iter()
+        .find_map(|e| match e.event {
+            TraceEvent::Acquired { client, .. } => Some((client, e.at)),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("seed {seed} acquires: {}", outcome.report(40)));
+    let started = outcome
+        .trace
+        .iter()
+        .filter(|e| e.at <= acquired)
+        .filter_map(|e| match e.event {
+            TraceEvent::AcquireStarted { client: c, .. } if c == client => Some(e.at),
+            _ => None,
+        })
+        .next_back()
+        .expect("an acquisition starts before it succeeds");
+    (client, started, acquired)
+}
+
+#[test]
+fn a_crashed_client_sends_nothing_more_and_its_keys_hold_the_lock_until_they_expire() {
+    let mut config = SimConfig {
+        clients: 2,
+        ..SimConfig::default()
+    };
+    config.workload.cycles_per_lock = 0;
+    config.workload.hold_max = Millis(50);
+    let seed = 3;
+    let (dead, started, acquired) = first_acquisition(&config, seed);
+    // The same seed with the holder dying just after it acquired: the faults have their own
+    // stream, so the run is the same up to the crash.
+    let crash_at = acquired + Millis(1);
+    config.faults = FaultPlan::Explicit(vec![ScheduledFault {
+        at: crash_at,
+        fault: Fault::CrashClient { client: dead },
+    }]);
+    let outcome = run(&config, seed);
+    assert!(outcome.is_clean(), "{}", outcome.report(60));
+    assert_eq!(outcome.stats.faults_applied, 1);
+    for entry in outcome.trace.iter().filter(|e| e.at >= crash_at) {
+        match entry.event {
+            TraceEvent::Sent { message, .. } | TraceEvent::Lost { message } => assert_ne!(
+                message.from,
+                Endpoint::Client(dead),
+                "the dead client sent at {}",
+                entry.at
+            ),
+            TraceEvent::ReleaseStarted { client, .. }
+            | TraceEvent::AcquireStarted { client, .. } => {
+                assert_ne!(client, dead, "the dead client acted at {}", entry.at)
+            }
+            // Its keys were set no earlier than its T1 and live a TTL on perfect clocks.
+            TraceEvent::Acquired { client, .. } => {
+                assert_ne!(client, dead);
+                assert!(
+                    entry.at >= started + config.ttl,
+                    "the survivor acquired at {}, before the dead client's keys expired",
+                    entry.at
+                );
+            }
+            _ => {}
+        }
+    }
+    let survivor_acquired = outcome
+        .trace
+        .iter()
+        .any(|e| e.at >= crash_at && matches!(e.event, TraceEvent::Acquired { .. }));
+    assert!(survivor_acquired, "{}", outcome.report(60));
+    // A dead client cannot die again.
+    config.faults = FaultPlan::Explicit(vec![
+        ScheduledFault {
+            at: crash_at,
+            fault: Fault::CrashClient { client: dead },
+        },
+        ScheduledFault {
+            at: crash_at + Millis(5),
+            fault: Fault::CrashClient { client: dead },
+        },
+    ]);
+    assert_eq!(run(&config, seed).stats.faults_ignored, 1);
+}
+
+#[test]
+fn a_failover_replicates_one_node_and_promotes_it_once() {
+    let mut config = SimConfig::default();
+    config.crash.failover = Some(Failover {
+        node: 1,
+        replication_period: Millis(1_000),
+        promotion_delay: Millis(0),
+    });
+    let at = |ms: u64, fault: Fault| ScheduledFault {
+        at: Millis(ms),
+        fault,
+    };
+    config.faults = FaultPlan::Explicit(vec![
+        at(100, Fault::Failover),
+        at(200, Fault::Failover),
+        at(
+            300,
+            Fault::Crash {
+                node: 1,
+                downtime: Millis(10),
+            },
+        ),
+    ]);
+    let outcome = run(&config, 0);
+    let lifecycles: Vec<(usize, Lifecycle)> = outcome
+        .trace
+        .iter()
+        .filter_map(|e| match e.event {
+            TraceEvent::Node { node, lifecycle } => Some((node, lifecycle)),
+            _ => None,
+        })
+        .collect();
+    // n2 is promoted once (its replica is spent), and a later crash of it is a plain crash.
+    assert!(
+        matches!(
+            lifecycles.as_slice(),
+            [
+                (1, Lifecycle::Promoted { .. }),
+                (1, Lifecycle::Crashed { .. }),
+                (1, Lifecycle::Restarted { .. })
+            ]
+        ),
+        "{lifecycles:?}"
+    );
+    assert_eq!(
+        (outcome.stats.faults_applied, outcome.stats.faults_ignored),
+        (2, 1)
+    );
+    // Without a replicated node a failover does not apply; one outside the world is refused.
+    config.crash.failover = None;
+    assert_eq!(run(&config, 0).stats.faults_ignored, 2);
+    config.crash.failover = Some(Failover {
+        node: 3,
+        replication_period: Millis(1_000),
+        promotion_delay: Millis(0),
+    });
+    assert_eq!(
+        sim::run(&config, 0).unwrap_err().to_string(),
+        "the failover replicates n4, which this configuration does not have"
+    );
+}
+
+#[test]
+fn a_shared_token_gives_every_clients_first_round_one_value() {
+    // The tokens of each client's first SETs.
+    let first_tokens = |shared: bool| {
+        let mut config = SimConfig {
+            clients: 3,
+            ..SimConfig::default()
+        };
+        config.workload.acquisitions_per_client = Some(1);
+        config.workload.shared_token = shared;
+        let outcome = run(&config, 5);
+        let mut tokens = [None; 3];
+        for entry in &outcome.trace {
+            if let TraceEvent::Sent { message, .. } = entry.event
+                && let (Endpoint::Client(c), Payload::Command(command)) =
+                    (message.from, message.payload)
+                && let Op::SetNxPx { token, .. } = command.op
+            {
+                tokens[c].get_or_insert(token);
+            }
+        }
+        tokens.map(|t| t.expect("every client sends a SET"))
+    };
+    let shared = first_tokens(true);
+    assert!(shared.iter().all(|&t| t == shared[0]), "{shared:?}");
+    let unique = first_tokens(false);
+    assert!(
+        unique[0] != unique[1] && unique[1] != unique[2] && unique[0] != unique[2],
+        "{unique:?}"
+    );
 }

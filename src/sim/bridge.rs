@@ -15,6 +15,7 @@ use crate::node::Persistence;
 use crate::proto::{Config, DriftPolicy, NodeSet, RetryPolicy};
 use crate::scenario::{
     Bound, JumpTarget, Scenario, SimulateBudget, SimulateFault, SimulateFaults, SimulateSettings,
+    Tokens,
 };
 use crate::storage::TokenSource;
 use crate::time::Millis;
@@ -87,11 +88,21 @@ impl SimConfig {
     ///   client so and the client hands it to the core as
     ///   [`Answer::guarded`](crate::proto::Answer::guarded), as the Redis client does after
     ///   reading `INFO`.
-    /// - `[failover]`: the master has an asynchronous replica that copies its key every TTL on
-    ///   the node's clock ([`Failover`]); the one failover is a crash of the master aimed like
-    ///   any crash, and promotes the replica with what it had copied, refusing requests for
-    ///   the promotion delay. The model's replica may copy at any moment: a subset of its
-    ///   choices.
+    /// - `[failover]`: n1 has an asynchronous replica that copies its key every TTL on the
+    ///   node's clock ([`Failover`]), and any other nodes are independent masters; the one
+    ///   failover is a fault of its own ([`Fault::Failover`], apart from the crash budget, as
+    ///   in the model), aimed at a key n1 set like a crash, and promotes the replica with what
+    ///   it had copied, refusing requests for the promotion delay. The model's replica may
+    ///   copy at any moment: a subset of its choices.
+    /// - `[faults.client_crashes]`: `count` clients die for good ([`Fault::CrashClient`]),
+    ///   each aimed within a TTL of the client's start or acquisition: the core abandons its
+    ///   round or lease as a release does, but nothing more is sent (no unlock), its keys stay
+    ///   until they expire, and what it sent before still arrives.
+    /// - `[lock] token = "shared"`: every client's lock generator starts from one seed drawn
+    ///   per run ([`WorkloadConfig::shared_token`]), so the clients' n-th rounds use one token
+    ///   value. The model's clients share one value across all rounds; each client acquires
+    ///   once here, so the collision that matters (two clients' rounds with one value) is the
+    ///   same.
     /// - `[storage] protection`; one read-modify-write cycle per lock, as in the model.
     /// - `[storage] token_source`: the lock-quorum sources run with the same per-node counters
     ///   as the model (the core's fence and write-back); `counter-after-acquire` is a separate
@@ -111,10 +122,13 @@ impl SimConfig {
     ///   `N` requests per run arrive up to a TTL late, and a late request that finds its node
     ///   down, restarting or holding a key waits there (at most one TTL more): it lands just
     ///   after the key expired or the restart delay ended, as the checker's counterexamples
-    ///   deliver it.
+    ///   deliver it. Up to `N` more never arrive within the run
+    ///   ([`FaultBudget::request_stalls`]): a holder that won a quorum without one node keeps
+    ///   that node's fencing counter from counting it.
     /// - **Asynchrony**: in the model time may pass between any two steps. Here a holder
     ///   keeps the lock for `[0, 2·ttl]` after its work (a lease that ends first ends the
-    ///   hold), clients begin after `[0, ttl]` (a swarm run draws `[0, 0]` to `[0, 2·ttl]`),
+    ///   hold), clients begin after `[0, ttl]` (a swarm run draws `[0, 0]` to `[0, 2·ttl + d]`, `d`
+    ///   the restart delay, so a rival may begin once a crashed node serves again),
     ///   a swarm run may send every message with the shortest delay, and without `[storage]` the run has one
     ///   pause per client of 1 to `2·ttl` at a random time (during a round, a hold, before a
     ///   begin: all moves the model has). With `[storage]` only the scenario's own pauses run, since a
@@ -125,6 +139,9 @@ impl SimConfig {
     ///   shortens its restart delay as the model's does. Whole-millisecond readings add up to 2 ms more at the edges, which the
     ///   simulator's own message delays on the path from an expiry to a rival's belief (at
     ///   least 2 ms) take back. Capped at [`MAX_RATE_ERROR_PPM`].
+    /// - **Retry delay**: `[lock] retry_delay_ticks` is the least back-off, and the model lets
+    ///   any longer one happen; here each back-off is drawn from `[max(1, d · R), max(ttl,
+    ///   d · R)]`.
     /// - **Message loss**: a count of lost requests becomes a 10% loss rate on all lock
     ///   traffic (a lost reply is a late one in the model, a lost unlock a late unlock).
     /// - **Jump target `"any"`**: the count is split, `⌈k/2⌉` node jumps and `⌊k/2⌋` client
@@ -175,15 +192,12 @@ impl SimConfig {
     /// ([`FaultPlan::Generated`]) or a schedule ([`FaultPlan::Explicit`]). A run stops at its
     /// first violation and draws no swarm knobs.
     ///
-    /// # Refused
+    /// # Not judged
     ///
-    /// Every catalog feature is simulated but the model checker's own: [`SimConfigError::Unsupported`]
-    /// names `[faults.client_crashes]` (the simulated clients never die), `[failover]` on more
-    /// than one node (the simulated failover replicates the single master),
-    /// `[lock] retry_delay_ticks` above 0 (the simulated clients draw their own retry delays) and
-    /// `[lock] token = "shared"` (they draw their own random tokens). The liveness property
-    /// `eventually acquired` and its `[liveness]` table are not judged by the simulator; the
-    /// CLI says so.
+    /// Every catalog feature is simulated, so no catalog scenario is refused
+    /// ([`SimConfigError::Unsupported`] stays for a feature the bridge may not map one day).
+    /// The liveness property `eventually acquired` and its `[liveness]` table are not judged
+    /// by the simulator; the CLI says so.
     pub fn from_scenario_at(
         scenario: &Scenario,
         ms_per_tick: u64,
@@ -193,36 +207,8 @@ impl SimConfig {
             return SimConfig::workload(scenario, simulate, scale);
         }
         let span = |ticks: u32| Millis(u64::from(ticks) * scale);
-        if scenario.faults.client_crashes.is_some() {
-            return Err(SimConfigError::Unsupported {
-                scenario: scenario.name.clone(),
-                feature: "[faults.client_crashes]",
-                reason: "the simulated clients never die; check client crashes with `redlock-lab check`",
-            });
-        }
-        if scenario.failover.is_some() && scenario.lock.nodes > 1 {
-            return Err(SimConfigError::Unsupported {
-                scenario: scenario.name.clone(),
-                feature: "[failover] with more than one node",
-                reason: "the simulated failover replicates the single master; check a replicated Redlock node with `redlock-lab check`",
-            });
-        }
         let lock = &scenario.lock;
         let resolved = lock.config();
-        if lock.retry_delay_ticks > 0 {
-            return Err(SimConfigError::Unsupported {
-                scenario: scenario.name.clone(),
-                feature: "[lock] retry_delay_ticks",
-                reason: "the simulated clients draw their own retry delays; check a least retry delay with `redlock-lab check`",
-            });
-        }
-        if lock.token == crate::scenario::Tokens::Shared {
-            return Err(SimConfigError::Unsupported {
-                scenario: scenario.name.clone(),
-                feature: "[lock] token",
-                reason: "the simulated clients draw their tokens from their own random source; check a shared token with `redlock-lab check`",
-            });
-        }
         let fencing = match scenario.storage.as_ref().map(|s| s.token_source) {
             Some(TokenSource::LockQuorum) => crate::proto::Fencing::WriteBack,
             Some(TokenSource::LockQuorumMaxOnly) => crate::proto::Fencing::MaxOnly,
@@ -281,19 +267,34 @@ impl SimConfig {
         // The model's client decides a round whenever it likes, so it may wait for a late
         // answer until the lease could not be valid anyway; and it may begin at any time.
         let drift = span(lock.drift_ticks);
+        // A rival that begins once a crashed node serves again is the model's too.
+        let restart_delay = scenario
+            .faults
+            .crashes
+            .as_ref()
+            .map_or(Millis::ZERO, |c| span(c.restart_delay_ticks));
         let swarm = Swarm {
             round_timeout_max: round_timeout.max(ttl.saturating_sub(drift)),
-            think_max: Millis(2 * ttl.0),
+            think_max: Millis(2 * ttl.0) + restart_delay,
         };
         // Long enough for every client's one acquisition (think, every round and its retry
         // delay, a hold, a release), short enough that faults strike while the lock is in use.
+        // `[lock] retry_delay_ticks` is the least back-off; the model lets time pass between
+        // any two steps, so every longer one happens there too: here up to a TTL (or the
+        // least, if longer), drawn by the core as a driver's generator draws it.
+        let retry_delay_min = span(lock.retry_delay_ticks).max(Millis(1));
+        let retry_delay_max = ttl.max(retry_delay_min);
         let duration = swarm.think_max
-            + Millis(u64::from(attempts) * (swarm.round_timeout_max.0 + ttl.0))
+            + Millis(u64::from(attempts) * (swarm.round_timeout_max.0 + retry_delay_max.0))
             + hold_max
             + Millis(4 * delay_max.0);
         // The model leaves a request in flight as long as it likes: up to one request per
         // node arrives up to a TTL late.
         budget.request_delays = Budget::new(nodes as u32, Millis(0), ttl);
+        // And it may leave one in flight for good: a holder's request to the node it did not
+        // win, still on its way when a rival takes that node after a crash or a jump, keeps
+        // that node's fencing counter from counting the holder.
+        budget.request_stalls = Budget::new(nodes as u32, duration, duration);
         let mut crash = crash_config(scenario, ttl, span);
         if let Some(crashes) = &scenario.faults.crashes {
             // The model reboots a crashed node at once; one that never restarts is down for
@@ -304,14 +305,18 @@ impl SimConfig {
         if let Some(failover) = &scenario.failover {
             // The model's replica copies the key whenever it likes, or not before the
             // promotion; here it copies every TTL, so a key set within a TTL before the
-            // failover is missing on the promoted replica. The failover spends one crash.
+            // failover is missing on the promoted replica. n1 is the replicated master; the
+            // other nodes stay independent, and the one failover is its own fault, apart
+            // from the crash budget, as in the model.
             crash.failover = Some(Failover {
+                node: 0,
                 replication_period: ttl,
                 promotion_delay: span(failover.promotion_delay_ticks),
             });
-            if budget.crashes.count == 0 {
-                budget.crashes = Budget::new(1, Millis(0), Millis(0));
-            }
+            budget.failovers = Budget::new(1, Millis(0), Millis(0));
+        }
+        if let Some(crashes) = &scenario.faults.client_crashes {
+            budget.client_crashes = Budget::new(u32::from(crashes.count), Millis(0), Millis(0));
         }
 
         let mut workload = WorkloadConfig {
@@ -328,6 +333,7 @@ impl SimConfig {
                 .storage
                 .as_ref()
                 .is_some_and(|s| s.token_source == TokenSource::CounterAfterAcquire),
+            shared_token: lock.token == Tokens::Shared,
         };
         let pauses = scenario.faults.pauses.as_ref();
         match &scenario.storage {
@@ -374,8 +380,8 @@ impl SimConfig {
                 round_timeout,
                 retry: RetryPolicy {
                     attempts,
-                    delay_min: Millis(1),
-                    delay_max: ttl,
+                    delay_min: retry_delay_min,
+                    delay_max: retry_delay_max,
                 },
                 fencing,
                 ..resolved
@@ -534,6 +540,7 @@ impl SimConfig {
                     .map_or(crate::storage::Protection::None, |s| s.protection),
                 extensions: u32::from(lock.extensions),
                 counter_node: token_source == Some(TokenSource::CounterAfterAcquire),
+                shared_token: lock.token == Tokens::Shared,
                 ..WorkloadConfig::default()
             },
             faults,
@@ -769,11 +776,19 @@ mod tests {
         assert_eq!(
             config.crash.failover,
             Some(Failover {
+                node: 0,
                 replication_period: Millis(100),
                 promotion_delay: Millis(30)
             })
         );
-        assert_eq!(budget(&config).crashes.count, 1, "one failover");
+        let b = budget(&config);
+        assert_eq!((b.failovers.count, b.crashes.count), (1, 0), "one failover");
+        // On several nodes n1 alone is replicated; the failover is still one fault.
+        let one_of_three = scenario("[lock]\nnodes = 3\n[failover]\n[faults.crashes]\ncount = 1");
+        let config = SimConfig::from_scenario_at(&one_of_three, 10).unwrap();
+        assert_eq!(config.crash.failover.map(|f| f.node), Some(0));
+        let b = budget(&config);
+        assert_eq!((b.failovers.count, b.crashes.count), (1, 1));
         // Extensions are simulated: the holder calls the core's `extend`.
         let extension = scenario("[lock]\nextensions = 2");
         assert_eq!(
@@ -783,6 +798,45 @@ mod tests {
                 .extensions,
             2
         );
+    }
+
+    #[test]
+    fn a_request_may_stay_in_flight_for_the_rest_of_the_run() {
+        let s = scenario("[lock]\nnodes = 3\n[faults.crashes]\nrestart_delay_ticks = 4");
+        let config = SimConfig::from_scenario_at(&s, 10).unwrap();
+        let b = budget(&config);
+        assert_eq!(b.request_delays, Budget::new(3, Millis(0), config.ttl));
+        assert_eq!(
+            b.request_stalls,
+            Budget::new(3, config.duration, config.duration)
+        );
+        // A rival may begin once the crashed node serves again, and later.
+        let swarm = config.swarm.unwrap();
+        assert_eq!(swarm.think_max, Millis(2 * 100 + 40));
+    }
+
+    #[test]
+    fn client_crashes_least_retry_delays_and_shared_tokens_are_simulated() {
+        let s = scenario(
+            "[lock]\nttl_ticks = 3\nattempts = 2\nretry_delay_ticks = 2\ntoken = \"shared\"\n[faults.client_crashes]\ncount = 1",
+        );
+        let config = SimConfig::from_scenario_at(&s, 10).unwrap();
+        assert_eq!(budget(&config).client_crashes.count, 1);
+        // The least back-off is the scenario's; longer ones are drawn up to a TTL.
+        assert_eq!(
+            (config.lock.retry.delay_min, config.lock.retry.delay_max),
+            (Millis(20), Millis(30))
+        );
+        assert!(config.workload.shared_token);
+        // A least back-off longer than a TTL is drawn exactly.
+        let long = scenario("[lock]\nttl_ticks = 3\nretry_delay_ticks = 5");
+        let config = SimConfig::from_scenario_at(&long, 10).unwrap();
+        assert_eq!(
+            (config.lock.retry.delay_min, config.lock.retry.delay_max),
+            (Millis(50), Millis(50))
+        );
+        assert!(!config.workload.shared_token);
+        assert_eq!(budget(&config).client_crashes.count, 0);
     }
 
     #[test]

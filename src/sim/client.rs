@@ -44,6 +44,8 @@ pub struct StepContext<'a> {
     pub next_epoch: &'a mut u32,
     /// The separate counter node (`workload.counter_node`), with the persistence it keeps.
     pub counter: &'a mut (NodeState, Persistence),
+    /// With `workload.shared_token`: the seed every client's lock generator starts from.
+    pub shared_token_seed: Option<u64>,
 }
 
 impl StepContext<'_> {
@@ -124,6 +126,8 @@ pub struct SimClient {
     extending: bool,
     /// The holder has checked its lease for a storage operation (its work began).
     worked: bool,
+    /// The process died for good ([`crash`](SimClient::crash)).
+    dead: bool,
 }
 
 impl SimClient {
@@ -156,6 +160,7 @@ impl SimClient {
             extend_at: Millis::ZERO,
             extending: false,
             worked: false,
+            dead: false,
         }
     }
 
@@ -169,9 +174,32 @@ impl SimClient {
             .map(|_| self.epoch)
     }
 
-    /// Hands the client a message; it is handled at the client's next active step.
+    /// Hands the client a message; it is handled at the client's next active step (a dead
+    /// client drops it).
     pub fn deliver(&mut self, payload: Payload) {
-        self.inbox.push_back(payload);
+        if !self.dead {
+            self.inbox.push_back(payload);
+        }
+    }
+
+    /// The process dies for good at true time `now`, as the model's client crash: the core
+    /// abandons its round or its lease as a release does (so the client believes nothing
+    /// more), but the release it asks for is never sent, and an operation checked but not
+    /// yet sent is never sent either. What the client already sent still arrives. A dead
+    /// client is left alone (`false`).
+    pub fn crash(&mut self, now: Millis) -> bool {
+        if self.dead {
+            return false;
+        }
+        self.dead = true;
+        if let Some(mut lock) = self.lock.take() {
+            lock.release(self.clock.read(now.0));
+        }
+        self.inbox.clear();
+        self.pending_send = None;
+        self.pending_token = None;
+        self.paused_until = None;
+        true
     }
 
     /// Pauses the client from true time `now` until `until`. A client that is already paused
@@ -200,6 +228,9 @@ impl SimClient {
 
     /// One step at true time `now`; a paused client does nothing.
     pub fn step(&mut self, ctx: &mut StepContext<'_>) {
+        if self.dead {
+            return;
+        }
         if let Some(until) = self.paused_until {
             if ctx.now < until {
                 return;
@@ -445,7 +476,11 @@ impl SimClient {
             {
                 // The configuration was validated before the run, so this cannot fail; a
                 // failure would leave the client idle rather than panic.
-                let lock_rng = ChaCha8Rng::seed_from_u64(self.rng.next_u64());
+                // With a shared token every client starts its generator from the same seed
+                // (a random source seeded alike in every process), so their n-th rounds draw
+                // one token value. Its own draw is made anyway, so later draws do not shift.
+                let own = self.rng.next_u64();
+                let lock_rng = ChaCha8Rng::seed_from_u64(ctx.shared_token_seed.unwrap_or(own));
                 if let Ok(lock) = Lock::acquire(ctx.lock_config, ctx.ttl, lock_rng, local) {
                     ctx.record(TraceEvent::AcquireStarted {
                         client: self.id,

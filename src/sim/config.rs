@@ -77,15 +77,18 @@ pub struct CrashConfig {
     /// quorum until it has served this long on its own clock (the Redis client's restarted-node
     /// guard, which reads the node's uptime with its answer); 0: no guard.
     pub client_guard: Millis,
-    /// Each node is a master with one asynchronously replicated replica, and a crash of the
-    /// node is a failover to it; `None`: independent masters without replication.
+    /// One node is a master with one asynchronously replicated replica, promoted in its place
+    /// by a [`Fault::Failover`]; `None`: independent masters without replication.
     pub failover: Option<Failover>,
 }
 
 /// A master with one replica that copies the master's key asynchronously, and is promoted in
-/// its place when the master fails (Sentinel's failover).
+/// its place when the master fails (Sentinel's failover). The other nodes stay independent
+/// masters, whose crashes are plain crashes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Failover {
+    /// The replicated master, by index from 0 (a scenario's `[failover]` replicates n1).
+    pub node: usize,
     /// The replica copies the master's key every this long on the node's clock, so a key set
     /// just before a failover may be missing on the promoted replica.
     pub replication_period: Millis,
@@ -128,6 +131,10 @@ pub struct WorkloadConfig {
     /// counter-after-acquire design); the counter node crashes within the crash budget and
     /// restarts at once with the lock nodes' persistence.
     pub counter_node: bool,
+    /// Every client's lock generator starts from one seed drawn per run (a hard-coded seed,
+    /// or a random source seeded alike in every process), so the clients' n-th rounds all
+    /// use the same token value and compare-and-delete can no longer tell their keys apart.
+    pub shared_token: bool,
 }
 
 impl Default for WorkloadConfig {
@@ -143,6 +150,7 @@ impl Default for WorkloadConfig {
             protection: Protection::None,
             extensions: 0,
             counter_node: false,
+            shared_token: false,
         }
     }
 }
@@ -318,6 +326,13 @@ impl SimConfig {
                 per_mille: network.loss_per_mille,
             });
         }
+        if let Some(failover) = self.crash.failover
+            && failover.node >= self.nodes()
+        {
+            return Err(SimConfigError::NoSuchFailoverNode {
+                node: Process::Node(failover.node),
+            });
+        }
         if self.crash.persistence == Persistence::FsyncPeriodic
             && self.crash.fsync_period == Millis::ZERO
         {
@@ -395,6 +410,9 @@ impl SimConfig {
             Fault::Crash { node, downtime } => (Process::Node(node), downtime),
             Fault::Isolate { node, duration } => (Process::Node(node), duration),
             Fault::Pause { client, duration } => (Process::Client(client), duration),
+            Fault::CrashClient { client } => (Process::Client(client), Millis::ZERO),
+            // Aimed at whichever node is replicated; without one it is ignored when it strikes.
+            Fault::Failover => return Ok(()),
             Fault::DelayStorageOp { client, extra } => (Process::Client(client), extra),
             Fault::DelayRequest {
                 client,
@@ -519,15 +537,17 @@ impl fmt::Display for SimConfig {
         if let Some(failover) = self.crash.failover {
             write!(
                 f,
-                ", failover to a replica that copies every {}, promotion delay {} (node clock)",
-                failover.replication_period, failover.promotion_delay
+                ", {} fails over to a replica that copies every {}, promotion delay {} (node clock)",
+                Process::Node(failover.node),
+                failover.replication_period,
+                failover.promotion_delay
             )?;
         }
         writeln!(f)?;
         let w = &self.workload;
         writeln!(
             f,
-            "workload = think [{}, {}], {} cycles per lock, hold [0, {}], {} acquisitions per client, op margin {}, storage timeout {}, protection {:?}, {} extensions per lock{}",
+            "workload = think [{}, {}], {} cycles per lock, hold [0, {}], {} acquisitions per client, op margin {}, storage timeout {}, protection {:?}, {} extensions per lock{}{}",
             w.think_min,
             w.think_max,
             w.cycles_per_lock,
@@ -540,6 +560,11 @@ impl fmt::Display for SimConfig {
             w.extensions,
             if w.counter_node {
                 ", token from a separate counter node after acquiring"
+            } else {
+                ""
+            },
+            if w.shared_token {
+                ", one token value shared by every client"
             } else {
                 ""
             }
@@ -652,6 +677,12 @@ pub enum SimConfigError {
         index: usize,
         /// The process it names.
         target: Process,
+    },
+    /// A failover of a node that does not exist.
+    #[error("the failover replicates {node}, which this configuration does not have")]
+    NoSuchFailoverNode {
+        /// The node it names.
+        node: Process,
     },
     /// A fault budget pinned to a node or client that does not exist.
     #[error("the fault budget is pinned to {target}, which this configuration does not have")]

@@ -85,6 +85,17 @@ pub enum Fault {
         /// The additional delay.
         extra: Millis,
     },
+    /// The replicated master ([`Failover::node`](super::Failover::node)) fails and its
+    /// asynchronous replica is promoted in its place, with the key it had copied; ignored
+    /// without a replica (none configured, or already promoted).
+    Failover,
+    /// The client's process dies for good: it sends nothing more (not even its unlock) and
+    /// believes nothing more, while what it already sent still arrives and the keys it set
+    /// stay on the nodes until they expire.
+    CrashClient {
+        /// Which client.
+        client: usize,
+    },
 }
 
 impl fmt::Display for Fault {
@@ -117,6 +128,10 @@ impl fmt::Display for Fault {
                 Process::Client(client),
                 Process::Node(node)
             ),
+            Fault::Failover => write!(f, "the replicated master fails over to its replica"),
+            Fault::CrashClient { client } => {
+                write!(f, "{} crashes for good", Process::Client(client))
+            }
         }
     }
 }
@@ -195,6 +210,17 @@ pub struct FaultBudget {
     /// Delayed lock requests (one client's next request to one node); the size is the extra
     /// delay.
     pub request_delays: Budget,
+    /// Failovers of the replicated master ([`Fault::Failover`]); the size is unused.
+    pub failovers: Budget,
+    /// Client processes that die for good ([`Fault::CrashClient`]); the size is unused.
+    pub client_crashes: Budget,
+    /// Lock requests left in flight (one client's next request to one node, delayed by the
+    /// size: past the end of the run, the request never lands). The model leaves a request in
+    /// flight as long as it likes, so a holder may win a quorum while its request to another
+    /// node is still on its way when a rival takes that node. A swarm run stalls first
+    /// rounds (or a holder's next request), and a focused one aims its stalls around the
+    /// focused node: different clients, different nodes.
+    pub request_stalls: Budget,
     /// Aim every node fault (jump, crash, isolation) at this node instead of a drawn one.
     pub pinned_node: Option<usize>,
     /// Aim every client fault (jump, pause, storage delay) at this client instead of a drawn
@@ -214,12 +240,15 @@ impl FaultBudget {
         isolations: Budget::NONE,
         storage_delays: Budget::NONE,
         request_delays: Budget::NONE,
+        failovers: Budget::NONE,
+        client_crashes: Budget::NONE,
+        request_stalls: Budget::NONE,
         pinned_node: None,
         pinned_client: None,
     };
 
     /// Every budget with its name, for printing and validation.
-    pub fn kinds(&self) -> [(&'static str, Budget); 9] {
+    pub fn kinds(&self) -> [(&'static str, Budget); 12] {
         [
             ("node_jumps_forward", self.node_jumps_forward),
             ("node_jumps_backward", self.node_jumps_backward),
@@ -230,6 +259,9 @@ impl FaultBudget {
             ("isolations", self.isolations),
             ("storage_delays", self.storage_delays),
             ("request_delays", self.request_delays),
+            ("failovers", self.failovers),
+            ("client_crashes", self.client_crashes),
+            ("request_stalls", self.request_stalls),
         ]
     }
 
@@ -290,7 +322,7 @@ impl FaultBudget {
 
     /// Each kind's budget with the function that turns (node, client, size) into a fault, in
     /// the order of [`kinds`](FaultBudget::kinds).
-    fn makers(&self) -> [(Budget, Make); 9] {
+    fn makers(&self) -> [(Budget, Make); 12] {
         [
             (self.node_jumps_forward, |node, _, size| Fault::ClockJump {
                 process: Process::Node(node),
@@ -328,6 +360,17 @@ impl FaultBudget {
                 Fault::DelayStorageOp { client, extra }
             }),
             (self.request_delays, |node, client, extra| {
+                Fault::DelayRequest {
+                    client,
+                    node,
+                    extra,
+                }
+            }),
+            (self.failovers, |_, _, _| Fault::Failover),
+            (self.client_crashes, |_, client, _| Fault::CrashClient {
+                client,
+            }),
+            (self.request_stalls, |node, client, extra| {
                 Fault::DelayRequest {
                     client,
                     node,
@@ -432,6 +475,8 @@ pub struct Aim {
     pub ttl: Millis,
     /// Whether holders work on the storage (so a lease check can anchor a fault).
     pub storage: bool,
+    /// The replicated master, if any: a failover strikes within one TTL of a key it set.
+    pub failover_node: Option<usize>,
 }
 
 impl FaultBudget {
@@ -449,7 +494,8 @@ impl FaultBudget {
         let mut this = *self;
         let focus_node = uniform(rng, 0, aim.nodes.saturating_sub(1) as u64) as usize;
         let focus_client = uniform(rng, 0, aim.clients.saturating_sub(1) as u64) as usize;
-        if uniform(rng, 0, 1) == 1 {
+        let focused = uniform(rng, 0, 1) == 1;
+        if focused {
             this.pinned_node.get_or_insert(focus_node);
             this.pinned_client.get_or_insert(focus_client);
         }
@@ -462,7 +508,7 @@ impl FaultBudget {
             drawn.enabled.push(name);
             // A late request is asynchrony rather than a fault: it stays unfocused, so one
             // client's request to one node and another's to another can both be late.
-            let this = if name == "request_delays" {
+            let this = if name == "request_delays" || name == "request_stalls" {
                 *self
             } else {
                 this
@@ -492,7 +538,7 @@ impl FaultBudget {
                     });
                 }
             }
-            for _ in 0..count {
+            for step in 0..count as usize {
                 // Boundaries are where the verdicts flip: a quarter of the sizes are the
                 // smallest, a quarter the largest.
                 let size = match uniform(rng, 0, 3) {
@@ -500,7 +546,23 @@ impl FaultBudget {
                     1 => budget.max,
                     _ => Millis(uniform(rng, budget.min.0, budget.max.0)),
                 };
-                let fault = this.make_fault(rng, size, make, aim.nodes, aim.clients);
+                let mut fault = this.make_fault(rng, size, make, aim.nodes, aim.clients);
+                // In a focused run the stalls are aimed around the focus: the focused client's
+                // request to the node after the focused one, the next client's to the node
+                // after that, and so on. The focused client then wins the focused node and
+                // another without the first, and when the focused node fails its rival wins
+                // it and that first node without the other: two quorums that share only the
+                // node whose memory a crash or a failover took.
+                if name == "request_stalls"
+                    && focused
+                    && let Fault::DelayRequest { client, node, .. } = &mut fault
+                {
+                    let (clients, nodes) = (aim.clients.max(1), aim.nodes.max(1));
+                    let focus_node = this.pinned_node.unwrap_or(focus_node);
+                    let focus_client = this.pinned_client.unwrap_or(focus_client);
+                    *client = (focus_client + step) % clients;
+                    *node = (focus_node + 1 + step) % nodes;
+                }
                 let aimed = uniform(rng, 0, 3) > 0;
                 // Half the aimed faults strike early in a key's or a lease's life, a quarter
                 // of them at once.
@@ -522,6 +584,15 @@ impl FaultBudget {
                     }
                     | Fault::Crash { node, .. }
                     | Fault::Isolate { node, .. } => Some((Anchor::KeySet { node }, when)),
+                    Fault::Failover => aim
+                        .failover_node
+                        .map(|node| (Anchor::KeySet { node }, when)),
+                    // A client dies while acquiring (its SETs out, its round undecided) or
+                    // while it holds the lock.
+                    Fault::CrashClient { client } => Some(match which {
+                        0 | 1 => (Anchor::Started { client }, when),
+                        _ => (Anchor::Acquired { client }, when),
+                    }),
                     Fault::ClockJump {
                         process: Process::Client(client),
                         ..
@@ -556,6 +627,12 @@ impl FaultBudget {
                         fault,
                     }),
                     None if aimed => drawn.timed.push(ScheduledFault {
+                        at: Millis::ZERO,
+                        fault,
+                    }),
+                    // A stall at a drawn time would mostly stall a request nobody waits
+                    // for; unaimed, it stalls the client's first round.
+                    _ if name == "request_stalls" => drawn.timed.push(ScheduledFault {
                         at: Millis::ZERO,
                         fault,
                     }),
@@ -671,6 +748,7 @@ mod tests {
             clients: 2,
             ttl: Millis(40),
             storage: true,
+            failover_node: None,
         };
         let draw = |seed| budget.draw_swarm(&mut ChaCha8Rng::seed_from_u64(seed), aim);
         let mut kinds_seen = std::collections::BTreeSet::new();
@@ -715,6 +793,54 @@ mod tests {
         // Every kind is on in some runs, and most faults are aimed.
         assert_eq!(kinds_seen.len(), 4, "{kinds_seen:?}");
         assert!(aimed_seen > 100, "{aimed_seen} aimed faults in 200 draws");
+    }
+
+    #[test]
+    fn stalls_stall_a_first_round_or_a_holders_next_request() {
+        let budget = FaultBudget {
+            request_stalls: Budget::new(2, Millis(500), Millis(500)),
+            ..FaultBudget::NONE
+        };
+        let aim = Aim {
+            duration: Millis(500),
+            nodes: 3,
+            clients: 2,
+            ttl: Millis(40),
+            storage: false,
+            failover_node: None,
+        };
+        let mut crossed = 0;
+        for seed in 0..200 {
+            let drawn = budget.draw_swarm(&mut ChaCha8Rng::seed_from_u64(seed), aim);
+            // Never at a drawn time: a stalled request nobody waits for is no fault.
+            assert!(
+                drawn.timed.iter().all(|f| f.at == Millis::ZERO),
+                "{drawn:?}"
+            );
+            assert!(
+                drawn
+                    .aimed
+                    .iter()
+                    .all(|a| matches!(a.anchor, Anchor::Acquired { .. })),
+                "{drawn:?}"
+            );
+            let stalls: Vec<(usize, usize)> = drawn
+                .timed
+                .iter()
+                .filter_map(|f| match f.fault {
+                    Fault::DelayRequest { client, node, .. } => Some((client, node)),
+                    _ => None,
+                })
+                .collect();
+            if let [(c1, n1), (c2, n2)] = stalls[..]
+                && c1 != c2
+                && n1 != n2
+            {
+                crossed += 1;
+            }
+        }
+        // Focused runs stall two clients' requests to two different nodes.
+        assert!(crossed > 20, "{crossed} crossed pairs in 200 draws");
     }
 
     #[test]

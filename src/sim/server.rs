@@ -54,8 +54,8 @@ pub struct SimNode {
 }
 
 impl SimNode {
-    /// A node that is up, with no key.
-    pub fn new(clock: SimClock, crash: CrashConfig) -> SimNode {
+    /// Node `index`, up, with no key (and a replica if it is the failover's master).
+    pub fn new(index: usize, clock: SimClock, crash: CrashConfig) -> SimNode {
         SimNode {
             state: NodeState::new(),
             clock,
@@ -64,7 +64,10 @@ impl SimNode {
             next_fsync: clock.read(0) + crash.fsync_period,
             isolated_until: 0,
             guarded_until: None,
-            replica: crash.failover.map(|_| NodeState::new()),
+            replica: crash
+                .failover
+                .filter(|failover| failover.node == index)
+                .map(|_| NodeState::new()),
             next_replication: clock.read(0),
         }
     }
@@ -131,21 +134,28 @@ impl SimNode {
         if self.state.availability == Availability::Down {
             return None;
         }
-        // With a replica, the master's failure is a failover: the replica takes its place at
-        // once with what it had copied, and refuses requests for the promotion delay.
-        if let (Some(mut promoted), Some(failover)) = (self.replica.take(), self.crash.failover) {
-            let local = self.clock.read(now);
-            promoted.restart(local, failover.promotion_delay);
-            self.state = promoted;
-            return Some(Lifecycle::Promoted {
-                kept_key: self.state.entry.is_some(),
-                ready_at: local + failover.promotion_delay,
-            });
-        }
         self.state.crash(self.crash.persistence);
         self.restart_at = Some(now.saturating_add(downtime.0));
         Some(Lifecycle::Crashed {
             kept_key: self.state.entry.is_some(),
+        })
+    }
+
+    /// The master fails at true time `now` and its replica takes its place at once with what
+    /// it had copied, refusing requests for the promotion delay (on the node's clock, which
+    /// the replica shares, as in the model). A node without a replica (none configured, or
+    /// already promoted) is left alone (`None`).
+    pub fn fail_over(&mut self, now: u64) -> Option<Lifecycle> {
+        let failover = self.crash.failover?;
+        let mut promoted = self.replica.take()?;
+        let local = self.clock.read(now);
+        promoted.restart(local, failover.promotion_delay);
+        self.state = promoted;
+        // A master that was down stays replaced: the promoted replica serves in its place.
+        self.restart_at = None;
+        Some(Lifecycle::Promoted {
+            kept_key: self.state.entry.is_some(),
+            ready_at: local + failover.promotion_delay,
         })
     }
 
@@ -182,7 +192,7 @@ mod tests {
             client_guard: Millis(0),
             failover: None,
         };
-        SimNode::new(SimClock::new(0, 0), crash)
+        SimNode::new(0, SimClock::new(0, 0), crash)
     }
 
     /// Ticks the node from `from` to `to` inclusive, collecting lifecycle events.

@@ -75,6 +75,7 @@ pub fn run(config: &SimConfig, seed: u64) -> Result<Outcome, SimConfigError> {
                         clients: config.clients,
                         ttl: config.ttl,
                         storage: config.workload.cycles_per_lock > 0,
+                        failover_node: config.crash.failover.map(|f| f.node),
                     },
                 );
                 let timed = faults.timed.clone();
@@ -134,6 +135,8 @@ struct World<'a> {
     next_epoch: u32,
     /// The separate counter node of `workload.counter_node`, with its persistence.
     counter: (NodeState, Persistence),
+    /// With `workload.shared_token`, the one seed every client's lock generator starts from.
+    shared_token_seed: Option<u64>,
     outbox: Vec<(Message, Millis)>,
     believers: Vec<Believer>,
     stats: Stats,
@@ -174,7 +177,7 @@ impl<'a> World<'a> {
             SimClock::new(offset as i64, rate as i32)
         };
         let nodes = (0..config.nodes())
-            .map(|_| SimNode::new(clock(&mut setup, node_rho), config.crash))
+            .map(|index| SimNode::new(index, clock(&mut setup, node_rho), config.crash))
             .collect();
         let clients = (0..config.clients)
             .map(|id| {
@@ -182,6 +185,8 @@ impl<'a> World<'a> {
                 SimClient::new(id, clock, setup.next_u64(), &workload)
             })
             .collect();
+        // Drawn after everything else, so that worlds with unique tokens draw as before.
+        let shared_token_seed = workload.shared_token.then(|| setup.next_u64());
         World {
             config,
             lock_config,
@@ -205,6 +210,7 @@ impl<'a> World<'a> {
             violations: Vec::new(),
             next_epoch: 0,
             counter: (NodeState::new(), config.crash.persistence),
+            shared_token_seed,
             outbox: Vec::new(),
             believers: Vec::new(),
             stats: Stats::default(),
@@ -343,6 +349,21 @@ impl<'a> World<'a> {
                     self.record(TraceEvent::Node { node, lifecycle });
                 }
                 lifecycle.is_some()
+            }
+            Fault::Failover => {
+                let promoted = self.config.crash.failover.and_then(|failover| {
+                    let node = failover.node;
+                    let lifecycle = self.nodes.get_mut(node)?.fail_over(now)?;
+                    Some((node, lifecycle))
+                });
+                if let Some((node, lifecycle)) = promoted {
+                    self.record(TraceEvent::Node { node, lifecycle });
+                }
+                promoted.is_some()
+            }
+            Fault::CrashClient { client } => {
+                let now = Millis(now);
+                self.clients.get_mut(client).is_some_and(|c| c.crash(now))
             }
             Fault::Pause { client, duration } => {
                 let until = now.saturating_add(duration.0);
@@ -503,6 +524,7 @@ impl<'a> World<'a> {
                 trace: &mut self.trace,
                 next_epoch: &mut self.next_epoch,
                 counter: &mut self.counter,
+                shared_token_seed: self.shared_token_seed,
             };
             client.step(&mut ctx);
         }

@@ -2,7 +2,7 @@
 //! `[expect]`.
 //!
 //! The scenario is mapped onto the simulator by `SimConfig::from_scenario_at` (its docs say
-//! what is exact, approximated and refused). A run that violates a property the scenario
+//! what is exact and what is approximated). A run that violates a property the scenario
 //! expects to hold contradicts the model checker: that is the serious case, exit code 1. A
 //! violation the scenario expects but no run reached is only a sampling result.
 
