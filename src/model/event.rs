@@ -952,7 +952,15 @@ pub fn narrate(before: &World, step: &Step, after: &World) -> Vec<Moment> {
                     Event::FenceRefused { client: client(cu) }
                 }
             } else {
-                let extending = matches!(before.clients[cu].phase(), Phase::Extending { .. });
+                // What travels tells it, not the client's phase: an extension request may land
+                // after its round was decided, when the client holds again.
+                let extending = matches!(
+                    before.clients[cu].request,
+                    Some(Request {
+                        op: Op::PExpireIfEq { .. },
+                        ..
+                    })
+                );
                 match after.nodes[nu].state.entry {
                     Some(e) if extending && e.token == token && state.entry != Some(e) => {
                         Event::KeyExtended {
@@ -1481,6 +1489,41 @@ mod tests {
         assert_eq!(
             line,
             "n1 restarted too recently: the clients' guard keeps this yes out of c1's quorum"
+        );
+    }
+
+    /// An extension request that lands after its round was decided still extends the key,
+    /// and is told so (not as a `SET`).
+    #[test]
+    fn a_late_extension_is_told_as_an_extension() {
+        let text = "name = \"t\"\ntitle = \"t\"\nclaim = \"c\"\nsource = \"seed\"\nprose = \"p\"\n\
+            [lock]\nnodes = 3\nclients = 1\nttl_ticks = 4\ndrift_ticks = 1\nextensions = 1\n\
+            [expect]\n\"mutual exclusion\" = \"holds\"\n";
+        let model = RedlockModel::new(&Scenario::from_str("t.toml", text).unwrap());
+        let steps = [
+            Step::Begin(0),
+            deliver(0, 0),
+            deliver(0, 1),
+            deliver(0, 2),
+            Step::Decide(0),
+            Step::Tick,
+            Step::Extend(0),
+            deliver(0, 0),
+            deliver(0, 1),
+            Step::Decide(0),
+            deliver(0, 2),
+        ];
+        let path = walk(&model, &steps);
+        assert!(
+            matches!(path[path.len() - 2].0.phase(0), Phase::Holding { .. }),
+            "the extension round is decided before the last request lands"
+        );
+        let told = narrate_path(&path);
+        let last = told.last().and_then(|moments| moments.first()).unwrap();
+        assert!(
+            matches!(last.event, Event::KeyExtended { .. }),
+            "{:?}",
+            last.event
         );
     }
 
