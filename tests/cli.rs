@@ -353,3 +353,23 @@ fn limits_must_be_positive_and_the_exit_codes_are_documented() {
         "{check_help}"
     );
 }
+
+#[test]
+fn checking_a_simulator_world_says_it_is_one_and_stops_at_the_limit() {
+    let dir = empty_dir("world");
+    let world = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/sim/drift-too-small.toml");
+    let out = redlock_lab(
+        &["check", "--max-states", "2000", world.to_str().unwrap()],
+        &dir,
+    );
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("drift-too-small is one of the simulator's worlds")
+            && stderr.contains("redlock-lab simulate drift-too-small"),
+        "{stderr}"
+    );
+    // A catalog scenario gets no such note.
+    let out = redlock_lab(&["check", "redlock-fault-free"], &dir);
+    assert!(!text(&out.stderr).contains("simulator's worlds"));
+}

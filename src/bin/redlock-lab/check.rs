@@ -76,6 +76,15 @@ pub fn run(args: &Args) -> Result<Outcome> {
     let loaded = inputs::load_labelled(&args.paths)?;
     let files: Vec<Option<String>> = loaded.iter().map(|l| l.file.clone()).collect();
     let scenarios: Vec<Scenario> = loaded.into_iter().map(|l| l.scenario).collect();
+    for scenario in scenarios.iter().filter(|s| s.simulate.is_some()) {
+        // A simulator world is sized for seeded runs, not for exhausting.
+        eprintln!(
+            "note: {name} is one of the simulator's worlds (it has a [simulate] table) and may be \
+             far too large to check exhaustively: run `redlock-lab simulate {name}`, or bound the \
+             check with --time-limit or --max-states",
+            name = scenario.name
+        );
+    }
     let memory = memory_limit(args);
     // Progress only for a person watching: never under `--json`, never into a pipe or file.
     let progress =
