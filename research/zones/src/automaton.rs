@@ -35,7 +35,7 @@
 use redlock_lab::proto::{RoundDecision, UnlockMode, ValidityCheck};
 use redlock_lab::scenario::{JumpTarget, Scenario, Tokens};
 
-use crate::dbm::{Dbm, NO_CONSTANT};
+use crate::dbm::{Bound, Dbm, NO_CONSTANT};
 
 /// The most nodes a configuration may have (the catalog's limit).
 pub const MAX_NODES: usize = 5;
@@ -469,6 +469,19 @@ impl Discrete {
             answered: 0,
         };
         zone.free(config.client_clock(c));
+    }
+
+    /// Forgets every key that has certainly expired in `zone` (its age is at least the TTL
+    /// in every valuation): to every later step such a key is the same as no key, and its
+    /// clock is read no more.
+    pub fn forget_expired_keys(&mut self, config: &Config, zone: &mut Dbm) {
+        for n in 0..config.nodes {
+            let y = config.key_clock(n);
+            if self.owners[n] != NO_OWNER && zone.get(0, y) <= Bound::le(-config.ttl) {
+                self.owners[n] = NO_OWNER;
+                zone.free(y);
+            }
+        }
     }
 
     /// Whether two clients can believe at one instant of `zone` (delay-closed).

@@ -83,20 +83,31 @@ impl fmt::Debug for Bound {
 /// (from that side) in any future, so none of its bounds matter.
 pub const NO_CONSTANT: i32 = i32::MIN / 4;
 
+/// The most clocks a zone may have, the reference clock included (the matrix is stored
+/// inline, so zones of one discrete part lie next to each other in the passed list and are
+/// compared without following pointers).
+pub const MAX_DIM: usize = 10;
+
 /// A zone over `clocks` clocks (plus the reference clock `x_0`), in canonical form.
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub struct Dbm {
     dim: usize,
-    bounds: Vec<Bound>,
+    /// Row-major with stride `dim`; entries past `dim²` stay at their initial value.
+    bounds: [Bound; MAX_DIM * MAX_DIM],
 }
 
 impl Dbm {
     /// The zone where every clock is zero: the start of a run, before any delay.
+    ///
+    /// # Panics
+    ///
+    /// When `clocks + 1` exceeds [`MAX_DIM`].
     pub fn zero(clocks: usize) -> Dbm {
         let dim = clocks + 1;
+        assert!(dim <= MAX_DIM, "at most {} clocks", MAX_DIM - 1);
         Dbm {
             dim,
-            bounds: vec![Bound::LE_ZERO; dim * dim],
+            bounds: [Bound::LE_ZERO; MAX_DIM * MAX_DIM],
         }
     }
 
@@ -231,9 +242,10 @@ impl Dbm {
     /// Whether every valuation of `other` is in `self` (both canonical, same clocks).
     pub fn includes(&self, other: &Dbm) -> bool {
         debug_assert_eq!(self.dim, other.dim);
-        self.bounds
+        let used = self.dim * self.dim;
+        self.bounds[..used]
             .iter()
-            .zip(&other.bounds)
+            .zip(&other.bounds[..used])
             .all(|(mine, theirs)| theirs <= mine)
     }
 

@@ -117,8 +117,9 @@ pub fn explore(config: &Config, options: Options) -> Outcome {
         entries[at]
             .state
             .successors(config, &entries[at].zone, &mut successors);
-        for (step, state, mut zone) in successors.drain(..) {
+        for (step, mut state, mut zone) in successors.drain(..) {
             zone.up();
+            state.forget_expired_keys(config, &mut zone);
             if state.holders(config).next().is_some() {
                 acquired = true;
             }

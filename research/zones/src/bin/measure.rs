@@ -3,8 +3,12 @@
 //! seconds on the same scenario file (one node clock jump of +1, drift 1).
 //!
 //! ```sh
-//! cargo run --release --bin measure -- [--project-seconds 120] [--project-states 50000000] [--zones-only]
+//! cargo run --release --bin measure -- [--only NODES CLIENTS] [--zones-only]
+//!     [--zone-seconds 300] [--plain-seconds 20] [--project-seconds 120] [--project-states 50000000]
 //! ```
+//!
+//! The zone explorer runs with symmetry (bounded by `--zone-seconds`) and without it (bounded
+//! by `--plain-seconds`, since without symmetry five nodes take minutes).
 //!
 //! The project checker runs on one thread, bounded by `--project-seconds` and
 //! `--project-states`; a bounded run shows its count with `+` and an `incomplete` verdict.
@@ -14,9 +18,12 @@ use std::time::Duration;
 use redlock_lab::check::Check;
 use redlock_lab::scenario::Scenario;
 use redlock_zones::automaton::Config;
-use redlock_zones::{Options, explore, scenario_text};
+use redlock_zones::{Options, Verdict, explore, scenario_text};
 
 struct Args {
+    zone_seconds: u64,
+    plain_seconds: u64,
+    only: Option<(u32, u32)>,
     project_seconds: u64,
     project_states: usize,
     zones_only: bool,
@@ -24,6 +31,9 @@ struct Args {
 
 fn args() -> Result<Args, String> {
     let mut out = Args {
+        zone_seconds: 300,
+        plain_seconds: 20,
+        only: None,
         project_seconds: 120,
         project_states: 50_000_000,
         zones_only: false,
@@ -39,6 +49,13 @@ fn args() -> Result<Args, String> {
             "--project-seconds" => out.project_seconds = number("--project-seconds")?,
             "--project-states" => out.project_states = number("--project-states")? as usize,
             "--zones-only" => out.zones_only = true,
+            "--zone-seconds" => out.zone_seconds = number("--zone-seconds")?,
+            "--plain-seconds" => out.plain_seconds = number("--plain-seconds")?,
+            "--only" => {
+                let nodes = number("--only NODES CLIENTS")? as u32;
+                let clients = number("--only NODES CLIENTS")? as u32;
+                out.only = Some((nodes, clients));
+            }
             other => return Err(format!("unknown argument {other}")),
         }
     }
@@ -57,19 +74,38 @@ fn main() {
         "| nodes × clients | ttl | zones | discrete parts | zones, no symmetry | zone seconds | project states | project seconds | verdicts (zones / project) |"
     );
     println!("|---|---|---|---|---|---|---|---|---|");
-    for (nodes, clients) in [(3, 2), (5, 2), (3, 3)] {
+    let configs = [(3, 2), (5, 2), (3, 3)];
+    for (nodes, clients) in configs
+        .into_iter()
+        .filter(|c| args.only.is_none_or(|o| o == *c))
+    {
         for ttl in [4, 6, 8, 10, 16] {
             let text = scenario_text(nodes, clients, ttl, 1);
             let scenario = Scenario::from_str("measure.toml", &text).expect("a valid scenario");
             let config = Config::from_scenario(&scenario).expect("a supported scenario");
-            let zones = explore(&config, Options::default());
+            let zones = explore(
+                &config,
+                Options {
+                    time_limit: Duration::from_secs(args.zone_seconds),
+                    ..Options::default()
+                },
+            );
             let plain = explore(
                 &config,
                 Options {
                     symmetry: false,
+                    time_limit: Duration::from_secs(args.plain_seconds),
                     ..Options::default()
                 },
             );
+            let count = |o: &redlock_zones::Outcome| {
+                let plus = if o.mutual_exclusion == Verdict::Incomplete {
+                    "+"
+                } else {
+                    ""
+                };
+                format!("{}{plus}", o.zones)
+            };
             let (states, seconds, verdict) = if args.zones_only {
                 ("-".to_string(), "-".to_string(), "-".to_string())
             } else {
@@ -90,7 +126,11 @@ fn main() {
             };
             println!(
                 "| {nodes} × {clients} | {ttl} | {} | {} | {} | {:.3} | {states} | {seconds} | {:?} / {verdict} |",
-                zones.zones, zones.discrete, plain.zones, zones.seconds, zones.mutual_exclusion,
+                count(&zones),
+                zones.discrete,
+                count(&plain),
+                zones.seconds,
+                zones.mutual_exclusion,
             );
         }
     }
