@@ -10,6 +10,8 @@
 //! The zone explorer runs with symmetry (bounded by `--zone-seconds`) and without it (bounded
 //! by `--plain-seconds`, since without symmetry five nodes take minutes).
 //!
+//! With `--catalog` it prints one row per catalog scenario the prototype models instead.
+//!
 //! The project checker runs on one thread, bounded by `--project-seconds` and
 //! `--project-states`; a bounded run shows its count with `+` and an `incomplete` verdict.
 
@@ -27,6 +29,7 @@ struct Args {
     project_seconds: u64,
     project_states: usize,
     zones_only: bool,
+    catalog: bool,
 }
 
 fn args() -> Result<Args, String> {
@@ -37,6 +40,7 @@ fn args() -> Result<Args, String> {
         project_seconds: 120,
         project_states: 50_000_000,
         zones_only: false,
+        catalog: false,
     };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
@@ -49,6 +53,7 @@ fn args() -> Result<Args, String> {
             "--project-seconds" => out.project_seconds = number("--project-seconds")?,
             "--project-states" => out.project_states = number("--project-states")? as usize,
             "--zones-only" => out.zones_only = true,
+            "--catalog" => out.catalog = true,
             "--zone-seconds" => out.zone_seconds = number("--zone-seconds")?,
             "--plain-seconds" => out.plain_seconds = number("--plain-seconds")?,
             "--only" => {
@@ -70,6 +75,10 @@ fn main() {
             std::process::exit(2);
         }
     };
+    if args.catalog {
+        catalog(&args);
+        return;
+    }
     println!(
         "| nodes × clients | ttl | zones | discrete parts | zones, no symmetry | zone seconds | project states | project seconds | verdicts (zones / project) |"
     );
@@ -109,20 +118,7 @@ fn main() {
             let (states, seconds, verdict) = if args.zones_only {
                 ("-".to_string(), "-".to_string(), "-".to_string())
             } else {
-                let report = Check::new(&scenario)
-                    .threads(1)
-                    .max_states(args.project_states)
-                    .time_limit(Duration::from_secs(args.project_seconds))
-                    .run();
-                let verdict = report
-                    .property("mutual exclusion")
-                    .map_or("-".to_string(), |p| p.verdict.to_string());
-                let plus = if report.is_incomplete() { "+" } else { "" };
-                (
-                    format!("{}{plus}", report.unique_states),
-                    format!("{:.2}", report.seconds),
-                    verdict,
-                )
+                project(&args, &scenario)
             };
             println!(
                 "| {nodes} × {clients} | {ttl} | {} | {} | {} | {:.3} | {states} | {seconds} | {:?} / {verdict} |",
@@ -133,5 +129,63 @@ fn main() {
                 zones.mutual_exclusion,
             );
         }
+    }
+}
+
+/// The project checker's unique states, seconds and mutual-exclusion verdict on `scenario`.
+fn project(args: &Args, scenario: &Scenario) -> (String, String, String) {
+    let report = Check::new(scenario)
+        .threads(1)
+        .max_states(args.project_states)
+        .time_limit(Duration::from_secs(args.project_seconds))
+        .run();
+    let verdict = report
+        .property("mutual exclusion")
+        .map_or("-".to_string(), |p| p.verdict.to_string());
+    let plus = if report.is_incomplete() { "+" } else { "" };
+    (
+        format!("{}{plus}", report.unique_states),
+        format!("{:.2}", report.seconds),
+        verdict,
+    )
+}
+
+/// One row per catalog scenario the prototype models.
+fn catalog(args: &Args) {
+    let models = concat!(env!("CARGO_MANIFEST_DIR"), "/../../models");
+    let mut files: Vec<_> = std::fs::read_dir(models)
+        .expect("the catalog")
+        .map(|e| e.expect("an entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .collect();
+    files.sort();
+    println!(
+        "| scenario | nodes × clients | ttl | zones | zone seconds | project states | project seconds | mutual exclusion (zones / project) |"
+    );
+    println!("|---|---|---|---|---|---|---|---|");
+    for file in files {
+        let text = std::fs::read_to_string(&file).expect("a catalog file");
+        let scenario = Scenario::from_str("catalog.toml", &text).expect("a valid scenario");
+        let Ok(config) = Config::from_scenario(&scenario) else {
+            continue;
+        };
+        let zones = explore(
+            &config,
+            Options {
+                time_limit: Duration::from_secs(args.zone_seconds),
+                ..Options::default()
+            },
+        );
+        let (states, seconds, verdict) = project(args, &scenario);
+        println!(
+            "| `{}` | {} × {} | {} | {} | {:.3} | {states} | {seconds} | {:?} / {verdict} |",
+            scenario.name,
+            config.nodes,
+            config.clients,
+            config.ttl,
+            zones.zones,
+            zones.seconds,
+            zones.mutual_exclusion,
+        );
     }
 }
