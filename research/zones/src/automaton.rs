@@ -32,6 +32,7 @@
 //! by digitization (Henzinger, Manna and Pnueli 1992), reaches exactly the integer states the
 //! discrete-time model reaches: the two checkers must agree on every verdict.
 
+use redlock_lab::node::Persistence;
 use redlock_lab::proto::{RoundDecision, UnlockMode, ValidityCheck};
 use redlock_lab::scenario::{JumpTarget, Scenario, Tokens};
 
@@ -74,6 +75,14 @@ pub struct Config {
     pub jump_ticks: i32,
     /// The one node that may jump, if the scenario pins it.
     pub jump_node: Option<usize>,
+    /// Node crashes in the whole run.
+    pub crashes: u8,
+    /// Whether a crashed node keeps its key (`fsync-always`; `none` loses it).
+    pub keeps_keys: bool,
+    /// Whether a crashed node comes back.
+    pub restarts: bool,
+    /// How long a restarted node refuses requests, on its own clock.
+    pub restart_delay: i32,
 }
 
 impl Config {
@@ -103,10 +112,23 @@ impl Config {
         refuse(scenario.storage.is_some(), "storage")?;
         refuse(scenario.failover.is_some(), "failover")?;
         let faults = &scenario.faults;
-        refuse(
-            faults.crashes.as_ref().is_some_and(|c| c.count > 0),
-            "crashes",
-        )?;
+        let (crashes, keeps_keys, restarts, restart_delay) = match &faults.crashes {
+            Some(c) if c.count > 0 => {
+                refuse(
+                    c.persistence == Persistence::FsyncPeriodic,
+                    "persistence = fsync-periodic",
+                )?;
+                refuse(c.client_guard_ticks > 0, "the restarted-node guard")?;
+                let keeps = c.persistence == Persistence::FsyncAlways;
+                // The restart delay runs on the key's clock, free because the key was lost.
+                refuse(
+                    keeps && c.restart && c.restart_delay_ticks > 0,
+                    "a restart delay with fsync-always persistence",
+                )?;
+                (c.count, keeps, c.restart, c.restart_delay_ticks as i32)
+            }
+            _ => (0, false, true, 0),
+        };
         refuse(
             faults.client_crashes.as_ref().is_some_and(|c| c.count > 0),
             "client crashes",
@@ -145,6 +167,10 @@ impl Config {
             jumps,
             jump_ticks,
             jump_node,
+            crashes,
+            keeps_keys,
+            restarts,
+            restart_delay,
         })
     }
 
@@ -225,6 +251,23 @@ pub struct Discrete {
     pub owners: [u8; MAX_NODES],
     /// Jumps left in the budget.
     pub jumps_left: u8,
+    /// Whether each node serves.
+    pub availability: [Availability; MAX_NODES],
+    /// Crashes left in the budget.
+    pub crashes_left: u8,
+}
+
+/// Whether a node serves. A restarting node measures its restart delay on its key's clock,
+/// which is free because the crash lost the key (with `fsync-always` the prototype allows no
+/// restart delay).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Availability {
+    /// Serving.
+    Up,
+    /// Restarted; serves once its clock has run `restart_delay` since the crash.
+    Restarting,
+    /// Crashed for good.
+    Down,
 }
 
 /// One transition, for counterexamples.
@@ -252,6 +295,8 @@ pub enum Step {
     Release(usize),
     /// Node `n`'s clock jumps forward.
     Jump(usize),
+    /// Node `n` crashes (and restarts, unless configured not to).
+    Crash(usize),
 }
 
 impl Discrete {
@@ -266,6 +311,8 @@ impl Discrete {
             }; MAX_CLIENTS],
             owners: [NO_OWNER; MAX_NODES],
             jumps_left: config.jumps,
+            availability: [Availability::Up; MAX_NODES],
+            crashes_left: config.crashes,
         }
     }
 
@@ -296,10 +343,13 @@ impl Discrete {
             }
         }
         for n in 0..config.nodes {
+            let y = config.key_clock(n);
             if self.owners[n] != NO_OWNER {
-                let y = config.key_clock(n);
                 lower[y] = config.ttl;
                 upper[y] = config.ttl - 1;
+            } else if self.availability[n] == Availability::Restarting {
+                lower[y] = config.restart_delay;
+                upper[y] = config.restart_delay - 1;
             }
         }
         (lower, upper)
@@ -339,9 +389,23 @@ impl Discrete {
                 }
             }
         }
+        if self.crashes_left > 0 {
+            for n in 0..config.nodes {
+                if self.availability[n] != Availability::Down {
+                    let mut next = *self;
+                    let mut z = zone.clone();
+                    next.crash(config, &mut z, n);
+                    out.push((Step::Crash(n), next, z));
+                }
+            }
+        }
         if self.jumps_left > 0 {
             for n in 0..config.nodes {
-                if self.owners[n] != NO_OWNER && config.jump_node.is_none_or(|j| j == n) {
+                // A jump matters where the node's clock measures something: a key's age or a
+                // restart delay.
+                let measures =
+                    self.owners[n] != NO_OWNER || self.availability[n] == Availability::Restarting;
+                if measures && config.jump_node.is_none_or(|j| j == n) {
                     let mut next = *self;
                     next.jumps_left -= 1;
                     let mut z = zone.clone();
@@ -350,6 +414,26 @@ impl Discrete {
                 }
             }
         }
+    }
+
+    /// Node `n` crashes: the key survives only with `fsync-always`; the node comes back at
+    /// once, after its restart delay, or never.
+    fn crash(&mut self, config: &Config, zone: &mut Dbm, n: usize) {
+        let y = config.key_clock(n);
+        self.crashes_left -= 1;
+        if !config.keeps_keys || !config.restarts {
+            // A key on a node that never serves again is the same as no key.
+            self.owners[n] = NO_OWNER;
+            zone.free(y);
+        }
+        self.availability[n] = if !config.restarts {
+            Availability::Down
+        } else if config.restart_delay > 0 {
+            zone.reset(y);
+            Availability::Restarting
+        } else {
+            Availability::Up
+        };
     }
 
     fn deliver(
@@ -363,6 +447,10 @@ impl Discrete {
         let y = config.key_clock(n);
         let mut arrive = |applied: bool, z: Dbm| {
             let mut next = *self;
+            if applied {
+                // A restarting node that serves is up from now on.
+                next.availability[n] = Availability::Up;
+            }
             let part = &mut next.clients[c];
             part.inflight &= !(1 << n);
             if part.phase == Phase::Acquiring {
@@ -386,6 +474,26 @@ impl Discrete {
                 z,
             ));
         };
+        match self.availability[n] {
+            // Unavailable: the answer is a failure, which counts as answered.
+            Availability::Down => {
+                arrive(false, zone.clone());
+                return;
+            }
+            Availability::Restarting => {
+                let mut waiting = zone.clone();
+                if waiting.at_most(y, config.restart_delay - 1) {
+                    arrive(false, waiting);
+                }
+                // Serving again, with no key (the crash lost it).
+                let mut serving = zone.clone();
+                if serving.at_least(y, config.restart_delay) {
+                    arrive(true, serving);
+                }
+                return;
+            }
+            Availability::Up => {}
+        }
         if self.owners[n] == NO_OWNER {
             arrive(true, zone.clone());
             return;
@@ -474,11 +582,19 @@ impl Discrete {
     /// Forgets every key that has certainly expired in `zone` (its age is at least the TTL
     /// in every valuation): to every later step such a key is the same as no key, and its
     /// clock is read no more.
+    ///
+    /// Likewise a restarting node whose delay is certainly over is up.
     pub fn forget_expired_keys(&mut self, config: &Config, zone: &mut Dbm) {
         for n in 0..config.nodes {
             let y = config.key_clock(n);
             if self.owners[n] != NO_OWNER && zone.get(0, y) <= Bound::le(-config.ttl) {
                 self.owners[n] = NO_OWNER;
+                zone.free(y);
+            }
+            if self.availability[n] == Availability::Restarting
+                && zone.get(0, y) <= Bound::le(-config.restart_delay)
+            {
+                self.availability[n] = Availability::Up;
                 zone.free(y);
             }
         }
@@ -550,6 +666,7 @@ impl Discrete {
                     })
                     .collect();
                 (
+                    state.availability[n],
                     state.owners[n],
                     per_client,
                     zone_out.get(y, 0),
@@ -577,6 +694,7 @@ impl Discrete {
                 }
                 for (new, &old) in order.iter().enumerate() {
                     renamed.owners[new] = state.owners[old];
+                    renamed.availability[new] = state.availability[old];
                 }
                 let mut from: Vec<usize> = (0..=config.clock_count()).collect();
                 for (new, &old) in order.iter().enumerate() {
