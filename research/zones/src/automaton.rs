@@ -1,10 +1,12 @@
-//! Redlock with node clock jumps as a network of timed automata, flattened into one discrete
-//! part ([`Discrete`]) and one DBM clock per timer: one per client (time since its T1, on its
-//! clock) and one per node (the age of its key, on the node's clock).
+//! Redlock with node clock jumps and crashes as a network of timed automata, flattened into
+//! one discrete part ([`Discrete`]) and one DBM clock per timer: one per client (time since its
+//! T1, on its clock) and one per node (the age of its key on the node's clock, or the time
+//! since a crash that lost the key, while the node waits out its restart delay).
 //!
 //! The semantics are the project model's (`src/model/step.rs`), restricted to the scenarios
 //! [`Config::from_scenario`] accepts: one attempt per client, compare-and-delete, the validity
-//! check on, no clock error, no storage, and node clock jumps forward as the only fault.
+//! check on, no clock error, no storage; the faults are forward node clock jumps and node
+//! crashes (see [`Availability`]).
 //!
 //! - `Begin(c)`: client `c` reads T1 (its clock `x_c := 0`) and sends `SET NX PX ttl` to every
 //!   node it reaches.
@@ -20,9 +22,12 @@
 //!   lost otherwise. A lost round releases at once (compare-and-delete on every node the
 //!   client reaches, as the core asks) and the client is done.
 //! - `Release(c)`: a holder releases at any moment, at once, on every node it reaches.
-//! - `Jump(n)`: node `n`'s clock steps forward by `J`, so its key's age does too (`y_n += J`).
-//!   Only a node that holds a key may jump: elsewhere a jump changes nothing but the budget
-//!   (the project model prunes those jumps for the same reason).
+//! - `Jump(n)`: node `n`'s clock steps forward by `J`, so its key's age (or the time since its
+//!   crash) does too (`y_n += J`). Only a node whose clock measures something may jump:
+//!   elsewhere a jump changes nothing but the budget (the project model prunes those jumps for
+//!   the same reason).
+//! - `Crash(n)`: the node loses its key (unless `fsync-always`) and restarts at once, after its
+//!   restart delay on its own clock, or never; until it serves, every request gets a failure.
 //!
 //! A client **believes** while it holds and `x_c ≤ ttl − drift − 1`; mutual exclusion fails
 //! when two clients believe at the same instant.

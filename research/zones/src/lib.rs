@@ -1,5 +1,5 @@
 //! A research prototype: the Redlock lock of `redlock-lab`'s catalog, restricted to node clock
-//! jumps, as a timed automaton explored with **zones** (difference-bound matrices) instead of
+//! jumps and node crashes, as a timed automaton explored with **zones** (difference-bound matrices) instead of
 //! discrete ticks.
 //!
 //! The question it answers is measured, not argued: the project's discrete-time checker

@@ -3,14 +3,16 @@
 //! seconds on the same scenario file (one node clock jump of +1, drift 1).
 //!
 //! ```sh
-//! cargo run --release --bin measure -- [--only NODES CLIENTS] [--zones-only]
+//! cargo run --release --bin measure -- [--only NODES CLIENTS] [--zones-only] [--crash] [--catalog]
 //!     [--zone-seconds 300] [--plain-seconds 20] [--project-seconds 120] [--project-states 50000000]
 //! ```
 //!
 //! The zone explorer runs with symmetry (bounded by `--zone-seconds`) and without it (bounded
 //! by `--plain-seconds`, since without symmetry five nodes take minutes).
 //!
-//! With `--catalog` it prints one row per catalog scenario the prototype models instead.
+//! With `--crash` the family is one crash without persistence and a restart delay of
+//! `ttl − drift` instead of the jump. With `--catalog` it prints one row per catalog scenario
+//! the prototype models instead.
 //!
 //! The project checker runs on one thread, bounded by `--project-seconds` and
 //! `--project-states`; a bounded run shows its count with `+` and an `incomplete` verdict.
@@ -20,7 +22,7 @@ use std::time::Duration;
 use redlock_lab::check::Check;
 use redlock_lab::scenario::Scenario;
 use redlock_zones::automaton::Config;
-use redlock_zones::{Options, Verdict, explore, scenario_text};
+use redlock_zones::{Options, Verdict, crash_scenario_text, explore, scenario_text};
 
 struct Args {
     zone_seconds: u64,
@@ -30,6 +32,7 @@ struct Args {
     project_states: usize,
     zones_only: bool,
     catalog: bool,
+    crash: bool,
 }
 
 fn args() -> Result<Args, String> {
@@ -41,6 +44,7 @@ fn args() -> Result<Args, String> {
         project_states: 50_000_000,
         zones_only: false,
         catalog: false,
+        crash: false,
     };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
@@ -54,6 +58,7 @@ fn args() -> Result<Args, String> {
             "--project-states" => out.project_states = number("--project-states")? as usize,
             "--zones-only" => out.zones_only = true,
             "--catalog" => out.catalog = true,
+            "--crash" => out.crash = true,
             "--zone-seconds" => out.zone_seconds = number("--zone-seconds")?,
             "--plain-seconds" => out.plain_seconds = number("--plain-seconds")?,
             "--only" => {
@@ -89,7 +94,11 @@ fn main() {
         .filter(|c| args.only.is_none_or(|o| o == *c))
     {
         for ttl in [4, 6, 8, 10, 16] {
-            let text = scenario_text(nodes, clients, ttl, 1);
+            let text = if args.crash {
+                crash_scenario_text(nodes, clients, ttl, ttl - 1)
+            } else {
+                scenario_text(nodes, clients, ttl, 1)
+            };
             let scenario = Scenario::from_str("measure.toml", &text).expect("a valid scenario");
             let config = Config::from_scenario(&scenario).expect("a supported scenario");
             let zones = explore(
