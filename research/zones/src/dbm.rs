@@ -249,6 +249,33 @@ impl Dbm {
             .all(|(mine, theirs)| theirs <= mine)
     }
 
+    /// Whether every valuation of `self` is LU-simulated by one of `other`, i.e. `self ⊆
+    /// a_LU(other)` (Herbreteau, Srivathsan and Walukiewicz 2012), without computing the
+    /// abstraction: `self` escapes it exactly when for two clocks `x`, `y` the lower bound of
+    /// `x` in `self` is at most `U(x)`, `other` bounds `y − x` tighter than `self` does, and by
+    /// more than `L(y)` allows. Constants as in [`Dbm::extrapolate_lu`]; both zones canonical.
+    pub fn is_lu_simulated_by(&self, other: &Dbm, lower: &[i32], upper: &[i32]) -> bool {
+        let dim = self.dim;
+        let l = |i: usize| if i == 0 { 0 } else { lower[i] };
+        let u = |i: usize| if i == 0 { 0 } else { upper[i] };
+        for x in 0..dim {
+            // A clock compared with nothing from above never tells two valuations apart.
+            if u(x) == NO_CONSTANT || self.get(0, x) < Bound::le(-u(x)) {
+                continue;
+            }
+            for y in 0..dim {
+                if x == y || l(y) == NO_CONSTANT {
+                    continue;
+                }
+                let theirs = other.get(y, x);
+                if theirs < self.get(y, x) && theirs.plus(Bound::lt(-l(y))) < self.get(0, x) {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
     /// Extra⁺_LU (Behrmann, Bouyer, Larsen and Pelánek 2006): widens the zone with every
     /// valuation that the LU-simulation says behaves like one of its own, given that clock
     /// `x` is compared with at most `lower[x]` in guards `x ≥ c` / `x > c` and at most
@@ -510,6 +537,31 @@ mod tests {
         z.extrapolate_lu(&[0, NO_CONSTANT, 5], &[0, NO_CONSTANT, 5]);
         assert!(z.get(1, 0).is_infinite());
         assert!(z.get(1, 2).is_infinite());
+    }
+
+    #[test]
+    fn lu_simulation_is_coarser_than_inclusion() {
+        let lu = [0, 3, 3];
+        // x1 ≥ 5 and x1 ≥ 7 behave alike when no guard reads x1 above 3 …
+        let at_least = |c: i32| {
+            let mut z = delayed(2);
+            assert!(z.at_least(1, c));
+            z.reset(2);
+            z.up();
+            z
+        };
+        let (five, seven) = (at_least(5), at_least(7));
+        assert!(!five.includes(&seven) || !seven.includes(&five));
+        assert!(five.is_lu_simulated_by(&seven, &lu, &lu));
+        assert!(seven.is_lu_simulated_by(&five, &lu, &lu));
+        // … but not when a guard may ask whether x1 ≤ 6.
+        let wide = [0, 6, 6];
+        assert!(!five.is_lu_simulated_by(&seven, &wide, &wide));
+        // Inclusion implies simulation.
+        let mut small = delayed(2);
+        assert!(small.at_most(1, 1));
+        assert!(small.is_lu_simulated_by(&delayed(2), &wide, &wide));
+        assert!(!delayed(2).is_lu_simulated_by(&small, &wide, &wide));
     }
 
     #[test]

@@ -1,5 +1,5 @@
 //! The zone graph, breadth first, with a passed list that drops a zone included in one
-//! already stored for the same discrete part.
+//! already stored for the same discrete part (or, by default, LU-simulated by one).
 //!
 //! A symbolic state is a discrete part and a zone closed under delay (`up`), extrapolated by
 //! Extra⁺_LU with the constants of its discrete part, and mapped to a symmetric image when the
@@ -16,6 +16,8 @@ use crate::dbm::Dbm;
 pub struct Options {
     /// Use the node and client symmetry the configuration has.
     pub symmetry: bool,
+    /// Drop a zone that a stored one LU-simulates (`Z ⊆ a_LU(Z')`), not only one it includes.
+    pub simulation: bool,
     /// Stop after storing this many symbolic states.
     pub max_zones: usize,
     /// Stop after this long.
@@ -26,6 +28,7 @@ impl Default for Options {
     fn default() -> Self {
         Options {
             symmetry: true,
+            simulation: true,
             max_zones: 50_000_000,
             time_limit: Duration::from_secs(600),
         }
@@ -134,14 +137,23 @@ pub fn explore(config: &Config, options: Options) -> Outcome {
             } else {
                 (state, zone)
             };
+            // The image names clocks differently: its constants, for the simulation test.
+            let (lower, upper) = state.lu_bounds(config);
+            let covers = |big: &Dbm, small: &Dbm| {
+                if options.simulation {
+                    small.is_lu_simulated_by(big, &lower, &upper)
+                } else {
+                    big.includes(small)
+                }
+            };
             let stored = passed.entry(state).or_default();
-            if stored.iter().any(|&i| entries[i].zone.includes(&zone)) {
+            if stored.iter().any(|&i| covers(&entries[i].zone, &zone)) {
                 subsumed += 1;
                 continue;
             }
-            // Stored zones the new one includes are dropped: whatever they lead to, it does.
+            // Stored zones the new one covers are dropped: whatever they lead to, it does.
             stored.retain(|&i| {
-                let smaller = zone.includes(&entries[i].zone);
+                let smaller = covers(&zone, &entries[i].zone);
                 if smaller {
                     entries[i].covered = true;
                 }

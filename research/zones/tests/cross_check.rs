@@ -54,6 +54,16 @@ fn agree(text: &str, plain_too: bool) -> Verdict {
         },
     );
     assert_eq!(plain.mutual_exclusion, zones.mutual_exclusion);
+    // Nor may the simulation test (inclusion alone is the reference).
+    let included = explore(
+        &config,
+        Options {
+            simulation: false,
+            ..Options::default()
+        },
+    );
+    assert_eq!(included.mutual_exclusion, zones.mutual_exclusion);
+    assert!(zones.zones <= included.zones);
     zones.mutual_exclusion
 }
 

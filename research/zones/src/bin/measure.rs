@@ -3,14 +3,15 @@
 //! seconds on the same scenario file (one node clock jump of +1, drift 1).
 //!
 //! ```sh
-//! cargo run --release --bin measure -- [--only NODES CLIENTS] [--zones-only] [--crash] [--catalog]
+//! cargo run --release --bin measure -- [--only NODES CLIENTS] [--zones-only] [--crash] [--catalog] [--inclusion]
 //!     [--zone-seconds 300] [--plain-seconds 20] [--project-seconds 120] [--project-states 50000000]
 //! ```
 //!
 //! The zone explorer runs with symmetry (bounded by `--zone-seconds`) and without it (bounded
 //! by `--plain-seconds`, since without symmetry five nodes take minutes).
 //!
-//! With `--crash` the family is one crash without persistence and a restart delay of
+//! With `--inclusion` a zone is dropped only when a stored zone includes it (the default also
+//! drops one that a stored zone LU-simulates). With `--crash` the family is one crash without persistence and a restart delay of
 //! `ttl − drift` instead of the jump. With `--catalog` it prints one row per catalog scenario
 //! the prototype models instead.
 //!
@@ -33,6 +34,7 @@ struct Args {
     zones_only: bool,
     catalog: bool,
     crash: bool,
+    inclusion: bool,
 }
 
 fn args() -> Result<Args, String> {
@@ -45,6 +47,7 @@ fn args() -> Result<Args, String> {
         zones_only: false,
         catalog: false,
         crash: false,
+        inclusion: false,
     };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
@@ -59,6 +62,7 @@ fn args() -> Result<Args, String> {
             "--zones-only" => out.zones_only = true,
             "--catalog" => out.catalog = true,
             "--crash" => out.crash = true,
+            "--inclusion" => out.inclusion = true,
             "--zone-seconds" => out.zone_seconds = number("--zone-seconds")?,
             "--plain-seconds" => out.plain_seconds = number("--plain-seconds")?,
             "--only" => {
@@ -105,6 +109,7 @@ fn main() {
                 &config,
                 Options {
                     time_limit: Duration::from_secs(args.zone_seconds),
+                    simulation: !args.inclusion,
                     ..Options::default()
                 },
             );
@@ -113,6 +118,7 @@ fn main() {
                 Options {
                     symmetry: false,
                     time_limit: Duration::from_secs(args.plain_seconds),
+                    simulation: !args.inclusion,
                     ..Options::default()
                 },
             );
@@ -182,6 +188,7 @@ fn catalog(args: &Args) {
             &config,
             Options {
                 time_limit: Duration::from_secs(args.zone_seconds),
+                simulation: !args.inclusion,
                 ..Options::default()
             },
         );
