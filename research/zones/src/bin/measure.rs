@@ -3,7 +3,7 @@
 //! seconds on the same scenario file (one node clock jump of +1, drift 1).
 //!
 //! ```sh
-//! cargo run --release --bin measure -- [--only NODES CLIENTS] [--zones-only] [--crash] [--catalog] [--inclusion]
+//! cargo run --release --bin measure -- [--only NODES CLIENTS] [--zones-only] [--crash] [--catalog] [--inclusion] [--ttls 4,6,8,10,16]
 //!     [--zone-seconds 300] [--plain-seconds 20] [--project-seconds 120] [--project-states 50000000]
 //! ```
 //!
@@ -35,6 +35,7 @@ struct Args {
     catalog: bool,
     crash: bool,
     inclusion: bool,
+    ttls: Vec<u32>,
 }
 
 fn args() -> Result<Args, String> {
@@ -48,6 +49,7 @@ fn args() -> Result<Args, String> {
         catalog: false,
         crash: false,
         inclusion: false,
+        ttls: vec![4, 6, 8, 10, 16],
     };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
@@ -63,6 +65,17 @@ fn args() -> Result<Args, String> {
             "--catalog" => out.catalog = true,
             "--crash" => out.crash = true,
             "--inclusion" => out.inclusion = true,
+            "--ttls" => {
+                out.ttls = it
+                    .next()
+                    .map(|v| {
+                        v.split(',')
+                            .map(str::parse)
+                            .collect::<Result<Vec<u32>, _>>()
+                    })
+                    .and_then(Result::ok)
+                    .ok_or("--ttls needs a comma-separated list of whole numbers")?;
+            }
             "--zone-seconds" => out.zone_seconds = number("--zone-seconds")?,
             "--plain-seconds" => out.plain_seconds = number("--plain-seconds")?,
             "--only" => {
@@ -97,7 +110,7 @@ fn main() {
         .into_iter()
         .filter(|c| args.only.is_none_or(|o| o == *c))
     {
-        for ttl in [4, 6, 8, 10, 16] {
+        for &ttl in &args.ttls {
             let text = if args.crash {
                 crash_scenario_text(nodes, clients, ttl, ttl - 1)
             } else {
