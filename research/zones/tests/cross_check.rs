@@ -6,7 +6,7 @@
 
 use redlock_lab::check::Check;
 use redlock_lab::scenario::{Scenario, Verdict as Project};
-use redlock_zones::automaton::Config;
+use redlock_zones::automaton::{Config, Step};
 use redlock_zones::{Options, Verdict, crash_scenario_text, explore, scenario_text};
 
 fn project(verdict: Project) -> Verdict {
@@ -131,6 +131,25 @@ fn every_catalog_scenario_the_prototype_models_agrees() {
             "{name} checked: {checked:?}"
         );
     }
+}
+
+#[test]
+fn the_counterexample_past_the_drift_contains_the_jump_and_two_acquisitions() {
+    let scenario = Scenario::from_str("t.toml", &scenario_text(3, 2, 4, 2)).unwrap();
+    let outcome = explore(
+        &Config::from_scenario(&scenario).unwrap(),
+        Options::default(),
+    );
+    let steps = outcome.counterexample.expect("violated");
+    assert!(
+        steps.iter().any(|s| matches!(s, Step::Jump(_))),
+        "{steps:?}"
+    );
+    let wins = steps
+        .iter()
+        .filter(|s| matches!(s, Step::Decide { won: true, .. }))
+        .count();
+    assert_eq!(wins, 2, "{steps:?}");
 }
 
 #[test]
