@@ -26,7 +26,7 @@ use std::thread::JoinHandle;
 
 use stateright::{Expectation, Model, Path, Property};
 
-use super::table::{Fingerprint, Table};
+use super::table::{Fingerprint, Padded, Table};
 
 /// The parent recorded for an initial state.
 const ROOT: Fingerprint = 0;
@@ -105,11 +105,6 @@ struct Counters {
     unique: AtomicUsize,
     max_depth: AtomicUsize,
 }
-
-/// A value alone on its cache line, so threads updating neighbours do not contend.
-#[repr(align(128))]
-#[derive(Default)]
-pub(super) struct Padded<T>(pub(super) T);
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     // A panicking thread leaves plain data behind; its panic is re-raised by `join`.

@@ -28,8 +28,6 @@
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, PoisonError, RwLock};
 
-use super::dfs::Padded;
-
 /// A 64-bit fingerprint; 0 marks an empty slot (the engine never makes a 0 fingerprint).
 pub(super) type Fingerprint = u64;
 
@@ -41,6 +39,11 @@ const FLUSH: usize = 16;
 
 /// A shard grows when its known fill reaches this many tenths of its slots.
 const LOAD_TENTHS: usize = 7;
+
+/// A value alone on its cache line, so threads updating neighbours do not contend.
+#[repr(align(128))]
+#[derive(Default)]
+pub(super) struct Padded<T>(pub(super) T);
 
 /// The shards' slots, and the handshake that lets one thread replace a shard.
 pub(super) struct Table {
