@@ -736,7 +736,7 @@ mod tests {
     }
 
     #[test]
-    fn the_storage_margin_absorbs_the_simulators_own_latency() {
+    fn the_storage_margin_and_cap_follow_the_models_ticks() {
         // Model: an op checked with 2 ticks left may land in the tick after its check's.
         // Simulator at 10 ms per tick: a step plus up to 5 ms of delay, 6 ms, of which
         // 10 + 9 ms are allowed: no extra margin, and storage delays of up to 13 ms more.
@@ -745,6 +745,10 @@ mod tests {
         );
         let config = SimConfig::from_scenario_at(&s, 10).unwrap();
         assert_eq!(config.workload.op_margin, Millis(20));
+        // The clients read whole ticks, and an op lands by the end of the tick after its
+        // check's: 19 ms from the start of the check's tick.
+        assert_eq!(config.client_clock_resolution, Millis(10));
+        assert_eq!(config.workload.op_arrival_cap, Some(Millis(19)));
         assert_eq!(
             budget(&config).storage_delays,
             Budget::new(2, Millis(0), Millis(13))
@@ -759,6 +763,7 @@ mod tests {
         // grows by the difference, and no extra delay is left.
         let exact = SimConfig::from_scenario(&s).unwrap();
         assert_eq!(exact.workload.op_margin, Millis(3));
+        assert_eq!(exact.workload.op_arrival_cap, Some(Millis(2)));
         assert_eq!(budget(&exact).storage_delays.count, 0);
         // Unbounded delays and pauses last up to three TTLs; the margin is the model's.
         let unbounded = scenario(
@@ -767,6 +772,7 @@ mod tests {
         let config = SimConfig::from_scenario(&unbounded).unwrap();
         assert_eq!(config.workload.op_margin, Millis(1));
         assert_eq!(budget(&config).storage_delays.max, Millis(30));
+        assert_eq!(config.workload.op_arrival_cap, None);
         assert_eq!(budget(&config).pauses.max, Millis(30));
     }
 
