@@ -830,3 +830,51 @@ fn a_shared_token_gives_every_clients_first_round_one_value() {
         "{unique:?}"
     );
 }
+
+/// A world bridged from a catalog scenario runs the model's semantics: its clients' clocks
+/// read whole ticks, and a storage op lands by the end of the tick `max_delay_ticks` after its
+/// check's tick (with no pause in between), however the run draws its delays; the storage
+/// delays do reach into that last tick. A simulator world keeps millisecond clocks.
+#[test]
+fn a_bridged_storage_op_lands_within_the_models_ticks() {
+    let file = catalog::find("synchronous-bounds-margin-3").expect("in the catalog");
+    let scenario = redlock_lab::scenario::Scenario::from_str(file.file, file.text).unwrap();
+    let mut config = SimConfig::from_scenario_at(&scenario, 10).unwrap();
+    assert_eq!(config.client_clock_resolution, Millis(10));
+    // max_delay_ticks = 1: from the start of the check's tick to the end of the next one.
+    assert_eq!(config.workload.op_arrival_cap, Some(Millis(19)));
+    // Without pauses, so that the cap is never stretched.
+    if let FaultPlan::Generated(budget) = &mut config.faults {
+        budget.pauses = sim::Budget::NONE;
+    }
+    let mut latest = 0;
+    for seed in 0..300 {
+        let outcome = run(&config, seed);
+        let mut checked: Vec<Option<u64>> = vec![None; config.clients];
+        for entry in &outcome.trace {
+            match entry.event {
+                TraceEvent::Checked { client, local, .. } => {
+                    // Whole ticks, counted from where every clock starts.
+                    assert_eq!(
+                        (local.0 - sim::CLOCK_EPOCH_MS as u64) % 10,
+                        0,
+                        "seed {seed}"
+                    );
+                    checked[client] = Some(entry.at.0);
+                }
+                TraceEvent::StorageApplied { client, .. } => {
+                    let at = checked[client].take().expect("an op is checked first");
+                    let late = entry.at.0 - at / 10 * 10;
+                    assert!(
+                        late <= 19,
+                        "seed {seed}: an op lands {late} ms into its tick"
+                    );
+                    latest = latest.max(late);
+                }
+                _ => {}
+            }
+        }
+    }
+    assert!(latest > 10, "no op reached the next tick: {latest} ms");
+    assert_eq!(world("antirez-safe").client_clock_resolution, Millis(1));
+}

@@ -149,21 +149,17 @@ impl SimConfig {
     ///   model's choices.
     /// - **`fsync-periodic`**: the model may fsync at any moment; here nodes fsync every `ttl`
     ///   on their own clock.
-    /// - **Storage latency**: here an op reaches the storage up to `L = 1 + max(1, R/2)` ms
-    ///   after its check (sent at the holder's next step, then the network). The model lets
+    /// - **Storage latency**: the clients' clocks read whole ticks
+    ///   ([`SimConfig::client_clock_resolution`] is `R`), as the model's do, so a margin check
+    ///   anywhere in a tick passes or fails as the model's check in that tick. The model lets
     ///   an op checked in tick `k` land in any instant of tick `k + max_delay_ticks`, so here
-    ///   it may take `A = max_delay · R + R − 1` ms: one model tick is `R` ms of the
-    ///   simulator, and a check at the first millisecond of its tick may land at the last of
-    ///   the tick `max_delay` later (a check later in its tick corresponds to a model run
-    ///   whose tick grid starts at the check: its margin test, its T1 and its keys' expiry are
-    ///   then no later than the simulator's, so the model is at least as adversarial). This
-    ///   matters on a boundary with zero slack (`synchronous-bounds-margin-2`): the model's
-    ///   rival acquires and writes in the very tick the holder's keys expire and the late op
-    ///   lands, while the simulator's rival needs a few milliseconds of messages inside that
-    ///   tick. With a bounded delay the margin grows by what the simulator adds beyond `A`
-    ///   (`op_margin = check_margin · R + max(0, L − A)`), so no op lands later than the
-    ///   model allows; longer delays come from one storage-delay fault per client of up to
-    ///   `A − L` (unbounded: [`UNBOUNDED_IN_TTLS`] TTLs).
+    ///   it lands by the end of that tick, counted from the start of the check's tick of true
+    ///   time ([`WorkloadConfig::op_arrival_cap`], stretched by a pause between the check and
+    ///   the send). An op takes `L = 1 + max(1, R/2)` ms at least (sent at the holder's next
+    ///   step, then the network; one step more with a counter node); where `L` exceeds
+    ///   `max_delay · R` the margin grows by whole ticks until a check late in its tick still
+    ///   lands in time. Longer delays come from one storage-delay fault per client, cut short
+    ///   at the cap (unbounded: [`UNBOUNDED_IN_TTLS`] TTLs, no cap).
     /// - **Pauses**: `count` pauses of 1 to `max_ticks · R` ms at random times (unbounded:
     ///   [`UNBOUNDED_IN_TTLS`] TTLs); only those that strike between a check and its send are
     ///   the model's pause, the rest are asynchrony.
@@ -190,7 +186,8 @@ impl SimConfig {
     /// delays and loss, clock rate errors (else `[clock]` as above) and offsets, retry delays,
     /// think time, storage cycles per lock, and the faults: budgets drawn at uniform times
     /// ([`FaultPlan::Generated`]) or a schedule ([`FaultPlan::Explicit`]). A run stops at its
-    /// first violation and draws no swarm knobs.
+    /// first violation and draws no swarm knobs. Its clients' clocks read milliseconds, as a
+    /// real client's do: such a world is a workload of its own, not the model's semantics.
     ///
     /// # Not judged
     ///
@@ -334,28 +331,37 @@ impl SimConfig {
                 .as_ref()
                 .is_some_and(|s| s.token_source == TokenSource::CounterAfterAcquire),
             shared_token: lock.token == Tokens::Shared,
+            op_arrival_cap: None,
         };
         let pauses = scenario.faults.pauses.as_ref();
         match &scenario.storage {
             Some(storage) => {
                 workload.cycles_per_lock = 1;
                 workload.protection = storage.protection;
-                // A check passes while `deadline − clock ≥ margin`; the simulator's natural
-                // latency from check to arrival is at most a step plus the longest delay.
+                // A check passes while `deadline − clock ≥ margin`, on a client clock that
+                // reads whole ticks, so a check anywhere in a tick passes as the model's check
+                // in that tick. The model's op lands within the tick `t` ticks later; the
+                // simulator's takes a step (two with a counter node) plus a network delay,
+                // and where that may not fit the margin grows by whole ticks until it does.
                 let margin = span(storage.check_margin_ticks.unwrap_or(1));
-                let latency = Millis(1) + delay_max;
-                let (margin, extra_max) = match storage.max_delay {
+                let steps = if workload.counter_node { 2 } else { 1 };
+                let latency = Millis(steps) + delay_max;
+                let (margin, cap, extra_max) = match storage.max_delay {
                     Bound::Ticks(t) => {
-                        // The op lands within the tick `t` ticks after its check's (see
-                        // "Storage latency" above): `t · R` plus the rest of a tick.
-                        let t = span(t) + Millis(scale - 1);
+                        let fits = span(t);
+                        let grow = latency.saturating_sub(fits).0.div_ceil(scale);
+                        // From the start of the check's tick to the end of the tick the op
+                        // must land in.
+                        let cap = fits + Millis((grow + 1) * scale - 1);
                         (
-                            margin + latency.saturating_sub(t),
-                            t.saturating_sub(latency),
+                            margin + Millis(grow * scale),
+                            Some(cap),
+                            cap.saturating_sub(latency),
                         )
                     }
-                    Bound::Unbounded => (margin, unbounded),
+                    Bound::Unbounded => (margin, None, unbounded),
                 };
+                workload.op_arrival_cap = cap;
                 workload.op_margin = margin;
                 if extra_max > Millis::ZERO {
                     budget.storage_delays = Budget::new(clients as u32, Millis(0), extra_max);
@@ -397,6 +403,8 @@ impl SimConfig {
                 client_rate_error_ppm_max: Some(client_rate_error_ppm_max),
                 offset_max: Millis(0),
             },
+            // The model's clients read whole ticks (see `SimConfig::client_clock_resolution`).
+            client_clock_resolution: Millis(scale),
             network: NetworkConfig {
                 delay_min: Millis(1),
                 delay_max,
@@ -509,6 +517,11 @@ impl SimConfig {
             ttl,
             duration: ms(simulate.duration_ms),
             clocks,
+            // A simulator world is a real workload in milliseconds (its delays, durations and
+            // faults are given in ms, and the checker never explores it), so its clients read
+            // milliseconds as a real client does; whole-tick clocks are how a catalog scenario
+            // keeps the model's semantics, which such a world does not claim.
+            client_clock_resolution: Millis(1),
             network: NetworkConfig {
                 delay_min: ms(simulate.delay_min_ms),
                 delay_max: ms(simulate.delay_max_ms),
@@ -723,7 +736,7 @@ mod tests {
     }
 
     #[test]
-    fn the_storage_margin_absorbs_the_simulators_own_latency() {
+    fn the_storage_margin_and_cap_follow_the_models_ticks() {
         // Model: an op checked with 2 ticks left may land in the tick after its check's.
         // Simulator at 10 ms per tick: a step plus up to 5 ms of delay, 6 ms, of which
         // 10 + 9 ms are allowed: no extra margin, and storage delays of up to 13 ms more.
@@ -732,6 +745,10 @@ mod tests {
         );
         let config = SimConfig::from_scenario_at(&s, 10).unwrap();
         assert_eq!(config.workload.op_margin, Millis(20));
+        // The clients read whole ticks, and an op lands by the end of the tick after its
+        // check's: 19 ms from the start of the check's tick.
+        assert_eq!(config.client_clock_resolution, Millis(10));
+        assert_eq!(config.workload.op_arrival_cap, Some(Millis(19)));
         assert_eq!(
             budget(&config).storage_delays,
             Budget::new(2, Millis(0), Millis(13))
@@ -746,6 +763,7 @@ mod tests {
         // grows by the difference, and no extra delay is left.
         let exact = SimConfig::from_scenario(&s).unwrap();
         assert_eq!(exact.workload.op_margin, Millis(3));
+        assert_eq!(exact.workload.op_arrival_cap, Some(Millis(2)));
         assert_eq!(budget(&exact).storage_delays.count, 0);
         // Unbounded delays and pauses last up to three TTLs; the margin is the model's.
         let unbounded = scenario(
@@ -754,6 +772,7 @@ mod tests {
         let config = SimConfig::from_scenario(&unbounded).unwrap();
         assert_eq!(config.workload.op_margin, Millis(1));
         assert_eq!(budget(&config).storage_delays.max, Millis(30));
+        assert_eq!(config.workload.op_arrival_cap, None);
         assert_eq!(budget(&config).pauses.max, Millis(30));
     }
 

@@ -46,6 +46,11 @@ pub struct StepContext<'a> {
     pub counter: &'a mut (NodeState, Persistence),
     /// With `workload.shared_token`: the seed every client's lock generator starts from.
     pub shared_token_seed: Option<u64>,
+    /// The length of a tick of true time for `workload.op_arrival_cap` (the clients' clock
+    /// resolution).
+    pub tick: Millis,
+    /// The longest one-way delay a message may draw in this run.
+    pub delay_max: Millis,
 }
 
 impl StepContext<'_> {
@@ -112,6 +117,9 @@ pub struct SimClient {
     token_taken: bool,
     /// Extra delay for the next storage operation (a fault).
     storage_delay: Millis,
+    /// True time by which the checked operation must land (`workload.op_arrival_cap`),
+    /// moved on by any pause between its check and its send.
+    arrive_by: Option<u64>,
     /// Extra delay for the next lock request to a node, by node (a fault).
     request_delays: Vec<(usize, Millis)>,
     /// Acquisitions started so far (for `acquisitions_per_client`).
@@ -153,6 +161,7 @@ impl SimClient {
             pending_token: None,
             token_taken: false,
             storage_delay: Millis::ZERO,
+            arrive_by: None,
             request_delays: Vec::new(),
             acquisitions: 0,
             hold_until: Millis::ZERO,
@@ -210,6 +219,11 @@ impl SimClient {
             return false;
         }
         self.paused_until = Some(until);
+        // A pause between a check and its send is the model's pause: it stretches the wait
+        // the op may still take.
+        if self.pending_send.is_some() || self.pending_token.is_some() {
+            self.arrive_by = self.arrive_by.map(|by| by + (until - now));
+        }
         true
     }
 
@@ -534,6 +548,11 @@ impl SimClient {
                             op,
                             local,
                         });
+                        // The op lands by the cap, counted from the start of the check's tick.
+                        self.arrive_by = ctx.workload.op_arrival_cap.map(|cap| {
+                            let tick = ctx.tick.0.max(1);
+                            ctx.now / tick * tick + cap.0
+                        });
                         let needs_token = ctx.workload.counter_node
                             && !self.token_taken
                             && !matches!(op, StorageOp::Mark { .. });
@@ -554,7 +573,13 @@ impl SimClient {
     fn send_storage_op(&mut self, ctx: &mut StepContext<'_>, op: StorageOp, local: Millis) {
         self.storage_seq = self.storage_seq.wrapping_add(1);
         let seq = self.storage_seq;
-        let extra = std::mem::take(&mut self.storage_delay);
+        let mut extra = std::mem::take(&mut self.storage_delay);
+        // A storage-delay fault is cut short so that even the longest network delay lands
+        // the op by its cap; the cap leaves room for the natural latency (the bridge's margin).
+        if let Some(by) = self.arrive_by.take() {
+            let room = by.saturating_sub(ctx.now + ctx.delay_max.0);
+            extra = extra.min(Millis(room));
+        }
         ctx.outbox.push((
             Message {
                 from: Endpoint::Client(self.id),

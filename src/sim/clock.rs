@@ -4,7 +4,9 @@
 //! its clock's reading, which advances at `1 + rate_ppm / 10^6` local milliseconds per tick
 //! and can be stepped forward or backward by a jump (an NTP step, an admin's `date -s`).
 //! Readings are whole milliseconds (rounded down), like `Instant`/`gettimeofday` truncated to
-//! ms, so even a perfect-rate clock has Redis's 1 ms granularity at its edges.
+//! ms, so even a perfect-rate clock has Redis's 1 ms granularity at its edges. A clock may
+//! read coarser steps ([`SimClock::with_resolution`]): a world built from a catalog scenario
+//! gives its clients clocks that read the model's whole ticks.
 
 use crate::time::Millis;
 
@@ -26,6 +28,9 @@ pub struct SimClock {
     anchor_local_micro: i128,
     /// Rate error in parts per million: +100 gains 0.1 ms per second of true time.
     rate_ppm: i32,
+    /// Readings are rounded down to a multiple of this many ms (counted from
+    /// [`CLOCK_EPOCH_MS`]); at least 1.
+    resolution: u64,
 }
 
 impl SimClock {
@@ -35,7 +40,23 @@ impl SimClock {
             anchor_true: 0,
             anchor_local_micro: i128::from(CLOCK_EPOCH_MS + offset_ms) * PPM,
             rate_ppm,
+            resolution: 1,
         }
+    }
+
+    /// The same clock reading in steps of `resolution` (at least 1 ms): a reading is rounded
+    /// down to a multiple of it, counted from [`CLOCK_EPOCH_MS`], so a clock of resolution
+    /// `R` reads the start of the `R`-millisecond tick its exact reading falls in.
+    pub fn with_resolution(self, resolution: Millis) -> SimClock {
+        SimClock {
+            resolution: resolution.0.max(1),
+            ..self
+        }
+    }
+
+    /// The step its readings advance by, in ms.
+    pub fn resolution(&self) -> Millis {
+        Millis(self.resolution)
     }
 
     /// The rate error in parts per million.
@@ -48,10 +69,13 @@ impl SimClock {
         self.anchor_local_micro + elapsed * (PPM + i128::from(self.rate_ppm))
     }
 
-    /// The reading at true time `now`, in whole milliseconds (a clock stepped below zero
-    /// reads zero).
+    /// The reading at true time `now`, in whole milliseconds rounded down to the clock's
+    /// resolution (a clock stepped below zero reads zero).
     pub fn read(&self, now: u64) -> Millis {
         let ms = self.micro_at(now).div_euclid(PPM);
+        let step = i128::from(self.resolution);
+        let epoch = i128::from(CLOCK_EPOCH_MS);
+        let ms = epoch + (ms - epoch).div_euclid(step) * step;
         Millis(u64::try_from(ms.max(0)).unwrap_or(u64::MAX))
     }
 
@@ -98,6 +122,28 @@ mod tests {
         clock.jump(4, -30);
         assert_eq!(clock.read(4), Millis(999_996));
         assert_eq!(clock.read(6), Millis(999_999));
+    }
+
+    #[test]
+    fn a_coarse_clock_reads_the_start_of_its_tick() {
+        let clock = SimClock::new(0, 0).with_resolution(Millis(10));
+        assert_eq!(clock.resolution(), Millis(10));
+        assert_eq!(clock.read(0), Millis(1_000_000));
+        assert_eq!(clock.read(9), Millis(1_000_000));
+        assert_eq!(clock.read(10), Millis(1_000_010));
+        assert_eq!(clock.read(19), Millis(1_000_010));
+        // Steps count from the epoch, also below it and with an offset.
+        let mut behind = SimClock::new(3, 0).with_resolution(Millis(10));
+        assert_eq!(behind.read(6), Millis(1_000_000));
+        assert_eq!(behind.read(7), Millis(1_000_010));
+        behind.jump(7, -25);
+        assert_eq!(behind.read(7), Millis(999_980));
+        // A drifting clock crosses its steps at its own pace: 10% fast, 1.1 ms per tick.
+        let fast = SimClock::new(0, 100_000).with_resolution(Millis(10));
+        assert_eq!(fast.read(9), Millis(1_000_000));
+        assert_eq!(fast.read(10), Millis(1_000_010));
+        assert_eq!(fast.read(18), Millis(1_000_010));
+        assert_eq!(fast.read(19), Millis(1_000_020));
     }
 
     #[test]

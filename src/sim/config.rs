@@ -135,6 +135,14 @@ pub struct WorkloadConfig {
     /// or a random source seeded alike in every process), so the clients' n-th rounds all
     /// use the same token value and compare-and-delete can no longer tell their keys apart.
     pub shared_token: bool,
+    /// A cap on when a storage operation lands, counted from the start of the tick of true
+    /// time its check fell in (ticks of [`SimConfig::client_clock_resolution`]): an op checked
+    /// in the tick that starts at `s` arrives by `s + cap`, later only by the time its client
+    /// was paused between the check and the send. A storage-delay fault is cut short to keep
+    /// it. This is how the model bounds an op's wait (an op checked in tick `k` lands within
+    /// tick `k + max_delay_ticks`), which a world built from a scenario follows; `None`: no
+    /// cap beyond the faults' own sizes.
+    pub op_arrival_cap: Option<Millis>,
 }
 
 impl Default for WorkloadConfig {
@@ -151,6 +159,7 @@ impl Default for WorkloadConfig {
             extensions: 0,
             counter_node: false,
             shared_token: false,
+            op_arrival_cap: None,
         }
     }
 }
@@ -195,6 +204,14 @@ pub struct SimConfig {
     pub stop_on_violation: bool,
     /// Clock offsets and rates.
     pub clocks: ClockConfig,
+    /// The step a client's clock reads in (1 ms: whole milliseconds, as a real client's
+    /// clock). A world built from a catalog scenario sets one model tick: the model's clients
+    /// read whole ticks, so a check anywhere in a tick sees the tick's start, and a boundary
+    /// with zero slack (the catalog's `synchronous-bounds-margin-2`, the jumped node of
+    /// `fencing-lock-quorum-node-clock-jump`) is crossed only by clients whose checks see
+    /// what the model's see. Nodes keep millisecond clocks: a key that expires at a
+    /// millisecond is no later than one that expires at a tick's end.
+    pub client_clock_resolution: Millis,
     /// Delays and loss.
     pub network: NetworkConfig,
     /// Per client, the nodes it can reach (a partition that lasts the whole run): a message
@@ -236,6 +253,7 @@ impl Default for SimConfig {
             duration: Millis(1_000),
             stop_on_violation: true,
             clocks: ClockConfig::default(),
+            client_clock_resolution: Millis(1),
             network: NetworkConfig::default(),
             reach: Vec::new(),
             crash: CrashConfig::default(),
@@ -343,6 +361,9 @@ impl SimConfig {
         if workload.storage_timeout == Millis::ZERO {
             return Err(SimConfigError::ZeroStorageTimeout);
         }
+        if self.client_clock_resolution == Millis::ZERO {
+            return Err(SimConfigError::ZeroClockResolution);
+        }
         let spans = [
             ("clock offset", self.clocks.offset_max),
             ("network delay", network.delay_max),
@@ -352,6 +373,11 @@ impl SimConfig {
             ("storage timeout", workload.storage_timeout),
             ("op margin", workload.op_margin),
             ("hold time", workload.hold_max),
+            ("client clock resolution", self.client_clock_resolution),
+            (
+                "op arrival cap",
+                workload.op_arrival_cap.unwrap_or(Millis::ZERO),
+            ),
         ];
         let swarm_spans = self.swarm.map_or([Millis::ZERO; 2], |swarm| {
             [swarm.round_timeout_max, swarm.think_max]
@@ -512,6 +538,11 @@ impl fmt::Display for SimConfig {
         )?;
         writeln!(
             f,
+            "client_clock_resolution = {} (a client's clock reads in steps of this)",
+            self.client_clock_resolution
+        )?;
+        writeln!(
+            f,
             "network = delay [{}, {}], loss {}‰ (node messages only)",
             self.network.delay_min, self.network.delay_max, self.network.loss_per_mille
         )?;
@@ -569,6 +600,12 @@ impl fmt::Display for SimConfig {
                 ""
             }
         )?;
+        if let Some(cap) = w.op_arrival_cap {
+            writeln!(
+                f,
+                "op_arrival_cap = a storage op lands within {cap} of the start of its check's tick, plus any pause before its send"
+            )?;
+        }
         if let Some(swarm) = self.swarm {
             writeln!(
                 f,
@@ -652,6 +689,9 @@ pub enum SimConfigError {
     /// A zero storage timeout.
     #[error("storage timeout must be positive: a holder must stop waiting at some point")]
     ZeroStorageTimeout,
+    /// A client clock that reads in steps of zero ms.
+    #[error("client clock resolution must be at least 1 ms")]
+    ZeroClockResolution,
     /// A range whose minimum is above its maximum.
     #[error("{what} range is empty: min {min} is above max {max}")]
     EmptyRange {

@@ -137,6 +137,11 @@ impl Network {
         }
     }
 
+    /// The delays and loss this network runs with (a swarm run's own draw included).
+    pub fn config(&self) -> &NetworkConfig {
+        &self.config
+    }
+
     /// Sends `message` at true time `now`: lost with the configured probability (lock traffic
     /// only), otherwise delivered after a uniformly drawn delay plus `extra`. The draws come
     /// from `rng` in a fixed order (loss, then delay) whether or not the message is lost, so

@@ -181,7 +181,8 @@ impl<'a> World<'a> {
             .collect();
         let clients = (0..config.clients)
             .map(|id| {
-                let clock = clock(&mut setup, client_rho);
+                let clock =
+                    clock(&mut setup, client_rho).with_resolution(config.client_clock_resolution);
                 SimClient::new(id, clock, setup.next_u64(), &workload)
             })
             .collect();
@@ -525,6 +526,8 @@ impl<'a> World<'a> {
                 next_epoch: &mut self.next_epoch,
                 counter: &mut self.counter,
                 shared_token_seed: self.shared_token_seed,
+                tick: self.config.client_clock_resolution,
+                delay_max: self.network.config().delay_max,
             };
             client.step(&mut ctx);
         }
