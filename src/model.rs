@@ -442,6 +442,11 @@ impl RedlockModel {
         }
     }
 
+    /// How many clients the model runs.
+    pub fn client_count(&self) -> usize {
+        self.shape.clients
+    }
+
     /// Whether this model lets phantom clients refuse `SET`s (see
     /// [`RedlockModel::with_phantom_clients`]).
     pub fn has_phantom_clients(&self) -> bool {
