@@ -17,10 +17,11 @@
 //!
 //! The model's state grows by the counters: each lock node's counter lives in its
 //! [`NodeState`], the counter node is one more `NodeState`, and per client the largest counter
-//! in its mailbox and the token it took from the counter node ([`Fences`](super::Fences)). The fingerprint
-//! ([`World::hash_fences`]) adds them only when the token source is not ideal, so existing
-//! scenarios keep their state counts; those scenarios also run without the symmetry reduction,
-//! so per-client and per-node values can be hashed in index order.
+//! in its mailbox and the token it took from the counter node ([`Fences`](super::Fences)). The
+//! fingerprint adds them only when the token source is not ideal, so existing scenarios keep
+//! their state counts: a lock node's counter as part of its node row ([`NodeFence`]), a client's
+//! counters and token as part of its client row ([`ClientFence`]), so the symmetry reduction
+//! permutes them with the rows they belong to (`view.rs`), and the counter node on its own.
 //!
 //! [`QuorumRound::fence`]: crate::proto::QuorumRound::fence
 //! [`Lease::fence`]: crate::proto::Lease::fence
@@ -31,7 +32,7 @@
 use std::hash::{Hash, Hasher};
 
 use crate::node::Persistence;
-use crate::proto::{LockPhase, NodeId, Op, Request, RoundKind};
+use crate::proto::{LockPhase, NodeSet, Op, Request, RoundKind};
 use crate::storage::{StorageOp, TokenSource};
 use crate::time::Millis;
 
@@ -130,74 +131,106 @@ impl World {
         }
     }
 
-    /// The fencing part of the fingerprint (nothing with an ideal counter).
-    ///
-    /// Sound because the token source turns the symmetry reduction off (`Shape::new`), so
-    /// clients and nodes are hashed in index order, and because a dead node's counter is
-    /// read by nobody again: a counter is read only through the answer to a `SET`, which is
-    /// exactly what makes a node live (`view.rs`, "Dead nodes").
-    pub(crate) fn hash_fences<H: Hasher>(&self, state: &mut H) {
-        let shape = &self.shape;
-        let source = self.token_source();
-        if source == TokenSource::Ideal {
-            return;
+    /// Whether the view carries fencing counters (every token source but the ideal one).
+    pub(crate) fn fenced_view(&self) -> bool {
+        self.token_source() != TokenSource::Ideal
+    }
+
+    /// Lock node `n`'s part of the fencing view: its counter (and what of it is on disk, when a
+    /// periodic fsync can still lose some). A dead node's counter is read by nobody again: a
+    /// counter is read only through the answer to a `SET`, which is exactly what makes a node
+    /// live (`view.rs`, "Dead nodes").
+    pub(crate) fn node_fence(&self, n: usize, live: bool) -> NodeFence {
+        if !from_lock(self.token_source()) {
+            return NodeFence::default();
         }
-        let live = self.live_nodes();
-        if from_lock(source) {
-            for n in 0..shape.nodes {
-                let node = &self.nodes[n].state;
-                if live.contains(NodeId(n as u8)) {
-                    node.counter.hash(state);
-                    if shape.persistence == Persistence::FsyncPeriodic {
-                        node.counter_on_disk.hash(state);
-                    }
-                } else {
-                    u64::MAX.hash(state);
-                }
-            }
+        if !live {
+            return NodeFence {
+                counter: u64::MAX,
+                on_disk: 0,
+            };
+        }
+        let node = &self.nodes[n].state;
+        NodeFence {
+            counter: node.counter,
+            on_disk: if self.shape.persistence == Persistence::FsyncPeriodic {
+                node.counter_on_disk
+            } else {
+                0
+            },
+        }
+    }
+
+    /// Client `c`'s part of the fencing view, with `live` the nodes some client may still read.
+    pub(crate) fn client_fence(&self, c: usize, live: NodeSet) -> ClientFence {
+        let slot = &self.clients[c];
+        // A write-back still travelling changes nodes differently from a `SET` (and only
+        // nodes some client may still read).
+        let raising = !slot
+            .inflight
+            .difference(slot.inflight.difference(live))
+            .is_empty()
+            && matches!(
+                slot.request,
+                Some(Request {
+                    op: Op::RaiseFence { .. },
+                    ..
+                })
+            );
+        // The counters a client has seen and taken are read only while it acquires or
+        // holds: a client that is releasing or done never turns them into a token again.
+        // (Hashing them anyway let a dead node's hidden straggler answer split states that
+        // have the same future.)
+        let finished = matches!(
+            slot.lock.phase(),
+            LockPhase::Releasing(_) | LockPhase::Finished
+        );
+        let (seen, taken) = if self.shape.exact_ghosts || !finished {
+            (self.fences.seen[c], self.fences.taken[c])
         } else {
+            (0, 0)
+        };
+        // The lease's token, or whether the round in flight is the write-back (and of which
+        // fence).
+        let fence = match slot.lock.phase() {
+            LockPhase::Holding { lease, .. } | LockPhase::Extending { lease, .. } => {
+                (1, lease.fence)
+            }
+            LockPhase::Acquiring(round) if round.kind == RoundKind::Fence => (2, round.fence),
+            _ => (0, 0),
+        };
+        ClientFence {
+            raising,
+            seen,
+            taken,
+            fence,
+        }
+    }
+
+    /// The fencing part of the fingerprint that belongs to no node and no client: the counter
+    /// node of `counter-after-acquire`.
+    pub(crate) fn hash_counter_node<H: Hasher>(&self, state: &mut H) {
+        if self.token_source() == TokenSource::CounterAfterAcquire {
             self.fences.counter_node.counter.hash(state);
             self.fences.counter_node.counter_on_disk.hash(state);
         }
-        for c in 0..shape.clients {
-            let slot = &self.clients[c];
-            // A write-back still travelling changes nodes differently from a `SET` (and only
-            // nodes some client may still read).
-            let raising = !slot
-                .inflight
-                .difference(slot.inflight.difference(live))
-                .is_empty()
-                && matches!(
-                    slot.request,
-                    Some(Request {
-                        op: Op::RaiseFence { .. },
-                        ..
-                    })
-                );
-            raising.hash(state);
-            // The counters a client has seen and taken are read only while it acquires or
-            // holds: a client that is releasing or done never turns them into a token again.
-            // (Hashing them anyway let a dead node's hidden straggler answer split states
-            // that have the same future.)
-            let finished = matches!(
-                slot.lock.phase(),
-                LockPhase::Releasing(_) | LockPhase::Finished
-            );
-            if shape.exact_ghosts || !finished {
-                self.fences.seen[c].hash(state);
-                self.fences.taken[c].hash(state);
-            }
-            // The lease's token, or whether the round in flight is the write-back (and of
-            // which fence).
-            match slot.lock.phase() {
-                LockPhase::Holding { lease, .. } | LockPhase::Extending { lease, .. } => {
-                    (1u8, lease.fence).hash(state);
-                }
-                LockPhase::Acquiring(round) if round.kind == RoundKind::Fence => {
-                    (2u8, round.fence).hash(state);
-                }
-                _ => 0u8.hash(state),
-            }
-        }
     }
+}
+
+/// A lock node's counter as the view shows it (zero unless the lock nodes' counters feed the
+/// tokens). It is permuted with the node's row by the symmetry reduction.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(crate) struct NodeFence {
+    counter: u64,
+    on_disk: u64,
+}
+
+/// What a client holds of the fencing counters, as the view shows it. It is permuted with the
+/// client's row by the symmetry reduction.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(crate) struct ClientFence {
+    raising: bool,
+    seen: u64,
+    taken: u64,
+    fence: (u8, u64),
 }

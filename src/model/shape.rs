@@ -164,13 +164,12 @@ impl Shape {
                 .as_ref()
                 .map(|f| Millis(u64::from(f.promotion_delay_ticks))),
             shared_token: lock.token == Tokens::Shared,
-            // The fencing view hashes per-client and per-node counters in index order
-            // (`fence.rs`), which the symmetry reduction would not permute with the rows. With
+            // The fencing counters are part of their node's and client's rows in the view
+            // (`fence.rs`), so they are permuted with them. With
             // `[failover]` on several nodes only n1 has a replica, and sorting the node rows
             // would forget which row is n1's: no symmetry reduction then. Nor in a liveness run
             // that waits for one named client, which permuting the clients would swap.
             symmetry: scenario.symmetry
-                && token_source == TokenSource::Ideal
                 && (scenario.failover.is_none() || lock.nodes == 1)
                 && !(mode == Mode::Liveness && scenario.liveness.client.is_some()),
             horizon: scenario.liveness.horizon_ticks,

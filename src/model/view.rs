@@ -17,7 +17,9 @@
 //! - **Symmetry.** Node rows are sorted and the view is the minimum over client
 //!   permutations. Static roles (which client reaches which node, a jump pinned to one
 //!   process) are part of each row, so only permutations that preserve the configuration can
-//!   make two views equal: symmetry stays sound with partitions and pinned faults.
+//!   make two views equal: symmetry stays sound with partitions and pinned faults. The
+//!   fencing counters (`fence.rs`) travel with their node's or client's row through the sort
+//!   and the permutation, so the minimum is taken over rows and counters together.
 //! - **Ghost fields.** Whether a process has jumped is dead once the budget is spent and is
 //!   left out. No step reads the `acquired` bits, and `lock acquired` and `eventually
 //!   acquired` read only whether *some* client acquired, so only that one bit is hashed.
@@ -59,6 +61,7 @@ use crate::scenario::{Bound, JumpTarget, MAX_MODEL_CLIENTS, MAX_MODEL_NODES};
 use crate::storage::StorageOp;
 use crate::time::Millis;
 
+use super::fence::{ClientFence, NodeFence};
 use super::shape::Mode;
 use super::world::World;
 use super::world::owner_of;
@@ -364,15 +367,16 @@ impl World {
         row
     }
 
-    /// The canonical rows: node rows (sorted), the replica row, client rows (permuted), with
-    /// `live` the nodes some client may still read.
-    fn canonical_rows(&self, live: NodeSet) -> [u64; ROWS] {
+    /// What every permutation re-assembles: the node rows' parts, the replica's, the client
+    /// rows, and the permutations the symmetry reduction tries, with `live` the nodes some
+    /// client may still read.
+    fn row_parts(&self, live: NodeSet) -> Parts {
         let shape = &self.shape;
         let mut settled = [Settled::Open; MAX_MODEL_CLIENTS];
         for (c, s) in settled.iter_mut().enumerate().take(shape.clients) {
             *s = self.settled(c);
         }
-        let perms: &[[usize; 3]] = match (shape.symmetry, shape.clients) {
+        let perms: &'static [[usize; 3]] = match (shape.symmetry, shape.clients) {
             (false, _) | (_, 1) => &PERMS_1,
             (true, 2) => &PERMS_2,
             (true, _) => &PERMS_3,
@@ -394,21 +398,25 @@ impl World {
         for (c, row) in clients.iter_mut().enumerate().take(shape.clients) {
             *row = self.client_row(c, settled[c]);
         }
+        Parts {
+            perms,
+            nodes,
+            replica,
+            clients,
+        }
+    }
+
+    /// The canonical rows: node rows (sorted), the replica row, client rows (permuted), with
+    /// `live` the nodes some client may still read.
+    fn canonical_rows(&self, live: NodeSet) -> [u64; ROWS] {
+        let shape = &self.shape;
+        let parts = self.row_parts(live);
         let mut best = [u64::MAX; ROWS];
         let mut rows = [0u64; ROWS];
-        for perm in perms {
-            rows.fill(0);
-            for n in 0..shape.nodes {
-                rows[n] = nodes[n].assemble(perm, shape.clients);
-            }
+        for perm in parts.perms {
+            parts.fill(perm, shape, &mut rows);
             if shape.symmetry {
                 rows[..shape.nodes].sort_unstable();
-            }
-            if let Some(replica) = &replica {
-                rows[MAX_MODEL_NODES] = 1 << 63 | replica.assemble(perm, shape.clients);
-            }
-            for c in 0..shape.clients {
-                rows[MAX_MODEL_NODES + 1 + perm[c]] = clients[c];
             }
             if rows < best {
                 best = rows;
@@ -416,12 +424,103 @@ impl World {
         }
         best
     }
+
+    /// [`canonical_rows`](World::canonical_rows) with the fencing counters (`fence.rs`): each
+    /// travels with its node's or client's row through the sort and the permutation, so the
+    /// minimum is over rows and counters together, and two states that differ only in which
+    /// node holds which counter stay apart unless a symmetry maps one onto the other. A
+    /// separate loop, so that scenarios without counters pay nothing for them.
+    fn canonical_fenced(&self, live: NodeSet) -> Fenced {
+        let shape = &self.shape;
+        let parts = self.row_parts(live);
+        let mut node_fences = [NodeFence::default(); MAX_MODEL_NODES];
+        for (n, fence) in node_fences.iter_mut().enumerate().take(shape.nodes) {
+            *fence = self.node_fence(n, live.contains(NodeId(n as u8)));
+        }
+        let mut client_fences = [ClientFence::default(); MAX_MODEL_CLIENTS];
+        for (c, fence) in client_fences.iter_mut().enumerate().take(shape.clients) {
+            *fence = self.client_fence(c, live);
+        }
+        let mut best: Option<Fenced> = None;
+        let mut view = Fenced::default();
+        for perm in parts.perms {
+            parts.fill(perm, shape, &mut view.rows);
+            let mut paired = [(0u64, NodeFence::default()); MAX_MODEL_NODES];
+            for (pair, (&row, &fence)) in paired
+                .iter_mut()
+                .zip(view.rows.iter().zip(&node_fences))
+                .take(shape.nodes)
+            {
+                *pair = (row, fence);
+            }
+            if shape.symmetry {
+                paired[..shape.nodes].sort_unstable();
+            }
+            for (n, &(row, fence)) in paired.iter().enumerate().take(shape.nodes) {
+                view.rows[n] = row;
+                view.node_fences[n] = fence;
+            }
+            for (c, fence) in client_fences.iter().enumerate().take(shape.clients) {
+                view.client_fences[perm[c]] = *fence;
+            }
+            if best.is_none_or(|best| view < best) {
+                best = Some(view);
+            }
+        }
+        best.expect("at least the identity permutation")
+    }
+}
+
+/// See [`World::row_parts`].
+struct Parts {
+    perms: &'static [[usize; 3]],
+    nodes: [RowParts; MAX_MODEL_NODES],
+    replica: Option<RowParts>,
+    clients: [u64; MAX_MODEL_CLIENTS],
+}
+
+impl Parts {
+    /// The rows under the client permutation `perm`, node rows not yet sorted.
+    fn fill(&self, perm: &[usize; 3], shape: &super::shape::Shape, rows: &mut [u64; ROWS]) {
+        rows.fill(0);
+        for (row, parts) in rows.iter_mut().zip(&self.nodes).take(shape.nodes) {
+            *row = parts.assemble(perm, shape.clients);
+        }
+        if let Some(replica) = &self.replica {
+            rows[MAX_MODEL_NODES] = 1 << 63 | replica.assemble(perm, shape.clients);
+        }
+        for c in 0..shape.clients {
+            rows[MAX_MODEL_NODES + 1 + perm[c]] = self.clients[c];
+        }
+    }
+}
+
+/// The canonical view of a fenced world's rows (see [`World::canonical_fenced`]).
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct Fenced {
+    rows: [u64; ROWS],
+    node_fences: [NodeFence; MAX_MODEL_NODES],
+    client_fences: [ClientFence; MAX_MODEL_CLIENTS],
+}
+
+impl Default for Fenced {
+    fn default() -> Self {
+        Fenced {
+            rows: [0; ROWS],
+            node_fences: [NodeFence::default(); MAX_MODEL_NODES],
+            client_fences: [ClientFence::default(); MAX_MODEL_CLIENTS],
+        }
+    }
 }
 
 impl Hash for World {
     fn hash<H: Hasher>(&self, state: &mut H) {
         let live = self.live_nodes();
-        self.canonical_rows(live).hash(state);
+        let fenced = self.fenced_view().then(|| self.canonical_fenced(live));
+        match &fenced {
+            Some(view) => view.rows.hash(state),
+            None => self.canonical_rows(live).hash(state),
+        }
         self.storage.hash(state);
         let mut budget = self.budget;
         if live.is_empty() {
@@ -440,7 +539,11 @@ impl Hash for World {
         if self.shape.exact_ghosts || self.shape.storage.is_some() {
             self.epochs.hash(state);
         }
-        self.hash_fences(state);
+        if let Some(view) = &fenced {
+            view.node_fences[..self.shape.nodes].hash(state);
+            view.client_fences[..self.shape.clients].hash(state);
+            self.hash_counter_node(state);
+        }
         if self.shape.mode == Mode::Liveness || self.shape.exact_time.is_some() {
             self.now.hash(state);
         }
