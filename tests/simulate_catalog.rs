@@ -59,16 +59,20 @@ const ALWAYS: [Property; 3] = [
 /// update about 3: `redlock-lab simulate fencing-lock-quorum-counter-lost --seed 1 --runs
 /// 100000`).
 ///
-/// `fencing-lock-quorum-node-clock-jump` (storage safety) stays out of reach at any
-/// resolution, for the margin the bridge grows. The model's op lands in its check's tick
-/// (`max_delay_ticks` 0) and its check margin is one tick; the simulator's op takes a step
-/// and a message, so its margin is two ticks: a lease from `T1` with deadline `T1 + 3`
-/// ticks passes only checks that read `T1 + 1` tick, that is before `T1 + 2` ticks of true
-/// time. The counterexample needs c1 to finish acquiring after c2 (so that c2's older epoch
-/// has the larger token), and c2 cannot: the jumped node drops c1's key two ticks after it
-/// was set (`T1 + 2` ticks and a millisecond at the earliest), and c2 still needs that
-/// node's answer and its write-back round (three messages more). c1's check then reads
-/// `T1 + 2` ticks and refuses. No run in 100 000 reaches it, with or without the knobs.
+/// `fencing-lock-quorum-node-clock-jump` (storage safety) stays out of reach, for the
+/// margin the bridge grows. In the checker's counterexample c1 wins n1 and n2 and writes
+/// its token 1 back at tick 0, but takes the write-back's answers only at tick 2; by then
+/// n1's clock has jumped, c2 has won n1 and n3 with token 2 and acquired, so c1 acquires
+/// second (the newer epoch, the smaller token), checks in tick 2 against its deadline at 3
+/// with margin 1, and its op lands in that tick before c2's. The model's op lands in its
+/// check's tick (`max_delay_ticks` 0); the simulator's takes a step and a message, so its
+/// margin is two ticks and c1's check passes only while its clock reads `T1 + 1` tick, that
+/// is before `T1 + 2` ticks of true time, when the jumped node has only just dropped c1's
+/// key (`T1 + 2` ticks and a millisecond at the earliest) and c2 still needs that node's
+/// answer and its write-back round: c1 cannot acquire after c2 and still pass its check.
+/// With the model's margin, a run would also need c1's write-back to n2 answered only
+/// after c2 acquired, and the simulator delays requests, not answers (a delayed write-back
+/// waits at n2 while c1's own key lives there). No run in 100 000 reaches it.
 const NOT_REACHED: [(&str, Property); 1] = [(
     "fencing-lock-quorum-node-clock-jump",
     Property::StorageSafety,
