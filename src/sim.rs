@@ -64,9 +64,11 @@
 //! millisecond) and documents what is exact, what is approximated and what is refused;
 //! `redlock-lab simulate` runs it. A bridged world is a swarm search ([`SimConfig::swarm`]):
 //! each run draws from its seed which fault kinds are on, its round timeout, think time and
-//! network speed, and aims most faults at an event of the run ([`Anchor`]: a key set, a
-//! lease check) rather than a uniform time, since the windows where a fault breaks safety
-//! are a few milliseconds wide.
+//! network speed, whether its first holder checks its lease as late as its margin allows
+//! ([`WorkloadConfig::late_check`]) and whether its other clients begin when the first
+//! holder's keys go ([`WorkloadConfig::rival_start`]), and aims most faults at an event of
+//! the run ([`Anchor`]: a key set, a lease check) rather than a uniform time, since the
+//! windows where a fault breaks safety are a few milliseconds wide.
 //!
 //! A scenario with a `[simulate]` table describes a world of the simulator's own instead: a long
 //! workload under the faults the table lists. The simulator's worlds in `models/sim/`

@@ -878,3 +878,76 @@ fn a_bridged_storage_op_lands_within_the_models_ticks() {
     assert!(latest > 10, "no op reached the next tick: {latest} ms");
     assert_eq!(world("antirez-safe").client_clock_resolution, Millis(1));
 }
+
+/// A swarm run's two timing knobs do what its header says: with `late_check` the first holder
+/// checks at the last reading of its clock at which its margin still passes (one tick later
+/// it would not), and without it at once; with `rival_start` every other client begins that
+/// long after the first client's start, on clocks that read alike here (no clock error).
+#[test]
+fn a_late_checker_checks_at_its_margins_last_reading_and_rivals_begin_at_the_drawn_edge() {
+    let file = catalog::find("synchronous-bounds-margin-2").expect("in the catalog");
+    let scenario = redlock_lab::scenario::Scenario::from_str(file.file, file.text).unwrap();
+    let config = SimConfig::from_scenario_at(&scenario, 10).unwrap();
+    let margin = config.workload.op_margin;
+    let mut seen = [0; 4];
+    for seed in 0..200 {
+        let outcome = run(&config, seed);
+        let drawn = outcome
+            .swarm
+            .clone()
+            .expect("a bridged world is a swarm search");
+        assert!(
+            outcome.header().contains(&format!(
+                "late_check = {}, rival_start = {}",
+                drawn.late_check,
+                drawn
+                    .rival_start
+                    .map_or_else(|| "none".to_owned(), |after| after.to_string())
+            )),
+            "seed {seed}: the header prints the knobs"
+        );
+        let mut holder = None;
+        let mut starts = Vec::new();
+        for entry in &outcome.trace {
+            match entry.event {
+                TraceEvent::AcquireStarted { client, local } => starts.push((client, local)),
+                TraceEvent::Acquired {
+                    client,
+                    epoch: 1,
+                    deadline,
+                    local,
+                    ..
+                } => holder = Some((client, deadline, local)),
+                TraceEvent::Checked { client, local, .. }
+                    if holder.is_some_and(|(c, ..)| c == client) =>
+                {
+                    let (_, deadline, acquired) = holder.take().unwrap();
+                    assert!(deadline - local >= margin, "seed {seed}: the check passes");
+                    if drawn.late_check {
+                        assert!(
+                            deadline - (local + Millis(10)) < margin,
+                            "seed {seed}: a late checker checks at the last passing reading"
+                        );
+                        seen[usize::from(local > acquired)] += 1;
+                    } else {
+                        assert_eq!(local, acquired, "seed {seed}: checks at once");
+                    }
+                }
+                _ => {}
+            }
+        }
+        if let (Some(after), Some(&(first, at))) = (drawn.rival_start, starts.first()) {
+            assert_eq!(
+                Some(first),
+                drawn.faults.focused_client.or(Some(0)),
+                "seed {seed}: the focused client begins first"
+            );
+            for &(client, local) in &starts[1..] {
+                assert_eq!(local, at + after, "seed {seed}: c{} begins", client + 1);
+            }
+            seen[2 + usize::from(starts.len() > 1)] += 1;
+        }
+    }
+    assert!(seen[1] > 0, "a late checker waited in some run: {seen:?}");
+    assert!(seen[3] > 0, "a rival was timed in some run: {seen:?}");
+}

@@ -132,7 +132,14 @@ impl SimConfig {
     ///   a swarm run may send every message with the shortest delay, and without `[storage]` the run has one
     ///   pause per client of 1 to `2·ttl` at a random time (during a round, a hold, before a
     ///   begin: all moves the model has). With `[storage]` only the scenario's own pauses run, since a
-    ///   pause between a check and its op is a budgeted fault there.
+    ///   pause between a check and its op is a budgeted fault there. Half the swarm runs have
+    ///   their first holder wait before each check until the last clock reading at which it
+    ///   still passes ([`WorkloadConfig::late_check`]), and half have every other client begin
+    ///   an edge after the first client's start ([`WorkloadConfig::rival_start`]: the TTL less
+    ///   a forward node jump, the TTL, or a tick past the restart delay, then exactly or a tick
+    ///   or two later), the first client being the one a focused run aims its client faults
+    ///   at: the model's holder may wait before any check and its rival begin at any moment,
+    ///   and these are the moments a zero-slack boundary is crossed at.
     /// - **Clock error** `ε_n`, `ε_c` becomes a rate error `ρ_n = ε_n / ttl_ticks` on every node
     ///   clock and `ρ_c = ε_c / ttl_ticks` on every client clock: a fast node and a slow client
     ///   drift apart by `(ρ_n + ρ_c)·ttl = ε_n + ε_c` over a lease, and a node's error alone
@@ -270,9 +277,27 @@ impl SimConfig {
             .crashes
             .as_ref()
             .map_or(Millis::ZERO, |c| span(c.restart_delay_ticks));
+        // A rival aimed at the first holder's keys begins when a forward jump of a node's
+        // clock may have dropped one of them, when they expire, or when a node that crashed
+        // with one of them serves again.
+        let forward_jump = scenario
+            .faults
+            .clock_jumps
+            .as_ref()
+            .filter(|jumps| jumps.jump_ticks > 0 && jumps.target != JumpTarget::Client)
+            .map_or(Millis::ZERO, |jumps| span(jumps.jump_ticks.unsigned_abs()));
         let swarm = Swarm {
             round_timeout_max: round_timeout.max(ttl.saturating_sub(drift)),
             think_max: Millis(2 * ttl.0) + restart_delay,
+            rival_starts: [
+                ttl.saturating_sub(forward_jump),
+                ttl,
+                if scenario.faults.crashes.is_some() {
+                    restart_delay + Millis(scale)
+                } else {
+                    ttl
+                },
+            ],
         };
         // Long enough for every client's one acquisition (think, every round and its retry
         // delay, a hold, a release), short enough that faults strike while the lock is in use.
@@ -332,6 +357,8 @@ impl SimConfig {
                 .is_some_and(|s| s.token_source == TokenSource::CounterAfterAcquire),
             shared_token: lock.token == Tokens::Shared,
             op_arrival_cap: None,
+            late_check: false,
+            rival_start: None,
         };
         let pauses = scenario.faults.pauses.as_ref();
         match &scenario.storage {
@@ -832,6 +859,16 @@ mod tests {
         // A rival may begin once the crashed node serves again, and later.
         let swarm = config.swarm.unwrap();
         assert_eq!(swarm.think_max, Millis(2 * 100 + 40));
+        // A rival aimed at the first holder's keys begins as they expire, or a tick after
+        // the restart delay of a node that crashed with one of them.
+        assert_eq!(swarm.rival_starts, [Millis(100), Millis(100), Millis(50)]);
+        // Or as a node whose clock jumped forward drops one.
+        let jump = scenario("[faults.clock_jumps]\ntarget = \"node\"\njump_ticks = 2");
+        let swarm = SimConfig::from_scenario_at(&jump, 10)
+            .unwrap()
+            .swarm
+            .unwrap();
+        assert_eq!(swarm.rival_starts, [Millis(80), Millis(100), Millis(100)]);
     }
 
     #[test]

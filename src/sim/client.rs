@@ -227,6 +227,28 @@ impl SimClient {
         true
     }
 
+    /// Whether the client has started an acquisition in this run, or died.
+    pub fn has_begun_or_died(&self) -> bool {
+        self.acquisitions > 0 || self.dead
+    }
+
+    /// The client stays idle until [`begin_after`](SimClient::begin_after) times its start.
+    pub fn wait_for_first(&mut self) {
+        self.phase = Phase::Idle {
+            until: Millis(u64::MAX),
+        };
+    }
+
+    /// A client that has not begun yet (idle, alive) begins `after` from true time `now` on
+    /// its own clock rather than at its drawn think time ([`WorkloadConfig::rival_start`]).
+    pub fn begin_after(&mut self, now: u64, after: Millis) {
+        if !self.dead && self.acquisitions == 0 && matches!(self.phase, Phase::Idle { .. }) {
+            self.phase = Phase::Idle {
+                until: self.clock.read(now) + after,
+            };
+        }
+    }
+
     /// Delays the client's next storage operation by `extra` more.
     pub fn delay_next_storage_op(&mut self, extra: Millis) {
         self.storage_delay += extra;
@@ -534,13 +556,26 @@ impl SimClient {
                         value,
                     }),
                 };
-                let margin_left = self
-                    .lock
-                    .as_ref()
-                    .and_then(Lock::lease)
-                    .is_some_and(|lease| {
-                        lease.believes(local) && lease.deadline - local >= ctx.workload.op_margin
-                    });
+                let passes = |at: Millis| {
+                    self.lock
+                        .as_ref()
+                        .and_then(Lock::lease)
+                        .is_some_and(|lease| {
+                            lease.believes(at) && lease.deadline - at >= ctx.workload.op_margin
+                        })
+                };
+                // A late checker waits while the clock's next reading would still pass: the
+                // check itself is the core's rule, so waiting never makes one pass that the
+                // rule refuses.
+                let next_reading = local + self.clock.resolution();
+                if op.is_some()
+                    && ctx.workload.late_check
+                    && self.epoch == 1
+                    && passes(next_reading)
+                {
+                    return;
+                }
+                let margin_left = passes(local);
                 match op {
                     Some(op) if margin_left => {
                         ctx.record(TraceEvent::Checked {

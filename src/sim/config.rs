@@ -143,6 +143,21 @@ pub struct WorkloadConfig {
     /// tick `k + max_delay_ticks`), which a world built from a scenario follows; `None`: no
     /// cap beyond the faults' own sizes.
     pub op_arrival_cap: Option<Millis>,
+    /// The run's first holder (epoch 1) waits before each storage check until the last
+    /// reading of its clock at which the check still passes, then checks by the core's rule
+    /// as always. The model's holder may wait any time before a check, and the check that
+    /// matters most is the last one the margin allows: an op checked then and held back by a
+    /// pause and a delay lands as late as the bounds let it, when the holder's keys are gone
+    /// and a rival may already be at work. A swarm run draws it
+    /// ([`SwarmRun::late_check`](super::SwarmRun::late_check)).
+    pub late_check: bool,
+    /// When the run's first acquisition starts, every client that has not begun yet begins
+    /// this long after it on its own clock, instead of after its drawn think time. The model's
+    /// rival may begin at any moment, and the one that matters is when the first holder's keys
+    /// are about to be gone (a TTL later, less a forward node jump); a uniform think time
+    /// rarely lands there. A swarm run draws it
+    /// ([`SwarmRun::rival_start`](super::SwarmRun::rival_start)).
+    pub rival_start: Option<Millis>,
 }
 
 impl Default for WorkloadConfig {
@@ -160,6 +175,8 @@ impl Default for WorkloadConfig {
             counter_node: false,
             shared_token: false,
             op_arrival_cap: None,
+            late_check: false,
+            rival_start: None,
         }
     }
 }
@@ -179,6 +196,13 @@ pub struct Swarm {
     /// begin together race for the same nodes, a client that begins late meets a lock whose
     /// keys are about to expire.
     pub think_max: Millis,
+    /// The delays after the run's first start at which a rival may begin
+    /// ([`WorkloadConfig::rival_start`]), a run drawing one of them, half the time exactly and
+    /// else one or two ticks of [`SimConfig::client_clock_resolution`] later: the TTL less the
+    /// largest forward node jump (when a jumped node drops the first holder's key), the TTL
+    /// (when its keys expire), and a tick past the restart delay (when a node that crashed
+    /// right after taking the first holder's key serves again; the TTL without crashes).
+    pub rival_starts: [Millis; 3],
 }
 
 /// A simulated world: nodes, clients, clocks, network, crashes, workload and faults.
@@ -379,8 +403,14 @@ impl SimConfig {
                 workload.op_arrival_cap.unwrap_or(Millis::ZERO),
             ),
         ];
-        let swarm_spans = self.swarm.map_or([Millis::ZERO; 2], |swarm| {
-            [swarm.round_timeout_max, swarm.think_max]
+        let swarm_spans = self.swarm.map_or([Millis::ZERO; 5], |swarm| {
+            [
+                swarm.round_timeout_max,
+                swarm.think_max,
+                swarm.rival_starts[0],
+                swarm.rival_starts[1],
+                swarm.rival_starts[2],
+            ]
         });
         if let Some(swarm) = self.swarm {
             range(
@@ -393,6 +423,9 @@ impl SimConfig {
         let spans = spans.into_iter().chain([
             ("round timeout", swarm_spans[0]),
             ("think time", swarm_spans[1]),
+            ("rival start", swarm_spans[2]),
+            ("rival start", swarm_spans[3]),
+            ("rival start", swarm_spans[4]),
         ]);
         for (what, span) in spans {
             if span > MAX_SPAN {
@@ -609,8 +642,14 @@ impl fmt::Display for SimConfig {
         if let Some(swarm) = self.swarm {
             writeln!(
                 f,
-                "swarm = each run draws its fault kinds, aims most faults at a window, and draws round_timeout in [{}, {}] and think_max in [{}, {}]",
-                self.lock.round_timeout, swarm.round_timeout_max, w.think_min, swarm.think_max
+                "swarm = each run draws its fault kinds, aims most faults at a window, and draws round_timeout in [{}, {}], think_max in [{}, {}], whether the first holder checks late, and a rival start after {}, {} or {} (plus up to two ticks) or none",
+                self.lock.round_timeout,
+                swarm.round_timeout_max,
+                w.think_min,
+                swarm.think_max,
+                swarm.rival_starts[0],
+                swarm.rival_starts[1],
+                swarm.rival_starts[2]
             )?;
         }
         match &self.faults {

@@ -460,6 +460,12 @@ pub struct SwarmFaults {
     pub timed: Vec<ScheduledFault>,
     /// The faults waiting for an event.
     pub aimed: Vec<AimedFault>,
+    /// In a focused run, the client every client fault is aimed at (else `None`): a run
+    /// that aims its clients' starts ([`WorkloadConfig::rival_start`]) lets it begin first, so
+    /// that the holder is the client its faults wait for.
+    ///
+    /// [`WorkloadConfig::rival_start`]: super::WorkloadConfig::rival_start
+    pub focused_client: Option<usize>,
 }
 
 /// The facts a swarm draw aims with.
@@ -473,8 +479,9 @@ pub struct Aim {
     pub clients: usize,
     /// The lock's TTL: a fault aimed at a key or a lease strikes within one TTL of it.
     pub ttl: Millis,
-    /// Whether holders work on the storage (so a lease check can anchor a fault).
-    pub storage: bool,
+    /// How many times a holder checks its lease per lock, one check per storage operation
+    /// (0 without storage work): a fault aimed at a check picks one of them.
+    pub checks: u32,
     /// The replicated master, if any: a failover strikes within one TTL of a key it set.
     pub failover_node: Option<usize>,
 }
@@ -495,9 +502,12 @@ impl FaultBudget {
         let focus_node = uniform(rng, 0, aim.nodes.saturating_sub(1) as u64) as usize;
         let focus_client = uniform(rng, 0, aim.clients.saturating_sub(1) as u64) as usize;
         let focused = uniform(rng, 0, 1) == 1;
+        // A focused run aims every fault at a check on the same check, so that a pause and a
+        // storage delay meet on one op (the write, say, which a late checker sends last).
+        let focus_check = uniform(rng, 1, u64::from(aim.checks.max(1))) as u32;
         if focused {
             this.pinned_node.get_or_insert(focus_node);
-            this.pinned_client.get_or_insert(focus_client);
+            drawn.focused_client = Some(*this.pinned_client.get_or_insert(focus_client));
         }
         let names = self.kinds();
         for (index, (budget, make)) in this.makers().into_iter().enumerate() {
@@ -561,7 +571,8 @@ impl FaultBudget {
                     let focus_node = this.pinned_node.unwrap_or(focus_node);
                     let focus_client = this.pinned_client.unwrap_or(focus_client);
                     *client = (focus_client + step) % clients;
-                    *node = (focus_node + 1 + step) % nodes;
+                    // Never the focused node itself: both quorums need it.
+                    *node = (focus_node + 1 + step % nodes.saturating_sub(1).max(1)) % nodes;
                 }
                 let aimed = uniform(rng, 0, 3) > 0;
                 // Half the aimed faults strike early in a key's or a lease's life, a quarter
@@ -598,7 +609,7 @@ impl FaultBudget {
                         ..
                     } => Some((Anchor::Acquired { client }, when)),
                     Fault::Pause { client, .. } => Some(match which {
-                        0 | 1 if aim.storage => (Anchor::Checked { client }, 1),
+                        0 | 1 if aim.checks > 0 => (Anchor::Checked { client }, 1),
                         0 | 1 => (Anchor::Started { client }, when),
                         _ => (Anchor::Acquired { client }, when),
                     }),
@@ -615,9 +626,10 @@ impl FaultBudget {
                 match anchor {
                     Some((anchor, after)) if aimed => drawn.aimed.push(AimedFault {
                         anchor,
-                        // A client checks its lease up to three times per lock.
+                        // One of the checks of the client's lock.
                         nth: if matches!(anchor, Anchor::Checked { .. }) {
-                            uniform(rng, 1, 3) as u32
+                            let drawn = uniform(rng, 1, u64::from(aim.checks.max(1))) as u32;
+                            if focused { focus_check } else { drawn }
                         } else if matches!(anchor, Anchor::KeySet { .. }) {
                             nth
                         } else {
@@ -747,7 +759,7 @@ mod tests {
             nodes: 3,
             clients: 2,
             ttl: Millis(40),
-            storage: true,
+            checks: 2,
             failover_node: None,
         };
         let draw = |seed| budget.draw_swarm(&mut ChaCha8Rng::seed_from_u64(seed), aim);
@@ -806,7 +818,7 @@ mod tests {
             nodes: 3,
             clients: 2,
             ttl: Millis(40),
-            storage: false,
+            checks: 0,
             failover_node: None,
         };
         let mut crossed = 0;
@@ -841,6 +853,67 @@ mod tests {
         }
         // Focused runs stall two clients' requests to two different nodes.
         assert!(crossed > 20, "{crossed} crossed pairs in 200 draws");
+    }
+
+    #[test]
+    fn a_focused_run_aims_its_faults_at_one_check_and_stalls_around_the_focused_node() {
+        let budget = FaultBudget {
+            crashes: Budget::new(1, Millis(0), Millis(0)),
+            pauses: Budget::new(1, Millis(1), Millis(30)),
+            storage_delays: Budget::new(2, Millis(0), Millis(13)),
+            request_stalls: Budget::new(3, Millis(500), Millis(500)),
+            ..FaultBudget::NONE
+        };
+        let aim = Aim {
+            duration: Millis(500),
+            nodes: 3,
+            clients: 2,
+            ttl: Millis(40),
+            checks: 2,
+            failover_node: None,
+        };
+        let (mut focused, mut met) = (0, 0);
+        for seed in 0..400 {
+            let drawn = budget.draw_swarm(&mut ChaCha8Rng::seed_from_u64(seed), aim);
+            let checks: Vec<u32> = drawn
+                .aimed
+                .iter()
+                .filter(|a| matches!(a.anchor, Anchor::Checked { .. }))
+                .map(|a| a.nth)
+                .collect();
+            // Only the checks a lock has.
+            assert!(checks.iter().all(|nth| (1..=2).contains(nth)), "{drawn:?}");
+            let Some(client) = drawn.focused_client else {
+                continue;
+            };
+            focused += 1;
+            // One check, one client: a pause and a storage delay meet on one op.
+            assert!(checks.windows(2).all(|w| w[0] == w[1]), "{drawn:?}");
+            met += usize::from(checks.len() > 1);
+            let crashed = drawn
+                .aimed
+                .iter()
+                .map(|a| a.fault)
+                .chain(drawn.timed.iter().map(|f| f.fault))
+                .find_map(|fault| match fault {
+                    // A focused run pins its node faults to the focused node.
+                    Fault::Crash { node, .. } => Some(node),
+                    _ => None,
+                });
+            for fault in drawn.timed.iter().map(|f| f.fault) {
+                if let Fault::DelayRequest { node, .. } = fault {
+                    assert_ne!(Some(node), crashed, "seed {seed}: {drawn:?}");
+                }
+            }
+            for aimed in &drawn.aimed {
+                if let Fault::Pause { client: c, .. } | Fault::DelayStorageOp { client: c, .. } =
+                    aimed.fault
+                {
+                    assert_eq!(c, client, "seed {seed}");
+                }
+            }
+        }
+        assert!(focused > 100 && met > 10, "{focused} focused, {met} met");
     }
 
     #[test]

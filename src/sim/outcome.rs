@@ -60,6 +60,12 @@ pub struct SwarmRun {
     pub think_max: Millis,
     /// This run's longest network delay.
     pub delay_max: Millis,
+    /// Whether this run's first holder checks its lease as late as its margin allows
+    /// ([`WorkloadConfig::late_check`](super::WorkloadConfig::late_check)).
+    pub late_check: bool,
+    /// How long after the run's first start the other clients begin, if this run aims them
+    /// ([`WorkloadConfig::rival_start`](super::WorkloadConfig::rival_start)).
+    pub rival_start: Option<Millis>,
     /// The fault kinds it enabled and its faults, timed and aimed.
     pub faults: SwarmFaults,
 }
@@ -70,10 +76,13 @@ impl fmt::Display for SwarmRun {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(
             f,
-            "this run: round_timeout = {}, think_max = {}, delay_max = {}, fault kinds = {}",
+            "this run: round_timeout = {}, think_max = {}, delay_max = {}, late_check = {}, rival_start = {}, fault kinds = {}",
             self.round_timeout,
             self.think_max,
             self.delay_max,
+            self.late_check,
+            self.rival_start
+                .map_or_else(|| "none".to_owned(), |after| after.to_string()),
             if self.faults.enabled.is_empty() {
                 "none".to_owned()
             } else {

@@ -66,6 +66,20 @@ pub fn run(config: &SimConfig, seed: u64) -> Result<Outcome, SimConfigError> {
                 } else {
                     config.network.delay_min
                 };
+                // Drawn after the knobs above, so that those draws stay as they were. Half the
+                // runs have their first holder check as late as its margin allows, and half
+                // aim the other clients' start at the moment the first holder's keys go.
+                let late_check = uniform(&mut rng, 0, 1) == 1;
+                let rival_start = (uniform(&mut rng, 0, 1) == 1).then(|| {
+                    let edge = knobs.rival_starts[uniform(&mut rng, 0, 2) as usize];
+                    // Half the time exactly at the edge, else a tick or two after it (a
+                    // message late, a crash a little later).
+                    let ticks = match uniform(&mut rng, 0, 1) {
+                        0 => 0,
+                        _ => uniform(&mut rng, 1, 2),
+                    };
+                    edge + Millis(config.client_clock_resolution.0 * ticks)
+                });
                 let faults = budget.draw_swarm(
                     &mut stream(seed, FAULT_STREAM),
                     Aim {
@@ -74,7 +88,14 @@ pub fn run(config: &SimConfig, seed: u64) -> Result<Outcome, SimConfigError> {
                         nodes: config.nodes() + usize::from(config.workload.counter_node),
                         clients: config.clients,
                         ttl: config.ttl,
-                        storage: config.workload.cycles_per_lock > 0,
+                        // A check per storage op: a read and a write per cycle, and a mark
+                        // first under compare-and-set.
+                        checks: 2 * config.workload.cycles_per_lock
+                            + u32::from(
+                                config.workload.cycles_per_lock > 0
+                                    && config.workload.protection
+                                        == crate::storage::Protection::RandomTokenCas,
+                            ),
                         failover_node: config.crash.failover.map(|f| f.node),
                     },
                 );
@@ -83,6 +104,8 @@ pub fn run(config: &SimConfig, seed: u64) -> Result<Outcome, SimConfigError> {
                     round_timeout,
                     think_max,
                     delay_max,
+                    late_check,
+                    rival_start,
                     faults,
                 });
                 timed
@@ -139,6 +162,12 @@ struct World<'a> {
     shared_token_seed: Option<u64>,
     outbox: Vec<(Message, Millis)>,
     believers: Vec<Believer>,
+    /// With `workload.rival_start`: the client that begins first (the focused client of a
+    /// focused run, else c1), the others waiting for it.
+    first_client: usize,
+    /// With `workload.rival_start`: the clients not yet begun have been timed from the first
+    /// start.
+    rivals_timed: bool,
     stats: Stats,
     now: u64,
 }
@@ -157,6 +186,8 @@ impl<'a> World<'a> {
         if let Some(drawn) = &swarm {
             lock_config.round_timeout = drawn.round_timeout;
             workload.think_max = drawn.think_max;
+            workload.late_check = drawn.late_check;
+            workload.rival_start = drawn.rival_start;
             network.delay_max = drawn.delay_max;
         }
         let node_rho = u64::from(config.clocks.rate_error_ppm_max);
@@ -179,13 +210,24 @@ impl<'a> World<'a> {
         let nodes = (0..config.nodes())
             .map(|index| SimNode::new(index, clock(&mut setup, node_rho), config.crash))
             .collect();
-        let clients = (0..config.clients)
+        let mut clients: Vec<SimClient> = (0..config.clients)
             .map(|id| {
                 let clock =
                     clock(&mut setup, client_rho).with_resolution(config.client_clock_resolution);
                 SimClient::new(id, clock, setup.next_u64(), &workload)
             })
             .collect();
+        let first_client = swarm
+            .as_ref()
+            .and_then(|drawn| drawn.faults.focused_client)
+            .unwrap_or(0);
+        if workload.rival_start.is_some() {
+            for (id, client) in clients.iter_mut().enumerate() {
+                if id != first_client {
+                    client.wait_for_first();
+                }
+            }
+        }
         // Drawn after everything else, so that worlds with unique tokens draw as before.
         let shared_token_seed = workload.shared_token.then(|| setup.next_u64());
         World {
@@ -214,6 +256,8 @@ impl<'a> World<'a> {
             shared_token_seed,
             outbox: Vec::new(),
             believers: Vec::new(),
+            first_client,
+            rivals_timed: false,
             stats: Stats::default(),
             now: 0,
         }
@@ -535,6 +579,17 @@ impl<'a> World<'a> {
             self.send(message, extra);
         }
         self.outbox = outbox;
+        // Once the first client has begun (or died before), the others are timed from it
+        // (once per run).
+        if let Some(after) = self.workload.rival_start
+            && !self.rivals_timed
+            && self.clients[self.first_client].has_begun_or_died()
+        {
+            self.rivals_timed = true;
+            for client in &mut self.clients {
+                client.begin_after(self.now, after);
+            }
+        }
     }
 
     /// Whether `message` runs between a node and a client outside that client's reach.
