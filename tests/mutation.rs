@@ -119,14 +119,13 @@ fn a_bug_in_the_core_life_cycle_flips_a_catalog_verdict() {
         );
         // ... and the mutant gets one wrong.
         let copy = mutated_crate(mutant);
+        // The dev profile at opt-level 1 without debug info: the scenarios are small, and
+        // its incremental build recompiles only what the next mutant's line touches, where a
+        // release build recompiles the whole crate for each mutant.
         let output = Command::new(env!("CARGO"))
-            .args([
-                "run",
-                "--quiet",
-                "--release",
-                "--offline",
-                "--no-default-features",
-            ])
+            .args(["run", "--quiet", "--offline", "--no-default-features"])
+            .env("CARGO_PROFILE_DEV_OPT_LEVEL", "1")
+            .env("CARGO_PROFILE_DEV_DEBUG", "0")
             .args(["--features", "model", "--example", "verdicts"])
             .args(["--", mutant.scenario])
             .current_dir(&copy)
