@@ -261,6 +261,8 @@ pub struct Check {
     probe_states: usize,
     progress: Option<ProgressFn>,
     progress_interval: Duration,
+    /// The invariants read only what the fingerprint keeps (see [`Check::view_invariants`]).
+    view_invariants: bool,
 }
 
 impl std::fmt::Debug for Check {
@@ -304,7 +306,18 @@ impl Check {
             probe_states: DEFAULT_PROBE_STATES,
             progress: None,
             progress_interval: Duration::from_secs(1),
+            view_invariants: false,
         }
+    }
+
+    /// Declares that the invariants read only what the fingerprint keeps of a state (the
+    /// storage, each client's phase, pending op and lock epoch), so the reductions that a
+    /// user invariant turns off (dead ghosts and dead nodes, `RedlockModel::with_invariant`)
+    /// stay on: an invariant that is a function of the view is violated by a state exactly
+    /// when it is violated by every state with the same fingerprint.
+    pub(crate) fn view_invariants(mut self) -> Check {
+        self.view_invariants = true;
+        self
     }
 
     /// Adds a user invariant (at most [`crate::model::MAX_USER_INVARIANTS`]).
@@ -419,6 +432,9 @@ impl Check {
         }
         for invariant in &self.invariants {
             model = model.with_invariant(invariant.clone());
+        }
+        if self.view_invariants && mode == Mode::Safety {
+            model = model.with_exact_ghosts(false);
         }
         model
     }
