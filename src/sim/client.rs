@@ -5,7 +5,7 @@
 //! do `cycles_per_lock` read-modify-write cycles on the storage while its lease has at least
 //! `op_margin` left, release, and start over. A lease that expires, a storage operation that
 //! times out, or one the storage rejects (fenced out) ends the work early; the client then
-//! releases.
+//! releases (after an expiry, once the operation it already checked has been answered).
 //!
 //! A holder *checks* its lease before a storage operation and *sends* it one tick later, so a
 //! pause that strikes in between is Kleppmann's pause: the process resumes and sends the
@@ -469,7 +469,20 @@ impl SimClient {
                         client,
                         epoch: self.epoch,
                     });
-                    if matches!(self.phase, Phase::Working { .. }) {
+                    // A holder with an op between its check and its landing releases once
+                    // that op has landed, as the model's holder, whose only move with an op
+                    // pending is to apply it: an unlock sent first could let a rival acquire
+                    // and reach the storage before the op the holder still has on its way.
+                    let in_flight = self.pending_send.is_some()
+                        || self.pending_token.is_some()
+                        || matches!(
+                            self.phase,
+                            Phase::Working {
+                                awaiting: Some(_),
+                                ..
+                            }
+                        );
+                    if matches!(self.phase, Phase::Working { .. }) && !in_flight {
                         self.begin_release(ctx, local);
                     }
                 }
