@@ -66,7 +66,9 @@
 //! each run draws from its seed which fault kinds are on, its round timeout, think time and
 //! network speed, whether its first holder checks its lease as late as its margin allows
 //! ([`WorkloadConfig::late_check`]) and whether its other clients begin when the first
-//! holder's keys go ([`WorkloadConfig::rival_start`]), and aims most faults at an event of
+//! holder's keys go ([`WorkloadConfig::rival_start`]) and whether its first client takes its
+//! fencing write-back's answers only after a rival acquired ([`WorkloadConfig::late_answers`]),
+//! and aims most faults at an event of
 //! the run ([`Anchor`]: a key set, a lease check) rather than a uniform time, since the
 //! windows where a fault breaks safety are a few milliseconds wide.
 //!

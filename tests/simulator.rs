@@ -951,3 +951,117 @@ fn a_late_checker_checks_at_its_margins_last_reading_and_rivals_begin_at_the_dra
     assert!(seen[1] > 0, "a late checker waited in some run: {seen:?}");
     assert!(seen[3] > 0, "a rival was timed in some run: {seen:?}");
 }
+
+/// A bridged holder checks against the model's margin when its op lands in its check's tick
+/// (`max_delay_ticks` 0): a check in the last milliseconds of a tick of true time, too late
+/// for a step and the run's longest delay, waits for the next tick, so every op lands in the
+/// tick of its check however the run draws its delays.
+#[test]
+fn a_check_too_late_in_its_tick_waits_for_the_next_and_its_op_lands_in_that_tick() {
+    let file = catalog::find("fencing-lock-quorum-node-clock-jump").expect("in the catalog");
+    let scenario = redlock_lab::scenario::Scenario::from_str(file.file, file.text).unwrap();
+    let mut config = SimConfig::from_scenario_at(&scenario, 10).unwrap();
+    assert_eq!(config.workload.op_margin, Millis(10), "the model's margin");
+    assert_eq!(config.workload.op_arrival_cap, Some(Millis(9)));
+    // Without pauses, so that the cap is never stretched.
+    if let FaultPlan::Generated(budget) = &mut config.faults {
+        budget.pauses = sim::Budget::NONE;
+    }
+    let mut checks = 0;
+    for seed in 0..500 {
+        let outcome = run(&config, seed);
+        let delay_max = outcome.swarm.as_ref().unwrap().delay_max.0;
+        let mut checked: Vec<Option<u64>> = vec![None; config.clients];
+        for entry in &outcome.trace {
+            match entry.event {
+                TraceEvent::Checked { client, .. } => {
+                    let into = entry.at.0 % 10;
+                    assert!(
+                        into + 1 + delay_max <= 9,
+                        "seed {seed}: a check {into} ms into its tick with delays up to {delay_max} ms"
+                    );
+                    checked[client] = Some(entry.at.0);
+                    checks += 1;
+                }
+                TraceEvent::StorageApplied { client, .. } => {
+                    let at = checked[client].take().expect("an op is checked first");
+                    assert_eq!(
+                        entry.at.0 / 10,
+                        at / 10,
+                        "seed {seed}: an op checked at {at} ms lands at {} ms",
+                        entry.at.0
+                    );
+                }
+                _ => {}
+            }
+        }
+    }
+    assert!(checks > 100, "only {checks} checks");
+}
+
+/// With `late_answers` the run's first client, once its fencing write-back round is out,
+/// reads nothing until another client has acquired or a TTL has passed: it then acquires as
+/// the newer holder, which is how `fencing-lock-quorum-node-clock-jump`'s counterexample
+/// orders its two acquisitions.
+#[test]
+fn a_late_answering_client_takes_its_write_back_answers_after_a_rival_acquired() {
+    let file = catalog::find("fencing-lock-quorum-node-clock-jump").expect("in the catalog");
+    let scenario = redlock_lab::scenario::Scenario::from_str(file.file, file.text).unwrap();
+    let config = SimConfig::from_scenario_at(&scenario, 10).unwrap();
+    let mut after_rival = 0;
+    let mut late = 0;
+    for seed in 0..2_000 {
+        let outcome = run(&config, seed);
+        let drawn = outcome.swarm.clone().unwrap();
+        assert!(
+            outcome
+                .header()
+                .contains(&format!("late_answers = {}", drawn.late_answers)),
+            "seed {seed}: the header prints the knob"
+        );
+        if !drawn.late_answers {
+            continue;
+        }
+        late += 1;
+        assert!(
+            drawn.rival_start.is_some_and(|after| after < config.ttl),
+            "seed {seed}: only with a rival aimed before the keys expire"
+        );
+        let first = drawn.faults.focused_client.unwrap_or(0);
+        let mut written_back = None;
+        let mut rival_acquired = false;
+        for entry in &outcome.trace {
+            match entry.event {
+                TraceEvent::Sent { message, .. }
+                    if message.from == Endpoint::Client(first)
+                        && written_back.is_none()
+                        && matches!(
+                            message.payload,
+                            Payload::Command(command) if matches!(command.op, Op::RaiseFence { .. })
+                        ) =>
+                {
+                    written_back = Some(entry.at.0);
+                }
+                TraceEvent::Acquired { client, .. } if client != first => rival_acquired = true,
+                TraceEvent::Acquired { client, .. } if client == first => {
+                    let sent = written_back.expect("a write-back comes first");
+                    if rival_acquired {
+                        after_rival += 1;
+                    } else {
+                        assert!(
+                            entry.at.0 >= sent + config.ttl.0,
+                            "seed {seed}: c{} acquires at {} ms, its write-back sent at {sent} ms, before any rival",
+                            first + 1,
+                            entry.at.0
+                        );
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    assert!(
+        late > 0 && after_rival > 0,
+        "{late} runs, {after_rival} after a rival"
+    );
+}

@@ -139,7 +139,11 @@ impl SimConfig {
     ///   a forward node jump, the TTL, or a tick past the restart delay, then exactly or a tick
     ///   or two later), the first client being the one a focused run aims its client faults
     ///   at: the model's holder may wait before any check and its rival begin at any moment,
-    ///   and these are the moments a zero-slack boundary is crossed at.
+    ///   and these are the moments a zero-slack boundary is crossed at. With a fencing
+    ///   write-back, three in four runs whose rivals begin before the first holder's keys
+    ///   expire have the first client leave its write-back answers unread until a rival
+    ///   acquired ([`WorkloadConfig::late_answers`]): the model's client takes a reply
+    ///   whenever it likes, so it may become the newer holder with the older fence.
     /// - **Clock error** `ε_n`, `ε_c` becomes a rate error `ρ_n = ε_n / ttl_ticks` on every node
     ///   clock and `ρ_c = ε_c / ttl_ticks` on every client clock: a fast node and a slow client
     ///   drift apart by `(ρ_n + ρ_c)·ttl = ε_n + ε_c` over a lease, and a node's error alone
@@ -162,10 +166,14 @@ impl SimConfig {
     ///   an op checked in tick `k` land in any instant of tick `k + max_delay_ticks`, so here
     ///   it lands by the end of that tick, counted from the start of the check's tick of true
     ///   time ([`WorkloadConfig::op_arrival_cap`], stretched by a pause between the check and
-    ///   the send). An op takes `L = 1 + max(1, R/2)` ms at least (sent at the holder's next
-    ///   step, then the network; one step more with a counter node); where `L` exceeds
-    ///   `max_delay · R` the margin grows by whole ticks until a check late in its tick still
-    ///   lands in time. Longer delays come from one storage-delay fault per client, cut short
+    ///   the send). An op takes up to `L = 1 + d` ms (sent at the holder's next step, then the
+    ///   network, `d` the run's longest delay, at most `max(1, R/2)`; one step more with a
+    ///   counter node), so a check in the last `L` ms before the cap defers to the start of
+    ///   the next tick of true time and checks again there with its clock then: every such
+    ///   check is one the model's holder can make (it may wait), and its op lands in the tick
+    ///   the model lets it land in. The margin stays the model's; only where even a check at
+    ///   the start of a tick cannot land in time (`L > max_delay · R + R − 1`, as at 1 ms per
+    ///   tick) does it grow by whole ticks. Longer delays come from one storage-delay fault per client, cut short
     ///   at the cap (unbounded: [`UNBOUNDED_IN_TTLS`] TTLs, no cap).
     /// - **Pauses**: `count` pauses of 1 to `max_ticks · R` ms at random times (unbounded:
     ///   [`UNBOUNDED_IN_TTLS`] TTLs); only those that strike between a check and its send are
@@ -359,6 +367,7 @@ impl SimConfig {
             op_arrival_cap: None,
             late_check: false,
             rival_start: None,
+            late_answers: false,
         };
         let pauses = scenario.faults.pauses.as_ref();
         match &scenario.storage {
@@ -368,18 +377,20 @@ impl SimConfig {
                 // A check passes while `deadline − clock ≥ margin`, on a client clock that
                 // reads whole ticks, so a check anywhere in a tick passes as the model's check
                 // in that tick. The model's op lands within the tick `t` ticks later; the
-                // simulator's takes a step (two with a counter node) plus a network delay,
-                // and where that may not fit the margin grows by whole ticks until it does.
+                // simulator's takes a step (two with a counter node) plus a network delay. A
+                // check too late in its tick for that defers to the next tick (the client's
+                // `op_arrival_cap` rule), and only where even a check at the start of a tick
+                // cannot land in time does the margin grow, by whole ticks, until it can.
                 let margin = span(storage.check_margin_ticks.unwrap_or(1));
                 let steps = if workload.counter_node { 2 } else { 1 };
                 let latency = Millis(steps) + delay_max;
                 let (margin, cap, extra_max) = match storage.max_delay {
                     Bound::Ticks(t) => {
-                        let fits = span(t);
-                        let grow = latency.saturating_sub(fits).0.div_ceil(scale);
                         // From the start of the check's tick to the end of the tick the op
-                        // must land in.
-                        let cap = fits + Millis((grow + 1) * scale - 1);
+                        // must land in, that many ticks later once the margin has grown.
+                        let window = span(t) + Millis(scale - 1);
+                        let grow = latency.saturating_sub(window).0.div_ceil(scale);
+                        let cap = window + Millis(grow * scale);
                         (
                             margin + Millis(grow * scale),
                             Some(cap),
@@ -786,6 +797,20 @@ mod tests {
         );
         assert_eq!(config.workload.cycles_per_lock, 1);
         assert_eq!(config.workload.protection, Protection::None);
+        // The catalog's usual storage, at 10 ms per tick: the model's op lands in its check's
+        // tick, and the simulator's 6 ms fit what is left of a tick after a check in its
+        // first 4 ms (a later one waits for the next tick): the model's margin, and storage
+        // delays of up to 3 ms more.
+        let same_tick = scenario(
+            "[lock]\nttl_ticks = 4\n[storage]\nprotection = \"fencing-token\"\n[faults.pauses]\ncount = 1",
+        );
+        let config = SimConfig::from_scenario_at(&same_tick, 10).unwrap();
+        assert_eq!(config.workload.op_margin, Millis(10));
+        assert_eq!(config.workload.op_arrival_cap, Some(Millis(9)));
+        assert_eq!(
+            budget(&config).storage_delays,
+            Budget::new(2, Millis(0), Millis(3))
+        );
         // At 1 ms per tick the simulator needs 2 ms where the model allows 1: the margin
         // grows by the difference, and no extra delay is left.
         let exact = SimConfig::from_scenario(&s).unwrap();

@@ -5,7 +5,7 @@
 //! do `cycles_per_lock` read-modify-write cycles on the storage while its lease has at least
 //! `op_margin` left, release, and start over. A lease that expires, a storage operation that
 //! times out, or one the storage rejects (fenced out) ends the work early; the client then
-//! releases.
+//! releases (after an expiry, once the operation it already checked has been answered).
 //!
 //! A holder *checks* its lease before a storage operation and *sends* it one tick later, so a
 //! pause that strikes in between is Kleppmann's pause: the process resumes and sends the
@@ -22,7 +22,7 @@ use super::draw::uniform;
 use super::network::{Endpoint, Message, Payload};
 use super::trace::{TraceEntry, TraceEvent};
 use crate::node::{NodeState, Persistence};
-use crate::proto::{Config, Event, Lock};
+use crate::proto::{Config, Event, Lock, Op};
 use crate::storage::{Protection, StorageOp, StorageReply};
 use crate::time::Millis;
 
@@ -136,6 +136,21 @@ pub struct SimClient {
     worked: bool,
     /// The process died for good ([`crash`](SimClient::crash)).
     dead: bool,
+    /// Whether, and until when, the client leaves its write-back answers unread
+    /// ([`WorkloadConfig::late_answers`]).
+    late_answers: LateAnswers,
+}
+
+/// Where a client with [`WorkloadConfig::late_answers`] stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum LateAnswers {
+    /// Not this client, or done.
+    Off,
+    /// Waiting for its write-back round to go out.
+    Armed,
+    /// Its write-back round is out: it reads nothing while the run has had `acquisitions`
+    /// acquisitions and its clock reads before `until`.
+    Waiting { acquisitions: u32, until: Millis },
 }
 
 impl SimClient {
@@ -170,7 +185,14 @@ impl SimClient {
             extending: false,
             worked: false,
             dead: false,
+            late_answers: LateAnswers::Off,
         }
+    }
+
+    /// The client takes its first write-back round's answers only once another client has
+    /// acquired, or a TTL later ([`WorkloadConfig::late_answers`]).
+    pub fn take_write_back_answers_late(&mut self) {
+        self.late_answers = LateAnswers::Armed;
     }
 
     /// The epoch of the lease the client believes in at true time `now`, if it believes: it
@@ -275,6 +297,16 @@ impl SimClient {
             ctx.record(TraceEvent::Resumed { client: self.id });
         }
         let local = self.clock.read(ctx.now);
+        if let LateAnswers::Waiting {
+            acquisitions,
+            until,
+        } = self.late_answers
+        {
+            if *ctx.next_epoch == acquisitions && local < until {
+                return;
+            }
+            self.late_answers = LateAnswers::Off;
+        }
         // An operation decided on before a pause goes out first, unchecked: the process was
         // stopped between its check and its send.
         if let Some(op) = self.pending_send.take() {
@@ -437,7 +469,20 @@ impl SimClient {
                         client,
                         epoch: self.epoch,
                     });
-                    if matches!(self.phase, Phase::Working { .. }) {
+                    // A holder with an op between its check and its landing releases once
+                    // that op has landed, as the model's holder, whose only move with an op
+                    // pending is to apply it: an unlock sent first could let a rival acquire
+                    // and reach the storage before the op the holder still has on its way.
+                    let in_flight = self.pending_send.is_some()
+                        || self.pending_token.is_some()
+                        || matches!(
+                            self.phase,
+                            Phase::Working {
+                                awaiting: Some(_),
+                                ..
+                            }
+                        );
+                    if matches!(self.phase, Phase::Working { .. }) && !in_flight {
                         self.begin_release(ctx, local);
                     }
                 }
@@ -575,6 +620,26 @@ impl SimClient {
                 {
                     return;
                 }
+                // The op first takes a token from the counter node: one step more.
+                let needs_token = ctx.workload.counter_node
+                    && !self.token_taken
+                    && !matches!(op, Some(StorageOp::Mark { .. }));
+                // A check whose op might not land by the cap defers to the start of the next
+                // tick of true time, where it checks again with the clock then: the model's
+                // holder may wait before any check, and an op checked early enough in its tick
+                // lands in the tick the model lets it land in. A cap that no check fits (the
+                // bridge grows the margin so that one at the start of a tick does) defers
+                // nothing.
+                if op.is_some()
+                    && let Some(cap) = ctx.workload.op_arrival_cap
+                {
+                    let latency = if needs_token { 2 } else { 1 } + ctx.delay_max.0;
+                    let tick = ctx.tick.0.max(1);
+                    let offset = ctx.now % tick;
+                    if latency <= cap.0 && offset + latency > cap.0 {
+                        return;
+                    }
+                }
                 let margin_left = passes(local);
                 match op {
                     Some(op) if margin_left => {
@@ -588,9 +653,6 @@ impl SimClient {
                             let tick = ctx.tick.0.max(1);
                             ctx.now / tick * tick + cap.0
                         });
-                        let needs_token = ctx.workload.counter_node
-                            && !self.token_taken
-                            && !matches!(op, StorageOp::Mark { .. });
                         if needs_token {
                             self.pending_token = Some(op);
                         } else {
@@ -660,6 +722,14 @@ impl SimClient {
             return;
         };
         while let Some(command) = lock.poll_command() {
+            if self.late_answers == LateAnswers::Armed
+                && matches!(command.op, Op::RaiseFence { .. })
+            {
+                self.late_answers = LateAnswers::Waiting {
+                    acquisitions: *ctx.next_epoch,
+                    until: self.clock.read(ctx.now) + ctx.ttl,
+                };
+            }
             let node = command.node.index();
             let extra = match self.request_delays.iter().position(|(n, _)| *n == node) {
                 Some(index) => self.request_delays.swap_remove(index).1,

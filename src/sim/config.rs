@@ -139,7 +139,9 @@ pub struct WorkloadConfig {
     /// time its check fell in (ticks of [`SimConfig::client_clock_resolution`]): an op checked
     /// in the tick that starts at `s` arrives by `s + cap`, later only by the time its client
     /// was paused between the check and the send. A storage-delay fault is cut short to keep
-    /// it. This is how the model bounds an op's wait (an op checked in tick `k` lands within
+    /// it, and a check too late in its tick for its op to land by the cap (a step or two and
+    /// the run's longest network delay) waits for the next tick and checks again there. This
+    /// is how the model bounds an op's wait (an op checked in tick `k` lands within
     /// tick `k + max_delay_ticks`), which a world built from a scenario follows; `None`: no
     /// cap beyond the faults' own sizes.
     pub op_arrival_cap: Option<Millis>,
@@ -158,6 +160,16 @@ pub struct WorkloadConfig {
     /// rarely lands there. A swarm run draws it
     /// ([`SwarmRun::rival_start`](super::SwarmRun::rival_start)).
     pub rival_start: Option<Millis>,
+    /// The run's first client, once its acquisition's fencing write-back round is out, leaves
+    /// the answers unread until another client has acquired (at most a TTL of its clock),
+    /// then takes them and acquires: the newer holder, with the older fence. The model's
+    /// client handles a reply whenever it likes, so it may decide its write-back after a
+    /// rival's whole acquisition; that rival, in turn, needs every one of its own messages
+    /// in between, which uniform timing rarely gives it. Only the write-back round waits,
+    /// so a world without [`Fencing::WriteBack`](crate::proto::Fencing::WriteBack) is
+    /// unchanged. A swarm run draws it
+    /// ([`SwarmRun::late_answers`](super::SwarmRun::late_answers)).
+    pub late_answers: bool,
 }
 
 impl Default for WorkloadConfig {
@@ -177,6 +189,7 @@ impl Default for WorkloadConfig {
             op_arrival_cap: None,
             late_check: false,
             rival_start: None,
+            late_answers: false,
         }
     }
 }
@@ -642,7 +655,7 @@ impl fmt::Display for SimConfig {
         if let Some(swarm) = self.swarm {
             writeln!(
                 f,
-                "swarm = each run draws its fault kinds, aims most faults at a window, and draws round_timeout in [{}, {}], think_max in [{}, {}], whether the first holder checks late, and a rival start after {}, {} or {} (plus up to two ticks) or none",
+                "swarm = each run draws its fault kinds, aims most faults at a window, and draws round_timeout in [{}, {}], think_max in [{}, {}], whether the first holder checks late, whether the first client takes its write-back answers only after a rival acquired, and a rival start after {}, {} or {} (plus up to two ticks) or none",
                 self.lock.round_timeout,
                 swarm.round_timeout_max,
                 w.think_min,

@@ -66,6 +66,10 @@ pub struct SwarmRun {
     /// How long after the run's first start the other clients begin, if this run aims them
     /// ([`WorkloadConfig::rival_start`](super::WorkloadConfig::rival_start)).
     pub rival_start: Option<Millis>,
+    /// Whether this run's first client takes its write-back round's answers only once
+    /// another client has acquired
+    /// ([`WorkloadConfig::late_answers`](super::WorkloadConfig::late_answers)).
+    pub late_answers: bool,
     /// The fault kinds it enabled and its faults, timed and aimed.
     pub faults: SwarmFaults,
 }
@@ -76,13 +80,14 @@ impl fmt::Display for SwarmRun {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(
             f,
-            "this run: round_timeout = {}, think_max = {}, delay_max = {}, late_check = {}, rival_start = {}, fault kinds = {}",
+            "this run: round_timeout = {}, think_max = {}, delay_max = {}, late_check = {}, rival_start = {}, late_answers = {}, fault kinds = {}",
             self.round_timeout,
             self.think_max,
             self.delay_max,
             self.late_check,
             self.rival_start
                 .map_or_else(|| "none".to_owned(), |after| after.to_string()),
+            self.late_answers,
             if self.faults.enabled.is_empty() {
                 "none".to_owned()
             } else {

@@ -31,6 +31,9 @@ const SETUP_STREAM: u64 = 0;
 const NETWORK_STREAM: u64 = 1;
 const FAULT_STREAM: u64 = 2;
 const SWARM_STREAM: u64 = 3;
+/// Swarm knobs added later, on a stream of their own so that the draws of [`SWARM_STREAM`]
+/// (and the runs they reach) stay as they were.
+const KNOB_STREAM: u64 = 4;
 
 fn stream(seed: u64, stream: u64) -> ChaCha8Rng {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
@@ -99,6 +102,14 @@ pub fn run(config: &SimConfig, seed: u64) -> Result<Outcome, SimConfigError> {
                         failover_node: config.crash.failover.map(|f| f.node),
                     },
                 );
+                // With a fencing write-back, three in four runs whose rivals begin before the
+                // first holder's keys expire (as a forward jump drops one) have the first
+                // client take that round's answers only after a rival acquired. Any other
+                // rival would rarely acquire in time, and the wait would only cost the first
+                // client its lease.
+                let late_answers = config.lock.fencing == crate::proto::Fencing::WriteBack
+                    && rival_start.is_some_and(|after| after < config.ttl)
+                    && uniform(&mut stream(seed, KNOB_STREAM), 0, 3) > 0;
                 let timed = faults.timed.clone();
                 swarm = Some(SwarmRun {
                     round_timeout,
@@ -106,6 +117,7 @@ pub fn run(config: &SimConfig, seed: u64) -> Result<Outcome, SimConfigError> {
                     delay_max,
                     late_check,
                     rival_start,
+                    late_answers,
                     faults,
                 });
                 timed
@@ -188,6 +200,7 @@ impl<'a> World<'a> {
             workload.think_max = drawn.think_max;
             workload.late_check = drawn.late_check;
             workload.rival_start = drawn.rival_start;
+            workload.late_answers = drawn.late_answers;
             network.delay_max = drawn.delay_max;
         }
         let node_rho = u64::from(config.clocks.rate_error_ppm_max);
@@ -221,6 +234,9 @@ impl<'a> World<'a> {
             .as_ref()
             .and_then(|drawn| drawn.faults.focused_client)
             .unwrap_or(0);
+        if workload.late_answers {
+            clients[first_client].take_write_back_answers_late();
+        }
         if workload.rival_start.is_some() {
             for (id, client) in clients.iter_mut().enumerate() {
                 if id != first_client {
