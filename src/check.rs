@@ -41,6 +41,8 @@ mod dfs;
 mod memory;
 mod story;
 mod table;
+#[cfg(test)]
+mod truth;
 
 use std::collections::BTreeSet;
 use std::sync::Arc;

@@ -112,6 +112,10 @@ pub enum Event {
         early_over: Option<Actor>,
         /// By how many ticks the node's clock read fast.
         fast_by: u32,
+        /// The node's clock was read at the fast end of its error band, so its restart delay
+        /// was already over and it served the `SET`.
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        restart_over: bool,
         /// The node's fencing counter after the `SET` bumped it, when the lock nodes'
         /// counters feed the tokens (`lock-quorum`).
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -401,6 +405,15 @@ impl Event {
     }
 }
 
+/// `1 tick`, `2 ticks`.
+fn ticks(n: u32) -> String {
+    if n == 1 {
+        "1 tick".to_owned()
+    } else {
+        format!("{n} ticks")
+    }
+}
+
 fn deleted_words(deleted: &[(Actor, Actor)]) -> String {
     if deleted.is_empty() {
         return String::new();
@@ -431,12 +444,21 @@ impl fmt::Display for Event {
                 expires_at,
                 early_over,
                 fast_by,
+                restart_over,
                 counter,
             } => {
+                if *restart_over {
+                    write!(
+                        f,
+                        "its clock reads up to {} fast, so its restart delay is already over; ",
+                        ticks(*fast_by)
+                    )?;
+                }
                 if let Some(old) = early_over {
                     write!(
                         f,
-                        "its clock reads up to {fast_by} ticks fast, so {old}'s key is already gone; "
+                        "its clock reads up to {} fast, so {old}'s key is already gone; ",
+                        ticks(*fast_by)
                     )?;
                 }
                 write!(
@@ -936,7 +958,16 @@ pub fn narrate(before: &World, step: &Step, after: &World) -> Vec<Moment> {
                     ..
                 })
             );
-            let event = if !state.is_serving(before.node_clock(nu)) {
+            // The node serves on the reading the step read, `ε_n` fast when `early`: a restart
+            // delay that ends within the error band is already over (the step said so).
+            let clock = before.node_clock(nu);
+            let served_on = if early {
+                clock + Millis(u64::from(shape.eps_n))
+            } else {
+                clock
+            };
+            let restart_over = early && state.is_serving(served_on) && !state.is_serving(clock);
+            let event = if !state.is_serving(served_on) {
                 Event::NotServing {
                     client: client(cu),
                     restarting: state.availability != Availability::Down,
@@ -979,6 +1010,7 @@ pub fn narrate(before: &World, step: &Step, after: &World) -> Vec<Moment> {
                             .filter(|_| early)
                             .map(|old| owner_on(before, nu, old.token)),
                         fast_by: if early { shape.eps_n } else { 0 },
+                        restart_over,
                         counter: before
                             .counters_matter()
                             .then_some(after.nodes[nu].state.counter),

@@ -1,0 +1,147 @@
+//! Every catalog story is held against the states it tells: an event that says a node
+//! refused, set, expired or kept a key must match what the model's step did to that node.
+//!
+//! The stories are told from the model's steps; this test is what catches a telling that
+//! disagrees with the step it tells (a request told as failed that the node served).
+
+use std::path::Path;
+
+use crate::model::{Actor, Event, Moment, World, narrate_path};
+use crate::scenario::{Scenario, Verdict};
+
+use super::Check;
+use super::story::tell;
+
+/// Node `n`'s index for a node actor.
+fn node_of(actor: Actor) -> Option<usize> {
+    match actor {
+        Actor::Node(n) => Some(usize::from(n)),
+        _ => None,
+    }
+}
+
+fn client_of(actor: Actor) -> Option<usize> {
+    match actor {
+        Actor::Client(c) => Some(usize::from(c)),
+        _ => None,
+    }
+}
+
+/// What `moment` claims about node keys, checked against the step's two states; `set` holds,
+/// per client, the nodes that told they set its key since its latest round began.
+fn check_moment(m: &Moment, before: &World, after: &World, set: &mut [u64]) -> Result<(), String> {
+    let key = |w: &World, n: usize| w.nodes[n].state.entry;
+    let node = node_of(m.actor);
+    match (&m.event, node) {
+        (
+            Event::NotServing { .. }
+            | Event::SetRefused { .. }
+            | Event::ExtensionRefused { .. }
+            | Event::FenceRefused { .. },
+            Some(n),
+        ) if key(before, n) != key(after, n) => {
+            return Err(format!(
+                "{} is told as refused, but the node's key changed",
+                m.sentence()
+            ));
+        }
+        (Event::KeySet { client, .. }, Some(n)) => {
+            let c = client_of(*client).ok_or("a key set for no client")?;
+            let token = after.clients[c].token();
+            if key(after, n).map(|e| e.token) != Some(token) {
+                return Err(format!(
+                    "{} is told, but the node does not hold that key",
+                    m.sentence()
+                ));
+            }
+            set[c] |= 1 << n;
+        }
+        (Event::FenceRaised { client, .. }, Some(n)) => {
+            let c = client_of(*client).ok_or("a write-back of no client")?;
+            set[c] |= 1 << n;
+        }
+        (Event::RoundBegan { .. } | Event::ExtensionBegan { .. }, _) => {
+            if let Some(c) = client_of(m.actor) {
+                set[c] = 0;
+            }
+        }
+        (Event::WriteBackBegan { .. }, _) => {
+            if let Some(c) = client_of(m.actor) {
+                set[c] = 0;
+            }
+        }
+        (Event::Acquired { on, .. }, _) => {
+            let c = client_of(m.actor).ok_or("an acquisition by no client")?;
+            if on.0.iter().any(|n| set[c] & (1 << n.index()) == 0) {
+                return Err(format!(
+                    "{} names nodes that did not tell they applied its request",
+                    m.sentence()
+                ));
+            }
+        }
+        (Event::KeyExpired { .. }, Some(n))
+            if key(before, n).is_none() || key(after, n).is_some() =>
+        {
+            return Err(format!(
+                "{} is told, but no key went from the node",
+                m.sentence()
+            ));
+        }
+        (
+            Event::Crashed {
+                key: Some((_, survived)),
+                ..
+            },
+            Some(n),
+        ) if key(after, n).is_some() != *survived => {
+            return Err(format!(
+                "{} is told, but the node's key says otherwise",
+                m.sentence()
+            ));
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+#[test]
+fn every_catalog_story_tells_what_its_steps_did() {
+    let models = Path::new(env!("CARGO_MANIFEST_DIR")).join("models");
+    let mut files: Vec<_> = std::fs::read_dir(&models)
+        .expect("the models folder")
+        .map(|e| e.expect("an entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .collect();
+    files.sort();
+    let mut stories = 0;
+    let mut wrong = Vec::new();
+    for file in files {
+        let scenario = Scenario::load(&file).expect("a catalog scenario");
+        let report = Check::new(&scenario).run();
+        for p in report
+            .properties
+            .iter()
+            .filter(|p| p.verdict == Verdict::Violated)
+        {
+            let Some(told) = tell(&scenario, &report, &p.name) else {
+                continue;
+            };
+            stories += 1;
+            let path = &told.path;
+            let mut set = vec![0u64; usize::from(scenario.lock.clients)];
+            for (moments, pair) in narrate_path(path).iter().zip(path.windows(2)) {
+                for m in moments {
+                    if let Err(why) = check_moment(m, &pair[0].0, &pair[1].0, &mut set) {
+                        wrong.push(format!("{} ({}): {why}", scenario.name, p.name));
+                    }
+                }
+            }
+        }
+    }
+    assert!(stories > 30, "only {stories} stories told");
+    assert!(
+        wrong.is_empty(),
+        "stories that contradict their steps:\n{}",
+        wrong.join("\n")
+    );
+}
