@@ -10,7 +10,7 @@ use std::ops::ControlFlow;
 
 use thiserror::Error;
 
-use crate::proto::{Command, Op, Token};
+use crate::proto::{Answer, Command, LockParams, Op, Reply, Token};
 use crate::time::Millis;
 
 /// What a node did with one [`Op`]: whether it took effect, and the fencing counter a `SET`
@@ -30,6 +30,19 @@ impl NodeReply {
             applied,
             counter: 0,
         }
+    }
+}
+
+/// A node's answer as the core takes it; whether the node's yes counts is the driver's to say
+/// (see [`Node::counts_toward_quorum`]).
+impl From<NodeReply> for Answer {
+    fn from(reply: NodeReply) -> Answer {
+        let said = if reply.applied {
+            Reply::Applied
+        } else {
+            Reply::NotApplied
+        };
+        Answer::voting(said).with_counter(reply.counter)
     }
 }
 
@@ -95,7 +108,8 @@ pub trait Node {
     /// Runs one batch of `commands` (at most a few per node, in order per node) on `nodes` and
     /// hands every result to `on_reply`, with the node it came from, as it arrives.
     ///
-    /// `budget` is how long the caller is prepared to wait for the batch. `on_reply` returns
+    /// `params` are the lock's: its round timeout is how long the caller is prepared to wait for
+    /// the batch. `on_reply` returns
     /// [`ControlFlow::Break`] once the round is decided: an executor that has already sent every
     /// command may then stop waiting for the rest (it must still keep its connections in step).
     ///
@@ -106,13 +120,13 @@ pub trait Node {
         nodes: &mut [Self],
         key: &str,
         commands: &[Command],
-        budget: Millis,
+        params: &LockParams,
         on_reply: F,
     ) where
         Self: Sized,
         F: FnMut(&Self, Command, Result<NodeReply, Self::Error>) -> ControlFlow<()>,
     {
-        let _ = budget;
+        let _ = params;
         let mut on_reply = on_reply;
         for &command in commands {
             let node = &mut nodes[command.node.index()];

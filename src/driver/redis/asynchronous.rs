@@ -20,7 +20,6 @@
 //! # Ok(()) }
 //! ```
 
-use std::collections::VecDeque;
 use std::future::Future;
 use std::time::Duration;
 
@@ -35,10 +34,11 @@ use rand_core::{RngCore, SeedableRng};
 use super::error::{Cause, OpenError, RedisNodeError};
 use super::node::{NodeOptions, ServerInfo, build_client, connect_cause, interpret, server_cause};
 use super::script;
-use crate::driver::{DriverError, Lost, NodeError, NotAcquired, RoundLog, Unreachable, reply_from};
+use crate::driver::{DriverError, ErrorLog, NodeError, NotAcquired, Settled, Unreachable};
 use crate::node::NodeReply;
 use crate::proto::{
-    self, Command, Config, Event, Lock, NodeSet, Op, Reply, Tally, Token, validate_resource,
+    self, Answer, Command, Config, Lock, Next, NodeSet, Op, Tally, Token, UsageError,
+    validate_resource,
 };
 use crate::time::Millis;
 
@@ -52,8 +52,9 @@ struct AsyncNode {
     votes_from: Option<std::time::Instant>,
 }
 
-/// What one request brought back.
-struct Answer {
+/// What one request brought back: the node's reply, and what the request learned about the
+/// connection.
+struct Arrival {
     command: Command,
     /// A connection made for this request, to keep for the next ones.
     connected: Option<(MultiplexedConnection, Option<ServerInfo>)>,
@@ -80,7 +81,7 @@ impl AsyncNode {
         key: String,
         command: Command,
         deadline: Instant,
-    ) -> impl Future<Output = Answer> + Send + 'static {
+    ) -> impl Future<Output = Arrival> + Send + 'static {
         let name = self.name.clone();
         let client = self.client.clone();
         let existing = self.connection.clone();
@@ -97,7 +98,7 @@ impl AsyncNode {
                     match connect(&client, wait, guard).await {
                         Ok((con, info)) => (con.clone(), Some((con, info))),
                         Err(cause) => {
-                            return Answer {
+                            return Arrival {
                                 command,
                                 connected: None,
                                 result: Err(AsyncNode::error(&name, cause)),
@@ -109,7 +110,7 @@ impl AsyncNode {
             let result = run(&mut con, &key, &command.op)
                 .await
                 .map_err(|cause| AsyncNode::error(&name, cause));
-            Answer {
+            Arrival {
                 command,
                 connected,
                 result,
@@ -118,14 +119,14 @@ impl AsyncNode {
     }
 
     /// Keeps what a request learned: a new connection, the server's uptime, a lost connection.
-    fn absorb(&mut self, answer: &mut Answer) {
-        if let Some((con, info)) = answer.connected.take() {
+    fn absorb(&mut self, arrival: &mut Arrival) {
+        if let Some((con, info)) = arrival.connected.take() {
             self.connection = Some(con);
             if let (Some(info), Some(guard)) = (info, self.options.restart_guard) {
                 self.votes_from = info.votes_from(guard);
             }
         }
-        if let Err(error) = &answer.result
+        if let Err(error) = &arrival.result
             && matches!(
                 error.cause,
                 Cause::ConnectionLost(_) | Cause::Unreachable(_)
@@ -308,41 +309,33 @@ impl AsyncRedlock {
         validate_resource(resource)?;
         let origin = self.origin;
         let mut lock = Lock::acquire(&self.config, ttl, &mut self.rng, now(origin))?;
-        let mut errors = Vec::new();
-        let mut log = RoundLog::default();
+        let mut errors = ErrorLog::default();
         let outcome = drive(
             &mut self.nodes,
             origin,
             resource,
             &mut lock,
             &mut errors,
-            &mut log,
-            |event| matches!(event, Event::Acquired { .. } | Event::NotAcquired { .. }),
+            Lock::poll_acquisition,
         )
-        .await;
-        match outcome {
-            Some(Event::NotAcquired {
-                failure,
-                attempts,
+        .await?;
+        Ok(match errors.settle(outcome) {
+            Settled::Acquired {
                 nodes,
-            }) => Ok(
-                match log.classify(self.nodes.len(), failure, attempts, nodes, errors) {
-                    Lost::NotAcquired(refused) => AsyncAcquisition::NotAcquired(refused),
-                    Lost::Unreachable(unreachable) => AsyncAcquisition::Unreachable(unreachable),
-                },
-            ),
-            // `drive` stops early only when the lock has nothing left to do, and an
-            // acquisition always reports Acquired or NotAcquired before that.
-            _ => Ok(AsyncAcquisition::Acquired(AsyncGuard {
+                restarted,
+                errors,
+            } => AsyncAcquisition::Acquired(AsyncGuard {
                 nodes: &mut self.nodes,
                 origin,
                 lock,
                 resource: resource.to_owned(),
                 errors,
-                restarted: log.excluded(),
-                answers: log.tally(),
-            })),
-        }
+                restarted,
+                answers: nodes,
+            }),
+            Settled::NotAcquired(refused) => AsyncAcquisition::NotAcquired(refused),
+            Settled::Unreachable(unreachable) => AsyncAcquisition::Unreachable(unreachable),
+        })
     }
 }
 
@@ -356,7 +349,7 @@ pub struct AsyncGuard<'a> {
     origin: Instant,
     lock: Lock<&'a mut ChaCha20Rng>,
     resource: String,
-    errors: Vec<NodeError<RedisNodeError>>,
+    errors: ErrorLog<RedisNodeError>,
     restarted: NodeSet,
     answers: Tally,
 }
@@ -403,7 +396,7 @@ impl AsyncGuard<'_> {
 
     /// Node errors seen while acquiring and extending.
     pub fn node_errors(&self) -> &[NodeError<RedisNodeError>] {
-        &self.errors
+        self.errors.as_slice()
     }
 
     /// What each node answered in the round that won the lock.
@@ -420,36 +413,32 @@ impl AsyncGuard<'_> {
     /// (the old deadline still stands).
     pub async fn extend(&mut self) -> Result<bool, DriverError> {
         self.lock.extend(now(self.origin))?;
-        let outcome = drive(
+        let extension = drive(
             self.nodes,
             self.origin,
             &self.resource,
             &mut self.lock,
             &mut self.errors,
-            &mut RoundLog::default(),
-            |event| matches!(event, Event::Extended { .. } | Event::NotExtended { .. }),
+            Lock::poll_extension,
         )
-        .await;
-        Ok(matches!(outcome, Some(Event::Extended { .. })))
+        .await?;
+        Ok(matches!(extension, proto::Extension::Extended { .. }))
     }
 
     /// Releases the lock on all nodes and reports which nodes deleted our key.
     pub async fn unlock(mut self) -> Tally {
         self.lock.release(now(self.origin));
-        let outcome = drive(
+        let released = drive(
             self.nodes,
             self.origin,
             &self.resource,
             &mut self.lock,
             &mut self.errors,
-            &mut RoundLog::default(),
-            |event| matches!(event, Event::Released { .. }),
+            |lock| Ok(lock.poll_release()),
         )
         .await;
-        match outcome {
-            Some(Event::Released { nodes }) => nodes,
-            _ => Tally::default(),
-        }
+        // A release has no usage error to report: `poll_release` always answers.
+        released.unwrap_or_default()
     }
 
     fn lease(&self) -> &crate::proto::Lease {
@@ -482,102 +471,82 @@ fn now(origin: Instant) -> Millis {
     Millis::from_duration(origin.elapsed())
 }
 
-/// Runs `lock` against `nodes` until it emits an event `wanted` accepts, or has nothing left to
-/// do: every batch goes to all nodes at once, replies are fed as they arrive, and the batch
-/// ends when the core has decided or at the round deadline, whichever comes first.
-async fn drive<R: RngCore>(
+/// Runs the operation in progress on `lock` against `nodes` until `poll` says it is done, in
+/// the order the core gives ([`Next`]); the I/O of one batch is [`send`]'s.
+async fn drive<R: RngCore, T>(
     nodes: &mut [AsyncNode],
     origin: Instant,
     key: &str,
     lock: &mut Lock<R>,
-    errors: &mut Vec<NodeError<RedisNodeError>>,
-    log: &mut RoundLog,
-    wanted: impl Fn(&Event) -> bool,
-) -> Option<Event> {
-    let mut events = VecDeque::new();
+    errors: &mut ErrorLog<RedisNodeError>,
+    poll: impl Fn(&mut Lock<R>) -> Result<Next<T>, UsageError>,
+) -> Result<T, UsageError> {
     loop {
-        loop {
-            let batch: Vec<Command> = std::iter::from_fn(|| lock.poll_command()).collect();
-            if batch.is_empty() {
-                break;
+        match poll(lock)? {
+            Next::Send(batch) => send(nodes, origin, key, lock, errors, &batch).await,
+            Next::WaitUntil(due) => {
+                sleep_until(origin + due.to_duration()).await;
+                lock.handle_timeout(now(origin));
             }
-            let budget = lock.params().round_timeout.to_duration();
-            let deadline = Instant::now() + budget;
-            let mut unanswered = batch.clone();
-            let mut pending: FuturesUnordered<_> = batch
-                .iter()
-                .map(|&command| {
-                    nodes[command.node.index()].request(key.to_owned(), command, deadline)
-                })
-                .collect();
-            loop {
-                match timeout_at(deadline, pending.next()).await {
-                    Ok(Some(mut answer)) => {
-                        let command = answer.command;
-                        unanswered.retain(|c| *c != command);
-                        let node = &mut nodes[command.node.index()];
-                        node.absorb(&mut answer);
-                        let error_index = answer.result.is_err().then_some(errors.len());
-                        let (reply, counter) = reply_from(command.node, answer.result, errors);
-                        let counted = node.counts_toward_quorum();
-                        log.record(
-                            command.round,
-                            command.node,
-                            &command.op,
-                            reply,
-                            error_index,
-                            counted,
-                        );
-                        // A node that restarted too recently still answers, but its yes must not count.
-                        let answer = proto::Answer {
-                            reply,
-                            counts: counted,
-                            counter,
-                        };
-                        lock.handle_reply(command.round, command.node, answer, now(origin));
-                        let before = events.len();
-                        events.extend(std::iter::from_fn(|| lock.poll_event()));
-                        // A new event, or a new round (the fencing write-back), decides the
-                        // round in flight.
-                        if events.len() > before || lock.state().round() != command.round {
-                            // Decided: the stragglers' futures are dropped, and the multiplexed
-                            // connection discards their replies when they come.
-                            break;
-                        }
+            Next::Done(outcome) => return Ok(outcome),
+        }
+    }
+}
+
+/// Sends one batch to all its nodes at once and feeds the replies as they arrive, until the
+/// core stops waiting for the round or the round's deadline, where every command still
+/// unanswered counts as a failed node.
+async fn send<R: RngCore>(
+    nodes: &mut [AsyncNode],
+    origin: Instant,
+    key: &str,
+    lock: &mut Lock<R>,
+    errors: &mut ErrorLog<RedisNodeError>,
+    batch: &[Command],
+) {
+    let budget = lock.params().round_timeout.to_duration();
+    let deadline = Instant::now() + budget;
+    let mut unanswered = batch.to_vec();
+    let mut pending: FuturesUnordered<_> = batch
+        .iter()
+        .map(|&command| nodes[command.node.index()].request(key.to_owned(), command, deadline))
+        .collect();
+    loop {
+        match timeout_at(deadline, pending.next()).await {
+            Ok(Some(mut arrival)) => {
+                let command = arrival.command;
+                unanswered.retain(|c| *c != command);
+                let node = &mut nodes[command.node.index()];
+                node.absorb(&mut arrival);
+                let answer = match arrival.result {
+                    // A node that restarted too recently still answers, but its yes must not
+                    // count.
+                    Ok(reply) => Answer {
+                        counts: node.counts_toward_quorum(),
+                        ..Answer::from(reply)
+                    },
+                    Err(error) => {
+                        errors.push(&command, error, false);
+                        Answer::failed()
                     }
-                    Ok(None) => break,
-                    Err(_elapsed) => {
-                        for command in unanswered.drain(..) {
-                            let node = &nodes[command.node.index()];
-                            log.record(
-                                command.round,
-                                command.node,
-                                &command.op,
-                                Reply::Failed,
-                                Some(errors.len()),
-                                true,
-                            );
-                            errors.push(NodeError {
-                                node: command.node,
-                                error: AsyncNode::error(
-                                    &node.name,
-                                    Cause::Timeout { waited: budget },
-                                ),
-                            });
-                        }
-                        break;
-                    }
+                };
+                lock.handle_reply(command.round, command.node, answer, now(origin));
+                if !lock.is_waiting_for(command.round) {
+                    // Decided: the stragglers' futures are dropped, and the multiplexed
+                    // connection discards their replies when they come.
+                    return;
                 }
             }
-        }
-        events.extend(std::iter::from_fn(|| lock.poll_event()));
-        while let Some(event) = events.pop_front() {
-            if wanted(&event) {
-                return Some(event);
+            Ok(None) => return,
+            Err(_elapsed) => {
+                for command in unanswered.drain(..) {
+                    let name = &nodes[command.node.index()].name;
+                    let error = AsyncNode::error(name, Cause::Timeout { waited: budget });
+                    errors.push(&command, error, false);
+                    lock.handle_reply(command.round, command.node, Answer::failed(), now(origin));
+                }
+                return;
             }
         }
-        let due = lock.poll_timeout()?;
-        sleep_until(origin + due.to_duration()).await;
-        lock.handle_timeout(now(origin));
     }
 }

@@ -13,7 +13,7 @@ use super::error::{Cause, RedisNodeError};
 use super::script;
 use super::url::redact;
 use crate::node::{Node, NodeReply};
-use crate::proto::{Command, Op, Token};
+use crate::proto::{Command, LockParams, Op, Token};
 use crate::time::Millis;
 
 /// How a [`RedisNode`] connects and how long it waits.
@@ -601,12 +601,12 @@ impl Node for RedisNode {
         nodes: &mut [Self],
         key: &str,
         commands: &[Command],
-        budget: Millis,
+        params: &LockParams,
         mut on_reply: F,
     ) where
         F: FnMut(&Self, Command, Result<NodeReply, RedisNodeError>) -> ControlFlow<()>,
     {
-        let deadline = Instant::now() + budget.to_duration();
+        let deadline = Instant::now() + params.round_timeout.to_duration();
         let mut order = commands.to_vec();
         order.sort_by_key(|command| !nodes[command.node.index()].is_connected());
         let mut sent = Vec::with_capacity(order.len());
