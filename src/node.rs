@@ -10,7 +10,7 @@ use std::ops::ControlFlow;
 
 use thiserror::Error;
 
-use crate::proto::{Answer, Command, LockParams, Op, Reply, Token};
+use crate::proto::{Answer, Command, Fencing, LockParams, Op, Reply, Token};
 use crate::time::Millis;
 
 /// What a node did with one [`Op`]: whether it took effect, and the fencing counter a `SET`
@@ -65,6 +65,19 @@ pub trait Node {
         ttl: Millis,
     ) -> Result<Option<u64>, Self::Error>;
 
+    /// Plain `SET key token NX PX ttl`, with no fencing counter: what an acquisition with
+    /// [`Fencing::Off`] (the default) sends, so a lock nobody fences costs one command and
+    /// leaves nothing behind but its key. The default runs the counted [`set_nx_px`](Node::set_nx_px)
+    /// and ignores the counter; a node whose counter costs something overrides it.
+    fn set_nx_px_plain(
+        &mut self,
+        key: &str,
+        token: Token,
+        ttl: Millis,
+    ) -> Result<bool, Self::Error> {
+        Ok(self.set_nx_px(key, token, ttl)?.is_some())
+    }
+
     /// Raise the resource's fencing counter to at least `to` if the key holds `token` (the
     /// fencing write-back, [`Op::RaiseFence`]).
     fn raise_fence(&mut self, key: &str, token: Token, to: u64) -> Result<bool, Self::Error>;
@@ -78,9 +91,14 @@ pub trait Node {
     /// Plain `DEL key`, whatever it holds (the unlock mistake, for demonstrations).
     fn del(&mut self, key: &str) -> Result<bool, Self::Error>;
 
-    /// Runs one [`Op`] from the core.
-    fn execute(&mut self, key: &str, op: &Op) -> Result<NodeReply, Self::Error> {
+    /// Runs one [`Op`] from the core for a lock with `fencing`: with [`Fencing::Off`] an
+    /// acquisition is the plain [`set_nx_px_plain`](Node::set_nx_px_plain), otherwise the
+    /// counted [`set_nx_px`](Node::set_nx_px).
+    fn execute(&mut self, key: &str, op: &Op, fencing: Fencing) -> Result<NodeReply, Self::Error> {
         match *op {
+            Op::SetNxPx { token, ttl } if fencing == Fencing::Off => {
+                self.set_nx_px_plain(key, token, ttl).map(NodeReply::plain)
+            }
             Op::SetNxPx { token, ttl } => Ok(match self.set_nx_px(key, token, ttl)? {
                 Some(counter) => NodeReply {
                     applied: true,
@@ -126,11 +144,10 @@ pub trait Node {
         Self: Sized,
         F: FnMut(&Self, Command, Result<NodeReply, Self::Error>) -> ControlFlow<()>,
     {
-        let _ = params;
         let mut on_reply = on_reply;
         for &command in commands {
             let node = &mut nodes[command.node.index()];
-            let result = node.execute(key, &command.op);
+            let result = node.execute(key, &command.op, params.fencing);
             // Run every command even after a Break: in a plain loop the rest have not been sent
             // yet, and a node that never saw the round is not what the caller asked for.
             let _ = on_reply(node, command, result);

@@ -37,7 +37,7 @@ use super::script;
 use crate::driver::{DriverError, ErrorLog, NodeError, NotAcquired, Settled, Unreachable};
 use crate::node::NodeReply;
 use crate::proto::{
-    self, Answer, Command, Config, Lock, Next, NodeSet, Op, Tally, Token, UsageError,
+    self, Answer, Command, Config, Fencing, Lock, Next, NodeSet, Op, Tally, Token, UsageError,
     validate_resource,
 };
 use crate::time::Millis;
@@ -80,6 +80,7 @@ impl AsyncNode {
         &self,
         key: String,
         command: Command,
+        fencing: Fencing,
         deadline: Instant,
     ) -> impl Future<Output = Arrival> + Send + 'static {
         let name = self.name.clone();
@@ -107,7 +108,7 @@ impl AsyncNode {
                     }
                 }
             };
-            let result = run(&mut con, &key, &command.op)
+            let result = run(&mut con, &key, &command.op, fencing)
                 .await
                 .map_err(|cause| AsyncNode::error(&name, cause));
             Arrival {
@@ -167,10 +168,15 @@ async fn connect(
 
 /// One op on one connection: a plain command, or the op's script (`EVALSHA`, loading it when
 /// the node does not know it yet).
-async fn run(con: &mut MultiplexedConnection, key: &str, op: &Op) -> Result<NodeReply, Cause> {
-    let value: Result<Value, RedisError> = match script::invocation(key, op) {
+async fn run(
+    con: &mut MultiplexedConnection,
+    key: &str,
+    op: &Op,
+    fencing: Fencing,
+) -> Result<NodeReply, Cause> {
+    let value: Result<Value, RedisError> = match script::invocation(key, op, fencing) {
         Some(invocation) => invocation.invoke_async(con).await,
-        None => script::command(key, op).query_async(con).await,
+        None => script::command(key, op, fencing).query_async(con).await,
     };
     let value = value.and_then(Value::extract_error).map_err(|e| {
         if e.is_io_error() || e.is_connection_dropped() {
@@ -179,7 +185,7 @@ async fn run(con: &mut MultiplexedConnection, key: &str, op: &Op) -> Result<Node
             server_cause(e)
         }
     })?;
-    interpret(op, value)
+    interpret(op, fencing, value)
 }
 
 /// The async Redlock client over Redis masters: the same [`Lock`] core as the blocking
@@ -461,7 +467,8 @@ impl Drop for AsyncGuard<'_> {
         let deadline = Instant::now() + self.lock.params().round_timeout.to_duration();
         while let Some(command) = self.lock.poll_command() {
             let node = &self.nodes[command.node.index()];
-            runtime.spawn(node.request(self.resource.clone(), command, deadline));
+            let fencing = self.lock.params().fencing;
+            runtime.spawn(node.request(self.resource.clone(), command, fencing, deadline));
         }
     }
 }
@@ -505,11 +512,14 @@ async fn send<R: RngCore>(
     batch: &[Command],
 ) {
     let budget = lock.params().round_timeout.to_duration();
+    let fencing = lock.params().fencing;
     let deadline = Instant::now() + budget;
     let mut unanswered = batch.to_vec();
     let mut pending: FuturesUnordered<_> = batch
         .iter()
-        .map(|&command| nodes[command.node.index()].request(key.to_owned(), command, deadline))
+        .map(|&command| {
+            nodes[command.node.index()].request(key.to_owned(), command, fencing, deadline)
+        })
         .collect();
     loop {
         match timeout_at(deadline, pending.next()).await {
