@@ -2,7 +2,9 @@
 //!
 //! A thin driver: it sends each round's commands to all nodes at once over one multiplexed
 //! connection per node, feeds the replies to [`Lock`] in the order they arrive, stops waiting
-//! the moment the core has decided, and ends the round at its deadline with a tokio timer. The
+//! the moment the core has decided (the stragglers still run to the round's deadline on tasks
+//! of their own, so every node gets every command), and ends the round at its deadline with a
+//! tokio timer. The
 //! algorithm, the quorum and the validity are the core's, exactly as in the blocking client.
 //!
 //! ```no_run
@@ -21,6 +23,7 @@
 //! ```
 
 use std::future::Future;
+use std::pin::Pin;
 use std::time::Duration;
 
 use ::redis::aio::MultiplexedConnection;
@@ -502,7 +505,8 @@ async fn drive<R: RngCore, T>(
 
 /// Sends one batch to all its nodes at once and feeds the replies as they arrive, until the
 /// core stops waiting for the round or the round's deadline, where every command still
-/// unanswered counts as a failed node.
+/// unanswered counts as a failed node. Either way the requests still in flight are finished
+/// on their own tasks, so every command of the round is written.
 async fn send<R: RngCore>(
     nodes: &mut [AsyncNode],
     origin: Instant,
@@ -518,7 +522,13 @@ async fn send<R: RngCore>(
     let mut pending: FuturesUnordered<_> = batch
         .iter()
         .map(|&command| {
-            nodes[command.node.index()].request(key.to_owned(), command, fencing, deadline)
+            // Boxed so that the stragglers can be taken out again and spawned.
+            Box::pin(nodes[command.node.index()].request(
+                key.to_owned(),
+                command,
+                fencing,
+                deadline,
+            ))
         })
         .collect();
     loop {
@@ -542,8 +552,7 @@ async fn send<R: RngCore>(
                 };
                 lock.handle_reply(command.round, command.node, answer, now(origin));
                 if !lock.is_waiting_for(command.round) {
-                    // Decided: the stragglers' futures are dropped, and the multiplexed
-                    // connection discards their replies when they come.
+                    finish_in_background(pending, deadline);
                     return;
                 }
             }
@@ -555,8 +564,22 @@ async fn send<R: RngCore>(
                     errors.push(&command, error, false);
                     lock.handle_reply(command.round, command.node, Answer::failed(), now(origin));
                 }
+                finish_in_background(pending, deadline);
                 return;
             }
         }
+    }
+}
+
+/// Hands the requests of a decided round to tokio, each bounded by the round's deadline: a
+/// request that was never polled has not written its command yet (a multiplexed connection
+/// queues it when first polled, and tokio's cooperative budget may defer even that), and the
+/// algorithm asks for every command of a round to reach every node. Their replies are dropped.
+fn finish_in_background<F>(pending: FuturesUnordered<Pin<Box<F>>>, deadline: Instant)
+where
+    F: Future<Output = Arrival> + Send + 'static,
+{
+    for request in pending {
+        ::tokio::spawn(timeout_at(deadline, request));
     }
 }
