@@ -380,7 +380,7 @@ impl AsyncGuard<'_> {
 
     /// The fencing token this lock's acquisition derived from the nodes' counters, as
     /// [`Guard::fencing_token`](crate::driver::Guard::fencing_token) gives it (`None` with
-    /// [`Fencing::Off`](crate::proto::Fencing::Off)).
+    /// [`Fencing::Off`]).
     pub fn fencing_token(&self) -> Option<u64> {
         match self.lock.params().fencing {
             proto::Fencing::WriteBack | proto::Fencing::MaxOnly => Some(self.lease().fence),
