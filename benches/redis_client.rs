@@ -193,6 +193,15 @@ impl Node for Sequential {
         self.0.set_nx_px(key, token, ttl)
     }
 
+    fn set_nx_px_plain(
+        &mut self,
+        key: &str,
+        token: Token,
+        ttl: Millis,
+    ) -> Result<bool, Self::Error> {
+        self.0.set_nx_px_plain(key, token, ttl)
+    }
+
     fn raise_fence(&mut self, key: &str, token: Token, to: u64) -> Result<bool, Self::Error> {
         self.0.raise_fence(key, token, to)
     }

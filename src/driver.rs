@@ -15,14 +15,14 @@ pub mod redis;
 mod shared;
 pub mod watchdog;
 
-#[cfg(feature = "tokio")]
-pub(crate) use blocking::reply_from;
-pub use blocking::{Acquisition, AnyNodeError, DriverError, Extension, Guard, Redlock};
+/// The outcome types the core decides, re-exported where the client's users look for them.
+pub use crate::proto::{Extension, Refusal};
+pub use blocking::{Acquisition, AnyNodeError, DriverError, Guard, Redlock};
 pub use clock::{Clock, ManualClock, MonotonicClock};
 pub use memory::MemoryNode;
 #[cfg(feature = "tokio")]
-pub(crate) use outcome::{Lost, RoundLog};
-pub use outcome::{NodeError, NotAcquired, Refusal, Unreachable};
+pub(crate) use outcome::{ErrorLog, Settled};
+pub use outcome::{NodeError, NotAcquired, Unreachable};
 #[cfg(feature = "redis")]
 pub use redis::{RedisNode, RedisRedlock};
 pub use shared::SharedNode;

@@ -10,7 +10,7 @@ use std::ops::ControlFlow;
 
 use thiserror::Error;
 
-use crate::proto::{Command, Op, Token};
+use crate::proto::{Answer, Command, Fencing, LockParams, Op, Reply, Token};
 use crate::time::Millis;
 
 /// What a node did with one [`Op`]: whether it took effect, and the fencing counter a `SET`
@@ -33,6 +33,19 @@ impl NodeReply {
     }
 }
 
+/// A node's answer as the core takes it; whether the node's yes counts is the driver's to say
+/// (see [`Node::counts_toward_quorum`]).
+impl From<NodeReply> for Answer {
+    fn from(reply: NodeReply) -> Answer {
+        let said = if reply.applied {
+            Reply::Applied
+        } else {
+            Reply::NotApplied
+        };
+        Answer::voting(said).with_counter(reply.counter)
+    }
+}
+
 /// A Redis master as the Redlock client sees it: conditional operations on one key, and the
 /// per-resource fencing counter next to it.
 ///
@@ -52,6 +65,19 @@ pub trait Node {
         ttl: Millis,
     ) -> Result<Option<u64>, Self::Error>;
 
+    /// Plain `SET key token NX PX ttl`, with no fencing counter: what an acquisition with
+    /// [`Fencing::Off`] (the default) sends, so a lock nobody fences costs one command and
+    /// leaves nothing behind but its key. The default runs the counted [`set_nx_px`](Node::set_nx_px)
+    /// and ignores the counter; a node whose counter costs something overrides it.
+    fn set_nx_px_plain(
+        &mut self,
+        key: &str,
+        token: Token,
+        ttl: Millis,
+    ) -> Result<bool, Self::Error> {
+        Ok(self.set_nx_px(key, token, ttl)?.is_some())
+    }
+
     /// Raise the resource's fencing counter to at least `to` if the key holds `token` (the
     /// fencing write-back, [`Op::RaiseFence`]).
     fn raise_fence(&mut self, key: &str, token: Token, to: u64) -> Result<bool, Self::Error>;
@@ -65,9 +91,14 @@ pub trait Node {
     /// Plain `DEL key`, whatever it holds (the unlock mistake, for demonstrations).
     fn del(&mut self, key: &str) -> Result<bool, Self::Error>;
 
-    /// Runs one [`Op`] from the core.
-    fn execute(&mut self, key: &str, op: &Op) -> Result<NodeReply, Self::Error> {
+    /// Runs one [`Op`] from the core for a lock with `fencing`: with [`Fencing::Off`] an
+    /// acquisition is the plain [`set_nx_px_plain`](Node::set_nx_px_plain), otherwise the
+    /// counted [`set_nx_px`](Node::set_nx_px).
+    fn execute(&mut self, key: &str, op: &Op, fencing: Fencing) -> Result<NodeReply, Self::Error> {
         match *op {
+            Op::SetNxPx { token, ttl } if fencing == Fencing::Off => {
+                self.set_nx_px_plain(key, token, ttl).map(NodeReply::plain)
+            }
             Op::SetNxPx { token, ttl } => Ok(match self.set_nx_px(key, token, ttl)? {
                 Some(counter) => NodeReply {
                     applied: true,
@@ -95,7 +126,8 @@ pub trait Node {
     /// Runs one batch of `commands` (at most a few per node, in order per node) on `nodes` and
     /// hands every result to `on_reply`, with the node it came from, as it arrives.
     ///
-    /// `budget` is how long the caller is prepared to wait for the batch. `on_reply` returns
+    /// `params` are the lock's: its round timeout is how long the caller is prepared to wait for
+    /// the batch. `on_reply` returns
     /// [`ControlFlow::Break`] once the round is decided: an executor that has already sent every
     /// command may then stop waiting for the rest (it must still keep its connections in step).
     ///
@@ -106,17 +138,16 @@ pub trait Node {
         nodes: &mut [Self],
         key: &str,
         commands: &[Command],
-        budget: Millis,
+        params: &LockParams,
         on_reply: F,
     ) where
         Self: Sized,
         F: FnMut(&Self, Command, Result<NodeReply, Self::Error>) -> ControlFlow<()>,
     {
-        let _ = budget;
         let mut on_reply = on_reply;
         for &command in commands {
             let node = &mut nodes[command.node.index()];
-            let result = node.execute(key, &command.op);
+            let result = node.execute(key, &command.op, params.fencing);
             // Run every command even after a Break: in a plain loop the rest have not been sent
             // yet, and a node that never saw the round is not what the caller asked for.
             let _ = on_reply(node, command, result);

@@ -21,11 +21,14 @@
 //! [`QuorumRound`] and [`ReleaseRound`] are the rounds as plain values; [`LockState`] composes
 //! them with retries, extension and release into a lock's whole life, as a `Copy` value with
 //! pure transitions (the model checker keeps one per client in its state); [`Lock`] wraps it
-//! with a random generator and the command and event queues a driver drains.
+//! with a random generator and the command and event queues a driver drains, and with the one
+//! drain rule every driver follows ([`Next`], [`AcquireOutcome`]).
 
 mod command;
 mod config;
+mod drive;
 mod lock;
+mod outcome;
 mod round;
 mod state;
 
@@ -34,7 +37,9 @@ pub use config::{
     Config, ConfigError, DriftPolicy, ExtensionQuorum, Fencing, LockParams, RetryPolicy,
     RoundDecision, UnlockMode, ValidityCheck, quorum, validate_resource,
 };
+pub use drive::Next;
 pub use lock::Lock;
+pub use outcome::{AcquireOutcome, Extension, Refusal};
 pub use round::{
     Failure, Lease, NodeResult, QuorumRound, ReleaseRound, RoundKind, RoundOutcome, Tally,
 };

@@ -1,6 +1,5 @@
 //! [`Redlock`]: the blocking client, one thread, over any [`Node`].
 
-use std::collections::VecDeque;
 use std::ops::ControlFlow;
 
 use rand_chacha::ChaCha20Rng;
@@ -8,11 +7,11 @@ use rand_core::{CryptoRng, RngCore, SeedableRng};
 use thiserror::Error;
 
 use super::clock::Clock;
-use super::outcome::{Lost, NodeError, NotAcquired, RoundLog, Unreachable};
-use crate::node::{Node, NodeReply};
+use super::outcome::{ErrorLog, NodeError, NotAcquired, Settled, Unreachable};
+use crate::node::Node;
 use crate::proto::{
-    Answer, Command, Config, ConfigError, Event, Failure, Lock, LockParams, NodeId, NodeSet, Reply,
-    Tally, Token, UsageError, validate_resource,
+    Answer, Config, ConfigError, Extension, Lock, LockParams, Next, NodeSet, Tally, Token,
+    UsageError, validate_resource,
 };
 use crate::time::Millis;
 
@@ -181,62 +180,33 @@ impl<N: Node, C: Clock, R: RngCore + CryptoRng> Redlock<N, C, R> {
     ) -> Result<Acquisition<'_, N, C, R>, DriverError> {
         validate_resource(resource)?;
         let mut lock = Lock::acquire(&self.config, ttl, &mut self.rng, self.clock.now())?;
-        let mut errors = Vec::new();
-        let mut log = RoundLog::default();
+        let mut errors = ErrorLog::default();
         let outcome = drive(
             &mut self.nodes,
             &self.clock,
             resource,
             &mut lock,
             &mut errors,
-            &mut log,
-            |event| matches!(event, Event::Acquired { .. } | Event::NotAcquired { .. }),
-        );
-        match outcome {
-            Some(Event::Acquired { .. }) => Ok(Acquisition::Acquired(Guard {
+            Lock::poll_acquisition,
+        )?;
+        Ok(match errors.settle(outcome) {
+            Settled::Acquired {
+                nodes,
+                restarted,
+                errors,
+            } => Acquisition::Acquired(Guard {
                 nodes: &mut self.nodes,
                 clock: &self.clock,
                 lock,
                 resource: resource.to_owned(),
                 errors,
-                restarted: log.excluded(),
-                answers: log.tally(),
-            })),
-            Some(Event::NotAcquired {
-                failure,
-                attempts,
-                nodes,
-            }) => Ok(
-                match log.classify(self.nodes.len(), failure, attempts, nodes, errors) {
-                    Lost::NotAcquired(refused) => Acquisition::NotAcquired(refused),
-                    Lost::Unreachable(unreachable) => Acquisition::Unreachable(unreachable),
-                },
-            ),
-            // `drive` only stops early when the lock has nothing left to do, which an
-            // acquisition always reports with one of the two events above.
-            _ => unreachable!("an acquisition always ends in Acquired or NotAcquired"),
-        }
+                restarted,
+                answers: nodes,
+            }),
+            Settled::Unreachable(unreachable) => Acquisition::Unreachable(unreachable),
+            Settled::NotAcquired(refused) => Acquisition::NotAcquired(refused),
+        })
     }
-}
-
-/// What one extension round of [`Guard::try_extend`] did.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Extension {
-    /// A majority applied it; the deadline moved.
-    Extended {
-        /// The new deadline on the client's clock.
-        deadline: Millis,
-        /// Per-node results.
-        nodes: Tally,
-    },
-    /// It did not win a majority in time, or the deadline had already passed; the old
-    /// deadline still stands.
-    NotExtended {
-        /// Why.
-        failure: Failure,
-        /// Per-node results: `not_applied` nodes no longer hold our key.
-        nodes: Tally,
-    },
 }
 
 /// A held lock. Unlock it explicitly to see the per-node results; dropping it unlocks too.
@@ -246,7 +216,7 @@ pub struct Guard<'a, N: Node, C: Clock, R: RngCore> {
     clock: &'a C,
     lock: Lock<&'a mut R>,
     resource: String,
-    errors: Vec<NodeError<N::Error>>,
+    errors: ErrorLog<N::Error>,
     restarted: NodeSet,
     answers: Tally,
 }
@@ -300,7 +270,7 @@ impl<N: Node, C: Clock, R: RngCore> Guard<'_, N, C, R> {
 
     /// Node errors seen while acquiring (and extending).
     pub fn node_errors(&self) -> &[NodeError<N::Error>] {
-        &self.errors
+        self.errors.as_slice()
     }
 
     /// What each node answered in the round that won the lock: who holds our key, who said
@@ -325,26 +295,14 @@ impl<N: Node, C: Clock, R: RngCore> Guard<'_, N, C, R> {
     /// Like [`extend`](Guard::extend), with why it failed and what every node said.
     pub fn try_extend(&mut self) -> Result<Extension, DriverError> {
         self.lock.extend(self.clock.now())?;
-        let outcome = drive(
+        Ok(drive(
             self.nodes,
             self.clock,
             &self.resource,
             &mut self.lock,
             &mut self.errors,
-            &mut RoundLog::default(),
-            |event| matches!(event, Event::Extended { .. } | Event::NotExtended { .. }),
-        );
-        match outcome {
-            Some(Event::Extended {
-                deadline, nodes, ..
-            }) => Ok(Extension::Extended { deadline, nodes }),
-            Some(Event::NotExtended { failure, nodes }) => {
-                Ok(Extension::NotExtended { failure, nodes })
-            }
-            // An extension round always ends in one of the two events above: `drive` stops
-            // early only when the lock has nothing left to do.
-            _ => unreachable!("an extension always ends in Extended or NotExtended"),
-        }
+            Lock::poll_extension,
+        )?)
     }
 
     /// The lock's resolved numbers: quorum, TTL, drift, round timeout.
@@ -365,19 +323,16 @@ impl<N: Node, C: Clock, R: RngCore> Guard<'_, N, C, R> {
 
     fn release(&mut self) -> Tally {
         self.lock.release(self.clock.now());
-        let outcome = drive(
+        let released = drive(
             self.nodes,
             self.clock,
             &self.resource,
             &mut self.lock,
             &mut self.errors,
-            &mut RoundLog::default(),
-            |event| matches!(event, Event::Released { .. }),
+            |lock| Ok(lock.poll_release()),
         );
-        match outcome {
-            Some(Event::Released { nodes }) => nodes,
-            _ => Tally::default(),
-        }
+        // A release has no usage error to report: `poll_release` always answers.
+        released.unwrap_or_default()
     }
 }
 
@@ -389,87 +344,49 @@ impl<N: Node, C: Clock, R: RngCore> Drop for Guard<'_, N, C, R> {
     }
 }
 
-/// The core's view of a node's answer; an error becomes [`Reply::Failed`] and is kept, with
-/// the node it came from, for the caller.
-pub(crate) fn reply_from<E>(
-    node: NodeId,
-    result: Result<NodeReply, E>,
-    errors: &mut Vec<NodeError<E>>,
-) -> (Reply, u64) {
-    match result {
-        Ok(NodeReply {
-            applied: true,
-            counter,
-        }) => (Reply::Applied, counter),
-        Ok(_) => (Reply::NotApplied, 0),
-        Err(error) => {
-            errors.push(NodeError { node, error });
-            (Reply::Failed, 0)
-        }
-    }
-}
-
-/// Runs `lock` against `nodes` until it emits an event `wanted` accepts, or has nothing left to
-/// do. Each batch of commands goes to [`Node::execute_all`] (in order for most nodes, all at
-/// once for Redis); every answer is fed with the clock reading taken when it arrived.
-fn drive<N: Node, C: Clock, R: RngCore>(
+/// Runs the operation in progress on `lock` against `nodes` until `poll` says it is done: each
+/// batch goes to [`Node::execute_all`] (in order for most nodes, all at once for Redis), every
+/// answer is fed with the clock reading taken when it arrived, and every error is kept with its
+/// round. The order of things is the core's ([`Next`]).
+fn drive<N: Node, C: Clock, R: RngCore, T>(
     nodes: &mut [N],
     clock: &C,
     key: &str,
     lock: &mut Lock<R>,
-    errors: &mut Vec<NodeError<N::Error>>,
-    log: &mut RoundLog,
-    wanted: impl Fn(&Event) -> bool,
-) -> Option<Event> {
-    let mut events = VecDeque::new();
+    errors: &mut ErrorLog<N::Error>,
+    poll: impl Fn(&mut Lock<R>) -> Result<Next<T>, UsageError>,
+) -> Result<T, UsageError> {
     loop {
-        // Replies may queue more commands (the release of a lost round): send those too before
-        // looking at the outcome, so a failed round never leaves keys behind.
-        loop {
-            let batch: Vec<Command> = std::iter::from_fn(|| lock.poll_command()).collect();
-            if batch.is_empty() {
-                break;
+        match poll(lock)? {
+            Next::Send(batch) => {
+                let params = *lock.params();
+                N::execute_all(nodes, key, &batch, &params, |node, command, result| {
+                    let answer = match result {
+                        // A node that restarted too recently still answers, but its yes must
+                        // not count.
+                        Ok(reply) => Answer {
+                            counts: node.counts_toward_quorum(),
+                            ..Answer::from(reply)
+                        },
+                        Err(error) => {
+                            errors.push(&command, error, false);
+                            Answer::failed()
+                        }
+                    };
+                    lock.handle_reply(command.round, command.node, answer, clock.now());
+                    // Once the round is decided a hung minority costs nothing more.
+                    if lock.is_waiting_for(command.round) {
+                        ControlFlow::Continue(())
+                    } else {
+                        ControlFlow::Break(())
+                    }
+                });
             }
-            let budget = lock.params().round_timeout;
-            N::execute_all(nodes, key, &batch, budget, |node, command, result| {
-                let error_index = result.is_err().then_some(errors.len());
-                let (reply, counter) = reply_from(command.node, result, errors);
-                let counted = node.counts_toward_quorum();
-                log.record(
-                    command.round,
-                    command.node,
-                    &command.op,
-                    reply,
-                    error_index,
-                    counted,
-                );
-                // A node that restarted too recently still answers, but its yes must not count.
-                let answer = Answer {
-                    reply,
-                    counts: counted,
-                    counter,
-                };
-                lock.handle_reply(command.round, command.node, answer, clock.now());
-                let before = events.len();
-                events.extend(std::iter::from_fn(|| lock.poll_event()));
-                // A new event, or a new round (the fencing write-back of a won acquisition),
-                // means the round in flight is decided: stop waiting for stragglers, so a hung
-                // minority costs nothing once the majority has answered.
-                if events.len() == before && lock.state().round() == command.round {
-                    ControlFlow::Continue(())
-                } else {
-                    ControlFlow::Break(())
-                }
-            });
-        }
-        events.extend(std::iter::from_fn(|| lock.poll_event()));
-        while let Some(event) = events.pop_front() {
-            if wanted(&event) {
-                return Some(event);
+            Next::WaitUntil(due) => {
+                clock.sleep_until(due);
+                lock.handle_timeout(clock.now());
             }
+            Next::Done(outcome) => return Ok(outcome),
         }
-        let due = lock.poll_timeout()?;
-        clock.sleep_until(due);
-        lock.handle_timeout(clock.now());
     }
 }

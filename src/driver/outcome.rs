@@ -1,13 +1,13 @@
 //! What an acquisition that did not win tells its caller: contention, unreachable nodes, or the
 //! restarted-node guard, each with what every node answered.
 //!
-//! The core reports a failed round as [`Failure`] and a [`Tally`]; it cannot know *why* a node
-//! failed, nor which yes the driver kept out of the count. The driver can, so it records the
-//! last acquisition round here ([`RoundLog`]) and classifies the outcome for the caller.
+//! The core classifies a failed acquisition ([`AcquireOutcome`]); it cannot know *why* a node
+//! failed. The driver can, so it keeps every node error with the round it belongs to
+//! ([`ErrorLog`]) and adds to the core's outcome the errors of the round it names.
 
 use std::fmt;
 
-use crate::proto::{Failure, NodeId, NodeSet, Op, Reply, RoundId, Tally, quorum};
+use crate::proto::{AcquireOutcome, Command, Failure, NodeId, NodeSet, Refusal, RoundId, Tally};
 
 /// A node that failed during a lock operation, and why.
 #[derive(Debug)]
@@ -16,37 +16,6 @@ pub struct NodeError<E> {
     pub node: NodeId,
     /// What the node's driver reported.
     pub error: E,
-}
-
-/// Why the nodes that did answer did not give the lock.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum Refusal {
-    /// Too few nodes said yes: another client holds the lock (or held it during every round).
-    Held,
-    /// Enough nodes said yes, but the restarted-node guard kept the yes of nodes that restarted
-    /// less than a TTL ago out of the count, and the rest were no quorum. This is the guard
-    /// doing its job: those nodes may have lost a key another client still relies on.
-    RestartGuard {
-        /// The nodes whose yes did not count.
-        restarted: NodeSet,
-    },
-    /// A quorum said yes, but the round took so long that no validity was left.
-    TooSlow,
-}
-
-impl fmt::Display for Refusal {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Refusal::Held => write!(f, "another client holds it"),
-            Refusal::RestartGuard { restarted } => write!(
-                f,
-                "the restarted-node guard left no quorum ({} restarted less than a TTL ago)",
-                names(*restarted)
-            ),
-            Refusal::TooSlow => write!(f, "the round took longer than the TTL allows"),
-        }
-    }
 }
 
 /// Why a `try_lock` did not get the lock although enough nodes answered, with what every node
@@ -112,139 +81,129 @@ impl<E: fmt::Display> fmt::Display for Unreachable<E> {
 /// Every cause is in the message: with several nodes there is no single source to chain.
 impl<E: fmt::Debug + fmt::Display> std::error::Error for Unreachable<E> {}
 
-/// How a failed acquisition is reported: one of the two outcomes that are not a guard.
+/// How an acquisition ended, with the node errors added: what a driver turns into its public
+/// outcome.
 #[derive(Debug)]
-pub(crate) enum Lost<E> {
+pub(crate) enum Settled<E> {
+    /// The lock is held.
+    Acquired {
+        /// Every answer to the winning round.
+        nodes: Tally,
+        /// The nodes whose yes the restarted-node guard did not count.
+        restarted: NodeSet,
+        /// The node errors so far, for the guard to keep.
+        errors: ErrorLog<E>,
+    },
     /// The nodes answered and did not give the lock.
     NotAcquired(NotAcquired<E>),
     /// Too few nodes answered.
     Unreachable(Unreachable<E>),
 }
 
-/// The driver's record of the acquisition round in flight: which nodes failed in it and which
-/// yes the restarted-node guard kept out of the count.
-#[derive(Debug, Default)]
-pub(crate) struct RoundLog {
-    round: Option<RoundId>,
-    /// Nodes that failed (an error or the round's deadline) in this round.
-    failed: NodeSet,
-    /// Nodes whose answer the guard kept out of the quorum count.
-    excluded: NodeSet,
-    /// Indices into the caller's error list of this round's failures.
-    causes: Vec<usize>,
-    /// Every answer of this round, also those that came after the core had decided it.
-    tally: Tally,
+/// Every node error of one lock operation, each with the round it belongs to, and which of
+/// them were answers that refused the operation rather than failures to answer.
+#[derive(Debug)]
+pub(crate) struct ErrorLog<E> {
+    errors: Vec<NodeError<E>>,
+    rounds: Vec<(RoundId, bool)>,
 }
 
-impl RoundLog {
-    /// Notes one result of an acquisition `SET`; other operations are not part of the count.
-    /// `error_index` is where the node's error went in the error list, if it failed.
-    pub(crate) fn record(
-        &mut self,
-        round: RoundId,
-        node: NodeId,
-        op: &Op,
-        reply: Reply,
-        error_index: Option<usize>,
-        counted: bool,
-    ) {
-        if !matches!(op, Op::SetNxPx { .. }) {
-            return;
-        }
-        if self.round != Some(round) {
-            *self = RoundLog {
-                round: Some(round),
-                ..RoundLog::default()
-            };
-        }
-        self.tally.record(node, reply);
-        if let Some(index) = error_index {
-            self.failed.insert(node);
-            self.causes.push(index);
-        }
-        if !counted {
-            self.excluded.insert(node);
+impl<E> Default for ErrorLog<E> {
+    fn default() -> Self {
+        ErrorLog {
+            errors: Vec::new(),
+            rounds: Vec::new(),
         }
     }
+}
 
-    /// The nodes whose yes the guard kept out of the last round's count.
-    pub(crate) fn excluded(&self) -> NodeSet {
-        self.excluded
+impl<E> ErrorLog<E> {
+    /// Keeps `error`, the answer to `command`; `refusal` when the node answered and refused.
+    pub(crate) fn push(&mut self, command: &Command, error: E, refusal: bool) {
+        self.errors.push(NodeError {
+            node: command.node,
+            error,
+        });
+        self.rounds.push((command.round, refusal));
     }
 
-    /// What every node answered in the last round, as far as the driver heard.
-    pub(crate) fn tally(&self) -> Tally {
-        self.tally
+    /// Every error so far, in the order they came.
+    pub(crate) fn as_slice(&self) -> &[NodeError<E>] {
+        &self.errors
     }
 
-    /// Classifies a failed acquisition over `node_count` nodes: unreachable when the failures
-    /// alone put a quorum out of reach, the guard when counting the young nodes' yes would have
-    /// left it within reach, contention otherwise.
-    pub(crate) fn classify<E>(
-        &self,
-        node_count: usize,
-        failure: Failure,
-        attempts: u32,
-        nodes: Tally,
-        errors: Vec<NodeError<E>>,
-    ) -> Lost<E> {
-        let quorum = quorum(node_count);
-        // The core's tally stops at its decision; the driver also heard the later answers.
-        let mut nodes = nodes;
-        for (set, reply) in [
-            (self.tally.applied, Reply::Applied),
-            (self.tally.not_applied, Reply::NotApplied),
-            (self.tally.failed, Reply::Failed),
-        ] {
-            for node in set.iter() {
-                nodes.record(node, reply);
+    /// The errors of `round` (in node order) and the others (in the order they came).
+    fn split(self, round: RoundId) -> (Vec<NodeError<E>>, Vec<NodeError<E>>) {
+        let (mut of_round, others): (Vec<_>, Vec<_>) = self
+            .errors
+            .into_iter()
+            .zip(self.rounds)
+            .partition(|(_, (r, _))| *r == round);
+        of_round.sort_by_key(|(error, _)| error.node);
+        let strip = |list: Vec<(NodeError<E>, _)>| list.into_iter().map(|(e, _)| e).collect();
+        (strip(of_round), strip(others))
+    }
+
+    /// The nodes that refused `round` with an error (a key of a foreign value, say).
+    fn refusals(&self, round: RoundId) -> NodeSet {
+        let mut nodes = NodeSet::EMPTY;
+        for (error, (r, refusal)) in self.errors.iter().zip(&self.rounds) {
+            if *r == round && *refusal {
+                nodes.insert(error.node);
             }
         }
-        let failed = self.failed.union(nodes.failed);
-        if failed.len() > node_count - quorum {
-            let (mut causes, errors): (Vec<_>, Vec<_>) = errors
-                .into_iter()
-                .enumerate()
-                .partition(|(index, _)| self.causes.contains(index));
-            causes.sort_by_key(|(_, cause)| cause.node);
-            return Lost::Unreachable(Unreachable {
+        nodes
+    }
+
+    /// The core's outcome of an acquisition with the errors added: the failed round's as the
+    /// causes of an unreachable outcome, and a refusal that only this driver could see (a
+    /// foreign value) named as that.
+    pub(crate) fn settle(self, outcome: AcquireOutcome) -> Settled<E> {
+        match outcome {
+            AcquireOutcome::Acquired { nodes, restarted } => Settled::Acquired {
+                nodes,
+                restarted,
+                errors: self,
+            },
+            AcquireOutcome::Unreachable {
                 quorum,
                 attempts,
                 nodes,
-                causes: causes.into_iter().map(|(_, cause)| cause).collect(),
-                errors: errors.into_iter().map(|(_, error)| error).collect(),
-            });
-        }
-        let guarded = self
-            .excluded
-            .difference(nodes.not_applied)
-            .difference(failed);
-        let reason = match failure {
-            Failure::ValidityExhausted { .. } => Refusal::TooSlow,
-            Failure::NoQuorum { .. }
-                if !guarded.is_empty()
-                    && node_count - nodes.not_applied.len() - failed.len() >= quorum =>
-            {
-                Refusal::RestartGuard { restarted: guarded }
+                round,
+            } => {
+                let (causes, errors) = self.split(round);
+                Settled::Unreachable(Unreachable {
+                    quorum,
+                    attempts,
+                    nodes,
+                    causes,
+                    errors,
+                })
             }
-            Failure::NoQuorum { .. } | Failure::LeaseExpired => Refusal::Held,
-        };
-        Lost::NotAcquired(NotAcquired {
-            reason,
-            failure,
-            attempts,
-            nodes,
-            errors,
-        })
+            AcquireOutcome::NotAcquired {
+                reason,
+                failure,
+                attempts,
+                nodes,
+                round,
+            } => {
+                let foreign = self.refusals(round);
+                let reason = match reason {
+                    Refusal::Held if !foreign.is_empty() => {
+                        Refusal::ForeignValue { nodes: foreign }
+                    }
+                    reason => reason,
+                };
+                Settled::NotAcquired(NotAcquired {
+                    reason,
+                    failure,
+                    attempts,
+                    nodes,
+                    errors: self.errors,
+                })
+            }
+        }
     }
-}
-
-/// `n1 n2`: the nodes as the literature counts them.
-fn names(set: NodeSet) -> String {
-    set.iter()
-        .map(|node| node.to_string())
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 fn plural<'a>(count: usize, one: &'a str, many: &'a str) -> &'a str {
@@ -254,52 +213,34 @@ fn plural<'a>(count: usize, one: &'a str, many: &'a str) -> &'a str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::proto::Token;
+    use crate::proto::Op;
     use crate::time::Millis;
 
-    fn set(token: u128) -> Op {
-        Op::SetNxPx {
-            token: Token(token),
-            ttl: Millis(10),
+    fn command(node: u8, round: u32) -> Command {
+        Command {
+            node: NodeId(node),
+            round: RoundId(round),
+            op: Op::SetNxPx {
+                token: crate::proto::Token(1),
+                ttl: Millis(10),
+            },
         }
     }
-
-    fn tally(replies: &[(u8, Reply)]) -> Tally {
-        let mut tally = Tally::default();
-        for &(node, reply) in replies {
-            tally.record(NodeId(node), reply);
-        }
-        tally
-    }
-
-    const NO_QUORUM: Failure = Failure::NoQuorum {
-        applied: 1,
-        quorum: 2,
-    };
 
     #[test]
-    fn two_failures_of_three_are_unreachable_with_their_causes_in_node_order() {
-        let mut log = RoundLog::default();
-        let errors = vec![
-            NodeError {
-                node: NodeId(9),
-                error: "an older round",
-            },
-            NodeError {
-                node: NodeId(2),
-                error: "refused",
-            },
-            NodeError {
-                node: NodeId(1),
-                error: "timed out",
-            },
-        ];
-        log.record(RoundId(3), NodeId(0), &set(1), Reply::Applied, None, true);
-        log.record(RoundId(3), NodeId(2), &set(1), Reply::Failed, Some(1), true);
-        log.record(RoundId(3), NodeId(1), &set(1), Reply::Failed, Some(2), true);
-        let nodes = tally(&[(0, Reply::Applied), (2, Reply::Failed)]);
-        let Lost::Unreachable(unreachable) = log.classify(3, NO_QUORUM, 2, nodes, errors) else {
-            panic!("two of three failed");
+    fn the_causes_are_the_failed_rounds_errors_in_node_order() {
+        let mut log = ErrorLog::default();
+        log.push(&command(9, 1), "an older round", false);
+        log.push(&command(2, 3), "refused", false);
+        log.push(&command(1, 3), "timed out", false);
+        let outcome = AcquireOutcome::Unreachable {
+            quorum: 2,
+            attempts: 2,
+            nodes: Tally::default(),
+            round: RoundId(3),
+        };
+        let Settled::Unreachable(unreachable) = log.settle(outcome) else {
+            panic!("the core said unreachable");
         };
         assert_eq!(
             unreachable.to_string(),
@@ -310,100 +251,37 @@ mod tests {
     }
 
     #[test]
-    fn a_no_with_one_failure_is_contention() {
-        let mut log = RoundLog::default();
-        log.record(
-            RoundId(1),
-            NodeId(0),
-            &set(1),
-            Reply::NotApplied,
-            None,
-            true,
-        );
-        log.record(RoundId(1), NodeId(1), &set(1), Reply::Failed, Some(0), true);
-        let nodes = tally(&[(0, Reply::NotApplied), (1, Reply::Failed)]);
-        let errors = vec![NodeError {
-            node: NodeId(1),
-            error: "refused",
-        }];
-        let Lost::NotAcquired(refused) = log.classify(3, NO_QUORUM, 1, nodes, errors) else {
-            panic!("one failure of three leaves a quorum reachable");
+    fn a_refusal_only_the_driver_saw_is_named_and_the_others_stand() {
+        let not_acquired = |reason| AcquireOutcome::NotAcquired {
+            reason,
+            failure: Failure::NoQuorum {
+                applied: 0,
+                quorum: 2,
+            },
+            attempts: 1,
+            nodes: Tally::default(),
+            round: RoundId(4),
         };
-        assert_eq!(refused.reason, Refusal::Held);
+        let mut log = ErrorLog::default();
+        log.push(&command(0, 4), "foreign", true);
+        log.push(&command(1, 3), "foreign, an older round", true);
+        let Settled::NotAcquired(refused) = log.settle(not_acquired(Refusal::Held)) else {
+            panic!("the core said not acquired");
+        };
+        let foreign = Refusal::ForeignValue {
+            nodes: NodeSet::from_bits(0b1),
+        };
+        assert_eq!(refused.reason, foreign);
         assert_eq!(
             refused.to_string(),
-            "not acquired after 1 attempt: another client holds it"
+            "not acquired after 1 attempt: a key the lock uses holds a value this client did \
+             not write (n1)"
         );
-    }
-
-    #[test]
-    fn a_young_yes_that_would_have_won_is_the_guard() {
-        let mut log = RoundLog::default();
-        // A release of an older round is not part of the count.
-        log.record(
-            RoundId(1),
-            NodeId(1),
-            &Op::DelIfEq { token: Token(1) },
-            Reply::Failed,
-            Some(0),
-            true,
-        );
-        log.record(RoundId(2), NodeId(0), &set(2), Reply::Applied, None, false);
-        log.record(
-            RoundId(2),
-            NodeId(1),
-            &set(2),
-            Reply::NotApplied,
-            None,
-            true,
-        );
-        let nodes = tally(&[(0, Reply::Applied), (1, Reply::NotApplied)]);
-        let Lost::NotAcquired(refused) = log.classify::<&str>(3, NO_QUORUM, 3, nodes, Vec::new())
+        let Settled::NotAcquired(slow) =
+            ErrorLog::<&str>::default().settle(not_acquired(Refusal::TooSlow))
         else {
-            panic!("every node answered");
+            panic!("the core said not acquired");
         };
-        assert_eq!(
-            refused.reason,
-            Refusal::RestartGuard {
-                restarted: NodeSet::from_bits(0b1)
-            }
-        );
-        assert_eq!(
-            refused.to_string(),
-            "not acquired after 3 attempts: the restarted-node guard left no quorum \
-             (n1 restarted less than a TTL ago)"
-        );
-    }
-
-    #[test]
-    fn a_young_yes_that_could_not_have_won_is_contention() {
-        let mut log = RoundLog::default();
-        log.record(RoundId(1), NodeId(0), &set(1), Reply::Applied, None, false);
-        log.record(
-            RoundId(1),
-            NodeId(1),
-            &set(1),
-            Reply::NotApplied,
-            None,
-            true,
-        );
-        log.record(
-            RoundId(1),
-            NodeId(2),
-            &set(1),
-            Reply::NotApplied,
-            None,
-            true,
-        );
-        let nodes = tally(&[
-            (0, Reply::Applied),
-            (1, Reply::NotApplied),
-            (2, Reply::NotApplied),
-        ]);
-        let Lost::NotAcquired(refused) = log.classify::<&str>(3, NO_QUORUM, 1, nodes, Vec::new())
-        else {
-            panic!("every node answered");
-        };
-        assert_eq!(refused.reason, Refusal::Held);
+        assert_eq!(slow.reason, Refusal::TooSlow);
     }
 }

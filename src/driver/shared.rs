@@ -5,7 +5,7 @@
 use std::sync::{Arc, Mutex};
 
 use crate::node::{Node, NodeReply};
-use crate::proto::{Op, Token};
+use crate::proto::{Fencing, Op, Token};
 use crate::time::Millis;
 
 /// A node that clones share: every clone reaches the same `N`.
@@ -68,9 +68,13 @@ impl<N: Node> Node for SharedNode<N> {
         self.with(|node| node.del(key))
     }
 
-    fn execute(&mut self, key: &str, op: &Op) -> Result<NodeReply, N::Error> {
+    fn set_nx_px_plain(&mut self, key: &str, token: Token, ttl: Millis) -> Result<bool, N::Error> {
+        self.with(|node| node.set_nx_px_plain(key, token, ttl))
+    }
+
+    fn execute(&mut self, key: &str, op: &Op, fencing: Fencing) -> Result<NodeReply, N::Error> {
         // The inner node's own `execute`, in case it overrides the default.
-        self.with(|node| node.execute(key, op))
+        self.with(|node| node.execute(key, op, fencing))
     }
 }
 

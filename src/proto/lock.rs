@@ -7,8 +7,9 @@ use rand_core::RngCore;
 
 use super::command::{Command, NodeId, RoundId, Token};
 use super::config::{Config, ConfigError, LockParams, RetryPolicy};
-use super::round::Lease;
-use super::state::{Answer, Effects, Entropy, Event, LockState, UsageError};
+use super::outcome::Heard;
+use super::round::{Lease, RoundKind};
+use super::state::{Answer, Effects, Entropy, Event, LockPhase, LockState, UsageError};
 use crate::time::Millis;
 
 /// One lock on one resource across `N` nodes, from the first `SET` to the last release.
@@ -18,21 +19,32 @@ use crate::time::Millis;
 /// [`Event`] for the caller. Randomness (tokens, retry jitter) comes from the `R` you pass in —
 /// a CSPRNG in production, a seeded generator in the simulator.
 ///
-/// A driver loops: send every [`poll_command`](Lock::poll_command); feed each answer to
-/// [`handle_reply`](Lock::handle_reply); when no answer comes before
-/// [`poll_timeout`](Lock::poll_timeout), call [`handle_timeout`](Lock::handle_timeout); read
-/// [`poll_event`](Lock::poll_event) for the outcome.
+/// A driver loops on the `poll_*` method of the operation it started
+/// ([`poll_acquisition`](Lock::poll_acquisition), [`poll_extension`](Lock::poll_extension),
+/// [`poll_release`](Lock::poll_release)): it sends the commands it is given, feeds each answer
+/// to [`handle_reply`](Lock::handle_reply), waits when told to and then calls
+/// [`handle_timeout`](Lock::handle_timeout), until the operation is done. The lower-level
+/// queues ([`poll_command`](Lock::poll_command), [`poll_event`](Lock::poll_event),
+/// [`poll_timeout`](Lock::poll_timeout)) are there for a driver that wants every event, as the
+/// simulator does.
 ///
 /// The life cycle itself is [`LockState`], a `Copy` value with pure transitions; this type only
 /// adds the generator and the queues, so the model checker, which drives `LockState` directly,
 /// checks exactly the algorithm that ships.
 #[derive(Clone, Debug)]
 pub struct Lock<R> {
-    params: LockParams,
+    pub(super) params: LockParams,
     rng: R,
-    state: LockState,
-    commands: VecDeque<Command>,
-    events: VecDeque<Event>,
+    pub(super) state: LockState,
+    pub(super) commands: VecDeque<Command>,
+    pub(super) events: VecDeque<Event>,
+    /// The event that ended the operation in progress, once drained (see `drive.rs`).
+    pub(super) ended: Option<Event>,
+    /// Every answer to the last acquisition `SET` round.
+    pub(super) heard_set: Heard,
+    /// Every answer to the last round of the acquisition (the `SET` round, or its fencing
+    /// write-back), whose failure the outcome classifies.
+    pub(super) heard_last: Heard,
 }
 
 /// A random generator as the lock's [`Entropy`]: tokens and back-off delays drawn from it.
@@ -71,6 +83,9 @@ impl<R: RngCore> Lock<R> {
             state: LockState::new(),
             commands: VecDeque::new(),
             events: VecDeque::new(),
+            ended: None,
+            heard_set: Heard::default(),
+            heard_last: Heard::default(),
         };
         let effects = lock
             .state
@@ -119,6 +134,9 @@ impl<R: RngCore> Lock<R> {
         answer: impl Into<Answer>,
         now: Millis,
     ) {
+        let answer = answer.into();
+        self.heard_set.record(round, node, answer);
+        self.heard_last.record(round, node, answer);
         let effects = self.state.handle_reply(
             &self.params,
             round,
@@ -145,6 +163,7 @@ impl<R: RngCore> Lock<R> {
     /// that may have expired cannot be extended back into a lock.
     pub fn extend(&mut self, now: Millis) -> Result<(), UsageError> {
         let effects = self.state.extend(&self.params, now)?;
+        self.ended = None;
         self.carry_out(effects);
         Ok(())
     }
@@ -153,6 +172,7 @@ impl<R: RngCore> Lock<R> {
     /// progress is abandoned and released too. Releasing twice does nothing.
     pub fn release(&mut self, now: Millis) {
         let effects = self.state.release(&self.params, now);
+        self.ended = None;
         self.carry_out(effects);
     }
 
@@ -180,6 +200,14 @@ impl<R: RngCore> Lock<R> {
     /// Queues a transition's request for every node and its event.
     fn carry_out(&mut self, effects: Effects) {
         if let Some(request) = effects.request {
+            // A new acquisition round (or its write-back) starts a fresh record of answers.
+            if let LockPhase::Acquiring(round) = self.state.phase() {
+                let heard = Heard::of(request.round);
+                if round.kind == RoundKind::Acquire {
+                    self.heard_set = heard;
+                }
+                self.heard_last = heard;
+            }
             self.commands
                 .extend((0..self.params.node_count).map(|node| Command {
                     node: NodeId(node),

@@ -88,6 +88,13 @@ pub enum UsageError {
     /// `extend` was called while another extension is in flight.
     #[error("an extension is already in flight")]
     AlreadyExtending,
+    /// An acquisition's outcome was asked for when none is in progress or ended (it was
+    /// abandoned by a release).
+    #[error("no acquisition is in progress or ended")]
+    NotAcquiring,
+    /// An extension's outcome was asked for when none is in progress or ended.
+    #[error("no extension is in progress or ended")]
+    NotExtending,
 }
 
 /// Where the lock's randomness comes from: a CSPRNG in production, a seeded generator in the
@@ -133,6 +140,11 @@ impl Answer {
             counts: false,
             counter: 0,
         }
+    }
+
+    /// A node that gave no usable answer (timeout, connection error, an unexpected reply).
+    pub const fn failed() -> Answer {
+        Answer::voting(Reply::Failed)
     }
 
     /// The same answer carrying the fencing counter the node's `SET` returned.

@@ -9,6 +9,7 @@ mod asynchronous;
 mod bad_input;
 mod basics;
 mod contention;
+mod cost;
 mod faults;
 mod fencing;
 mod harness;

@@ -2,7 +2,9 @@
 //!
 //! A thin driver: it sends each round's commands to all nodes at once over one multiplexed
 //! connection per node, feeds the replies to [`Lock`] in the order they arrive, stops waiting
-//! the moment the core has decided, and ends the round at its deadline with a tokio timer. The
+//! the moment the core has decided (the stragglers still run to the round's deadline on tasks
+//! of their own, so every node gets every command), and ends the round at its deadline with a
+//! tokio timer. The
 //! algorithm, the quorum and the validity are the core's, exactly as in the blocking client.
 //!
 //! ```no_run
@@ -20,8 +22,8 @@
 //! # Ok(()) }
 //! ```
 
-use std::collections::VecDeque;
 use std::future::Future;
+use std::pin::Pin;
 use std::time::Duration;
 
 use ::redis::aio::MultiplexedConnection;
@@ -35,10 +37,11 @@ use rand_core::{RngCore, SeedableRng};
 use super::error::{Cause, OpenError, RedisNodeError};
 use super::node::{NodeOptions, ServerInfo, build_client, connect_cause, interpret, server_cause};
 use super::script;
-use crate::driver::{DriverError, Lost, NodeError, NotAcquired, RoundLog, Unreachable, reply_from};
+use crate::driver::{DriverError, ErrorLog, NodeError, NotAcquired, Settled, Unreachable};
 use crate::node::NodeReply;
 use crate::proto::{
-    self, Command, Config, Event, Lock, NodeSet, Op, Reply, Tally, Token, validate_resource,
+    self, Answer, Command, Config, Fencing, Lock, Next, NodeSet, Op, Tally, Token, UsageError,
+    validate_resource,
 };
 use crate::time::Millis;
 
@@ -52,8 +55,9 @@ struct AsyncNode {
     votes_from: Option<std::time::Instant>,
 }
 
-/// What one request brought back.
-struct Answer {
+/// What one request brought back: the node's reply, and what the request learned about the
+/// connection.
+struct Arrival {
     command: Command,
     /// A connection made for this request, to keep for the next ones.
     connected: Option<(MultiplexedConnection, Option<ServerInfo>)>,
@@ -79,8 +83,9 @@ impl AsyncNode {
         &self,
         key: String,
         command: Command,
+        fencing: Fencing,
         deadline: Instant,
-    ) -> impl Future<Output = Answer> + Send + 'static {
+    ) -> impl Future<Output = Arrival> + Send + 'static {
         let name = self.name.clone();
         let client = self.client.clone();
         let existing = self.connection.clone();
@@ -97,7 +102,7 @@ impl AsyncNode {
                     match connect(&client, wait, guard).await {
                         Ok((con, info)) => (con.clone(), Some((con, info))),
                         Err(cause) => {
-                            return Answer {
+                            return Arrival {
                                 command,
                                 connected: None,
                                 result: Err(AsyncNode::error(&name, cause)),
@@ -106,10 +111,10 @@ impl AsyncNode {
                     }
                 }
             };
-            let result = run(&mut con, &key, &command.op)
+            let result = run(&mut con, &key, &command.op, fencing)
                 .await
                 .map_err(|cause| AsyncNode::error(&name, cause));
-            Answer {
+            Arrival {
                 command,
                 connected,
                 result,
@@ -118,14 +123,14 @@ impl AsyncNode {
     }
 
     /// Keeps what a request learned: a new connection, the server's uptime, a lost connection.
-    fn absorb(&mut self, answer: &mut Answer) {
-        if let Some((con, info)) = answer.connected.take() {
+    fn absorb(&mut self, arrival: &mut Arrival) {
+        if let Some((con, info)) = arrival.connected.take() {
             self.connection = Some(con);
             if let (Some(info), Some(guard)) = (info, self.options.restart_guard) {
                 self.votes_from = info.votes_from(guard);
             }
         }
-        if let Err(error) = &answer.result
+        if let Err(error) = &arrival.result
             && matches!(
                 error.cause,
                 Cause::ConnectionLost(_) | Cause::Unreachable(_)
@@ -166,10 +171,15 @@ async fn connect(
 
 /// One op on one connection: a plain command, or the op's script (`EVALSHA`, loading it when
 /// the node does not know it yet).
-async fn run(con: &mut MultiplexedConnection, key: &str, op: &Op) -> Result<NodeReply, Cause> {
-    let value: Result<Value, RedisError> = match script::invocation(key, op) {
+async fn run(
+    con: &mut MultiplexedConnection,
+    key: &str,
+    op: &Op,
+    fencing: Fencing,
+) -> Result<NodeReply, Cause> {
+    let value: Result<Value, RedisError> = match script::invocation(key, op, fencing) {
         Some(invocation) => invocation.invoke_async(con).await,
-        None => script::command(key, op).query_async(con).await,
+        None => script::command(key, op, fencing).query_async(con).await,
     };
     let value = value.and_then(Value::extract_error).map_err(|e| {
         if e.is_io_error() || e.is_connection_dropped() {
@@ -178,7 +188,7 @@ async fn run(con: &mut MultiplexedConnection, key: &str, op: &Op) -> Result<Node
             server_cause(e)
         }
     })?;
-    interpret(op, value)
+    interpret(op, fencing, value)
 }
 
 /// The async Redlock client over Redis masters: the same [`Lock`] core as the blocking
@@ -308,41 +318,33 @@ impl AsyncRedlock {
         validate_resource(resource)?;
         let origin = self.origin;
         let mut lock = Lock::acquire(&self.config, ttl, &mut self.rng, now(origin))?;
-        let mut errors = Vec::new();
-        let mut log = RoundLog::default();
+        let mut errors = ErrorLog::default();
         let outcome = drive(
             &mut self.nodes,
             origin,
             resource,
             &mut lock,
             &mut errors,
-            &mut log,
-            |event| matches!(event, Event::Acquired { .. } | Event::NotAcquired { .. }),
+            Lock::poll_acquisition,
         )
-        .await;
-        match outcome {
-            Some(Event::NotAcquired {
-                failure,
-                attempts,
+        .await?;
+        Ok(match errors.settle(outcome) {
+            Settled::Acquired {
                 nodes,
-            }) => Ok(
-                match log.classify(self.nodes.len(), failure, attempts, nodes, errors) {
-                    Lost::NotAcquired(refused) => AsyncAcquisition::NotAcquired(refused),
-                    Lost::Unreachable(unreachable) => AsyncAcquisition::Unreachable(unreachable),
-                },
-            ),
-            // `drive` stops early only when the lock has nothing left to do, and an
-            // acquisition always reports Acquired or NotAcquired before that.
-            _ => Ok(AsyncAcquisition::Acquired(AsyncGuard {
+                restarted,
+                errors,
+            } => AsyncAcquisition::Acquired(AsyncGuard {
                 nodes: &mut self.nodes,
                 origin,
                 lock,
                 resource: resource.to_owned(),
                 errors,
-                restarted: log.excluded(),
-                answers: log.tally(),
-            })),
-        }
+                restarted,
+                answers: nodes,
+            }),
+            Settled::NotAcquired(refused) => AsyncAcquisition::NotAcquired(refused),
+            Settled::Unreachable(unreachable) => AsyncAcquisition::Unreachable(unreachable),
+        })
     }
 }
 
@@ -356,7 +358,7 @@ pub struct AsyncGuard<'a> {
     origin: Instant,
     lock: Lock<&'a mut ChaCha20Rng>,
     resource: String,
-    errors: Vec<NodeError<RedisNodeError>>,
+    errors: ErrorLog<RedisNodeError>,
     restarted: NodeSet,
     answers: Tally,
 }
@@ -378,7 +380,7 @@ impl AsyncGuard<'_> {
 
     /// The fencing token this lock's acquisition derived from the nodes' counters, as
     /// [`Guard::fencing_token`](crate::driver::Guard::fencing_token) gives it (`None` with
-    /// [`Fencing::Off`](crate::proto::Fencing::Off)).
+    /// [`Fencing::Off`]).
     pub fn fencing_token(&self) -> Option<u64> {
         match self.lock.params().fencing {
             proto::Fencing::WriteBack | proto::Fencing::MaxOnly => Some(self.lease().fence),
@@ -403,7 +405,7 @@ impl AsyncGuard<'_> {
 
     /// Node errors seen while acquiring and extending.
     pub fn node_errors(&self) -> &[NodeError<RedisNodeError>] {
-        &self.errors
+        self.errors.as_slice()
     }
 
     /// What each node answered in the round that won the lock.
@@ -420,36 +422,32 @@ impl AsyncGuard<'_> {
     /// (the old deadline still stands).
     pub async fn extend(&mut self) -> Result<bool, DriverError> {
         self.lock.extend(now(self.origin))?;
-        let outcome = drive(
+        let extension = drive(
             self.nodes,
             self.origin,
             &self.resource,
             &mut self.lock,
             &mut self.errors,
-            &mut RoundLog::default(),
-            |event| matches!(event, Event::Extended { .. } | Event::NotExtended { .. }),
+            Lock::poll_extension,
         )
-        .await;
-        Ok(matches!(outcome, Some(Event::Extended { .. })))
+        .await?;
+        Ok(matches!(extension, proto::Extension::Extended { .. }))
     }
 
     /// Releases the lock on all nodes and reports which nodes deleted our key.
     pub async fn unlock(mut self) -> Tally {
         self.lock.release(now(self.origin));
-        let outcome = drive(
+        let released = drive(
             self.nodes,
             self.origin,
             &self.resource,
             &mut self.lock,
             &mut self.errors,
-            &mut RoundLog::default(),
-            |event| matches!(event, Event::Released { .. }),
+            |lock| Ok(lock.poll_release()),
         )
         .await;
-        match outcome {
-            Some(Event::Released { nodes }) => nodes,
-            _ => Tally::default(),
-        }
+        // A release has no usage error to report: `poll_release` always answers.
+        released.unwrap_or_default()
     }
 
     fn lease(&self) -> &crate::proto::Lease {
@@ -472,7 +470,8 @@ impl Drop for AsyncGuard<'_> {
         let deadline = Instant::now() + self.lock.params().round_timeout.to_duration();
         while let Some(command) = self.lock.poll_command() {
             let node = &self.nodes[command.node.index()];
-            runtime.spawn(node.request(self.resource.clone(), command, deadline));
+            let fencing = self.lock.params().fencing;
+            runtime.spawn(node.request(self.resource.clone(), command, fencing, deadline));
         }
     }
 }
@@ -482,102 +481,105 @@ fn now(origin: Instant) -> Millis {
     Millis::from_duration(origin.elapsed())
 }
 
-/// Runs `lock` against `nodes` until it emits an event `wanted` accepts, or has nothing left to
-/// do: every batch goes to all nodes at once, replies are fed as they arrive, and the batch
-/// ends when the core has decided or at the round deadline, whichever comes first.
-async fn drive<R: RngCore>(
+/// Runs the operation in progress on `lock` against `nodes` until `poll` says it is done, in
+/// the order the core gives ([`Next`]); the I/O of one batch is [`send`]'s.
+async fn drive<R: RngCore, T>(
     nodes: &mut [AsyncNode],
     origin: Instant,
     key: &str,
     lock: &mut Lock<R>,
-    errors: &mut Vec<NodeError<RedisNodeError>>,
-    log: &mut RoundLog,
-    wanted: impl Fn(&Event) -> bool,
-) -> Option<Event> {
-    let mut events = VecDeque::new();
+    errors: &mut ErrorLog<RedisNodeError>,
+    poll: impl Fn(&mut Lock<R>) -> Result<Next<T>, UsageError>,
+) -> Result<T, UsageError> {
     loop {
-        loop {
-            let batch: Vec<Command> = std::iter::from_fn(|| lock.poll_command()).collect();
-            if batch.is_empty() {
-                break;
+        match poll(lock)? {
+            Next::Send(batch) => send(nodes, origin, key, lock, errors, &batch).await,
+            Next::WaitUntil(due) => {
+                sleep_until(origin + due.to_duration()).await;
+                lock.handle_timeout(now(origin));
             }
-            let budget = lock.params().round_timeout.to_duration();
-            let deadline = Instant::now() + budget;
-            let mut unanswered = batch.clone();
-            let mut pending: FuturesUnordered<_> = batch
-                .iter()
-                .map(|&command| {
-                    nodes[command.node.index()].request(key.to_owned(), command, deadline)
-                })
-                .collect();
-            loop {
-                match timeout_at(deadline, pending.next()).await {
-                    Ok(Some(mut answer)) => {
-                        let command = answer.command;
-                        unanswered.retain(|c| *c != command);
-                        let node = &mut nodes[command.node.index()];
-                        node.absorb(&mut answer);
-                        let error_index = answer.result.is_err().then_some(errors.len());
-                        let (reply, counter) = reply_from(command.node, answer.result, errors);
-                        let counted = node.counts_toward_quorum();
-                        log.record(
-                            command.round,
-                            command.node,
-                            &command.op,
-                            reply,
-                            error_index,
-                            counted,
-                        );
-                        // A node that restarted too recently still answers, but its yes must not count.
-                        let answer = proto::Answer {
-                            reply,
-                            counts: counted,
-                            counter,
-                        };
-                        lock.handle_reply(command.round, command.node, answer, now(origin));
-                        let before = events.len();
-                        events.extend(std::iter::from_fn(|| lock.poll_event()));
-                        // A new event, or a new round (the fencing write-back), decides the
-                        // round in flight.
-                        if events.len() > before || lock.state().round() != command.round {
-                            // Decided: the stragglers' futures are dropped, and the multiplexed
-                            // connection discards their replies when they come.
-                            break;
-                        }
+            Next::Done(outcome) => return Ok(outcome),
+        }
+    }
+}
+
+/// Sends one batch to all its nodes at once and feeds the replies as they arrive, until the
+/// core stops waiting for the round or the round's deadline, where every command still
+/// unanswered counts as a failed node. Either way the requests still in flight are finished
+/// on their own tasks, so every command of the round is written.
+async fn send<R: RngCore>(
+    nodes: &mut [AsyncNode],
+    origin: Instant,
+    key: &str,
+    lock: &mut Lock<R>,
+    errors: &mut ErrorLog<RedisNodeError>,
+    batch: &[Command],
+) {
+    let budget = lock.params().round_timeout.to_duration();
+    let fencing = lock.params().fencing;
+    let deadline = Instant::now() + budget;
+    let mut unanswered = batch.to_vec();
+    let mut pending: FuturesUnordered<_> = batch
+        .iter()
+        .map(|&command| {
+            // Boxed so that the stragglers can be taken out again and spawned.
+            Box::pin(nodes[command.node.index()].request(
+                key.to_owned(),
+                command,
+                fencing,
+                deadline,
+            ))
+        })
+        .collect();
+    loop {
+        match timeout_at(deadline, pending.next()).await {
+            Ok(Some(mut arrival)) => {
+                let command = arrival.command;
+                unanswered.retain(|c| *c != command);
+                let node = &mut nodes[command.node.index()];
+                node.absorb(&mut arrival);
+                let answer = match arrival.result {
+                    // A node that restarted too recently still answers, but its yes must not
+                    // count.
+                    Ok(reply) => Answer {
+                        counts: node.counts_toward_quorum(),
+                        ..Answer::from(reply)
+                    },
+                    Err(error) => {
+                        errors.push(&command, error, false);
+                        Answer::failed()
                     }
-                    Ok(None) => break,
-                    Err(_elapsed) => {
-                        for command in unanswered.drain(..) {
-                            let node = &nodes[command.node.index()];
-                            log.record(
-                                command.round,
-                                command.node,
-                                &command.op,
-                                Reply::Failed,
-                                Some(errors.len()),
-                                true,
-                            );
-                            errors.push(NodeError {
-                                node: command.node,
-                                error: AsyncNode::error(
-                                    &node.name,
-                                    Cause::Timeout { waited: budget },
-                                ),
-                            });
-                        }
-                        break;
-                    }
+                };
+                lock.handle_reply(command.round, command.node, answer, now(origin));
+                if !lock.is_waiting_for(command.round) {
+                    finish_in_background(pending, deadline);
+                    return;
                 }
             }
-        }
-        events.extend(std::iter::from_fn(|| lock.poll_event()));
-        while let Some(event) = events.pop_front() {
-            if wanted(&event) {
-                return Some(event);
+            Ok(None) => return,
+            Err(_elapsed) => {
+                for command in unanswered.drain(..) {
+                    let name = &nodes[command.node.index()].name;
+                    let error = AsyncNode::error(name, Cause::Timeout { waited: budget });
+                    errors.push(&command, error, false);
+                    lock.handle_reply(command.round, command.node, Answer::failed(), now(origin));
+                }
+                finish_in_background(pending, deadline);
+                return;
             }
         }
-        let due = lock.poll_timeout()?;
-        sleep_until(origin + due.to_duration()).await;
-        lock.handle_timeout(now(origin));
+    }
+}
+
+/// Hands the requests of a decided round to tokio, each bounded by the round's deadline: a
+/// request that was never polled has not written its command yet (a multiplexed connection
+/// queues it when first polled, and tokio's cooperative budget may defer even that), and the
+/// algorithm asks for every command of a round to reach every node. Their replies are dropped.
+fn finish_in_background<F>(pending: FuturesUnordered<Pin<Box<F>>>, deadline: Instant)
+where
+    F: Future<Output = Arrival> + Send + 'static,
+{
+    for request in pending {
+        ::tokio::spawn(timeout_at(deadline, request));
     }
 }

@@ -13,7 +13,7 @@ use super::error::{Cause, RedisNodeError};
 use super::script;
 use super::url::redact;
 use crate::node::{Node, NodeReply};
-use crate::proto::{Command, Op, Token};
+use crate::proto::{Command, Fencing, LockParams, Op, Token};
 use crate::time::Millis;
 
 /// How a [`RedisNode`] connects and how long it waits.
@@ -271,8 +271,14 @@ impl RedisNode {
         Ok(())
     }
 
-    fn send(&mut self, key: &str, op: &Op, deadline: Instant) -> Result<(), RedisNodeError> {
-        let packed = script::command(key, op).get_packed_command();
+    fn send(
+        &mut self,
+        key: &str,
+        op: &Op,
+        fencing: Fencing,
+        deadline: Instant,
+    ) -> Result<(), RedisNodeError> {
+        let packed = script::command(key, op, fencing).get_packed_command();
         self.send_packed(&packed, deadline)
     }
 
@@ -291,15 +297,16 @@ impl RedisNode {
         &mut self,
         key: &str,
         op: &Op,
+        fencing: Fencing,
         deadline: Instant,
     ) -> Result<NodeReply, RedisNodeError> {
         let value = self.receive_value(deadline)?;
         let value = match value.extract_error() {
             Ok(value) => value,
-            Err(e) if e.code() == Some("NOSCRIPT") => self.eval_fallback(key, op)?,
+            Err(e) if e.code() == Some("NOSCRIPT") => self.eval_fallback(key, op, fencing)?,
             Err(e) => return Err(self.error(server_cause(e))),
         };
-        interpret(op, value).map_err(|cause| self.error(cause))
+        interpret(op, fencing, value).map_err(|cause| self.error(cause))
     }
 
     /// Reads the next reply that someone waits for, discarding owed ones first.
@@ -369,8 +376,13 @@ impl RedisNode {
     }
 
     /// `EVAL` through [`redis::Script`](::redis::Script) when `EVALSHA` met an empty script cache.
-    fn eval_fallback(&mut self, key: &str, op: &Op) -> Result<Value, RedisNodeError> {
-        let Some(invocation) = script::invocation(key, op) else {
+    fn eval_fallback(
+        &mut self,
+        key: &str,
+        op: &Op,
+        fencing: Fencing,
+    ) -> Result<Value, RedisNodeError> {
+        let Some(invocation) = script::invocation(key, op, fencing) else {
             return Err(self.error(Cause::UnexpectedReply {
                 command: script::command_name(op),
                 reply: "NOSCRIPT for a command that runs no script".to_owned(),
@@ -393,10 +405,10 @@ impl RedisNode {
         self.error(cause)
     }
 
-    fn run(&mut self, key: &str, op: Op) -> Result<NodeReply, RedisNodeError> {
+    fn run(&mut self, key: &str, op: Op, fencing: Fencing) -> Result<NodeReply, RedisNodeError> {
         let deadline = Instant::now() + self.options.io_timeout;
-        self.send(key, &op, deadline)?;
-        self.receive(key, &op, deadline)
+        self.send(key, &op, fencing, deadline)?;
+        self.receive(key, &op, fencing, deadline)
     }
 }
 
@@ -493,21 +505,24 @@ fn text(value: &Value) -> String {
     }
 }
 
-/// Whether `value` says `op` took effect (and, for `SET`, the fencing counter it returned);
-/// anything the command cannot return is an error.
-pub(super) fn interpret(op: &Op, value: Value) -> Result<NodeReply, Cause> {
+/// Whether `value` says `op` took effect (and, for a counted `SET`, the fencing counter it
+/// returned); anything the command sent for a lock with `fencing` cannot return is an error.
+pub(super) fn interpret(op: &Op, fencing: Fencing, value: Value) -> Result<NodeReply, Cause> {
     let plain = |applied| Ok(NodeReply::plain(applied));
     match (op, &value) {
-        (Op::SetNxPx { .. }, Value::Array(items)) => match items.as_slice() {
-            [Value::Int(counter)] if *counter > 0 => Ok(NodeReply {
-                applied: true,
-                counter: *counter as u64,
-            }),
-            _ => Err(Cause::UnexpectedReply {
-                command: script::command_name(op),
-                reply: format!("{value:?}"),
-            }),
-        },
+        (Op::SetNxPx { .. }, Value::Okay) if fencing == Fencing::Off => plain(true),
+        (Op::SetNxPx { .. }, Value::Array(items)) if fencing != Fencing::Off => {
+            match items.as_slice() {
+                [Value::Int(counter)] if *counter > 0 => Ok(NodeReply {
+                    applied: true,
+                    counter: *counter as u64,
+                }),
+                _ => Err(Cause::UnexpectedReply {
+                    command: script::command_name(op),
+                    reply: format!("{value:?}"),
+                }),
+            }
+        }
         (Op::SetNxPx { .. }, Value::Nil) => plain(false),
         (Op::DelIfEq { .. } | Op::PExpireIfEq { .. }, Value::Int(1)) => plain(true),
         (Op::DelIfEq { .. } | Op::PExpireIfEq { .. }, Value::Int(0)) => plain(false),
@@ -559,17 +574,29 @@ impl Node for RedisNode {
         token: Token,
         ttl: Millis,
     ) -> Result<Option<u64>, RedisNodeError> {
-        let reply = self.run(key, Op::SetNxPx { token, ttl })?;
+        // The counted SET, as the trait promises; any fencing mode but off sends it.
+        let reply = self.run(key, Op::SetNxPx { token, ttl }, Fencing::WriteBack)?;
         Ok(reply.applied.then_some(reply.counter))
     }
 
+    fn set_nx_px_plain(
+        &mut self,
+        key: &str,
+        token: Token,
+        ttl: Millis,
+    ) -> Result<bool, RedisNodeError> {
+        let reply = self.run(key, Op::SetNxPx { token, ttl }, Fencing::Off)?;
+        Ok(reply.applied)
+    }
+
     fn raise_fence(&mut self, key: &str, token: Token, to: u64) -> Result<bool, RedisNodeError> {
-        self.run(key, Op::RaiseFence { token, to })
+        self.run(key, Op::RaiseFence { token, to }, Fencing::WriteBack)
             .map(|r| r.applied)
     }
 
     fn del_if_eq(&mut self, key: &str, token: Token) -> Result<bool, RedisNodeError> {
-        self.run(key, Op::DelIfEq { token }).map(|r| r.applied)
+        self.run(key, Op::DelIfEq { token }, Fencing::Off)
+            .map(|r| r.applied)
     }
 
     fn pexpire_if_eq(
@@ -578,16 +605,21 @@ impl Node for RedisNode {
         token: Token,
         ttl: Millis,
     ) -> Result<bool, RedisNodeError> {
-        self.run(key, Op::PExpireIfEq { token, ttl })
+        self.run(key, Op::PExpireIfEq { token, ttl }, Fencing::Off)
             .map(|r| r.applied)
     }
 
     fn del(&mut self, key: &str) -> Result<bool, RedisNodeError> {
-        self.run(key, Op::Del).map(|r| r.applied)
+        self.run(key, Op::Del, Fencing::Off).map(|r| r.applied)
     }
 
-    fn execute(&mut self, key: &str, op: &Op) -> Result<NodeReply, RedisNodeError> {
-        self.run(key, *op)
+    fn execute(
+        &mut self,
+        key: &str,
+        op: &Op,
+        fencing: Fencing,
+    ) -> Result<NodeReply, RedisNodeError> {
+        self.run(key, *op, fencing)
     }
 
     fn counts_toward_quorum(&self) -> bool {
@@ -601,12 +633,12 @@ impl Node for RedisNode {
         nodes: &mut [Self],
         key: &str,
         commands: &[Command],
-        budget: Millis,
+        params: &LockParams,
         mut on_reply: F,
     ) where
         F: FnMut(&Self, Command, Result<NodeReply, RedisNodeError>) -> ControlFlow<()>,
     {
-        let deadline = Instant::now() + budget.to_duration();
+        let deadline = Instant::now() + params.round_timeout.to_duration();
         let mut order = commands.to_vec();
         order.sort_by_key(|command| !nodes[command.node.index()].is_connected());
         let mut sent = Vec::with_capacity(order.len());
@@ -617,7 +649,8 @@ impl Node for RedisNode {
             let bytes = match &packed {
                 Some((op, bytes)) if *op == command.op => bytes,
                 _ => {
-                    let bytes = script::command(key, &command.op).get_packed_command();
+                    let bytes =
+                        script::command(key, &command.op, params.fencing).get_packed_command();
                     &packed.insert((command.op, bytes)).1
                 }
             };
@@ -638,7 +671,7 @@ impl Node for RedisNode {
                 node.owed += 1;
                 continue;
             }
-            let result = node.receive(key, &command.op, deadline);
+            let result = node.receive(key, &command.op, params.fencing, deadline);
             decided |= on_reply(node, command, result).is_break();
         }
     }
@@ -655,24 +688,32 @@ mod tests {
             ttl: Millis(10),
         };
         let cad = Op::DelIfEq { token: Token(1) };
+        let fenced = Fencing::WriteBack;
+        let off = Fencing::Off;
         assert_eq!(
-            interpret(&set, Value::Array(vec![Value::Int(7)])).unwrap(),
+            interpret(&set, fenced, Value::Array(vec![Value::Int(7)])).unwrap(),
             NodeReply {
                 applied: true,
                 counter: 7
             }
         );
-        assert!(!interpret(&set, Value::Nil).unwrap().applied);
-        assert!(interpret(&cad, Value::Int(1)).unwrap().applied);
-        assert!(!interpret(&cad, Value::Int(0)).unwrap().applied);
-        assert!(!interpret(&Op::Del, Value::Int(0)).unwrap().applied);
-        for (op, wrong) in [
-            (set, Value::Int(1)),
-            (set, Value::Okay),
-            (cad, Value::Okay),
-            (cad, Value::Int(7)),
+        assert_eq!(
+            interpret(&set, off, Value::Okay).unwrap(),
+            NodeReply::plain(true)
+        );
+        assert!(!interpret(&set, fenced, Value::Nil).unwrap().applied);
+        assert!(!interpret(&set, off, Value::Nil).unwrap().applied);
+        assert!(interpret(&cad, off, Value::Int(1)).unwrap().applied);
+        assert!(!interpret(&cad, off, Value::Int(0)).unwrap().applied);
+        assert!(!interpret(&Op::Del, off, Value::Int(0)).unwrap().applied);
+        for (op, fencing, wrong) in [
+            (set, fenced, Value::Int(1)),
+            (set, fenced, Value::Okay),
+            (set, off, Value::Array(vec![Value::Int(7)])),
+            (cad, off, Value::Okay),
+            (cad, off, Value::Int(7)),
         ] {
-            let Err(Cause::UnexpectedReply { command, .. }) = interpret(&op, wrong) else {
+            let Err(Cause::UnexpectedReply { command, .. }) = interpret(&op, fencing, wrong) else {
                 panic!("{op:?} accepted a reply it cannot produce");
             };
             assert_eq!(command, script::command_name(&op));

@@ -8,7 +8,7 @@ use std::sync::OnceLock;
 
 use ::redis::{Cmd, Script};
 
-use crate::proto::Op;
+use crate::proto::{Fencing, Op};
 
 /// Compare-and-delete, as redis.io gives it: delete the key only if it still holds our token.
 pub(crate) const DEL_IF_EQ: &str = r#"if redis.call("GET", KEYS[1]) == ARGV[1] then
@@ -84,20 +84,32 @@ pub(crate) fn command_name(op: &Op) -> &'static str {
     }
 }
 
-/// The script an op runs, if it runs one.
-pub(crate) fn script_of(op: &Op) -> Option<&'static Script> {
+/// The script an op runs for a lock with `fencing`, if it runs one: an acquisition without
+/// fencing is a plain `SET`, which needs none.
+pub(crate) fn script_of(op: &Op, fencing: Fencing) -> Option<&'static Script> {
     match op {
         Op::DelIfEq { .. } => Some(&scripts().del_if_eq),
         Op::PExpireIfEq { .. } => Some(&scripts().pexpire_if_eq),
+        Op::SetNxPx { .. } if fencing == Fencing::Off => None,
         Op::SetNxPx { .. } => Some(&scripts().set_nx_px),
         Op::RaiseFence { .. } => Some(&scripts().raise_fence),
         Op::Del => None,
     }
 }
 
-/// The command for `op` on `key`: a plain command, or `EVALSHA` of its script.
-pub(crate) fn command(key: &str, op: &Op) -> Cmd {
+/// The command for `op` on `key` for a lock with `fencing`: a plain command, or `EVALSHA` of
+/// its script.
+pub(crate) fn command(key: &str, op: &Op, fencing: Fencing) -> Cmd {
     match *op {
+        Op::SetNxPx { token, ttl } if fencing == Fencing::Off => {
+            let mut cmd = ::redis::cmd("SET");
+            cmd.arg(key)
+                .arg(token.to_string())
+                .arg("NX")
+                .arg("PX")
+                .arg(ttl.as_u64());
+            cmd
+        }
         Op::SetNxPx { token, ttl } => {
             let mut cmd = ::redis::cmd("EVALSHA");
             cmd.arg(scripts().set_nx_px.get_hash())
@@ -145,8 +157,12 @@ pub(crate) fn command(key: &str, op: &Op) -> Cmd {
 
 /// `EVAL`-with-fallback for `op`'s script, for when `EVALSHA` found no script (the node lost
 /// its script cache: `SCRIPT FLUSH`, or a restart between connect and command).
-pub(crate) fn invocation(key: &str, op: &Op) -> Option<::redis::ScriptInvocation<'static>> {
-    let script = script_of(op)?;
+pub(crate) fn invocation(
+    key: &str,
+    op: &Op,
+    fencing: Fencing,
+) -> Option<::redis::ScriptInvocation<'static>> {
+    let script = script_of(op, fencing)?;
     let mut invocation = script.key(key);
     match *op {
         Op::DelIfEq { token } => {
@@ -185,12 +201,30 @@ mod tests {
             ttl: Millis(1500),
         };
         let packed =
-            String::from_utf8(command("orders\"; evil", &op).get_packed_command()).unwrap();
+            String::from_utf8(command("orders\"; evil", &op, Fencing::Off).get_packed_command())
+                .unwrap();
         assert!(packed.contains("EVALSHA"));
         assert!(packed.contains(scripts().pexpire_if_eq.get_hash()));
         assert!(packed.contains("orders\"; evil"));
         assert!(packed.contains("000000000000000000000000000000ab"));
         assert!(packed.contains("1500"));
         assert!(!DEL_IF_EQ.contains("orders") && !PEXPIRE_IF_EQ.contains("orders"));
+    }
+
+    #[test]
+    fn an_acquisition_without_fencing_is_a_plain_set_and_with_fencing_the_script() {
+        let op = Op::SetNxPx {
+            token: Token(0xab),
+            ttl: Millis(1500),
+        };
+        let plain = command("orders", &op, Fencing::Off).get_packed_command();
+        assert_eq!(
+            String::from_utf8(plain).unwrap(),
+            "*6\r\n$3\r\nSET\r\n$6\r\norders\r\n$32\r\n000000000000000000000000000000ab\r\n\
+             $2\r\nNX\r\n$2\r\nPX\r\n$4\r\n1500\r\n"
+        );
+        assert!(invocation("orders", &op, Fencing::Off).is_none());
+        let fenced = command("orders", &op, Fencing::WriteBack).get_packed_command();
+        assert!(String::from_utf8(fenced).unwrap().contains("EVALSHA"));
     }
 }

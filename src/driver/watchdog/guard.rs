@@ -5,9 +5,9 @@ use rand_core::RngCore;
 use super::{ExtendOutcome, Extendable};
 #[cfg(not(redlock_loom))]
 use super::{Timer, Watchdog, WatchdogConfig};
-use crate::driver::{Clock, Extension, Guard};
+use crate::driver::{Clock, Guard};
 use crate::node::Node;
-use crate::proto::{Failure, LockParams, Tally};
+use crate::proto::{Extension, Failure, LockParams, Tally};
 use crate::time::Millis;
 
 impl ExtendOutcome {
