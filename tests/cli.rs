@@ -373,3 +373,67 @@ fn checking_a_simulator_world_says_it_is_one_and_stops_at_the_limit() {
     let out = redlock_lab(&["check", "redlock-fault-free"], &dir);
     assert!(!text(&out.stderr).contains("simulator's worlds"));
 }
+
+/// Runs `redlock-lab ARGS` with a stdout whose reader left before the command started: the
+/// strictest `| head -1`, where every write fails with a broken pipe.
+fn with_stdout_closed(args: &[&str], dir: &Path) -> Output {
+    let (reader, writer) = std::io::pipe().expect("a pipe");
+    drop(reader);
+    Command::new(env!("CARGO_BIN_EXE_redlock-lab"))
+        .args(args)
+        .current_dir(dir)
+        .stdout(writer)
+        .output()
+        .expect("run redlock-lab")
+}
+
+#[test]
+fn every_command_exits_quietly_when_its_reader_leaves() {
+    let dir = empty_dir("closed-pipe");
+    let commands: &[&[&str]] = &[
+        &["check", "node-clock-jump-forward-past-drift"],
+        &["check", "--json", "redlock-fault-free"],
+        &["list"],
+        &["trace", "node-clock-jump-forward-past-drift"],
+        &[
+            "trace",
+            "node-clock-jump-forward-past-drift",
+            "--format",
+            "json",
+        ],
+        &["explain", "node-clock-jump-forward"],
+        &[
+            "advise",
+            "--ttl",
+            "3s",
+            "--ticks",
+            "3",
+            "--clock-error",
+            "2s",
+        ],
+        &[
+            "sweep",
+            "node-clock-jump-forward-past-drift",
+            "--vary",
+            "faults.clock_jumps.jump_ticks=1..2",
+        ],
+        &["simulate", "antirez-safe", "--seed", "1"],
+        &["completions", "bash"],
+        &["man"],
+    ];
+    for args in commands {
+        let out = with_stdout_closed(args, &dir);
+        // 128 + SIGPIPE, what a shell shows for `cat` in the same place; never a panic's 101.
+        assert_eq!(
+            out.status.code(),
+            Some(141),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
+        assert!(out.stderr.is_empty(), "{args:?}: {}", text(&out.stderr));
+    }
+    // `--help` is clap's: it ignores the failed write and succeeds, also quietly.
+    let help = with_stdout_closed(&["--help"], &dir);
+    assert_eq!(help.status.code(), Some(0), "{}", text(&help.stderr));
+    assert!(help.stderr.is_empty(), "{}", text(&help.stderr));
+}
