@@ -19,7 +19,7 @@ use redlock_lab::scenario::{Scenario, Verdict, property};
 use redlock_lab::sweep::{Search, SweepError, search};
 
 use crate::Outcome;
-use crate::units::parse_duration;
+use crate::units::{DurationError, parse_duration};
 
 /// Arguments of `advise`.
 #[derive(Debug, clap::Args)]
@@ -62,7 +62,7 @@ pub enum Bound {
     Unbounded,
 }
 
-fn parse_bound(text: &str) -> Result<Bound, String> {
+fn parse_bound(text: &str) -> Result<Bound, DurationError> {
     if text.trim() == "unbounded" {
         Ok(Bound::Unbounded)
     } else {
