@@ -2,28 +2,12 @@
 //! check stopped at a limit), the `--json` shape, file:line:col errors, and the embedded
 //! catalog working from any folder.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::Path;
 use std::process::{Command, Output};
 
-fn redlock_lab(args: &[&str], dir: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_redlock-lab"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("run redlock-lab")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-/// A fresh, empty folder: the binary must not need the repository around it.
-fn empty_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("redlock-lab-cli-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("create temp dir");
-    dir
-}
+use common::{BIN, redlock_lab_in, scratch_dir, text};
 
 const SMALL: &str = r#"
 name = "small"
@@ -41,8 +25,8 @@ drift_ticks = 1
 
 #[test]
 fn check_without_arguments_checks_the_embedded_catalog_from_any_folder() {
-    let dir = empty_dir("catalog");
-    let out = redlock_lab(&[], &dir);
+    let dir = scratch_dir("catalog");
+    let out = redlock_lab_in(&[], &dir);
     let stdout = text(&out.stdout);
     assert_eq!(
         out.status.code(),
@@ -63,13 +47,13 @@ fn check_without_arguments_checks_the_embedded_catalog_from_any_folder() {
 
 #[test]
 fn a_wrong_expectation_exits_1_and_names_the_mismatch() {
-    let dir = empty_dir("mismatch");
+    let dir = scratch_dir("mismatch");
     std::fs::write(
         dir.join("small.toml"),
         SMALL.replace("EXPECTED", "violated"),
     )
     .unwrap();
-    let out = redlock_lab(&["check", "small.toml"], &dir);
+    let out = redlock_lab_in(&["check", "small.toml"], &dir);
     let stdout = text(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{stdout}");
     assert!(stdout.contains("MISMATCH"), "{stdout}");
@@ -77,7 +61,7 @@ fn a_wrong_expectation_exits_1_and_names_the_mismatch() {
 
     std::fs::write(dir.join("small.toml"), SMALL.replace("EXPECTED", "holds")).unwrap();
     assert_eq!(
-        redlock_lab(&["check", "."], &dir).status.code(),
+        redlock_lab_in(&["check", "."], &dir).status.code(),
         Some(0),
         "a folder works too"
     );
@@ -85,8 +69,8 @@ fn a_wrong_expectation_exits_1_and_names_the_mismatch() {
 
 #[test]
 fn json_has_the_documented_shape() {
-    let dir = empty_dir("json");
-    let out = redlock_lab(
+    let dir = scratch_dir("json");
+    let out = redlock_lab_in(
         &[
             "check",
             "--json",
@@ -150,9 +134,9 @@ fn json_has_the_documented_shape() {
 
 #[test]
 fn bad_input_exits_2_with_file_line_and_column() {
-    let dir = empty_dir("bad");
+    let dir = scratch_dir("bad");
     std::fs::write(dir.join("bad.toml"), "name = \"x\"\nbogus = 1\n").unwrap();
-    let out = redlock_lab(&["check", "bad.toml"], &dir);
+    let out = redlock_lab_in(&["check", "bad.toml"], &dir);
     assert_eq!(out.status.code(), Some(2));
     let stderr = text(&out.stderr);
     assert!(stderr.contains("bad.toml:2:1"), "{stderr}");
@@ -163,27 +147,27 @@ fn bad_input_exits_2_with_file_line_and_column() {
     );
     assert!(!stderr.contains("panicked"), "{stderr}");
 
-    let missing = redlock_lab(&["check", "no-such-scenario"], &dir);
+    let missing = redlock_lab_in(&["check", "no-such-scenario"], &dir);
     assert_eq!(missing.status.code(), Some(2));
     assert!(text(&missing.stderr).contains("no such file, folder or catalog scenario"));
 
-    let usage = redlock_lab(&["check", "--no-such-flag"], &dir);
+    let usage = redlock_lab_in(&["check", "--no-such-flag"], &dir);
     assert_eq!(usage.status.code(), Some(2));
 }
 
 #[test]
 fn list_shows_the_catalog_and_trace_prints_the_shortest_counterexample() {
-    let dir = empty_dir("list");
-    let list = redlock_lab(&["list"], &dir);
+    let dir = scratch_dir("list");
+    let list = redlock_lab_in(&["list"], &dir);
     assert_eq!(list.status.code(), Some(0));
     assert!(text(&list.stdout).contains("gc-pause-after-acquisition"));
 
-    let trace = redlock_lab(&["trace", "node-clock-jump-forward-past-drift"], &dir);
+    let trace = redlock_lab_in(&["trace", "node-clock-jump-forward-past-drift"], &dir);
     let stdout = text(&trace.stdout);
     assert_eq!(trace.status.code(), Some(0), "{}", text(&trace.stderr));
     assert!(stdout.contains("clock jumps +2"), "{stdout}");
 
-    let holds = redlock_lab(&["trace", "redlock-fault-free"], &dir);
+    let holds = redlock_lab_in(&["trace", "redlock-fault-free"], &dir);
     assert_eq!(
         holds.status.code(),
         Some(1),
@@ -195,9 +179,9 @@ fn list_shows_the_catalog_and_trace_prints_the_shortest_counterexample() {
 fn explore_refuses_a_busy_port_cleanly() {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port().to_string();
-    let out = redlock_lab(
+    let out = redlock_lab_in(
         &["explore", "single-node-baseline", "--port", &port],
-        &empty_dir("explore"),
+        &scratch_dir("explore"),
     );
     assert_eq!(out.status.code(), Some(2));
     assert!(
@@ -238,9 +222,9 @@ fn property<'a>(model: &'a serde_json::Value, name: &str) -> &'a serde_json::Val
 
 #[test]
 fn a_check_stopped_at_the_state_limit_is_incomplete_and_exits_3() {
-    let dir = empty_dir("max-states");
+    let dir = scratch_dir("max-states");
     // 21 709 states when exhausted: 1000 cannot settle mutual exclusion.
-    let out = redlock_lab(
+    let out = redlock_lab_in(
         &[
             "check",
             "--max-states",
@@ -262,7 +246,7 @@ fn a_check_stopped_at_the_state_limit_is_incomplete_and_exits_3() {
     );
     assert!(!stdout.contains("panicked"));
 
-    let out = redlock_lab(
+    let out = redlock_lab_in(
         &[
             "check",
             "--json",
@@ -285,7 +269,7 @@ fn a_check_stopped_at_the_state_limit_is_incomplete_and_exits_3() {
     assert!(mutex["counterexample"].is_null());
 
     // A check that finishes within its limits is complete and exits 0.
-    let out = redlock_lab(
+    let out = redlock_lab_in(
         &[
             "check",
             "--json",
@@ -312,14 +296,14 @@ fn a_check_stopped_at_the_state_limit_is_incomplete_and_exits_3() {
 
 #[test]
 fn time_and_memory_limits_stop_a_user_sized_check_with_exit_3() {
-    let dir = empty_dir("limits");
+    let dir = scratch_dir("limits");
     std::fs::write(dir.join("user-sized.toml"), USER_SIZED).unwrap();
     for (flag, value, reason) in [
         ("--time-limit", "1", "time-limit"),
         // One megabyte: the guard trips at its first sample.
         ("--max-memory", "1", "memory-limit"),
     ] {
-        let out = redlock_lab(&["check", "--json", flag, value, "user-sized.toml"], &dir);
+        let out = redlock_lab_in(&["check", "--json", flag, value, "user-sized.toml"], &dir);
         assert_eq!(out.status.code(), Some(3), "{flag}: {}", text(&out.stderr));
         let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("valid JSON");
         let model = &json["models"][0];
@@ -334,17 +318,17 @@ fn time_and_memory_limits_stop_a_user_sized_check_with_exit_3() {
 
 #[test]
 fn limits_must_be_positive_and_the_exit_codes_are_documented() {
-    let dir = empty_dir("limit-usage");
+    let dir = scratch_dir("limit-usage");
     for flag in ["--max-states", "--time-limit", "--threads"] {
-        let out = redlock_lab(&["check", flag, "0", "single-node-baseline"], &dir);
+        let out = redlock_lab_in(&["check", flag, "0", "single-node-baseline"], &dir);
         assert_eq!(out.status.code(), Some(2), "{flag} 0");
         assert!(text(&out.stderr).contains("at least 1"), "{flag}");
     }
-    let help = redlock_lab(&["--help"], &dir);
+    let help = redlock_lab_in(&["--help"], &dir);
     assert_eq!(help.status.code(), Some(0));
     let help = text(&help.stdout);
     assert!(help.contains("3 `check` stopped at a limit"), "{help}");
-    let check_help = text(&redlock_lab(&["check", "--help"], &dir).stdout);
+    let check_help = text(&redlock_lab_in(&["check", "--help"], &dir).stdout);
     for flag in ["--max-states", "--time-limit", "--max-memory", "--threads"] {
         assert!(check_help.contains(flag), "{flag} in {check_help}");
     }
@@ -356,9 +340,9 @@ fn limits_must_be_positive_and_the_exit_codes_are_documented() {
 
 #[test]
 fn checking_a_simulator_world_says_it_is_one_and_stops_at_the_limit() {
-    let dir = empty_dir("world");
+    let dir = scratch_dir("world");
     let world = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/sim/drift-too-small.toml");
-    let out = redlock_lab(
+    let out = redlock_lab_in(
         &["check", "--max-states", "2000", world.to_str().unwrap()],
         &dir,
     );
@@ -370,6 +354,70 @@ fn checking_a_simulator_world_says_it_is_one_and_stops_at_the_limit() {
         "{stderr}"
     );
     // A catalog scenario gets no such note.
-    let out = redlock_lab(&["check", "redlock-fault-free"], &dir);
+    let out = redlock_lab_in(&["check", "redlock-fault-free"], &dir);
     assert!(!text(&out.stderr).contains("simulator's worlds"));
+}
+
+/// Runs `redlock-lab ARGS` with a stdout whose reader left before the command started: the
+/// strictest `| head -1`, where every write fails with a broken pipe.
+fn with_stdout_closed(args: &[&str], dir: &Path) -> Output {
+    let (reader, writer) = std::io::pipe().expect("a pipe");
+    drop(reader);
+    Command::new(BIN)
+        .args(args)
+        .current_dir(dir)
+        .stdout(writer)
+        .output()
+        .expect("run redlock-lab")
+}
+
+#[test]
+fn every_command_exits_quietly_when_its_reader_leaves() {
+    let dir = scratch_dir("closed-pipe");
+    let commands: &[&[&str]] = &[
+        &["check", "node-clock-jump-forward-past-drift"],
+        &["check", "--json", "redlock-fault-free"],
+        &["list"],
+        &["trace", "node-clock-jump-forward-past-drift"],
+        &[
+            "trace",
+            "node-clock-jump-forward-past-drift",
+            "--format",
+            "json",
+        ],
+        &["explain", "node-clock-jump-forward"],
+        &[
+            "advise",
+            "--ttl",
+            "3s",
+            "--ticks",
+            "3",
+            "--clock-error",
+            "2s",
+        ],
+        &[
+            "sweep",
+            "node-clock-jump-forward-past-drift",
+            "--vary",
+            "faults.clock_jumps.jump_ticks=1..2",
+        ],
+        &["simulate", "antirez-safe", "--seed", "1"],
+        &["completions", "bash"],
+        &["man"],
+    ];
+    for args in commands {
+        let out = with_stdout_closed(args, &dir);
+        // 128 + SIGPIPE, what a shell shows for `cat` in the same place; never a panic's 101.
+        assert_eq!(
+            out.status.code(),
+            Some(141),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
+        assert!(out.stderr.is_empty(), "{args:?}: {}", text(&out.stderr));
+    }
+    // `--help` is clap's: it ignores the failed write and succeeds, also quietly.
+    let help = with_stdout_closed(&["--help"], &dir);
+    assert_eq!(help.status.code(), Some(0), "{}", text(&help.stderr));
+    assert!(help.stderr.is_empty(), "{}", text(&help.stderr));
 }

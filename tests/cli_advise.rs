@@ -3,27 +3,10 @@
 //! faults up, and the scenario files it writes check again with `redlock-lab check`.
 
 use std::path::PathBuf;
-use std::process::{Command, Output};
 
-const BIN: &str = env!("CARGO_BIN_EXE_redlock-lab");
+mod common;
 
-fn redlock_lab(args: &[&str]) -> Output {
-    Command::new(BIN)
-        .args(args)
-        .output()
-        .expect("run redlock-lab")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-fn scratch(label: &str) -> PathBuf {
-    let dir =
-        std::env::temp_dir().join(format!("redlock-lab-advise-{}-{label}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
-}
+use common::{redlock_lab, scratch_dir, text};
 
 /// The figure on the line that starts with `label`: its tick count.
 fn ticks(stdout: &str, label: &str) -> u32 {
@@ -43,7 +26,7 @@ fn ticks(stdout: &str, label: &str) -> u32 {
 
 /// Runs `advise ARGS --out DIR`, then `check DIR`; returns what advise printed and the folder.
 fn advise_and_recheck(args: &[&str], label: &str) -> (String, PathBuf) {
-    let dir = scratch(label);
+    let dir = scratch_dir(&format!("advise-{label}"));
     let mut all = vec!["advise"];
     all.extend_from_slice(args);
     all.extend(["--out", dir.to_str().unwrap()]);

@@ -5,32 +5,13 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::path::Path;
+use std::process::{Command, Stdio};
 use std::time::Duration;
 
-const BIN: &str = env!("CARGO_BIN_EXE_redlock-lab");
+mod common;
 
-fn redlock_lab(args: &[&str], dir: &Path) -> Output {
-    Command::new(BIN)
-        .args(args)
-        .current_dir(dir)
-        .env_remove("NO_COLOR")
-        .output()
-        .expect("run redlock-lab")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-/// A fresh, empty folder under the system temp dir.
-fn empty_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("redlock-lab-help-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("create temp dir");
-    dir
-}
+use common::{BIN, redlock_lab_in, scratch_dir, text};
 
 fn catalog_file(name: &str) -> String {
     std::fs::read_to_string(
@@ -41,13 +22,13 @@ fn catalog_file(name: &str) -> String {
 
 #[test]
 fn check_of_a_folder_names_each_file_and_warns_on_duplicate_names() {
-    let dir = empty_dir("folder");
+    let dir = scratch_dir("folder");
     let folder = dir.join("mine");
     std::fs::create_dir_all(&folder).unwrap();
     let baseline = catalog_file("single-node-baseline");
     std::fs::write(folder.join("a.toml"), &baseline).unwrap();
     std::fs::write(folder.join("b.toml"), &baseline).unwrap();
-    let out = redlock_lab(&["check", "mine"], &dir);
+    let out = redlock_lab_in(&["check", "mine"], &dir);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let stdout = text(&out.stdout);
     assert!(stdout.contains("from mine/a.toml"), "{stdout}");
@@ -64,7 +45,7 @@ fn check_of_a_folder_names_each_file_and_warns_on_duplicate_names() {
     );
 
     // The built-in catalog's scenarios are named, not located.
-    let catalog = redlock_lab(&["check", "single-node-baseline"], &dir);
+    let catalog = redlock_lab_in(&["check", "single-node-baseline"], &dir);
     let stdout = text(&catalog.stdout);
     assert!(!stdout.contains("from "), "{stdout}");
     assert!(
@@ -75,13 +56,13 @@ fn check_of_a_folder_names_each_file_and_warns_on_duplicate_names() {
 
 #[test]
 fn a_single_mismatch_is_counted_in_the_singular() {
-    let dir = empty_dir("mismatch");
+    let dir = scratch_dir("mismatch");
     let baseline = catalog_file("single-node-baseline").replace(
         "\"mutual exclusion\" = \"holds\"",
         "\"mutual exclusion\" = \"violated\"",
     );
     std::fs::write(dir.join("wrong.toml"), baseline).unwrap();
-    let out = redlock_lab(&["check", "wrong.toml"], &dir);
+    let out = redlock_lab_in(&["check", "wrong.toml"], &dir);
     assert_eq!(out.status.code(), Some(1));
     let stdout = text(&out.stdout);
     assert!(
@@ -92,9 +73,9 @@ fn a_single_mismatch_is_counted_in_the_singular() {
 
 #[test]
 fn a_misspelled_scenario_gets_did_you_mean() {
-    let out = redlock_lab(
+    let out = redlock_lab_in(
         &["explain", "node-clock-jump-forwrd-past-drift"],
-        &empty_dir("typo"),
+        &scratch_dir("typo"),
     );
     assert_eq!(out.status.code(), Some(2));
     let stderr = text(&out.stderr);
@@ -107,10 +88,10 @@ fn a_misspelled_scenario_gets_did_you_mean() {
 
 #[test]
 fn every_line_of_list_and_check_fits_100_columns() {
-    let dir = empty_dir("width");
-    let list = redlock_lab(&["list"], &dir);
+    let dir = scratch_dir("width");
+    let list = redlock_lab_in(&["list"], &dir);
     assert_eq!(list.status.code(), Some(0));
-    let check = redlock_lab(
+    let check = redlock_lab_in(
         &[
             "check",
             "crash-restart-client-guard-one-tick-short",
@@ -132,7 +113,7 @@ fn every_line_of_list_and_check_fits_100_columns() {
 
 #[test]
 fn list_help_says_what_it_accepts() {
-    let out = redlock_lab(&["list", "--help"], &empty_dir("list-help"));
+    let out = redlock_lab_in(&["list", "--help"], &scratch_dir("list-help"));
     assert_eq!(out.status.code(), Some(0));
     let stdout = text(&out.stdout);
     for accepted in [
@@ -148,9 +129,9 @@ fn list_help_says_what_it_accepts() {
 
 #[test]
 fn completions_and_the_man_page_come_from_the_clap_definition() {
-    let dir = empty_dir("completions");
+    let dir = scratch_dir("completions");
     for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
-        let out = redlock_lab(&["completions", shell], &dir);
+        let out = redlock_lab_in(&["completions", shell], &dir);
         assert_eq!(out.status.code(), Some(0), "{shell}");
         let script = text(&out.stdout);
         assert!(script.contains("redlock-lab"), "{shell}: {script}");
@@ -159,10 +140,10 @@ fn completions_and_the_man_page_come_from_the_clap_definition() {
             "{shell} completes the commands"
         );
     }
-    let bad = redlock_lab(&["completions", "cmd.exe"], &dir);
+    let bad = redlock_lab_in(&["completions", "cmd.exe"], &dir);
     assert_eq!(bad.status.code(), Some(2));
 
-    let man = redlock_lab(&["man"], &dir);
+    let man = redlock_lab_in(&["man"], &dir);
     assert_eq!(man.status.code(), Some(0));
     let page = text(&man.stdout);
     assert!(page.contains(".TH redlock-lab 1"), "{page}");
@@ -177,13 +158,13 @@ fn completions_and_the_man_page_come_from_the_clap_definition() {
 
 #[test]
 fn a_model_file_that_is_not_utf8_gets_a_line_and_column() {
-    let dir = empty_dir("utf8");
+    let dir = scratch_dir("utf8");
     std::fs::write(
         dir.join("latin1.toml"),
         b"name = \"x\"\ntitle = \"caf\xe9\"\n",
     )
     .unwrap();
-    let out = redlock_lab(&["check", "latin1.toml"], &dir);
+    let out = redlock_lab_in(&["check", "latin1.toml"], &dir);
     assert_eq!(out.status.code(), Some(2));
     let stderr = text(&out.stderr);
     assert!(
@@ -205,7 +186,7 @@ impl Drop for Killed {
 
 #[test]
 fn explore_on_port_0_prints_the_port_it_listens_on() {
-    let dir = empty_dir("port0");
+    let dir = scratch_dir("port0");
     let mut child = Killed(
         Command::new(BIN)
             .args(["explore", "single-node-baseline", "--port", "0"])

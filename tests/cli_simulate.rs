@@ -3,16 +3,14 @@
 //! code and bad input.
 
 use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::process::Output;
 
-const BIN: &str = env!("CARGO_BIN_EXE_redlock-lab");
+mod common;
+
+use common::{redlock_lab, scratch_dir};
 
 fn simulate(args: &[&str]) -> Output {
-    Command::new(BIN)
-        .arg("simulate")
-        .args(args)
-        .output()
-        .expect("the binary runs")
+    redlock_lab(&[&["simulate"], args].concat())
 }
 
 fn stdout(output: &Output) -> String {
@@ -21,16 +19,6 @@ fn stdout(output: &Output) -> String {
 
 fn stderr(output: &Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
-}
-
-/// A scratch folder of this test process.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "redlock-lab-cli-simulate-{name}-{}",
-        std::process::id()
-    ));
-    std::fs::create_dir_all(&dir).expect("a scratch folder");
-    dir
 }
 
 /// Asserts the exit code, and that nothing panicked.
@@ -124,7 +112,7 @@ fn a_found_violation_prints_a_replay_command_that_reproduces_it() {
 fn a_violation_of_a_property_expected_to_hold_is_a_contradiction() {
     // The node-jump scenario with a wrong expectation: the simulator finds a run that breaks
     // what the file says holds, which is exit code 1.
-    let dir = scratch("contradiction");
+    let dir = scratch_dir("simulate-contradiction");
     let original = redlock_lab::catalog::find("node-clock-jump-forward-past-drift")
         .unwrap()
         .text;
@@ -204,7 +192,7 @@ fn the_model_checkers_own_features_are_simulated_too() {
 
 #[test]
 fn bad_input_exits_with_2_and_a_clear_message() {
-    let dir = scratch("bad");
+    let dir = scratch_dir("simulate-bad");
     let broken = dir.join("broken.toml");
     std::fs::write(&broken, "name = \"x\"\n[lock]\nnodez = 3\n").unwrap();
     let cases: [(&[&str], &str); 6] = [

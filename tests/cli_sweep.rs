@@ -1,22 +1,13 @@
 //! `redlock-lab sweep`: a row per value, the boundary where a verdict flips (pinned against
 //! the catalog's inequalities), `--json`, and bad input with exit code 2.
 
-use std::process::{Command, Output};
+mod common;
 
 use redlock_lab::catalog;
 use redlock_lab::scenario::Verdict;
 use redlock_lab::sweep::{Boundary, Point, Sweep, Vary};
 
-fn redlock_lab(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_redlock-lab"))
-        .args(args)
-        .output()
-        .expect("run redlock-lab")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
+use common::{redlock_lab, scratch_dir, text};
 
 fn boundary(property: &str, below: (&str, Verdict), above: (&str, Verdict)) -> Boundary {
     Boundary {
@@ -216,8 +207,7 @@ fn bad_input_exits_2_with_a_clear_message_and_checks_nothing() {
 
 #[test]
 fn a_bad_scenario_file_is_reported_with_its_line_and_column() {
-    let dir = std::env::temp_dir().join(format!("redlock-lab-sweep-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch_dir("sweep-bad-file");
     let file = dir.join("bad.toml");
     std::fs::write(
         &file,

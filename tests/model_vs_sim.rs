@@ -14,19 +14,22 @@
 //!
 //! `PROPTEST_CASES` overrides the number of cases per scenario and resolution.
 
+mod common;
+
 use std::sync::OnceLock;
 
 use proptest::prelude::*;
 use proptest::strategy::BoxedStrategy;
-use proptest::test_runner::{
-    Config as ProptestConfig, FileFailurePersistence, TestCaseError, TestRunner,
-};
+use proptest::test_runner::{TestCaseError, TestRunner};
 use redlock_lab::catalog::CATALOG;
 use redlock_lab::check::{Check, Report};
 use redlock_lab::scenario::{Scenario, Verdict, property};
 use redlock_lab::sim::{self, Fault, FaultPlan, Process, Property, ScheduledFault, SimConfig};
 use redlock_lab::storage::TokenSource;
 use redlock_lab::time::Millis;
+
+/// Where failing cases are kept, and tried first on every later run.
+const REGRESSIONS: &str = "proptest-regressions/model_vs_sim.txt";
 
 /// The resolutions every proof is tested at, in ms per tick: the brief's ticks = ms, the
 /// CLI's default, and a finer one.
@@ -83,20 +86,6 @@ fn write_back(scenario: &Scenario) -> bool {
 fn bridge(scenario: &Scenario, ms_per_tick: u64) -> SimConfig {
     SimConfig::from_scenario_at(scenario, ms_per_tick)
         .unwrap_or_else(|e| panic!("{}: the bridge refused it: {e}", scenario.name))
-}
-
-/// proptest's configuration with `cases` unless `PROPTEST_CASES` says otherwise.
-fn cases(default: u32) -> ProptestConfig {
-    let mut config = ProptestConfig {
-        failure_persistence: Some(Box::new(FileFailurePersistence::Direct(
-            "proptest-regressions/model_vs_sim.txt",
-        ))),
-        ..ProptestConfig::default()
-    };
-    if std::env::var_os("PROPTEST_CASES").is_none() {
-        config.cases = default;
-    }
-    config
 }
 
 /// Explicit schedules within the bridge's fault budget: up to `count` faults of each kind, at
@@ -208,7 +197,7 @@ fn the_simulator_never_violates_what_the_checker_proves() {
         for ms_per_tick in RESOLUTIONS {
             let config = bridge(scenario, ms_per_tick);
             let name = scenario.name.clone();
-            let mut runner = TestRunner::new(cases(2_000));
+            let mut runner = TestRunner::new(common::cases(2_000, REGRESSIONS));
             runner
                 .run(&any::<u64>(), |seed| {
                     check_run(&config, seed, &properties, || {
@@ -218,7 +207,7 @@ fn the_simulator_never_violates_what_the_checker_proves() {
                     })
                 })
                 .unwrap_or_else(|e| panic!("{e}"));
-            let mut runner = TestRunner::new(cases(500));
+            let mut runner = TestRunner::new(common::cases(500, REGRESSIONS));
             runner
                 .run(&(any::<u64>(), schedules(&config)), |(seed, schedule)| {
                     let mut explicit = config.clone();

@@ -2,6 +2,8 @@
 //! stderr is a terminal, never under `--json` or into a pipe; the library's progress hook
 //! reports growing counts once per interval, and stays quiet on short runs by default.
 
+mod common;
+
 use std::process::Command;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -10,7 +12,8 @@ use redlock_lab::catalog;
 use redlock_lab::check::{Check, Progress};
 use redlock_lab::scenario::Scenario;
 
-const BIN: &str = env!("CARGO_BIN_EXE_redlock-lab");
+use common::BIN;
+
 const SCENARIO: &str = "gc-pause-after-acquisition";
 /// A scenario that takes long enough (about a second, optimised) for the 100 ms display to be
 /// drawn with its states and rate; the small ones now finish before the first message.

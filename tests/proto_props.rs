@@ -8,12 +8,14 @@
 //!   arbitrarily over shared `NodeState`s with compare-and-delete), and with plain `DEL` the
 //!   same check does fire.
 
+mod common;
+
 use std::collections::{BTreeMap, BTreeSet};
 
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use proptest::test_runner::{
-    Config as ProptestConfig, FileFailurePersistence, RngSeed, TestCaseError, TestError, TestRunner,
+    Config as ProptestConfig, RngSeed, TestCaseError, TestError, TestRunner,
 };
 use rand_chacha::ChaCha8Rng;
 use rand_core::SeedableRng;
@@ -24,20 +26,8 @@ use redlock_lab::proto::{
 };
 use redlock_lab::time::Millis;
 
-/// proptest's configuration with `cases` unless `PROPTEST_CASES` says otherwise, keeping
-/// failing cases in `proptest-regressions/proto_props.txt`.
-fn cases(default: u32) -> ProptestConfig {
-    let mut config = ProptestConfig {
-        failure_persistence: Some(Box::new(FileFailurePersistence::Direct(
-            "proptest-regressions/proto_props.txt",
-        ))),
-        ..ProptestConfig::default()
-    };
-    if std::env::var_os("PROPTEST_CASES").is_none() {
-        config.cases = default;
-    }
-    config
-}
+/// Where failing cases are kept, and tried first on every later run.
+const REGRESSIONS: &str = "proptest-regressions/proto_props.txt";
 
 // ---------------------------------------------------------------------------------------------
 // One lock driven by an arbitrary script of replies and clock steps.
@@ -220,7 +210,7 @@ fn drive(
 }
 
 proptest! {
-    #![proptest_config(cases(512))]
+    #![proptest_config(common::cases(512, REGRESSIONS))]
 
     #[test]
     fn never_acquired_without_a_quorum_of_applied_replies(
@@ -450,7 +440,7 @@ fn collect(
 }
 
 proptest! {
-    #![proptest_config(cases(512))]
+    #![proptest_config(common::cases(512, REGRESSIONS))]
 
     #[test]
     fn compare_and_delete_never_deletes_another_tokens_key(

@@ -2,6 +2,8 @@
 //! or is the test script `.ci/run` runs; the scenario table's verdicts are what the checker finds now; the
 //! Mermaid diagram is what `trace --format mermaid` prints now; every linked scenario exists.
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -13,7 +15,7 @@ use redlock_lab::catalog::{self, CATALOG};
 use redlock_lab::check::Check;
 use redlock_lab::scenario::Scenario;
 
-const BIN: &str = env!("CARGO_BIN_EXE_redlock-lab");
+use common::{BIN, scratch_dir};
 
 fn readme() -> String {
     std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
@@ -97,8 +99,7 @@ fn probe_explore(args: &[String]) {
         Some(i) => args[i + 1] = port.to_string(),
         None => args.extend(["--port".to_owned(), port.to_string()]),
     }
-    let cwd = std::env::temp_dir().join(format!("redlock-lab-readme-{}", std::process::id()));
-    std::fs::create_dir_all(&cwd).unwrap();
+    let cwd = scratch_dir("readme-explore");
     let mut server = Command::new(BIN)
         .args(&args)
         .current_dir(&cwd)

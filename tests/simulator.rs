@@ -7,10 +7,10 @@
 //! `catalog::SIMULATOR_WORLDS`). A failure prints its replay command,
 //! `redlock-lab simulate <name> --seed <seed>`; the `replay` test below prints a whole trace.
 
+mod common;
+
 use proptest::prelude::*;
-use proptest::test_runner::{
-    Config as ProptestConfig, FileFailurePersistence, RngSeed, TestCaseError, TestRunner,
-};
+use proptest::test_runner::{Config as ProptestConfig, RngSeed, TestCaseError, TestRunner};
 use redlock_lab::catalog::{self, SIMULATOR_WORLDS};
 use redlock_lab::node::Persistence;
 use redlock_lab::proto::Op;
@@ -21,6 +21,9 @@ use redlock_lab::sim::{
 };
 use redlock_lab::storage::Protection;
 use redlock_lab::time::Millis;
+
+/// Where failing cases are kept, and tried first on every later run.
+const REGRESSIONS: &str = "proptest-regressions/simulator.txt";
 
 const ALL: [Property; 3] = [
     Property::MutualExclusion,
@@ -88,22 +91,6 @@ fn find_violation(config: &SimConfig, seeds: u64, property: Property) -> Outcome
         "{}: no seed in 0..{seeds} breaks {property}; the detector never fired",
         config.name
     );
-}
-
-/// proptest's configuration with `cases` unless `PROPTEST_CASES` says otherwise, keeping
-/// failing cases in `proptest-regressions/simulator.txt` (the default location needs a
-/// `lib.rs` beside the test file, which `tests/` does not have).
-fn cases(default: u32) -> ProptestConfig {
-    let mut config = ProptestConfig {
-        failure_persistence: Some(Box::new(FileFailurePersistence::Direct(
-            "proptest-regressions/simulator.txt",
-        ))),
-        ..ProptestConfig::default()
-    };
-    if std::env::var_os("PROPTEST_CASES").is_none() {
-        config.cases = default;
-    }
-    config
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -183,7 +170,7 @@ fn allowed_fault(nodes: usize, clients: usize) -> impl Strategy<Value = Schedule
 }
 
 proptest! {
-    #![proptest_config(cases(256))]
+    #![proptest_config(common::cases(256, REGRESSIONS))]
 
     #[test]
     fn explicit_schedules_within_antirez_assumptions_keep_every_property(

@@ -2,24 +2,21 @@
 //! `check`'s story blocks, `explain`, catalog lookup by alias and prefix, and the
 //! `[mitigation]` of every scenario checked to flip the verdict.
 
+mod common;
+
 use std::collections::BTreeMap;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use expect_test::{Expect, expect};
 use redlock_lab::catalog::{self, CATALOG, LookupError};
 use redlock_lab::check::{self, Check, Report};
 use redlock_lab::scenario::{Scenario, Verdict, property};
 
+use common::redlock_lab;
+
 fn scenario(name: &str) -> Scenario {
     let embedded = catalog::find(name).expect("a catalog scenario");
     Scenario::from_str(embedded.file, embedded.text).expect("catalog files are valid")
-}
-
-fn cli(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_redlock-lab"))
-        .args(args)
-        .output()
-        .expect("run redlock-lab")
 }
 
 fn stdout(output: &Output) -> String {
@@ -154,7 +151,7 @@ fn storage_stories_show_the_damage() {
         "network-delayed-write",
         "synchronous-bounds-margin-2",
     ] {
-        let out = cli(&["trace", name]);
+        let out = redlock_lab(&["trace", name]);
         assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
         let text = stdout(&out);
         assert!(text.contains(": no lost update violated"), "{text}");
@@ -171,7 +168,7 @@ fn storage_stories_show_the_damage() {
     }
     // With fencing on writes only the stale write cannot land after a newer write (it is
     // fenced), so the story is the other order, and it says whose update the newer write erased.
-    let fenced = stdout(&cli(&["trace", "fencing-on-writes-only"]));
+    let fenced = stdout(&redlock_lab(&["trace", "fencing-on-writes-only"]));
     assert!(
         fenced.contains(
             "c2's write (epoch 2) comes from a read taken before c1's write (epoch 1) landed: \
@@ -179,12 +176,12 @@ fn storage_stories_show_the_damage() {
         ),
         "{fenced}"
     );
-    let delayed = stdout(&cli(&["trace", "network-delayed-write"]));
+    let delayed = stdout(&redlock_lab(&["trace", "network-delayed-write"]));
     assert!(
         delayed.contains("delayed 4 ticks in the network"),
         "{delayed}"
     );
-    let paused = stdout(&cli(&["trace", "gc-pause-after-acquisition"]));
+    let paused = stdout(&redlock_lab(&["trace", "gc-pause-after-acquisition"]));
     let pause = paused
         .find("is paused (GC) between its lease check")
         .expect("the pause");
@@ -346,22 +343,22 @@ fn trace_prints_every_format() {
     let name = "node-clock-jump-forward-past-drift";
     let story = check::story(&scenario(name), property::MUTUAL_EXCLUSION).unwrap();
 
-    let text = cli(&["trace", name]);
+    let text = redlock_lab(&["trace", name]);
     assert_eq!(text.status.code(), Some(0), "{}", stderr(&text));
     assert_eq!(stdout(&text), story.to_text());
 
-    let mermaid = cli(&["trace", name, "--format", "mermaid"]);
+    let mermaid = redlock_lab(&["trace", name, "--format", "mermaid"]);
     assert_eq!(mermaid.status.code(), Some(0));
     assert_eq!(stdout(&mermaid), story.to_mermaid());
 
-    let json = cli(&["trace", name, "--format", "json"]);
+    let json = redlock_lab(&["trace", name, "--format", "json"]);
     assert_eq!(json.status.code(), Some(0));
     let value: serde_json::Value = serde_json::from_str(&stdout(&json)).expect("json");
     assert_eq!(value, serde_json::to_value(&story).unwrap());
     assert_eq!(value["property"], "mutual exclusion");
     assert_eq!(value["lines"].as_array().unwrap().len(), story.lines.len());
 
-    let svg = cli(&["trace", name, "--format", "svg"]);
+    let svg = redlock_lab(&["trace", name, "--format", "svg"]);
     assert_eq!(svg.status.code(), Some(0));
     let svg = stdout(&svg);
     assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
@@ -369,7 +366,7 @@ fn trace_prints_every_format() {
 
     // One narration: every event of the story is told in the same words by the SVG and by
     // `check --json`'s counterexample.
-    let json = cli(&["check", name, "--json"]);
+    let json = redlock_lab(&["check", name, "--json"]);
     let value: serde_json::Value = serde_json::from_str(&stdout(&json)).expect("json");
     let steps: Vec<&str> = value["models"][0]["properties"][0]["counterexample"]
         .as_array()
@@ -384,18 +381,18 @@ fn trace_prints_every_format() {
     }
 
     // The same scenario with the jump inside the drift allowance: nothing to trace.
-    let holds = cli(&["trace", "node-clock-jump-forward-by-drift"]);
+    let holds = redlock_lab(&["trace", "node-clock-jump-forward-by-drift"]);
     assert_eq!(holds.status.code(), Some(1));
     assert!(stderr(&holds).contains("holds"), "{}", stderr(&holds));
 
-    let unknown = cli(&["trace", name, "--property", "storage safety"]);
+    let unknown = redlock_lab(&["trace", name, "--property", "storage safety"]);
     assert_eq!(unknown.status.code(), Some(2));
     assert!(stderr(&unknown).contains("mutual exclusion"));
 }
 
 #[test]
 fn check_prints_the_story_of_each_violated_property_after_the_table() {
-    let out = cli(&[
+    let out = redlock_lab(&[
         "check",
         "node-clock-jump-forward-past-drift",
         "node-clock-jump-forward-by-drift",
@@ -416,7 +413,7 @@ fn check_prints_the_story_of_each_violated_property_after_the_table() {
     );
 
     // `--json` stays one JSON object, with no stories mixed in.
-    let json = cli(&["check", "--json", "node-clock-jump-forward-past-drift"]);
+    let json = redlock_lab(&["check", "--json", "node-clock-jump-forward-past-drift"]);
     let value: serde_json::Value = serde_json::from_str(&stdout(&json)).expect("json");
     assert!(value["models"][0]["properties"][0].get("story").is_none());
     // …with the necessary causes of each violated property, computed by re-checking.
@@ -431,7 +428,7 @@ fn check_prints_the_story_of_each_violated_property_after_the_table() {
     );
 
     // `--why` prints them under the stories, in words.
-    let why = cli(&["check", "--why", "crash-delayed-restart-clock-jump"]);
+    let why = redlock_lab(&["check", "--why", "crash-delayed-restart-clock-jump"]);
     assert_eq!(why.status.code(), Some(0), "{}", stderr(&why));
     assert!(
         stdout(&why).contains(
@@ -445,7 +442,7 @@ fn check_prints_the_story_of_each_violated_property_after_the_table() {
 
 #[test]
 fn explain_tells_claim_verdict_story_and_mitigation() {
-    let out = cli(&["explain", "node-clock-jump-forward"]);
+    let out = redlock_lab(&["explain", "node-clock-jump-forward"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let text = stdout(&out);
     for needle in [
@@ -466,7 +463,7 @@ fn explain_tells_claim_verdict_story_and_mitigation() {
     }
 
     // A scenario that holds: the reason is the exhaustive search, and no story.
-    let out = cli(&["explain", "node-clock-jump-forward-by-drift"]);
+    let out = redlock_lab(&["explain", "node-clock-jump-forward-by-drift"]);
     assert_eq!(out.status.code(), Some(0));
     let text = stdout(&out);
     assert!(text.contains("Verdict: mutual exclusion holds: the checker explored all"));
@@ -482,7 +479,7 @@ fn explain_tells_claim_verdict_story_and_mitigation() {
     );
 
     // The necessary causes, in words: Kleppmann's restart delay cut short by a jump.
-    let out = cli(&["explain", "crash-delayed-restart-clock-jump"]);
+    let out = redlock_lab(&["explain", "crash-delayed-restart-clock-jump"]);
     assert_eq!(out.status.code(), Some(0));
     let text = stdout(&out);
     assert!(
@@ -495,7 +492,7 @@ fn explain_tells_claim_verdict_story_and_mitigation() {
     assert!(text.contains("at t=0 n1 crashes"), "{text}");
 
     // Several properties that hold are all part of the reason.
-    let out = cli(&["explain", "fencing-token-rescues-gc-pause"]);
+    let out = redlock_lab(&["explain", "fencing-token-rescues-gc-pause"]);
     let text = stdout(&out);
     assert!(
         text.contains("Verdict: mutual exclusion, storage safety and no lost update hold:"),
@@ -509,12 +506,12 @@ fn explain_tells_claim_verdict_story_and_mitigation() {
 
 #[test]
 fn explain_lists_candidates_for_an_unknown_or_ambiguous_name() {
-    let out = cli(&["explain", "crash-delayed"]);
+    let out = redlock_lab(&["explain", "crash-delayed"]);
     assert_eq!(out.status.code(), Some(2));
     let err = stderr(&out);
     assert!(err.contains("could mean crash-delayed-restart-clock-jump, crash-delayed-restart-covers-node-clock-error, crash-delayed-restart-full-ttl-clock-jump, crash-delayed-restart-node-clock-error, crash-delayed-restart-one-tick-short, crash-delayed-restart-ttl-minus-drift"), "{err}");
 
-    let out = cli(&["explain", "no-such-scenario"]);
+    let out = redlock_lab(&["explain", "no-such-scenario"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(
         stderr(&out).contains("redlock-lab list"),

@@ -19,7 +19,7 @@ use redlock_lab::scenario::{Scenario, Verdict, property};
 use redlock_lab::sweep::{Search, SweepError, search};
 
 use crate::Outcome;
-use crate::units::parse_duration;
+use crate::units::{DurationError, parse_duration};
 
 /// Arguments of `advise`.
 #[derive(Debug, clap::Args)]
@@ -62,7 +62,7 @@ pub enum Bound {
     Unbounded,
 }
 
-fn parse_bound(text: &str) -> Result<Bound, String> {
+fn parse_bound(text: &str) -> Result<Bound, DurationError> {
     if text.trim() == "unbounded" {
         Ok(Bound::Unbounded)
     } else {
@@ -414,8 +414,9 @@ pub fn run(args: &Args) -> Result<Outcome> {
                 .collect::<Vec<_>>()
                 .join("; ")
         );
-        print!("{out}");
-        write_files(args, &found)?;
+        // Files first: they are what `--out` asked for, even if the reader of stdout left.
+        let wrote = write_files(args, &found)?;
+        out!("{out}{wrote}")?;
         return Ok(Outcome::Mismatch);
     };
     let _ = writeln!(
@@ -570,13 +571,15 @@ pub fn run(args: &Args) -> Result<Outcome> {
         );
         found.push(margin);
         found.push(fencing);
-        print!("{out}");
-        write_files(args, &found)?;
+        // Files first: they are what `--out` asked for, even if the reader of stdout left.
+        let wrote = write_files(args, &found)?;
+        out!("{out}{wrote}")?;
         return Ok(Outcome::Success);
     }
     found.push(margin);
-    print!("{out}");
-    write_files(args, &found)?;
+    // Files first: they are what `--out` asked for, even if the reader of stdout left.
+    let wrote = write_files(args, &found)?;
+    out!("{out}{wrote}")?;
     Ok(Outcome::Success)
 }
 
@@ -587,10 +590,11 @@ fn bound_text(bound: Bound) -> String {
     }
 }
 
-/// Writes every scenario file under `--out`, and says where.
-fn write_files(args: &Args, found: &[Found]) -> Result<()> {
+/// Writes every scenario file under `--out`, and returns the line that says where (empty
+/// without `--out`).
+fn write_files(args: &Args, found: &[Found]) -> Result<String> {
     let Some(dir) = &args.out else {
-        return Ok(());
+        return Ok(String::new());
     };
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let mut written = 0;
@@ -599,12 +603,11 @@ fn write_files(args: &Args, found: &[Found]) -> Result<()> {
         std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))?;
         written += 1;
     }
-    println!(
-        "\nwrote {written} scenario files to {}; `redlock-lab check {}` proves every figure again",
+    Ok(format!(
+        "\nwrote {written} scenario files to {}; `redlock-lab check {}` proves every figure again\n",
         dir.display(),
         dir.display()
-    );
-    Ok(())
+    ))
 }
 
 #[cfg(test)]

@@ -132,12 +132,12 @@ pub fn run(args: &Args) -> Result<Outcome> {
     }
     if args.json {
         let json = serde_json::json!({ "models": reports });
-        println!("{}", serde_json::to_string_pretty(&json)?);
+        outln!("{}", serde_json::to_string_pretty(&json)?)?;
     } else {
-        print!(
+        out!(
             "{}",
             render(&scenarios, &reports, &files, &Paint::for_stdout())
-        );
+        )?;
     }
     let mismatches = reports.iter().flat_map(Report::mismatches).count();
     // A settled verdict that contradicts [expect] is news even when another is unknown.

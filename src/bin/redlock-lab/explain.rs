@@ -221,7 +221,7 @@ pub fn run(args: &Args) -> Result<Outcome> {
         out.push_str("\nWithout the safeguard this scenario keeps:\n");
         out.extend(broken_by);
     }
-    print!("{out}");
+    out!("{out}")?;
     Ok(if report.matches_expectations() {
         Outcome::Success
     } else {

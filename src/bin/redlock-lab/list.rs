@@ -40,13 +40,13 @@ pub fn run(args: &Args) -> Result<Outcome> {
             table.note(format!("from {file}"));
         }
     }
-    print!("{}", table.render());
+    out!("{}", table.render())?;
     if args.paths.is_empty() {
         // The next step for a newcomer.
-        println!(
+        outln!(
             "\n`redlock-lab explain NAME` teaches one scenario: the claim, the verdict and why,\n\
              the counterexample, the fix."
-        );
+        )?;
     }
     Ok(Outcome::Success)
 }

@@ -4,8 +4,15 @@
 //! Exit codes are part of the contract: 0 when every verdict matches `[expect]`, 1 on a
 //! mismatch (or nothing to trace), 2 on bad input or usage, 3 when `check` stopped at a limit
 //! before settling every property (and no settled verdict is a mismatch); `run` passes its
-//! command's exit code through and documents its own in its `--help`.
+//! command's exit code through and documents its own in its `--help`. A reader of stdout that
+//! leaves early (`| head`) ends any command quietly with status 141, as it ends `cat`.
 
+// Every line to stdout goes through `output`, which survives a closed pipe; `print!` panics.
+#![deny(clippy::print_stdout)]
+
+// First, so that its `out!` and `outln!` macros are in scope in every module below.
+#[macro_use]
+mod output;
 mod advise;
 mod check;
 mod explain;
@@ -122,11 +129,14 @@ fn main() -> ExitCode {
         Some(Command::Completions { shell }) => completions(shell),
         Some(Command::Man) => man(),
     };
+    // A last line without a newline is still buffered; a reader that left shows at this flush.
+    let result = result.and_then(|outcome| output::flush().map(|()| outcome));
     match result {
         Ok(Outcome::Success) => ExitCode::SUCCESS,
         Ok(Outcome::Mismatch) => ExitCode::from(1),
         Ok(Outcome::Exit(code)) => ExitCode::from(code),
         Ok(Outcome::Incomplete) => ExitCode::from(3),
+        Err(error) if output::is_closed(&error) => ExitCode::from(output::CLOSED_EXIT),
         Err(error) => {
             eprintln!("error: {error:#}");
             ExitCode::from(2)
@@ -200,13 +210,8 @@ fn roff(text: &str) -> String {
         .join("\n")
 }
 
-/// Writes generated text to stdout; a reader that stopped early (`| head`) is not an error.
+/// Writes generated text to stdout.
 fn print_bytes(bytes: &[u8]) -> anyhow::Result<Outcome> {
-    use std::io::Write;
-    match std::io::stdout().write_all(bytes) {
-        Err(error) if error.kind() != std::io::ErrorKind::BrokenPipe => {
-            Err(error).context("write to stdout")
-        }
-        _ => Ok(Outcome::Success),
-    }
+    output::write_bytes(bytes)?;
+    Ok(Outcome::Success)
 }

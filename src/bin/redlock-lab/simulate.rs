@@ -87,15 +87,15 @@ pub fn run(args: &Args) -> Result<Outcome> {
     let ms_per_tick = args.ms_per_tick.unwrap_or(default_resolution);
     let config = SimConfig::from_scenario_at(&scenario, ms_per_tick)?;
 
-    println!("seed = {}", args.seed);
+    outln!("seed = {}", args.seed)?;
     if args.runs == 1 {
-        println!("runs = 1 (seed {})", args.seed);
+        outln!("runs = 1 (seed {})", args.seed)?;
     } else {
-        println!("runs = {} (seeds {}..={last_seed})", args.runs, args.seed);
+        outln!("runs = {} (seeds {}..={last_seed})", args.runs, args.seed)?;
     }
-    println!("scenario = {} ({})", scenario.name, scenario.file);
-    println!("ms_per_tick = {ms_per_tick}");
-    print!("{config}");
+    outln!("scenario = {} ({})", scenario.name, scenario.file)?;
+    outln!("ms_per_tick = {ms_per_tick}")?;
+    out!("{config}")?;
 
     let mut tallies: Vec<Tally> = properties(&scenario)
         .into_iter()
@@ -143,9 +143,9 @@ pub fn run(args: &Args) -> Result<Outcome> {
     }
     if let Some(outcome) = &single {
         if let Some(swarm) = &outcome.swarm {
-            print!("{swarm}");
+            out!("{swarm}")?;
         }
-        print!(
+        out!(
             "schedule ({}):\n{}",
             plural(outcome.schedule.len() as u64, "fault"),
             {
@@ -158,35 +158,35 @@ pub fn run(args: &Args) -> Result<Outcome> {
                 }
                 text
             }
-        );
+        )?;
     }
 
-    println!();
+    outln!()?;
     let mut contradictions = Vec::new();
     for tally in &tallies {
         let name = tally.property.name();
         let expected = expected(&scenario, name);
-        print!(
+        out!(
             "{name} (expected {}): {}, ",
             expected_text(expected),
             plural(args.runs, "run")
-        );
+        )?;
         match tally.first {
             None => match expected {
                 Some(Verdict::Violated) => {
-                    println!("0 violations: not reached in {}", plural(args.runs, "run"))
+                    outln!("0 violations: not reached in {}", plural(args.runs, "run"))?
                 }
-                _ => println!("0 violations"),
+                _ => outln!("0 violations")?,
             },
             Some(seed) => {
-                println!(
+                outln!(
                     "{}, first with seed {seed}",
                     plural(tally.violations, "violation")
-                );
-                println!(
+                )?;
+                outln!(
                     "  replay: {}",
                     replay_command(&args.path, seed, ms_per_tick, default_resolution)
-                );
+                )?;
                 if expected == Some(Verdict::Holds) {
                     contradictions.push(format!(
                         "{name}: the checker expects it to hold, and seed {seed} violates it"
@@ -196,46 +196,44 @@ pub fn run(args: &Args) -> Result<Outcome> {
         }
     }
     let acquired = expected(&scenario, property::LOCK_ACQUIRED);
-    print!(
+    out!(
         "{} (expected {}): acquired in {witnesses} of {}",
         property::LOCK_ACQUIRED,
         expected_text(acquired),
         plural(args.runs, "run")
-    );
+    )?;
     match (acquired, witnesses) {
-        (Some(Verdict::Holds), 0) => {
-            println!(": not witnessed in {}", plural(args.runs, "run"))
-        }
+        (Some(Verdict::Holds), 0) => outln!(": not witnessed in {}", plural(args.runs, "run"))?,
         (Some(Verdict::Violated), n) if n > 0 => {
-            println!();
+            outln!()?;
             contradictions.push(format!(
                 "{}: the checker expects no run to acquire, and {} did",
                 property::LOCK_ACQUIRED,
                 plural(n, "run")
             ));
         }
-        _ => println!(),
+        _ => outln!()?,
     }
     if let Some(expected) = scenario.expected(property::EVENTUALLY_ACQUIRED) {
-        println!(
+        outln!(
             "{} (expected {expected}): not judged by the simulator (a liveness property of the model's bounded run; `redlock-lab check` decides it)",
             property::EVENTUALLY_ACQUIRED
-        );
+        )?;
     }
 
     if let Some(outcome) = &single
         && !outcome.violations.is_empty()
     {
-        println!();
-        print!("{}", trace_tail(outcome));
+        outln!()?;
+        out!("{}", trace_tail(outcome))?;
     }
     if contradictions.is_empty() {
         Ok(Outcome::Success)
     } else {
-        println!();
-        println!("CONTRADICTION with the model checker:");
+        outln!()?;
+        outln!("CONTRADICTION with the model checker:")?;
         for line in &contradictions {
-            println!("  {line}");
+            outln!("  {line}")?;
         }
         Ok(Outcome::Mismatch)
     }

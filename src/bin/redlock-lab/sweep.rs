@@ -48,9 +48,9 @@ pub fn run(args: &Args) -> Result<Outcome> {
             })).collect::<Vec<_>>(),
             "boundaries": report.boundaries(),
         });
-        println!("{}", serde_json::to_string_pretty(&json)?);
+        outln!("{}", serde_json::to_string_pretty(&json)?)?;
     } else {
-        print!("{}", render(&report));
+        out!("{}", render(&report))?;
     }
     Ok(Outcome::Success)
 }

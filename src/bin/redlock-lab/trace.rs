@@ -81,10 +81,10 @@ pub fn run(args: &Args) -> Result<Outcome> {
     };
     let story = &told.story;
     match args.format {
-        Format::Text => print!("{}", story.to_text()),
-        Format::Mermaid => print!("{}", story.to_mermaid()),
-        Format::Json => println!("{}", serde_json::to_string_pretty(story)?),
-        Format::Svg => println!("{}", told.model.sequence_diagram(&told.path)),
+        Format::Text => out!("{}", story.to_text())?,
+        Format::Mermaid => out!("{}", story.to_mermaid())?,
+        Format::Json => outln!("{}", serde_json::to_string_pretty(story)?)?,
+        Format::Svg => outln!("{}", told.model.sequence_diagram(&told.path))?,
     }
     Ok(Outcome::Success)
 }

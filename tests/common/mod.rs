@@ -1,0 +1,67 @@
+//! Helpers shared by the integration tests: running the binary as a user does, reading what it
+//! printed, scratch folders, and proptest's configuration. A test file says `mod common;`.
+
+// Every test file is its own crate and uses only some of these.
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+#[cfg(feature = "cli")]
+use std::process::{Command, Output};
+
+use proptest::test_runner::{Config as ProptestConfig, FileFailurePersistence};
+
+/// The `redlock-lab` binary Cargo built for this test run (it needs the `cli` feature).
+#[cfg(feature = "cli")]
+pub const BIN: &str = env!("CARGO_BIN_EXE_redlock-lab");
+
+/// Runs `redlock-lab ARGS` in the test's working directory and waits for it.
+#[cfg(feature = "cli")]
+pub fn redlock_lab(args: &[&str]) -> Output {
+    command(args).output().expect("run redlock-lab")
+}
+
+/// Runs `redlock-lab ARGS` in `dir`: the binary must not need the repository around it.
+#[cfg(feature = "cli")]
+pub fn redlock_lab_in(args: &[&str], dir: &std::path::Path) -> Output {
+    command(args)
+        .current_dir(dir)
+        .output()
+        .expect("run redlock-lab")
+}
+
+/// The command with `NO_COLOR` removed, so that a test sees what a user without it sees (and a
+/// test that no colour goes into a pipe does not pass because of the developer's environment).
+#[cfg(feature = "cli")]
+fn command(args: &[&str]) -> Command {
+    let mut command = Command::new(BIN);
+    command.args(args).env_remove("NO_COLOR");
+    command
+}
+
+/// Output bytes as text (lossy: a test about non-UTF-8 input may echo its bytes).
+pub fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// A fresh, empty folder under the system's temporary folder, named after `label` and this
+/// test process (test files run as separate processes, so labels need only differ in a file).
+pub fn scratch_dir(label: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("redlock-lab-{label}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("create a scratch folder");
+    dir
+}
+
+/// proptest's configuration with `default` cases unless `PROPTEST_CASES` says otherwise,
+/// keeping failing cases in `regressions` (a path from the crate's root), so that every
+/// failure found once is tried first on every later run.
+pub fn cases(default: u32, regressions: &'static str) -> ProptestConfig {
+    let mut config = ProptestConfig {
+        failure_persistence: Some(Box::new(FileFailurePersistence::Direct(regressions))),
+        ..ProptestConfig::default()
+    };
+    if std::env::var_os("PROPTEST_CASES").is_none() {
+        config.cases = default;
+    }
+    config
+}
