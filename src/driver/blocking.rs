@@ -10,8 +10,8 @@ use super::clock::Clock;
 use super::outcome::{ErrorLog, NodeError, NotAcquired, Settled, Unreachable};
 use crate::node::Node;
 use crate::proto::{
-    Answer, Config, ConfigError, Extension, Lock, LockParams, Next, NodeSet, Tally, Token,
-    UsageError, validate_resource,
+    Config, ConfigError, Extension, Lock, LockParams, Next, NodeSet, Tally, Token, UsageError,
+    validate_resource,
 };
 use crate::time::Millis;
 
@@ -361,18 +361,7 @@ fn drive<N: Node, C: Clock, R: RngCore, T>(
             Next::Send(batch) => {
                 let params = *lock.params();
                 N::execute_all(nodes, key, &batch, &params, |node, command, result| {
-                    let answer = match result {
-                        // A node that restarted too recently still answers, but its yes must
-                        // not count.
-                        Ok(reply) => Answer {
-                            counts: node.counts_toward_quorum(),
-                            ..Answer::from(reply)
-                        },
-                        Err(error) => {
-                            errors.push(&command, error, false);
-                            Answer::failed()
-                        }
-                    };
+                    let answer = errors.answer(&command, result, || node.counts_toward_quorum());
                     lock.handle_reply(command.round, command.node, answer, clock.now());
                     // Once the round is decided a hung minority costs nothing more.
                     if lock.is_waiting_for(command.round) {

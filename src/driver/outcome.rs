@@ -7,7 +7,10 @@
 
 use std::fmt;
 
-use crate::proto::{AcquireOutcome, Command, Failure, NodeId, NodeSet, Refusal, RoundId, Tally};
+use crate::node::NodeReply;
+use crate::proto::{
+    AcquireOutcome, Answer, Command, Failure, NodeId, NodeSet, Refusal, RoundId, Tally,
+};
 
 /// A node that failed during a lock operation, and why.
 #[derive(Debug)]
@@ -100,12 +103,11 @@ pub(crate) enum Settled<E> {
     Unreachable(Unreachable<E>),
 }
 
-/// Every node error of one lock operation, each with the round it belongs to, and which of
-/// them were answers that refused the operation rather than failures to answer.
+/// Every node error of one lock operation, each with the round it belongs to.
 #[derive(Debug)]
 pub(crate) struct ErrorLog<E> {
     errors: Vec<NodeError<E>>,
-    rounds: Vec<(RoundId, bool)>,
+    rounds: Vec<RoundId>,
 }
 
 impl<E> Default for ErrorLog<E> {
@@ -118,13 +120,34 @@ impl<E> Default for ErrorLog<E> {
 }
 
 impl<E> ErrorLog<E> {
-    /// Keeps `error`, the answer to `command`; `refusal` when the node answered and refused.
-    pub(crate) fn push(&mut self, command: &Command, error: E, refusal: bool) {
+    /// Keeps `error`, the answer to `command`.
+    pub(crate) fn push(&mut self, command: &Command, error: E) {
         self.errors.push(NodeError {
             node: command.node,
             error,
         });
-        self.rounds.push((command.round, refusal));
+        self.rounds.push(command.round);
+    }
+
+    /// The answer the core is handed for a node's `result` to `command`: a reply whose yes
+    /// counts only when `counts` says so (a node that restarted too recently still answers,
+    /// but its yes must not count), or a failure, whose error is kept.
+    pub(crate) fn answer(
+        &mut self,
+        command: &Command,
+        result: Result<NodeReply, E>,
+        counts: impl FnOnce() -> bool,
+    ) -> Answer {
+        match result {
+            Ok(reply) => Answer {
+                counts: counts(),
+                ..Answer::from(reply)
+            },
+            Err(error) => {
+                self.push(command, error);
+                Answer::failed()
+            }
+        }
     }
 
     /// Every error so far, in the order they came.
@@ -138,26 +161,14 @@ impl<E> ErrorLog<E> {
             .errors
             .into_iter()
             .zip(self.rounds)
-            .partition(|(_, (r, _))| *r == round);
+            .partition(|(_, r)| *r == round);
         of_round.sort_by_key(|(error, _)| error.node);
         let strip = |list: Vec<(NodeError<E>, _)>| list.into_iter().map(|(e, _)| e).collect();
         (strip(of_round), strip(others))
     }
 
-    /// The nodes that refused `round` with an error (a key of a foreign value, say).
-    fn refusals(&self, round: RoundId) -> NodeSet {
-        let mut nodes = NodeSet::EMPTY;
-        for (error, (r, refusal)) in self.errors.iter().zip(&self.rounds) {
-            if *r == round && *refusal {
-                nodes.insert(error.node);
-            }
-        }
-        nodes
-    }
-
     /// The core's outcome of an acquisition with the errors added: the failed round's as the
-    /// causes of an unreachable outcome, and a refusal that only this driver could see (a
-    /// foreign value) named as that.
+    /// causes of an unreachable outcome.
     pub(crate) fn settle(self, outcome: AcquireOutcome) -> Settled<E> {
         match outcome {
             AcquireOutcome::Acquired { nodes, restarted } => Settled::Acquired {
@@ -185,23 +196,14 @@ impl<E> ErrorLog<E> {
                 failure,
                 attempts,
                 nodes,
-                round,
-            } => {
-                let foreign = self.refusals(round);
-                let reason = match reason {
-                    Refusal::Held if !foreign.is_empty() => {
-                        Refusal::ForeignValue { nodes: foreign }
-                    }
-                    reason => reason,
-                };
-                Settled::NotAcquired(NotAcquired {
-                    reason,
-                    failure,
-                    attempts,
-                    nodes,
-                    errors: self.errors,
-                })
-            }
+                ..
+            } => Settled::NotAcquired(NotAcquired {
+                reason,
+                failure,
+                attempts,
+                nodes,
+                errors: self.errors,
+            }),
         }
     }
 }
@@ -230,9 +232,9 @@ mod tests {
     #[test]
     fn the_causes_are_the_failed_rounds_errors_in_node_order() {
         let mut log = ErrorLog::default();
-        log.push(&command(9, 1), "an older round", false);
-        log.push(&command(2, 3), "refused", false);
-        log.push(&command(1, 3), "timed out", false);
+        log.push(&command(9, 1), "an older round");
+        log.push(&command(2, 3), "refused");
+        log.push(&command(1, 3), "timed out");
         let outcome = AcquireOutcome::Unreachable {
             quorum: 2,
             attempts: 2,
@@ -248,40 +250,5 @@ mod tests {
              n2: timed out; n3: refused"
         );
         assert_eq!(unreachable.errors.len(), 1);
-    }
-
-    #[test]
-    fn a_refusal_only_the_driver_saw_is_named_and_the_others_stand() {
-        let not_acquired = |reason| AcquireOutcome::NotAcquired {
-            reason,
-            failure: Failure::NoQuorum {
-                applied: 0,
-                quorum: 2,
-            },
-            attempts: 1,
-            nodes: Tally::default(),
-            round: RoundId(4),
-        };
-        let mut log = ErrorLog::default();
-        log.push(&command(0, 4), "foreign", true);
-        log.push(&command(1, 3), "foreign, an older round", true);
-        let Settled::NotAcquired(refused) = log.settle(not_acquired(Refusal::Held)) else {
-            panic!("the core said not acquired");
-        };
-        let foreign = Refusal::ForeignValue {
-            nodes: NodeSet::from_bits(0b1),
-        };
-        assert_eq!(refused.reason, foreign);
-        assert_eq!(
-            refused.to_string(),
-            "not acquired after 1 attempt: a key the lock uses holds a value this client did \
-             not write (n1)"
-        );
-        let Settled::NotAcquired(slow) =
-            ErrorLog::<&str>::default().settle(not_acquired(Refusal::TooSlow))
-        else {
-            panic!("the core said not acquired");
-        };
-        assert_eq!(slow.reason, Refusal::TooSlow);
     }
 }

@@ -63,14 +63,6 @@ pub enum Refusal {
     },
     /// A quorum said yes, but the round took so long that no validity was left.
     TooSlow,
-    /// These nodes answered that a key the lock uses holds a value this client did not write
-    /// (another type, or a counter that is not an integer): another program uses that name.
-    /// The core cannot see this (to it the node said no); a driver that can tell says so, and
-    /// its node errors name the key.
-    ForeignValue {
-        /// The nodes that answered so.
-        nodes: NodeSet,
-    },
 }
 
 impl fmt::Display for Refusal {
@@ -83,11 +75,6 @@ impl fmt::Display for Refusal {
                 names(*restarted)
             ),
             Refusal::TooSlow => write!(f, "the round took longer than the TTL allows"),
-            Refusal::ForeignValue { nodes } => write!(
-                f,
-                "a key the lock uses holds a value this client did not write ({})",
-                names(*nodes)
-            ),
         }
     }
 }

@@ -538,18 +538,8 @@ async fn send<R: RngCore>(
                 unanswered.retain(|c| *c != command);
                 let node = &mut nodes[command.node.index()];
                 node.absorb(&mut arrival);
-                let answer = match arrival.result {
-                    // A node that restarted too recently still answers, but its yes must not
-                    // count.
-                    Ok(reply) => Answer {
-                        counts: node.counts_toward_quorum(),
-                        ..Answer::from(reply)
-                    },
-                    Err(error) => {
-                        errors.push(&command, error, false);
-                        Answer::failed()
-                    }
-                };
+                let answer =
+                    errors.answer(&command, arrival.result, || node.counts_toward_quorum());
                 lock.handle_reply(command.round, command.node, answer, now(origin));
                 if !lock.is_waiting_for(command.round) {
                     finish_in_background(pending, deadline);
@@ -561,7 +551,7 @@ async fn send<R: RngCore>(
                 for command in unanswered.drain(..) {
                     let name = &nodes[command.node.index()].name;
                     let error = AsyncNode::error(name, Cause::Timeout { waited: budget });
-                    errors.push(&command, error, false);
+                    errors.push(&command, error);
                     lock.handle_reply(command.round, command.node, Answer::failed(), now(origin));
                 }
                 finish_in_background(pending, deadline);
