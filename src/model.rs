@@ -56,11 +56,13 @@
 //!   pause fault). The check before each op and the op's arrival are separate steps, so a
 //!   pause "between the check and the write" is exactly a stretched wait.
 
+mod apply;
 mod event;
 mod fence;
 mod shape;
 mod step;
 mod svg;
+mod tell;
 mod view;
 mod world;
 
@@ -73,7 +75,7 @@ use crate::property::Property as Builtin;
 use crate::scenario::{self, MAX_MODEL_CLIENTS, MAX_MODEL_NODES, Scenario, property};
 use crate::storage::Storage;
 
-pub use event::{Actor, Event, Moment, Nodes, narrate, narrate_path};
+pub use event::{Actor, Event, Moment, Nodes, narrate_path};
 pub use shape::Mode;
 pub use step::{Process, Step};
 pub use world::{Budget, ClientSlot, ClientView, Fences, NodeSlot, Phase, Work, World};
@@ -519,11 +521,12 @@ impl RedlockModel {
         }
     }
 
-    /// A human-readable description of `step` taken from `state` (`t=3 c1 …`): its events
-    /// (see [`narrate`]) in one line.
+    /// A human-readable description of `step` taken from `state` (`t=3 c1 …`): the events
+    /// the step tells as it is taken, in one line.
     pub fn describe(&self, state: &World, step: &Step) -> String {
-        match state.after(*step) {
-            Some(after) => event::line(state.now, step, &narrate(state, step, &after)),
+        let mut moments = Vec::new();
+        match state.apply(*step, &mut moments) {
+            Some(_) => event::line(state.now, step, &moments),
             None => format!("t={} {} (not enabled)", state.now, svg::label(step)),
         }
     }

@@ -14,15 +14,13 @@ use std::fmt;
 
 use serde::{Serialize, Serializer};
 
-use crate::node::{Availability, Persistence};
-use crate::proto::{
-    Failure, LockPhase, NodeSet, Op, Request, RoundKind, RoundOutcome, Token, UnlockMode,
-};
+use crate::node::Persistence;
+use crate::proto::{Failure, NodeSet, Token};
 use crate::storage::StorageOp;
 use crate::time::Millis;
 
-use super::step::{Process, Step};
-use super::world::{CLOCK_BASE, Phase, World, owner_of};
+use super::step::Step;
+use super::world::{CLOCK_BASE, World};
 
 /// Who acts in an event.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -156,6 +154,13 @@ pub enum Event {
         client: Actor,
         /// Whose live key is in the way (`None`: a third client's, in the two-client cutoff).
         holder: Option<Actor>,
+    },
+    /// A node that may answer anything (see
+    /// [`RedlockModel::with_chaos_nodes`](super::RedlockModel::with_chaos_nodes)) says yes
+    /// to a request and keeps nothing.
+    YesWithoutKey {
+        /// Whose request.
+        client: Actor,
     },
     /// A node is down or restarting: the request fails.
     NotServing {
@@ -493,6 +498,9 @@ impl fmt::Display for Event {
                 Some(holder) => write!(f, "refuses {client}'s SET: {holder}'s key is live"),
                 None => write!(f, "refuses {client}'s SET: a third client's key is there"),
             },
+            Event::YesWithoutKey { client } => {
+                write!(f, "answers yes to {client}'s request and keeps nothing")
+            }
             Event::NotServing { client, restarting } => {
                 let what = if *restarting {
                     "is restarting"
@@ -747,7 +755,7 @@ pub struct Moment {
 }
 
 impl Moment {
-    fn new(t: u32, actor: Actor, event: Event) -> Moment {
+    pub(super) fn new(t: u32, actor: Actor, event: Event) -> Moment {
         Moment {
             t,
             actor,
@@ -778,12 +786,12 @@ impl Moment {
         }
     }
 
-    fn from(mut self, from: Actor) -> Moment {
+    pub(super) fn from(mut self, from: Actor) -> Moment {
         self.from = Some(from);
         self
     }
 
-    fn on_clock(mut self, w: &World) -> Moment {
+    pub(super) fn on_clock(mut self, w: &World) -> Moment {
         self.clock = own_clock(w, self.actor);
         self
     }
@@ -819,20 +827,16 @@ pub(crate) fn reading(clock: Millis) -> i64 {
     clock.as_u64() as i64 - CLOCK_BASE
 }
 
-fn client(c: usize) -> Actor {
+pub(super) fn client(c: usize) -> Actor {
     Actor::Client(c as u8)
 }
 
-fn node(n: usize) -> Actor {
+pub(super) fn node(n: usize) -> Actor {
     Actor::Node(n as u8)
 }
 
-fn owner(token: Token) -> Actor {
-    client(owner_of(token))
-}
-
 /// The client whose key on node `n` of `w` carries `token` (see [`World::key_owner`]).
-fn owner_on(w: &World, n: usize, token: Token) -> Actor {
+pub(super) fn owner_on(w: &World, n: usize, token: Token) -> Actor {
     client(w.key_owner(n, token))
 }
 
@@ -846,39 +850,7 @@ fn own_clock(w: &World, actor: Actor) -> Option<i64> {
     (clock != i64::from(w.now)).then_some(clock)
 }
 
-/// Keys that a step removed from a node without anyone deleting them: expiry.
-fn expired_keys(before: &World, after: &World, by_jump: bool, out: &mut Vec<Moment>) {
-    for n in 0..before.shape.nodes {
-        if let (Some(e), None) = (before.nodes[n].state.entry, after.nodes[n].state.entry)
-            && after.nodes[n].state.availability == Availability::Up
-        {
-            out.push(Moment::new(
-                after.now,
-                node(n),
-                Event::KeyExpired {
-                    owner: owner_on(before, n, e.token),
-                    by_jump,
-                },
-            ));
-        }
-    }
-}
-
-/// Other clients' keys that client `c`'s unlock removed.
-fn deleted_keys(before: &World, after: &World, c: usize) -> Vec<(Actor, Actor)> {
-    (0..before.shape.nodes)
-        .filter_map(
-            |n| match (before.nodes[n].state.entry, after.nodes[n].state.entry) {
-                (Some(e), None) if before.key_owner(n, e.token) != c => {
-                    Some((owner_on(before, n, e.token), node(n)))
-                }
-                _ => None,
-            },
-        )
-        .collect()
-}
-
-fn persistence_words(persistence: Persistence) -> &'static str {
+pub(super) fn persistence_words(persistence: Persistence) -> &'static str {
     match persistence {
         Persistence::None => "no persistence",
         Persistence::FsyncAlways => "AOF, fsync always",
@@ -886,7 +858,7 @@ fn persistence_words(persistence: Persistence) -> &'static str {
     }
 }
 
-fn failure_words(failure: Failure) -> String {
+pub(super) fn failure_words(failure: Failure) -> String {
     match failure {
         Failure::NoQuorum { applied, quorum } => {
             format!("{applied} of the {quorum} nodes it needs")
@@ -899,448 +871,6 @@ fn failure_words(failure: Failure) -> String {
         }
         Failure::LeaseExpired => "its lease had expired".to_owned(),
     }
-}
-
-/// The events of one step, from the state before it and the state after it; a tick that
-/// changes nothing has none.
-pub fn narrate(before: &World, step: &Step, after: &World) -> Vec<Moment> {
-    let t = before.now;
-    let shape = &before.shape;
-    let mut out = Vec::new();
-    match *step {
-        Step::Tick => {
-            expired_keys(before, after, false, &mut out);
-            for n in 0..shape.nodes {
-                if matches!(
-                    before.nodes[n].state.availability,
-                    Availability::Restarting { .. }
-                ) && after.nodes[n].state.availability == Availability::Up
-                {
-                    out.push(Moment::new(after.now, node(n), Event::ServesAgain));
-                }
-                if before.nodes[n].guarded_until.is_some() && after.nodes[n].guarded_until.is_none()
-                {
-                    out.push(Moment::new(after.now, node(n), Event::GuardEnded).on_clock(after));
-                }
-            }
-            for c in 0..shape.clients {
-                if before.believes(c) && !after.believes(c) {
-                    out.push(Moment::new(after.now, client(c), Event::BeliefEnded));
-                }
-            }
-        }
-        Step::Begin(c) => {
-            let cu = usize::from(c);
-            out.push(Moment::new(
-                t,
-                client(cu),
-                Event::RoundBegan {
-                    attempt: after.clients[cu].lock.attempts(),
-                    t1: reading(before.client_clock(cu)),
-                    ttl: shape.params.ttl.as_u64(),
-                    to: Nodes(shape.reach[cu]),
-                },
-            ));
-        }
-        Step::Deliver {
-            client: c,
-            node: n,
-            early,
-        } => {
-            let (cu, nu) = (usize::from(c), usize::from(n));
-            let token = before.clients[cu].token();
-            let state = before.nodes[nu].state;
-            // `lock-quorum`: what travels may be the fencing write-back, not a `SET`.
-            let write_back = matches!(
-                before.clients[cu].request,
-                Some(Request {
-                    op: Op::RaiseFence { .. },
-                    ..
-                })
-            );
-            // The node serves on the reading the step read, `ε_n` fast when `early`: a restart
-            // delay that ends within the error band is already over (the step said so).
-            let clock = before.node_clock(nu);
-            let served_on = if early {
-                clock + Millis(u64::from(shape.eps_n))
-            } else {
-                clock
-            };
-            let restart_over = early && state.is_serving(served_on) && !state.is_serving(clock);
-            let event = if !state.is_serving(served_on) {
-                Event::NotServing {
-                    client: client(cu),
-                    restarting: state.availability != Availability::Down,
-                }
-            } else if write_back {
-                if state.live_entry(before.node_clock(nu)).map(|e| e.token) == Some(token) {
-                    Event::FenceRaised {
-                        client: client(cu),
-                        from: state.counter,
-                        to: after.nodes[nu].state.counter,
-                    }
-                } else {
-                    Event::FenceRefused { client: client(cu) }
-                }
-            } else {
-                // What travels tells it, not the client's phase: an extension request may land
-                // after its round was decided, when the client holds again.
-                let extending = matches!(
-                    before.clients[cu].request,
-                    Some(Request {
-                        op: Op::PExpireIfEq { .. },
-                        ..
-                    })
-                );
-                match after.nodes[nu].state.entry {
-                    Some(e) if extending && e.token == token && state.entry != Some(e) => {
-                        Event::KeyExtended {
-                            client: client(cu),
-                            node: node(nu),
-                            expires_at: reading(e.expires_at),
-                        }
-                    }
-                    _ if extending => Event::ExtensionRefused { client: client(cu) },
-                    Some(e) if e.token == token && state.entry != Some(e) => Event::KeySet {
-                        client: client(cu),
-                        node: node(nu),
-                        expires_at: reading(e.expires_at),
-                        early_over: state
-                            .entry
-                            .filter(|_| early)
-                            .map(|old| owner_on(before, nu, old.token)),
-                        fast_by: if early { shape.eps_n } else { 0 },
-                        restart_over,
-                        counter: before
-                            .counters_matter()
-                            .then_some(after.nodes[nu].state.counter),
-                    },
-                    Some(e) => Event::SetRefused {
-                        client: client(cu),
-                        holder: Some(owner_on(before, nu, e.token)),
-                    },
-                    None => Event::SetRefused {
-                        client: client(cu),
-                        holder: None,
-                    },
-                }
-            };
-            out.push(
-                Moment::new(t, node(nu), event)
-                    .from(client(cu))
-                    .on_clock(before),
-            );
-            let guarded = after.clients[cu].guarded.contains(crate::proto::NodeId(n))
-                && !before.clients[cu].guarded.contains(crate::proto::NodeId(n));
-            if guarded {
-                out.push(Moment::new(
-                    t,
-                    node(nu),
-                    Event::GuardRefused { client: client(cu) },
-                ));
-            }
-        }
-        Step::Refuse { client: c, node: n } => {
-            out.push(
-                Moment::new(
-                    t,
-                    node(usize::from(n)),
-                    Event::SetRefused {
-                        client: client(usize::from(c)),
-                        holder: None,
-                    },
-                )
-                .from(client(usize::from(c))),
-            );
-        }
-        Step::Lose { client: c, node: n } => {
-            out.push(Moment::new(
-                t,
-                client(usize::from(c)),
-                Event::RequestLost {
-                    node: node(usize::from(n)),
-                },
-            ));
-        }
-        Step::Decide(c) => {
-            let cu = usize::from(c);
-            let clock = before.client_clock(cu);
-            let t2 = reading(clock);
-            let event = match before.clients[cu].phase() {
-                Phase::Acquiring(round) => match round.finish(&shape.params, clock) {
-                    RoundOutcome::Won(_) if round.needs_write_back(&shape.params) => {
-                        Event::WriteBackBegan {
-                            on: Nodes(round.tally.applied),
-                            t2,
-                            fence: match after.clients[cu].lock.phase() {
-                                LockPhase::Acquiring(r) => r.fence,
-                                _ => 0,
-                            },
-                        }
-                    }
-                    RoundOutcome::Won(lease) => Event::Acquired {
-                        on: Nodes(lease.tally.applied),
-                        t2,
-                        validity: lease.validity.as_u64(),
-                        believes_until: reading(lease.deadline),
-                        fence: before
-                            .counters_matter()
-                            .then(|| after.clients[cu].lock.lease().map_or(0, |l| l.fence)),
-                        by_write_back: round.kind == RoundKind::Fence,
-                    },
-                    RoundOutcome::Lost(failure) => Event::NotAcquired {
-                        t2,
-                        reason: failure_words(failure),
-                        deleted: deleted_keys(before, after, cu),
-                    },
-                },
-                Phase::Extending { lease, round, .. } => match round.finish(&shape.params, clock) {
-                    RoundOutcome::Won(extended) => Event::Extended {
-                        on: Nodes(extended.tally.applied),
-                        t2,
-                        believes_until: reading(extended.deadline),
-                    },
-                    RoundOutcome::Lost(_) => Event::ExtensionFailed {
-                        t2,
-                        believes_until: reading(lease.deadline),
-                    },
-                },
-                _ => return out,
-            };
-            out.push(Moment::new(t, client(cu), event).on_clock(before));
-        }
-        Step::Extend(c) => {
-            let cu = usize::from(c);
-            out.push(
-                Moment::new(
-                    t,
-                    client(cu),
-                    Event::ExtensionBegan {
-                        t1: reading(before.client_clock(cu)),
-                        to: Nodes(shape.reach[cu]),
-                    },
-                )
-                .on_clock(before),
-            );
-        }
-        Step::Release(c) => {
-            let cu = usize::from(c);
-            let how = match shape.params.unlock {
-                UnlockMode::CompareAndDelete => "compare-and-delete",
-                UnlockMode::PlainDel => "DEL",
-            };
-            out.push(Moment::new(
-                t,
-                client(cu),
-                Event::Released {
-                    how,
-                    on: Nodes(shape.reach[cu]),
-                    deleted: deleted_keys(before, after, cu),
-                },
-            ));
-        }
-        Step::Issue(c) => {
-            let cu = usize::from(c);
-            let deadline = match before.clients[cu].phase() {
-                Phase::Holding { lease, .. } | Phase::Extending { lease, .. } => {
-                    reading(lease.deadline)
-                }
-                _ => 0,
-            };
-            let op = match after.clients[cu].phase() {
-                Phase::Holding { work, .. } => work.pending,
-                _ => None,
-            };
-            out.push(
-                Moment::new(
-                    t,
-                    client(cu),
-                    Event::LeaseChecked {
-                        clock: reading(before.client_clock(cu)),
-                        deadline,
-                        op,
-                    },
-                )
-                .on_clock(before),
-            );
-        }
-        Step::Apply(c) => {
-            let cu = usize::from(c);
-            let Phase::Holding { work, .. } = before.clients[cu].phase() else {
-                return out;
-            };
-            let Some(op) = work.pending else {
-                return out;
-            };
-            if before.needs_counter(cu, &op) {
-                // `counter-after-acquire`: this step is the `INCR` on the counter node; the
-                // op stays pending and lands in a later step.
-                out.push(
-                    Moment::new(
-                        t,
-                        Actor::Counter,
-                        Event::TokenTaken {
-                            client: client(cu),
-                            token: after.fences.taken[cu],
-                            stale: !before.believes(cu),
-                        },
-                    )
-                    .from(client(cu)),
-                );
-                return out;
-            }
-            let op = op.with_fence(before.fence_of(cu));
-            let waited = u32::from(work.stall);
-            if work.paused {
-                out.push(Moment::new(
-                    t,
-                    client(cu),
-                    Event::PauseEnded {
-                        op,
-                        checked_at: t.saturating_sub(waited),
-                    },
-                ));
-            }
-            let applied = after.storage != before.storage
-                || matches!(op, StorageOp::Read { .. })
-                    && !matches!(after.clients[cu].phase(), Phase::Done);
-            out.push(
-                Moment::new(
-                    t,
-                    Actor::Storage,
-                    Event::OpArrived {
-                        client: client(cu),
-                        op,
-                        applied,
-                        counter: after.storage.value,
-                        stale: !before.believes(cu),
-                        delayed_by: if work.paused { 0 } else { waited },
-                    },
-                )
-                .from(client(cu)),
-            );
-        }
-        Step::Pause(c) => {
-            let cu = usize::from(c);
-            let op = match before.clients[cu].phase() {
-                Phase::Holding { work, .. } => work.pending,
-                _ => None,
-            };
-            out.push(Moment::new(t, client(cu), Event::Paused { op }));
-        }
-        Step::Jump { target, ticks } => {
-            let (actor, clock) = match target {
-                Process::Node(n) => (node(usize::from(n)), after.node_clock(usize::from(n))),
-                Process::Client(c) => (client(usize::from(c)), after.client_clock(usize::from(c))),
-            };
-            out.push(Moment::new(
-                t,
-                actor,
-                Event::ClockJumped {
-                    ticks,
-                    reads: reading(clock),
-                },
-            ));
-            expired_keys(before, after, true, &mut out);
-        }
-        Step::Crash(n) => {
-            let nu = usize::from(n);
-            let key = before.nodes[nu].state.entry.map(|e| {
-                (
-                    owner_on(before, nu, e.token),
-                    after.nodes[nu].state.entry.is_some(),
-                )
-            });
-            out.push(Moment::new(
-                t,
-                node(nu),
-                Event::Crashed {
-                    persistence: persistence_words(shape.persistence),
-                    key,
-                    restarts: shape.restart,
-                    restart_delay: shape.restart_delay.as_u64(),
-                    guarded_until: after.nodes[nu]
-                        .guarded_until
-                        .filter(|_| shape.restart)
-                        .map(reading),
-                },
-            ));
-        }
-        Step::CrashClient(c) => {
-            let cu = usize::from(c);
-            let mut keys = NodeSet::EMPTY;
-            for n in 0..shape.nodes {
-                if before.nodes[n]
-                    .state
-                    .entry
-                    .is_some_and(|e| before.key_owner(n, e.token) == cu)
-                {
-                    keys.insert(crate::proto::NodeId(n as u8));
-                }
-            }
-            out.push(Moment::new(
-                t,
-                client(cu),
-                Event::ClientCrashed {
-                    believed: before.believes(cu),
-                    keys: Nodes(keys),
-                },
-            ));
-        }
-        Step::Fsync(n) => {
-            let nu = usize::from(n);
-            out.push(Moment::new(
-                t,
-                node(nu),
-                Event::Fsynced {
-                    owner: before.nodes[nu]
-                        .state
-                        .entry
-                        .map(|e| owner_on(before, nu, e.token)),
-                },
-            ));
-        }
-        Step::CrashCounter => {
-            out.push(Moment::new(
-                t,
-                Actor::Counter,
-                Event::CounterCrashed {
-                    persistence: persistence_words(shape.persistence),
-                    from: before.fences.counter_node.counter,
-                    to: after.fences.counter_node.counter,
-                },
-            ));
-        }
-        Step::FsyncCounter => {
-            out.push(Moment::new(
-                t,
-                Actor::Counter,
-                Event::CounterFsynced {
-                    counter: before.fences.counter_node.counter,
-                },
-            ));
-        }
-        Step::Replicate => {
-            out.push(
-                Moment::new(
-                    t,
-                    Actor::Replica,
-                    Event::Replicated {
-                        owner: after.replica.and_then(|r| r.entry).map(|e| owner(e.token)),
-                    },
-                )
-                .from(node(0)),
-            );
-        }
-        Step::Promote => {
-            let lost = match (before.nodes[0].state.entry, after.nodes[0].state.entry) {
-                (Some(e), None) => Some(owner(e.token)),
-                _ => None,
-            };
-            out.push(Moment::new(t, node(0), Event::Promoted { lost }));
-        }
-    }
-    out
 }
 
 /// The events of every step of `path` (states with the step taken from each; the last step
@@ -1360,7 +890,12 @@ pub fn narrate_path(path: &[(World, Option<Step>)]) -> Vec<Vec<Moment>> {
             continue;
         };
         let after = &pair[1].0;
-        let mut moments = narrate(before, step, after);
+        let mut moments = Vec::new();
+        let replayed = before.apply(*step, &mut moments);
+        debug_assert!(
+            replayed.as_ref() == Some(after),
+            "a path's step replays to its state"
+        );
         for m in &mut moments {
             match (&m.event, m.from) {
                 (
@@ -1464,6 +999,7 @@ pub fn line(t: u32, step: &Step, moments: &[Moment]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::Phase;
     use crate::model::RedlockModel;
     use crate::scenario::Scenario;
 

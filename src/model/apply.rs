@@ -1,0 +1,834 @@
+//! What each step does to the state, and what it tells while doing it.
+//!
+//! [`World::apply`] takes one enabled [`Step`] and returns the state after it. Every step
+//! tells its events to a [`Tell`] from the values it used: the node that served a `SET` says
+//! so from the clock reading it served on, the client that decided a round tells the core's
+//! verdict, a release names the keys it deleted. The checker passes [`Silent`]; a story
+//! passes a list. So a story cannot say anything the step did not do.
+
+use crate::node::{Availability, Entry};
+use crate::proto::{self, Effects, LockPhase, NodeId, Op, Reply, Request, RoundKind, UnlockMode};
+use crate::scenario::{MAX_MODEL_NODES, UNBOUNDED_EXTENSIONS};
+use crate::storage::{StorageOp, StorageReply};
+use crate::time::Millis;
+
+use super::event::{
+    Actor, Event, Moment, Nodes, client, failure_words, node, owner_on, persistence_words, reading,
+};
+use super::shape::OpKind;
+use super::step::{ModelEntropy, Process, Step};
+use super::tell::{Silent, Tell};
+use super::world::{Phase, Work, World};
+
+/// Keys of other clients a release deleted, as (owner, node); filled only for a listener.
+type Deleted = Vec<(Actor, Actor)>;
+
+/// What bringing a node's state up to its clock changed.
+#[derive(Clone, Copy, Debug, Default)]
+struct Normalised {
+    /// The key that expired.
+    expired: Option<Entry>,
+    /// The restart delay ended.
+    serves_again: bool,
+    /// The restarted-node guard ended.
+    guard_ended: bool,
+}
+
+impl World {
+    /// The state after `step`, or `None` when the step does not apply.
+    pub(crate) fn after(&self, step: Step) -> Option<World> {
+        self.apply(step, &mut Silent)
+    }
+
+    /// The state after `step`, its events told to `tell` as the step causes them; `None`
+    /// (with nothing told) when the step does not apply.
+    pub(crate) fn apply<T: Tell>(&self, step: Step, tell: &mut T) -> Option<World> {
+        let mut w = self.clone();
+        match step {
+            Step::Tick => w.tick(tell),
+            Step::Begin(c) => w.begin(usize::from(c), tell)?,
+            Step::Deliver {
+                client,
+                node,
+                early,
+            } => w.deliver(usize::from(client), usize::from(node), early, tell)?,
+            Step::Refuse { client, node } => w.refuse(usize::from(client), node, tell)?,
+            Step::Lose { client, node } => w.lose(usize::from(client), node, tell),
+            Step::Extend(c) => w.extend(usize::from(c), tell)?,
+            Step::Decide(c) => w.decide(usize::from(c), tell)?,
+            Step::Release(c) => w.release_told(usize::from(c), tell),
+            Step::Issue(c) => w.issue(usize::from(c), tell)?,
+            Step::Apply(c) => w.land(usize::from(c), tell)?,
+            Step::Pause(c) => w.pause(usize::from(c), tell),
+            Step::Jump { target, ticks } => w.jump(target, ticks, tell),
+            Step::Crash(n) => w.crash(usize::from(n), tell),
+            Step::CrashClient(c) => w.crash_client(usize::from(c), tell),
+            Step::Fsync(n) => w.fsync(usize::from(n), tell),
+            Step::CrashCounter => w.crash_counter(tell),
+            Step::FsyncCounter => w.fsync_counter(tell),
+            Step::Replicate => w.replicate(tell)?,
+            Step::Promote => w.promote(tell)?,
+        }
+        Some(w)
+    }
+
+    /// The moment `actor` does `event` now.
+    fn moment(&self, actor: Actor, event: Event) -> Moment {
+        Moment::new(self.now, actor, event)
+    }
+
+    /// True time advances one tick; keys, restart delays, guards and beliefs that end with
+    /// it are told in that order.
+    fn tick<T: Tell>(&mut self, tell: &mut T) {
+        let shape = self.shape;
+        let believed = |w: &World| {
+            (0..shape.clients)
+                .filter(|&c| w.believes(c))
+                .fold(0u32, |mask, c| mask | 1 << c)
+        };
+        let believed_before = if T::LISTENS { believed(self) } else { 0 };
+        self.now += 1;
+        let mut ended = [Normalised::default(); MAX_MODEL_NODES];
+        for (n, done) in ended.iter_mut().enumerate().take(shape.nodes) {
+            *done = self.normalise_node(n);
+        }
+        if let Some(replica) = &mut self.replica {
+            replica.expire(Millis((i64::from(self.now) + self.nodes[0].offset) as u64));
+        }
+        for slot in &mut self.clients[..shape.clients] {
+            if slot.work.pending.is_some() {
+                slot.work.stall = slot.work.stall.saturating_add(1);
+            }
+        }
+        if !T::LISTENS {
+            return;
+        }
+        let ended = &ended[..shape.nodes];
+        for (n, done) in ended.iter().enumerate() {
+            self.tell_expiry(n, done, false, tell);
+        }
+        for (n, done) in ended.iter().enumerate() {
+            if done.serves_again {
+                tell.tell(|| self.moment(node(n), Event::ServesAgain));
+            }
+            if done.guard_ended {
+                tell.tell(|| self.moment(node(n), Event::GuardEnded).on_clock(self));
+            }
+        }
+        let ended_beliefs = believed_before & !believed(self);
+        for c in (0..shape.clients).filter(|c| ended_beliefs & (1 << c) != 0) {
+            tell.tell(|| self.moment(client(c), Event::BeliefEnded));
+        }
+    }
+
+    /// A key that expired on node `n` while it serves (a node that is down or restarting
+    /// shows nobody that its key is gone).
+    fn tell_expiry<T: Tell>(&self, n: usize, done: &Normalised, by_jump: bool, tell: &mut T) {
+        if let Some(entry) = done.expired
+            && self.nodes[n].state.availability == Availability::Up
+        {
+            let owner = owner_on(self, n, entry.token);
+            tell.tell(|| self.moment(node(n), Event::KeyExpired { owner, by_jump }));
+        }
+    }
+
+    /// Client `c` reads T1 and sends its round: the first one, or the next once its back-off
+    /// is over.
+    fn begin<T: Tell>(&mut self, c: usize, tell: &mut T) -> Option<()> {
+        let shape = self.shape;
+        let now = self.client_clock(c);
+        let lock = &mut self.clients[c].lock;
+        let mut entropy = ModelEntropy::of(shape, c, lock);
+        let effects = match lock.phase() {
+            LockPhase::Idle => lock.begin(&shape.params, now, &mut entropy),
+            _ => lock.handle_timeout(&shape.params, now, &mut entropy),
+        };
+        effects.request?;
+        tell.tell(|| {
+            self.moment(
+                client(c),
+                Event::RoundBegan {
+                    attempt: self.clients[c].lock.attempts(),
+                    t1: reading(now),
+                    ttl: shape.params.ttl.as_u64(),
+                    to: Nodes(shape.reach[c]),
+                },
+            )
+        });
+        self.carry_out::<T>(c, effects);
+        Some(())
+    }
+
+    /// Client `c`'s request reaches node `n`, read `ε_n` fast when `early`; the answer goes
+    /// to the client's mailbox at once.
+    fn deliver<T: Tell>(&mut self, c: usize, n: usize, early: bool, tell: &mut T) -> Option<()> {
+        let shape = self.shape;
+        let request = self.clients[c].request?;
+        let id = NodeId(n as u8);
+        self.clients[c].inflight.remove(id);
+        if shape.chaos_nodes {
+            // A node that answers anything said yes, and keeps nothing.
+            let slot = &mut self.clients[c];
+            if slot.lock.is_collecting(request.round) {
+                slot.mailbox.record(id, Reply::Applied);
+            }
+            tell.tell(|| self.moment(node(n), Event::YesWithoutKey { client: client(c) }));
+            return Some(());
+        }
+        let clock = self.node_clock(n);
+        // `early`: the node's clock is read at the fast end of its error band, for
+        // everything it measures (key expiry, restart delay, guard uptime).
+        let reading = if early {
+            clock + Millis(u64::from(shape.eps_n))
+        } else {
+            clock
+        };
+        // The restarted-node guard: the client learns the node's uptime with its answer (the
+        // Redis client reads `INFO`), so the node answers, but while the guard covers it its
+        // yes is handed to the core as not counting.
+        let young = self.nodes[n]
+            .guarded_until
+            .is_some_and(|until| reading < until);
+        let served = self.serve(n, &request.op, clock, reading);
+        if served.reply == Reply::Applied && matches!(request.op, Op::SetNxPx { .. }) {
+            self.nodes[n].setter = c as u8;
+        }
+        // The client hands the answer to the core when it decides (`Decide`), which may be
+        // any later step. An answer to a round the core no longer collects would be ignored
+        // by it, so it is dropped.
+        let slot = &mut self.clients[c];
+        let mut guarded = false;
+        if slot.lock.is_collecting(request.round) {
+            let first = !slot.mailbox.answered().contains(id);
+            slot.mailbox.record(id, served.reply);
+            guarded = young && !slot.guarded.contains(id);
+            if young {
+                slot.guarded.insert(id);
+            }
+            if first && served.reply == Reply::Applied {
+                self.saw_counter(c, served.counter);
+            }
+        }
+        if T::LISTENS {
+            let event = self.served_event(c, n, &request.op, &served);
+            tell.tell(|| self.moment(node(n), event).from(client(c)).on_clock(self));
+            if guarded {
+                tell.tell(|| self.moment(node(n), Event::GuardRefused { client: client(c) }));
+            }
+        }
+        Some(())
+    }
+
+    /// Node `n` runs `op`, serving on `reading` (its clock `clock`, or `ε_n` ahead of it).
+    fn serve(&mut self, n: usize, op: &Op, clock: Millis, reading: Millis) -> Served {
+        let persistence = self.shape.persistence;
+        let state = &mut self.nodes[n].state;
+        let before = *state;
+        let mut served = Served {
+            serving: state.is_serving(reading),
+            restart_over: reading != clock && state.is_serving(reading) && !state.is_serving(clock),
+            early_over: None,
+            fast_by: (reading.as_u64() - clock.as_u64()) as u32,
+            counter_before: before.counter,
+            counter: 0,
+            reply: Reply::Failed,
+        };
+        if !served.serving {
+            return served;
+        }
+        if reading != clock {
+            state.expire(reading);
+            served.early_over = before.entry.filter(|_| state.entry.is_none());
+            if let Availability::Restarting { .. } = state.availability {
+                state.availability = Availability::Up;
+            }
+        }
+        served.reply = match state.apply_counted(op, clock, persistence) {
+            Ok(answer) if answer.applied => {
+                served.counter = answer.counter;
+                Reply::Applied
+            }
+            Ok(_) => Reply::NotApplied,
+            Err(_) => Reply::Failed,
+        };
+        served
+    }
+
+    /// What node `n` did with client `c`'s `op`, from how it served it.
+    fn served_event(&self, c: usize, n: usize, op: &Op, served: &Served) -> Event {
+        let state = &self.nodes[n].state;
+        let applied = served.reply == Reply::Applied;
+        let who = client(c);
+        if !served.serving {
+            return Event::NotServing {
+                client: who,
+                restarting: state.availability != Availability::Down,
+            };
+        }
+        let expires_at = || state.entry.map_or(0, |e| reading(e.expires_at));
+        match *op {
+            Op::RaiseFence { .. } if applied => Event::FenceRaised {
+                client: who,
+                from: served.counter_before,
+                to: state.counter,
+            },
+            Op::RaiseFence { .. } => Event::FenceRefused { client: who },
+            Op::PExpireIfEq { .. } if applied => Event::KeyExtended {
+                client: who,
+                node: node(n),
+                expires_at: expires_at(),
+            },
+            Op::PExpireIfEq { .. } => Event::ExtensionRefused { client: who },
+            _ if applied => Event::KeySet {
+                client: who,
+                node: node(n),
+                expires_at: expires_at(),
+                early_over: served.early_over.map(|old| owner_on(self, n, old.token)),
+                fast_by: served.fast_by,
+                restart_over: served.restart_over,
+                counter: self.counters_matter().then_some(state.counter),
+            },
+            _ => Event::SetRefused {
+                client: who,
+                holder: state.entry.map(|e| owner_on(self, n, e.token)),
+            },
+        }
+    }
+
+    /// Phantom clients only: client `c`'s `SET` to `node` is refused as if a third client's
+    /// key were there.
+    fn refuse<T: Tell>(&mut self, c: usize, node_id: u8, tell: &mut T) -> Option<()> {
+        let request = self.clients[c].request?;
+        let id = NodeId(node_id);
+        let slot = &mut self.clients[c];
+        slot.inflight.remove(id);
+        if slot.lock.is_collecting(request.round) {
+            slot.mailbox.record(id, Reply::NotApplied);
+        }
+        let event = Event::SetRefused {
+            client: client(c),
+            holder: None,
+        };
+        tell.tell(|| {
+            self.moment(node(usize::from(node_id)), event)
+                .from(client(c))
+        });
+        Some(())
+    }
+
+    /// Client `c`'s request to `node_id` is lost.
+    fn lose<T: Tell>(&mut self, c: usize, node_id: u8, tell: &mut T) {
+        // Nodes that answer anything may leave any request unanswered, with no budget.
+        if !self.shape.chaos_nodes {
+            self.budget.losses -= 1;
+        }
+        self.clients[c].inflight.remove(NodeId(node_id));
+        let event = Event::RequestLost {
+            node: node(usize::from(node_id)),
+        };
+        tell.tell(|| self.moment(client(c), event));
+    }
+
+    /// Holder `c` starts an extension round, timed from a fresh T1.
+    fn extend<T: Tell>(&mut self, c: usize, tell: &mut T) -> Option<()> {
+        let shape = self.shape;
+        let now = self.client_clock(c);
+        // Unbounded extensions are not counted: the count would only grow, and without it a
+        // holder that keeps extending comes back to the same state, a cycle the safety run
+        // handles and the liveness run cuts at its horizon.
+        if shape.extensions != UNBOUNDED_EXTENSIONS {
+            self.clients[c].extensions += 1;
+        }
+        let effects = self.clients[c].lock.extend(&shape.params, now).ok()?;
+        let event = Event::ExtensionBegan {
+            t1: reading(now),
+            to: Nodes(shape.reach[c]),
+        };
+        tell.tell(|| self.moment(client(c), event).on_clock(self));
+        self.carry_out::<T>(c, effects);
+        Some(())
+    }
+
+    /// Client `c` hands its mailbox to the core and carries out its decision; the core's
+    /// verdict is what is told.
+    fn decide<T: Tell>(&mut self, c: usize, tell: &mut T) -> Option<()> {
+        let (lock, effects) = self.decided(c)?;
+        // The round as the client saw it when it decided: its tally with the mailbox.
+        let decided = self.clients[c].phase();
+        let slot = &mut self.clients[c];
+        slot.lock = lock;
+        slot.mailbox = Default::default();
+        slot.guarded = proto::NodeSet::EMPTY;
+        let deleted = self.carry_out::<T>(c, effects);
+        if T::LISTENS {
+            let event = self.decision_event(c, &decided, effects, deleted);
+            tell.tell(|| self.moment(client(c), event).on_clock(self));
+        }
+        Some(())
+    }
+
+    /// The event of client `c`'s decision of the round it ran in `decided`; `deleted`: other
+    /// clients' keys its unlock removed.
+    fn decision_event(
+        &self,
+        c: usize,
+        decided: &Phase,
+        effects: Effects,
+        deleted: Deleted,
+    ) -> Event {
+        let t2 = reading(self.client_clock(c));
+        let by_write_back = matches!(decided, Phase::Acquiring(r) if r.kind == RoundKind::Fence);
+        match effects.event {
+            Some(proto::Event::Acquired {
+                validity,
+                deadline,
+                nodes,
+                fence,
+                ..
+            }) => Event::Acquired {
+                on: Nodes(nodes.applied),
+                t2,
+                validity: validity.as_u64(),
+                believes_until: reading(deadline),
+                fence: self.counters_matter().then_some(fence.unwrap_or(0)),
+                by_write_back,
+            },
+            Some(
+                proto::Event::Retrying { failure, .. } | proto::Event::NotAcquired { failure, .. },
+            ) => Event::NotAcquired {
+                t2,
+                reason: failure_words(failure),
+                deleted,
+            },
+            Some(proto::Event::Extended {
+                deadline, nodes, ..
+            }) => Event::Extended {
+                on: Nodes(nodes.applied),
+                t2,
+                believes_until: reading(deadline),
+            },
+            _ => match decided {
+                // A won acquisition that still writes its fence back: a request, no event.
+                Phase::Acquiring(round) => Event::WriteBackBegan {
+                    on: Nodes(round.tally.applied),
+                    t2,
+                    fence: match self.clients[c].lock.phase() {
+                        LockPhase::Acquiring(r) => r.fence,
+                        _ => 0,
+                    },
+                },
+                _ => Event::ExtensionFailed {
+                    t2,
+                    believes_until: match decided {
+                        Phase::Extending { lease, .. } => reading(lease.deadline),
+                        _ => 0,
+                    },
+                },
+            },
+        }
+    }
+
+    /// Carries out what client `c`'s lock asked for, then reacts to its event; returns the
+    /// other clients' keys a release deleted (told only to a listener).
+    ///
+    /// An acquisition or extension request starts travelling to every node the client reaches
+    /// (each delivery is a step of its own). A release is applied at once to every node the
+    /// client reaches that is serving, and every node's answer is handed straight back to the
+    /// core; a node it cannot reach or that is down answers with a failure. Shortcut, sound
+    /// for compare-and-delete: a late unlock could only keep a key longer, which no property
+    /// can be hurt by. For plain `DEL` a late unlock is no different from a client that
+    /// released later, and the model already lets a holder release at any time.
+    fn carry_out<T: Tell>(&mut self, c: usize, effects: Effects) -> Deleted {
+        let shape = self.shape;
+        let mut deleted = Deleted::new();
+        if let Some(request) = effects.request {
+            match request.op {
+                Op::SetNxPx { .. } | Op::PExpireIfEq { .. } | Op::RaiseFence { .. } => {
+                    self.reset_fences(c, false);
+                    let slot = &mut self.clients[c];
+                    slot.request = Some(request);
+                    slot.inflight = shape.reach[c];
+                    slot.mailbox = Default::default();
+                    slot.guarded = proto::NodeSet::EMPTY;
+                }
+                Op::DelIfEq { .. } | Op::Del => deleted = self.release_at_once::<T>(c, request),
+            }
+        }
+        if let Some(proto::Event::Acquired { .. }) = effects.event {
+            self.epochs += 1;
+            self.acquired |= 1 << c;
+            self.reset_fences(c, true);
+            let slot = &mut self.clients[c];
+            slot.epoch = self.epochs;
+            slot.work = Work::default();
+        }
+        deleted
+    }
+
+    /// Applies client `c`'s unlock `request` to every node at once (see
+    /// [`carry_out`](World::carry_out)); returns the other clients' keys it deleted.
+    fn release_at_once<T: Tell>(&mut self, c: usize, request: Request) -> Deleted {
+        let shape = self.shape;
+        let now = self.client_clock(c);
+        let mut entropy = ModelEntropy::of(shape, c, &self.clients[c].lock);
+        let mut deleted = Deleted::new();
+        for n in 0..shape.nodes {
+            let id = NodeId(n as u8);
+            let clock = self.node_clock(n);
+            let owner = self.nodes[n]
+                .state
+                .entry
+                .map(|e| self.key_owner(n, e.token));
+            let reply = if shape.reach[c].contains(id) {
+                // A node that is down or restarting refuses: the unlock is lost, the key (if
+                // it survived) expires on its own.
+                match self.nodes[n]
+                    .state
+                    .apply(&request.op, clock, shape.persistence)
+                {
+                    Ok(true) => Reply::Applied,
+                    Ok(false) => Reply::NotApplied,
+                    Err(_) => Reply::Failed,
+                }
+            } else {
+                Reply::Failed
+            };
+            if T::LISTENS
+                && let Some(owner) = owner.filter(|&o| o != c)
+                && self.nodes[n].state.entry.is_none()
+            {
+                deleted.push((client(owner), node(n)));
+            }
+            let effects = self.clients[c].lock.handle_reply(
+                &shape.params,
+                request.round,
+                id,
+                reply,
+                now,
+                &mut entropy,
+            );
+            // A release's answers only end the release.
+            debug_assert!(effects.request.is_none());
+        }
+        deleted
+    }
+
+    /// Client `c` releases its lock through the core (which stops its belief at once);
+    /// returns the other clients' keys the unlock deleted.
+    fn release<T: Tell>(&mut self, c: usize) -> Deleted {
+        let now = self.client_clock(c);
+        let effects = self.clients[c].lock.release(&self.shape.params, now);
+        self.carry_out::<T>(c, effects)
+    }
+
+    /// Client `c` releases because it chose to, and says so.
+    fn release_told<T: Tell>(&mut self, c: usize, tell: &mut T) {
+        let deleted = self.release::<T>(c);
+        let how = match self.shape.params.unlock {
+            UnlockMode::CompareAndDelete => "compare-and-delete",
+            UnlockMode::PlainDel => "DEL",
+        };
+        let event = Event::Released {
+            how,
+            on: Nodes(self.shape.reach[c]),
+            deleted,
+        };
+        tell.tell(|| self.moment(client(c), event));
+    }
+
+    /// Holder `c` checks its lease and sends its next storage op, or gives up and releases.
+    fn issue<T: Tell>(&mut self, c: usize, tell: &mut T) -> Option<()> {
+        let shape = self.shape;
+        let deadline = self.clients[c].lock.lease()?.deadline;
+        let work = self.clients[c].work;
+        let clock = self.client_clock(c);
+        let checked = |op: Option<StorageOp>| Event::LeaseChecked {
+            clock: reading(clock),
+            deadline: reading(deadline),
+            op,
+        };
+        // The check before every op: `deadline − clock ≥ margin`, with the clock read up to
+        // ε_c late (the error that favours going ahead).
+        let left = deadline.signed_sub(clock - Millis(u64::from(shape.eps_c)));
+        if left < i64::from(shape.check_margin) {
+            tell.tell(|| self.moment(client(c), checked(None)).on_clock(self));
+            self.release::<T>(c);
+            return Some(());
+        }
+        let epoch = u32::from(self.clients[c].epoch);
+        let fence = self.fence_of(c);
+        let op = match shape.ops[usize::from(work.next)] {
+            OpKind::Mark => StorageOp::Mark { epoch },
+            OpKind::Read => StorageOp::Read { epoch, fence },
+            OpKind::Write => StorageOp::Write {
+                epoch,
+                fence,
+                value: work.read.unwrap_or(0) + 1,
+            },
+        };
+        tell.tell(|| self.moment(client(c), checked(Some(op))).on_clock(self));
+        self.clients[c].work = Work {
+            pending: Some(op),
+            stall: 0,
+            paused: false,
+            ..work
+        };
+        Some(())
+    }
+
+    /// Holder `c`'s pending storage op reaches the storage (or, `counter-after-acquire`,
+    /// first takes its token from the counter node); the reply is applied at once.
+    fn land<T: Tell>(&mut self, c: usize, tell: &mut T) -> Option<()> {
+        let shape = self.shape;
+        let mut work = self.clients[c].work;
+        let op = work.pending.take()?;
+        let protection = shape.storage?;
+        let stale = !self.believes(c);
+        if self.needs_counter(c, &op) {
+            // The op stays pending: a pause may still fall before it lands.
+            self.take_counter(c);
+            let event = Event::TokenTaken {
+                client: client(c),
+                token: self.fences.taken[c],
+                stale,
+            };
+            tell.tell(|| self.moment(Actor::Counter, event).from(client(c)));
+            return Some(());
+        }
+        let op = op.with_fence(self.fence_of(c));
+        let waited = u32::from(work.stall);
+        if work.paused {
+            let checked_at = self.now.saturating_sub(waited);
+            tell.tell(|| self.moment(client(c), Event::PauseEnded { op, checked_at }));
+        }
+        // Shortcut, sound: the storage's reply reaches the client at once; the client's next
+        // op is checked against its clock anyway.
+        let reply = self.storage.apply(op, protection);
+        let arrived = Event::OpArrived {
+            client: client(c),
+            op,
+            applied: reply != StorageReply::Rejected,
+            counter: self.storage.value,
+            stale,
+            delayed_by: if work.paused { 0 } else { waited },
+        };
+        tell.tell(|| self.moment(Actor::Storage, arrived).from(client(c)));
+        work.stall = 0;
+        work.paused = false;
+        match reply {
+            StorageReply::Rejected => {
+                self.clients[c].work = work;
+                self.release::<T>(c);
+                return Some(());
+            }
+            StorageReply::Value(v) => work.read = Some(v),
+            StorageReply::Done => {}
+        }
+        work.next += 1;
+        self.clients[c].work = work;
+        if usize::from(work.next) >= shape.ops.len() {
+            self.release::<T>(c);
+        }
+        Some(())
+    }
+
+    /// Holder `c` is paused while its op waits.
+    fn pause<T: Tell>(&mut self, c: usize, tell: &mut T) {
+        self.budget.pauses -= 1;
+        let op = self.clients[c].work.pending;
+        self.clients[c].work.paused = true;
+        tell.tell(|| self.moment(client(c), Event::Paused { op }));
+    }
+
+    /// `target`'s clock steps by `ticks`.
+    fn jump<T: Tell>(&mut self, target: Process, ticks: i32, tell: &mut T) {
+        self.budget.jumps -= 1;
+        let (actor, clock, done) = match target {
+            Process::Node(n) => {
+                let n = usize::from(n);
+                self.nodes[n].offset += i64::from(ticks);
+                let done = self.normalise_node(n);
+                (node(n), self.node_clock(n), Some((n, done)))
+            }
+            Process::Client(c) => {
+                let c = usize::from(c);
+                self.clients[c].offset += i64::from(ticks);
+                (client(c), self.client_clock(c), None)
+            }
+        };
+        let reads = reading(clock);
+        tell.tell(|| self.moment(actor, Event::ClockJumped { ticks, reads }));
+        if let Some((n, done)) = done {
+            self.tell_expiry(n, &done, true, tell);
+        }
+    }
+
+    /// Node `n` crashes, and restarts unless configured not to.
+    fn crash<T: Tell>(&mut self, n: usize, tell: &mut T) {
+        let shape = self.shape;
+        self.budget.crashes -= 1;
+        let clock = self.node_clock(n);
+        let held = self.nodes[n]
+            .state
+            .entry
+            .map(|e| owner_on(self, n, e.token));
+        let state = &mut self.nodes[n].state;
+        state.crash(shape.persistence);
+        if shape.restart {
+            // The process reboots at once; the restart delay is measured on the node's own
+            // clock, so a clock jump can shorten it (Kleppmann's point).
+            state.restart(clock, shape.restart_delay);
+            // The guard counts the node's uptime, which starts when it serves again.
+            if shape.client_guard > Millis::ZERO {
+                self.nodes[n].guarded_until =
+                    Some(clock + shape.restart_delay + shape.client_guard);
+            }
+        }
+        self.normalise_node(n);
+        let survived = self.nodes[n].state.entry.is_some();
+        let event = Event::Crashed {
+            persistence: persistence_words(shape.persistence),
+            key: held.map(|owner| (owner, survived)),
+            restarts: shape.restart,
+            restart_delay: shape.restart_delay.as_u64(),
+            guarded_until: self.nodes[n]
+                .guarded_until
+                .filter(|_| shape.restart)
+                .map(reading),
+        };
+        tell.tell(|| self.moment(node(n), event));
+    }
+
+    /// Client `c` dies for good.
+    fn crash_client<T: Tell>(&mut self, c: usize, tell: &mut T) {
+        let shape = self.shape;
+        self.budget.client_crashes -= 1;
+        let believed = self.believes(c);
+        let mut keys = proto::NodeSet::EMPTY;
+        for n in 0..shape.nodes {
+            if self.nodes[n]
+                .state
+                .entry
+                .is_some_and(|e| self.key_owner(n, e.token) == c)
+            {
+                keys.insert(NodeId(n as u8));
+            }
+        }
+        // The core stops the belief and abandons any round, as a release does; the release
+        // it asks for is never sent, because the process is gone. The client stays in the
+        // core's releasing phase, where it takes no step again.
+        let now = self.client_clock(c);
+        let _unsent = self.clients[c].lock.release(&shape.params, now);
+        let slot = &mut self.clients[c];
+        slot.mailbox = Default::default();
+        slot.guarded = proto::NodeSet::EMPTY;
+        slot.work = Work::default();
+        let event = Event::ClientCrashed {
+            believed,
+            keys: Nodes(keys),
+        };
+        tell.tell(|| self.moment(client(c), event));
+    }
+
+    /// Node `n`'s periodic fsync.
+    fn fsync<T: Tell>(&mut self, n: usize, tell: &mut T) {
+        let owner = self.nodes[n]
+            .state
+            .entry
+            .map(|e| owner_on(self, n, e.token));
+        self.nodes[n].state.fsync();
+        tell.tell(|| self.moment(node(n), Event::Fsynced { owner }));
+    }
+
+    /// The separate counter node crashes and restarts at once.
+    fn crash_counter<T: Tell>(&mut self, tell: &mut T) {
+        self.budget.crashes -= 1;
+        let from = self.fences.counter_node.counter;
+        self.crash_counter_node();
+        let event = Event::CounterCrashed {
+            persistence: persistence_words(self.shape.persistence),
+            from,
+            to: self.fences.counter_node.counter,
+        };
+        tell.tell(|| self.moment(Actor::Counter, event));
+    }
+
+    /// The counter node's periodic fsync.
+    fn fsync_counter<T: Tell>(&mut self, tell: &mut T) {
+        let counter = self.fences.counter_node.counter;
+        self.fences.counter_node.fsync();
+        tell.tell(|| self.moment(Actor::Counter, Event::CounterFsynced { counter }));
+    }
+
+    /// The master's current key reaches its replica.
+    fn replicate<T: Tell>(&mut self, tell: &mut T) -> Option<()> {
+        let entry = self.nodes[0].state.entry;
+        self.replica.as_mut()?.entry = entry;
+        let owner = entry.map(|e| owner_on(self, 0, e.token));
+        tell.tell(|| {
+            self.moment(Actor::Replica, Event::Replicated { owner })
+                .from(node(0))
+        });
+        Some(())
+    }
+
+    /// The master fails and its replica takes its place.
+    fn promote<T: Tell>(&mut self, tell: &mut T) -> Option<()> {
+        let replica = self.replica.take()?;
+        let held = self.nodes[0]
+            .state
+            .entry
+            .map(|e| owner_on(self, 0, e.token));
+        self.budget.failover = false;
+        let clock = self.node_clock(0);
+        let mut promoted = replica;
+        promoted.restart(clock, self.shape.failover.unwrap_or(Millis::ZERO));
+        self.nodes[0].state = promoted;
+        self.normalise_node(0);
+        let lost = held.filter(|_| self.nodes[0].state.entry.is_none());
+        tell.tell(|| self.moment(node(0), Event::Promoted { lost }));
+        Some(())
+    }
+
+    /// Brings node `n`'s state up to its clock: a guard or restart delay that ran out ends,
+    /// an expired key goes (so no stale timestamp survives, see `view.rs`).
+    fn normalise_node(&mut self, n: usize) -> Normalised {
+        let clock = self.node_clock(n);
+        let slot = &mut self.nodes[n];
+        let mut done = Normalised::default();
+        if slot.guarded_until.is_some_and(|until| clock >= until) {
+            slot.guarded_until = None;
+            done.guard_ended = true;
+        }
+        let state = &mut slot.state;
+        let entry = state.entry;
+        state.expire(clock);
+        done.expired = entry.filter(|_| state.entry.is_none());
+        if let Availability::Restarting { ready_at } = state.availability
+            && clock >= ready_at
+        {
+            state.availability = Availability::Up;
+            done.serves_again = true;
+        }
+        done
+    }
+}
+
+/// How a node served one request.
+#[derive(Clone, Copy, Debug)]
+struct Served {
+    /// It served at the reading (not down, restart delay over).
+    serving: bool,
+    /// It served only because the reading was `ε_n` fast: its restart delay was over.
+    restart_over: bool,
+    /// The key the fast reading found expired.
+    early_over: Option<Entry>,
+    /// By how many ticks the reading was ahead of the node's clock.
+    fast_by: u32,
+    /// Its fencing counter before the request.
+    counter_before: u64,
+    /// The counter a `SET` that applied returned.
+    counter: u64,
+    /// What it answered.
+    reply: Reply,
+}
