@@ -63,6 +63,7 @@ mod shape;
 mod step;
 mod svg;
 mod tell;
+mod told;
 mod view;
 mod world;
 
@@ -75,9 +76,10 @@ use crate::property::Property as Builtin;
 use crate::scenario::{self, MAX_MODEL_CLIENTS, MAX_MODEL_NODES, Scenario, property};
 use crate::storage::Storage;
 
-pub use event::{Actor, Event, Moment, Nodes, narrate_path};
+pub use event::{Actor, Event, Moment, Nodes};
 pub use shape::Mode;
 pub use step::{Process, Step};
+pub use told::narrate_path;
 pub use world::{Budget, ClientSlot, ClientView, Fences, NodeSlot, Phase, Work, World};
 
 pub(crate) use event::reading;
@@ -526,7 +528,7 @@ impl RedlockModel {
     pub fn describe(&self, state: &World, step: &Step) -> String {
         let mut moments = Vec::new();
         match state.apply(*step, &mut moments) {
-            Some(_) => event::line(state.now, step, &moments),
+            Some(_) => told::line(state.now, step, &moments),
             None => format!("t={} {} (not enabled)", state.now, svg::label(step)),
         }
     }
@@ -546,7 +548,7 @@ impl RedlockModel {
         path.iter()
             .filter_map(|(state, step)| step.map(|s| (state.now, s)))
             .zip(told)
-            .map(|((t, step), moments)| event::line(t, &step, &moments))
+            .map(|((t, step), moments)| told::line(t, &step, &moments))
             .collect()
     }
 }

@@ -1,5 +1,6 @@
-//! Every catalog story is held against the states it tells: an event that says a node
-//! refused, set, expired or kept a key must match what the model's step did to that node.
+//! Every catalog story is held against the states it tells, both ways: an event that says a
+//! node refused, set, expired or kept a key must match what the model's step did to that
+//! node, and every key and belief a step changed must be told by one of its events.
 //!
 //! The stories are told from the model's steps; this test is what catches a telling that
 //! disagrees with the step it tells (a request told as failed that the node served).
@@ -104,6 +105,78 @@ fn check_moment(m: &Moment, before: &World, after: &World, set: &mut [u64]) -> R
     Ok(())
 }
 
+/// Whether the events of one step account for every key and belief the step changed: a key
+/// that appears is told as set, one that goes as expired, deleted, lost in a crash or a
+/// failover (or released by its owner), one whose expiry moves as extended; a belief that
+/// starts, ends or returns is told as such. This is what catches a step that does something
+/// its story leaves out.
+fn check_step(moments: &[Moment], before: &World, after: &World) -> Result<(), String> {
+    for n in 0..before.shape.nodes {
+        let (was, is) = (before.nodes[n].state.entry, after.nodes[n].state.entry);
+        if was == is {
+            continue;
+        }
+        let on_node = |m: &&Moment| node_of(m.actor) == Some(n);
+        let set = || {
+            moments
+                .iter()
+                .filter(on_node)
+                .any(|m| matches!(m.event, Event::KeySet { .. } | Event::Promoted { .. }))
+        };
+        let told = match (was, is) {
+            (None, Some(_)) => set(),
+            (Some(w), Some(e)) if w.token != e.token => set(),
+            (Some(_), Some(_)) => moments.iter().filter(on_node).any(|m| {
+                matches!(
+                    m.event,
+                    Event::KeyExtended { .. } | Event::Promoted { .. } | Event::Crashed { .. }
+                )
+            }),
+            (Some(e), None) => {
+                let owner = Actor::Client(before.key_owner(n, e.token) as u8);
+                moments.iter().any(|m| match &m.event {
+                    Event::KeyExpired { .. } | Event::Crashed { .. } | Event::Promoted { .. } => {
+                        node_of(m.actor) == Some(n)
+                    }
+                    Event::Released { deleted, .. } | Event::NotAcquired { deleted, .. } => {
+                        m.actor == owner || deleted.contains(&(owner, Actor::Node(n as u8)))
+                    }
+                    _ => false,
+                })
+            }
+            (None, None) => true,
+        };
+        if !told {
+            return Err(format!(
+                "n{}'s key changed and no event of the step says so",
+                n + 1
+            ));
+        }
+    }
+    for c in 0..before.shape.clients {
+        let (was, is) = (before.believes(c), after.believes(c));
+        let actor = Actor::Client(c as u8);
+        let told = was == is
+            || moments.iter().any(|m| {
+                m.actor == actor
+                    && match m.event {
+                        Event::Acquired { .. } | Event::BeliefReturned => is,
+                        Event::BeliefEnded
+                        | Event::Released { .. }
+                        | Event::ClientCrashed { .. } => !is,
+                        _ => false,
+                    }
+            });
+        if !told {
+            return Err(format!(
+                "c{}'s belief changed and no event of the step says so",
+                c + 1
+            ));
+        }
+    }
+    Ok(())
+}
+
 #[test]
 fn every_catalog_story_tells_what_its_steps_did() {
     let models = Path::new(env!("CARGO_MANIFEST_DIR")).join("models");
@@ -130,6 +203,9 @@ fn every_catalog_story_tells_what_its_steps_did() {
             let path = &told.path;
             let mut set = vec![0u64; usize::from(scenario.lock.clients)];
             for (moments, pair) in narrate_path(path).iter().zip(path.windows(2)) {
+                if let Err(why) = check_step(moments, &pair[0].0, &pair[1].0) {
+                    wrong.push(format!("{} ({}): {why}", scenario.name, p.name));
+                }
                 for m in moments {
                     if let Err(why) = check_moment(m, &pair[0].0, &pair[1].0, &mut set) {
                         wrong.push(format!("{} ({}): {why}", scenario.name, p.name));

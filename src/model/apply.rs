@@ -108,12 +108,7 @@ impl World {
             self.tell_expiry(n, done, false, tell);
         }
         for (n, done) in ended.iter().enumerate() {
-            if done.serves_again {
-                tell.tell(|| self.moment(node(n), Event::ServesAgain));
-            }
-            if done.guard_ended {
-                tell.tell(|| self.moment(node(n), Event::GuardEnded).on_clock(self));
-            }
+            self.tell_ended(n, done, tell);
         }
         let ended_beliefs = believed_before & !believed(self);
         for c in (0..shape.clients).filter(|c| ended_beliefs & (1 << c) != 0) {
@@ -129,6 +124,16 @@ impl World {
         {
             let owner = owner_on(self, n, entry.token);
             tell.tell(|| self.moment(node(n), Event::KeyExpired { owner, by_jump }));
+        }
+    }
+
+    /// A restart delay or a guard that ended on node `n`.
+    fn tell_ended<T: Tell>(&self, n: usize, done: &Normalised, tell: &mut T) {
+        if done.serves_again {
+            tell.tell(|| self.moment(node(n), Event::ServesAgain));
+        }
+        if done.guard_ended {
+            tell.tell(|| self.moment(node(n), Event::GuardEnded).on_clock(self));
         }
     }
 
@@ -211,6 +216,17 @@ impl World {
         }
         if T::LISTENS {
             let event = self.served_event(c, n, &request.op, &served);
+            // A key the fast reading found expired, unless the `SET` it let in tells it.
+            if let Some(old) = served.early_over
+                && !matches!(event, Event::KeySet { .. })
+            {
+                let owner = owner_on(self, n, old.token);
+                let expired = Event::KeyExpired {
+                    owner,
+                    by_jump: false,
+                };
+                tell.tell(|| self.moment(node(n), expired).on_clock(self));
+            }
             tell.tell(|| self.moment(node(n), event).from(client(c)).on_clock(self));
             if guarded {
                 tell.tell(|| self.moment(node(n), Event::GuardRefused { client: client(c) }));
@@ -340,9 +356,15 @@ impl World {
             self.clients[c].extensions += 1;
         }
         let effects = self.clients[c].lock.extend(&shape.params, now).ok()?;
-        let event = Event::ExtensionBegan {
-            t1: reading(now),
-            to: Nodes(shape.reach[c]),
+        let event = match (effects.request, self.clients[c].lock.lease()) {
+            (None, Some(lease)) => Event::TooLateToExtend {
+                clock: reading(now),
+                deadline: reading(lease.deadline),
+            },
+            _ => Event::ExtensionBegan {
+                t1: reading(now),
+                to: Nodes(shape.reach[c]),
+            },
         };
         tell.tell(|| self.moment(client(c), event).on_clock(self));
         self.carry_out::<T>(c, effects);
@@ -355,24 +377,27 @@ impl World {
         let (lock, effects) = self.decided(c)?;
         // The round as the client saw it when it decided: its tally with the mailbox.
         let decided = self.clients[c].phase();
+        // The guard's nodes answered, but their yes did not count.
+        let uncounted = self.clients[c].guarded;
         let slot = &mut self.clients[c];
         slot.lock = lock;
         slot.mailbox = Default::default();
         slot.guarded = proto::NodeSet::EMPTY;
         let deleted = self.carry_out::<T>(c, effects);
         if T::LISTENS {
-            let event = self.decision_event(c, &decided, effects, deleted);
+            let event = self.decision_event(c, &decided, uncounted, effects, deleted);
             tell.tell(|| self.moment(client(c), event).on_clock(self));
         }
         Some(())
     }
 
-    /// The event of client `c`'s decision of the round it ran in `decided`; `deleted`: other
-    /// clients' keys its unlock removed.
+    /// The event of client `c`'s decision of the round it ran in `decided`, where the yes of
+    /// the `uncounted` nodes did not count; `deleted`: other clients' keys its unlock removed.
     fn decision_event(
         &self,
         c: usize,
         decided: &Phase,
+        uncounted: proto::NodeSet,
         effects: Effects,
         deleted: Deleted,
     ) -> Event {
@@ -386,7 +411,7 @@ impl World {
                 fence,
                 ..
             }) => Event::Acquired {
-                on: Nodes(nodes.applied),
+                on: Nodes(nodes.applied.difference(uncounted)),
                 t2,
                 validity: validity.as_u64(),
                 believes_until: reading(deadline),
@@ -403,14 +428,14 @@ impl World {
             Some(proto::Event::Extended {
                 deadline, nodes, ..
             }) => Event::Extended {
-                on: Nodes(nodes.applied),
+                on: Nodes(nodes.applied.difference(uncounted)),
                 t2,
                 believes_until: reading(deadline),
             },
             _ => match decided {
                 // A won acquisition that still writes its fence back: a request, no event.
                 Phase::Acquiring(round) => Event::WriteBackBegan {
-                    on: Nodes(round.tally.applied),
+                    on: Nodes(round.tally.applied.difference(uncounted)),
                     t2,
                     fence: match self.clients[c].lock.phase() {
                         LockPhase::Acquiring(r) => r.fence,
@@ -521,7 +546,7 @@ impl World {
         self.carry_out::<T>(c, effects)
     }
 
-    /// Client `c` releases because it chose to, and says so.
+    /// Client `c` releases (it is done, gave up, or chose to), and says so.
     fn release_told<T: Tell>(&mut self, c: usize, tell: &mut T) {
         let deleted = self.release::<T>(c);
         let how = match self.shape.params.unlock {
@@ -552,7 +577,7 @@ impl World {
         let left = deadline.signed_sub(clock - Millis(u64::from(shape.eps_c)));
         if left < i64::from(shape.check_margin) {
             tell.tell(|| self.moment(client(c), checked(None)).on_clock(self));
-            self.release::<T>(c);
+            self.release_told(c, tell);
             return Some(());
         }
         let epoch = u32::from(self.clients[c].epoch);
@@ -618,7 +643,7 @@ impl World {
         match reply {
             StorageReply::Rejected => {
                 self.clients[c].work = work;
-                self.release::<T>(c);
+                self.release_told(c, tell);
                 return Some(());
             }
             StorageReply::Value(v) => work.read = Some(v),
@@ -627,7 +652,7 @@ impl World {
         work.next += 1;
         self.clients[c].work = work;
         if usize::from(work.next) >= shape.ops.len() {
-            self.release::<T>(c);
+            self.release_told(c, tell);
         }
         Some(())
     }
@@ -640,26 +665,32 @@ impl World {
         tell.tell(|| self.moment(client(c), Event::Paused { op }));
     }
 
-    /// `target`'s clock steps by `ticks`.
+    /// `target`'s clock steps by `ticks`: on a node, whatever it measures may end at once; on
+    /// a client, its belief may end, or come back.
     fn jump<T: Tell>(&mut self, target: Process, ticks: i32, tell: &mut T) {
         self.budget.jumps -= 1;
-        let (actor, clock, done) = match target {
+        match target {
             Process::Node(n) => {
                 let n = usize::from(n);
                 self.nodes[n].offset += i64::from(ticks);
                 let done = self.normalise_node(n);
-                (node(n), self.node_clock(n), Some((n, done)))
+                let reads = reading(self.node_clock(n));
+                tell.tell(|| self.moment(node(n), Event::ClockJumped { ticks, reads }));
+                self.tell_expiry(n, &done, true, tell);
+                self.tell_ended(n, &done, tell);
             }
             Process::Client(c) => {
                 let c = usize::from(c);
+                let believed = self.believes(c);
                 self.clients[c].offset += i64::from(ticks);
-                (client(c), self.client_clock(c), None)
+                let reads = reading(self.client_clock(c));
+                tell.tell(|| self.moment(client(c), Event::ClockJumped { ticks, reads }));
+                match (believed, self.believes(c)) {
+                    (true, false) => tell.tell(|| self.moment(client(c), Event::BeliefEnded)),
+                    (false, true) => tell.tell(|| self.moment(client(c), Event::BeliefReturned)),
+                    _ => {}
+                }
             }
-        };
-        let reads = reading(clock);
-        tell.tell(|| self.moment(actor, Event::ClockJumped { ticks, reads }));
-        if let Some((n, done)) = done {
-            self.tell_expiry(n, &done, true, tell);
         }
     }
 

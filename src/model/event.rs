@@ -1,14 +1,12 @@
-//! The model's one narration: each step of a path told once as typed events.
+//! The model's one vocabulary of what happens: who acts ([`Actor`]), what they did
+//! ([`Event`], with the numbers in it: clock readings, deadlines, what a client believes) and
+//! when ([`Moment`]: true time and the actor's own clock reading).
 //!
-//! [`narrate`] turns a step (the state before it, the step, the state after it) into
-//! [`Moment`]s: who acts (a [`Actor`]), when (true time), on which clock reading, and what
-//! happened (an [`Event`] with the numbers in it: clock readings, deadlines, what a client
-//! believes). [`narrate_path`] does the same for a whole path and adds what only the path
-//! knows: which write a stale write overwrote.
-//!
-//! Every rendering of a counterexample reads these events and nothing else: the story's text
-//! and Mermaid (`crate::report`), the Explorer's SVG and step pane, the `--json`
-//! counterexample and `trace --format json`. So one run reads the same in every format.
+//! Steps tell these events as they run (`apply.rs`); a path's events are gathered by
+//! [`narrate_path`](super::narrate_path). Every rendering of a counterexample reads them and
+//! nothing else: the story's text and Mermaid (`crate::report`), the Explorer's SVG and step
+//! pane, the `--json` counterexample and `trace --format json`. So one run reads the same in
+//! every format.
 
 use std::fmt;
 
@@ -19,7 +17,6 @@ use crate::proto::{Failure, NodeSet, Token};
 use crate::storage::StorageOp;
 use crate::time::Millis;
 
-use super::step::Step;
 use super::world::{CLOCK_BASE, World};
 
 /// Who acts in an event.
@@ -216,6 +213,14 @@ pub enum Event {
         /// Other clients' keys the unlock deleted, as (owner, node).
         deleted: Vec<(Actor, Actor)>,
     },
+    /// A holder's lease is already over when it tries to extend: the core refuses at once and
+    /// sends nothing.
+    TooLateToExtend {
+        /// The client's clock.
+        clock: i64,
+        /// The lease's deadline on the client's clock.
+        deadline: i64,
+    },
     /// A client starts extending its lease.
     ExtensionBegan {
         /// T1 of the extension round.
@@ -337,6 +342,8 @@ pub enum Event {
     GuardEnded,
     /// A client stops believing: its clock reached the lease's deadline.
     BeliefEnded,
+    /// A client believes again: its clock stepped back before its lease's deadline.
+    BeliefReturned,
     /// A node crashes.
     Crashed {
         /// Its persistence.
@@ -551,6 +558,10 @@ impl fmt::Display for Event {
                 "fails to acquire (T2={t2}: {reason}) and unlocks every node it reaches{}",
                 deleted_words(deleted)
             ),
+            Event::TooLateToExtend { clock, deadline } => write!(
+                f,
+                "does not extend: its clock reads {clock}, past its lease's deadline {deadline}"
+            ),
             Event::ExtensionBegan { t1, to } => write!(
                 f,
                 "starts extending its lease: T1={t1}, compare-and-pexpire to {to}"
@@ -581,7 +592,7 @@ impl fmt::Display for Event {
                 ),
                 None => write!(
                     f,
-                    "checks its lease (clock {clock}, deadline {deadline}): too late, gives up and releases"
+                    "checks its lease (clock {clock}, deadline {deadline}): too late, gives up"
                 ),
             },
             Event::Paused { op } => match op {
@@ -664,6 +675,9 @@ impl fmt::Display for Event {
             Event::BeliefEnded => {
                 f.write_str("stops believing: its clock reached the lease's deadline")
             }
+            Event::BeliefReturned => f.write_str(
+                "believes it holds the lock again: its clock is back before the lease's deadline",
+            ),
             Event::Crashed {
                 persistence,
                 key,
@@ -749,7 +763,7 @@ pub struct Moment {
     /// What happened.
     pub event: Event,
     /// Ticks the request a node handles spent in the network since the client sent it, when
-    /// more than none (only the whole path knows: see [`narrate_path`]).
+    /// more than none (only the whole path knows: see [`narrate_path`](super::narrate_path)).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub delayed: Option<u32>,
 }
@@ -870,324 +884,5 @@ pub(super) fn failure_words(failure: Failure) -> String {
             )
         }
         Failure::LeaseExpired => "its lease had expired".to_owned(),
-    }
-}
-
-/// The events of every step of `path` (states with the step taken from each; the last step
-/// is `None`), one list per step, with what only the whole path shows: which write a write
-/// erased ([`Event::UpdateLost`] when a stale write lands after a newer one,
-/// [`Event::WriteOnStaleRead`] when a write was computed before another one landed).
-pub fn narrate_path(path: &[(World, Option<Step>)]) -> Vec<Vec<Moment>> {
-    // The writes the storage applied so far, in order: (client, epoch).
-    let mut writes: Vec<(Actor, u32)> = Vec::new();
-    // For each client, how many writes had landed when its latest read was applied.
-    let mut read_after: Vec<(Actor, usize)> = Vec::new();
-    // For each client, when it sent its latest round's requests.
-    let mut sent_at: Vec<(Actor, u32)> = Vec::new();
-    let mut steps = Vec::new();
-    for pair in path.windows(2) {
-        let (before, Some(step)) = &pair[0] else {
-            continue;
-        };
-        let after = &pair[1].0;
-        let mut moments = Vec::new();
-        let replayed = before.apply(*step, &mut moments);
-        debug_assert!(
-            replayed.as_ref() == Some(after),
-            "a path's step replays to its state"
-        );
-        for m in &mut moments {
-            match (&m.event, m.from) {
-                (
-                    Event::RoundBegan { .. }
-                    | Event::ExtensionBegan { .. }
-                    | Event::WriteBackBegan { .. },
-                    _,
-                ) => {
-                    sent_at.retain(|(c, _)| *c != m.actor);
-                    sent_at.push((m.actor, m.t));
-                }
-                (
-                    Event::KeySet { .. }
-                    | Event::KeyExtended { .. }
-                    | Event::ExtensionRefused { .. }
-                    | Event::SetRefused { .. }
-                    | Event::FenceRaised { .. }
-                    | Event::FenceRefused { .. }
-                    | Event::NotServing { .. },
-                    Some(from),
-                ) => {
-                    m.delayed = sent_at
-                        .iter()
-                        .find(|(c, _)| *c == from)
-                        .map(|(_, sent)| m.t.saturating_sub(*sent))
-                        .filter(|ticks| *ticks > 0);
-                }
-                _ => {}
-            }
-        }
-        let mut lost = None;
-        for m in &moments {
-            let Event::OpArrived {
-                client,
-                op,
-                applied: true,
-                ..
-            } = m.event
-            else {
-                continue;
-            };
-            match op {
-                StorageOp::Read { .. } => {
-                    read_after.retain(|(c, _)| *c != client);
-                    read_after.push((client, writes.len()));
-                }
-                StorageOp::Write { epoch, .. } => {
-                    let newest = writes.iter().copied().max_by_key(|(_, e)| *e);
-                    let since_read = read_after
-                        .iter()
-                        .find(|(c, _)| *c == client)
-                        .map_or(writes.len(), |(_, n)| *n);
-                    lost = match newest {
-                        Some((newer, newer_epoch)) if newer_epoch > epoch => {
-                            Some(Event::UpdateLost {
-                                stale: client,
-                                stale_epoch: epoch,
-                                overwritten: newer,
-                                overwritten_epoch: newer_epoch,
-                            })
-                        }
-                        _ => writes[since_read..]
-                            .iter()
-                            .rfind(|(c, _)| *c != client)
-                            .map(|&(other, other_epoch)| Event::WriteOnStaleRead {
-                                writer: client,
-                                writer_epoch: epoch,
-                                lost: other,
-                                lost_epoch: other_epoch,
-                            }),
-                    };
-                    writes.push((client, epoch));
-                }
-                StorageOp::Mark { .. } => {}
-            }
-        }
-        if let Some(event) = lost {
-            moments.push(Moment::new(after.now, Actor::Storage, event));
-        }
-        steps.push(moments);
-    }
-    steps
-}
-
-/// One step in one line (`t=3 c1 checks its lease …`), as the Explorer's pane, its diagram
-/// and the `--json` counterexample print it: the step's events joined, or the tick.
-pub fn line(t: u32, step: &Step, moments: &[Moment]) -> String {
-    if moments.is_empty() {
-        return match step {
-            Step::Tick => format!("t={t} time passes to t={}", t + 1),
-            _ => format!("t={t} nothing changes"),
-        };
-    }
-    let sentences: Vec<String> = moments.iter().map(Moment::sentence).collect();
-    match step {
-        Step::Tick => format!("t={t} time passes to t={}: {}", t + 1, sentences.join("; ")),
-        _ => format!("t={t} {}", sentences.join("; ")),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::model::Phase;
-    use crate::model::RedlockModel;
-    use crate::scenario::Scenario;
-
-    fn guarded() -> RedlockModel {
-        let text = "name = \"t\"\ntitle = \"t\"\nclaim = \"c\"\nsource = \"seed\"\nprose = \"p\"\n\
-            [lock]\nnodes = 3\nclients = 2\nttl_ticks = 4\ndrift_ticks = 1\n\
-            [faults.crashes]\ncount = 1\npersistence = \"none\"\nrestart_delay_ticks = 0\n\
-            client_guard_ticks = 3\n[network]\nmessage_loss = 1\n\
-            [expect]\n\"mutual exclusion\" = \"holds\"\n";
-        RedlockModel::new(&Scenario::from_str("t.toml", text).unwrap())
-    }
-
-    fn walk(model: &RedlockModel, steps: &[Step]) -> Vec<(World, Option<Step>)> {
-        let mut path = Vec::new();
-        let mut world = model.initial();
-        for &step in steps {
-            let next = world.after(step).expect("enabled");
-            path.push((world, Some(step)));
-            world = next;
-        }
-        path.push((world, None));
-        path
-    }
-
-    fn deliver(client: u8, node: u8) -> Step {
-        Step::Deliver {
-            client,
-            node,
-            early: false,
-        }
-    }
-
-    /// A restarted node's yes that the clients' guard keeps out of the quorum says so, and the
-    /// tick at which the guard runs out says that too.
-    #[test]
-    fn the_guard_is_told_when_it_refuses_a_vote_and_when_it_ends() {
-        let model = guarded();
-        let mut steps = vec![Step::Crash(0), Step::Begin(0), deliver(0, 0)];
-        steps.extend([Step::Tick; 3]);
-        let told = narrate_path(&walk(&model, &steps));
-        let events: Vec<&Event> = told.iter().flatten().map(|m| &m.event).collect();
-        assert!(
-            events.contains(&&Event::GuardRefused {
-                client: Actor::Client(0)
-            }),
-            "{events:?}"
-        );
-        assert!(events.contains(&&Event::GuardEnded), "{events:?}");
-        let line = told
-            .iter()
-            .flatten()
-            .find(|m| matches!(m.event, Event::GuardRefused { .. }))
-            .map(Moment::sentence)
-            .unwrap();
-        assert_eq!(
-            line,
-            "n1 restarted too recently: the clients' guard keeps this yes out of c1's quorum"
-        );
-    }
-
-    /// An extension request that lands after its round was decided still extends the key,
-    /// and is told so (not as a `SET`).
-    #[test]
-    fn a_late_extension_is_told_as_an_extension() {
-        let text = "name = \"t\"\ntitle = \"t\"\nclaim = \"c\"\nsource = \"seed\"\nprose = \"p\"\n\
-            [lock]\nnodes = 3\nclients = 1\nttl_ticks = 4\ndrift_ticks = 1\nextensions = 1\n\
-            [expect]\n\"mutual exclusion\" = \"holds\"\n";
-        let model = RedlockModel::new(&Scenario::from_str("t.toml", text).unwrap());
-        let steps = [
-            Step::Begin(0),
-            deliver(0, 0),
-            deliver(0, 1),
-            deliver(0, 2),
-            Step::Decide(0),
-            Step::Tick,
-            Step::Extend(0),
-            deliver(0, 0),
-            deliver(0, 1),
-            Step::Decide(0),
-            deliver(0, 2),
-        ];
-        let path = walk(&model, &steps);
-        assert!(
-            matches!(path[path.len() - 2].0.phase(0), Phase::Holding { .. }),
-            "the extension round is decided before the last request lands"
-        );
-        let told = narrate_path(&path);
-        let last = told.last().and_then(|moments| moments.first()).unwrap();
-        assert!(
-            matches!(last.event, Event::KeyExtended { .. }),
-            "{:?}",
-            last.event
-        );
-    }
-
-    fn fenced(token_source: &str) -> RedlockModel {
-        let text = format!(
-            "name = \"t\"\ntitle = \"t\"\nclaim = \"c\"\nsource = \"seed\"\nprose = \"p\"\n\
-            [lock]\nnodes = 3\nclients = 2\nttl_ticks = 4\ndrift_ticks = 1\n\
-            [storage]\nprotection = \"fencing-token\"\ntoken_source = \"{token_source}\"\n\
-            [faults.crashes]\ncount = 1\npersistence = \"none\"\nrestart_delay_ticks = 4\n\
-            [expect]\n\"mutual exclusion\" = \"holds\"\n"
-        );
-        RedlockModel::new(&Scenario::from_str("t.toml", &text).unwrap())
-    }
-
-    fn sentences(told: &[Vec<Moment>]) -> Vec<String> {
-        told.iter().flatten().map(Moment::sentence).collect()
-    }
-
-    /// `counter-after-acquire`: the `INCR` is told by the counter node with the token it
-    /// hands out, and its crash with the counter before and after.
-    #[test]
-    fn the_separate_counter_node_is_told_as_counter() {
-        let model = fenced("counter-after-acquire");
-        let steps = [
-            Step::Begin(0),
-            deliver(0, 0),
-            deliver(0, 1),
-            Step::Decide(0),
-            Step::Issue(0),
-            Step::Apply(0),
-            Step::CrashCounter,
-            Step::Apply(0),
-        ];
-        let told = sentences(&narrate_path(&walk(&model, &steps)));
-        assert!(
-            told.contains(
-                &"c1 checks its lease (clock 0, deadline 3): still valid, sends read (lock epoch 1, token still to take)"
-                    .to_owned()
-            ),
-            "{told:#?}"
-        );
-        assert!(
-            told.contains(&"counter INCR for c1: token 1".to_owned()),
-            "{told:#?}"
-        );
-        assert!(
-            told.contains(
-                &"counter crashes (no persistence) and restarts at once: its counter goes from 1 to 0"
-                    .to_owned()
-            ),
-            "{told:#?}"
-        );
-        assert!(
-            told.contains(&"storage applies c1's read (epoch 1): counter 0".to_owned()),
-            "{told:#?}"
-        );
-        let crash = narrate_path(&walk(&model, &steps))[6][0].clone();
-        assert_eq!(crash.actor, Actor::Counter);
-        assert!(crash.is_fault());
-    }
-
-    /// `lock-quorum`: the `SET` tells the node's counter, the won round tells the write-back,
-    /// each node tells whether it took it, and the acquisition tells the token.
-    #[test]
-    fn the_write_back_and_the_token_are_told() {
-        let model = fenced("lock-quorum");
-        let steps = [
-            Step::Begin(0),
-            deliver(0, 0),
-            deliver(0, 1),
-            Step::Decide(0),
-            deliver(0, 0),
-            deliver(0, 1),
-            Step::Decide(0),
-        ];
-        let told = sentences(&narrate_path(&walk(&model, &steps)));
-        let expected = [
-            "n1 sets c1's key, expiring when n1's clock reads 4, and its fencing counter becomes 1",
-            "c1 wins n1 n2 (T2=0); the largest fencing counter among them is 1, and it writes 1 back to every node it reaches before it counts as acquired",
-            "n1 takes c1's fencing write-back: its counter goes from 1 to 1",
-            "c1 the write-back reached n1 n2 (T2=0, validity 3), believes it holds the lock until its clock reads 3, fencing token 1",
-        ];
-        for line in expected {
-            assert!(told.contains(&line.to_owned()), "{line}\n{told:#?}");
-        }
-    }
-
-    /// A lost request is told, with whose it was and where it was going.
-    #[test]
-    fn a_lost_request_is_told() {
-        let model = guarded();
-        let path = walk(&model, &[Step::Begin(0), Step::Lose { client: 0, node: 2 }]);
-        let told = narrate_path(&path);
-        assert_eq!(
-            told[1][0].sentence(),
-            "c1's request to n3 is lost in the network"
-        );
     }
 }

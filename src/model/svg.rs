@@ -6,8 +6,9 @@ use std::fmt::Write;
 use crate::storage::TokenSource;
 
 use super::RedlockModel;
-use super::event::{self, narrate_path};
+use super::event;
 use super::step::{Process, Step};
+use super::told::{self, narrate_path};
 use super::world::World;
 
 /// A short label for the Explorer's list of next steps.
@@ -69,7 +70,7 @@ pub(super) fn sequence_diagram(model: &RedlockModel, path: &[(World, Option<Step
         .iter()
         .filter_map(|(state, step)| step.map(|s| (state.now, s)))
         .zip(&told)
-        .map(|((t, step), moments)| event::line(t, &step, moments))
+        .map(|((t, step), moments)| told::line(t, &step, moments))
         .collect();
     // Room for the longest label (about 7 px per character at font size 12).
     let label_width = labels

@@ -80,6 +80,26 @@ fn client(c: usize) -> String {
     Actor::Client(c as u8).to_string()
 }
 
+/// Whether `event` is one that can break `property`: a belief that starts, lengthens or
+/// returns breaks mutual exclusion; a storage op that lands, or the loss it causes, breaks a
+/// storage property. A step's other events (a release after the op) are its consequences.
+fn can_break(property: &str, event: &Event) -> bool {
+    match Property::from_name(property) {
+        Some(Property::MutualExclusion) => matches!(
+            event,
+            Event::Acquired { .. } | Event::Extended { .. } | Event::BeliefReturned
+        ),
+        Some(Property::StorageSafety) => matches!(event, Event::OpArrived { applied: true, .. }),
+        Some(Property::NoLostUpdate) => matches!(
+            event,
+            Event::OpArrived { applied: true, .. }
+                | Event::UpdateLost { .. }
+                | Event::WriteOnStaleRead { .. }
+        ),
+        _ => false,
+    }
+}
+
 /// What the parties believe when `property` breaks in `state`.
 fn detail(property: &str, state: &World) -> String {
     match property {
@@ -152,6 +172,10 @@ impl Story {
         for (moments, pair) in narrate_path(path).into_iter().zip(path.windows(2)) {
             let after = &pair[1].0;
             steps += 1;
+            let moments_break: Vec<bool> = moments
+                .iter()
+                .map(|m| can_break(property, &m.event))
+                .collect();
             let mut told: Vec<Line> = moments.into_iter().map(Line::from).collect();
             if !broke && Property::from_name(property).is_some_and(|p| breaks(p, after)) {
                 broke = true;
@@ -165,9 +189,14 @@ impl Story {
                         delayed: None,
                     }));
                 }
-                let last = told.last_mut().expect("not empty");
-                last.breaks = Some(property.to_owned());
-                last.detail = Some(detail(property, after));
+                // The mark goes on the event that breaks the property, else the step's last.
+                let at = moments_break
+                    .iter()
+                    .rposition(|&b| b)
+                    .unwrap_or(told.len() - 1);
+                let line = &mut told[at];
+                line.breaks = Some(property.to_owned());
+                line.detail = Some(detail(property, after));
             }
             lines.extend(told);
         }
