@@ -804,11 +804,7 @@ mod tests {
     }
 
     fn deliver(client: u8, node: u8) -> Step {
-        Step::Deliver {
-            client,
-            node,
-            early: false,
-        }
+        Step::deliver(client, node)
     }
 
     #[test]

@@ -99,6 +99,18 @@ pub enum Step {
     Promote,
 }
 
+impl Step {
+    /// Client `client`'s request reaches node `node`, read on the node's clock as it is.
+    #[cfg(test)]
+    pub(crate) const fn deliver(client: u8, node: u8) -> Step {
+        Step::Deliver {
+            client,
+            node,
+            early: false,
+        }
+    }
+}
+
 /// The model's randomness: tokens that name their client and attempt, and the least retry
 /// delay the configuration allows (`[lock] retry_delay_ticks`, zero by default).
 ///

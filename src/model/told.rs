@@ -162,11 +162,7 @@ mod tests {
     }
 
     fn deliver(client: u8, node: u8) -> Step {
-        Step::Deliver {
-            client,
-            node,
-            early: false,
-        }
+        Step::deliver(client, node)
     }
 
     /// A restarted node's yes that the clients' guard keeps out of the quorum says so, and the
@@ -328,15 +324,21 @@ mod tests {
         );
     }
 
+    /// One client on three nodes (ttl 4, drift 1) with the `extra` tables.
+    fn one_client(extra: &str) -> RedlockModel {
+        let text = format!(
+            "name = \"t\"\ntitle = \"t\"\nclaim = \"c\"\nsource = \"seed\"\nprose = \"p\"\n\
+             [lock]\nnodes = 3\nclients = 1\nttl_ticks = 4\ndrift_ticks = 1\n{extra}\
+             [expect]\n\"mutual exclusion\" = \"holds\"\n"
+        );
+        RedlockModel::new(&Scenario::from_str("t.toml", &text).unwrap())
+    }
+
     /// A node that may answer anything says yes and keeps nothing, and its story says that
     /// (the state-diff narrator told it as a refusal).
     #[test]
     fn a_node_that_answers_anything_is_told_as_keeping_nothing() {
-        let text = "name = \"t\"\ntitle = \"t\"\nclaim = \"c\"\nsource = \"seed\"\nprose = \"p\"\n\
-            [lock]\nnodes = 3\nclients = 1\nttl_ticks = 4\ndrift_ticks = 1\n\
-            [storage]\nprotection = \"fencing-token\"\n\
-            [expect]\n\"mutual exclusion\" = \"holds\"\n";
-        let model = RedlockModel::new(&Scenario::from_str("t.toml", text).unwrap())
+        let model = one_client("[storage]\nprotection = \"fencing-token\"\n")
             .with_chaos_nodes()
             .expect("eligible for nodes that answer anything");
         let path = walk(&model, &[Step::Begin(0), deliver(0, 1)]);
@@ -352,11 +354,7 @@ mod tests {
     /// tells it on the jump.
     #[test]
     fn a_belief_that_returns_with_a_clock_step_is_told() {
-        let text = "name = \"t\"\ntitle = \"t\"\nclaim = \"c\"\nsource = \"seed\"\nprose = \"p\"\n\
-            [lock]\nnodes = 3\nclients = 1\nttl_ticks = 4\ndrift_ticks = 1\n\
-            [faults.clock_jumps]\ntarget = \"client\"\njump_ticks = -3\n\
-            [expect]\n\"mutual exclusion\" = \"holds\"\n";
-        let model = RedlockModel::new(&Scenario::from_str("t.toml", text).unwrap());
+        let model = one_client("[faults.clock_jumps]\ntarget = \"client\"\njump_ticks = -3\n");
         let mut steps = vec![
             Step::Begin(0),
             deliver(0, 0),
