@@ -82,9 +82,6 @@ pub use step::{Process, Step};
 pub use told::narrate_path;
 pub use world::{Budget, ClientSlot, ClientView, Fences, NodeSlot, Phase, Work, World};
 
-pub(crate) use event::reading;
-pub(crate) use world::CLOCK_BASE;
-
 /// A user-defined invariant over a read-only [`World`].
 pub type InvariantFn = Arc<dyn Fn(&World) -> bool + Send + Sync>;
 
@@ -502,7 +499,7 @@ impl RedlockModel {
             now: 0,
             nodes: [NodeSlot {
                 state: NodeState::new(),
-                offset: CLOCK_BASE,
+                offset: crate::time::CLOCK_ORIGIN,
                 guarded_until: None,
                 setter: 0,
             }; MAX_MODEL_NODES],

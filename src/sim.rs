@@ -95,7 +95,7 @@ mod world;
 #[cfg(feature = "model")]
 pub use bridge::UNBOUNDED_IN_TTLS;
 pub use check::{Believer, Property, Violation};
-pub use clock::{CLOCK_EPOCH_MS, SimClock};
+pub use clock::SimClock;
 pub use config::{
     ClockConfig, CrashConfig, Failover, MAX_CLIENTS, MAX_DURATION, MAX_RATE_ERROR_PPM, MAX_SPAN,
     NetworkConfig, SimConfig, SimConfigError, Swarm, WorkloadConfig,

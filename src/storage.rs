@@ -15,6 +15,8 @@
 //! *fenced order* (no operation of an older lock epoch is applied after one of a newer epoch)
 //! and *no lost update* (the counter equals the number of writes acknowledged as successful).
 
+use crate::proto::Fencing;
+
 /// How the storage protects itself from stale lock holders.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Protection {
@@ -45,6 +47,18 @@ pub enum TokenSource {
     LockQuorumMaxOnly,
     /// The same, written back to a quorum before the lock counts as acquired.
     LockQuorum,
+}
+
+impl TokenSource {
+    /// The lock's fencing rule this token source needs: the lock nodes' counters are read
+    /// (and written back) only when they feed the token.
+    pub fn fencing(self) -> Fencing {
+        match self {
+            TokenSource::Ideal | TokenSource::CounterAfterAcquire => Fencing::Off,
+            TokenSource::LockQuorumMaxOnly => Fencing::MaxOnly,
+            TokenSource::LockQuorum => Fencing::WriteBack,
+        }
+    }
 }
 
 /// What a holder asks of the storage. `epoch` is the ghost number of the acquisition the

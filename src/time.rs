@@ -9,6 +9,33 @@
 use std::fmt;
 use std::ops::{Add, AddAssign, Sub};
 
+/// Where every clock of the model and the simulator starts (plus its offset): far enough
+/// from zero that a clock stepped back by up to this much never reads below zero. Stories
+/// count readings from here ([`Millis::since_origin`]), so a clock without offset or error
+/// reads true time.
+pub const CLOCK_ORIGIN: i64 = 1_000_000;
+
+/// The unit a run counts time in: the model's discrete ticks, or the simulator's and the
+/// client's milliseconds. Stories say amounts in it ([`Unit::amount`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unit {
+    /// Model ticks.
+    Ticks,
+    /// Milliseconds.
+    Millis,
+}
+
+impl Unit {
+    /// `n` of this unit in words: `1 tick`, `3 ticks`, `3 ms`.
+    pub fn amount(self, n: u64) -> String {
+        match (self, n) {
+            (Unit::Ticks, 1) => "1 tick".to_owned(),
+            (Unit::Ticks, n) => format!("{n} ticks"),
+            (Unit::Millis, n) => format!("{n} ms"),
+        }
+    }
+}
+
 /// A number of milliseconds: a span, or a reading of some clock relative to its epoch.
 ///
 /// In the model checker and the simulator one millisecond is one tick of discrete time.
@@ -22,6 +49,11 @@ impl Millis {
     /// The number of milliseconds as an integer.
     pub const fn as_u64(self) -> u64 {
         self.0
+    }
+
+    /// This clock reading counted from [`CLOCK_ORIGIN`], as stories tell it.
+    pub const fn since_origin(self) -> i64 {
+        self.0 as i64 - CLOCK_ORIGIN
     }
 
     /// `self - other`, or zero when `other` is later.

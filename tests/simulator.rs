@@ -843,7 +843,7 @@ fn a_bridged_storage_op_lands_within_the_models_ticks() {
                 TraceEvent::Checked { client, local, .. } => {
                     // Whole ticks, counted from where every clock starts.
                     assert_eq!(
-                        (local.0 - sim::CLOCK_EPOCH_MS as u64) % 10,
+                        (local.0 - redlock_lab::time::CLOCK_ORIGIN as u64) % 10,
                         0,
                         "seed {seed}"
                     );

@@ -10,11 +10,9 @@ use crate::node::{Availability, Entry};
 use crate::proto::{self, Effects, LockPhase, NodeId, Op, Reply, Request, RoundKind, UnlockMode};
 use crate::scenario::{MAX_MODEL_NODES, UNBOUNDED_EXTENSIONS};
 use crate::storage::{StorageOp, StorageReply};
-use crate::time::Millis;
+use crate::time::{Millis, Unit};
 
-use super::event::{
-    Actor, Event, Moment, Nodes, client, failure_words, node, owner_on, persistence_words, reading,
-};
+use super::event::{Actor, Event, Moment, Nodes, client, node, owner_on, persistence_words};
 use super::shape::OpKind;
 use super::step::{ModelEntropy, Process, Step};
 use super::tell::{Silent, Tell};
@@ -154,7 +152,7 @@ impl World {
                 client(c),
                 Event::RoundBegan {
                     attempt: self.clients[c].lock.attempts(),
-                    t1: reading(now),
+                    t1: now.since_origin(),
                     ttl: shape.params.ttl.as_u64(),
                     to: Nodes(shape.reach[c]),
                 },
@@ -281,7 +279,7 @@ impl World {
                 restarting: state.availability != Availability::Down,
             };
         }
-        let expires_at = || state.entry.map_or(0, |e| reading(e.expires_at));
+        let expires_at = || state.entry.map_or(0, |e| e.expires_at.since_origin());
         match *op {
             Op::RaiseFence { .. } if applied => Event::FenceRaised {
                 client: who,
@@ -358,11 +356,11 @@ impl World {
         let effects = self.clients[c].lock.extend(&shape.params, now).ok()?;
         let event = match (effects.request, self.clients[c].lock.lease()) {
             (None, Some(lease)) => Event::TooLateToExtend {
-                clock: reading(now),
-                deadline: reading(lease.deadline),
+                clock: now.since_origin(),
+                deadline: lease.deadline.since_origin(),
             },
             _ => Event::ExtensionBegan {
-                t1: reading(now),
+                t1: now.since_origin(),
                 to: Nodes(shape.reach[c]),
             },
         };
@@ -401,7 +399,7 @@ impl World {
         effects: Effects,
         deleted: Deleted,
     ) -> Event {
-        let t2 = reading(self.client_clock(c));
+        let t2 = self.client_clock(c).since_origin();
         let by_write_back = matches!(decided, Phase::Acquiring(r) if r.kind == RoundKind::Fence);
         match effects.event {
             Some(proto::Event::Acquired {
@@ -414,7 +412,7 @@ impl World {
                 on: Nodes(nodes.applied.difference(uncounted)),
                 t2,
                 validity: validity.as_u64(),
-                believes_until: reading(deadline),
+                believes_until: deadline.since_origin(),
                 fence: self.counters_matter().then_some(fence.unwrap_or(0)),
                 by_write_back,
             },
@@ -422,7 +420,7 @@ impl World {
                 proto::Event::Retrying { failure, .. } | proto::Event::NotAcquired { failure, .. },
             ) => Event::NotAcquired {
                 t2,
-                reason: failure_words(failure),
+                reason: failure.words(Unit::Ticks),
                 deleted,
             },
             Some(proto::Event::Extended {
@@ -430,7 +428,7 @@ impl World {
             }) => Event::Extended {
                 on: Nodes(nodes.applied.difference(uncounted)),
                 t2,
-                believes_until: reading(deadline),
+                believes_until: deadline.since_origin(),
             },
             _ => match decided {
                 // A won acquisition that still writes its fence back: a request, no event.
@@ -445,7 +443,7 @@ impl World {
                 _ => Event::ExtensionFailed {
                     t2,
                     believes_until: match decided {
-                        Phase::Extending { lease, .. } => reading(lease.deadline),
+                        Phase::Extending { lease, .. } => lease.deadline.since_origin(),
                         _ => 0,
                     },
                 },
@@ -568,8 +566,8 @@ impl World {
         let work = self.clients[c].work;
         let clock = self.client_clock(c);
         let checked = |op: Option<StorageOp>| Event::LeaseChecked {
-            clock: reading(clock),
-            deadline: reading(deadline),
+            clock: clock.since_origin(),
+            deadline: deadline.since_origin(),
             op,
         };
         // The check before every op: `deadline − clock ≥ margin`, with the clock read up to
@@ -674,7 +672,7 @@ impl World {
                 let n = usize::from(n);
                 self.nodes[n].offset += i64::from(ticks);
                 let done = self.normalise_node(n);
-                let reads = reading(self.node_clock(n));
+                let reads = self.node_clock(n).since_origin();
                 tell.tell(|| self.moment(node(n), Event::ClockJumped { ticks, reads }));
                 self.tell_expiry(n, &done, true, tell);
                 self.tell_ended(n, &done, tell);
@@ -683,7 +681,7 @@ impl World {
                 let c = usize::from(c);
                 let believed = self.believes(c);
                 self.clients[c].offset += i64::from(ticks);
-                let reads = reading(self.client_clock(c));
+                let reads = self.client_clock(c).since_origin();
                 tell.tell(|| self.moment(client(c), Event::ClockJumped { ticks, reads }));
                 match (believed, self.believes(c)) {
                     (true, false) => tell.tell(|| self.moment(client(c), Event::BeliefEnded)),
@@ -725,7 +723,7 @@ impl World {
             guarded_until: self.nodes[n]
                 .guarded_until
                 .filter(|_| shape.restart)
-                .map(reading),
+                .map(Millis::since_origin),
         };
         tell.tell(|| self.moment(node(n), event));
     }

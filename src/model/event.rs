@@ -13,11 +13,11 @@ use std::fmt;
 use serde::{Serialize, Serializer};
 
 use crate::node::Persistence;
-use crate::proto::{Failure, NodeSet, Token};
+use crate::proto::{NodeSet, Token};
 use crate::storage::StorageOp;
-use crate::time::Millis;
+use crate::time::Unit;
 
-use super::world::{CLOCK_BASE, World};
+use super::world::World;
 
 /// Who acts in an event.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -417,15 +417,6 @@ impl Event {
     }
 }
 
-/// `1 tick`, `2 ticks`.
-fn ticks(n: u32) -> String {
-    if n == 1 {
-        "1 tick".to_owned()
-    } else {
-        format!("{n} ticks")
-    }
-}
-
 fn deleted_words(deleted: &[(Actor, Actor)]) -> String {
     if deleted.is_empty() {
         return String::new();
@@ -463,14 +454,14 @@ impl fmt::Display for Event {
                     write!(
                         f,
                         "its clock reads up to {} fast, so its restart delay is already over; ",
-                        ticks(*fast_by)
+                        Unit::Ticks.amount(u64::from(*fast_by))
                     )?;
                 }
                 if let Some(old) = early_over {
                     write!(
                         f,
                         "its clock reads up to {} fast, so {old}'s key is already gone; ",
-                        ticks(*fast_by)
+                        Unit::Ticks.amount(u64::from(*fast_by))
                     )?;
                 }
                 write!(
@@ -837,10 +828,6 @@ impl Moment {
     }
 }
 
-pub(crate) fn reading(clock: Millis) -> i64 {
-    clock.as_u64() as i64 - CLOCK_BASE
-}
-
 pub(super) fn client(c: usize) -> Actor {
     Actor::Client(c as u8)
 }
@@ -857,8 +844,8 @@ pub(super) fn owner_on(w: &World, n: usize, token: Token) -> Actor {
 /// The clock reading of `actor` in `w`, if it differs from true time.
 fn own_clock(w: &World, actor: Actor) -> Option<i64> {
     let clock = match actor {
-        Actor::Client(c) => reading(w.client_clock(usize::from(c))),
-        Actor::Node(n) => reading(w.node_clock(usize::from(n))),
+        Actor::Client(c) => (w.client_clock(usize::from(c))).since_origin(),
+        Actor::Node(n) => (w.node_clock(usize::from(n))).since_origin(),
         _ => return None,
     };
     (clock != i64::from(w.now)).then_some(clock)
@@ -869,20 +856,5 @@ pub(super) fn persistence_words(persistence: Persistence) -> &'static str {
         Persistence::None => "no persistence",
         Persistence::FsyncAlways => "AOF, fsync always",
         Persistence::FsyncPeriodic => "AOF, fsync every second",
-    }
-}
-
-pub(super) fn failure_words(failure: Failure) -> String {
-    match failure {
-        Failure::NoQuorum { applied, quorum } => {
-            format!("{applied} of the {quorum} nodes it needs")
-        }
-        Failure::ValidityExhausted { elapsed } => {
-            format!(
-                "the round took {} ticks, no validity left",
-                elapsed.as_u64()
-            )
-        }
-        Failure::LeaseExpired => "its lease had expired".to_owned(),
     }
 }

@@ -4,7 +4,7 @@
 use std::sync::Mutex;
 
 use crate::node::Persistence;
-use crate::proto::{Fencing, LockParams, NodeSet};
+use crate::proto::{LockParams, NodeSet};
 use crate::scenario::{Bound, JumpTarget, MAX_MODEL_CLIENTS, Scenario, Tokens};
 use crate::storage::{Protection, TokenSource};
 use crate::time::Millis;
@@ -114,7 +114,7 @@ impl Shape {
             .as_ref()
             .map_or(TokenSource::Ideal, |s| s.token_source);
         let mut params = lock.params();
-        params.fencing = fencing_for(token_source);
+        params.fencing = TokenSource::fencing(token_source);
         let mut reach = [NodeSet::EMPTY; MAX_MODEL_CLIENTS];
         reach[..scenario.network.reach.len()].copy_from_slice(&scenario.network.reach);
         let storage = scenario.storage.as_ref();
@@ -212,15 +212,6 @@ impl Shape {
             (Bound::Ticks(d), true, Bound::Ticks(p)) => Bound::Ticks(d + p),
             (Bound::Ticks(d), false, _) => Bound::Ticks(d),
         }
-    }
-}
-
-/// The core's fencing rule for a token source.
-fn fencing_for(source: TokenSource) -> Fencing {
-    match source {
-        TokenSource::Ideal | TokenSource::CounterAfterAcquire => Fencing::Off,
-        TokenSource::LockQuorumMaxOnly => Fencing::MaxOnly,
-        TokenSource::LockQuorum => Fencing::WriteBack,
     }
 }
 

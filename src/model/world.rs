@@ -4,12 +4,9 @@
 use crate::node::{Availability, NodeState};
 use crate::proto::{Lease, LockPhase, LockState, NodeSet, Op, QuorumRound, Request, Tally, Token};
 use crate::storage::{Storage, StorageOp};
-use crate::time::Millis;
+use crate::time::{CLOCK_ORIGIN, Millis};
 
 use super::shape::Shape;
-
-/// Every clock starts at this reading, so that backward jumps never take a reading below zero.
-pub(crate) const CLOCK_BASE: i64 = 1_000;
 
 /// One Redis master: the core's [`NodeState`] plus the offset of its clock from true time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -108,7 +105,7 @@ impl ClientSlot {
     /// A client that has not started.
     pub(crate) const fn new() -> ClientSlot {
         ClientSlot {
-            offset: CLOCK_BASE,
+            offset: CLOCK_ORIGIN,
             lock: LockState::new(),
             mailbox: Tally {
                 applied: NodeSet::EMPTY,
@@ -263,19 +260,18 @@ pub struct World {
 
 impl std::fmt::Debug for World {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let reading = |clock: Millis| clock.as_u64() as i64 - CLOCK_BASE;
         let owner = |n: usize, token: Token| format!("c{}", self.key_owner(n, token) + 1);
         writeln!(f, "true time t={}", self.now)?;
         for n in 0..self.shape.nodes {
             let state = self.nodes[n].state;
-            write!(f, "n{}  clock {}", n + 1, reading(self.node_clock(n)))?;
+            write!(f, "n{}  clock {}", n + 1, self.node_clock(n).since_origin())?;
             match state.availability {
                 Availability::Up => {}
                 Availability::Down => write!(f, "  DOWN")?,
                 Availability::Restarting { ready_at } => write!(
                     f,
                     "  restarting until its clock reads {}",
-                    reading(ready_at)
+                    ready_at.since_origin()
                 )?,
             }
             match state.entry {
@@ -283,7 +279,7 @@ impl std::fmt::Debug for World {
                     f,
                     "  key of {} until {}{}",
                     owner(n, e.token),
-                    reading(e.expires_at),
+                    e.expires_at.since_origin(),
                     if e.durable { " (on disk)" } else { "" }
                 )?,
                 None => write!(f, "  no key")?,
@@ -308,23 +304,28 @@ impl std::fmt::Debug for World {
         }
         for c in 0..self.shape.clients {
             let slot = &self.clients[c];
-            write!(f, "c{}  clock {}  ", c + 1, reading(self.client_clock(c)))?;
+            write!(
+                f,
+                "c{}  clock {}  ",
+                c + 1,
+                self.client_clock(c).since_origin()
+            )?;
             match slot.phase() {
                 Phase::Idle => write!(f, "idle")?,
                 Phase::Acquiring(round) => write!(
                     f,
                     "acquiring (attempt {}, T1={}, applied on {})",
                     slot.lock.attempts(),
-                    reading(round.t1),
+                    round.t1.since_origin(),
                     round.tally.applied
                 )?,
                 Phase::Holding { lease, epoch, work } => {
                     write!(
                         f,
                         "holding (epoch {epoch}, T1={}, validity {}, deadline {}){}",
-                        reading(lease.t1),
+                        lease.t1.since_origin(),
                         lease.validity.as_u64(),
-                        reading(lease.deadline),
+                        lease.deadline.since_origin(),
                         if self.believes(c) {
                             ", BELIEVES"
                         } else {
@@ -346,8 +347,8 @@ impl std::fmt::Debug for World {
                 } => write!(
                     f,
                     "extending (epoch {epoch}, deadline {}, extension T1={}, applied on {}){}",
-                    reading(lease.deadline),
-                    reading(round.t1),
+                    lease.deadline.since_origin(),
+                    round.t1.since_origin(),
                     round.tally.applied,
                     if self.believes(c) {
                         ", BELIEVES"

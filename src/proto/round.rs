@@ -295,6 +295,23 @@ pub enum Failure {
     LeaseExpired,
 }
 
+impl Failure {
+    /// Why the round failed, in the words every story uses, with durations in `unit`
+    /// (`2 of the 3 nodes it needs`, `the round took 4 ticks, no validity left`).
+    pub fn words(self, unit: crate::time::Unit) -> String {
+        match self {
+            Failure::NoQuorum { applied, quorum } => {
+                format!("{applied} of the {quorum} nodes it needs")
+            }
+            Failure::ValidityExhausted { elapsed } => format!(
+                "the round took {}, no validity left",
+                unit.amount(elapsed.as_u64())
+            ),
+            Failure::LeaseExpired => "its lease had expired".to_owned(),
+        }
+    }
+}
+
 /// A lease won by a round: what the client may believe, and until when.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Lease {

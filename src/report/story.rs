@@ -72,10 +72,6 @@ impl From<Moment> for Line {
     }
 }
 
-fn reading(clock: crate::time::Millis) -> i64 {
-    crate::model::reading(clock)
-}
-
 fn client(c: usize) -> String {
     Actor::Client(c as u8).to_string()
 }
@@ -109,7 +105,7 @@ fn detail(property: &str, state: &World) -> String {
                 .filter(|c| c.believes)
                 .map(|c| {
                     let deadline = match c.phase {
-                        Phase::Holding { lease, .. } | Phase::Extending { lease, .. } => reading(lease.deadline),
+                        Phase::Holding { lease, .. } | Phase::Extending { lease, .. } => lease.deadline.since_origin(),
                         _ => 0,
                     };
                     let late = match state.shape.eps_c {
@@ -119,7 +115,7 @@ fn detail(property: &str, state: &World) -> String {
                     format!(
                         "{} believes it holds the lock until its clock reads {deadline} (it reads {}{late})",
                         client(c.index),
-                        reading(c.clock)
+                        c.clock.since_origin()
                     )
                 })
                 .collect();

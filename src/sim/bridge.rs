@@ -221,11 +221,10 @@ impl SimConfig {
         let span = |ticks: u32| Millis(u64::from(ticks) * scale);
         let lock = &scenario.lock;
         let resolved = lock.config();
-        let fencing = match scenario.storage.as_ref().map(|s| s.token_source) {
-            Some(TokenSource::LockQuorum) => crate::proto::Fencing::WriteBack,
-            Some(TokenSource::LockQuorumMaxOnly) => crate::proto::Fencing::MaxOnly,
-            _ => crate::proto::Fencing::Off,
-        };
+        let fencing = scenario
+            .storage
+            .as_ref()
+            .map_or(crate::proto::Fencing::Off, |s| s.token_source.fencing());
         let ttl = span(lock.ttl_ticks);
         let attempts = resolved.retry.attempts;
         let nodes = resolved.node_count;
@@ -544,11 +543,7 @@ impl SimConfig {
                     delay_min: ms(simulate.retry_delay_min_ms),
                     delay_max: ms(simulate.retry_delay_max_ms),
                 },
-                fencing: match token_source {
-                    Some(TokenSource::LockQuorum) => crate::proto::Fencing::WriteBack,
-                    Some(TokenSource::LockQuorumMaxOnly) => crate::proto::Fencing::MaxOnly,
-                    _ => crate::proto::Fencing::Off,
-                },
+                fencing: token_source.map_or(crate::proto::Fencing::Off, TokenSource::fencing),
                 ..lock.config()
             },
             clients: usize::from(lock.clients),

@@ -8,11 +8,7 @@
 //! read coarser steps ([`SimClock::with_resolution`]): a world built from a catalog scenario
 //! gives its clients clocks that read the model's whole ticks.
 
-use crate::time::Millis;
-
-/// Where every clock starts (plus its offset): far enough from zero that a backward jump of up
-/// to this many milliseconds never reaches a negative reading.
-pub const CLOCK_EPOCH_MS: i64 = 1_000_000;
+use crate::time::{CLOCK_ORIGIN, Millis};
 
 const PPM: i128 = 1_000_000;
 
@@ -29,23 +25,23 @@ pub struct SimClock {
     /// Rate error in parts per million: +100 gains 0.1 ms per second of true time.
     rate_ppm: i32,
     /// Readings are rounded down to a multiple of this many ms (counted from
-    /// [`CLOCK_EPOCH_MS`]); at least 1.
+    /// [`CLOCK_ORIGIN`]); at least 1.
     resolution: u64,
 }
 
 impl SimClock {
-    /// A clock that reads `CLOCK_EPOCH_MS + offset_ms` at true time 0 and drifts at `rate_ppm`.
+    /// A clock that reads `CLOCK_ORIGIN + offset_ms` at true time 0 and drifts at `rate_ppm`.
     pub fn new(offset_ms: i64, rate_ppm: i32) -> SimClock {
         SimClock {
             anchor_true: 0,
-            anchor_local_micro: i128::from(CLOCK_EPOCH_MS + offset_ms) * PPM,
+            anchor_local_micro: i128::from(CLOCK_ORIGIN + offset_ms) * PPM,
             rate_ppm,
             resolution: 1,
         }
     }
 
     /// The same clock reading in steps of `resolution` (at least 1 ms): a reading is rounded
-    /// down to a multiple of it, counted from [`CLOCK_EPOCH_MS`], so a clock of resolution
+    /// down to a multiple of it, counted from [`CLOCK_ORIGIN`], so a clock of resolution
     /// `R` reads the start of the `R`-millisecond tick its exact reading falls in.
     pub fn with_resolution(self, resolution: Millis) -> SimClock {
         SimClock {
@@ -74,7 +70,7 @@ impl SimClock {
     pub fn read(&self, now: u64) -> Millis {
         let ms = self.micro_at(now).div_euclid(PPM);
         let step = i128::from(self.resolution);
-        let epoch = i128::from(CLOCK_EPOCH_MS);
+        let epoch = i128::from(CLOCK_ORIGIN);
         let ms = epoch + (ms - epoch).div_euclid(step) * step;
         Millis(u64::try_from(ms.max(0)).unwrap_or(u64::MAX))
     }
@@ -149,7 +145,7 @@ mod tests {
     #[test]
     fn a_clock_stepped_below_zero_reads_zero() {
         let mut clock = SimClock::new(0, 0);
-        clock.jump(0, -CLOCK_EPOCH_MS - 10);
+        clock.jump(0, -CLOCK_ORIGIN - 10);
         assert_eq!(clock.read(0), Millis(0));
         assert_eq!(clock.read(15), Millis(5));
     }

@@ -24,7 +24,7 @@ pub const MAX_DURATION: Millis = Millis(100_000_000);
 pub const MAX_RATE_ERROR_PPM: u32 = 500_000;
 
 /// The largest fault size, clock offset or delay, in ms (the clocks start at
-/// [`CLOCK_EPOCH_MS`](super::CLOCK_EPOCH_MS), so no backward jump reaches zero).
+/// [`CLOCK_ORIGIN`](crate::time::CLOCK_ORIGIN), so no backward jump reaches zero).
 pub const MAX_SPAN: Millis = Millis(1_000_000);
 
 /// The per-process clocks.

@@ -6,14 +6,13 @@
 use std::fmt;
 
 use super::check::Violation;
-use super::clock::CLOCK_EPOCH_MS;
 use super::fault::{Fault, ScheduledFault};
 use super::network::Message;
 use super::server::Lifecycle;
 use crate::node::Unavailable;
 use crate::proto::{Failure, Op, Token};
 use crate::storage::{StorageOp, StorageReply};
-use crate::time::Millis;
+use crate::time::{Millis, Unit};
 
 /// One event.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -189,23 +188,9 @@ pub struct TraceEntry {
     pub event: TraceEvent,
 }
 
-/// A clock reading as the stories print it: counted from where every clock starts
-/// ([`CLOCK_EPOCH_MS`]), so a reading of a clock without offset or error equals true time.
+/// A clock reading as the stories print it (see [`Millis::since_origin`]).
 fn reads(clock: Millis) -> i64 {
-    clock.0 as i64 - CLOCK_EPOCH_MS
-}
-
-/// Why a round failed, in the words of the checker's stories.
-fn failure_words(failure: Failure) -> String {
-    match failure {
-        Failure::NoQuorum { applied, quorum } => {
-            format!("{applied} of the {quorum} nodes it needs")
-        }
-        Failure::ValidityExhausted { elapsed } => {
-            format!("the round took {} ms, no validity left", elapsed.0)
-        }
-        Failure::LeaseExpired => "its lease had expired".to_owned(),
-    }
+    clock.since_origin()
 }
 
 impl fmt::Display for TraceEntry {
@@ -354,19 +339,19 @@ impl fmt::Display for TraceEntry {
                 f,
                 "c{} fails to extend ({}); its old deadline stands",
                 client + 1,
-                failure_words(failure)
+                failure.words(Unit::Millis)
             ),
             TraceEvent::Retrying { client, failure } => write!(
                 f,
                 "c{} fails to acquire ({}) and retries",
                 client + 1,
-                failure_words(failure)
+                failure.words(Unit::Millis)
             ),
             TraceEvent::NotAcquired { client, failure } => write!(
                 f,
                 "c{} fails to acquire ({})",
                 client + 1,
-                failure_words(failure)
+                failure.words(Unit::Millis)
             ),
             TraceEvent::Expired { client, epoch } => write!(
                 f,
