@@ -42,7 +42,7 @@ fn main() {
     );
     for file in files {
         let scenario = load(file);
-        let horizon = 2 * scenario.lock.ttl_ticks + 4;
+        let horizon = 2 * scenario.lock.params.ttl.0 as u32 + 4;
         let (reduced, seconds) = count(RedlockModel::new(&scenario));
         // The large scenario's baselines would need tens of gigabytes: only its reduced count
         // is measured.

@@ -22,7 +22,7 @@
 //!     [expect]
 //!     "mutual exclusion" = "holds"
 //! "#)?;
-//! assert_eq!(scenario.lock.nodes, 3);
+//! assert_eq!(scenario.lock.nodes(), 3);
 //! assert_eq!(scenario.expect[0], ("mutual exclusion".to_owned(), Verdict::Holds));
 //! # Ok::<(), redlock_lab::scenario::ScenarioError>(())
 //! ```
@@ -42,12 +42,15 @@ pub use ingredient::Ingredient;
 
 use crate::node::Persistence;
 use crate::proto::{
-    Config, DriftPolicy, ExtensionQuorum as CountedExtension, LockParams, NodeId, NodeSet,
-    RetryPolicy, RoundDecision, UnlockMode, ValidityCheck,
+    Config, DriftPolicy, ExtensionQuorum, LockParams, NodeId, NodeSet, RetryPolicy, RoundDecision,
+    UnlockMode, ValidityCheck,
 };
 use crate::storage::{Protection, TokenSource};
 use crate::time::Millis;
-use raw::{RawBound, RawExpectValue, RawScenario, RawSimFaults, RawSimulate};
+use raw::{
+    RawBound, RawDecision, RawExpectValue, RawExtensionQuorum, RawPersistence, RawProtection,
+    RawScenario, RawSimFaults, RawSimulate, RawTokenSource, RawUnlock,
+};
 
 /// The most nodes a model may have (the state keeps fixed-size arrays).
 pub const MAX_MODEL_NODES: usize = 5;
@@ -132,16 +135,6 @@ impl std::fmt::Display for Verdict {
     }
 }
 
-/// How clients remove their key (file values `"compare-and-delete"`, `"del"`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Unlock {
-    /// Compare-and-delete (the Lua script): correct.
-    CompareAndDelete,
-    /// Plain `DEL`: the mistake redis.io warns against.
-    Del,
-}
-
 /// What token values the clients draw (file values `"unique"`, `"shared"`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -151,59 +144,6 @@ pub enum Tokens {
     /// Every client draws the same value (a hard-coded token, or a random source seeded alike
     /// in every process): compare-and-delete can no longer tell the clients' keys apart.
     Shared,
-}
-
-/// When a round stops waiting for answers (file values `"at-quorum"`, `"all-replies"`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Decision {
-    /// As soon as a quorum applied, as the core decides by default.
-    AtQuorum,
-    /// Only once every node answered, a quorum is out of reach, or the round timed out.
-    AllReplies,
-}
-
-/// How the storage protects itself from stale holders (file values `"none"`, `"fencing-token"`,
-/// `"fencing-on-writes-only"`, `"random-token-cas"`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum StorageProtection {
-    /// Every op is applied.
-    None,
-    /// Kleppmann's fencing token, checked on every op.
-    FencingToken,
-    /// Fencing checked on writes only (reads unfenced).
-    FencingOnWritesOnly,
-    /// antirez's alternative: mark the storage with the token, write only if still marked.
-    RandomTokenCas,
-}
-
-/// Where fencing tokens come from (file values `"ideal"`, `"counter-after-acquire"`,
-/// `"lock-quorum-max-only"`, `"lock-quorum"`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum TokenSourceName {
-    /// An ideal global counter (the acquisition epoch).
-    Ideal,
-    /// `INCR` on a separate counter node after acquiring.
-    CounterAfterAcquire,
-    /// The largest per-node counter of the acquisition's quorum, not written back.
-    LockQuorumMaxOnly,
-    /// The largest per-node counter of the quorum, written back to a quorum first.
-    LockQuorum,
-}
-
-/// What a node keeps across a crash (file values `"none"`, `"fsync-always"`, `"fsync-periodic"`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum CrashPersistence {
-    /// No AOF: the keyspace is lost.
-    None,
-    /// `appendfsync always`: every acknowledged key survives.
-    FsyncAlways,
-    /// `appendfsync everysec`: keys survive only once an fsync ran after them (the model
-    /// lets the fsync happen at any moment, or not before the crash).
-    FsyncPeriodic,
 }
 
 /// Which processes a clock jump may hit (file values `"node"`, `"client"`, `"any"`).
@@ -236,93 +176,38 @@ impl From<RawBound> for Bound {
     }
 }
 
-/// `[lock]`: the Redlock configuration every client uses.
+/// `[lock]`: the Redlock configuration every client uses, resolved once.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LockSettings {
-    /// `N`, independent masters (1..=5; default 3).
-    pub nodes: u8,
+    /// The lock every client runs, as the core resolves it at validation (one tick being one
+    /// millisecond): `nodes` (1..=5; default 3), `ttl_ticks` (default 10), `drift_ticks` (a
+    /// fixed allowance; default 1), `round_timeout_ticks` (default 1, capped at `ttl − drift`
+    /// by the core), `attempts` (rounds per acquisition, the first included; default 1) with
+    /// `retry_delay_ticks` (the least back-off; default 0, and the model lets every longer one
+    /// happen too), `unlock`, `validity_check`, `decision`, `extension_quorum`, and the
+    /// fencing rule that `[storage] token_source` asks for. The model runs it as it is and
+    /// the simulator scales its spans; nothing resolves it again.
+    pub params: LockParams,
     /// Clients contending for the lock (1..=3; default 2).
     pub clients: u8,
-    /// The keys' time to live (default 10).
-    pub ttl_ticks: u32,
-    /// The clock-drift allowance subtracted from the validity (default 1).
-    pub drift_ticks: u32,
-    /// How long a round waits for missing replies, on the client's clock (default 1; capped
-    /// at `ttl − drift` by the core).
-    pub round_timeout_ticks: u32,
-    /// Acquisition rounds per client, the first included (default 1).
-    pub attempts: u8,
-    /// The least back-off between a failed round and the next, on the client's clock
-    /// (default 0). The model lets every longer delay happen too; in the liveness run, where
-    /// processes are prompt, a client retries exactly this long after failing.
-    pub retry_delay_ticks: u32,
-    /// Compare-and-delete (default) or plain `DEL`.
-    pub unlock: UnlockMode,
-    /// The step-3 validity check (default on).
-    pub validity_check: ValidityCheck,
-    /// When a round is decided (default at quorum, as in the core).
-    pub decision: RoundDecision,
     /// Extension rounds a client may run while it holds the lock (default 0), or
     /// [`UNBOUNDED_EXTENSIONS`]: no cap at all.
     pub extensions: u8,
-    /// How an extension round is counted (default a majority of all `N`).
-    pub extension_quorum: ExtensionQuorum,
     /// What token values the clients draw (default unique per acquisition).
     pub token: Tokens,
 }
 
 impl LockSettings {
-    /// The core's configuration these settings resolve to, one tick being one millisecond:
-    /// the one place `[lock]` becomes a [`Config`]; the model runs it as it is and the
-    /// simulator scales its spans. The retry delay is `retry_delay_ticks`, zero by default: the
-    /// model lets time pass between any two steps, which covers every longer delay (the
-    /// simulator draws its own).
-    pub fn config(&self) -> Config {
-        Config {
-            drift: DriftPolicy::fixed(Millis(u64::from(self.drift_ticks))),
-            round_timeout: Millis(u64::from(self.round_timeout_ticks)),
-            retry: RetryPolicy {
-                attempts: u32::from(self.attempts),
-                delay_min: Millis(u64::from(self.retry_delay_ticks)),
-                delay_max: Millis(u64::from(self.retry_delay_ticks)),
-            },
-            unlock: self.unlock,
-            validity_check: self.validity_check,
-            decision: self.decision,
-            extension_quorum: match self.extension_quorum {
-                ExtensionQuorum::Majority => CountedExtension::Majority,
-                ExtensionQuorum::AnyNode => CountedExtension::AnyNode,
-            },
-            ..Config::new(usize::from(self.nodes))
-        }
+    /// `N`, the number of masters.
+    pub fn nodes(&self) -> usize {
+        usize::from(self.params.node_count)
     }
 
-    /// The keys' time to live, one tick being one millisecond.
-    pub fn ttl(&self) -> Millis {
-        Millis(u64::from(self.ttl_ticks))
+    /// The acquisition rounds per client, the first included.
+    pub fn attempts(&self) -> u8 {
+        // Validation keeps it within 1..=4.
+        self.params.retry.attempts as u8
     }
-
-    /// The resolved numbers of [`config`](LockSettings::config) for [`ttl`](LockSettings::ttl).
-    ///
-    /// # Panics
-    ///
-    /// Never for the settings of a [`Scenario`], which validation checked with this very call;
-    /// settings edited afterwards must keep `ttl_ticks` above `drift_ticks` and 1..=5 nodes.
-    pub fn params(&self) -> LockParams {
-        self.config()
-            .params(self.ttl())
-            .expect("a validated scenario's lock configuration")
-    }
-}
-
-/// How a client counts an extension round (file values `"majority"`, `"any-node"`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum ExtensionQuorum {
-    /// A majority of all `N` nodes must extend: correct.
-    Majority,
-    /// One node extending is taken as success: the minority-accepted mistake.
-    AnyNode,
 }
 
 /// `[clock]`: bounded clock error, as nondeterminism at each reading.
@@ -628,7 +513,7 @@ impl Scenario {
 
     /// The quorum `N/2 + 1`.
     pub fn quorum(&self) -> usize {
-        crate::proto::quorum(self.lock.nodes as usize)
+        self.lock.params.quorum()
     }
 }
 
@@ -784,7 +669,7 @@ impl Validator<'_> {
                                 .to_owned(),
                     });
                 }
-                let nodes = u32::from(lock.nodes);
+                let nodes = u32::from(lock.params.node_count);
                 let mut listed = Vec::new();
                 for entry in schedule.get_ref() {
                     let e = entry.get_ref();
@@ -920,14 +805,7 @@ impl Validator<'_> {
         let failover = raw.failover.as_ref().map(|f| FailoverSettings {
             promotion_delay_ticks: f.get_ref().promotion_delay_ticks.unwrap_or(0),
         });
-        let lock = self.lock(&raw, failover.is_some())?;
-        // The one validation of the lock configuration, by the core's own rules.
-        if let Err(reason) = lock.config().params(lock.ttl()) {
-            return Err(ScenarioError::Lock {
-                at: self.at(&raw.name),
-                reason: reason.to_string(),
-            });
-        }
+        let mut lock = self.lock(&raw, failover.is_some())?;
         let clock = ClockSettings {
             node_error_ticks: self.opt_range(
                 &raw.clock.node_error_ticks,
@@ -950,21 +828,23 @@ impl Validator<'_> {
             Some(s) => {
                 let inner = s.get_ref();
                 let check_margin_ticks = match &inner.check_margin_ticks {
-                    Some(m) => Some(self.range(m, 1, lock.ttl_ticks, "check_margin_ticks")?),
+                    Some(m) => {
+                        Some(self.range(m, 1, lock.params.ttl.0 as u32, "check_margin_ticks")?)
+                    }
                     None => None,
                 };
                 let max_delay = inner.max_delay_ticks.map_or(Bound::Ticks(0), Bound::from);
-                let protection = match inner.protection.unwrap_or(StorageProtection::None) {
-                    StorageProtection::None => Protection::None,
-                    StorageProtection::FencingToken => Protection::FencingToken,
-                    StorageProtection::FencingOnWritesOnly => Protection::FencingOnWritesOnly,
-                    StorageProtection::RandomTokenCas => Protection::RandomTokenCas,
+                let protection = match inner.protection.unwrap_or(RawProtection::None) {
+                    RawProtection::None => Protection::None,
+                    RawProtection::FencingToken => Protection::FencingToken,
+                    RawProtection::FencingOnWritesOnly => Protection::FencingOnWritesOnly,
+                    RawProtection::RandomTokenCas => Protection::RandomTokenCas,
                 };
                 let token_source = match inner.token_source.as_ref().map(|t| *t.get_ref()) {
-                    None | Some(TokenSourceName::Ideal) => TokenSource::Ideal,
-                    Some(TokenSourceName::CounterAfterAcquire) => TokenSource::CounterAfterAcquire,
-                    Some(TokenSourceName::LockQuorumMaxOnly) => TokenSource::LockQuorumMaxOnly,
-                    Some(TokenSourceName::LockQuorum) => TokenSource::LockQuorum,
+                    None | Some(RawTokenSource::Ideal) => TokenSource::Ideal,
+                    Some(RawTokenSource::CounterAfterAcquire) => TokenSource::CounterAfterAcquire,
+                    Some(RawTokenSource::LockQuorumMaxOnly) => TokenSource::LockQuorumMaxOnly,
+                    Some(RawTokenSource::LockQuorum) => TokenSource::LockQuorum,
                 };
                 let fenced = matches!(
                     protection,
@@ -987,11 +867,16 @@ impl Validator<'_> {
                 })
             }
         };
+        // The fencing rule is the lock's, but `[storage]` says which token the storage reads.
+        lock.params.fencing = storage
+            .as_ref()
+            .map_or(TokenSource::Ideal, |s| s.token_source)
+            .fencing();
         let faults = self.faults(&raw, &lock)?;
         let liveness = LivenessSettings {
             horizon_ticks: self.opt_range(
                 &raw.liveness.horizon_ticks,
-                3 * lock.ttl_ticks,
+                3 * lock.params.ttl.0 as u32,
                 1,
                 200,
                 "horizon_ticks",
@@ -1149,29 +1034,46 @@ impl Validator<'_> {
                 message: "token = \"shared\" cannot be combined with [failover]".to_owned(),
             });
         }
-        Ok(LockSettings {
-            nodes: nodes as u8,
-            clients: clients as u8,
-            ttl_ticks,
-            drift_ticks,
-            round_timeout_ticks,
-            attempts: attempts as u8,
-            retry_delay_ticks,
-            unlock: match l.unlock.unwrap_or(Unlock::CompareAndDelete) {
-                Unlock::CompareAndDelete => UnlockMode::CompareAndDelete,
-                Unlock::Del => UnlockMode::PlainDel,
+        let config = Config {
+            drift: DriftPolicy::fixed(Millis(u64::from(drift_ticks))),
+            round_timeout: Millis(u64::from(round_timeout_ticks)),
+            // The least back-off: the model lets time pass between any two steps, which
+            // covers every longer delay (the simulator draws its own).
+            retry: RetryPolicy {
+                attempts,
+                delay_min: Millis(u64::from(retry_delay_ticks)),
+                delay_max: Millis(u64::from(retry_delay_ticks)),
+            },
+            unlock: match l.unlock.unwrap_or(RawUnlock::CompareAndDelete) {
+                RawUnlock::CompareAndDelete => UnlockMode::CompareAndDelete,
+                RawUnlock::Del => UnlockMode::PlainDel,
             },
             validity_check: if l.validity_check.unwrap_or(true) {
                 ValidityCheck::On
             } else {
                 ValidityCheck::Off
             },
-            decision: match l.decision.unwrap_or(Decision::AtQuorum) {
-                Decision::AtQuorum => RoundDecision::AtQuorum,
-                Decision::AllReplies => RoundDecision::AllReplies,
+            decision: match l.decision.unwrap_or(RawDecision::AtQuorum) {
+                RawDecision::AtQuorum => RoundDecision::AtQuorum,
+                RawDecision::AllReplies => RoundDecision::AllReplies,
             },
+            extension_quorum: match l.extension_quorum.unwrap_or(RawExtensionQuorum::Majority) {
+                RawExtensionQuorum::Majority => ExtensionQuorum::Majority,
+                RawExtensionQuorum::AnyNode => ExtensionQuorum::AnyNode,
+            },
+            ..Config::new(nodes as usize)
+        };
+        // The one resolution of the lock configuration, by the core's own rules.
+        let params = config
+            .params(Millis(u64::from(ttl_ticks)))
+            .map_err(|reason| ScenarioError::Lock {
+                at: self.at(&raw.name),
+                reason: reason.to_string(),
+            })?;
+        Ok(LockSettings {
+            params,
+            clients: clients as u8,
             extensions,
-            extension_quorum: l.extension_quorum.unwrap_or(ExtensionQuorum::Majority),
             token,
         })
     }
@@ -1181,7 +1083,7 @@ impl Validator<'_> {
         raw: &RawScenario,
         lock: &LockSettings,
     ) -> Result<NetworkSettings, ScenarioError> {
-        let all = NodeSet::first(lock.nodes as usize);
+        let all = NodeSet::first(lock.nodes());
         let mut reach = vec![all; lock.clients as usize];
         if let Some(spanned) = &raw.network.reach {
             let lists = spanned.get_ref();
@@ -1198,7 +1100,12 @@ impl Validator<'_> {
             for (client, list) in lists.iter().enumerate() {
                 let mut set = NodeSet::EMPTY;
                 for node in list.get_ref() {
-                    let n = self.range(node, 1, lock.nodes as u32, "a node in reach (1-based)")?;
+                    let n = self.range(
+                        node,
+                        1,
+                        u32::from(lock.params.node_count),
+                        "a node in reach (1-based)",
+                    )?;
                     set.insert(NodeId(n as u8 - 1));
                 }
                 reach[client] = set;
@@ -1244,7 +1151,7 @@ impl Validator<'_> {
                         self.range(
                             i,
                             1,
-                            lock.nodes as u32,
+                            u32::from(lock.params.node_count),
                             "clock_jumps.index (a node, 1-based)",
                         )? as u8
                             - 1,
@@ -1277,18 +1184,18 @@ impl Validator<'_> {
             None => None,
             Some(c) => {
                 let count = self.opt_range(&c.count, 1, 0, 3, "crashes.count")?;
-                if count > lock.nodes as u32 {
+                if count > u32::from(lock.params.node_count) {
                     return Err(ScenarioError::TooManyFaults {
                         at: self.at(c.count.as_ref().expect("a count above 1 was written")),
-                        message: format!("{count} crashes is more than the {} nodes", lock.nodes),
+                        message: format!("{count} crashes is more than the {} nodes", lock.nodes()),
                     });
                 }
                 Some(CrashSettings {
                     count: count as u8,
-                    persistence: match c.persistence.unwrap_or(CrashPersistence::None) {
-                        CrashPersistence::None => Persistence::None,
-                        CrashPersistence::FsyncAlways => Persistence::FsyncAlways,
-                        CrashPersistence::FsyncPeriodic => Persistence::FsyncPeriodic,
+                    persistence: match c.persistence.unwrap_or(RawPersistence::None) {
+                        RawPersistence::None => Persistence::None,
+                        RawPersistence::FsyncAlways => Persistence::FsyncAlways,
+                        RawPersistence::FsyncPeriodic => Persistence::FsyncPeriodic,
                     },
                     restart_delay_ticks: self.opt_range(
                         &c.restart_delay_ticks,
@@ -1369,12 +1276,12 @@ mod tests {
         let s = parse("[expect]\n\"mutual exclusion\" = \"holds\"\n").unwrap();
         assert_eq!(
             (
-                s.lock.nodes,
+                s.lock.nodes(),
                 s.lock.clients,
-                s.lock.ttl_ticks,
-                s.lock.drift_ticks
+                s.lock.params.ttl,
+                s.lock.params.drift
             ),
-            (3, 2, 10, 1)
+            (3, 2, Millis(10), Millis(1))
         );
         assert_eq!(s.network.reach, vec![NodeSet::first(3); 2]);
         assert_eq!(s.liveness.horizon_ticks, 30);
@@ -1387,21 +1294,19 @@ mod tests {
             "[lock]\nnodes = 5\nttl_ticks = 6\ndrift_ticks = 2\nround_timeout_ticks = 9\nattempts = 3\nunlock = \"del\"\nvalidity_check = false\ndecision = \"all-replies\"\nextensions = 1\nextension_quorum = \"any-node\"\n[expect]\n\"mutual exclusion\" = \"holds\"\n",
         )
         .unwrap();
-        let config = s.lock.config();
-        assert_eq!(config.node_count, 5);
-        assert_eq!(config.drift, DriftPolicy::fixed(Millis(2)));
-        assert_eq!(config.round_timeout, Millis(9));
-        assert_eq!(config.retry.attempts, 3);
+        let params = s.lock.params;
+        assert_eq!(params.node_count, 5);
+        assert_eq!(params.retry.attempts, 3);
         assert_eq!(
-            config.retry.delay_max,
+            params.retry.delay_max,
             Millis::ZERO,
             "the model explores every delay"
         );
-        assert_eq!(config.unlock, UnlockMode::PlainDel);
-        assert_eq!(config.validity_check, ValidityCheck::Off);
-        assert_eq!(config.decision, RoundDecision::AllReplies);
-        assert_eq!(config.extension_quorum, CountedExtension::AnyNode);
-        let params = s.lock.params();
+        assert_eq!(params.unlock, UnlockMode::PlainDel);
+        assert_eq!(params.validity_check, ValidityCheck::Off);
+        assert_eq!(params.decision, RoundDecision::AllReplies);
+        assert_eq!(params.extension_quorum, ExtensionQuorum::AnyNode);
+        assert_eq!(params.fencing, crate::proto::Fencing::Off, "no [storage]");
         // The core caps the round timeout at ttl − drift.
         assert_eq!(
             (params.ttl, params.drift, params.round_timeout),
@@ -1414,7 +1319,7 @@ mod tests {
     fn the_decision_and_the_client_guard_are_read_and_checked() {
         let s = parse("[expect]\n\"mutual exclusion\" = \"holds\"\n").unwrap();
         assert_eq!(
-            s.lock.decision,
+            s.lock.params.decision,
             RoundDecision::AtQuorum,
             "the core's default"
         );
@@ -1423,7 +1328,7 @@ mod tests {
              [expect]\n\"mutual exclusion\" = \"holds\"\n",
         )
         .unwrap();
-        assert_eq!(s.lock.decision, RoundDecision::AllReplies);
+        assert_eq!(s.lock.params.decision, RoundDecision::AllReplies);
         assert_eq!(s.faults.crashes.unwrap().client_guard_ticks, 3);
         assert!(
             parse("[lock]\ndecision = \"later\"\n[expect]\n\"mutual exclusion\" = \"holds\"\n")
@@ -1443,9 +1348,9 @@ mod tests {
             (
                 s.lock.token,
                 s.faults.client_crashes,
-                s.lock.retry_delay_ticks
+                s.lock.params.retry.delay_min
             ),
-            (Tokens::Unique, None, 0)
+            (Tokens::Unique, None, Millis::ZERO)
         );
         let s = parse(
             "[lock]\ntoken = \"shared\"\nretry_delay_ticks = 3\n[faults.client_crashes]\n\
@@ -1457,7 +1362,7 @@ mod tests {
             s.faults.client_crashes,
             Some(ClientCrashSettings { count: 1 })
         );
-        assert_eq!(s.lock.config().retry.delay_min, Millis(3));
+        assert_eq!(s.lock.params.retry.delay_min, Millis(3));
         let e = parse(
             "[lock]\nclients = 2\n[faults.client_crashes]\ncount = 3\n\
              [expect]\n\"mutual exclusion\" = \"holds\"\n",
@@ -1506,7 +1411,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(
-            (s.lock.nodes, s.failover.map(|f| f.promotion_delay_ticks)),
+            (s.lock.nodes(), s.failover.map(|f| f.promotion_delay_ticks)),
             (3, Some(3))
         );
     }

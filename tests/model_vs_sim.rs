@@ -332,7 +332,7 @@ fn the_simulator_acquires_exactly_where_the_checker_says_some_client_can() {
             // A round trip takes at least 2 ms (a `SET` and its reply, 1 ms each) where the
             // model's takes none: a lease whose `ttl − drift` is no longer ends before it
             // begins, unless a slow client clock under-measures the round.
-            let lease = u64::from(scenario.lock.ttl_ticks - scenario.lock.drift_ticks);
+            let lease = (scenario.lock.params.ttl - scenario.lock.params.drift).0;
             if lease * ms_per_tick <= 2 && scenario.clock.client_error_ticks == 0 {
                 assert_eq!(
                     acquiring, 0,
@@ -362,7 +362,7 @@ fn the_bridge_accepts_every_catalog_scenario() {
         let config = SimConfig::from_scenario(&scenario)
             .unwrap_or_else(|e| panic!("{}: the bridge refused it: {e}", scenario.name));
         assert_eq!(config.name, scenario.name);
-        assert_eq!(config.nodes(), usize::from(scenario.lock.nodes));
-        assert_eq!(config.ttl, Millis(u64::from(scenario.lock.ttl_ticks)));
+        assert_eq!(config.nodes(), scenario.lock.nodes());
+        assert_eq!(config.ttl, scenario.lock.params.ttl);
     }
 }

@@ -83,7 +83,7 @@ fn time_shift_changes_counts_but_not_verdicts() {
     for name in SMALL {
         let scenario = load(name);
         // Every counterexample in the catalog fits in two TTLs plus a few ticks.
-        let horizon = 2 * scenario.lock.ttl_ticks + 4;
+        let horizon = 2 * scenario.lock.params.ttl.0 as u32 + 4;
         let (reduced, _) = verdicts(RedlockModel::new(&scenario));
         let start = std::time::Instant::now();
         // Symmetry stays on here: the test above checks it on its own.

@@ -107,14 +107,11 @@ pub enum Judged {
 impl Shape {
     pub fn new(scenario: &Scenario, mode: Mode) -> Shape {
         let lock = &scenario.lock;
-        // Resolved once by the scenario; the model asks the core for no retry delay, since
-        // time may pass between any two steps. The fencing rule comes from `[storage]`.
+        // Resolved once by the scenario, the fencing rule included.
         let token_source = scenario
             .storage
             .as_ref()
             .map_or(TokenSource::Ideal, |s| s.token_source);
-        let mut params = lock.params();
-        params.fencing = TokenSource::fencing(token_source);
         let mut reach = [NodeSet::EMPTY; MAX_MODEL_CLIENTS];
         reach[..scenario.network.reach.len()].copy_from_slice(&scenario.network.reach);
         let storage = scenario.storage.as_ref();
@@ -129,10 +126,10 @@ impl Shape {
         let crashes = scenario.faults.crashes.as_ref();
         Shape {
             mode,
-            nodes: lock.nodes as usize,
+            nodes: lock.nodes(),
             clients: lock.clients as usize,
-            params,
-            attempts: lock.attempts,
+            params: lock.params,
+            attempts: lock.attempts(),
             extensions: lock.extensions,
             eps_n: scenario.clock.node_error_ticks,
             eps_c: scenario.clock.client_error_ticks,
@@ -170,7 +167,7 @@ impl Shape {
             // would forget which row is n1's: no symmetry reduction then. Nor in a liveness run
             // that waits for one named client, which permuting the clients would swap.
             symmetry: scenario.symmetry
-                && (scenario.failover.is_none() || lock.nodes == 1)
+                && (scenario.failover.is_none() || lock.nodes() == 1)
                 && !(mode == Mode::Liveness && scenario.liveness.client.is_some()),
             horizon: scenario.liveness.horizon_ticks,
             isolated_rounds: scenario.liveness.isolated_rounds,

@@ -152,7 +152,7 @@ impl Story {
         let mut lanes: Vec<String> = (0..usize::from(scenario.lock.clients))
             .map(client)
             .collect();
-        lanes.extend((0..scenario.lock.nodes).map(|n| Actor::Node(n).to_string()));
+        lanes.extend((0..scenario.lock.params.node_count).map(|n| Actor::Node(n).to_string()));
         if path.first().is_some_and(|(w, _)| w.counter_node_in_play()) {
             lanes.push(Actor::Counter.to_string());
         }

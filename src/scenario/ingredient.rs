@@ -12,8 +12,8 @@
 
 use serde::{Serialize, Serializer};
 
-use super::{Bound, ExtensionQuorum, Scenario, Tokens};
-use crate::proto::{NodeSet, UnlockMode, ValidityCheck};
+use super::{Bound, Scenario, Tokens};
+use crate::proto::{ExtensionQuorum, NodeSet, UnlockMode, ValidityCheck};
 
 /// One removable fault or mistake. The names ([`Ingredient::name`]) are part of the JSON report
 /// and of the `[expect] mechanism` key.
@@ -130,14 +130,16 @@ impl Ingredient {
                 .as_ref()
                 .is_some_and(|s| s.max_delay != Bound::Ticks(0)),
             Ingredient::Failover => scenario.failover.is_some(),
-            Ingredient::UnlockDel => scenario.lock.unlock == UnlockMode::PlainDel,
-            Ingredient::NoValidityCheck => scenario.lock.validity_check == ValidityCheck::Off,
+            Ingredient::UnlockDel => scenario.lock.params.unlock == UnlockMode::PlainDel,
+            Ingredient::NoValidityCheck => {
+                scenario.lock.params.validity_check == ValidityCheck::Off
+            }
             Ingredient::ExtensionAnyNode => {
                 scenario.lock.extensions > 0
-                    && scenario.lock.extension_quorum == ExtensionQuorum::AnyNode
+                    && scenario.lock.params.extension_quorum == ExtensionQuorum::AnyNode
             }
             Ingredient::Partition => {
-                let all = NodeSet::first(scenario.lock.nodes as usize);
+                let all = NodeSet::first(scenario.lock.nodes());
                 scenario.network.reach.iter().any(|&reach| reach != all)
             }
             Ingredient::SharedToken => scenario.lock.token == Tokens::Shared,
@@ -172,11 +174,13 @@ impl Ingredient {
             }
             // n1 is a master that never fails, like the other nodes.
             Ingredient::Failover => s.failover = None,
-            Ingredient::UnlockDel => s.lock.unlock = UnlockMode::CompareAndDelete,
-            Ingredient::NoValidityCheck => s.lock.validity_check = ValidityCheck::On,
-            Ingredient::ExtensionAnyNode => s.lock.extension_quorum = ExtensionQuorum::Majority,
+            Ingredient::UnlockDel => s.lock.params.unlock = UnlockMode::CompareAndDelete,
+            Ingredient::NoValidityCheck => s.lock.params.validity_check = ValidityCheck::On,
+            Ingredient::ExtensionAnyNode => {
+                s.lock.params.extension_quorum = ExtensionQuorum::Majority
+            }
             Ingredient::Partition => {
-                let all = NodeSet::first(s.lock.nodes as usize);
+                let all = NodeSet::first(s.lock.nodes());
                 s.network.reach = vec![all; s.lock.clients as usize];
             }
             Ingredient::SharedToken => s.lock.token = Tokens::Unique,
@@ -246,8 +250,8 @@ mod tests {
             let left: Vec<Ingredient> = present.iter().copied().filter(|&j| j != i).collect();
             assert_eq!(Ingredient::present(&without), left, "{i}");
             assert_eq!(
-                (without.expect.clone(), without.lock.ttl_ticks),
-                (s.expect.clone(), s.lock.ttl_ticks)
+                (without.expect.clone(), without.lock.params.ttl),
+                (s.expect.clone(), s.lock.params.ttl)
             );
         }
     }

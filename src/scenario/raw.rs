@@ -176,11 +176,11 @@ pub(crate) struct RawLock {
     pub round_timeout_ticks: Option<Spanned<u32>>,
     pub attempts: Option<Spanned<u32>>,
     pub retry_delay_ticks: Option<Spanned<u32>>,
-    pub unlock: Option<super::Unlock>,
+    pub unlock: Option<RawUnlock>,
     pub validity_check: Option<bool>,
-    pub decision: Option<super::Decision>,
+    pub decision: Option<RawDecision>,
     pub extensions: Option<Spanned<RawBound>>,
-    pub extension_quorum: Option<super::ExtensionQuorum>,
+    pub extension_quorum: Option<RawExtensionQuorum>,
     pub token: Option<Spanned<super::Tokens>>,
 }
 
@@ -204,8 +204,8 @@ pub(crate) struct RawNetwork {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawStorage {
-    pub protection: Option<super::StorageProtection>,
-    pub token_source: Option<Spanned<super::TokenSourceName>>,
+    pub protection: Option<RawProtection>,
+    pub token_source: Option<Spanned<RawTokenSource>>,
     pub check_margin_ticks: Option<Spanned<u32>>,
     pub max_delay_ticks: Option<RawBound>,
 }
@@ -239,7 +239,7 @@ pub(crate) struct RawJumps {
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawCrashes {
     pub count: Option<Spanned<u32>>,
-    pub persistence: Option<super::CrashPersistence>,
+    pub persistence: Option<RawPersistence>,
     pub restart_delay_ticks: Option<Spanned<u32>>,
     pub restart: Option<bool>,
     pub client_guard_ticks: Option<Spanned<u32>>,
@@ -269,4 +269,77 @@ pub(crate) struct RawLiveness {
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawCheck {
     pub symmetry: Option<bool>,
+}
+
+/// How clients remove their key (file values `"compare-and-delete"`, `"del"`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) enum RawUnlock {
+    /// Compare-and-delete (the Lua script): correct.
+    CompareAndDelete,
+    /// Plain `DEL`: the mistake redis.io warns against.
+    Del,
+}
+
+/// When a round stops waiting for answers (file values `"at-quorum"`, `"all-replies"`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) enum RawDecision {
+    /// As soon as a quorum applied, as the core decides by default.
+    AtQuorum,
+    /// Only once every node answered, a quorum is out of reach, or the round timed out.
+    AllReplies,
+}
+
+/// How the storage protects itself from stale holders (file values `"none"`, `"fencing-token"`,
+/// `"fencing-on-writes-only"`, `"random-token-cas"`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) enum RawProtection {
+    /// Every op is applied.
+    None,
+    /// Kleppmann's fencing token, checked on every op.
+    FencingToken,
+    /// Fencing checked on writes only (reads unfenced).
+    FencingOnWritesOnly,
+    /// antirez's alternative: mark the storage with the token, write only if still marked.
+    RandomTokenCas,
+}
+
+/// Where fencing tokens come from (file values `"ideal"`, `"counter-after-acquire"`,
+/// `"lock-quorum-max-only"`, `"lock-quorum"`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) enum RawTokenSource {
+    /// An ideal global counter (the acquisition epoch).
+    Ideal,
+    /// `INCR` on a separate counter node after acquiring.
+    CounterAfterAcquire,
+    /// The largest per-node counter of the acquisition's quorum, not written back.
+    LockQuorumMaxOnly,
+    /// The largest per-node counter of the quorum, written back to a quorum first.
+    LockQuorum,
+}
+
+/// What a node keeps across a crash (file values `"none"`, `"fsync-always"`, `"fsync-periodic"`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) enum RawPersistence {
+    /// No AOF: the keyspace is lost.
+    None,
+    /// `appendfsync always`: every acknowledged key survives.
+    FsyncAlways,
+    /// `appendfsync everysec`: keys survive only once an fsync ran after them (the model
+    /// lets the fsync happen at any moment, or not before the crash).
+    FsyncPeriodic,
+}
+
+/// How a client counts an extension round (file values `"majority"`, `"any-node"`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) enum RawExtensionQuorum {
+    /// A majority of all `N` nodes must extend: correct.
+    Majority,
+    /// One node extending is taken as success: the minority-accepted mistake.
+    AnyNode,
 }

@@ -12,7 +12,7 @@ use super::config::{
 };
 use super::fault::{Budget, Fault, FaultBudget, FaultPlan, Process, ScheduledFault};
 use crate::node::Persistence;
-use crate::proto::{Config, DriftPolicy, NodeSet, RetryPolicy};
+use crate::proto::{Config, DriftPolicy, LockParams, NodeSet, RetryPolicy};
 use crate::scenario::{
     Bound, JumpTarget, Scenario, SimulateBudget, SimulateFault, SimulateFaults, SimulateSettings,
     Tokens,
@@ -220,12 +220,8 @@ impl SimConfig {
         }
         let span = |ticks: u32| Millis(u64::from(ticks) * scale);
         let lock = &scenario.lock;
-        let resolved = lock.config();
-        let fencing = scenario
-            .storage
-            .as_ref()
-            .map_or(crate::proto::Fencing::Off, |s| s.token_source.fencing());
-        let ttl = span(lock.ttl_ticks);
+        let resolved = scaled_config(&lock.params, scale);
+        let ttl = Millis(lock.params.ttl.0 * scale);
         let attempts = resolved.retry.attempts;
         let nodes = resolved.node_count;
         let clients = usize::from(lock.clients);
@@ -272,12 +268,12 @@ impl SimConfig {
         }
         // A lock message travels at most half a tick, so a round of one tick can complete.
         let delay_max = Millis((scale / 2).max(1));
-        let round_timeout = span(lock.round_timeout_ticks).max(Millis(2 * delay_max.0));
+        let round_timeout = resolved.round_timeout.max(Millis(2 * delay_max.0));
         let think_max = ttl;
         let hold_max = Millis(2 * ttl.0);
         // The model's client decides a round whenever it likes, so it may wait for a late
         // answer until the lease could not be valid anyway; and it may begin at any time.
-        let drift = span(lock.drift_ticks);
+        let drift = resolved.drift.drift_for(ttl);
         // A rival that begins once a crashed node serves again is the model's too.
         let restart_delay = scenario
             .faults
@@ -311,7 +307,7 @@ impl SimConfig {
         // `[lock] retry_delay_ticks` is the least back-off; the model lets time pass between
         // any two steps, so every longer one happens there too: here up to a TTL (or the
         // least, if longer), drawn by the core as a driver's generator draws it.
-        let retry_delay_min = span(lock.retry_delay_ticks).max(Millis(1));
+        let retry_delay_min = resolved.retry.delay_min.max(Millis(1));
         let retry_delay_max = ttl.max(retry_delay_min);
         let duration = swarm.think_max
             + Millis(u64::from(attempts) * (swarm.round_timeout_max.0 + retry_delay_max.0))
@@ -426,7 +422,6 @@ impl SimConfig {
                     delay_min: retry_delay_min,
                     delay_max: retry_delay_max,
                 },
-                fencing,
                 ..resolved
             },
             clients,
@@ -471,7 +466,8 @@ impl SimConfig {
         let span = |ticks: u32| Millis(u64::from(ticks) * scale);
         let ms = |ms: u32| Millis(u64::from(ms));
         let lock = &scenario.lock;
-        let ttl = span(lock.ttl_ticks);
+        let resolved = scaled_config(&lock.params, scale);
+        let ttl = Millis(lock.params.ttl.0 * scale);
         let token_source = scenario.storage.as_ref().map(|s| s.token_source);
         let crash = crash_config(scenario, ttl, span);
         let budget = |b: SimulateBudget| Budget::new(b.count, ms(b.min_ms), ms(b.max_ms));
@@ -536,15 +532,12 @@ impl SimConfig {
         let config = SimConfig {
             name: scenario.name.clone(),
             lock: Config {
-                drift: DriftPolicy::fixed(span(lock.drift_ticks)),
-                round_timeout: span(lock.round_timeout_ticks),
                 retry: RetryPolicy {
-                    attempts: lock.config().retry.attempts,
                     delay_min: ms(simulate.retry_delay_min_ms),
                     delay_max: ms(simulate.retry_delay_max_ms),
+                    ..resolved.retry
                 },
-                fencing: token_source.map_or(crate::proto::Fencing::Off, TokenSource::fencing),
-                ..lock.config()
+                ..resolved
             },
             clients: usize::from(lock.clients),
             ttl,
@@ -565,7 +558,7 @@ impl SimConfig {
                 .network
                 .reach
                 .iter()
-                .all(|&set| set == NodeSet::first(lock.config().node_count))
+                .all(|&set| set == NodeSet::first(lock.nodes()))
             {
                 Vec::new()
             } else {
@@ -594,6 +587,27 @@ impl SimConfig {
         };
         config.validate()?;
         Ok(config)
+    }
+}
+
+/// The scenario's resolved lock as the core's configuration, every span scaled from ticks to
+/// `scale` ms: the simulator runs the very lock the model runs, only at its own resolution.
+fn scaled_config(params: &LockParams, scale: u64) -> Config {
+    let span = |m: Millis| Millis(m.0 * scale);
+    Config {
+        drift: DriftPolicy::fixed(span(params.drift)),
+        round_timeout: span(params.round_timeout),
+        retry: RetryPolicy {
+            attempts: params.retry.attempts,
+            delay_min: span(params.retry.delay_min),
+            delay_max: span(params.retry.delay_max),
+        },
+        unlock: params.unlock,
+        validity_check: params.validity_check,
+        decision: params.decision,
+        extension_quorum: params.extension_quorum,
+        fencing: params.fencing,
+        ..Config::new(usize::from(params.node_count))
     }
 }
 
