@@ -19,7 +19,8 @@
 //! | model | [`model`] | Redlock with time and faults as a [`stateright`] model over the core |
 //! | checking | [`check`] | run the checker on a scenario: verdicts, state counts, counterexamples |
 //! | causes | [`cause`] | which faults and mistakes a violation needs: the checker re-run without each |
-//! | simulator | [`sim`] | a seeded world of drifting clocks, lossy networks, crashes and pauses around the core, and the bridge from a scenario to it |
+//! | simulator | [`sim`] | a seeded world of drifting clocks, lossy networks, crashes and pauses around the core |
+//! | scenario → simulator | [`bridge`] | a scenario file as a simulated world (`SimConfig::from_scenario`), so the simulator reads no scenario |
 //! | teaching | [`report`] | counterexamples as stories: text, Mermaid, JSON |
 //! | sweeps | [`sweep`] | a scenario checked once per value of one key, and where a verdict flips |
 //!
@@ -47,6 +48,8 @@
 //! The random-number crates the clients are generic over are re-exported ([`rand_core`],
 //! [`rand_chacha`]), so a caller who brings a generator of its own uses the same versions.
 
+#[cfg(feature = "model")]
+pub mod bridge;
 #[cfg(feature = "model")]
 pub mod catalog;
 #[cfg(feature = "model")]

@@ -339,7 +339,7 @@ pub const MAX_SIMULATE_DURATION_MS: u32 = 100_000_000;
 /// client: clients lock, work on the storage and release again and again for `duration_ms`,
 /// with the faults listed here (and only those). Its spans are milliseconds of the simulator,
 /// not ticks; `ms_per_tick` is the resolution the scenario's own tick keys are read at.
-/// `SimConfig::from_scenario_at` (module `sim::bridge`) documents the mapping.
+/// `SimConfig::from_scenario_at` (module `bridge`) documents the mapping.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SimulateSettings {
     /// Simulated ms per tick of the scenario's keys, when the file fixes it (the CLI's default).

@@ -60,7 +60,8 @@
 //!
 //! ## Scenarios
 //!
-//! [`SimConfig::from_scenario`] maps a `models/*.toml` scenario onto a world (one tick is one
+//! [`SimConfig::from_scenario`] (module [`bridge`](crate::bridge), which reads the scenario so
+//! that this module does not) maps a `models/*.toml` scenario onto a world (one tick is one
 //! millisecond) and documents what is exact, what is approximated and what is refused;
 //! `redlock-lab simulate` runs it. A bridged world is a swarm search ([`SimConfig::swarm`]):
 //! each run draws from its seed which fault kinds are on, its round timeout, think time and
@@ -78,8 +79,6 @@
 //! controversy with such a world, and their `[simulate.expect]` says whether it should keep
 //! or break it. A clean run is evidence, not proof: it samples schedules.
 
-#[cfg(feature = "model")]
-mod bridge;
 mod check;
 mod client;
 mod clock;
@@ -92,13 +91,11 @@ mod server;
 mod trace;
 mod world;
 
-#[cfg(feature = "model")]
-pub use bridge::UNBOUNDED_IN_TTLS;
 pub use check::{Believer, Property, Violation};
 pub use clock::SimClock;
 pub use config::{
     ClockConfig, CrashConfig, Failover, MAX_CLIENTS, MAX_DURATION, MAX_RATE_ERROR_PPM, MAX_SPAN,
-    NetworkConfig, SimConfig, SimConfigError, Swarm, WorkloadConfig,
+    NetworkConfig, Provenance, SimConfig, SimConfigError, Swarm, WorkloadConfig,
 };
 pub use fault::{
     Aim, AimedFault, Anchor, Budget, Fault, FaultBudget, FaultPlan, Process, ScheduledFault,

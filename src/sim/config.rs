@@ -264,6 +264,20 @@ pub struct SimConfig {
     /// With a generated fault plan: draw the faults and these knobs per run, swarm-style.
     /// `None`: every run has every budgeted fault at a uniform time.
     pub swarm: Option<Swarm>,
+    /// The simulator world this configuration was built as, if any (the scenario bridge
+    /// sets it); [`SimConfig::world`] says whether it still is that world.
+    pub provenance: Option<Provenance>,
+}
+
+/// Which simulator world a configuration was built as, so a run of it can be replayed by name
+/// (`redlock-lab simulate <world> --seed <seed>`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Provenance {
+    /// The world's name.
+    pub world: String,
+    /// The configuration exactly as the world built it: a configuration changed since is no
+    /// longer that world.
+    pub built: Box<SimConfig>,
 }
 
 impl Default for SimConfig {
@@ -297,6 +311,7 @@ impl Default for SimConfig {
             workload: WorkloadConfig::default(),
             faults: FaultPlan::default(),
             swarm: None,
+            provenance: None,
         }
     }
 }
@@ -527,6 +542,18 @@ fn range(what: &'static str, min: Millis, max: Millis) -> Result<(), SimConfigEr
         Err(SimConfigError::EmptyRange { what, min, max })
     } else {
         Ok(())
+    }
+}
+
+impl SimConfig {
+    /// The simulator world this configuration is, unchanged since it was built, if any.
+    pub fn world(&self) -> Option<&str> {
+        let provenance = self.provenance.as_ref()?;
+        let unmarked = SimConfig {
+            provenance: None,
+            ..self.clone()
+        };
+        (*provenance.built == unmarked).then_some(provenance.world.as_str())
     }
 }
 

@@ -138,32 +138,13 @@ impl Outcome {
     /// command line here; the command then says so and the header printed above it has every
     /// option.
     pub fn replay_command(&self) -> String {
-        if self.is_world(&self.config.name) {
-            format!(
-                "redlock-lab simulate {} --seed {}",
-                self.config.name, self.seed
-            )
-        } else {
-            format!(
+        match self.config.world() {
+            Some(world) => format!("redlock-lab simulate {world} --seed {}", self.seed),
+            None => format!(
                 "seed {} of the custom configuration printed above (`sim::run(&config, {})`)",
                 self.seed, self.seed
-            )
+            ),
         }
-    }
-
-    /// Whether this run's configuration is exactly the simulator world called `name`.
-    #[cfg(feature = "model")]
-    fn is_world(&self, name: &str) -> bool {
-        crate::catalog::find_world(name)
-            .and_then(|file| file.scenario().ok())
-            .and_then(|scenario| super::SimConfig::from_scenario(&scenario).ok())
-            .is_some_and(|world| world == self.config)
-    }
-
-    /// Without the scenario layer there are no named worlds.
-    #[cfg(not(feature = "model"))]
-    fn is_world(&self, _name: &str) -> bool {
-        false
     }
 
     /// The whole trace, one event per line.

@@ -6,16 +6,17 @@
 //! violation the simulator finds where the checker proved a property is a contradiction worth
 //! a bug report), while still reaching the model's counterexamples where the simulator can.
 
-use super::config::{
-    ClockConfig, CrashConfig, Failover, MAX_RATE_ERROR_PPM, NetworkConfig, SimConfig,
-    SimConfigError, Swarm, WorkloadConfig,
-};
-use super::fault::{Budget, Fault, FaultBudget, FaultPlan, Process, ScheduledFault};
+use crate::catalog;
 use crate::node::Persistence;
 use crate::proto::{Config, DriftPolicy, LockParams, NodeSet, RetryPolicy};
 use crate::scenario::{
     Bound, JumpTarget, Scenario, SimulateBudget, SimulateFault, SimulateFaults, SimulateSettings,
     Tokens,
+};
+use crate::sim::{
+    Budget, ClockConfig, CrashConfig, Failover, Fault, FaultBudget, FaultPlan, MAX_RATE_ERROR_PPM,
+    NetworkConfig, Process, Provenance, ScheduledFault, SimConfig, SimConfigError, Swarm,
+    WorkloadConfig,
 };
 use crate::storage::TokenSource;
 use crate::time::Millis;
@@ -216,7 +217,7 @@ impl SimConfig {
     ) -> Result<SimConfig, SimConfigError> {
         let scale = ms_per_tick.max(1);
         if let Some(simulate) = &scenario.simulate {
-            return SimConfig::workload(scenario, simulate, scale);
+            return SimConfig::workload(scenario, simulate, scale).map(with_provenance);
         }
         let span = |ticks: u32| Millis(u64::from(ticks) * scale);
         let lock = &scenario.lock;
@@ -451,6 +452,7 @@ impl SimConfig {
             workload,
             faults: FaultPlan::Generated(budget),
             swarm: Some(swarm),
+            provenance: None,
         };
         config.validate()?;
         Ok(config)
@@ -592,6 +594,31 @@ impl SimConfig {
 
 /// The scenario's resolved lock as the core's configuration, every span scaled from ticks to
 /// `scale` ms: the simulator runs the very lock the model runs, only at its own resolution.
+/// `config` marked as the simulator world of its name when it is exactly what that catalog
+/// world builds at its own resolution, so a run of it is replayed by name.
+fn with_provenance(config: SimConfig) -> SimConfig {
+    let built = catalog::find_world(&config.name)
+        .and_then(|file| file.scenario().ok())
+        .and_then(|world| {
+            let simulate = world.simulate.as_ref()?;
+            let scale = simulate.ms_per_tick.map_or(1, u64::from);
+            SimConfig::workload(&world, simulate, scale).ok()
+        });
+    match built {
+        Some(built) if built == config => {
+            let provenance = Provenance {
+                world: config.name.clone(),
+                built: Box::new(built),
+            };
+            SimConfig {
+                provenance: Some(provenance),
+                ..config
+            }
+        }
+        _ => config,
+    }
+}
+
 fn scaled_config(params: &LockParams, scale: u64) -> Config {
     let span = |m: Millis| Millis(m.0 * scale);
     Config {
