@@ -29,6 +29,7 @@
 
 mod error;
 mod ingredient;
+mod patch;
 mod raw;
 
 use std::collections::BTreeMap;
@@ -39,6 +40,7 @@ use toml::Spanned;
 
 pub use error::{Location, ScenarioError};
 pub use ingredient::Ingredient;
+pub use patch::{PatchError, patch_text, patched};
 
 use crate::node::Persistence;
 use crate::proto::{
@@ -481,6 +483,9 @@ pub struct Mitigation {
     pub text: String,
     /// The name of the catalog scenario that applies the fix (its verdict flips).
     pub scenario: String,
+    /// `set`: the patch, dotted keys into the scenario's own TOML with their new values written
+    /// as TOML (`"lock-quorum"`, `3`), in key order. Applied by [`patched`]; empty when absent.
+    pub set: Vec<(String, String)>,
 }
 
 impl Scenario {
@@ -799,6 +804,11 @@ impl Validator<'_> {
             Some(m) => Some(Mitigation {
                 text: m.text.clone(),
                 scenario: self.kebab(&m.scenario, "mitigation scenario")?,
+                set: m
+                    .set
+                    .iter()
+                    .map(|(key, value)| (key.clone(), value.to_string()))
+                    .collect(),
             }),
             None => None,
         };

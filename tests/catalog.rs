@@ -421,3 +421,105 @@ fn seed_claims_cite_the_seed_section() {
     }
     assert!(seed >= 1);
 }
+
+/// Every scenario with a violation names a patch (`[mitigation] set`), and the patch really
+/// fixes it: applied to the scenario's own TOML and re-checked by the checker with the catalog's
+/// settings, every property the scenario expects violated holds.
+#[test]
+fn every_mitigation_patch_fixes_what_its_scenario_breaks() {
+    let mut problems = Vec::new();
+    for file in catalog() {
+        let text = std::fs::read_to_string(&file).expect("readable");
+        let label = file.display().to_string();
+        let scenario = Scenario::from_str(&label, &text).unwrap_or_else(|e| panic!("{e}"));
+        let broken: Vec<&str> = scenario
+            .expect
+            .iter()
+            .filter(|(_, v)| *v == Verdict::Violated)
+            .map(|(name, _)| name.as_str())
+            .collect();
+        if broken.is_empty() {
+            continue;
+        }
+        let Some(mitigation) = scenario.mitigation.as_ref().filter(|m| !m.set.is_empty()) else {
+            problems.push(format!(
+                "{label}: violates {broken:?} but names no [mitigation] set"
+            ));
+            continue;
+        };
+        let fixed = redlock_lab::scenario::patched(&label, &text, &mitigation.set)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let report = Check::new(&fixed).run();
+        println!("{}", table_row(&report));
+        for p in report
+            .properties
+            .iter()
+            .filter(|p| broken.contains(&p.name.as_str()))
+        {
+            if p.verdict != Verdict::Holds {
+                problems.push(format!(
+                    "{label}: after the patch {} is still {}",
+                    p.name, p.verdict
+                ));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// A patch goes through the loader: a value the schema refuses fails as a bad file would.
+#[test]
+fn a_bad_patch_value_fails_validation() {
+    let file = catalog()
+        .into_iter()
+        .find(|f| f.ends_with("synchronous-bounds-margin-2.toml"))
+        .expect("in the catalog");
+    let text = std::fs::read_to_string(&file).expect("readable");
+    let set = vec![("storage.protection".to_string(), "\"moat\"".to_string())];
+    let error = redlock_lab::scenario::patched("f.toml", &text, &set).expect_err("no such mode");
+    assert!(error.to_string().contains("f.toml (patched)"), "{error}");
+}
+
+/// What an operator controls, and so what a mitigation may change. The faults themselves (how
+/// far a clock jumps, how long a pause or a delay lasts, how many nodes crash, the clocks'
+/// errors) are the environment: a patch that shrank one would "fix" a scenario by assuming
+/// the problem away. `liveness.isolated_rounds` stands for a random retry back-off, which the
+/// model states as rounds that do not overlap.
+const DEPLOYMENT_SETTINGS: &[&str] = &[
+    "lock.nodes",
+    "lock.drift_ticks",
+    "lock.round_timeout_ticks",
+    "lock.retry_delay_ticks",
+    "lock.unlock",
+    "lock.validity_check",
+    "lock.extensions",
+    "lock.extension_quorum",
+    "lock.token",
+    "storage.protection",
+    "storage.token_source",
+    "storage.check_margin_ticks",
+    "faults.crashes.persistence",
+    "faults.crashes.restart_delay_ticks",
+    "faults.crashes.client_guard_ticks",
+    "failover.promotion_delay_ticks",
+    "liveness.isolated_rounds",
+];
+
+/// Every patch changes only settings an operator controls, never the fault it answers.
+#[test]
+fn every_mitigation_patch_changes_a_deployment_setting_not_the_fault() {
+    let mut problems = Vec::new();
+    for file in catalog() {
+        let text = std::fs::read_to_string(&file).expect("readable");
+        let label = file.display().to_string();
+        let scenario = Scenario::from_str(&label, &text).unwrap_or_else(|e| panic!("{e}"));
+        for (key, _) in scenario.mitigation.iter().flat_map(|m| &m.set) {
+            if !DEPLOYMENT_SETTINGS.contains(&key.as_str()) {
+                problems.push(format!(
+                    "{label}: the patch changes `{key}`, not a deployment setting"
+                ));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}

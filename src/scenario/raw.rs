@@ -164,6 +164,8 @@ impl<'de> Deserialize<'de> for RawExpectValue {
 pub(crate) struct RawMitigation {
     pub text: String,
     pub scenario: Spanned<String>,
+    #[serde(default)]
+    pub set: toml::Table,
 }
 
 #[derive(Debug, Default, Deserialize)]

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use redlock_lab::check::{self, Check, PropertyReport, Report};
 use redlock_lab::report::Story;
-use redlock_lab::scenario::{Ingredient, Scenario, Verdict, property};
+use redlock_lab::scenario::{Ingredient, Mitigation, Scenario, Verdict, property};
 use redlock_lab::{catalog, cause};
 
 use crate::Outcome;
@@ -190,6 +190,7 @@ pub fn run(args: &Args) -> Result<Outcome> {
     match &scenario.mitigation {
         Some(mitigation) => {
             out.push_str(&format!("\nMitigation: {}.\n", mitigation.text));
+            out.push_str(&patch_lines(&scenario, mitigation)?);
             let fixed = load_catalog(&mitigation.scenario)?;
             let fixed_report = Check::new(&fixed).run();
             let verdict = fixed_report
@@ -227,6 +228,33 @@ pub fn run(args: &Args) -> Result<Outcome> {
     } else {
         Outcome::Mismatch
     })
+}
+
+/// The mitigation's patch and what the checker says of the patched scenario: every property,
+/// re-checked (never read from the file).
+fn patch_lines(scenario: &Scenario, mitigation: &Mitigation) -> Result<String> {
+    if mitigation.set.is_empty() {
+        return Ok(String::new());
+    }
+    let text = match catalog::lookup(&scenario.name) {
+        Ok(embedded) if embedded.file == scenario.file => embedded.text.to_owned(),
+        _ => std::fs::read_to_string(&scenario.file)
+            .with_context(|| format!("reading {}", scenario.file))?,
+    };
+    let fixed = redlock_lab::scenario::patched(&scenario.file, &text, &mitigation.set)?;
+    let report = Check::new(&fixed).run();
+    let mut out = String::from("Patch:\n");
+    for (key, value) in &mitigation.set {
+        out.push_str(&format!("  {key} = {value}\n"));
+    }
+    out.push_str(&format!(
+        "Re-checked with the patch ({} states):\n",
+        report.unique_states
+    ));
+    for p in &report.properties {
+        out.push_str(&format!("  {}: {}\n", p.name, p.verdict));
+    }
+    Ok(out)
 }
 
 /// The sentence with its first letter in upper case.
