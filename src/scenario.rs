@@ -475,14 +475,16 @@ pub struct Scenario {
     pub mitigation: Option<Mitigation>,
 }
 
-/// `[mitigation]`: the fix for what a scenario breaks, for `redlock-lab explain`. Only prose
-/// and a pointer: the verdicts of both scenarios come from running the checker.
+/// `[mitigation]`: the fix for what a scenario breaks, for `redlock-lab explain`: prose, the
+/// patch that applies it, and optionally the catalog scenario it yields. Verdicts come from
+/// running the checker on the patched file, never from this table.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Mitigation {
     /// What to do, in one sentence.
     pub text: String,
-    /// The name of the catalog scenario that applies the fix (its verdict flips).
-    pub scenario: String,
+    /// The catalog scenario that is this file with the patch applied, if one is kept as the
+    /// fix's proof (`tests/catalog.rs` requires it to be exactly the patched file).
+    pub scenario: Option<String>,
     /// `set`: the patch, dotted keys into the scenario's own TOML with their new values written
     /// as TOML (`"lock-quorum"`, `3`), in key order. Applied by [`patched`]; empty when absent.
     pub set: Vec<(String, String)>,
@@ -803,7 +805,11 @@ impl Validator<'_> {
         let mitigation = match &raw.mitigation {
             Some(m) => Some(Mitigation {
                 text: m.text.clone(),
-                scenario: self.kebab(&m.scenario, "mitigation scenario")?,
+                scenario: m
+                    .scenario
+                    .as_ref()
+                    .map(|name| self.kebab(name, "mitigation scenario"))
+                    .transpose()?,
                 set: m
                     .set
                     .iter()

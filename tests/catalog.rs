@@ -523,3 +523,52 @@ fn every_mitigation_patch_changes_a_deployment_setting_not_the_fault() {
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+/// A mitigation that names a catalog scenario as its proof names exactly the patched file: the
+/// same lock, clocks, network, storage, faults, failover and liveness, so the proof `explain`
+/// prints is the patch, not a neighbour that differs in something else.
+#[test]
+fn a_mitigations_proof_scenario_is_its_patched_file() {
+    let by_name: std::collections::BTreeMap<String, Scenario> = catalog()
+        .iter()
+        .map(|file| {
+            let text = std::fs::read_to_string(file).expect("readable");
+            let scenario = Scenario::from_str(&file.display().to_string(), &text)
+                .unwrap_or_else(|e| panic!("{e}"));
+            (scenario.name.clone(), scenario)
+        })
+        .collect();
+    let mut problems = Vec::new();
+    let mut proofs = 0;
+    for file in catalog() {
+        let text = std::fs::read_to_string(&file).expect("readable");
+        let label = file.display().to_string();
+        let scenario = &by_name[&Scenario::from_str(&label, &text).expect("valid").name];
+        let Some(mitigation) = &scenario.mitigation else {
+            continue;
+        };
+        let Some(proof) = &mitigation.scenario else {
+            continue;
+        };
+        let patched = redlock_lab::scenario::patched(&label, &text, &mitigation.set)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let named = by_name
+            .get(proof)
+            .unwrap_or_else(|| panic!("{label}: no catalog scenario {proof}"));
+        proofs += 1;
+        let same = named.lock == patched.lock
+            && named.clock == patched.clock
+            && named.network == patched.network
+            && named.storage == patched.storage
+            && named.faults == patched.faults
+            && named.failover == patched.failover
+            && named.liveness == patched.liveness;
+        if !same {
+            problems.push(format!(
+                "{label}: `{proof}` is not this file with its patch"
+            ));
+        }
+    }
+    assert!(proofs >= 15, "only {proofs} proof scenarios");
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}

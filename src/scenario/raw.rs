@@ -163,7 +163,7 @@ impl<'de> Deserialize<'de> for RawExpectValue {
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawMitigation {
     pub text: String,
-    pub scenario: Spanned<String>,
+    pub scenario: Option<Spanned<String>>,
     #[serde(default)]
     pub set: toml::Table,
 }

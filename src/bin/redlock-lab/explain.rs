@@ -191,15 +191,9 @@ pub fn run(args: &Args) -> Result<Outcome> {
         Some(mitigation) => {
             out.push_str(&format!("\nMitigation: {}.\n", mitigation.text));
             out.push_str(&patch_lines(&scenario, mitigation)?);
-            let fixed = load_catalog(&mitigation.scenario)?;
-            let fixed_report = Check::new(&fixed).run();
-            let verdict = fixed_report
-                .property(&main.name)
-                .map_or("not checked".to_owned(), |p| p.verdict.to_string());
-            out.push_str(&format!(
-                "Proof: `redlock-lab explain {}` — {}: {} {verdict} there ({} states).\n",
-                fixed.name, fixed.title, main.name, fixed_report.unique_states
-            ));
+            if let Some(proof) = &mitigation.scenario {
+                out.push_str(&proof_line(proof, &main.name)?);
+            }
         }
         None => {
             if main.verdict == Verdict::Violated {
@@ -214,7 +208,7 @@ pub fn run(args: &Args) -> Result<Outcome> {
         .filter(|s| {
             s.mitigation
                 .as_ref()
-                .is_some_and(|m| m.scenario == scenario.name)
+                .is_some_and(|m| m.scenario.as_deref() == Some(scenario.name.as_str()))
         })
         .map(|s| format!("  redlock-lab explain {}   # {}\n", s.name, s.title))
         .collect();
@@ -255,6 +249,19 @@ fn patch_lines(scenario: &Scenario, mitigation: &Mitigation) -> Result<String> {
         out.push_str(&format!("  {}: {}\n", p.name, p.verdict));
     }
     Ok(out)
+}
+
+/// The catalog scenario the patch yields, re-checked: its verdict on `property`.
+fn proof_line(proof: &str, property: &str) -> Result<String> {
+    let fixed = load_catalog(proof)?;
+    let report = Check::new(&fixed).run();
+    let verdict = report
+        .property(property)
+        .map_or("not checked".to_owned(), |p| p.verdict.to_string());
+    Ok(format!(
+        "Proof: `redlock-lab explain {}` — {}: {property} {verdict} there ({} states).\n",
+        fixed.name, fixed.title, report.unique_states
+    ))
 }
 
 /// The sentence with its first letter in upper case.
