@@ -1,0 +1,449 @@
+//! What a validated scenario says: the lock, clocks, network, storage, faults, failover,
+//! liveness and expectations, as the model and the bridge read them.
+
+use serde::{Deserialize, Serialize};
+
+use super::raw::RawBound;
+use crate::node::Persistence;
+use crate::proto::{LockParams, NodeSet};
+use crate::storage::{Protection, TokenSource};
+
+use super::ingredient::Ingredient;
+
+/// The most nodes a model may have (the state keeps fixed-size arrays).
+pub const MAX_MODEL_NODES: usize = 5;
+/// The most clients a model may have.
+pub const MAX_MODEL_CLIENTS: usize = 3;
+
+/// [`LockSettings::extensions`] for `extensions = "unbounded"`: a holder may extend as often
+/// as it likes. The model does not count such extensions, so the state space stays finite.
+pub const UNBOUNDED_EXTENSIONS: u8 = u8::MAX;
+
+/// Who made the claim a scenario tests.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Source {
+    /// The seed article the project was created from (its prose cites the section).
+    #[serde(rename = "seed")]
+    Seed,
+    /// This project's own derivation: a boundary, a variant or a design the checker settles,
+    /// which none of the other sources states.
+    #[serde(rename = "derived")]
+    Derived,
+    /// The Redlock page on redis.io (and the Redis command docs).
+    #[serde(rename = "redis.io")]
+    RedisIo,
+    /// Martin Kleppmann, "How to do distributed locking" (2016).
+    #[serde(rename = "Kleppmann")]
+    Kleppmann,
+    /// antirez, "Is Redlock safe?" (2016).
+    #[serde(rename = "antirez")]
+    Antirez,
+}
+
+/// A property's verdict: what the checker found, or what `[expect]` predicts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    /// Always/eventually: no counterexample exists. Sometimes: a witness exists.
+    Holds,
+    /// Always/eventually: a counterexample exists. Sometimes: no witness exists.
+    Violated,
+    /// The check stopped at a limit (states, time, memory) before it could settle the
+    /// property. Only the checker reports it: `[expect]` cannot ask for it, because a scenario
+    /// states what is true, not how far a run got.
+    #[serde(skip_deserializing)]
+    Incomplete,
+}
+
+impl std::fmt::Display for Verdict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Verdict::Holds => "holds",
+            Verdict::Violated => "violated",
+            Verdict::Incomplete => "incomplete",
+        })
+    }
+}
+
+/// What token values the clients draw (file values `"unique"`, `"shared"`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Tokens {
+    /// Every acquisition draws its own value, as a random source does: correct.
+    Unique,
+    /// Every client draws the same value (a hard-coded token, or a random source seeded alike
+    /// in every process): compare-and-delete can no longer tell the clients' keys apart.
+    Shared,
+}
+
+/// Which processes a clock jump may hit (file values `"node"`, `"client"`, `"any"`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum JumpTarget {
+    /// A node's wall clock (Redis expires keys on it).
+    Node,
+    /// A client's clock (it times the lease on it).
+    Client,
+    /// Any node or client.
+    Any,
+}
+
+/// An upper bound in ticks, or none.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bound {
+    /// At most this many ticks.
+    Ticks(u32),
+    /// No bound: the asynchronous model.
+    Unbounded,
+}
+
+impl From<RawBound> for Bound {
+    fn from(raw: RawBound) -> Bound {
+        match raw {
+            RawBound::Ticks(t) => Bound::Ticks(t),
+            RawBound::Unbounded => Bound::Unbounded,
+        }
+    }
+}
+
+/// `[lock]`: the Redlock configuration every client uses, resolved once.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LockSettings {
+    /// The lock every client runs, as the core resolves it at validation (one tick being one
+    /// millisecond): `nodes` (1..=5; default 3), `ttl_ticks` (default 10), `drift_ticks` (a
+    /// fixed allowance; default 1), `round_timeout_ticks` (default 1, capped at `ttl − drift`
+    /// by the core), `attempts` (rounds per acquisition, the first included; default 1) with
+    /// `retry_delay_ticks` (the least back-off; default 0, and the model lets every longer one
+    /// happen too), `unlock`, `validity_check`, `decision`, `extension_quorum`, and the
+    /// fencing rule that `[storage] token_source` asks for. The model runs it as it is and
+    /// the simulator scales its spans; nothing resolves it again.
+    pub params: LockParams,
+    /// Clients contending for the lock (1..=3; default 2).
+    pub clients: u8,
+    /// Extension rounds a client may run while it holds the lock (default 0), or
+    /// [`UNBOUNDED_EXTENSIONS`]: no cap at all.
+    pub extensions: u8,
+    /// What token values the clients draw (default unique per acquisition).
+    pub token: Tokens,
+}
+
+impl LockSettings {
+    /// `N`, the number of masters.
+    pub fn nodes(&self) -> usize {
+        usize::from(self.params.node_count)
+    }
+
+    /// The acquisition rounds per client, the first included.
+    pub fn attempts(&self) -> u8 {
+        // Validation keeps it within 1..=4.
+        self.params.retry.attempts as u8
+    }
+}
+
+/// `[clock]`: bounded clock error, as nondeterminism at each reading.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ClockSettings {
+    /// `ε_n`: a node key may vanish up to this many ticks early (default 0).
+    pub node_error_ticks: u32,
+    /// `ε_c`: a client's belief may run up to this many ticks late (default 0).
+    pub client_error_ticks: u32,
+}
+
+/// `[network]`: which client reaches which node, and message loss.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NetworkSettings {
+    /// Per client, the nodes it can reach (default: all). A request to an unreachable node
+    /// gets no answer; the round waits for its timeout.
+    pub reach: Vec<NodeSet>,
+    /// How many requests (`SET` or extension) may be lost in the whole run (default 0).
+    pub message_loss: u8,
+}
+
+/// `[storage]`: the guarded counter behind the lock. Absent: no storage, and the storage
+/// properties are not checked.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StorageSettings {
+    /// How the storage rejects stale holders (default none).
+    pub protection: Protection,
+    /// Where the fencing tokens come from (default an ideal counter).
+    pub token_source: TokenSource,
+    /// A holder sends an op only while `deadline − own clock ≥ margin` (default: no check).
+    pub check_margin_ticks: Option<u32>,
+    /// How long a storage op may travel (default 0: applied in the tick it was sent).
+    pub max_delay: Bound,
+}
+
+/// `[faults.pauses]`: process pauses of a holder between its check and its op reaching storage.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PauseSettings {
+    /// How many pauses in the whole run (default 0).
+    pub count: u8,
+    /// How long one pause may last (default unbounded).
+    pub max: Bound,
+}
+
+/// `[faults.clock_jumps]`: steps of a process's clock.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct JumpSettings {
+    /// How many jumps in the whole run (default 1).
+    pub count: u8,
+    /// Which processes may jump (default any).
+    pub target: JumpTarget,
+    /// Pin the jump to one node or client (0-based here; 1-based in the file).
+    pub index: Option<u8>,
+    /// The size: positive forward, negative backward.
+    pub jump_ticks: i32,
+}
+
+/// `[faults.crashes]`: node crashes and restarts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CrashSettings {
+    /// How many crashes in the whole run (default 1 when the table is present).
+    pub count: u8,
+    /// What survives a crash (default none).
+    pub persistence: Persistence,
+    /// A restarted node refuses requests for this many ticks of its own clock (default 0).
+    pub restart_delay_ticks: u32,
+    /// Whether a crashed node comes back at all (default true).
+    pub restart: bool,
+    /// The clients' restarted-node guard: a node that has served for less than this many ticks
+    /// of its own clock since its restart still answers, but its yes does not count toward a
+    /// quorum (default 0, no guard).
+    pub client_guard_ticks: u32,
+}
+
+/// `[faults]`: every fault budget.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FaultSettings {
+    /// Pauses of a holder.
+    pub pauses: Option<PauseSettings>,
+    /// Clock jumps.
+    pub clock_jumps: Option<JumpSettings>,
+    /// Node crashes.
+    pub crashes: Option<CrashSettings>,
+    /// Client crashes.
+    pub client_crashes: Option<ClientCrashSettings>,
+}
+
+/// `[faults.client_crashes]`: a client process dies for good, wherever it is in its lock's
+/// life. It sends nothing more (no unlock), believes nothing more, and its keys stay on the
+/// nodes until they expire; requests it sent before dying still arrive.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ClientCrashSettings {
+    /// How many client crashes in the whole run (default 1 when the table is present).
+    pub count: u8,
+}
+
+/// `[failover]`: node n1 is a master with one asynchronously replicated replica that is
+/// promoted when the master fails. With `nodes = 1` it is the single-master baseline; with
+/// more, n1 is one Redlock node that fails over inside itself, next to independent masters.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FailoverSettings {
+    /// The promoted replica refuses requests for this many ticks (default 0).
+    pub promotion_delay_ticks: u32,
+}
+
+/// `[liveness]`: the bounded run that judges `eventually acquired`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LivenessSettings {
+    /// The horizon of the run, in true ticks (default `3 · ttl`).
+    pub horizon_ticks: u32,
+    /// Fairness assumption F: a round begins only when no other round is running (default false).
+    pub isolated_rounds: bool,
+    /// `client` (1-based in the file, 0-based here): `eventually acquired` asks that this one
+    /// client acquires, and a holder may keep the lock while time passes for as long as it
+    /// believes (it is working), instead of releasing promptly (default none: some client,
+    /// and every process prompt).
+    pub client: Option<u8>,
+}
+
+/// The largest span a `[simulate]` key takes, in ms (a fault size, delay or offset).
+pub const MAX_SIMULATE_SPAN_MS: u32 = 1_000_000;
+
+/// The longest `[simulate] duration_ms`.
+pub const MAX_SIMULATE_DURATION_MS: u32 = 100_000_000;
+
+/// `[simulate]`: the simulator's own world for a scenario, which the model checker ignores.
+///
+/// Presence makes the simulator run a long workload instead of the model's one acquisition per
+/// client: clients lock, work on the storage and release again and again for `duration_ms`,
+/// with the faults listed here (and only those). Its spans are milliseconds of the simulator,
+/// not ticks; `ms_per_tick` is the resolution the scenario's own tick keys are read at.
+/// `SimConfig::from_scenario_at` (module `bridge`) documents the mapping.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SimulateSettings {
+    /// Simulated ms per tick of the scenario's keys, when the file fixes it (the CLI's default).
+    pub ms_per_tick: Option<u32>,
+    /// How long a run lasts in true time (default 1 000 ms).
+    pub duration_ms: u32,
+    /// The shortest one-way message delay (default 1 ms).
+    pub delay_min_ms: u32,
+    /// The longest one-way message delay (default 5 ms).
+    pub delay_max_ms: u32,
+    /// Chance in thousandths that a lock message is lost (default 0).
+    pub loss_per_mille: u32,
+    /// Every clock's rate error bound in parts per million; `None`: from `[clock]`.
+    pub clock_rate_error_ppm: Option<u32>,
+    /// Clock offsets are drawn from `0..=clock_offset_max_ms` (default 0).
+    pub clock_offset_max_ms: u32,
+    /// The shortest retry delay between rounds (default 5 ms).
+    pub retry_delay_min_ms: u32,
+    /// The longest retry delay between rounds (default 20 ms).
+    pub retry_delay_max_ms: u32,
+    /// A client idles up to this long between locks (default 20 ms).
+    pub think_max_ms: u32,
+    /// Read-modify-write cycles per lock (default 2; 0 without `[storage]`).
+    pub cycles_per_lock: u32,
+    /// The faults of each run, generated from its seed or listed.
+    pub faults: SimulateFaults,
+    /// What the simulator's runs are expected to show, property by property: `violated` where
+    /// some seed reaches a violation, `holds` where no seed may.
+    pub expect: Vec<(String, Verdict)>,
+}
+
+/// The faults of `[simulate]`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SimulateFaults {
+    /// Budgets from which each run draws its faults at random times.
+    Generated {
+        /// Node crashes; sizes are downtimes.
+        crashes: SimulateBudget,
+        /// Nodes cut off from every client; sizes are durations.
+        isolations: SimulateBudget,
+        /// Client pauses.
+        pauses: SimulateBudget,
+        /// Storage operations held back.
+        storage_delays: SimulateBudget,
+        /// Forward jumps of node clocks.
+        node_jumps_forward: SimulateBudget,
+        /// Backward jumps of client clocks.
+        client_jumps_backward: SimulateBudget,
+    },
+    /// The same faults in every run (`[[simulate.schedule]]`).
+    Listed(Vec<SimulateFault>),
+}
+
+/// A `[simulate]` fault budget: `count` faults whose sizes lie in `min_ms..=max_ms`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SimulateBudget {
+    /// How many per run.
+    pub count: u32,
+    /// The smallest size.
+    pub min_ms: u32,
+    /// The largest size.
+    pub max_ms: u32,
+}
+
+/// One entry of `[[simulate.schedule]]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SimulateFault {
+    /// Node `node` crashes at `at_ms` and is down for `downtime_ms`.
+    Crash {
+        /// True time of the crash.
+        at_ms: u32,
+        /// The node.
+        node: u8,
+        /// How long it is down before its restart delay begins.
+        downtime_ms: u32,
+    },
+    /// Node `node`'s clock jumps by `by_ms` (negative: backward) at `at_ms`.
+    NodeClockJump {
+        /// True time of the jump.
+        at_ms: u32,
+        /// The node.
+        node: u8,
+        /// The jump.
+        by_ms: i32,
+    },
+}
+
+/// A validated scenario: everything needed to build the model.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Scenario {
+    /// The file name (or the name given when loading from a string).
+    pub file: String,
+    /// Short kebab-case id.
+    pub name: String,
+    /// One-line title.
+    pub title: String,
+    /// The claim under test.
+    pub claim: String,
+    /// Who made the claim.
+    pub source: Source,
+    /// Teaching prose.
+    pub prose: String,
+    /// `[lock]`.
+    pub lock: LockSettings,
+    /// `[clock]`.
+    pub clock: ClockSettings,
+    /// `[network]`.
+    pub network: NetworkSettings,
+    /// `[storage]`, if any.
+    pub storage: Option<StorageSettings>,
+    /// `[faults]`.
+    pub faults: FaultSettings,
+    /// `[failover]`, if any.
+    pub failover: Option<FailoverSettings>,
+    /// `[liveness]`.
+    pub liveness: LivenessSettings,
+    /// `[check] symmetry`: reduce by node and client symmetry (default true).
+    pub symmetry: bool,
+    /// `[simulate]`, if any: ignored by the model checker.
+    pub simulate: Option<SimulateSettings>,
+    /// `[expect]`, in file order sorted by name; empty only in a file whose checker verdicts
+    /// are unknown and whose `[simulate]` carries an expectation instead.
+    pub expect: Vec<(String, Verdict)>,
+    /// `[expect] mechanism`: the ingredients the scenario teaches; each must be necessary for
+    /// every violated property and appear in its shortest counterexample (checked by the
+    /// catalog tests, never assumed). Empty when the file declares none.
+    pub mechanism: Vec<Ingredient>,
+    /// Other names the CLI accepts for this scenario (top-level `aliases`, default none).
+    pub aliases: Vec<String>,
+    /// `[mitigation]`, if any: what flips the verdict, and the scenario that proves it.
+    pub mitigation: Option<Mitigation>,
+}
+
+/// `[mitigation]`: the fix for what a scenario breaks, for `redlock-lab explain`: prose, the
+/// patch that applies it, and optionally the catalog scenario it yields. Verdicts come from
+/// running the checker on the patched file, never from this table.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mitigation {
+    /// What to do, in one sentence.
+    pub text: String,
+    /// The catalog scenario that is this file with the patch applied, if one is kept as the
+    /// fix's proof (`tests/catalog.rs` requires it to be exactly the patched file).
+    pub scenario: Option<String>,
+    /// `set`: the patch, dotted keys into the scenario's own TOML with their new values written
+    /// as TOML (`"lock-quorum"`, `3`), in key order. Applied by [`patched`](crate::scenario::patched); empty when absent.
+    pub set: Vec<(String, String)>,
+}
+
+impl Scenario {
+    /// The verdict `[expect]` predicts for `property`, if it names it.
+    pub fn expected(&self, property: &str) -> Option<Verdict> {
+        self.expect
+            .iter()
+            .find(|(name, _)| name == property)
+            .map(|&(_, verdict)| verdict)
+    }
+
+    /// The quorum `N/2 + 1`.
+    pub fn quorum(&self) -> usize {
+        self.lock.params.quorum()
+    }
+}
+
+/// Verdicts by property name, in file order.
+pub(super) type Expectations = Vec<(String, Verdict)>;
+
+impl std::fmt::Display for Source {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Source::Seed => "seed",
+            Source::Derived => "derived",
+            Source::RedisIo => "redis.io",
+            Source::Kleppmann => "Kleppmann",
+            Source::Antirez => "antirez",
+        })
+    }
+}

@@ -1,0 +1,223 @@
+use super::*;
+use crate::proto::{ExtensionQuorum, NodeSet, RoundDecision, UnlockMode, ValidityCheck};
+use crate::time::Millis;
+
+const HEADER: &str =
+    "name = \"x\"\ntitle = \"t\"\nclaim = \"c\"\nsource = \"seed\"\nprose = \"p\"\n";
+
+fn parse(body: &str) -> Result<Scenario, ScenarioError> {
+    Scenario::from_str("s.toml", &format!("{HEADER}{body}"))
+}
+
+#[test]
+fn defaults_follow_the_catalog_conventions() {
+    let s = parse("[expect]\n\"mutual exclusion\" = \"holds\"\n").unwrap();
+    assert_eq!(
+        (
+            s.lock.nodes(),
+            s.lock.clients,
+            s.lock.params.ttl,
+            s.lock.params.drift
+        ),
+        (3, 2, Millis(10), Millis(1))
+    );
+    assert_eq!(s.network.reach, vec![NodeSet::first(3); 2]);
+    assert_eq!(s.liveness.horizon_ticks, 30);
+    assert!(s.symmetry && s.storage.is_none() && s.faults == FaultSettings::default());
+}
+
+#[test]
+fn the_lock_settings_resolve_once_into_the_cores_configuration() {
+    let s = parse(
+        "[lock]\nnodes = 5\nttl_ticks = 6\ndrift_ticks = 2\nround_timeout_ticks = 9\nattempts = 3\nunlock = \"del\"\nvalidity_check = false\ndecision = \"all-replies\"\nextensions = 1\nextension_quorum = \"any-node\"\n[expect]\n\"mutual exclusion\" = \"holds\"\n",
+    )
+    .unwrap();
+    let params = s.lock.params;
+    assert_eq!(params.node_count, 5);
+    assert_eq!(params.retry.attempts, 3);
+    assert_eq!(
+        params.retry.delay_max,
+        Millis::ZERO,
+        "the model explores every delay"
+    );
+    assert_eq!(params.unlock, UnlockMode::PlainDel);
+    assert_eq!(params.validity_check, ValidityCheck::Off);
+    assert_eq!(params.decision, RoundDecision::AllReplies);
+    assert_eq!(params.extension_quorum, ExtensionQuorum::AnyNode);
+    assert_eq!(params.fencing, crate::proto::Fencing::Off, "no [storage]");
+    // The core caps the round timeout at ttl − drift.
+    assert_eq!(
+        (params.ttl, params.drift, params.round_timeout),
+        (Millis(6), Millis(2), Millis(4))
+    );
+    assert_eq!(params.quorum(), 3);
+}
+
+#[test]
+fn the_decision_and_the_client_guard_are_read_and_checked() {
+    let s = parse("[expect]\n\"mutual exclusion\" = \"holds\"\n").unwrap();
+    assert_eq!(
+        s.lock.params.decision,
+        RoundDecision::AtQuorum,
+        "the core's default"
+    );
+    let s = parse(
+        "[lock]\ndecision = \"all-replies\"\n[faults.crashes]\nclient_guard_ticks = 3\n\
+         [expect]\n\"mutual exclusion\" = \"holds\"\n",
+    )
+    .unwrap();
+    assert_eq!(s.lock.params.decision, RoundDecision::AllReplies);
+    assert_eq!(s.faults.crashes.unwrap().client_guard_ticks, 3);
+    assert!(
+        parse("[lock]\ndecision = \"later\"\n[expect]\n\"mutual exclusion\" = \"holds\"\n")
+            .is_err()
+    );
+    let e = parse(
+        "[faults.crashes]\nclient_guard_ticks = 61\n[expect]\n\"mutual exclusion\" = \"holds\"\n",
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("client_guard_ticks"), "{e}");
+}
+
+#[test]
+fn tokens_client_crashes_and_retry_delays_are_read_and_checked() {
+    let s = parse("[expect]\n\"mutual exclusion\" = \"holds\"\n").unwrap();
+    assert_eq!(
+        (
+            s.lock.token,
+            s.faults.client_crashes,
+            s.lock.params.retry.delay_min
+        ),
+        (Tokens::Unique, None, Millis::ZERO)
+    );
+    let s = parse(
+        "[lock]\ntoken = \"shared\"\nretry_delay_ticks = 3\n[faults.client_crashes]\n\
+         [expect]\n\"mutual exclusion\" = \"holds\"\n",
+    )
+    .unwrap();
+    assert_eq!(s.lock.token, Tokens::Shared);
+    assert_eq!(
+        s.faults.client_crashes,
+        Some(ClientCrashSettings { count: 1 })
+    );
+    assert_eq!(s.lock.params.retry.delay_min, Millis(3));
+    let e = parse(
+        "[lock]\nclients = 2\n[faults.client_crashes]\ncount = 3\n\
+         [expect]\n\"mutual exclusion\" = \"holds\"\n",
+    )
+    .unwrap_err();
+    assert!(e.to_string().starts_with("s.toml:9:9: "), "{e}");
+    assert!(e.to_string().contains("more than the 2 clients"), "{e}");
+    let e = parse(
+        "[lock]\nnodes = 1\ntoken = \"shared\"\n[failover]\n\
+         [expect]\n\"mutual exclusion\" = \"holds\"\n",
+    )
+    .unwrap_err();
+    assert!(e.to_string().starts_with("s.toml:8:9: "), "{e}");
+    let e = parse("[lock]\ntoken = \"random\"\n[expect]\n\"mutual exclusion\" = \"holds\"\n")
+        .unwrap_err();
+    assert!(e.to_string().contains("s.toml:7:"), "{e}");
+    let e = parse("[lock]\nretry_delay_ticks = 61\n[expect]\n\"mutual exclusion\" = \"holds\"\n")
+        .unwrap_err();
+    assert!(e.to_string().contains("retry_delay_ticks"), "{e}");
+}
+
+#[test]
+fn unbounded_extensions_and_the_liveness_client_are_read_and_checked() {
+    let s = parse(
+        "[lock]\nextensions = \"unbounded\"\n[liveness]\nclient = 2\n\
+         [expect]\n\"mutual exclusion\" = \"holds\"\n",
+    )
+    .unwrap();
+    assert_eq!(s.lock.extensions, UNBOUNDED_EXTENSIONS);
+    assert_eq!(s.liveness.client, Some(1));
+    let e =
+        parse("[lock]\nextensions = 4\n[expect]\n\"mutual exclusion\" = \"holds\"\n").unwrap_err();
+    assert!(e.to_string().starts_with("s.toml:7:14: "), "{e}");
+    assert!(e.to_string().contains("\"unbounded\""), "{e}");
+    let e =
+        parse("[liveness]\nclient = 3\n[expect]\n\"mutual exclusion\" = \"holds\"\n").unwrap_err();
+    assert!(e.to_string().starts_with("s.toml:7:10: "), "{e}");
+}
+
+#[test]
+fn failover_may_replicate_one_of_several_nodes() {
+    let s = parse(
+        "[lock]\nnodes = 3\n[failover]\npromotion_delay_ticks = 3\n\
+         [expect]\n\"mutual exclusion\" = \"holds\"\n",
+    )
+    .unwrap();
+    assert_eq!(
+        (s.lock.nodes(), s.failover.map(|f| f.promotion_delay_ticks)),
+        (3, Some(3))
+    );
+}
+
+#[test]
+fn errors_point_at_the_offending_text() {
+    let e = parse(
+        "[lock]\nttl_ticks = 2\ndrift_ticks = 2\n[expect]\n\"mutual exclusion\" = \"holds\"\n",
+    )
+    .unwrap_err();
+    assert!(matches!(e, ScenarioError::TtlNotAboveDrift { .. }), "{e}");
+    assert_eq!(e.location().unwrap().line, 7);
+    let e = parse("[lock]\nnodez = 3\n[expect]\n\"mutual exclusion\" = \"holds\"\n").unwrap_err();
+    assert!(matches!(e, ScenarioError::UnknownKey { .. }), "{e}");
+    assert!(e.to_string().starts_with("s.toml:7:1: unknown key"), "{e}");
+}
+
+#[test]
+fn a_simulate_table_is_parsed_and_may_stand_in_for_expect() {
+    let s = parse(
+        "[lock]\nnodes = 3\n[simulate]\nms_per_tick = 2\nduration_ms = 500\nloss_per_mille = 100\npauses = { count = 2, min_ms = 1, max_ms = 60 }\n[simulate.expect]\n\"mutual exclusion\" = \"holds\"\n",
+    )
+    .unwrap();
+    assert!(s.expect.is_empty());
+    let simulate = s.simulate.unwrap();
+    assert_eq!(simulate.ms_per_tick, Some(2));
+    assert_eq!((simulate.duration_ms, simulate.loss_per_mille), (500, 100));
+    let SimulateFaults::Generated {
+        pauses, crashes, ..
+    } = simulate.faults
+    else {
+        panic!("budgets, not a schedule");
+    };
+    assert_eq!(
+        (pauses, crashes),
+        (
+            SimulateBudget {
+                count: 2,
+                min_ms: 1,
+                max_ms: 60
+            },
+            SimulateBudget::default()
+        )
+    );
+    assert_eq!(
+        simulate.expect,
+        vec![("mutual exclusion".to_owned(), Verdict::Holds)]
+    );
+    // Without either expectation the file is refused.
+    let e = parse("[simulate]\nduration_ms = 500\n").unwrap_err();
+    assert!(e.to_string().starts_with("s.toml:1:1:"), "{e}");
+}
+
+#[test]
+fn bad_simulate_values_point_at_their_key() {
+    let e = parse("[simulate]\ndelay_mn_ms = 1\n[expect]\n\"mutual exclusion\" = \"holds\"\n")
+        .unwrap_err();
+    assert!(e.to_string().starts_with("s.toml:7:1: unknown key"), "{e}");
+    let e =
+        parse("[simulate]\nloss_per_mille = 1001\n[expect]\n\"mutual exclusion\" = \"holds\"\n")
+            .unwrap_err();
+    assert!(e.to_string().starts_with("s.toml:7:18:"), "{e}");
+    assert!(e.to_string().contains("loss_per_mille is 1001"), "{e}");
+    let e = parse("[lock]\nnodes = 3\n[simulate]\n[[simulate.schedule]]\nat_ms = 5\ncrash = 3\n[expect]\n\"mutual exclusion\" = \"holds\"\n")
+        .unwrap_err();
+    assert!(e.to_string().starts_with("s.toml:11:9:"), "{e}");
+    let e = parse("[simulate]\npauses = { count = 1, max_ms = 5 }\n[[simulate.schedule]]\nat_ms = 5\ncrash = 0\n[expect]\n\"mutual exclusion\" = \"holds\"\n")
+        .unwrap_err();
+    assert!(e.to_string().contains("not both"), "{e}");
+    let e = parse("[simulate.expect]\n\"no lost update\" = \"holds\"\n").unwrap_err();
+    assert!(e.to_string().contains("[storage]"), "{e}");
+}

@@ -1,0 +1,782 @@
+//! From the file as serde sees it to a [`Scenario`]: every check a file must pass, each
+//! refusal with its byte span, and the core's rules for the lock applied once.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use toml::Spanned;
+
+use super::raw::{
+    RawBound, RawDecision, RawExpectValue, RawExtensionQuorum, RawPersistence, RawProtection,
+    RawScenario, RawSimFaults, RawSimulate, RawTokenSource, RawUnlock,
+};
+use crate::node::Persistence;
+use crate::proto::{
+    Config, DriftPolicy, ExtensionQuorum, NodeId, NodeSet, RetryPolicy, RoundDecision, UnlockMode,
+    ValidityCheck,
+};
+use crate::storage::{Protection, TokenSource};
+use crate::time::Millis;
+
+use super::error::{Location, ScenarioError};
+use super::ingredient::Ingredient;
+use super::property;
+use super::settings::*;
+
+impl Scenario {
+    /// Reads and validates a scenario file.
+    pub fn load(path: impl AsRef<Path>) -> Result<Scenario, ScenarioError> {
+        let path = path.as_ref();
+        let file = path.display().to_string();
+        let bytes = std::fs::read(path).map_err(|e| ScenarioError::Read {
+            file: file.clone(),
+            message: e.to_string(),
+        })?;
+        Scenario::from_str(&file, ScenarioError::text(&file, &bytes)?)
+    }
+
+    /// Parses and validates scenario text; `file` names it in errors and reports.
+    #[allow(clippy::should_implement_trait)] // two arguments: not `FromStr`
+    pub fn from_str(file: &str, text: &str) -> Result<Scenario, ScenarioError> {
+        let raw: RawScenario =
+            toml::from_str(text).map_err(|e| ScenarioError::from_toml(file, text, &e))?;
+        Validator { file, text }.scenario(raw)
+    }
+}
+
+pub(super) struct Validator<'a> {
+    pub(super) file: &'a str,
+    pub(super) text: &'a str,
+}
+
+impl Validator<'_> {
+    fn at<T>(&self, spanned: &Spanned<T>) -> Location {
+        Location::of_offset(self.file, self.text, spanned.span().start)
+    }
+
+    fn range(
+        &self,
+        value: &Spanned<u32>,
+        min: u32,
+        max: u32,
+        what: &str,
+    ) -> Result<u32, ScenarioError> {
+        let v = *value.get_ref();
+        if v < min || v > max {
+            return Err(ScenarioError::OutOfRange {
+                at: self.at(value),
+                message: format!("{what} is {v}, but must lie in {min}..={max}"),
+            });
+        }
+        Ok(v)
+    }
+
+    /// `[expect]` (or `[simulate.expect]`, where `mechanism` is refused): the verdicts and
+    /// the declared mechanism.
+    fn expect(
+        &self,
+        table: &BTreeMap<Spanned<String>, RawExpectValue>,
+        has_storage: bool,
+        allow_mechanism: bool,
+    ) -> Result<(Expectations, Vec<Ingredient>), ScenarioError> {
+        let mut expect = Vec::new();
+        let mut mechanism = Vec::new();
+        for (key, value) in table {
+            let property = key.get_ref().as_str();
+            let verdict = match (property, value) {
+                ("mechanism", RawExpectValue::List(names)) if allow_mechanism => {
+                    mechanism = self.mechanism(key, names)?;
+                    continue;
+                }
+                ("mechanism", RawExpectValue::List(_)) => {
+                    return Err(ScenarioError::Mechanism {
+                        at: self.at(key),
+                        message: "the simulator's expectation names properties only; a mechanism belongs in [expect]".to_owned(),
+                    });
+                }
+                ("mechanism", RawExpectValue::Verdict(_)) => {
+                    return Err(ScenarioError::Mechanism {
+                        at: self.at(key),
+                        message: "mechanism is a list of ingredient names, e.g. [\"crash\", \"clock jump\"]".to_owned(),
+                    });
+                }
+                (_, RawExpectValue::Verdict(verdict)) => verdict,
+                (_, RawExpectValue::List(_)) => {
+                    return Err(ScenarioError::WrongType {
+                        at: self.at(key),
+                        message: format!(
+                            "{property:?} takes \"holds\" or \"violated\", not a list"
+                        ),
+                    });
+                }
+            };
+            if !property::ALL.contains(&property) {
+                return Err(ScenarioError::UnknownProperty {
+                    at: self.at(key),
+                    name: property.to_owned(),
+                    reason: format!("known: {}", property::ALL.join(", ")),
+                });
+            }
+            let needs_storage =
+                property == property::STORAGE_SAFETY || property == property::NO_LOST_UPDATE;
+            if needs_storage && !has_storage {
+                return Err(ScenarioError::UnknownProperty {
+                    at: self.at(key),
+                    name: property.to_owned(),
+                    reason: "a storage property needs a [storage] table".to_owned(),
+                });
+            }
+            expect.push((property.to_owned(), *verdict));
+        }
+        Ok((expect, mechanism))
+    }
+
+    /// `[simulate]`, every value range-checked here so a bad one points at its key.
+    fn simulate(
+        &self,
+        table: &Spanned<RawSimulate>,
+        lock: &LockSettings,
+        has_storage: bool,
+    ) -> Result<SimulateSettings, ScenarioError> {
+        let raw = table.get_ref();
+        let span = MAX_SIMULATE_SPAN_MS;
+        let ms_per_tick = match &raw.ms_per_tick {
+            Some(r) => Some(self.range(r, 1, 1_000, "ms_per_tick")?),
+            None => None,
+        };
+        let delay_min_ms = self.opt_range(&raw.delay_min_ms, 1, 1, span, "delay_min_ms")?;
+        let delay_max_ms = self.opt_range(
+            &raw.delay_max_ms,
+            5.max(delay_min_ms),
+            delay_min_ms,
+            span,
+            "delay_max_ms",
+        )?;
+        let retry_delay_min_ms =
+            self.opt_range(&raw.retry_delay_min_ms, 5, 0, span, "retry_delay_min_ms")?;
+        let retry_delay_max_ms = self.opt_range(
+            &raw.retry_delay_max_ms,
+            20.max(retry_delay_min_ms),
+            retry_delay_min_ms,
+            span,
+            "retry_delay_max_ms",
+        )?;
+        let budget = |b: &Option<Spanned<RawSimFaults>>, what: &str| match b {
+            None => Ok(SimulateBudget::default()),
+            Some(b) => {
+                let b = b.get_ref();
+                let count = self.range(&b.count, 0, 1_000, &format!("{what}.count"))?;
+                let min_ms = self.opt_range(&b.min_ms, 0, 0, span, &format!("{what}.min_ms"))?;
+                let max_ms = self.range(&b.max_ms, min_ms, span, &format!("{what}.max_ms"))?;
+                Ok(SimulateBudget {
+                    count,
+                    min_ms,
+                    max_ms,
+                })
+            }
+        };
+        let generated = [
+            &raw.crashes,
+            &raw.isolations,
+            &raw.pauses,
+            &raw.storage_delays,
+            &raw.node_jumps_forward,
+            &raw.client_jumps_backward,
+        ];
+        let faults = match &raw.schedule {
+            Some(schedule) => {
+                if let Some(budget) = generated.iter().find_map(|b| b.as_ref()) {
+                    return Err(ScenarioError::WrongType {
+                        at: self.at(budget),
+                        message:
+                            "[simulate] lists its faults in schedule or budgets them, not both"
+                                .to_owned(),
+                    });
+                }
+                let nodes = u32::from(lock.params.node_count);
+                let mut listed = Vec::new();
+                for entry in schedule.get_ref() {
+                    let e = entry.get_ref();
+                    let at_ms = self.range(&e.at_ms, 0, MAX_SIMULATE_DURATION_MS, "at_ms")?;
+                    let fault = match (&e.crash, &e.jump_node, &e.by_ms, &e.downtime_ms) {
+                        (Some(node), None, None, downtime) => SimulateFault::Crash {
+                            at_ms,
+                            node: self.range(node, 0, nodes - 1, "crash (a node index)")? as u8,
+                            downtime_ms: self.opt_range(downtime, 0, 0, span, "downtime_ms")?,
+                        },
+                        (None, Some(node), Some(by), None) => {
+                            let v = *by.get_ref();
+                            if v == 0 || v.unsigned_abs() > span {
+                                return Err(ScenarioError::OutOfRange {
+                                    at: self.at(by),
+                                    message: format!(
+                                        "by_ms is {v}, but must be nonzero and lie in -{span}..={span}"
+                                    ),
+                                });
+                            }
+                            SimulateFault::NodeClockJump {
+                                at_ms,
+                                node: self.range(node, 0, nodes - 1, "jump_node (a node index)")?
+                                    as u8,
+                                by_ms: v,
+                            }
+                        }
+                        _ => {
+                            return Err(ScenarioError::WrongType {
+                                at: self.at(entry),
+                                message: "a schedule entry is either crash = <node> (with an optional downtime_ms) or jump_node = <node> with by_ms".to_owned(),
+                            });
+                        }
+                    };
+                    listed.push(fault);
+                }
+                SimulateFaults::Listed(listed)
+            }
+            None => SimulateFaults::Generated {
+                crashes: budget(&raw.crashes, "crashes")?,
+                isolations: budget(&raw.isolations, "isolations")?,
+                pauses: budget(&raw.pauses, "pauses")?,
+                storage_delays: budget(&raw.storage_delays, "storage_delays")?,
+                node_jumps_forward: budget(&raw.node_jumps_forward, "node_jumps_forward")?,
+                client_jumps_backward: budget(&raw.client_jumps_backward, "client_jumps_backward")?,
+            },
+        };
+        let expect = match &raw.expect {
+            Some(table) => self.expect(table.get_ref(), has_storage, false)?.0,
+            None => Vec::new(),
+        };
+        Ok(SimulateSettings {
+            ms_per_tick,
+            duration_ms: self.opt_range(
+                &raw.duration_ms,
+                1_000,
+                1,
+                MAX_SIMULATE_DURATION_MS,
+                "duration_ms",
+            )?,
+            delay_min_ms,
+            delay_max_ms,
+            loss_per_mille: self.opt_range(&raw.loss_per_mille, 0, 0, 1_000, "loss_per_mille")?,
+            clock_rate_error_ppm: match &raw.clock_rate_error_ppm {
+                Some(ppm) => Some(self.range(ppm, 0, 500_000, "clock_rate_error_ppm")?),
+                None => None,
+            },
+            clock_offset_max_ms: self.opt_range(
+                &raw.clock_offset_max_ms,
+                0,
+                0,
+                span,
+                "clock_offset_max_ms",
+            )?,
+            retry_delay_min_ms,
+            retry_delay_max_ms,
+            think_max_ms: self.opt_range(&raw.think_max_ms, 20, 0, span, "think_max_ms")?,
+            cycles_per_lock: self.opt_range(
+                &raw.cycles_per_lock,
+                if has_storage { 2 } else { 0 },
+                0,
+                if has_storage { 100_000 } else { 0 },
+                "cycles_per_lock (storage cycles need a [storage] table)",
+            )?,
+            faults,
+            expect,
+        })
+    }
+
+    fn opt_range(
+        &self,
+        value: &Option<Spanned<u32>>,
+        default: u32,
+        min: u32,
+        max: u32,
+        what: &str,
+    ) -> Result<u32, ScenarioError> {
+        match value {
+            Some(v) => self.range(v, min, max, what),
+            None => Ok(default),
+        }
+    }
+
+    fn kebab(&self, value: &Spanned<String>, what: &str) -> Result<String, ScenarioError> {
+        let name = value.get_ref().clone();
+        if name.is_empty()
+            || !name
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+        {
+            return Err(ScenarioError::OutOfRange {
+                at: self.at(value),
+                message: format!("{what} {name:?} must be kebab-case: a-z, 0-9 and '-'"),
+            });
+        }
+        Ok(name)
+    }
+
+    pub(super) fn scenario(&self, raw: RawScenario) -> Result<Scenario, ScenarioError> {
+        let name = self.kebab(&raw.name, "name")?;
+        let aliases = raw
+            .aliases
+            .iter()
+            .map(|alias| self.kebab(alias, "alias"))
+            .collect::<Result<Vec<_>, _>>()?;
+        let mitigation = match &raw.mitigation {
+            Some(m) => Some(Mitigation {
+                text: m.text.clone(),
+                scenario: m
+                    .scenario
+                    .as_ref()
+                    .map(|name| self.kebab(name, "mitigation scenario"))
+                    .transpose()?,
+                set: m
+                    .set
+                    .iter()
+                    .map(|(key, value)| (key.clone(), value.to_string()))
+                    .collect(),
+            }),
+            None => None,
+        };
+        let failover = raw.failover.as_ref().map(|f| FailoverSettings {
+            promotion_delay_ticks: f.get_ref().promotion_delay_ticks.unwrap_or(0),
+        });
+        let mut lock = self.lock(&raw, failover.is_some())?;
+        let clock = ClockSettings {
+            node_error_ticks: self.opt_range(
+                &raw.clock.node_error_ticks,
+                0,
+                0,
+                8,
+                "node_error_ticks",
+            )?,
+            client_error_ticks: self.opt_range(
+                &raw.clock.client_error_ticks,
+                0,
+                0,
+                8,
+                "client_error_ticks",
+            )?,
+        };
+        let network = self.network(&raw, &lock)?;
+        let storage = match &raw.storage {
+            None => None,
+            Some(s) => {
+                let inner = s.get_ref();
+                let check_margin_ticks = match &inner.check_margin_ticks {
+                    Some(m) => {
+                        Some(self.range(m, 1, lock.params.ttl.0 as u32, "check_margin_ticks")?)
+                    }
+                    None => None,
+                };
+                let max_delay = inner.max_delay_ticks.map_or(Bound::Ticks(0), Bound::from);
+                let protection = match inner.protection.unwrap_or(RawProtection::None) {
+                    RawProtection::None => Protection::None,
+                    RawProtection::FencingToken => Protection::FencingToken,
+                    RawProtection::FencingOnWritesOnly => Protection::FencingOnWritesOnly,
+                    RawProtection::RandomTokenCas => Protection::RandomTokenCas,
+                };
+                let token_source = match inner.token_source.as_ref().map(|t| *t.get_ref()) {
+                    None | Some(RawTokenSource::Ideal) => TokenSource::Ideal,
+                    Some(RawTokenSource::CounterAfterAcquire) => TokenSource::CounterAfterAcquire,
+                    Some(RawTokenSource::LockQuorumMaxOnly) => TokenSource::LockQuorumMaxOnly,
+                    Some(RawTokenSource::LockQuorum) => TokenSource::LockQuorum,
+                };
+                let fenced = matches!(
+                    protection,
+                    Protection::FencingToken | Protection::FencingOnWritesOnly
+                );
+                if let Some(source) = &inner.token_source
+                    && token_source != TokenSource::Ideal
+                    && !fenced
+                {
+                    return Err(ScenarioError::WrongType {
+                        at: self.at(source),
+                        message: "token_source needs protection = \"fencing-token\" or \"fencing-on-writes-only\": nothing else reads the token".to_owned(),
+                    });
+                }
+                Some(StorageSettings {
+                    protection,
+                    token_source,
+                    check_margin_ticks,
+                    max_delay,
+                })
+            }
+        };
+        // The fencing rule is the lock's, but `[storage]` says which token the storage reads.
+        lock.params.fencing = storage
+            .as_ref()
+            .map_or(TokenSource::Ideal, |s| s.token_source)
+            .fencing();
+        let faults = self.faults(&raw, &lock)?;
+        let liveness = LivenessSettings {
+            horizon_ticks: self.opt_range(
+                &raw.liveness.horizon_ticks,
+                3 * lock.params.ttl.0 as u32,
+                1,
+                200,
+                "horizon_ticks",
+            )?,
+            isolated_rounds: raw.liveness.isolated_rounds.unwrap_or(false),
+            client: match &raw.liveness.client {
+                Some(c) => Some(
+                    self.range(c, 1, u32::from(lock.clients), "liveness client (1-based)")? as u8
+                        - 1,
+                ),
+                None => None,
+            },
+        };
+        let simulate = match &raw.simulate {
+            Some(table) => Some(self.simulate(table, &lock, storage.is_some())?),
+            None => None,
+        };
+        let empty = BTreeMap::new();
+        let table = raw.expect.as_ref().map_or(&empty, |t| t.get_ref());
+        let (expect, mechanism) = self.expect(table, storage.is_some(), true)?;
+        if expect.is_empty() && simulate.as_ref().is_none_or(|s| s.expect.is_empty()) {
+            let at = match &raw.expect {
+                Some(table) => self.at(table),
+                None => Location::of_offset(self.file, self.text, 0),
+            };
+            return Err(ScenarioError::MissingKey {
+                at,
+                message: "[expect] names no property; add e.g. \"mutual exclusion\" = \"holds\""
+                    .to_owned(),
+            });
+        }
+        let scenario = Scenario {
+            file: self.file.to_owned(),
+            name,
+            title: raw.title,
+            claim: raw.claim,
+            source: raw.source,
+            prose: raw.prose,
+            lock,
+            clock,
+            network,
+            storage,
+            faults,
+            failover,
+            liveness,
+            symmetry: raw.check.symmetry.unwrap_or(true),
+            simulate,
+            expect,
+            mechanism,
+            aliases,
+            mitigation,
+        };
+        // A declared ingredient the file does not grant could never be necessary.
+        if let Some(absent) = scenario.mechanism.iter().find(|i| !i.is_in(&scenario)) {
+            let key = raw
+                .expect
+                .as_ref()
+                .expect("a mechanism was declared in [expect]")
+                .get_ref()
+                .keys()
+                .find(|k| k.get_ref() == "mechanism")
+                .expect("a mechanism was declared");
+            return Err(ScenarioError::Mechanism {
+                at: self.at(key),
+                message: format!(
+                    "{:?} is not in this scenario (it grants: {})",
+                    absent.name(),
+                    names_or_none(&Ingredient::present(&scenario))
+                ),
+            });
+        }
+        Ok(scenario)
+    }
+
+    fn mechanism(
+        &self,
+        key: &Spanned<String>,
+        names: &[String],
+    ) -> Result<Vec<Ingredient>, ScenarioError> {
+        let mut out = Vec::new();
+        for name in names {
+            let Some(ingredient) = Ingredient::from_name(name) else {
+                let known: Vec<&str> = Ingredient::ALL.iter().map(|i| i.name()).collect();
+                return Err(ScenarioError::Mechanism {
+                    at: self.at(key),
+                    message: format!("unknown ingredient {name:?} (known: {})", known.join(", ")),
+                });
+            };
+            if out.contains(&ingredient) {
+                return Err(ScenarioError::Mechanism {
+                    at: self.at(key),
+                    message: format!("{name:?} is listed twice"),
+                });
+            }
+            out.push(ingredient);
+        }
+        if out.is_empty() {
+            return Err(ScenarioError::Mechanism {
+                at: self.at(key),
+                message: "the list is empty; leave mechanism out instead".to_owned(),
+            });
+        }
+        Ok(out)
+    }
+
+    /// `failover`: whether the file has `[failover]` (which a shared token cannot join).
+    fn lock(&self, raw: &RawScenario, failover: bool) -> Result<LockSettings, ScenarioError> {
+        let l = &raw.lock;
+        let nodes = self.opt_range(&l.nodes, 3, 1, MAX_MODEL_NODES as u32, "nodes")?;
+        let clients = self.opt_range(&l.clients, 2, 1, MAX_MODEL_CLIENTS as u32, "clients")?;
+        let ttl_ticks = self.opt_range(&l.ttl_ticks, 10, 1, 60, "ttl_ticks")?;
+        let drift_ticks = self.opt_range(&l.drift_ticks, 1, 0, 60, "drift_ticks")?;
+        if ttl_ticks <= drift_ticks {
+            let at = match (&l.ttl_ticks, &l.drift_ticks) {
+                (Some(t), _) => self.at(t),
+                (None, Some(d)) => self.at(d),
+                (None, None) => self.at(&raw.name),
+            };
+            return Err(ScenarioError::TtlNotAboveDrift {
+                at,
+                ttl_ticks,
+                drift_ticks,
+            });
+        }
+        let round_timeout_ticks =
+            self.opt_range(&l.round_timeout_ticks, 1, 1, 60, "round_timeout_ticks")?;
+        let attempts = self.opt_range(&l.attempts, 1, 1, 4, "attempts")?;
+        let retry_delay_ticks =
+            self.opt_range(&l.retry_delay_ticks, 0, 0, 60, "retry_delay_ticks")?;
+        let extensions = match &l.extensions {
+            None => 0,
+            Some(e) => match *e.get_ref() {
+                RawBound::Unbounded => UNBOUNDED_EXTENSIONS,
+                RawBound::Ticks(n) if n > 3 => {
+                    return Err(ScenarioError::OutOfRange {
+                        at: self.at(e),
+                        message: format!(
+                            "extensions is {n}, but must lie in 0..=3, or be \"unbounded\""
+                        ),
+                    });
+                }
+                RawBound::Ticks(n) => n as u8,
+            },
+        };
+        let token = l.token.as_ref().map_or(Tokens::Unique, |t| *t.get_ref());
+        if let Some(at) = l
+            .token
+            .as_ref()
+            .filter(|_| failover && token == Tokens::Shared)
+        {
+            // The replica's key is told by its token alone, which a shared value no longer
+            // ties to one client.
+            return Err(ScenarioError::OutOfRange {
+                at: self.at(at),
+                message: "token = \"shared\" cannot be combined with [failover]".to_owned(),
+            });
+        }
+        let config = Config {
+            drift: DriftPolicy::fixed(Millis(u64::from(drift_ticks))),
+            round_timeout: Millis(u64::from(round_timeout_ticks)),
+            // The least back-off: the model lets time pass between any two steps, which
+            // covers every longer delay (the simulator draws its own).
+            retry: RetryPolicy {
+                attempts,
+                delay_min: Millis(u64::from(retry_delay_ticks)),
+                delay_max: Millis(u64::from(retry_delay_ticks)),
+            },
+            unlock: match l.unlock.unwrap_or(RawUnlock::CompareAndDelete) {
+                RawUnlock::CompareAndDelete => UnlockMode::CompareAndDelete,
+                RawUnlock::Del => UnlockMode::PlainDel,
+            },
+            validity_check: if l.validity_check.unwrap_or(true) {
+                ValidityCheck::On
+            } else {
+                ValidityCheck::Off
+            },
+            decision: match l.decision.unwrap_or(RawDecision::AtQuorum) {
+                RawDecision::AtQuorum => RoundDecision::AtQuorum,
+                RawDecision::AllReplies => RoundDecision::AllReplies,
+            },
+            extension_quorum: match l.extension_quorum.unwrap_or(RawExtensionQuorum::Majority) {
+                RawExtensionQuorum::Majority => ExtensionQuorum::Majority,
+                RawExtensionQuorum::AnyNode => ExtensionQuorum::AnyNode,
+            },
+            ..Config::new(nodes as usize)
+        };
+        // The one resolution of the lock configuration, by the core's own rules.
+        let params = config
+            .params(Millis(u64::from(ttl_ticks)))
+            .map_err(|reason| ScenarioError::Lock {
+                at: self.at(&raw.name),
+                reason: reason.to_string(),
+            })?;
+        Ok(LockSettings {
+            params,
+            clients: clients as u8,
+            extensions,
+            token,
+        })
+    }
+
+    fn network(
+        &self,
+        raw: &RawScenario,
+        lock: &LockSettings,
+    ) -> Result<NetworkSettings, ScenarioError> {
+        let all = NodeSet::first(lock.nodes());
+        let mut reach = vec![all; lock.clients as usize];
+        if let Some(spanned) = &raw.network.reach {
+            let lists = spanned.get_ref();
+            if lists.len() != lock.clients as usize {
+                return Err(ScenarioError::TooManyFaults {
+                    at: self.at(spanned),
+                    message: format!(
+                        "reach lists {} clients, but there are {}: give one list of nodes per client",
+                        lists.len(),
+                        lock.clients
+                    ),
+                });
+            }
+            for (client, list) in lists.iter().enumerate() {
+                let mut set = NodeSet::EMPTY;
+                for node in list.get_ref() {
+                    let n = self.range(
+                        node,
+                        1,
+                        u32::from(lock.params.node_count),
+                        "a node in reach (1-based)",
+                    )?;
+                    set.insert(NodeId(n as u8 - 1));
+                }
+                reach[client] = set;
+            }
+        }
+        let message_loss = self.opt_range(&raw.network.message_loss, 0, 0, 4, "message_loss")?;
+        Ok(NetworkSettings {
+            reach,
+            message_loss: message_loss as u8,
+        })
+    }
+
+    fn faults(
+        &self,
+        raw: &RawScenario,
+        lock: &LockSettings,
+    ) -> Result<FaultSettings, ScenarioError> {
+        let f = &raw.faults;
+        let pauses = match &f.pauses {
+            None => None,
+            Some(p) => Some(PauseSettings {
+                count: self.opt_range(&p.count, 1, 0, 3, "pauses.count")? as u8,
+                max: p.max_ticks.map_or(Bound::Unbounded, Bound::from),
+            }),
+        };
+        let clock_jumps = match &f.clock_jumps {
+            None => None,
+            Some(j) => {
+                let count = self.opt_range(&j.count, 1, 0, 3, "clock_jumps.count")?;
+                let target = j.target.unwrap_or(JumpTarget::Any);
+                let size = *j.jump_ticks.get_ref();
+                if size == 0 || size.unsigned_abs() > 60 {
+                    return Err(ScenarioError::OutOfRange {
+                        at: self.at(&j.jump_ticks),
+                        message: format!(
+                            "jump_ticks is {size}, but must be nonzero and within ±60"
+                        ),
+                    });
+                }
+                let index = match (&j.index, target) {
+                    (None, _) => None,
+                    (Some(i), JumpTarget::Node) => Some(
+                        self.range(
+                            i,
+                            1,
+                            u32::from(lock.params.node_count),
+                            "clock_jumps.index (a node, 1-based)",
+                        )? as u8
+                            - 1,
+                    ),
+                    (Some(i), JumpTarget::Client) => Some(
+                        self.range(
+                            i,
+                            1,
+                            lock.clients as u32,
+                            "clock_jumps.index (a client, 1-based)",
+                        )? as u8
+                            - 1,
+                    ),
+                    (Some(i), JumpTarget::Any) => {
+                        return Err(ScenarioError::TooManyFaults {
+                            at: self.at(i),
+                            message: "clock_jumps.index pins a jump to one process; set target = \"node\" or \"client\" with it".to_owned(),
+                        });
+                    }
+                };
+                Some(JumpSettings {
+                    count: count as u8,
+                    target,
+                    index,
+                    jump_ticks: size,
+                })
+            }
+        };
+        let crashes = match &f.crashes {
+            None => None,
+            Some(c) => {
+                let count = self.opt_range(&c.count, 1, 0, 3, "crashes.count")?;
+                if count > u32::from(lock.params.node_count) {
+                    return Err(ScenarioError::TooManyFaults {
+                        at: self.at(c.count.as_ref().expect("a count above 1 was written")),
+                        message: format!("{count} crashes is more than the {} nodes", lock.nodes()),
+                    });
+                }
+                Some(CrashSettings {
+                    count: count as u8,
+                    persistence: match c.persistence.unwrap_or(RawPersistence::None) {
+                        RawPersistence::None => Persistence::None,
+                        RawPersistence::FsyncAlways => Persistence::FsyncAlways,
+                        RawPersistence::FsyncPeriodic => Persistence::FsyncPeriodic,
+                    },
+                    restart_delay_ticks: self.opt_range(
+                        &c.restart_delay_ticks,
+                        0,
+                        0,
+                        60,
+                        "restart_delay_ticks",
+                    )?,
+                    restart: c.restart.unwrap_or(true),
+                    client_guard_ticks: self.opt_range(
+                        &c.client_guard_ticks,
+                        0,
+                        0,
+                        60,
+                        "client_guard_ticks",
+                    )?,
+                })
+            }
+        };
+        let client_crashes = match &f.client_crashes {
+            None => None,
+            Some(c) => {
+                let count = self.opt_range(&c.count, 1, 0, 3, "client_crashes.count")?;
+                if count > u32::from(lock.clients) {
+                    return Err(ScenarioError::TooManyFaults {
+                        at: self.at(c.count.as_ref().expect("a count above 1 was written")),
+                        message: format!(
+                            "{count} client crashes is more than the {} clients",
+                            lock.clients
+                        ),
+                    });
+                }
+                Some(ClientCrashSettings { count: count as u8 })
+            }
+        };
+        Ok(FaultSettings {
+            pauses,
+            clock_jumps,
+            crashes,
+            client_crashes,
+        })
+    }
+}
+
+fn names_or_none(ingredients: &[Ingredient]) -> String {
+    if ingredients.is_empty() {
+        return "none".to_owned();
+    }
+    let names: Vec<&str> = ingredients.iter().map(|i| i.name()).collect();
+    names.join(", ")
+}
