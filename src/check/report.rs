@@ -1,0 +1,125 @@
+//! What a check returns: verdicts per property, counts, why it stopped.
+
+use serde::Serialize;
+
+use crate::model::Step;
+use crate::report::Story;
+use crate::scenario::{Ingredient, Verdict};
+
+/// One property's outcome.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct PropertyReport {
+    /// The property's name.
+    pub name: String,
+    /// What `[expect]` predicts, if it names the property.
+    pub expected: Option<Verdict>,
+    /// What the checker found ([`Verdict::Incomplete`] when the run stopped before settling it).
+    pub verdict: Verdict,
+    /// The shortest counterexample (always, eventually) as step descriptions, or `None`.
+    pub counterexample: Option<Vec<String>>,
+    /// Set when `counterexample` is real but possibly not the shortest: a limit stopped the
+    /// search for the shortest (it is then the first the verdict run found), or it was found
+    /// with fewer clients than the scenario has (see [`Report::split`]). Absent from the JSON
+    /// report when false.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub counterexample_not_shortest: bool,
+    /// The same counterexample told as a story (see [`crate::report`]); not in the JSON
+    /// report, whose `counterexample` field is the contract.
+    #[serde(skip)]
+    pub story: Option<Story>,
+    /// The same counterexample as the model's steps (for "the story contains the fault");
+    /// not in the JSON report.
+    #[serde(skip)]
+    pub steps: Option<Vec<Step>>,
+    /// For a violated property, once computed ([`Check::run_with_causes`](super::Check::run_with_causes)): the ingredients
+    /// without which it holds. `None` when not computed, or when the property holds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub necessary: Option<Vec<Ingredient>>,
+    /// For a violated property whose causes were computed: the ingredients whose re-check
+    /// stopped at a limit before settling it, so whether they are necessary is not known
+    /// (they are in neither list of [`crate::cause::sentence`]'s verdict).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub undetermined: Vec<Ingredient>,
+}
+
+/// Why a check stopped before exploring every reachable state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum StopReason {
+    /// [`Check::max_states`](super::Check::max_states) unique states were reached.
+    StateLimit,
+    /// [`Check::time_limit`](super::Check::time_limit) passed.
+    TimeLimit,
+    /// The process's resident memory passed [`Check::memory_limit`](super::Check::memory_limit).
+    MemoryLimit,
+}
+
+impl std::fmt::Display for StopReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            StopReason::StateLimit => "state limit",
+            StopReason::TimeLimit => "time limit",
+            StopReason::MemoryLimit => "memory limit",
+        })
+    }
+}
+
+/// The outcome of checking one scenario.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Report {
+    /// The scenario's file.
+    pub file: String,
+    /// The scenario's name.
+    pub name: String,
+    /// Unique states explored, summed over the runs of the check: the verdict run, the
+    /// breadth-first search for the shortest counterexample when an `always` property is
+    /// violated, and the liveness run when `[expect]` names `eventually acquired`.
+    pub unique_states: usize,
+    /// The longest path explored, in steps from the initial state, over the runs.
+    pub max_depth: usize,
+    /// Wall-clock seconds the check took.
+    pub seconds: f64,
+    /// Why the check stopped early, or `None` when it ran to completion. A stopped check
+    /// reports [`Verdict::Incomplete`] for every property it could not settle.
+    pub stopped: Option<StopReason>,
+    /// Whether the safety run was settled by two clients standing for all of them (see
+    /// [`RedlockModel::with_phantom_clients`](crate::model::RedlockModel::with_phantom_clients)): its counterexamples then show two clients,
+    /// while the others never start.
+    pub cutoff: bool,
+    /// Whether the safety run was split (see [`RedlockModel::with_chaos_nodes`](crate::model::RedlockModel::with_chaos_nodes)): the storage
+    /// properties held on nodes that answer anything, and the others were settled by the
+    /// scenario's own model, or by its first two clients alone (see
+    /// [`RedlockModel::with_fewer_clients`](crate::model::RedlockModel::with_fewer_clients): its counterexamples then show two clients).
+    pub split: bool,
+    /// Every property checked, in a fixed order.
+    pub properties: Vec<PropertyReport>,
+}
+
+impl Report {
+    /// The report of `name`, if it was checked.
+    pub fn property(&self, name: &str) -> Option<&PropertyReport> {
+        self.properties.iter().find(|p| p.name == name)
+    }
+
+    /// Whether every property that `[expect]` names got the expected verdict.
+    pub fn matches_expectations(&self) -> bool {
+        self.properties
+            .iter()
+            .all(|p| p.expected.is_none_or(|e| e == p.verdict))
+    }
+
+    /// The properties whose settled verdict differs from `[expect]` (an incomplete verdict
+    /// differs from nothing: it is not known yet).
+    pub fn mismatches(&self) -> impl Iterator<Item = &PropertyReport> {
+        self.properties.iter().filter(|p| {
+            p.verdict != Verdict::Incomplete && p.expected.is_some_and(|e| e != p.verdict)
+        })
+    }
+
+    /// Whether some property could not be settled because the check stopped at a limit.
+    pub fn is_incomplete(&self) -> bool {
+        self.properties
+            .iter()
+            .any(|p| p.verdict == Verdict::Incomplete)
+    }
+}
