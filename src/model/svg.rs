@@ -5,8 +5,8 @@ use std::fmt::Write;
 
 use crate::storage::TokenSource;
 
-use super::RedlockModel;
 use super::event;
+use super::shape::Shape;
 use super::step::{Process, Step};
 use super::told::{self, narrate_path};
 use super::world::World;
@@ -57,8 +57,7 @@ const TOP: usize = 40;
 
 /// A sequence diagram of a path: one lane per client and node (and the separate counter node
 /// of `counter-after-acquire`), one row per step.
-pub(super) fn sequence_diagram(model: &RedlockModel, path: &[(World, Option<Step>)]) -> String {
-    let shape = &model.shape;
+pub(super) fn sequence_diagram(shape: &Shape, path: &[(World, Option<Step>)]) -> String {
     let counter_lane = shape.token_source == TokenSource::CounterAfterAcquire;
     let lanes = shape.clients + shape.nodes + usize::from(counter_lane);
     let client_x = |c: usize| 60 + c * LANE_GAP;

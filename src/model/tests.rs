@@ -1,0 +1,241 @@
+use std::hash::{Hash, Hasher};
+
+use super::*;
+use crate::scenario::Scenario;
+use stateright::Model;
+
+fn scenario(body: &str) -> Scenario {
+    let text = format!(
+        "name = \"t\"\ntitle = \"t\"\nclaim = \"c\"\nsource = \"seed\"\nprose = \"p\"\n{body}\n[expect]\n\"mutual exclusion\" = \"holds\"\n"
+    );
+    Scenario::from_str("t.toml", &text).unwrap()
+}
+
+fn fingerprint(world: &World) -> u64 {
+    let mut hasher = std::hash::DefaultHasher::new();
+    world.hash(&mut hasher);
+    hasher.finish()
+}
+
+fn run(model: &RedlockModel, steps: &[Step]) -> World {
+    let mut world = model.initial();
+    for &step in steps {
+        let mut enabled = Vec::new();
+        model.actions(&world, &mut enabled);
+        assert!(enabled.contains(&step), "{step:?} not enabled in {world:?}");
+        world = model.next_state(&world, step).unwrap();
+    }
+    world
+}
+
+#[test]
+fn shifting_time_does_not_change_the_fingerprint() {
+    let model = RedlockModel::new(&scenario("[lock]\nttl_ticks = 4\ndrift_ticks = 1"));
+    // A holder that acquired at t=0 and one that acquired at t=2, seen one tick later.
+    let early = run(
+        &model,
+        &[
+            Step::Begin(0),
+            deliver(0, 0),
+            deliver(0, 1),
+            deliver(0, 2),
+            Step::Decide(0),
+            Step::Tick,
+        ],
+    );
+    let late = run(
+        &model,
+        &[
+            Step::Tick,
+            Step::Tick,
+            Step::Begin(0),
+            deliver(0, 0),
+            deliver(0, 1),
+            deliver(0, 2),
+            Step::Decide(0),
+            Step::Tick,
+        ],
+    );
+    assert_ne!(early.now, late.now);
+    assert_eq!(fingerprint(&early), fingerprint(&late));
+    // One more tick is a different state: the lease has less validity left.
+    let later = model.next_state(&early, Step::Tick).unwrap();
+    assert_ne!(fingerprint(&early), fingerprint(&later));
+}
+
+#[test]
+fn a_crashed_client_keeps_its_keys_sends_nothing_and_stops_believing() {
+    let model = RedlockModel::new(&scenario(
+        "[lock]\nttl_ticks = 4\ndrift_ticks = 1\n[faults.client_crashes]\ncount = 1",
+    ));
+    let holding = run(
+        &model,
+        &[
+            Step::Begin(0),
+            deliver(0, 0),
+            deliver(0, 1),
+            Step::Decide(0),
+        ],
+    );
+    assert!(holding.believes(0));
+    let dead = run(
+        &model,
+        &[
+            Step::Begin(0),
+            deliver(0, 0),
+            deliver(0, 1),
+            Step::Decide(0),
+            Step::CrashClient(0),
+        ],
+    );
+    assert!(!dead.believes(0));
+    assert_eq!(dead.phase(0), Phase::Done);
+    assert_eq!(dead.budget.client_crashes, 0);
+    // No unlock went out: both keys stay, and the request still travelling to n3 lands.
+    assert!(dead.nodes[0].state.entry.is_some() && dead.nodes[1].state.entry.is_some());
+    let mut enabled = Vec::new();
+    model.actions(&dead, &mut enabled);
+    assert!(!enabled.iter().any(|s| matches!(
+        s,
+        Step::Begin(0) | Step::Decide(0) | Step::Release(0) | Step::Extend(0)
+    )));
+    assert!(enabled.contains(&deliver(0, 2)));
+    // The budget is spent: the other client cannot die too.
+    assert!(!enabled.contains(&Step::CrashClient(1)));
+    let landed = model.next_state(&dead, deliver(0, 2)).unwrap();
+    assert!(landed.nodes[2].state.entry.is_some());
+}
+
+#[test]
+fn shared_tokens_let_one_clients_unlock_delete_the_others_key() {
+    let body = "[lock]\nnodes = 1\nttl_ticks = 4\ndrift_ticks = 1\ntoken = \"shared\"";
+    let steps = [
+        Step::Begin(0),
+        deliver(0, 0),
+        Step::Decide(0),
+        Step::Begin(1),
+        deliver(1, 0),
+        Step::Decide(1),
+    ];
+    let shared = run(&RedlockModel::new(&scenario(body)), &steps);
+    // c2 was refused, failed, and its compare-and-delete matched c1's value.
+    assert!(shared.believes(0));
+    assert_eq!(shared.nodes[0].state.entry, None);
+    // The ghost still names who set the key, for the stories.
+    let set = run(&RedlockModel::new(&scenario(body)), &steps[..2]);
+    assert_eq!(set.key_owner(0, set.nodes[0].state.entry.unwrap().token), 0);
+    let unique = run(
+        &RedlockModel::new(&scenario(
+            "[lock]\nnodes = 1\nttl_ticks = 4\ndrift_ticks = 1",
+        )),
+        &steps,
+    );
+    assert!(unique.nodes[0].state.entry.is_some(), "c1's own key stays");
+}
+
+#[test]
+fn unbounded_extensions_are_not_counted_and_a_working_holder_lets_time_pass() {
+    let body = "[lock]\nnodes = 1\nclients = 1\nttl_ticks = 3\ndrift_ticks = 1\n\
+                extensions = \"unbounded\"\n[liveness]\nclient = 1";
+    let s = scenario(body);
+    let model = RedlockModel::with_mode(&s, Mode::Liveness);
+    // The run waits for one named client: permuting the clients would swap it.
+    assert!(!model.shape.symmetry && RedlockModel::new(&s).shape.symmetry);
+    let held = run(&model, &[Step::Begin(0), deliver(0, 0), Step::Decide(0)]);
+    let mut enabled = Vec::new();
+    model.actions(&held, &mut enabled);
+    // c1 believes, so it is working: time may pass while it holds.
+    assert!(enabled.contains(&Step::Tick), "{enabled:?}");
+    let extended = run(
+        &model,
+        &[
+            Step::Begin(0),
+            deliver(0, 0),
+            Step::Decide(0),
+            Step::Tick,
+            Step::Extend(0),
+            deliver(0, 0),
+            Step::Decide(0),
+        ],
+    );
+    assert_eq!(extended.clients[0].extensions, 0, "not counted");
+    assert!(extended.believes(0));
+    enabled.clear();
+    model.actions(&extended, &mut enabled);
+    assert!(enabled.contains(&Step::Extend(0)));
+    // Without `[liveness] client` the holder is prompt: no tick while it can release.
+    let prompt = RedlockModel::with_mode(
+        &scenario("[lock]\nnodes = 1\nclients = 1\nttl_ticks = 3\ndrift_ticks = 1\nextensions = 1"),
+        Mode::Liveness,
+    );
+    let held = run(&prompt, &[Step::Begin(0), deliver(0, 0), Step::Decide(0)]);
+    enabled.clear();
+    prompt.actions(&held, &mut enabled);
+    assert!(!enabled.contains(&Step::Tick), "{enabled:?}");
+}
+
+fn deliver(client: u8, node: u8) -> Step {
+    Step::deliver(client, node)
+}
+
+#[test]
+fn symmetric_states_share_a_fingerprint_unless_symmetry_is_off() {
+    let s = scenario("[lock]\nttl_ticks = 4\ndrift_ticks = 1");
+    let model = RedlockModel::new(&s);
+    let a = run(&model, &[Step::Begin(0), deliver(0, 0)]);
+    let b = run(&model, &[Step::Begin(1), deliver(1, 2)]);
+    assert_eq!(fingerprint(&a), fingerprint(&b));
+    let plain = RedlockModel::new(&s).with_symmetry(false);
+    let a = run(&plain, &[Step::Begin(0), deliver(0, 0)]);
+    let b = run(&plain, &[Step::Begin(1), deliver(1, 2)]);
+    assert_ne!(fingerprint(&a), fingerprint(&b));
+}
+
+#[test]
+fn a_pinned_role_keeps_nodes_apart() {
+    // Node 2 is the only node both clients reach: a key there is not a key on node 1.
+    let model = RedlockModel::new(&scenario(
+        "[lock]\nttl_ticks = 4\ndrift_ticks = 1\n[network]\nreach = [[1, 2], [2, 3]]",
+    ));
+    let on_shared = run(&model, &[Step::Begin(0), deliver(0, 1)]);
+    let on_private = run(&model, &[Step::Begin(0), deliver(0, 0)]);
+    assert_ne!(fingerprint(&on_shared), fingerprint(&on_private));
+}
+
+#[test]
+fn belief_ends_at_the_deadline_and_runs_late_by_the_client_error() {
+    let model = RedlockModel::new(&scenario(
+        "[lock]\nttl_ticks = 4\ndrift_ticks = 1\n[clock]\nclient_error_ticks = 1",
+    ));
+    let mut world = run(
+        &model,
+        &[
+            Step::Begin(0),
+            deliver(0, 0),
+            deliver(0, 1),
+            deliver(0, 2),
+            Step::Decide(0),
+        ],
+    );
+    // Deadline T1 + ttl − drift = 3; read one tick late, the client believes until 4.
+    for t in 0..4 {
+        assert!(world.believes(0), "t={t}");
+        world = model.next_state(&world, Step::Tick).unwrap();
+    }
+    assert!(!world.believes(0));
+}
+
+#[test]
+fn the_sequence_diagram_has_a_lane_per_process() {
+    let model = RedlockModel::new(&scenario(
+        "[lock]\nnodes = 3\nttl_ticks = 4\ndrift_ticks = 1",
+    ));
+    let world = model.initial();
+    let next = model.next_state(&world, Step::Begin(0)).unwrap();
+    let svg = svg::sequence_diagram(model.shape, &[(world, Some(Step::Begin(0))), (next, None)]);
+    assert!(svg.starts_with("<svg") && svg.ends_with("</svg>"));
+    for lane in [">c1<", ">c2<", ">n1<", ">n2<", ">n3<"] {
+        assert!(svg.contains(lane), "{lane} missing");
+    }
+    assert!(svg.contains("c1 begins attempt 1: T1=0"));
+}
