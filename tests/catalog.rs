@@ -467,7 +467,8 @@ fn every_mitigation_patch_fixes_what_its_scenario_breaks() {
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
-/// A patch goes through the loader: a value the schema refuses fails as a bad file would.
+/// A patch goes through the loader: a value the schema refuses fails as a bad file would, at
+/// the `set` entry of the file itself.
 #[test]
 fn a_bad_patch_value_fails_validation() {
     let file = catalog()
@@ -475,9 +476,22 @@ fn a_bad_patch_value_fails_validation() {
         .find(|f| f.ends_with("synchronous-bounds-margin-2.toml"))
         .expect("in the catalog");
     let text = std::fs::read_to_string(&file).expect("readable");
-    let set = vec![("storage.protection".to_string(), "\"moat\"".to_string())];
-    let error = redlock_lab::scenario::patched("f.toml", &text, &set).expect_err("no such mode");
-    assert!(error.to_string().contains("f.toml (patched)"), "{error}");
+    let line = 1 + text
+        .lines()
+        .position(|l| l.starts_with("set = "))
+        .expect("a set");
+    let set = vec![(
+        "storage.check_margin_ticks".to_string(),
+        "\"3\"".to_string(),
+    )];
+    let error = redlock_lab::scenario::patched("f.toml", &text, &set).expect_err("not a number");
+    assert!(
+        error.to_string().starts_with(&format!(
+            "f.toml:{line}:9: [mitigation] set: `storage.check_margin_ticks`: the patched \
+             scenario is refused: wrong value"
+        )),
+        "{error}"
+    );
 }
 
 /// What an operator controls, and so what a mitigation may change. The faults themselves (how
