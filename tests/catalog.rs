@@ -424,7 +424,8 @@ fn seed_claims_cite_the_seed_section() {
 
 /// Every scenario with a violation names a patch (`[mitigation] set`), and the patch really
 /// fixes it: applied to the scenario's own TOML and re-checked by the checker with the catalog's
-/// settings, every property the scenario expects violated holds.
+/// settings, every property the scenario expects violated holds, and no other property is lost
+/// on the way (a fix that traded liveness for safety would have to say so).
 #[test]
 fn every_mitigation_patch_fixes_what_its_scenario_breaks() {
     let mut problems = Vec::new();
@@ -451,23 +452,30 @@ fn every_mitigation_patch_fixes_what_its_scenario_breaks() {
             .unwrap_or_else(|e| panic!("{e}"));
         let report = Check::new(&fixed).run();
         println!("{}", table_row(&report));
-        for p in report
-            .properties
-            .iter()
-            .filter(|p| broken.contains(&p.name.as_str()))
-        {
+        for p in &report.properties {
+            let was = if broken.contains(&p.name.as_str()) {
+                "still"
+            } else {
+                "now"
+            };
             if p.verdict != Verdict::Holds {
                 problems.push(format!(
-                    "{label}: after the patch {} is still {}",
+                    "{label}: after the patch {} is {was} {}",
                     p.name, p.verdict
                 ));
+            }
+        }
+        for name in &broken {
+            if report.property(name).is_none() {
+                problems.push(format!("{label}: the patched file does not check {name}"));
             }
         }
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
-/// A patch goes through the loader: a value the schema refuses fails as a bad file would.
+/// A patch goes through the loader: a value the schema refuses fails as a bad file would, at
+/// the `set` entry of the file itself.
 #[test]
 fn a_bad_patch_value_fails_validation() {
     let file = catalog()
@@ -475,9 +483,22 @@ fn a_bad_patch_value_fails_validation() {
         .find(|f| f.ends_with("synchronous-bounds-margin-2.toml"))
         .expect("in the catalog");
     let text = std::fs::read_to_string(&file).expect("readable");
-    let set = vec![("storage.protection".to_string(), "\"moat\"".to_string())];
-    let error = redlock_lab::scenario::patched("f.toml", &text, &set).expect_err("no such mode");
-    assert!(error.to_string().contains("f.toml (patched)"), "{error}");
+    let line = 1 + text
+        .lines()
+        .position(|l| l.starts_with("set = "))
+        .expect("a set");
+    let set = vec![(
+        "storage.check_margin_ticks".to_string(),
+        "\"3\"".to_string(),
+    )];
+    let error = redlock_lab::scenario::patched("f.toml", &text, &set).expect_err("not a number");
+    assert!(
+        error.to_string().starts_with(&format!(
+            "f.toml:{line}:9: [mitigation] set: `storage.check_margin_ticks`: the patched \
+             scenario is refused: wrong value"
+        )),
+        "{error}"
+    );
 }
 
 /// What an operator controls, and so what a mitigation may change. The faults themselves (how
