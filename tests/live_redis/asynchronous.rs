@@ -209,11 +209,13 @@ fn async_fencing_tokens_come_from_the_round_and_grow_across_holders() {
         let token_b = second.fencing_token().expect("fencing is on");
         assert!(token_b > token_a, "{token_b} after {token_a}");
         second.unlock().await;
-        // The counters live next to the lock key; A's round wrote its token back to a quorum.
+        // Every resource shares one counter per node; A's round wrote its token back to a quorum.
         let raised = servers
             .iter()
             .filter(|server| {
-                let counter = server.get("fenced:fence").map_or(0, |c| c.parse().unwrap());
+                let counter = server
+                    .get(redlock_lab::proto::FENCE_COUNTER_KEY)
+                    .map_or(0, |c| c.parse().unwrap());
                 counter >= token_a
             })
             .count();

@@ -8,7 +8,7 @@ use std::thread;
 
 use redlock_lab::driver::redis::{Cause, OpenError};
 use redlock_lab::driver::{Acquisition, DriverError, RedisRedlock};
-use redlock_lab::proto::{ConfigError, RoundDecision};
+use redlock_lab::proto::{ConfigError, FENCE_COUNTER_KEY, Fencing, RoundDecision};
 use redlock_lab::time::Millis;
 
 use crate::harness::{cluster, free_port, urls};
@@ -123,6 +123,14 @@ fn a_zero_ttl_and_an_empty_resource_are_refused_before_anything_is_sent() {
         matches!(error, DriverError::Config(ConfigError::EmptyResource)),
         "{error}"
     );
+    let error = redlock
+        .lock(FENCE_COUNTER_KEY, Millis(1_000))
+        .expect_err("the counter's name");
+    assert!(
+        matches!(error, DriverError::Config(ConfigError::ReservedResource)),
+        "{error}"
+    );
+    assert!(error.to_string().contains(FENCE_COUNTER_KEY), "{error}");
     for server in &servers {
         assert_eq!(server.calls("set"), 0, "nothing was sent");
     }
@@ -161,6 +169,49 @@ fn a_key_of_another_type_is_a_named_wrongtype_error_and_the_other_nodes_are_rele
         .query(&mut servers[0].connection())
         .unwrap();
     assert_eq!(kind, "list", "the stranger's list is untouched");
+}
+
+#[test]
+fn names_that_once_collided_with_a_counter_no_longer_do() {
+    let servers = cluster(3);
+    let mut fenced = config(3);
+    fenced.fencing = Fencing::WriteBack;
+    let mut redlock = client(&urls(&servers), fenced);
+    // `a` then `a:fence`: the second answered "another client holds it" forever.
+    let a = redlock
+        .lock("a", Millis(5_000))
+        .unwrap()
+        .expect("a is free");
+    assert_eq!(a.unlock().applied.len(), 3);
+    let a_fence = redlock.lock("a:fence", Millis(5_000)).unwrap();
+    assert!(a_fence.is_some(), "a:fence is its own resource");
+    drop(a_fence);
+    // Holding `b:fence`, then `b`: the second was a "no quorum" of non-integer counters.
+    let b_fence = redlock.lock("b:fence", Millis(5_000)).unwrap();
+    assert!(b_fence.is_some(), "b:fence is free");
+    assert!(
+        redlock.lock("b", Millis(5_000)).unwrap().is_some(),
+        "b is free"
+    );
+    // An application's list at `c:fence`: locking `c` was a WRONGTYPE "no quorum".
+    for server in &servers {
+        let _: () = redis::cmd("RPUSH")
+            .arg("c:fence")
+            .arg("an application's list")
+            .query(&mut server.connection())
+            .unwrap();
+    }
+    assert!(
+        redlock.lock("c", Millis(5_000)).unwrap().is_some(),
+        "c is free"
+    );
+    for server in &servers {
+        let kind: String = redis::cmd("TYPE")
+            .arg("c:fence")
+            .query(&mut server.connection())
+            .unwrap();
+        assert_eq!(kind, "list", "the application's list is untouched");
+    }
 }
 
 /// A TCP server that answers every RESP command with the integer 42.

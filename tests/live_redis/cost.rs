@@ -19,6 +19,7 @@ fn lock_many(servers: &[RedisServer], fencing: Fencing, names: usize) {
     let mut config = config(servers.len());
     config.fencing = fencing;
     let mut redlock = client(&urls(servers), config);
+    let mut last = None;
     for i in 0..names {
         let resource = format!("order:{i}");
         let guard = redlock
@@ -26,6 +27,10 @@ fn lock_many(servers: &[RedisServer], fencing: Fencing, names: usize) {
             .unwrap()
             .unwrap_or_else(|| panic!("{resource} is free"));
         assert_eq!(guard.fencing_token().is_some(), fencing != Fencing::Off);
+        // One counter for every name: each token is above every earlier name's.
+        let token = guard.fencing_token();
+        assert!(token > last || token.is_none(), "{token:?} after {last:?}");
+        last = token;
         assert_eq!(guard.unlock().applied.len(), servers.len());
     }
 }
@@ -49,16 +54,22 @@ fn with_fencing_off_a_lock_is_one_plain_set_and_leaves_no_key_on_the_masters() {
 }
 
 #[test]
-fn with_fencing_on_each_name_keeps_its_counter_and_the_acquisition_runs_the_script() {
+fn with_fencing_on_every_name_shares_one_counter_and_the_acquisition_runs_the_script() {
     let servers = cluster(3);
     lock_many(&servers, Fencing::WriteBack, 50);
     for server in &servers {
         assert_eq!(
             key_count(server),
-            50,
-            "one counter per name on {}",
+            1,
+            "one counter for every name on {}",
             server.url()
         );
+        let counter: u64 = server
+            .get(redlock_lab::proto::FENCE_COUNTER_KEY)
+            .expect("the shared counter")
+            .parse()
+            .expect("an integer");
+        assert!(counter >= 50, "{counter}: one counter counted every lock");
         // Commands a script runs count too: its SET, and the counter's INCR.
         assert_eq!(server.calls("incr"), 50, "one increment per lock");
         // The counted SET, the write-back and the release: three scripts per lock.

@@ -8,7 +8,7 @@ use std::sync::OnceLock;
 
 use ::redis::{Cmd, Script};
 
-use crate::proto::{Fencing, Op};
+use crate::proto::{FENCE_COUNTER_KEY, Fencing, Op};
 
 /// Compare-and-delete, as redis.io gives it: delete the key only if it still holds our token.
 pub(crate) const DEL_IF_EQ: &str = r#"if redis.call("GET", KEYS[1]) == ARGV[1] then
@@ -25,8 +25,8 @@ else
   return 0
 end"#;
 
-/// `SET NX PX` and, when it created the key, `INCR` of the resource's fencing counter (KEYS[2],
-/// a key with no TTL), atomically: `{counter}` when set, nil when the key exists. The counter
+/// `SET NX PX` and, when it created the key, `INCR` of the node's fencing counter (KEYS[2],
+/// [`FENCE_COUNTER_KEY`], one key with no TTL shared by every resource), atomically: `{counter}` when set, nil when the key exists. The counter
 /// comes from the same round as the lock, so no separate counter node is needed; the core takes
 /// the largest of a quorum and writes it back ([`Op::RaiseFence`]). The reply is an array so
 /// that it cannot be mistaken for any other command's integer.
@@ -66,11 +66,6 @@ pub(crate) fn scripts() -> &'static Scripts {
         set_nx_px: Script::new(SET_NX_PX_FENCED),
         raise_fence: Script::new(RAISE_FENCE),
     })
-}
-
-/// The key of `resource`'s fencing counter on every lock node.
-pub fn fence_key(resource: &str) -> String {
-    format!("{resource}:fence")
 }
 
 /// The command's name in messages.
@@ -115,7 +110,7 @@ pub(crate) fn command(key: &str, op: &Op, fencing: Fencing) -> Cmd {
             cmd.arg(scripts().set_nx_px.get_hash())
                 .arg(2)
                 .arg(key)
-                .arg(fence_key(key))
+                .arg(FENCE_COUNTER_KEY)
                 .arg(token.to_string())
                 .arg(ttl.as_u64());
             cmd
@@ -125,7 +120,7 @@ pub(crate) fn command(key: &str, op: &Op, fencing: Fencing) -> Cmd {
             cmd.arg(scripts().raise_fence.get_hash())
                 .arg(2)
                 .arg(key)
-                .arg(fence_key(key))
+                .arg(FENCE_COUNTER_KEY)
                 .arg(token.to_string())
                 .arg(to);
             cmd
@@ -173,13 +168,13 @@ pub(crate) fn invocation(
         }
         Op::SetNxPx { token, ttl } => {
             invocation
-                .key(fence_key(key))
+                .key(FENCE_COUNTER_KEY)
                 .arg(token.to_string())
                 .arg(ttl.as_u64());
         }
         Op::RaiseFence { token, to } => {
             invocation
-                .key(fence_key(key))
+                .key(FENCE_COUNTER_KEY)
                 .arg(token.to_string())
                 .arg(to);
         }
