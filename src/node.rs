@@ -123,6 +123,16 @@ pub trait Node {
         true
     }
 
+    /// The key that `error` says holds a value the client did not write: another program's
+    /// key of another type at the lock's name, or a fencing counter that is not an integer.
+    /// An acquisition that failed with such an error is a name collision, which no retry can
+    /// fix, and the driver reports it as one, naming the key, rather than as a refusal or as
+    /// unreachable nodes. The default, for nodes that cannot tell, is `None`.
+    fn foreign_key(error: &Self::Error) -> Option<&str> {
+        let _ = error;
+        None
+    }
+
     /// Runs one batch of `commands` (at most a few per node, in order per node) on `nodes` and
     /// hands every result to `on_reply`, with the node it came from, as it arrives.
     ///

@@ -229,3 +229,39 @@ fn async_fencing_tokens_come_from_the_round_and_grow_across_holders() {
         guard.unlock().await;
     });
 }
+
+#[test]
+fn async_a_foreign_value_at_the_lock_or_the_counter_is_a_collision_naming_the_key() {
+    use redlock_lab::driver::DriverError;
+    use redlock_lab::proto::{FENCE_COUNTER_KEY, Fencing};
+    let servers = cluster(3);
+    let urls = urls(&servers);
+    for server in &servers {
+        let () = redis::cmd("SET")
+            .arg(FENCE_COUNTER_KEY)
+            .arg("not a number")
+            .query(&mut server.connection())
+            .unwrap();
+        let () = redis::cmd("RPUSH")
+            .arg("queue")
+            .arg("someone else's list")
+            .query(&mut server.connection())
+            .unwrap();
+    }
+    let mut fenced = config(3);
+    fenced.fencing = Fencing::WriteBack;
+    block_on(async {
+        let mut redlock = AsyncRedlock::open(&urls, fenced).unwrap();
+        for (resource, key) in [("orders", FENCE_COUNTER_KEY), ("queue", "queue")] {
+            let error = redlock
+                .try_lock(resource, Millis(5_000))
+                .await
+                .expect_err("a foreign key");
+            let DriverError::Collision(collision) = &error else {
+                panic!("{resource}: not a collision: {error}");
+            };
+            assert_eq!(collision.key, key, "{error}");
+            assert!(error.to_string().contains(&format!("{key:?}")), "{error}");
+        }
+    });
+}

@@ -26,26 +26,45 @@ else
 end"#;
 
 /// `SET NX PX` and, when it created the key, `INCR` of the node's fencing counter (KEYS[2],
-/// [`FENCE_COUNTER_KEY`], one key with no TTL shared by every resource), atomically: `{counter}` when set, nil when the key exists. The counter
-/// comes from the same round as the lock, so no separate counter node is needed; the core takes
-/// the largest of a quorum and writes it back ([`Op::RaiseFence`]). The reply is an array so
-/// that it cannot be mistaken for any other command's integer.
-pub(crate) const SET_NX_PX_FENCED: &str = r#"if redis.call("SET", KEYS[1], ARGV[1], "NX", "PX", ARGV[2]) then
-  return {redis.call("INCR", KEYS[2])}
-else
+/// [`FENCE_COUNTER_KEY`], one key with no TTL shared by every resource), atomically:
+/// `{counter}` when set, nil when the key exists. The counter comes from the same round as the
+/// lock, so no separate counter node is needed; the core takes the largest of a quorum and
+/// writes it back ([`Op::RaiseFence`]). The reply is an array so that it cannot be mistaken for
+/// any other command's integer. A counter that another program wrote (not an integer, another
+/// type) undoes the `SET` and answers [`FOREIGN_COUNTER`] with the node's own error.
+pub(crate) const SET_NX_PX_FENCED: &str = r#"if not redis.call("SET", KEYS[1], ARGV[1], "NX", "PX", ARGV[2]) then
   return false
-end"#;
+end
+local counter = redis.pcall("INCR", KEYS[2])
+if type(counter) == "table" then
+  redis.call("DEL", KEYS[1])
+  return redis.error_reply("FOREIGNCOUNTER " .. counter.err)
+end
+return {counter}"#;
 
 /// The fencing write-back: if the lock key (KEYS[1]) still holds our token (ARGV[1]), raise
-/// the counter (KEYS[2]) to at least ARGV[2] and return 1; otherwise 0.
+/// the counter (KEYS[2]) to at least ARGV[2] and return 1; otherwise 0. A counter that is not
+/// an integer answers [`FOREIGN_COUNTER`].
 pub(crate) const RAISE_FENCE: &str = r#"if redis.call("GET", KEYS[1]) ~= ARGV[1] then
   return 0
 end
-local counter = tonumber(redis.call("GET", KEYS[2]) or "0")
+local raw = redis.pcall("GET", KEYS[2])
+if type(raw) == "table" then
+  return redis.error_reply("FOREIGNCOUNTER " .. raw.err)
+end
+local counter = tonumber(raw or "0")
+if not counter then
+  return redis.error_reply("FOREIGNCOUNTER value is not an integer")
+end
 if tonumber(ARGV[2]) > counter then
   redis.call("SET", KEYS[2], ARGV[2])
 end
 return 1"#;
+
+/// The error code the fenced scripts answer with when the fencing counter ([`FENCE_COUNTER_KEY`])
+/// holds a value this client did not write; a `WRONGTYPE` from any script is about the lock's
+/// own key, the only other key they read.
+pub(crate) const FOREIGN_COUNTER: &str = "FOREIGNCOUNTER";
 
 /// Every script, in the order a new connection loads them.
 pub(crate) const ALL: [&str; 4] = [DEL_IF_EQ, PEXPIRE_IF_EQ, SET_NX_PX_FENCED, RAISE_FENCE];
