@@ -521,6 +521,16 @@ fn text(value: &Value) -> String {
     }
 }
 
+/// How both clients read a node's reply to [`command`](super::command)`(key, op, fencing)`:
+/// whether it took effect and the fencing counter a counted `SET` returned, or why not, with a
+/// value another program wrote at one of the lock's keys as [`Cause::ForeignKey`].
+pub fn read_reply(key: &str, op: &Op, fencing: Fencing, reply: Value) -> Result<NodeReply, Cause> {
+    match reply.extract_error() {
+        Ok(value) => interpret(op, fencing, value),
+        Err(e) => Err(round_cause(key, e)),
+    }
+}
+
 /// Whether `value` says `op` took effect (and, for a counted `SET`, the fencing counter it
 /// returned); anything the command sent for a lock with `fencing` cannot return is an error.
 pub(super) fn interpret(op: &Op, fencing: Fencing, value: Value) -> Result<NodeReply, Cause> {

@@ -111,9 +111,14 @@ pub(crate) fn script_of(op: &Op, fencing: Fencing) -> Option<&'static Script> {
     }
 }
 
-/// The command for `op` on `key` for a lock with `fencing`: a plain command, or `EVALSHA` of
-/// its script.
-pub(crate) fn command(key: &str, op: &Op, fencing: Fencing) -> Cmd {
+/// The command both clients send for `op` on `key` for a lock with `fencing`: a plain command,
+/// or `EVALSHA` of its script (a client's connection loads the scripts when it opens; a node
+/// that lost them answers `NOSCRIPT`).
+///
+/// With [`read_reply`](super::read_reply) it is all a driver of one's own over the sans-IO
+/// [`Lock`](crate::proto::Lock) needs to speak to a Redis master as the clients do: one that
+/// pipelines the rounds of many locks, say.
+pub fn command(key: &str, op: &Op, fencing: Fencing) -> Cmd {
     match *op {
         Op::SetNxPx { token, ttl } if fencing == Fencing::Off => {
             let mut cmd = ::redis::cmd("SET");
