@@ -46,8 +46,9 @@ impl From<NodeReply> for Answer {
     }
 }
 
-/// A Redis master as the Redlock client sees it: conditional operations on one key, and the
-/// per-resource fencing counter next to it.
+/// A Redis master as the Redlock client sees it: conditional operations on one key, and a
+/// fencing counter (the Redis node keeps one per node for every resource; the in-memory
+/// semantics, [`NodeState`], one per key, which is the same for the one resource a lock guards).
 ///
 /// `Ok(true)` means the operation took effect, `Ok(false)` that the node answered no; `Err` is
 /// anything else (timeout, I/O, a reply of the wrong type) and counts as a failed node.
