@@ -10,7 +10,7 @@ use redlock_lab::proto::{AcquireOutcome, Command, FENCE_COUNTER_KEY, Fencing, Lo
 use redlock_lab::rand_core::RngCore;
 use redlock_lab::time::Millis;
 
-use crate::harness::{RedisServer, cluster, urls};
+use crate::harness::{Alone, RedisServer, cluster, urls};
 use crate::{client, config};
 
 /// How many keys `server` holds.
@@ -365,7 +365,9 @@ fn lock_pipelined(servers: &[RedisServer], fencing: Fencing, names: &[String]) -
 
 #[test]
 fn a_hundred_thousand_names_leave_no_key_with_fencing_off_and_one_counter_with_it_on() {
-    let servers = cluster(3);
+    // Seconds of every core: no timing-sensitive test may run beside it.
+    let alone = Alone::wait();
+    let servers = alone.cluster(3);
     let names: Vec<String> = (0..MANY_NAMES).map(|i| format!("order:{i}")).collect();
     for fencing in [Fencing::Off, Fencing::WriteBack] {
         let started = Instant::now();
