@@ -20,9 +20,9 @@ pub use crate::proto::{Extension, Refusal};
 pub use blocking::{Acquisition, AnyNodeError, DriverError, Guard, Redlock};
 pub use clock::{Clock, ManualClock, MonotonicClock};
 pub use memory::MemoryNode;
+pub use outcome::{Collision, NodeError, NotAcquired, Unreachable};
 #[cfg(feature = "tokio")]
 pub(crate) use outcome::{ErrorLog, Settled};
-pub use outcome::{NodeError, NotAcquired, Unreachable};
 #[cfg(feature = "redis")]
 pub use redis::{RedisNode, RedisRedlock};
 pub use shared::SharedNode;

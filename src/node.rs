@@ -46,8 +46,9 @@ impl From<NodeReply> for Answer {
     }
 }
 
-/// A Redis master as the Redlock client sees it: conditional operations on one key, and the
-/// per-resource fencing counter next to it.
+/// A Redis master as the Redlock client sees it: conditional operations on one key, and a
+/// fencing counter (the Redis node keeps one per node for every resource; the in-memory
+/// semantics, [`NodeState`], one per key, which is the same for the one resource a lock guards).
 ///
 /// `Ok(true)` means the operation took effect, `Ok(false)` that the node answered no; `Err` is
 /// anything else (timeout, I/O, a reply of the wrong type) and counts as a failed node.
@@ -121,6 +122,16 @@ pub trait Node {
     /// node out of the quorum count while still sending it the operation and the release.
     fn counts_toward_quorum(&self) -> bool {
         true
+    }
+
+    /// The key that `error` says holds a value the client did not write: another program's
+    /// key of another type at the lock's name, or a fencing counter that is not an integer.
+    /// An acquisition that failed with such an error is a name collision, which no retry can
+    /// fix, and the driver reports it as one, naming the key, rather than as a refusal or as
+    /// unreachable nodes. The default, for nodes that cannot tell, is `None`.
+    fn foreign_key(error: &Self::Error) -> Option<&str> {
+        let _ = error;
+        None
     }
 
     /// Runs one batch of `commands` (at most a few per node, in order per node) on `nodes` and

@@ -46,6 +46,13 @@ pub enum TokenSource {
     /// no write-back.
     LockQuorumMaxOnly,
     /// The same, written back to a quorum before the lock counts as acquired.
+    ///
+    /// The model checks one resource, so its node counters are that resource's alone. The
+    /// Redis client keeps one counter per node for every resource (`FENCE_COUNTER_KEY`), which
+    /// other resources' acquisitions raise in between; they only raise it, and the argument
+    /// needs only that a node's counter never falls: a later holder's quorum meets the earlier
+    /// holder's write-back quorum, where its own increment lands above the earlier token.
+    /// `tests/proto_props.rs` checks it with arbitrary raises between acquisitions.
     LockQuorum,
 }
 

@@ -6,7 +6,10 @@
 //! - a failed round releases on all `N` nodes, including those that said no or never answered;
 //! - a release never deletes another token's key (two clients' commands interleaved
 //!   arbitrarily over shared `NodeState`s with compare-and-delete), and with plain `DEL` the
-//!   same check does fire.
+//!   same check does fire;
+//! - with one fencing counter per node shared by every resource, raised arbitrarily by the
+//!   others between one resource's acquisitions, that resource's tokens still grow and the
+//!   fenced storage refuses a paused earlier holder.
 
 mod common;
 
@@ -21,9 +24,10 @@ use rand_chacha::ChaCha8Rng;
 use rand_core::SeedableRng;
 use redlock_lab::node::{NodeState, Persistence};
 use redlock_lab::proto::{
-    Command, Config, DriftPolicy, Event, Lock, NodeId, Op, Reply, RetryPolicy, RoundId, Token,
-    UnlockMode,
+    AcquireOutcome, Answer, Command, Config, DriftPolicy, Event, Fencing, Lock, Next, NodeId, Op,
+    Reply, RetryPolicy, RoundId, Token, UnlockMode,
 };
+use redlock_lab::storage::{Protection, Storage, StorageOp, StorageReply};
 use redlock_lab::time::Millis;
 
 /// Where failing cases are kept, and tried first on every later run.
@@ -475,5 +479,125 @@ fn plain_del_deletes_another_tokens_key_and_the_check_catches_it() {
             );
         }
         other => panic!("plain DEL never deleted another client's key: {other:?}"),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// One fencing counter per node, shared by every resource (what the Redis client keeps at
+// `FENCE_COUNTER_KEY`): the model checks one resource, whose node counters only its own `SET`s
+// and write-backs move. A counter shared with other resources also moves between this
+// resource's acquisitions, and only up (their `INCR`s and write-backs). These cases add such
+// arbitrary increases before each acquisition of one resource, over nodes that miss arbitrary
+// `SET`s and write-backs, and check that the tokens its holders get still grow, so the
+// storage's per-resource comparison keeps their order.
+
+/// One holder of the resource: how much other resources raised each node's shared counter
+/// before it, and which nodes its `SET` and its write-back reach.
+#[derive(Clone, Debug)]
+struct SharedCounterHolder {
+    others: [u64; 3],
+    set_reaches: [bool; 3],
+    raise_reaches: [bool; 3],
+}
+
+fn shared_counter_holder() -> impl Strategy<Value = SharedCounterHolder> {
+    (
+        [0u64..1_000, 0u64..1_000, 0u64..1_000],
+        [any::<bool>(), any::<bool>(), any::<bool>()],
+        [any::<bool>(), any::<bool>(), any::<bool>()],
+    )
+        .prop_map(|(others, set_reaches, raise_reaches)| SharedCounterHolder {
+            others,
+            set_reaches,
+            raise_reaches,
+        })
+}
+
+/// Runs one acquisition of the resource with `Fencing::WriteBack` over `nodes` as `holder`
+/// says, then releases it everywhere; the fencing token if it was acquired.
+fn acquire_fenced(
+    nodes: &mut [NodeState; 3],
+    holder: &SharedCounterHolder,
+    now: &mut Millis,
+    seed: u64,
+) -> Option<u64> {
+    let mut config = Config::new(3);
+    config.fencing = Fencing::WriteBack;
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut lock = Lock::acquire(&config, Millis(10_000), &mut rng, *now).unwrap();
+    let mut deliver = |lock: &mut Lock<_>, batch: Vec<Command>, now: Millis| {
+        for command in batch {
+            let node = command.node.index();
+            let reaches = match command.op {
+                Op::SetNxPx { .. } => holder.set_reaches[node],
+                Op::RaiseFence { .. } => holder.raise_reaches[node],
+                _ => true,
+            };
+            let answer = match reaches {
+                true => nodes[node]
+                    .apply_counted(&command.op, now, Persistence::None)
+                    .map_or(Answer::failed(), Answer::from),
+                false => Answer::failed(),
+            };
+            lock.handle_reply(command.round, command.node, answer, now);
+        }
+    };
+    let token = loop {
+        match lock.poll_acquisition().unwrap() {
+            Next::Send(batch) => deliver(&mut lock, batch, *now),
+            Next::WaitUntil(due) => {
+                *now = due;
+                lock.handle_timeout(due);
+            }
+            Next::Done(AcquireOutcome::Acquired { .. }) => break lock.lease().map(|l| l.fence),
+            Next::Done(_) => break None,
+        }
+    };
+    if token.is_some() {
+        lock.release(*now);
+        while let Next::Send(batch) = lock.poll_release() {
+            deliver(&mut lock, batch, *now);
+        }
+    }
+    *now += Millis(1);
+    token
+}
+
+proptest! {
+    #![proptest_config(common::cases(512, REGRESSIONS))]
+
+    #[test]
+    fn a_counter_shared_by_every_resource_keeps_each_resources_tokens_growing(
+        holders in proptest::collection::vec(shared_counter_holder(), 2..8),
+    ) {
+        let mut nodes: [NodeState; 3] = Default::default();
+        let mut now = Millis(0);
+        let mut storage = Storage::default();
+        let mut last: Option<(u32, u32)> = None;
+        for (epoch, holder) in (1u32..).zip(&holders) {
+            for (node, raise) in nodes.iter_mut().zip(holder.others) {
+                // Other resources' INCRs and write-backs on the same counter: only up.
+                node.counter += raise;
+            }
+            let Some(token) = acquire_fenced(&mut nodes, holder, &mut now, u64::from(epoch)) else {
+                continue;
+            };
+            let fence = u32::try_from(token).unwrap();
+            if let Some((_, before)) = last {
+                prop_assert!(fence > before, "token {fence} after {before}");
+            }
+            let read = StorageOp::Read { epoch, fence };
+            let value = last.map_or(0, |(before, _)| before);
+            prop_assert_eq!(storage.apply(read, Protection::FencingToken), StorageReply::Value(value));
+            let write = StorageOp::Write { epoch, fence, value: epoch };
+            prop_assert_eq!(storage.apply(write, Protection::FencingToken), StorageReply::Done);
+            // The previous holder, paused, writes after this one: refused.
+            if let Some((stale, before)) = last {
+                let late = StorageOp::Write { epoch: stale, fence: before, value: stale };
+                prop_assert_eq!(storage.apply(late, Protection::FencingToken), StorageReply::Rejected);
+            }
+            last = Some((epoch, fence));
+        }
+        prop_assert!(storage.fenced_order_holds());
     }
 }

@@ -7,7 +7,7 @@ use rand_core::{CryptoRng, RngCore, SeedableRng};
 use thiserror::Error;
 
 use super::clock::Clock;
-use super::outcome::{ErrorLog, NodeError, NotAcquired, Settled, Unreachable};
+use super::outcome::{Collision, ErrorLog, NodeError, NotAcquired, Settled, Unreachable};
 use crate::node::Node;
 use crate::proto::{
     Config, ConfigError, Extension, Lock, LockParams, Next, NodeSet, Tally, Token, UsageError,
@@ -29,28 +29,49 @@ pub enum DriverError {
     /// as [`Acquisition::Unreachable`], with each node's typed error.
     #[error(transparent)]
     Unreachable(Box<Unreachable<AnyNodeError>>),
+    /// A key the lock needs (its name, or a node's fencing counter) holds a value another
+    /// program wrote: a name collision, which no retry fixes. `lock` and `try_lock` both
+    /// return it, naming the key and the nodes that reported it.
+    #[error(transparent)]
+    Collision(Box<Collision<AnyNodeError>>),
 }
 
 /// A node's error with its type erased, as [`DriverError::Unreachable`] carries it.
 pub type AnyNodeError = Box<dyn std::error::Error + Send + Sync>;
 
+/// The errors with their type erased.
+fn erase<E: std::error::Error + Send + Sync + 'static>(
+    errors: Vec<NodeError<E>>,
+) -> Vec<NodeError<AnyNodeError>> {
+    errors
+        .into_iter()
+        .map(|e| NodeError {
+            node: e.node,
+            error: Box::new(e.error) as AnyNodeError,
+        })
+        .collect()
+}
+
 impl<E: std::error::Error + Send + Sync + 'static> From<Unreachable<E>> for DriverError {
     fn from(unreachable: Unreachable<E>) -> DriverError {
-        let erase = |errors: Vec<NodeError<E>>| {
-            errors
-                .into_iter()
-                .map(|e| NodeError {
-                    node: e.node,
-                    error: Box::new(e.error) as AnyNodeError,
-                })
-                .collect()
-        };
         DriverError::Unreachable(Box::new(Unreachable {
             quorum: unreachable.quorum,
             attempts: unreachable.attempts,
             nodes: unreachable.nodes,
             causes: erase(unreachable.causes),
             errors: erase(unreachable.errors),
+        }))
+    }
+}
+
+impl<E: std::error::Error + Send + Sync + 'static> From<Collision<E>> for DriverError {
+    fn from(collision: Collision<E>) -> DriverError {
+        DriverError::Collision(Box::new(Collision {
+            key: collision.key,
+            attempts: collision.attempts,
+            nodes: collision.nodes,
+            causes: erase(collision.causes),
+            errors: erase(collision.errors),
         }))
     }
 }
@@ -172,7 +193,8 @@ impl<N: Node, C: Clock, R: RngCore + CryptoRng> Redlock<N, C, R> {
     }
 
     /// Like [`lock`](Redlock::lock), with the outcome told apart: acquired, refused (and why),
-    /// or unreachable (and each node's error).
+    /// or unreachable (and each node's error). A name collision (a key of the lock holds
+    /// another program's value) is [`DriverError::Collision`] from both.
     pub fn try_lock(
         &mut self,
         resource: &str,
@@ -189,7 +211,7 @@ impl<N: Node, C: Clock, R: RngCore + CryptoRng> Redlock<N, C, R> {
             &mut errors,
             Lock::poll_acquisition,
         )?;
-        Ok(match errors.settle(outcome) {
+        Ok(match errors.settle(outcome, N::foreign_key) {
             Settled::Acquired {
                 nodes,
                 restarted,
@@ -205,6 +227,7 @@ impl<N: Node, C: Clock, R: RngCore + CryptoRng> Redlock<N, C, R> {
             }),
             Settled::Unreachable(unreachable) => Acquisition::Unreachable(unreachable),
             Settled::NotAcquired(refused) => Acquisition::NotAcquired(refused),
+            Settled::Collision(collision) => return Err(collision.into()),
         })
     }
 }

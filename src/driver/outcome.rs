@@ -1,9 +1,12 @@
-//! What an acquisition that did not win tells its caller: contention, unreachable nodes, or the
-//! restarted-node guard, each with what every node answered.
+//! What an acquisition that did not win tells its caller: contention, unreachable nodes, the
+//! restarted-node guard, or a name collision, each with what every node answered.
 //!
 //! The core classifies a failed acquisition ([`AcquireOutcome`]); it cannot know *why* a node
 //! failed. The driver can, so it keeps every node error with the round it belongs to
-//! ([`ErrorLog`]) and adds to the core's outcome the errors of the round it names.
+//! ([`ErrorLog`]) and adds to the core's outcome the errors of the round it names. One thing
+//! only the node's error says changes the outcome: a key of the lock that holds another
+//! program's value ([`Node::foreign_key`](crate::node::Node::foreign_key)) turns a lost
+//! acquisition into a [`Collision`] naming the key.
 
 use std::fmt;
 
@@ -84,6 +87,44 @@ impl<E: fmt::Display> fmt::Display for Unreachable<E> {
 /// Every cause is in the message: with several nodes there is no single source to chain.
 impl<E: fmt::Debug + fmt::Display> std::error::Error for Unreachable<E> {}
 
+/// A key the lock needs holds a value this client did not write, so the acquisition failed
+/// however the nodes counted: another program uses the lock's name with a value of another
+/// type, or wrote the fencing counter. No retry fixes it; rename the resource or the other
+/// program's key.
+#[derive(Debug)]
+pub struct Collision<E> {
+    /// The key, as the first node that reported it named it.
+    pub key: String,
+    /// How many rounds were tried.
+    pub attempts: u32,
+    /// Per-node results of the last round.
+    pub nodes: Tally,
+    /// The first error of each node that named a key, in node order.
+    pub causes: Vec<NodeError<E>>,
+    /// Every other node error, in the order they came.
+    pub errors: Vec<NodeError<E>>,
+}
+
+impl<E: fmt::Display> fmt::Display for Collision<E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let nodes: Vec<String> = self.causes.iter().map(|c| c.node.to_string()).collect();
+        write!(
+            f,
+            "key {:?} holds a value this client did not write on {}: another program uses the \
+             name, so the lock was not acquired",
+            self.key,
+            nodes.join(" ")
+        )?;
+        for cause in &self.causes {
+            write!(f, "; {}: {}", cause.node, cause.error)?;
+        }
+        Ok(())
+    }
+}
+
+/// Every cause is in the message: with several nodes there is no single source to chain.
+impl<E: fmt::Debug + fmt::Display> std::error::Error for Collision<E> {}
+
 /// How an acquisition ended, with the node errors added: what a driver turns into its public
 /// outcome.
 #[derive(Debug)]
@@ -101,6 +142,8 @@ pub(crate) enum Settled<E> {
     NotAcquired(NotAcquired<E>),
     /// Too few nodes answered.
     Unreachable(Unreachable<E>),
+    /// A node said a key of the lock holds another program's value.
+    Collision(Collision<E>),
 }
 
 /// Every node error of one lock operation, each with the round it belongs to.
@@ -168,14 +211,28 @@ impl<E> ErrorLog<E> {
     }
 
     /// The core's outcome of an acquisition with the errors added: the failed round's as the
-    /// causes of an unreachable outcome.
-    pub(crate) fn settle(self, outcome: AcquireOutcome) -> Settled<E> {
+    /// causes of an unreachable outcome. A lost acquisition in which some error names a key
+    /// that holds another program's value (`foreign` says which, as
+    /// [`Node::foreign_key`](crate::node::Node::foreign_key) does) is a [`Collision`] instead.
+    pub(crate) fn settle(
+        self,
+        outcome: AcquireOutcome,
+        foreign: impl Fn(&E) -> Option<&str>,
+    ) -> Settled<E> {
         match outcome {
             AcquireOutcome::Acquired { nodes, restarted } => Settled::Acquired {
                 nodes,
                 restarted,
                 errors: self,
             },
+            AcquireOutcome::Unreachable {
+                attempts, nodes, ..
+            }
+            | AcquireOutcome::NotAcquired {
+                attempts, nodes, ..
+            } if self.errors.iter().any(|e| foreign(&e.error).is_some()) => {
+                Settled::Collision(self.collision(attempts, nodes, foreign))
+            }
             AcquireOutcome::Unreachable {
                 quorum,
                 attempts,
@@ -204,6 +261,36 @@ impl<E> ErrorLog<E> {
                 nodes,
                 errors: self.errors,
             }),
+        }
+    }
+
+    /// The errors as a collision: each node's first error that names a key is a cause.
+    fn collision(
+        self,
+        attempts: u32,
+        nodes: Tally,
+        foreign: impl Fn(&E) -> Option<&str>,
+    ) -> Collision<E> {
+        let mut named = NodeSet::default();
+        let (mut causes, errors): (Vec<_>, Vec<_>) = self.errors.into_iter().partition(|e| {
+            let first = foreign(&e.error).is_some() && !named.contains(e.node);
+            if first {
+                named.insert(e.node);
+            }
+            first
+        });
+        causes.sort_by_key(|cause| cause.node);
+        let key = causes
+            .first()
+            .and_then(|cause| foreign(&cause.error))
+            .unwrap_or_default()
+            .to_owned();
+        Collision {
+            key,
+            attempts,
+            nodes,
+            causes,
+            errors,
         }
     }
 }
@@ -241,7 +328,7 @@ mod tests {
             nodes: Tally::default(),
             round: RoundId(3),
         };
-        let Settled::Unreachable(unreachable) = log.settle(outcome) else {
+        let Settled::Unreachable(unreachable) = log.settle(outcome, |_| None) else {
             panic!("the core said unreachable");
         };
         assert_eq!(
@@ -250,5 +337,59 @@ mod tests {
              n2: timed out; n3: refused"
         );
         assert_eq!(unreachable.errors.len(), 1);
+    }
+
+    #[test]
+    fn an_error_that_names_a_foreign_key_makes_a_lost_acquisition_a_collision() {
+        fn foreign<'b>(error: &'b &str) -> Option<&'b str> {
+            error.strip_prefix("foreign ")
+        }
+        let lost = [
+            AcquireOutcome::Unreachable {
+                quorum: 2,
+                attempts: 1,
+                nodes: Tally::default(),
+                round: RoundId(1),
+            },
+            AcquireOutcome::NotAcquired {
+                reason: Refusal::Held,
+                failure: Failure::LeaseExpired,
+                attempts: 1,
+                nodes: Tally::default(),
+                round: RoundId(1),
+            },
+        ];
+        for outcome in lost {
+            let mut log = ErrorLog::default();
+            log.push(&command(3, 1), "foreign queue");
+            log.push(&command(1, 1), "timed out");
+            log.push(&command(1, 1), "foreign queue");
+            log.push(&command(1, 2), "foreign queue");
+            let Settled::Collision(collision) = log.settle(outcome, foreign) else {
+                panic!("{outcome:?} with a foreign key is not a collision");
+            };
+            assert_eq!(collision.key, "queue");
+            assert_eq!(
+                collision.to_string(),
+                "key \"queue\" holds a value this client did not write on n2 n4: another \
+                 program uses the name, so the lock was not acquired; \
+                 n2: foreign queue; n4: foreign queue"
+            );
+            assert_eq!(
+                collision.errors.len(),
+                2,
+                "a node's second report is not a cause"
+            );
+        }
+        let mut log = ErrorLog::default();
+        log.push(&command(0, 1), "foreign queue");
+        let acquired = AcquireOutcome::Acquired {
+            nodes: Tally::default(),
+            restarted: NodeSet::default(),
+        };
+        assert!(
+            matches!(log.settle(acquired, foreign), Settled::Acquired { .. }),
+            "a minority's foreign key does not undo a won lock"
+        );
     }
 }

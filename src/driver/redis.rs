@@ -44,4 +44,5 @@ mod url;
 
 pub use client::RedisRedlock;
 pub use error::{Cause, OpenError, RedisNodeError};
-pub use node::{NodeOptions, RedisNode};
+pub use node::{NodeOptions, RedisNode, read_reply};
+pub use script::command;

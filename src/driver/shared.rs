@@ -76,6 +76,10 @@ impl<N: Node> Node for SharedNode<N> {
         // The inner node's own `execute`, in case it overrides the default.
         self.with(|node| node.execute(key, op, fencing))
     }
+
+    fn foreign_key(error: &N::Error) -> Option<&str> {
+        N::foreign_key(error)
+    }
 }
 
 #[cfg(test)]

@@ -95,9 +95,10 @@ pub enum ExtensionQuorum {
 
 /// Whether a lock hands out a fencing token derived from its own acquisition round, and how.
 ///
-/// Every node's `SET NX PX` that creates the key also increments a per-resource counter on that
-/// node and returns it (one script); the round's *fence* is the largest counter among the nodes
-/// that applied it. The largest counter of one quorum is not monotonic by itself: a node outside
+/// Every node's `SET NX PX` that creates the key also increments that node's counter (one key,
+/// [`FENCE_COUNTER_KEY`], for every resource) and returns it (one script); the round's *fence*
+/// is the largest counter among the nodes that applied it.
+/// The largest counter of one quorum is not monotonic by itself: a node outside
 /// the next holder's quorum may be far ahead of those inside it. Writing the fence back to a
 /// quorum before the lock counts as acquired makes every later quorum (which intersects that
 /// one) start above it.
@@ -337,12 +338,28 @@ pub enum ConfigError {
     /// An empty resource (key) name.
     #[error("resource name is empty: the lock's key needs a name")]
     EmptyResource,
+    /// The resource name is the lock nodes' fencing counter's key.
+    #[error(
+        "resource name {FENCE_COUNTER_KEY:?} is reserved: it is the lock nodes' fencing counter"
+    )]
+    ReservedResource,
 }
 
-/// Checks a resource (key) name. Redis accepts any binary string, so only emptiness is refused.
+/// The one key at which every lock node keeps its fencing counter, shared by every resource.
+///
+/// One key, not one per resource, so a node's memory does not grow with the names ever
+/// locked; a token drawn from a counter that only grows is larger than every earlier token of
+/// every resource, so the storage's per-resource comparison still holds. Since
+/// [`validate_resource`] refuses this name, no lock key can be the counter.
+pub const FENCE_COUNTER_KEY: &str = "redlock-lab:fencing-counter";
+
+/// Checks a resource (key) name. Redis accepts any binary string, so only emptiness and the
+/// counter's own name ([`FENCE_COUNTER_KEY`]) are refused.
 pub fn validate_resource(resource: &str) -> Result<(), ConfigError> {
     if resource.is_empty() {
         Err(ConfigError::EmptyResource)
+    } else if resource == FENCE_COUNTER_KEY {
+        Err(ConfigError::ReservedResource)
     } else {
         Ok(())
     }
@@ -392,5 +409,10 @@ mod tests {
         assert!(check(inverted, 100).contains("delay range"));
         assert!(validate_resource("").is_err());
         assert!(validate_resource("orders").is_ok());
+        assert!(validate_resource("orders:fence").is_ok());
+        assert_eq!(
+            validate_resource(FENCE_COUNTER_KEY),
+            Err(ConfigError::ReservedResource)
+        );
     }
 }

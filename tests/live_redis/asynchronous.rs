@@ -209,11 +209,13 @@ fn async_fencing_tokens_come_from_the_round_and_grow_across_holders() {
         let token_b = second.fencing_token().expect("fencing is on");
         assert!(token_b > token_a, "{token_b} after {token_a}");
         second.unlock().await;
-        // The counters live next to the lock key; A's round wrote its token back to a quorum.
+        // Every resource shares one counter per node; A's round wrote its token back to a quorum.
         let raised = servers
             .iter()
             .filter(|server| {
-                let counter = server.get("fenced:fence").map_or(0, |c| c.parse().unwrap());
+                let counter = server
+                    .get(redlock_lab::proto::FENCE_COUNTER_KEY)
+                    .map_or(0, |c| c.parse().unwrap());
                 counter >= token_a
             })
             .count();
@@ -225,5 +227,41 @@ fn async_fencing_tokens_come_from_the_round_and_grow_across_holders() {
         let guard = plain.lock("plain", Millis(5_000)).await.unwrap().unwrap();
         assert_eq!(guard.fencing_token(), None, "fencing is off by default");
         guard.unlock().await;
+    });
+}
+
+#[test]
+fn async_a_foreign_value_at_the_lock_or_the_counter_is_a_collision_naming_the_key() {
+    use redlock_lab::driver::DriverError;
+    use redlock_lab::proto::{FENCE_COUNTER_KEY, Fencing};
+    let servers = cluster(3);
+    let urls = urls(&servers);
+    for server in &servers {
+        let () = redis::cmd("SET")
+            .arg(FENCE_COUNTER_KEY)
+            .arg("not a number")
+            .query(&mut server.connection())
+            .unwrap();
+        let () = redis::cmd("RPUSH")
+            .arg("queue")
+            .arg("someone else's list")
+            .query(&mut server.connection())
+            .unwrap();
+    }
+    let mut fenced = config(3);
+    fenced.fencing = Fencing::WriteBack;
+    block_on(async {
+        let mut redlock = AsyncRedlock::open(&urls, fenced).unwrap();
+        for (resource, key) in [("orders", FENCE_COUNTER_KEY), ("queue", "queue")] {
+            let error = redlock
+                .try_lock(resource, Millis(5_000))
+                .await
+                .expect_err("a foreign key");
+            let DriverError::Collision(collision) = &error else {
+                panic!("{resource}: not a collision: {error}");
+            };
+            assert_eq!(collision.key, key, "{error}");
+            assert!(error.to_string().contains(&format!("{key:?}")), "{error}");
+        }
     });
 }

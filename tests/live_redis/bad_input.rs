@@ -1,6 +1,7 @@
-//! Bad input: unreachable and garbage URLs, too few live nodes, a zero TTL, a key of the wrong
-//! type, and a "server" that answers with the wrong reply type. Each gives a typed error that
-//! names the node, nothing panics, and nothing is left locked.
+//! Bad input: unreachable and garbage URLs, too few live nodes, a zero TTL, the reserved
+//! counter's name, keys that another program wrote (at the lock's name, at the fencing counter),
+//! and a "server" that answers with the wrong reply type. Each gives a typed error that names
+//! the node (and the key), nothing panics, and nothing is left locked.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
@@ -8,10 +9,10 @@ use std::thread;
 
 use redlock_lab::driver::redis::{Cause, OpenError};
 use redlock_lab::driver::{Acquisition, DriverError, RedisRedlock};
-use redlock_lab::proto::{ConfigError, RoundDecision};
+use redlock_lab::proto::{ConfigError, FENCE_COUNTER_KEY, Fencing, RoundDecision};
 use redlock_lab::time::Millis;
 
-use crate::harness::{cluster, free_port, urls};
+use crate::harness::{RedisServer, cluster, free_port, urls};
 use crate::{client, config};
 
 #[test]
@@ -123,37 +124,71 @@ fn a_zero_ttl_and_an_empty_resource_are_refused_before_anything_is_sent() {
         matches!(error, DriverError::Config(ConfigError::EmptyResource)),
         "{error}"
     );
+    let error = redlock
+        .lock(FENCE_COUNTER_KEY, Millis(1_000))
+        .expect_err("the counter's name");
+    assert!(
+        matches!(error, DriverError::Config(ConfigError::ReservedResource)),
+        "{error}"
+    );
+    assert!(error.to_string().contains(FENCE_COUNTER_KEY), "{error}");
     for server in &servers {
         assert_eq!(server.calls("set"), 0, "nothing was sent");
     }
 }
 
-#[test]
-fn a_key_of_another_type_is_a_named_wrongtype_error_and_the_other_nodes_are_released() {
-    let servers = cluster(3);
-    for server in &servers[..2] {
-        let _: () = redis::cmd("RPUSH")
-            .arg("queue")
-            .arg("someone else's list")
+/// Writes `value` at `key` on `servers` as another program would: a string, or a list when
+/// `list` is set.
+fn foreign_key(servers: &[RedisServer], key: &str, value: &str, list: bool) {
+    for server in servers {
+        let command = if list { "RPUSH" } else { "SET" };
+        let () = redis::cmd(command)
+            .arg(key)
+            .arg(value)
             .query(&mut server.connection())
             .unwrap();
     }
-    let urls = urls(&servers);
-    let mut redlock = client(&urls, config(3));
-    let Acquisition::NotAcquired(refused) = redlock.try_lock("queue", Millis(5_000)).unwrap()
-    else {
-        panic!("acquired a key that holds a list");
+}
+
+/// The collision `error` must be: `key`, named by `nodes` (node indexes) in the error, its
+/// message and each cause, each cause naming its node's URL.
+fn assert_collision(error: &DriverError, key: &str, nodes: &[usize], urls: &[String]) {
+    let DriverError::Collision(collision) = error else {
+        panic!("not reported as a collision: {error}");
     };
-    // SET NX says no on a list; the compare-and-delete of the release runs GET on it and fails.
-    let wrong_type: Vec<_> = refused
-        .errors
-        .iter()
-        .filter(|e| matches!(e.error.cause, Cause::WrongType(_)))
-        .collect();
-    assert!(!wrong_type.is_empty(), "{:?}", refused.errors);
-    for error in &wrong_type {
-        assert!(error.node.index() < 2);
-        assert!(error.error.to_string().contains(&urls[error.node.index()]));
+    assert_eq!(collision.key, key, "{error}");
+    let message = error.to_string();
+    assert!(
+        message.starts_with(&format!(
+            "key {key:?} holds a value this client did not write on n"
+        )),
+        "{message}"
+    );
+    assert!(!collision.causes.is_empty(), "{error}");
+    for cause in &collision.causes {
+        assert!(nodes.contains(&cause.node.index()), "{error}");
+        assert!(message.contains(&urls[cause.node.index()]), "{message}");
+        let text = cause.error.to_string();
+        assert!(text.contains(&format!("{key:?}")), "{text}");
+    }
+}
+
+#[test]
+fn a_key_of_another_type_at_the_locks_name_is_a_collision_naming_it() {
+    let servers = cluster(3);
+    let urls = urls(&servers);
+    foreign_key(&servers[..2], "queue", "someone else's list", true);
+    for fencing in [Fencing::Off, Fencing::WriteBack] {
+        let mut fenced = config(3);
+        fenced.fencing = fencing;
+        let mut redlock = client(&urls, fenced);
+        // SET NX says no on a list; the release's compare-and-delete reads it: WRONGTYPE.
+        let error = redlock
+            .try_lock("queue", Millis(5_000))
+            .expect_err("a list is not a lock");
+        assert_collision(&error, "queue", &[0, 1], &urls);
+        let error = redlock.lock("queue", Millis(5_000)).expect_err("lock too");
+        assert_collision(&error, "queue", &[0, 1], &urls);
     }
     assert_eq!(servers[2].get("queue"), None, "the third node was released");
     let kind: String = redis::cmd("TYPE")
@@ -161,6 +196,74 @@ fn a_key_of_another_type_is_a_named_wrongtype_error_and_the_other_nodes_are_rele
         .query(&mut servers[0].connection())
         .unwrap();
     assert_eq!(kind, "list", "the stranger's list is untouched");
+}
+
+#[test]
+fn a_foreign_value_at_the_fencing_counter_is_a_collision_naming_the_counter() {
+    let servers = cluster(3);
+    let urls = urls(&servers);
+    for list in [false, true] {
+        foreign_key(&servers, FENCE_COUNTER_KEY, "not a number", list);
+        let mut fenced = config(3);
+        fenced.fencing = Fencing::WriteBack;
+        let mut redlock = client(&urls, fenced);
+        let error = redlock
+            .lock("orders", Millis(5_000))
+            .expect_err("no counter to count with");
+        assert_collision(&error, FENCE_COUNTER_KEY, &[0, 1, 2], &urls);
+        for server in &servers {
+            assert_eq!(server.get("orders"), None, "the SET was undone");
+        }
+        // With fencing off nothing reads the counter, so the name is free.
+        let mut plain = client(&urls, config(3));
+        let guard = plain.lock("orders", Millis(5_000)).unwrap();
+        assert_eq!(guard.expect("free").unlock().applied.len(), 3);
+        for server in &servers {
+            let () = redis::cmd("DEL")
+                .arg(FENCE_COUNTER_KEY)
+                .query(&mut server.connection())
+                .unwrap();
+        }
+    }
+}
+
+#[test]
+fn names_that_once_collided_with_a_counter_no_longer_do() {
+    let servers = cluster(3);
+    let mut fenced = config(3);
+    fenced.fencing = Fencing::WriteBack;
+    let mut redlock = client(&urls(&servers), fenced);
+    let mut holder = client(&urls(&servers), fenced);
+    // `a` then `a:fence`: the second answered "another client holds it" forever.
+    let a = redlock
+        .lock("a", Millis(5_000))
+        .unwrap()
+        .expect("a is free");
+    assert_eq!(a.unlock().applied.len(), 3);
+    let a_fence = redlock.lock("a:fence", Millis(5_000)).unwrap();
+    assert!(a_fence.is_some(), "a:fence is its own resource");
+    drop(a_fence);
+    // Holding `b:fence`, then `b`: the second was a "no quorum" of non-integer counters.
+    let b_fence = holder.lock("b:fence", Millis(5_000)).unwrap();
+    assert!(b_fence.is_some(), "b:fence is free");
+    assert!(
+        redlock.lock("b", Millis(5_000)).unwrap().is_some(),
+        "b is free"
+    );
+    // An application's list at `c:fence`: locking `c` was a WRONGTYPE "no quorum".
+    foreign_key(&servers, "c:fence", "an application's list", true);
+    assert!(
+        redlock.lock("c", Millis(5_000)).unwrap().is_some(),
+        "c is free"
+    );
+    drop(b_fence);
+    for server in &servers {
+        let kind: String = redis::cmd("TYPE")
+            .arg("c:fence")
+            .query(&mut server.connection())
+            .unwrap();
+        assert_eq!(kind, "list", "the application's list is untouched");
+    }
 }
 
 /// A TCP server that answers every RESP command with the integer 42.

@@ -14,8 +14,8 @@ use std::io::Read;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::OnceLock;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Condvar, Mutex, MutexGuard, OnceLock, PoisonError};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -169,6 +169,66 @@ pub struct RedisServer {
     dir: PathBuf,
     options: ServerOptions,
     child: Option<Child>,
+    /// Counted among the servers [`Alone`] waits for (all but an alone test's own).
+    counted: bool,
+}
+
+/// Who is using the machine: the servers of ordinary tests, and whether a test that loads every
+/// core (the hundred thousand names) runs, or waits to run, alone.
+struct Machine {
+    servers: usize,
+    waiting_alone: usize,
+    alone: bool,
+}
+
+static MACHINE: Mutex<Machine> = Mutex::new(Machine {
+    servers: 0,
+    waiting_alone: 0,
+    alone: false,
+});
+static MACHINE_CHANGED: Condvar = Condvar::new();
+
+fn machine() -> MutexGuard<'static, Machine> {
+    MACHINE.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+fn wait_for_machine(
+    guard: MutexGuard<'static, Machine>,
+    busy: impl Fn(&Machine) -> bool,
+) -> MutexGuard<'static, Machine> {
+    MACHINE_CHANGED
+        .wait_while(guard, |m| busy(m))
+        .unwrap_or_else(PoisonError::into_inner)
+}
+
+/// A test that loads every core runs alone while this lives: no other test's server runs (so
+/// no timing-sensitive test beside it starves), and new ones wait until it is dropped.
+pub struct Alone(());
+
+impl Alone {
+    /// Waits until every other test's servers are gone, then keeps new ones from starting.
+    pub fn wait() -> Alone {
+        let mut m = machine();
+        m.waiting_alone += 1;
+        let mut m = wait_for_machine(m, |m| m.alone || m.servers > 0);
+        m.waiting_alone -= 1;
+        m.alone = true;
+        Alone(())
+    }
+
+    /// `n` plain servers of the alone test.
+    pub fn cluster(&self, n: usize) -> Vec<RedisServer> {
+        (0..n)
+            .map(|_| RedisServer::start_counted(ServerOptions::default(), false))
+            .collect()
+    }
+}
+
+impl Drop for Alone {
+    fn drop(&mut self) {
+        machine().alone = false;
+        MACHINE_CHANGED.notify_all();
+    }
 }
 
 impl RedisServer {
@@ -179,6 +239,17 @@ impl RedisServer {
 
     /// A server with `options`.
     pub fn start_with(options: ServerOptions) -> RedisServer {
+        RedisServer::start_counted(options, true)
+    }
+
+    /// A server with `options`, `counted` among those an [`Alone`] test waits for (waiting
+    /// while one runs).
+    fn start_counted(options: ServerOptions, counted: bool) -> RedisServer {
+        if counted {
+            let m = machine();
+            let mut m = wait_for_machine(m, |m| m.alone || m.waiting_alone > 0);
+            m.servers += 1;
+        }
         let dir = temp_dir("node");
         // Another process may take the port between our probe and the server's bind; try a few.
         for _ in 0..5 {
@@ -187,6 +258,7 @@ impl RedisServer {
                 dir: dir.clone(),
                 options: options.clone(),
                 child: None,
+                counted,
             };
             if server.spawn() {
                 return server;
@@ -358,6 +430,10 @@ impl Drop for RedisServer {
     fn drop(&mut self) {
         self.kill();
         let _ = fs::remove_dir_all(&self.dir);
+        if self.counted {
+            machine().servers -= 1;
+            MACHINE_CHANGED.notify_all();
+        }
     }
 }
 

@@ -35,7 +35,7 @@ use rand_chacha::ChaCha20Rng;
 use rand_core::{RngCore, SeedableRng};
 
 use super::error::{Cause, OpenError, RedisNodeError};
-use super::node::{NodeOptions, ServerInfo, build_client, connect_cause, interpret, server_cause};
+use super::node::{NodeOptions, ServerInfo, build_client, connect_cause, interpret, round_cause};
 use super::script;
 use crate::driver::{DriverError, ErrorLog, NodeError, NotAcquired, Settled, Unreachable};
 use crate::node::NodeReply;
@@ -185,7 +185,7 @@ async fn run(
         if e.is_io_error() || e.is_connection_dropped() {
             Cause::ConnectionLost(e)
         } else {
-            server_cause(e)
+            round_cause(key, e)
         }
     })?;
     interpret(op, fencing, value)
@@ -309,7 +309,8 @@ impl AsyncRedlock {
     }
 
     /// Like [`lock`](AsyncRedlock::lock), with the outcome told apart: acquired, refused (and
-    /// why), or unreachable (and each node's error).
+    /// why), or unreachable (and each node's error). A name collision (a key of the lock holds
+    /// another program's value) is [`DriverError::Collision`] from both.
     pub async fn try_lock(
         &mut self,
         resource: &str,
@@ -328,7 +329,7 @@ impl AsyncRedlock {
             Lock::poll_acquisition,
         )
         .await?;
-        Ok(match errors.settle(outcome) {
+        Ok(match errors.settle(outcome, RedisNodeError::foreign_key) {
             Settled::Acquired {
                 nodes,
                 restarted,
@@ -344,6 +345,7 @@ impl AsyncRedlock {
             }),
             Settled::NotAcquired(refused) => AsyncAcquisition::NotAcquired(refused),
             Settled::Unreachable(unreachable) => AsyncAcquisition::Unreachable(unreachable),
+            Settled::Collision(collision) => return Err(collision.into()),
         })
     }
 }

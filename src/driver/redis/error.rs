@@ -22,6 +22,15 @@ impl RedisNodeError {
     pub fn is_timeout(&self) -> bool {
         matches!(self.cause, Cause::Timeout { .. })
     }
+
+    /// The key whose value this client did not write, when the node said so
+    /// ([`Cause::ForeignKey`]).
+    pub fn foreign_key(&self) -> Option<&str> {
+        match &self.cause {
+            Cause::ForeignKey { key, .. } => Some(key),
+            _ => None,
+        }
+    }
 }
 
 /// Why a Redis node failed. The variants separate what the caller can act on: fix the URL or
@@ -53,8 +62,18 @@ pub enum Cause {
     /// The connection broke while a command was in flight.
     #[error("connection lost: {0}")]
     ConnectionLost(#[source] ::redis::RedisError),
-    /// The lock's key holds a value of another type (`WRONGTYPE`): some other program uses the
-    /// same key name.
+    /// A key of the lock (its own name, or the node's fencing counter) holds a value this
+    /// client did not write: a value of another type (`WRONGTYPE`), or a counter that is not an
+    /// integer. Some other program uses the same key name; no retry can fix that.
+    #[error("key {key:?} holds a value this client did not write ({found})")]
+    ForeignKey {
+        /// The key.
+        key: String,
+        /// What the node said about it.
+        found: String,
+    },
+    /// A value of another type (`WRONGTYPE`) at a key of a command sent outside a lock round
+    /// ([`RedisNode::query`](super::RedisNode::query), [`RedisNode::invoke`](super::RedisNode::invoke)).
     #[error("the key holds a value of another type: {0}")]
     WrongType(#[source] ::redis::RedisError),
     /// The node answered with a reply this command cannot produce (not a Redis server, or a

@@ -8,10 +8,11 @@
 //!
 //! **Where the token comes from.** Use [`Guard::fencing_token`](crate::driver::Guard::fencing_token)
 //! with [`Fencing::WriteBack`](crate::proto::Fencing::WriteBack): every lock node's `SET` also
-//! increments a per-resource counter in the same script, the client takes the largest counter of
-//! its quorum and writes it back to a quorum (on the nodes that still hold its key) before the
-//! lock counts as acquired, so every later holder's quorum starts above it. No extra node is
-//! involved. It needs what mutual exclusion needs, and one thing more: every lock node keeps its
+//! increments the node's one fencing counter (shared by every resource) in the same script, the
+//! client takes the largest counter of its quorum and writes it back to a quorum (on the nodes
+//! that still hold its key) before the lock counts as acquired, so every later holder's quorum
+//! starts above it. No extra node is involved.
+//! It needs what mutual exclusion needs, and one thing more: every lock node keeps its
 //! counter across a crash (`appendfsync always`); a node that restarts with an empty counter
 //! can hand out a token that was already used (the catalog's
 //! `fencing-lock-quorum-counter-lost` shows it).

@@ -13,7 +13,7 @@ use super::error::{Cause, RedisNodeError};
 use super::script;
 use super::url::redact;
 use crate::node::{Node, NodeReply};
-use crate::proto::{Command, Fencing, LockParams, Op, Token};
+use crate::proto::{Command, FENCE_COUNTER_KEY, Fencing, LockParams, Op, Token};
 use crate::time::Millis;
 
 /// How a [`RedisNode`] connects and how long it waits.
@@ -161,6 +161,15 @@ impl RedisNode {
         &mut self,
         invocation: &::redis::ScriptInvocation<'_>,
     ) -> Result<Value, RedisNodeError> {
+        self.invoke_read_by(invocation, server_cause)
+    }
+
+    /// [`invoke`](RedisNode::invoke), with an error reply's cause as `server` reads it.
+    fn invoke_read_by(
+        &mut self,
+        invocation: &::redis::ScriptInvocation<'_>,
+        server: impl FnOnce(RedisError) -> Cause,
+    ) -> Result<Value, RedisNodeError> {
         let io_timeout = self.options.io_timeout;
         let deadline = Instant::now() + io_timeout;
         self.connect(deadline)?;
@@ -173,7 +182,7 @@ impl RedisNode {
         self.read_timeout = Some(io_timeout);
         match result {
             Ok(value) => Ok(value),
-            Err(e) => Err(self.classify_io(e, self.options.io_timeout)),
+            Err(e) => Err(self.classify_io(e, self.options.io_timeout, server)),
         }
     }
 
@@ -287,7 +296,7 @@ impl RedisNode {
         if let Err(e) = con.send_packed_command(packed) {
             // A partial write leaves the stream in an unknown state: start over next time.
             self.drop_connection();
-            return Err(self.classify_io(e, self.options.io_timeout));
+            return Err(self.classify_io(e, self.options.io_timeout, server_cause));
         }
         Ok(())
     }
@@ -304,7 +313,7 @@ impl RedisNode {
         let value = match value.extract_error() {
             Ok(value) => value,
             Err(e) if e.code() == Some("NOSCRIPT") => self.eval_fallback(key, op, fencing)?,
-            Err(e) => return Err(self.error(server_cause(e))),
+            Err(e) => return Err(self.error(round_cause(key, e))),
         };
         interpret(op, fencing, value).map_err(|cause| self.error(cause))
     }
@@ -365,7 +374,7 @@ impl RedisNode {
             }
             Err(e) => {
                 self.drop_connection();
-                Err(self.classify_io(e, timeout))
+                Err(self.classify_io(e, timeout, server_cause))
             }
         }
     }
@@ -388,19 +397,26 @@ impl RedisNode {
                 reply: "NOSCRIPT for a command that runs no script".to_owned(),
             }));
         };
-        let value = self.invoke(&invocation)?;
+        let value = self.invoke_read_by(&invocation, |e| round_cause(key, e))?;
         value
             .extract_error()
-            .map_err(|e| self.error(server_cause(e)))
+            .map_err(|e| self.error(round_cause(key, e)))
     }
 
-    fn classify_io(&self, e: RedisError, waited: Duration) -> RedisNodeError {
+    /// The cause of a failed write or read: a timeout, a lost connection, or an error reply as
+    /// `server` reads it.
+    fn classify_io(
+        &self,
+        e: RedisError,
+        waited: Duration,
+        server: impl FnOnce(RedisError) -> Cause,
+    ) -> RedisNodeError {
         let cause = if e.is_timeout() {
             Cause::Timeout { waited }
         } else if e.is_io_error() || e.is_connection_dropped() {
             Cause::ConnectionLost(e)
         } else {
-            server_cause(e)
+            server(e)
         };
         self.error(cause)
     }
@@ -505,6 +521,16 @@ fn text(value: &Value) -> String {
     }
 }
 
+/// How both clients read a node's reply to [`command`](super::command)`(key, op, fencing)`:
+/// whether it took effect and the fencing counter a counted `SET` returned, or why not, with a
+/// value another program wrote at one of the lock's keys as [`Cause::ForeignKey`].
+pub fn read_reply(key: &str, op: &Op, fencing: Fencing, reply: Value) -> Result<NodeReply, Cause> {
+    match reply.extract_error() {
+        Ok(value) => interpret(op, fencing, value),
+        Err(e) => Err(round_cause(key, e)),
+    }
+}
+
 /// Whether `value` says `op` took effect (and, for a counted `SET`, the fencing counter it
 /// returned); anything the command sent for a lock with `fencing` cannot return is an error.
 pub(super) fn interpret(op: &Op, fencing: Fencing, value: Value) -> Result<NodeReply, Cause> {
@@ -549,6 +575,26 @@ pub(super) fn server_cause(e: RedisError) -> Cause {
         Cause::WrongType(e)
     } else {
         Cause::Server(e)
+    }
+}
+
+/// The cause of an error reply to a lock round's command on `key`, the one place such a reply
+/// is read: a value this client did not write at the lock's own key (`WRONGTYPE`: the scripts
+/// read no other key unguarded) or at the fencing counter (the scripts'
+/// [`FOREIGN_COUNTER`](script::FOREIGN_COUNTER)) is a [`Cause::ForeignKey`] naming that key;
+/// anything else is what [`server_cause`] says.
+pub(super) fn round_cause(key: &str, e: RedisError) -> Cause {
+    let detail = || e.detail().unwrap_or_default().trim().to_owned();
+    match e.code() {
+        Some("WRONGTYPE") => Cause::ForeignKey {
+            key: key.to_owned(),
+            found: format!("WRONGTYPE {}", detail()),
+        },
+        Some(script::FOREIGN_COUNTER) => Cause::ForeignKey {
+            key: FENCE_COUNTER_KEY.to_owned(),
+            found: detail(),
+        },
+        _ => server_cause(e),
     }
 }
 
@@ -624,6 +670,10 @@ impl Node for RedisNode {
 
     fn counts_toward_quorum(&self) -> bool {
         self.votes_from.is_none_or(|from| Instant::now() >= from)
+    }
+
+    fn foreign_key(error: &RedisNodeError) -> Option<&str> {
+        error.foreign_key()
     }
 
     /// Writes every command first (nodes with an open connection before those that must

@@ -8,7 +8,7 @@ use std::sync::OnceLock;
 
 use ::redis::{Cmd, Script};
 
-use crate::proto::{Fencing, Op};
+use crate::proto::{FENCE_COUNTER_KEY, Fencing, Op};
 
 /// Compare-and-delete, as redis.io gives it: delete the key only if it still holds our token.
 pub(crate) const DEL_IF_EQ: &str = r#"if redis.call("GET", KEYS[1]) == ARGV[1] then
@@ -25,27 +25,46 @@ else
   return 0
 end"#;
 
-/// `SET NX PX` and, when it created the key, `INCR` of the resource's fencing counter (KEYS[2],
-/// a key with no TTL), atomically: `{counter}` when set, nil when the key exists. The counter
-/// comes from the same round as the lock, so no separate counter node is needed; the core takes
-/// the largest of a quorum and writes it back ([`Op::RaiseFence`]). The reply is an array so
-/// that it cannot be mistaken for any other command's integer.
-pub(crate) const SET_NX_PX_FENCED: &str = r#"if redis.call("SET", KEYS[1], ARGV[1], "NX", "PX", ARGV[2]) then
-  return {redis.call("INCR", KEYS[2])}
-else
+/// `SET NX PX` and, when it created the key, `INCR` of the node's fencing counter (KEYS[2],
+/// [`FENCE_COUNTER_KEY`], one key with no TTL shared by every resource), atomically:
+/// `{counter}` when set, nil when the key exists. The counter comes from the same round as the
+/// lock, so no separate counter node is needed; the core takes the largest of a quorum and
+/// writes it back ([`Op::RaiseFence`]). The reply is an array so that it cannot be mistaken for
+/// any other command's integer. A counter that another program wrote (not an integer, another
+/// type) undoes the `SET` and answers [`FOREIGN_COUNTER`] with the node's own error.
+pub(crate) const SET_NX_PX_FENCED: &str = r#"if not redis.call("SET", KEYS[1], ARGV[1], "NX", "PX", ARGV[2]) then
   return false
-end"#;
+end
+local counter = redis.pcall("INCR", KEYS[2])
+if type(counter) == "table" then
+  redis.call("DEL", KEYS[1])
+  return redis.error_reply("FOREIGNCOUNTER " .. counter.err)
+end
+return {counter}"#;
 
 /// The fencing write-back: if the lock key (KEYS[1]) still holds our token (ARGV[1]), raise
-/// the counter (KEYS[2]) to at least ARGV[2] and return 1; otherwise 0.
+/// the counter (KEYS[2]) to at least ARGV[2] and return 1; otherwise 0. A counter that is not
+/// an integer answers [`FOREIGN_COUNTER`].
 pub(crate) const RAISE_FENCE: &str = r#"if redis.call("GET", KEYS[1]) ~= ARGV[1] then
   return 0
 end
-local counter = tonumber(redis.call("GET", KEYS[2]) or "0")
+local raw = redis.pcall("GET", KEYS[2])
+if type(raw) == "table" then
+  return redis.error_reply("FOREIGNCOUNTER " .. raw.err)
+end
+local counter = tonumber(raw or "0")
+if not counter then
+  return redis.error_reply("FOREIGNCOUNTER value is not an integer")
+end
 if tonumber(ARGV[2]) > counter then
   redis.call("SET", KEYS[2], ARGV[2])
 end
 return 1"#;
+
+/// The error code the fenced scripts answer with when the fencing counter ([`FENCE_COUNTER_KEY`])
+/// holds a value this client did not write; a `WRONGTYPE` from any script is about the lock's
+/// own key, the only other key they read.
+pub(crate) const FOREIGN_COUNTER: &str = "FOREIGNCOUNTER";
 
 /// Every script, in the order a new connection loads them.
 pub(crate) const ALL: [&str; 4] = [DEL_IF_EQ, PEXPIRE_IF_EQ, SET_NX_PX_FENCED, RAISE_FENCE];
@@ -66,11 +85,6 @@ pub(crate) fn scripts() -> &'static Scripts {
         set_nx_px: Script::new(SET_NX_PX_FENCED),
         raise_fence: Script::new(RAISE_FENCE),
     })
-}
-
-/// The key of `resource`'s fencing counter on every lock node.
-pub fn fence_key(resource: &str) -> String {
-    format!("{resource}:fence")
 }
 
 /// The command's name in messages.
@@ -97,9 +111,14 @@ pub(crate) fn script_of(op: &Op, fencing: Fencing) -> Option<&'static Script> {
     }
 }
 
-/// The command for `op` on `key` for a lock with `fencing`: a plain command, or `EVALSHA` of
-/// its script.
-pub(crate) fn command(key: &str, op: &Op, fencing: Fencing) -> Cmd {
+/// The command both clients send for `op` on `key` for a lock with `fencing`: a plain command,
+/// or `EVALSHA` of its script (a client's connection loads the scripts when it opens; a node
+/// that lost them answers `NOSCRIPT`).
+///
+/// With [`read_reply`](super::read_reply) it is all a driver of one's own over the sans-IO
+/// [`Lock`](crate::proto::Lock) needs to speak to a Redis master as the clients do: one that
+/// pipelines the rounds of many locks, say.
+pub fn command(key: &str, op: &Op, fencing: Fencing) -> Cmd {
     match *op {
         Op::SetNxPx { token, ttl } if fencing == Fencing::Off => {
             let mut cmd = ::redis::cmd("SET");
@@ -115,7 +134,7 @@ pub(crate) fn command(key: &str, op: &Op, fencing: Fencing) -> Cmd {
             cmd.arg(scripts().set_nx_px.get_hash())
                 .arg(2)
                 .arg(key)
-                .arg(fence_key(key))
+                .arg(FENCE_COUNTER_KEY)
                 .arg(token.to_string())
                 .arg(ttl.as_u64());
             cmd
@@ -125,7 +144,7 @@ pub(crate) fn command(key: &str, op: &Op, fencing: Fencing) -> Cmd {
             cmd.arg(scripts().raise_fence.get_hash())
                 .arg(2)
                 .arg(key)
-                .arg(fence_key(key))
+                .arg(FENCE_COUNTER_KEY)
                 .arg(token.to_string())
                 .arg(to);
             cmd
@@ -173,13 +192,13 @@ pub(crate) fn invocation(
         }
         Op::SetNxPx { token, ttl } => {
             invocation
-                .key(fence_key(key))
+                .key(FENCE_COUNTER_KEY)
                 .arg(token.to_string())
                 .arg(ttl.as_u64());
         }
         Op::RaiseFence { token, to } => {
             invocation
-                .key(fence_key(key))
+                .key(FENCE_COUNTER_KEY)
                 .arg(token.to_string())
                 .arg(to);
         }
