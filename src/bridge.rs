@@ -6,6 +6,7 @@
 //! violation the simulator finds where the checker proved a property is a contradiction worth
 //! a bug report), while still reaching the model's counterexamples where the simulator can.
 
+use crate::actor::Process;
 use crate::catalog;
 use crate::node::Persistence;
 use crate::proto::{Config, DriftPolicy, LockParams, NodeSet, RetryPolicy};
@@ -15,8 +16,7 @@ use crate::scenario::{
 };
 use crate::sim::{
     Budget, ClockConfig, CrashConfig, Failover, Fault, FaultBudget, FaultPlan, MAX_RATE_ERROR_PPM,
-    NetworkConfig, Process, Provenance, ScheduledFault, SimConfig, SimConfigError, Swarm,
-    WorkloadConfig,
+    NetworkConfig, Provenance, ScheduledFault, SimConfig, SimConfigError, Swarm, WorkloadConfig,
 };
 use crate::storage::TokenSource;
 use crate::time::Millis;
@@ -508,7 +508,7 @@ impl SimConfig {
                         SimulateFault::NodeClockJump { at_ms, node, by_ms } => ScheduledFault {
                             at: ms(at_ms),
                             fault: Fault::ClockJump {
-                                process: Process::Node(usize::from(node)),
+                                process: Process::Node(node),
                                 by_ms: i64::from(by_ms),
                             },
                         },

@@ -48,6 +48,7 @@
 //! The random-number crates the clients are generic over are re-exported ([`rand_core`],
 //! [`rand_chacha`]), so a caller who brings a generator of its own uses the same versions.
 
+pub mod actor;
 #[cfg(feature = "model")]
 pub mod bridge;
 #[cfg(feature = "model")]

@@ -70,9 +70,9 @@ mod told;
 mod view;
 mod world;
 
-pub use event::{Actor, Event, Moment, Nodes};
+pub use event::{Event, Moment, Nodes};
 pub use redlock::{Invariant, InvariantFn, MAX_USER_INVARIANTS, RedlockModel, breaks};
 pub use shape::Mode;
-pub use step::{Process, Step};
+pub use step::Step;
 pub use told::narrate_path;
 pub use world::{Budget, ClientSlot, ClientView, Fences, NodeSlot, Phase, Work, World};

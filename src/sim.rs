@@ -98,10 +98,9 @@ pub use config::{
     NetworkConfig, Provenance, SimConfig, SimConfigError, Swarm, WorkloadConfig,
 };
 pub use fault::{
-    Aim, AimedFault, Anchor, Budget, Fault, FaultBudget, FaultPlan, Process, ScheduledFault,
-    SwarmFaults,
+    Aim, AimedFault, Anchor, Budget, Fault, FaultBudget, FaultPlan, ScheduledFault, SwarmFaults,
 };
-pub use network::{Endpoint, Message, Payload};
+pub use network::{Message, Payload};
 pub use outcome::{Outcome, Stats, SwarmRun};
 pub use server::Lifecycle;
 pub use trace::{TraceEntry, TraceEvent};

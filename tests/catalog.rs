@@ -4,9 +4,10 @@
 
 use std::path::{Path, PathBuf};
 
+use redlock_lab::actor::Process;
 use redlock_lab::cause;
 use redlock_lab::check::{Check, Report, Strategy};
-use redlock_lab::model::{Process, RedlockModel, Step};
+use redlock_lab::model::{RedlockModel, Step};
 use redlock_lab::scenario::{Scenario, ScenarioError, Verdict};
 use stateright::{Checker, Model};
 

@@ -21,10 +21,11 @@ use std::sync::OnceLock;
 use proptest::prelude::*;
 use proptest::strategy::BoxedStrategy;
 use proptest::test_runner::{TestCaseError, TestRunner};
+use redlock_lab::actor::Process;
 use redlock_lab::catalog::CATALOG;
 use redlock_lab::check::{Check, Report};
 use redlock_lab::scenario::{Scenario, Verdict, property};
-use redlock_lab::sim::{self, Fault, FaultPlan, Process, Property, ScheduledFault, SimConfig};
+use redlock_lab::sim::{self, Fault, FaultPlan, Property, ScheduledFault, SimConfig};
 use redlock_lab::storage::TokenSource;
 use redlock_lab::time::Millis;
 
@@ -108,19 +109,19 @@ fn schedules(config: &SimConfig) -> BoxedStrategy<Vec<ScheduledFault>> {
                 let step = size as i64;
                 let fault = match name {
                     "node_jumps_forward" => Fault::ClockJump {
-                        process: Process::Node(node),
+                        process: Process::node(node),
                         by_ms: step,
                     },
                     "node_jumps_backward" => Fault::ClockJump {
-                        process: Process::Node(node),
+                        process: Process::node(node),
                         by_ms: -step,
                     },
                     "client_jumps_forward" => Fault::ClockJump {
-                        process: Process::Client(client),
+                        process: Process::client(client),
                         by_ms: step,
                     },
                     "client_jumps_backward" => Fault::ClockJump {
-                        process: Process::Client(client),
+                        process: Process::client(client),
                         by_ms: -step,
                     },
                     "crashes" => Fault::Crash {

@@ -11,13 +11,14 @@ mod common;
 
 use proptest::prelude::*;
 use proptest::test_runner::{Config as ProptestConfig, RngSeed, TestCaseError, TestRunner};
+use redlock_lab::actor::{Actor, Process};
 use redlock_lab::catalog::{self, SIMULATOR_WORLDS};
 use redlock_lab::node::Persistence;
 use redlock_lab::proto::Op;
 use redlock_lab::scenario::Verdict;
 use redlock_lab::sim::{
-    self, Endpoint, Failover, Fault, FaultBudget, FaultPlan, Lifecycle, Outcome, Payload, Process,
-    Property, ScheduledFault, SimConfig, TraceEvent,
+    self, Failover, Fault, FaultBudget, FaultPlan, Lifecycle, Outcome, Payload, Property,
+    ScheduledFault, SimConfig, TraceEvent,
 };
 use redlock_lab::storage::Protection;
 use redlock_lab::time::Millis;
@@ -155,11 +156,11 @@ fn allowed_fault(nodes: usize, clients: usize) -> impl Strategy<Value = Schedule
             extra: Millis(ms)
         }),
         (0..nodes, 1..200i64).prop_map(|(node, ms)| Fault::ClockJump {
-            process: Process::Node(node),
+            process: Process::node(node),
             by_ms: -ms
         }),
         (0..clients, 1..200i64).prop_map(|(client, ms)| Fault::ClockJump {
-            process: Process::Client(client),
+            process: Process::client(client),
             by_ms: ms
         }),
     ];
@@ -195,7 +196,7 @@ fn spaced_node_jumps(config: &SimConfig, by_ms: i64) -> Vec<ScheduledFault> {
         .map(|i| ScheduledFault {
             at: Millis(100 + 250 * i),
             fault: Fault::ClockJump {
-                process: Process::Node(i as usize % config.nodes()),
+                process: Process::node(i as usize % config.nodes()),
                 by_ms,
             },
         })
@@ -390,7 +391,7 @@ fn a_failing_schedule_shrinks_to_a_forward_node_jump_beyond_the_drift() {
     let drift = config.lock_params().unwrap().drift.0 as i64;
     let fault = prop_oneof![
         (0..3usize, 1..120i64).prop_map(|(node, ms)| Fault::ClockJump {
-            process: Process::Node(node),
+            process: Process::node(node),
             by_ms: ms
         }),
         (0..3usize, 1..300u64).prop_map(|(node, ms)| Fault::Isolate {
@@ -685,7 +686,7 @@ fn a_crashed_client_sends_nothing_more_and_its_keys_hold_the_lock_until_they_exp
         match entry.event {
             TraceEvent::Sent { message, .. } | TraceEvent::Lost { message } => assert_ne!(
                 message.from,
-                Endpoint::Client(dead),
+                Actor::client(dead),
                 "the dead client sent at {}",
                 entry.at
             ),
@@ -800,11 +801,11 @@ fn a_shared_token_gives_every_clients_first_round_one_value() {
         let mut tokens = [None; 3];
         for entry in &outcome.trace {
             if let TraceEvent::Sent { message, .. } = entry.event
-                && let (Endpoint::Client(c), Payload::Command(command)) =
+                && let (Actor::Client(c), Payload::Command(command)) =
                     (message.from, message.payload)
                 && let Op::SetNxPx { token, .. } = command.op
             {
-                tokens[c].get_or_insert(token);
+                tokens[usize::from(c)].get_or_insert(token);
             }
         }
         tokens.map(|t| t.expect("every client sends a SET"))
@@ -1020,7 +1021,7 @@ fn a_late_answering_client_takes_its_write_back_answers_after_a_rival_acquired()
         for entry in &outcome.trace {
             match entry.event {
                 TraceEvent::Sent { message, .. }
-                    if message.from == Endpoint::Client(first)
+                    if message.from == Actor::client(first)
                         && written_back.is_none()
                         && matches!(
                             message.payload,

@@ -7,7 +7,8 @@
 
 use std::path::Path;
 
-use crate::model::{Actor, Event, Moment, World, narrate_path};
+use crate::actor::Actor;
+use crate::model::{Event, Moment, World, narrate_path};
 use crate::scenario::{Scenario, Verdict};
 
 use super::Check;
@@ -133,13 +134,13 @@ fn check_step(moments: &[Moment], before: &World, after: &World) -> Result<(), S
                 )
             }),
             (Some(e), None) => {
-                let owner = Actor::Client(before.key_owner(n, e.token) as u8);
+                let owner = Actor::client(before.key_owner(n, e.token));
                 moments.iter().any(|m| match &m.event {
                     Event::KeyExpired { .. } | Event::Crashed { .. } | Event::Promoted { .. } => {
                         node_of(m.actor) == Some(n)
                     }
                     Event::Released { deleted, .. } | Event::NotAcquired { deleted, .. } => {
-                        m.actor == owner || deleted.contains(&(owner, Actor::Node(n as u8)))
+                        m.actor == owner || deleted.contains(&(owner, Actor::node(n)))
                     }
                     _ => false,
                 })
@@ -155,7 +156,7 @@ fn check_step(moments: &[Moment], before: &World, after: &World) -> Result<(), S
     }
     for c in 0..before.shape.clients {
         let (was, is) = (before.believes(c), after.believes(c));
-        let actor = Actor::Client(c as u8);
+        let actor = Actor::client(c);
         let told = was == is
             || moments.iter().any(|m| {
                 m.actor == actor

@@ -12,11 +12,12 @@ use crate::scenario::{MAX_MODEL_NODES, UNBOUNDED_EXTENSIONS};
 use crate::storage::{StorageOp, StorageReply};
 use crate::time::{Millis, Unit};
 
-use super::event::{Actor, Event, Moment, Nodes, client, node, owner_on, persistence_words};
+use super::event::{Event, Moment, Nodes, owner_on, persistence_words};
 use super::shape::OpKind;
-use super::step::{ModelEntropy, Process, Step};
+use super::step::{ModelEntropy, Step};
 use super::tell::{Silent, Tell};
 use super::world::{Phase, Work, World};
+use crate::actor::{Actor, Process};
 
 /// Keys of other clients a release deleted, as (owner, node); filled only for a listener.
 type Deleted = Vec<(Actor, Actor)>;
@@ -110,7 +111,7 @@ impl World {
         }
         let ended_beliefs = believed_before & !believed(self);
         for c in (0..shape.clients).filter(|c| ended_beliefs & (1 << c) != 0) {
-            tell.tell(|| self.moment(client(c), Event::BeliefEnded));
+            tell.tell(|| self.moment(Actor::client(c), Event::BeliefEnded));
         }
     }
 
@@ -121,17 +122,20 @@ impl World {
             && self.nodes[n].state.availability == Availability::Up
         {
             let owner = owner_on(self, n, entry.token);
-            tell.tell(|| self.moment(node(n), Event::KeyExpired { owner, by_jump }));
+            tell.tell(|| self.moment(Actor::node(n), Event::KeyExpired { owner, by_jump }));
         }
     }
 
     /// A restart delay or a guard that ended on node `n`.
     fn tell_ended<T: Tell>(&self, n: usize, done: &Normalised, tell: &mut T) {
         if done.serves_again {
-            tell.tell(|| self.moment(node(n), Event::ServesAgain));
+            tell.tell(|| self.moment(Actor::node(n), Event::ServesAgain));
         }
         if done.guard_ended {
-            tell.tell(|| self.moment(node(n), Event::GuardEnded).on_clock(self));
+            tell.tell(|| {
+                self.moment(Actor::node(n), Event::GuardEnded)
+                    .on_clock(self)
+            });
         }
     }
 
@@ -149,7 +153,7 @@ impl World {
         effects.request?;
         tell.tell(|| {
             self.moment(
-                client(c),
+                Actor::client(c),
                 Event::RoundBegan {
                     attempt: self.clients[c].lock.attempts(),
                     t1: now.since_origin(),
@@ -175,7 +179,14 @@ impl World {
             if slot.lock.is_collecting(request.round) {
                 slot.mailbox.record(id, Reply::Applied);
             }
-            tell.tell(|| self.moment(node(n), Event::YesWithoutKey { client: client(c) }));
+            tell.tell(|| {
+                self.moment(
+                    Actor::node(n),
+                    Event::YesWithoutKey {
+                        client: Actor::client(c),
+                    },
+                )
+            });
             return Some(());
         }
         let clock = self.node_clock(n);
@@ -223,11 +234,22 @@ impl World {
                     owner,
                     by_jump: false,
                 };
-                tell.tell(|| self.moment(node(n), expired).on_clock(self));
+                tell.tell(|| self.moment(Actor::node(n), expired).on_clock(self));
             }
-            tell.tell(|| self.moment(node(n), event).from(client(c)).on_clock(self));
+            tell.tell(|| {
+                self.moment(Actor::node(n), event)
+                    .from(Actor::client(c))
+                    .on_clock(self)
+            });
             if guarded {
-                tell.tell(|| self.moment(node(n), Event::GuardRefused { client: client(c) }));
+                tell.tell(|| {
+                    self.moment(
+                        Actor::node(n),
+                        Event::GuardRefused {
+                            client: Actor::client(c),
+                        },
+                    )
+                });
             }
         }
         Some(())
@@ -272,7 +294,7 @@ impl World {
     fn served_event(&self, c: usize, n: usize, op: &Op, served: &Served) -> Event {
         let state = &self.nodes[n].state;
         let applied = served.reply == Reply::Applied;
-        let who = client(c);
+        let who = Actor::client(c);
         if !served.serving {
             return Event::NotServing {
                 client: who,
@@ -289,13 +311,13 @@ impl World {
             Op::RaiseFence { .. } => Event::FenceRefused { client: who },
             Op::PExpireIfEq { .. } if applied => Event::KeyExtended {
                 client: who,
-                node: node(n),
+                node: Actor::node(n),
                 expires_at: expires_at(),
             },
             Op::PExpireIfEq { .. } => Event::ExtensionRefused { client: who },
             _ if applied => Event::KeySet {
                 client: who,
-                node: node(n),
+                node: Actor::node(n),
                 expires_at: expires_at(),
                 early_over: served.early_over.map(|old| owner_on(self, n, old.token)),
                 fast_by: served.fast_by,
@@ -320,12 +342,12 @@ impl World {
             slot.mailbox.record(id, Reply::NotApplied);
         }
         let event = Event::SetRefused {
-            client: client(c),
+            client: Actor::client(c),
             holder: None,
         };
         tell.tell(|| {
-            self.moment(node(usize::from(node_id)), event)
-                .from(client(c))
+            self.moment(Actor::node(usize::from(node_id)), event)
+                .from(Actor::client(c))
         });
         Some(())
     }
@@ -338,9 +360,9 @@ impl World {
         }
         self.clients[c].inflight.remove(NodeId(node_id));
         let event = Event::RequestLost {
-            node: node(usize::from(node_id)),
+            node: Actor::node(usize::from(node_id)),
         };
-        tell.tell(|| self.moment(client(c), event));
+        tell.tell(|| self.moment(Actor::client(c), event));
     }
 
     /// Holder `c` starts an extension round, timed from a fresh T1.
@@ -364,7 +386,7 @@ impl World {
                 to: Nodes(shape.reach[c]),
             },
         };
-        tell.tell(|| self.moment(client(c), event).on_clock(self));
+        tell.tell(|| self.moment(Actor::client(c), event).on_clock(self));
         self.carry_out::<T>(c, effects);
         Some(())
     }
@@ -384,7 +406,7 @@ impl World {
         let deleted = self.carry_out::<T>(c, effects);
         if T::LISTENS {
             let event = self.decision_event(c, &decided, uncounted, effects, deleted);
-            tell.tell(|| self.moment(client(c), event).on_clock(self));
+            tell.tell(|| self.moment(Actor::client(c), event).on_clock(self));
         }
         Some(())
     }
@@ -520,7 +542,7 @@ impl World {
                 && let Some(owner) = owner.filter(|&o| o != c)
                 && self.nodes[n].state.entry.is_none()
             {
-                deleted.push((client(owner), node(n)));
+                deleted.push((Actor::client(owner), Actor::node(n)));
             }
             let effects = self.clients[c].lock.handle_reply(
                 &shape.params,
@@ -556,7 +578,7 @@ impl World {
             on: Nodes(self.shape.reach[c]),
             deleted,
         };
-        tell.tell(|| self.moment(client(c), event));
+        tell.tell(|| self.moment(Actor::client(c), event));
     }
 
     /// Holder `c` checks its lease and sends its next storage op, or gives up and releases.
@@ -574,7 +596,7 @@ impl World {
         // ε_c late (the error that favours going ahead).
         let left = deadline.signed_sub(clock - Millis(u64::from(shape.eps_c)));
         if left < i64::from(shape.check_margin) {
-            tell.tell(|| self.moment(client(c), checked(None)).on_clock(self));
+            tell.tell(|| self.moment(Actor::client(c), checked(None)).on_clock(self));
             self.release_told(c, tell);
             return Some(());
         }
@@ -589,7 +611,10 @@ impl World {
                 value: work.read.unwrap_or(0) + 1,
             },
         };
-        tell.tell(|| self.moment(client(c), checked(Some(op))).on_clock(self));
+        tell.tell(|| {
+            self.moment(Actor::client(c), checked(Some(op)))
+                .on_clock(self)
+        });
         self.clients[c].work = Work {
             pending: Some(op),
             stall: 0,
@@ -611,31 +636,31 @@ impl World {
             // The op stays pending: a pause may still fall before it lands.
             self.take_counter(c);
             let event = Event::TokenTaken {
-                client: client(c),
+                client: Actor::client(c),
                 token: self.fences.taken[c],
                 stale,
             };
-            tell.tell(|| self.moment(Actor::Counter, event).from(client(c)));
+            tell.tell(|| self.moment(Actor::Counter, event).from(Actor::client(c)));
             return Some(());
         }
         let op = op.with_fence(self.fence_of(c));
         let waited = u32::from(work.stall);
         if work.paused {
             let checked_at = self.now.saturating_sub(waited);
-            tell.tell(|| self.moment(client(c), Event::PauseEnded { op, checked_at }));
+            tell.tell(|| self.moment(Actor::client(c), Event::PauseEnded { op, checked_at }));
         }
         // Shortcut, sound: the storage's reply reaches the client at once; the client's next
         // op is checked against its clock anyway.
         let reply = self.storage.apply(op, protection);
         let arrived = Event::OpArrived {
-            client: client(c),
+            client: Actor::client(c),
             op,
             applied: reply != StorageReply::Rejected,
             counter: self.storage.value,
             stale,
             delayed_by: if work.paused { 0 } else { waited },
         };
-        tell.tell(|| self.moment(Actor::Storage, arrived).from(client(c)));
+        tell.tell(|| self.moment(Actor::Storage, arrived).from(Actor::client(c)));
         work.stall = 0;
         work.paused = false;
         match reply {
@@ -660,7 +685,7 @@ impl World {
         self.budget.pauses -= 1;
         let op = self.clients[c].work.pending;
         self.clients[c].work.paused = true;
-        tell.tell(|| self.moment(client(c), Event::Paused { op }));
+        tell.tell(|| self.moment(Actor::client(c), Event::Paused { op }));
     }
 
     /// `target`'s clock steps by `ticks`: on a node, whatever it measures may end at once; on
@@ -673,7 +698,7 @@ impl World {
                 self.nodes[n].offset += i64::from(ticks);
                 let done = self.normalise_node(n);
                 let reads = self.node_clock(n).since_origin();
-                tell.tell(|| self.moment(node(n), Event::ClockJumped { ticks, reads }));
+                tell.tell(|| self.moment(Actor::node(n), Event::ClockJumped { ticks, reads }));
                 self.tell_expiry(n, &done, true, tell);
                 self.tell_ended(n, &done, tell);
             }
@@ -682,10 +707,14 @@ impl World {
                 let believed = self.believes(c);
                 self.clients[c].offset += i64::from(ticks);
                 let reads = self.client_clock(c).since_origin();
-                tell.tell(|| self.moment(client(c), Event::ClockJumped { ticks, reads }));
+                tell.tell(|| self.moment(Actor::client(c), Event::ClockJumped { ticks, reads }));
                 match (believed, self.believes(c)) {
-                    (true, false) => tell.tell(|| self.moment(client(c), Event::BeliefEnded)),
-                    (false, true) => tell.tell(|| self.moment(client(c), Event::BeliefReturned)),
+                    (true, false) => {
+                        tell.tell(|| self.moment(Actor::client(c), Event::BeliefEnded))
+                    }
+                    (false, true) => {
+                        tell.tell(|| self.moment(Actor::client(c), Event::BeliefReturned))
+                    }
                     _ => {}
                 }
             }
@@ -725,7 +754,7 @@ impl World {
                 .filter(|_| shape.restart)
                 .map(Millis::since_origin),
         };
-        tell.tell(|| self.moment(node(n), event));
+        tell.tell(|| self.moment(Actor::node(n), event));
     }
 
     /// Client `c` dies for good.
@@ -756,7 +785,7 @@ impl World {
             believed,
             keys: Nodes(keys),
         };
-        tell.tell(|| self.moment(client(c), event));
+        tell.tell(|| self.moment(Actor::client(c), event));
     }
 
     /// Node `n`'s periodic fsync.
@@ -766,7 +795,7 @@ impl World {
             .entry
             .map(|e| owner_on(self, n, e.token));
         self.nodes[n].state.fsync();
-        tell.tell(|| self.moment(node(n), Event::Fsynced { owner }));
+        tell.tell(|| self.moment(Actor::node(n), Event::Fsynced { owner }));
     }
 
     /// The separate counter node crashes and restarts at once.
@@ -796,7 +825,7 @@ impl World {
         let owner = entry.map(|e| owner_on(self, 0, e.token));
         tell.tell(|| {
             self.moment(Actor::Replica, Event::Replicated { owner })
-                .from(node(0))
+                .from(Actor::node(0))
         });
         Some(())
     }
@@ -815,7 +844,7 @@ impl World {
         self.nodes[0].state = promoted;
         self.normalise_node(0);
         let lost = held.filter(|_| self.nodes[0].state.entry.is_none());
-        tell.tell(|| self.moment(node(0), Event::Promoted { lost }));
+        tell.tell(|| self.moment(Actor::node(0), Event::Promoted { lost }));
         Some(())
     }
 

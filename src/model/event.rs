@@ -18,42 +18,7 @@ use crate::storage::StorageOp;
 use crate::time::Unit;
 
 use super::world::World;
-
-/// Who acts in an event.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Actor {
-    /// A client, from 0 (`c1`).
-    Client(u8),
-    /// A node, from 0 (`n1`).
-    Node(u8),
-    /// The asynchronous replica of `n1`.
-    Replica,
-    /// The separate counter node that hands out fencing tokens (`counter-after-acquire`).
-    Counter,
-    /// The guarded storage.
-    Storage,
-    /// Nobody: time passes.
-    Time,
-}
-
-impl fmt::Display for Actor {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match *self {
-            Actor::Client(c) => write!(f, "c{}", u16::from(c) + 1),
-            Actor::Node(n) => write!(f, "n{}", u16::from(n) + 1),
-            Actor::Replica => f.write_str("replica"),
-            Actor::Counter => f.write_str("counter"),
-            Actor::Storage => f.write_str("storage"),
-            Actor::Time => f.write_str("time"),
-        }
-    }
-}
-
-impl Serialize for Actor {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(self)
-    }
-}
+use crate::actor::Actor;
 
 /// A set of nodes, told as `n1 n2 n3` (and serialised as `["n1", "n2", "n3"]`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -72,7 +37,7 @@ impl fmt::Display for Nodes {
 
 impl Serialize for Nodes {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_seq(self.0.iter().map(|n| Actor::Node(n.index() as u8)))
+        serializer.collect_seq(self.0.iter().map(|n| Actor::node(n.index())))
     }
 }
 
@@ -828,17 +793,9 @@ impl Moment {
     }
 }
 
-pub(super) fn client(c: usize) -> Actor {
-    Actor::Client(c as u8)
-}
-
-pub(super) fn node(n: usize) -> Actor {
-    Actor::Node(n as u8)
-}
-
 /// The client whose key on node `n` of `w` carries `token` (see [`World::key_owner`]).
 pub(super) fn owner_on(w: &World, n: usize, token: Token) -> Actor {
-    client(w.key_owner(n, token))
+    Actor::client(w.key_owner(n, token))
 }
 
 /// The clock reading of `actor` in `w`, if it differs from true time.

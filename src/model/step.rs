@@ -7,6 +7,7 @@
 //! returns. The model adds only what the core leaves to its driver: when messages arrive,
 //! when the client acts, and the holder's work on the storage.
 
+use crate::actor::Process;
 use crate::node::{Availability, Persistence};
 use crate::proto::{Answer, Effects, Entropy, LockPhase, LockState, NodeId, RetryPolicy, Token};
 use crate::scenario::{Bound, JumpTarget};
@@ -14,15 +15,6 @@ use crate::time::Millis;
 
 use super::shape::{Mode, Shape};
 use super::world::{World, reply_in, token_of};
-
-/// A process a clock jump hits.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Process {
-    /// Node `n` (0-based).
-    Node(u8),
-    /// Client `c` (0-based).
-    Client(u8),
-}
 
 /// One step of the model.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -420,10 +412,10 @@ impl World {
                 for n in 0..shape.nodes {
                     if (shape.jump_target == JumpTarget::Any
                         || shape.jump_index.is_none_or(|i| usize::from(i) == n))
-                        && self.jump_matters(Process::Node(n as u8))
+                        && self.jump_matters(Process::node(n))
                     {
                         out.push(Step::Jump {
-                            target: Process::Node(n as u8),
+                            target: Process::node(n),
                             ticks,
                         });
                     }
@@ -433,10 +425,10 @@ impl World {
                 for c in 0..shape.clients {
                     if (shape.jump_target == JumpTarget::Any
                         || shape.jump_index.is_none_or(|i| usize::from(i) == c))
-                        && self.jump_matters(Process::Client(c as u8))
+                        && self.jump_matters(Process::client(c))
                     {
                         out.push(Step::Jump {
-                            target: Process::Client(c as u8),
+                            target: Process::client(c),
                             ticks,
                         });
                     }

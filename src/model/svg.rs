@@ -7,9 +7,10 @@ use crate::storage::TokenSource;
 
 use super::event;
 use super::shape::Shape;
-use super::step::{Process, Step};
+use super::step::Step;
 use super::told::{self, narrate_path};
 use super::world::World;
+use crate::actor::Process;
 
 /// A short label for the Explorer's list of next steps.
 pub(super) fn label(step: &Step) -> String {
@@ -111,7 +112,7 @@ pub(super) fn sequence_diagram(shape: &Shape, path: &[(World, Option<Step>)]) ->
             "<line x1='{counter_x}' y1='{TOP}' x2='{counter_x}' y2='{height}' stroke='gray'/>\
              <text x='{counter_x}' y='{}' text-anchor='middle'>{}</text>",
             TOP - 10,
-            event::Actor::Counter
+            crate::actor::Actor::Counter
         );
     }
     let text_x = 80 + lanes * LANE_GAP;

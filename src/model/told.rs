@@ -3,9 +3,10 @@
 
 use crate::storage::StorageOp;
 
-use super::event::{Actor, Event, Moment};
+use super::event::{Event, Moment};
 use super::step::Step;
 use super::world::World;
+use crate::actor::Actor;
 
 /// The events of every step of `path` (states with the step taken from each; the last step
 /// is `None`), one list per step, with what only the whole path shows: which write a write
@@ -135,9 +136,10 @@ pub fn line(t: u32, step: &Step, moments: &[Moment]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::actor::Process;
     use crate::model::Phase;
     use crate::model::RedlockModel;
-    use crate::model::{Process, Step};
+    use crate::model::Step;
     use crate::scenario::Scenario;
 
     fn guarded() -> RedlockModel {

@@ -2,7 +2,8 @@
 
 use serde::Serialize;
 
-use crate::model::{Actor, Event, Moment, Phase, RedlockModel, Step, World, breaks, narrate_path};
+use crate::actor::Actor;
+use crate::model::{Event, Moment, Phase, RedlockModel, Step, World, breaks, narrate_path};
 use crate::property::Property;
 use crate::scenario::property;
 
@@ -73,7 +74,7 @@ impl From<Moment> for Line {
 }
 
 fn client(c: usize) -> String {
-    Actor::Client(c as u8).to_string()
+    Actor::client(c).to_string()
 }
 
 /// Whether `event` is one that can break `property`: a belief that starts, lengthens or

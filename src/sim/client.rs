@@ -19,8 +19,9 @@ use rand_core::{RngCore, SeedableRng};
 use super::clock::SimClock;
 use super::config::WorkloadConfig;
 use super::draw::uniform;
-use super::network::{Endpoint, Message, Payload};
+use super::network::{Message, Payload};
 use super::trace::{TraceEntry, TraceEvent};
+use crate::actor::Actor;
 use crate::node::{NodeState, Persistence};
 use crate::proto::{Config, Event, Lock, Op};
 use crate::storage::{Protection, StorageOp, StorageReply};
@@ -679,8 +680,8 @@ impl SimClient {
         }
         ctx.outbox.push((
             Message {
-                from: Endpoint::Client(self.id),
-                to: Endpoint::Storage,
+                from: Actor::client(self.id),
+                to: Actor::Storage,
                 payload: Payload::StorageOp { seq, op },
             },
             extra,
@@ -737,8 +738,8 @@ impl SimClient {
             };
             ctx.outbox.push((
                 Message {
-                    from: Endpoint::Client(self.id),
-                    to: Endpoint::Node(node),
+                    from: Actor::client(self.id),
+                    to: Actor::node(node),
                     payload: Payload::Command(command),
                 },
                 extra,

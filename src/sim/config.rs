@@ -4,7 +4,8 @@ use std::fmt;
 
 use thiserror::Error;
 
-use super::fault::{Fault, FaultPlan, Process};
+use super::fault::{Fault, FaultPlan};
+use crate::actor::Process;
 use crate::node::Persistence;
 use crate::proto::{
     Config, ConfigError, DriftPolicy, LockParams, NodeId, NodeSet, RetryPolicy, RoundDecision,
@@ -400,7 +401,7 @@ impl SimConfig {
             && failover.node >= self.nodes()
         {
             return Err(SimConfigError::NoSuchFailoverNode {
-                node: Process::Node(failover.node),
+                node: Process::node(failover.node),
             });
         }
         if self.crash.persistence == Persistence::FsyncPeriodic
@@ -463,8 +464,8 @@ impl SimConfig {
         match &self.faults {
             FaultPlan::Generated(budget) => {
                 let pinned = [
-                    budget.pinned_node.map(Process::Node),
-                    budget.pinned_client.map(Process::Client),
+                    budget.pinned_node.map(Process::node),
+                    budget.pinned_client.map(Process::client),
                 ];
                 for target in pinned.into_iter().flatten() {
                     if !self.has(target) {
@@ -494,25 +495,25 @@ impl SimConfig {
     fn check_fault(&self, index: usize, fault: &Fault) -> Result<(), SimConfigError> {
         let (target, size) = match *fault {
             Fault::ClockJump { process, by_ms } => (process, Millis(by_ms.unsigned_abs())),
-            Fault::Crash { node, downtime } => (Process::Node(node), downtime),
-            Fault::Isolate { node, duration } => (Process::Node(node), duration),
-            Fault::Pause { client, duration } => (Process::Client(client), duration),
-            Fault::CrashClient { client } => (Process::Client(client), Millis::ZERO),
+            Fault::Crash { node, downtime } => (Process::node(node), downtime),
+            Fault::Isolate { node, duration } => (Process::node(node), duration),
+            Fault::Pause { client, duration } => (Process::client(client), duration),
+            Fault::CrashClient { client } => (Process::client(client), Millis::ZERO),
             // Aimed at whichever node is replicated; without one it is ignored when it strikes.
             Fault::Failover => return Ok(()),
-            Fault::DelayStorageOp { client, extra } => (Process::Client(client), extra),
+            Fault::DelayStorageOp { client, extra } => (Process::client(client), extra),
             Fault::DelayRequest {
                 client,
                 node,
                 extra,
             } => {
-                if !self.has(Process::Node(node)) {
+                if !self.has(Process::node(node)) {
                     return Err(SimConfigError::NoSuchProcess {
                         index,
-                        target: Process::Node(node),
+                        target: Process::node(node),
                     });
                 }
-                (Process::Client(client), extra)
+                (Process::client(client), extra)
             }
         };
         if !self.has(target) {
@@ -531,8 +532,8 @@ impl SimConfig {
 impl SimConfig {
     fn has(&self, target: Process) -> bool {
         match target {
-            Process::Node(node) => node < self.nodes(),
-            Process::Client(client) => client < self.clients,
+            Process::Node(node) => usize::from(node) < self.nodes(),
+            Process::Client(client) => usize::from(client) < self.clients,
         }
     }
 }
@@ -642,7 +643,7 @@ impl fmt::Display for SimConfig {
             write!(
                 f,
                 ", {} fails over to a replica that copies every {}, promotion delay {} (node clock)",
-                Process::Node(failover.node),
+                Process::node(failover.node),
                 failover.replication_period,
                 failover.promotion_delay
             )?;

@@ -11,26 +11,8 @@ use std::fmt;
 use rand_chacha::ChaCha8Rng;
 
 use super::draw::uniform;
+use crate::actor::Process;
 use crate::time::Millis;
-
-/// A process of the simulated world that owns a clock.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Process {
-    /// A Redis master, by index from 0.
-    Node(usize),
-    /// A lock client, by index from 0.
-    Client(usize),
-}
-
-impl fmt::Display for Process {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // People count from 1, as the Redlock literature does (n1..nN, c1..cM).
-        match self {
-            Process::Node(i) => write!(f, "n{}", i + 1),
-            Process::Client(i) => write!(f, "c{}", i + 1),
-        }
-    }
-}
 
 /// One fault.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -105,18 +87,18 @@ impl fmt::Display for Fault {
                 write!(f, "clock of {process} jumps {by_ms:+} ms")
             }
             Fault::Crash { node, downtime } => {
-                write!(f, "{} crashes for {downtime}", Process::Node(node))
+                write!(f, "{} crashes for {downtime}", Process::node(node))
             }
             Fault::Pause { client, duration } => {
-                write!(f, "{} pauses for {duration}", Process::Client(client))
+                write!(f, "{} pauses for {duration}", Process::client(client))
             }
             Fault::Isolate { node, duration } => {
-                write!(f, "{} is isolated for {duration}", Process::Node(node))
+                write!(f, "{} is isolated for {duration}", Process::node(node))
             }
             Fault::DelayStorageOp { client, extra } => write!(
                 f,
                 "next storage op of {} is delayed by {extra}",
-                Process::Client(client)
+                Process::client(client)
             ),
             Fault::DelayRequest {
                 client,
@@ -125,12 +107,12 @@ impl fmt::Display for Fault {
             } => write!(
                 f,
                 "next request of {} to {} is delayed by {extra}",
-                Process::Client(client),
-                Process::Node(node)
+                Process::client(client),
+                Process::node(node)
             ),
             Fault::Failover => write!(f, "the replicated master fails over to its replica"),
             Fault::CrashClient { client } => {
-                write!(f, "{} crashes for good", Process::Client(client))
+                write!(f, "{} crashes for good", Process::client(client))
             }
         }
     }
@@ -325,22 +307,22 @@ impl FaultBudget {
     fn makers(&self) -> [(Budget, Make); 12] {
         [
             (self.node_jumps_forward, |node, _, size| Fault::ClockJump {
-                process: Process::Node(node),
+                process: Process::node(node),
                 by_ms: size_ms(size),
             }),
             (self.node_jumps_backward, |node, _, size| Fault::ClockJump {
-                process: Process::Node(node),
+                process: Process::node(node),
                 by_ms: -size_ms(size),
             }),
             (self.client_jumps_forward, |_, client, size| {
                 Fault::ClockJump {
-                    process: Process::Client(client),
+                    process: Process::client(client),
                     by_ms: size_ms(size),
                 }
             }),
             (self.client_jumps_backward, |_, client, size| {
                 Fault::ClockJump {
-                    process: Process::Client(client),
+                    process: Process::client(client),
                     by_ms: -size_ms(size),
                 }
             }),
@@ -414,11 +396,11 @@ pub enum Anchor {
 impl fmt::Display for Anchor {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
-            Anchor::KeySet { node } => write!(f, "{} sets a key", Process::Node(node)),
-            Anchor::Started { client } => write!(f, "{} starts acquiring", Process::Client(client)),
-            Anchor::Acquired { client } => write!(f, "{} acquires", Process::Client(client)),
+            Anchor::KeySet { node } => write!(f, "{} sets a key", Process::node(node)),
+            Anchor::Started { client } => write!(f, "{} starts acquiring", Process::client(client)),
+            Anchor::Acquired { client } => write!(f, "{} acquires", Process::client(client)),
             Anchor::Checked { client } => {
-                write!(f, "{} checks its lease", Process::Client(client))
+                write!(f, "{} checks its lease", Process::client(client))
             }
         }
     }
@@ -592,9 +574,15 @@ impl FaultBudget {
                     Fault::ClockJump {
                         process: Process::Node(node),
                         ..
+                    } => Some((
+                        Anchor::KeySet {
+                            node: usize::from(node),
+                        },
+                        when,
+                    )),
+                    Fault::Crash { node, .. } | Fault::Isolate { node, .. } => {
+                        Some((Anchor::KeySet { node }, when))
                     }
-                    | Fault::Crash { node, .. }
-                    | Fault::Isolate { node, .. } => Some((Anchor::KeySet { node }, when)),
                     Fault::Failover => aim
                         .failover_node
                         .map(|node| (Anchor::KeySet { node }, when)),
@@ -607,7 +595,12 @@ impl FaultBudget {
                     Fault::ClockJump {
                         process: Process::Client(client),
                         ..
-                    } => Some((Anchor::Acquired { client }, when)),
+                    } => Some((
+                        Anchor::Acquired {
+                            client: usize::from(client),
+                        },
+                        when,
+                    )),
                     Fault::Pause { client, .. } => Some(match which {
                         0 | 1 if aim.checks > 0 => (Anchor::Checked { client }, 1),
                         0 | 1 => (Anchor::Started { client }, when),
@@ -680,10 +673,10 @@ impl fmt::Display for FaultBudget {
             write!(f, "none")?;
         }
         if let Some(node) = self.pinned_node {
-            write!(f, "; node faults pinned to {}", Process::Node(node))?;
+            write!(f, "; node faults pinned to {}", Process::node(node))?;
         }
         if let Some(client) = self.pinned_client {
-            write!(f, "; client faults pinned to {}", Process::Client(client))?;
+            write!(f, "; client faults pinned to {}", Process::client(client))?;
         }
         Ok(())
     }
@@ -921,7 +914,7 @@ mod tests {
         let fault = ScheduledFault {
             at: Millis(40),
             fault: Fault::ClockJump {
-                process: Process::Node(0),
+                process: Process::node(0),
                 by_ms: -7,
             },
         };

@@ -10,30 +10,10 @@ use rand_chacha::ChaCha8Rng;
 
 use super::config::NetworkConfig;
 use super::draw::{chance, uniform};
+use crate::actor::Actor;
 use crate::proto::{Command, NodeId, Reply, RoundId};
 use crate::storage::{StorageOp, StorageReply};
 use crate::time::Millis;
-
-/// Who sends or receives a message.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Endpoint {
-    /// A Redis master.
-    Node(usize),
-    /// A lock client.
-    Client(usize),
-    /// The guarded storage.
-    Storage,
-}
-
-impl fmt::Display for Endpoint {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Endpoint::Node(i) => write!(f, "n{}", i + 1),
-            Endpoint::Client(i) => write!(f, "c{}", i + 1),
-            Endpoint::Storage => write!(f, "storage"),
-        }
-    }
-}
 
 /// What a message carries.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -87,9 +67,9 @@ impl fmt::Display for Payload {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Message {
     /// The sender.
-    pub from: Endpoint,
+    pub from: Actor,
     /// The receiver.
-    pub to: Endpoint,
+    pub to: Actor,
     /// The content.
     pub payload: Payload,
 }
@@ -98,13 +78,13 @@ impl Message {
     /// Whether the message travels between a client and a node (the lock service's network,
     /// which loses messages), rather than to or from the storage.
     pub fn is_lock_traffic(&self) -> bool {
-        matches!(self.from, Endpoint::Node(_)) || matches!(self.to, Endpoint::Node(_))
+        matches!(self.from, Actor::Node(_)) || matches!(self.to, Actor::Node(_))
     }
 
     /// The node at either end, if any.
     pub fn node(&self) -> Option<usize> {
         match (self.from, self.to) {
-            (Endpoint::Node(n), _) | (_, Endpoint::Node(n)) => Some(n),
+            (Actor::Node(n), _) | (_, Actor::Node(n)) => Some(usize::from(n)),
             _ => None,
         }
     }
@@ -193,8 +173,8 @@ mod tests {
 
     fn ping(i: u32) -> Message {
         Message {
-            from: Endpoint::Client(0),
-            to: Endpoint::Storage,
+            from: Actor::Client(0),
+            to: Actor::Storage,
             payload: Payload::StorageOp {
                 seq: i,
                 op: StorageOp::Read { epoch: 1, fence: 1 },
@@ -204,7 +184,7 @@ mod tests {
 
     fn to_node(i: u32) -> Message {
         Message {
-            to: Endpoint::Node(0),
+            to: Actor::Node(0),
             ..ping(i)
         }
     }

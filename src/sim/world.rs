@@ -15,11 +15,12 @@ use super::clock::SimClock;
 use super::config::WorkloadConfig;
 use super::config::{SimConfig, SimConfigError};
 use super::draw::uniform;
-use super::fault::{Aim, AimedFault, Anchor, Fault, FaultPlan, Process, ScheduledFault};
-use super::network::{Endpoint, Message, Network, Payload, Sent};
+use super::fault::{Aim, AimedFault, Anchor, Fault, FaultPlan, ScheduledFault};
+use super::network::{Message, Network, Payload, Sent};
 use super::outcome::{Outcome, Stats, SwarmRun};
 use super::server::SimNode;
 use super::trace::{TraceEntry, TraceEvent};
+use crate::actor::{Actor, Process};
 use crate::node::{NodeState, Persistence};
 use crate::proto::{Config, NodeId, Op, Reply};
 use crate::storage::Storage;
@@ -385,8 +386,14 @@ impl<'a> World<'a> {
         match fault {
             Fault::ClockJump { process, by_ms } => {
                 let clock = match process {
-                    Process::Node(n) => self.nodes.get_mut(n).map(|node| &mut node.clock),
-                    Process::Client(c) => self.clients.get_mut(c).map(|client| &mut client.clock),
+                    Process::Node(n) => self
+                        .nodes
+                        .get_mut(usize::from(n))
+                        .map(|node| &mut node.clock),
+                    Process::Client(c) => self
+                        .clients
+                        .get_mut(usize::from(c))
+                        .map(|client| &mut client.clock),
                 };
                 clock.map(|clock| clock.jump(now, by_ms)).is_some()
             }
@@ -486,9 +493,9 @@ impl<'a> World<'a> {
                 continue;
             }
             match (message.to, message.payload) {
-                (Endpoint::Node(node), Payload::Command(command)) => {
-                    let client = match message.from {
-                        Endpoint::Client(c) => c,
+                (Actor::Node(node), Payload::Command(command)) => {
+                    let (client, node) = match message.from {
+                        Actor::Client(c) => (usize::from(c), usize::from(node)),
                         _ => continue,
                     };
                     if let Some(index) = self
@@ -543,9 +550,9 @@ impl<'a> World<'a> {
                         Millis::ZERO,
                     );
                 }
-                (Endpoint::Storage, Payload::StorageOp { seq, op }) => {
+                (Actor::Storage, Payload::StorageOp { seq, op }) => {
                     let client = match message.from {
-                        Endpoint::Client(c) => c,
+                        Actor::Client(c) => usize::from(c),
                         _ => continue,
                     };
                     let reply = self.storage.apply(op, self.config.workload.protection);
@@ -559,14 +566,16 @@ impl<'a> World<'a> {
                     self.report(found);
                     self.send(
                         Message {
-                            from: Endpoint::Storage,
+                            from: Actor::Storage,
                             to: message.from,
                             payload: Payload::StorageReply { seq, reply },
                         },
                         Millis::ZERO,
                     );
                 }
-                (Endpoint::Client(client), payload) => self.clients[client].deliver(payload),
+                (Actor::Client(client), payload) => {
+                    self.clients[usize::from(client)].deliver(payload)
+                }
                 // No other pairing is ever sent.
                 _ => {}
             }
@@ -611,8 +620,8 @@ impl<'a> World<'a> {
     /// Whether `message` runs between a node and a client outside that client's reach.
     fn crosses_partition(&self, message: &Message) -> bool {
         match (message.from, message.to) {
-            (Endpoint::Client(c), Endpoint::Node(n)) | (Endpoint::Node(n), Endpoint::Client(c)) => {
-                !self.config.reaches(c, n)
+            (Actor::Client(c), Actor::Node(n)) | (Actor::Node(n), Actor::Client(c)) => {
+                !self.config.reaches(usize::from(c), usize::from(n))
             }
             _ => false,
         }
@@ -620,10 +629,11 @@ impl<'a> World<'a> {
 
     fn send(&mut self, message: Message, extra: Millis) {
         self.stats.messages_sent += 1;
-        if let (Endpoint::Client(client), Endpoint::Node(node), Payload::Command(_)) =
+        if let (Actor::Client(client), Actor::Node(node), Payload::Command(_)) =
             (message.from, message.to, message.payload)
             && extra > Millis::ZERO
         {
+            let (client, node) = (usize::from(client), usize::from(node));
             // Held at most one TTL beyond its delay, so every hold ends.
             let until = self.now + extra.0 + self.config.ttl.0;
             self.holds.retain(|&(c, n, _)| (c, n) != (client, node));
