@@ -27,7 +27,7 @@ pub const UNBOUNDED_IN_TTLS: u64 = 3;
 
 impl SimConfig {
     /// The simulated world of `scenario`, one tick being one millisecond (or the file's
-    /// `[simulate] ms_per_tick`): the same as
+    /// [`ms_per_tick`](Scenario::ms_per_tick)): the same as
     /// [`from_scenario_at(scenario, 1)`](SimConfig::from_scenario_at), whose docs give the
     /// mapping.
     ///
@@ -35,8 +35,7 @@ impl SimConfig {
     /// with the catalog's 4-tick leases few of the model's counterexamples are reachable; the
     /// CLI simulates at 10 ms per tick by default.
     pub fn from_scenario(scenario: &Scenario) -> Result<SimConfig, SimConfigError> {
-        let ms_per_tick = scenario.simulate.as_ref().and_then(|s| s.ms_per_tick);
-        SimConfig::from_scenario_at(scenario, ms_per_tick.map_or(1, u64::from))
+        SimConfig::from_scenario_at(scenario, scenario.ms_per_tick().unwrap_or(1))
     }
 
     /// The simulated world of `scenario` with one tick lasting `R = ms_per_tick` milliseconds

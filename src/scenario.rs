@@ -27,6 +27,7 @@
 //! # Ok::<(), redlock_lab::scenario::ScenarioError>(())
 //! ```
 
+mod duration;
 mod error;
 mod ingredient;
 mod patch;
@@ -36,11 +37,15 @@ mod patch;
 /// defined.
 pub mod property;
 mod raw;
+mod resolution;
 mod settings;
 #[cfg(test)]
 mod tests;
 mod validate;
 
+pub use duration::{
+    DriftText, DurationError, drift_text, exact_millis, parse_duration, signed_millis,
+};
 pub use error::{Location, ScenarioError};
 pub use ingredient::Ingredient;
 pub use patch::{PatchError, patch_text, patched};

@@ -229,9 +229,13 @@ fn bad_files_fail_with_file_line_and_column() {
     assert!(matches!(e, ScenarioError::WrongType { .. }), "{e}");
     assert_error(e, 7, 9, "invalid type");
     // Unknown key, at the key.
-    let e = bad(&format!("[lock]\nnodes = 3\nttl = 4\n{EXPECT}"));
+    let e = bad(&format!("[lock]\nnodes = 3\nttl_tick = 4\n{EXPECT}"));
     assert!(matches!(e, ScenarioError::UnknownKey { .. }), "{e}");
-    assert_error(e, 8, 1, "unknown field `ttl`");
+    assert_error(e, 8, 1, "unknown field `ttl_tick`");
+    // A number where a duration goes, with the way to a count of ticks.
+    let e = bad(&format!("[lock]\nttl = 4\n{EXPECT}"));
+    assert!(matches!(e, ScenarioError::WrongType { .. }), "{e}");
+    assert_error(e, 7, 7, "a count of ticks goes in the key ending in _ticks");
     // Unknown mode value.
     let e = bad(&format!("[lock]\nunlock = \"delete\"\n{EXPECT}"));
     assert!(matches!(e, ScenarioError::WrongType { .. }), "{e}");
@@ -593,4 +597,58 @@ fn a_mitigations_proof_scenario_is_its_patched_file() {
     }
     assert!(proofs >= 15, "only {proofs} proof scenarios");
     assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// Every catalog file rewritten in real units (`resolution = "7ms"`, each `*_ticks = n` as
+/// `* = "7n ms"`) resolves to exactly the settings the model reads from the file in ticks, so
+/// a deployment written in milliseconds is checked as its tick twin is.
+#[test]
+fn every_catalog_file_in_milliseconds_is_its_tick_twin() {
+    const TICK_MS: i64 = 7;
+    let mut converted_keys = 0;
+    let settings = |s: &Scenario| {
+        format!(
+            "{:?} {:?} {:?} {:?} {:?} {:?}",
+            s.lock, s.clock, s.storage, s.faults, s.failover, s.liveness
+        )
+    };
+    for path in catalog() {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let mut durations = format!("resolution = \"{TICK_MS}ms\"\n");
+        let mut drift_written = false;
+        for line in text.lines() {
+            let converted = line.split_once(" = ").and_then(|(key, value)| {
+                let key = key.strip_suffix("_ticks")?;
+                let ticks: i64 = value.trim().parse().ok()?;
+                Some(format!("{key} = \"{}ms\"", ticks * TICK_MS))
+            });
+            drift_written |= line.starts_with("drift_ticks");
+            converted_keys += usize::from(converted.is_some());
+            durations.push_str(converted.as_deref().unwrap_or(line));
+            durations.push('\n');
+            if line == "[lock]" && !text.contains("drift_ticks") {
+                // The tick default (one tick), written out: a TTL in real units without a
+                // drift would get the client's `1% + 2ms` instead.
+                durations.push_str(&format!("drift = \"{TICK_MS}ms\"\n"));
+                drift_written = true;
+            }
+        }
+        let name = path.display().to_string();
+        let in_ticks = Scenario::load(&path).unwrap();
+        if !drift_written {
+            // No [lock] table: the whole lock is the defaults, in ticks.
+            assert!(!durations.contains("ttl = "), "{name}");
+        }
+        let in_millis = Scenario::from_str(&name, &durations)
+            .unwrap_or_else(|e| panic!("{name} in milliseconds: {e}\n{durations}"));
+        assert_eq!(
+            in_millis.resolution,
+            Some(redlock_lab::time::Millis(TICK_MS as u64))
+        );
+        assert_eq!(settings(&in_millis), settings(&in_ticks), "{name}");
+    }
+    assert!(
+        converted_keys > 100,
+        "only {converted_keys} tick keys rewritten"
+    );
 }

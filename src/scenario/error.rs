@@ -160,6 +160,15 @@ pub enum ScenarioError {
         /// The value's allowed range.
         message: String,
     },
+    /// A time key written as a duration that is not one (`"10 parsecs"`), that does not fit
+    /// the file's resolution, or that is written beside its tick key.
+    #[error("{at}: {message}")]
+    Duration {
+        /// Where the duration (or the conflicting tick key) is.
+        at: Location,
+        /// What is wrong, and how to write it.
+        message: String,
+    },
 }
 
 impl ScenarioError {
@@ -195,6 +204,7 @@ impl ScenarioError {
             | ScenarioError::TooManyFaults { at, .. }
             | ScenarioError::UnknownProperty { at, .. }
             | ScenarioError::OutOfRange { at, .. }
+            | ScenarioError::Duration { at, .. }
             | ScenarioError::Mechanism { at, .. } => Some(at),
         }
     }

@@ -45,6 +45,27 @@ impl<'de> Deserialize<'de> for RawBound {
     }
 }
 
+/// A time key written as a duration (`"10s"`); a number here is refused with a pointer to
+/// the key's `_ticks` spelling, which is where a count of ticks goes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct RawDuration(pub String);
+
+impl<'de> Deserialize<'de> for RawDuration {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl serde::de::Visitor<'_> for Visitor {
+            type Value = RawDuration;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a duration in quotes (\"10s\", \"50ms\"); a count of ticks goes in the key ending in _ticks")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<RawDuration, E> {
+                Ok(RawDuration(v.to_owned()))
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
+}
+
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawScenario {
@@ -53,6 +74,8 @@ pub(crate) struct RawScenario {
     pub claim: String,
     pub source: Source,
     pub prose: String,
+    /// The length of one tick (`"2ms"`), when the file fixes it.
+    pub resolution: Option<Spanned<RawDuration>>,
     #[serde(default)]
     pub lock: RawLock,
     #[serde(default)]
@@ -174,10 +197,14 @@ pub(crate) struct RawLock {
     pub nodes: Option<Spanned<u32>>,
     pub clients: Option<Spanned<u32>>,
     pub ttl_ticks: Option<Spanned<u32>>,
+    pub ttl: Option<Spanned<RawDuration>>,
     pub drift_ticks: Option<Spanned<u32>>,
+    pub drift: Option<Spanned<RawDuration>>,
     pub round_timeout_ticks: Option<Spanned<u32>>,
+    pub round_timeout: Option<Spanned<RawDuration>>,
     pub attempts: Option<Spanned<u32>>,
     pub retry_delay_ticks: Option<Spanned<u32>>,
+    pub retry_delay: Option<Spanned<RawDuration>>,
     pub unlock: Option<RawUnlock>,
     pub validity_check: Option<bool>,
     pub decision: Option<RawDecision>,
@@ -190,7 +217,9 @@ pub(crate) struct RawLock {
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawClock {
     pub node_error_ticks: Option<Spanned<u32>>,
+    pub node_error: Option<Spanned<RawDuration>>,
     pub client_error_ticks: Option<Spanned<u32>>,
+    pub client_error: Option<Spanned<RawDuration>>,
 }
 
 /// One client's reachable nodes, 1-based, each with its span.
@@ -209,7 +238,9 @@ pub(crate) struct RawStorage {
     pub protection: Option<RawProtection>,
     pub token_source: Option<Spanned<RawTokenSource>>,
     pub check_margin_ticks: Option<Spanned<u32>>,
+    pub check_margin: Option<Spanned<RawDuration>>,
     pub max_delay_ticks: Option<RawBound>,
+    pub max_delay: Option<Spanned<RawDuration>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -226,6 +257,7 @@ pub(crate) struct RawFaults {
 pub(crate) struct RawPauses {
     pub count: Option<Spanned<u32>>,
     pub max_ticks: Option<RawBound>,
+    pub max: Option<Spanned<RawDuration>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -234,7 +266,8 @@ pub(crate) struct RawJumps {
     pub count: Option<Spanned<u32>>,
     pub target: Option<JumpTarget>,
     pub index: Option<Spanned<u32>>,
-    pub jump_ticks: Spanned<i32>,
+    pub jump_ticks: Option<Spanned<i32>>,
+    pub jump: Option<Spanned<RawDuration>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -243,8 +276,10 @@ pub(crate) struct RawCrashes {
     pub count: Option<Spanned<u32>>,
     pub persistence: Option<RawPersistence>,
     pub restart_delay_ticks: Option<Spanned<u32>>,
+    pub restart_delay: Option<Spanned<RawDuration>>,
     pub restart: Option<bool>,
     pub client_guard_ticks: Option<Spanned<u32>>,
+    pub client_guard: Option<Spanned<RawDuration>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -257,12 +292,14 @@ pub(crate) struct RawClientCrashes {
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawFailover {
     pub promotion_delay_ticks: Option<u32>,
+    pub promotion_delay: Option<Spanned<RawDuration>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawLiveness {
     pub horizon_ticks: Option<Spanned<u32>>,
+    pub horizon: Option<Spanned<RawDuration>>,
     pub isolated_rounds: Option<bool>,
     pub client: Option<Spanned<u32>>,
 }

@@ -7,6 +7,7 @@ use super::raw::RawBound;
 use crate::node::Persistence;
 use crate::proto::{LockParams, NodeSet};
 use crate::storage::{Protection, TokenSource};
+use crate::time::Millis;
 
 use super::ingredient::Ingredient;
 
@@ -388,6 +389,9 @@ pub struct Scenario {
     pub liveness: LivenessSettings,
     /// `[check] symmetry`: reduce by node and client symmetry (default true).
     pub symmetry: bool,
+    /// How long one tick lasts, when the file writes its time keys as durations or sets
+    /// `resolution` (`models/README.md` states the rule); `None`: abstract ticks.
+    pub resolution: Option<Millis>,
     /// `[simulate]`, if any: ignored by the model checker.
     pub simulate: Option<SimulateSettings>,
     /// `[expect]`, in file order sorted by name; empty only in a file whose checker verdicts
@@ -430,6 +434,16 @@ impl Scenario {
     /// The quorum `N/2 + 1`.
     pub fn quorum(&self) -> usize {
         self.lock.params.quorum()
+    }
+
+    /// The milliseconds one tick lasts when the file says: `[simulate] ms_per_tick`, else the
+    /// length of a tick of a file written in real units (so such a file simulates at its own
+    /// scale), else `None`.
+    pub fn ms_per_tick(&self) -> Option<u64> {
+        let simulate = self.simulate.as_ref().and_then(|s| s.ms_per_tick);
+        simulate
+            .map(u64::from)
+            .or(self.resolution.map(Millis::as_u64))
     }
 }
 

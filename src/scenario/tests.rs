@@ -221,3 +221,113 @@ fn bad_simulate_values_point_at_their_key() {
     let e = parse("[simulate.expect]\n\"no lost update\" = \"holds\"\n").unwrap_err();
     assert!(e.to_string().contains("[storage]"), "{e}");
 }
+
+/// The settings the model reads, for comparing a file in durations with one in ticks.
+fn model_settings(s: &Scenario) -> String {
+    format!(
+        "{:?} {:?} {:?} {:?} {:?} {:?}",
+        s.lock, s.clock, s.storage, s.faults, s.failover, s.liveness
+    )
+}
+
+#[test]
+fn durations_resolve_to_the_ticks_of_their_common_divisor() {
+    let in_ticks = parse(
+        "[lock]\nttl_ticks = 5\ndrift_ticks = 1\n[clock]\nnode_error_ticks = 1\n[storage]\nprotection = \"fencing-token\"\ncheck_margin_ticks = 2\nmax_delay_ticks = \"unbounded\"\n[faults.clock_jumps]\njump_ticks = -2\n[faults.pauses]\nmax_ticks = 3\n[faults.crashes]\nrestart_delay_ticks = 5\nclient_guard_ticks = 1\n[liveness]\nhorizon_ticks = 15\n[expect]\n\"mutual exclusion\" = \"holds\"\n",
+    )
+    .unwrap();
+    let in_durations = parse(
+        "[lock]\nttl = \"10s\"\ndrift = \"2s\"\n[clock]\nnode_error = \"2000ms\"\n[storage]\nprotection = \"fencing-token\"\ncheck_margin = \"4s\"\nmax_delay = \"unbounded\"\n[faults.clock_jumps]\njump = \"-4s\"\n[faults.pauses]\nmax = \"6s\"\n[faults.crashes]\nrestart_delay = \"10s\"\nclient_guard = \"2s\"\n[liveness]\nhorizon = \"30s\"\n[expect]\n\"mutual exclusion\" = \"holds\"\n",
+    )
+    .unwrap();
+    assert_eq!(in_durations.resolution, Some(Millis(2_000)));
+    assert_eq!(
+        in_ticks.resolution, None,
+        "a file in ticks counts abstract ticks"
+    );
+    assert_eq!(model_settings(&in_durations), model_settings(&in_ticks));
+}
+
+#[test]
+fn the_clients_default_drift_policy_is_expressible_as_it_is() {
+    // `Config`'s default: 1 % of the TTL plus 2 ms, by the core's own arithmetic.
+    let s = parse("[lock]\nttl = \"200ms\"\ndrift = \"1% + 2ms\"\n[expect]\n\"mutual exclusion\" = \"holds\"\n")
+        .unwrap();
+    let default = crate::proto::DriftPolicy::default().drift_for(Millis(200));
+    assert_eq!(default, Millis(4));
+    assert_eq!(s.resolution, Some(Millis(4)));
+    assert_eq!(
+        (s.lock.params.ttl, s.lock.params.drift),
+        (Millis(50), Millis(1))
+    );
+    // A TTL in real units without a drift gets that same default.
+    let implicit =
+        parse("[lock]\nttl = \"200ms\"\n[expect]\n\"mutual exclusion\" = \"holds\"\n").unwrap();
+    assert_eq!(model_settings(&implicit), model_settings(&s));
+    let refused = parse(
+        "[lock]\nttl_ticks = 5\ndrift = \"1%\"\n[expect]\n\"mutual exclusion\" = \"holds\"\n",
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        refused.contains("needs the TTL written as a duration"),
+        "{refused}"
+    );
+}
+
+#[test]
+fn a_resolution_fixes_the_tick_and_lets_tick_keys_count_it() {
+    let s = parse("resolution = \"1ms\"\n[lock]\nttl = \"6ms\"\ndrift_ticks = 2\n[expect]\n\"mutual exclusion\" = \"holds\"\n")
+        .unwrap();
+    assert_eq!(s.resolution, Some(Millis(1)));
+    assert_eq!(
+        (s.lock.params.ttl, s.lock.params.drift),
+        (Millis(6), Millis(2))
+    );
+    let refused = parse(
+        "resolution = \"4ms\"\n[lock]\nttl = \"6ms\"\n[expect]\n\"mutual exclusion\" = \"holds\"\n",
+    )
+    .unwrap_err()
+    .to_string();
+    assert_eq!(
+        refused,
+        "s.toml:8:7: ttl = \"6ms\" is not a whole number of ticks of 4 ms (the file's resolution)"
+    );
+}
+
+#[test]
+fn a_duration_that_cannot_resolve_is_refused_where_it_is_written() {
+    let error = |body: &str| {
+        parse(&format!(
+            "{body}[expect]\n\"mutual exclusion\" = \"holds\"\n"
+        ))
+        .unwrap_err()
+        .to_string()
+    };
+    assert_eq!(
+        error("[lock]\nttl = \"10s\"\ndrift_ticks = 1\n"),
+        "s.toml:8:15: this file writes durations, so one tick is their greatest common divisor, and drift_ticks would change meaning with every duration: write drift as a duration too, or set resolution = \"…\" to fix the tick"
+    );
+    assert_eq!(
+        error("[lock]\nttl = \"10s\"\nttl_ticks = 5\n"),
+        "s.toml:7:7: ttl and ttl_ticks are the same setting: write one of them"
+    );
+    assert_eq!(
+        error("[lock]\nttl = \"10 parsecs\"\n"),
+        "s.toml:7:7: ttl = \"10 parsecs\": \"10 parsecs\": unknown unit \"parsecs\" (ms, s, m, h, d, …)"
+    );
+    assert_eq!(
+        error("[lock]\nttl = \"1.5ms\"\n"),
+        "s.toml:7:7: ttl = \"1.5ms\": \"1.5ms\" is not a whole number of milliseconds"
+    );
+    // A deployment's numbers at 1 ms are beyond the discrete checker, and it says so in
+    // the file's own words.
+    assert_eq!(
+        error("[lock]\nttl = \"10s\"\ndrift = \"102ms\"\n"),
+        "s.toml:7:7: ttl = \"10s\" is 5000 ticks of 2 ms (the file's resolution), but must lie in 1..=60 ticks"
+    );
+    assert_eq!(
+        error("[lock]\nttl = \"10s\"\ndrift = \"1s\"\n[faults.clock_jumps]\n"),
+        "s.toml:1:8: missing key: [faults.clock_jumps] needs the size of a jump: jump_ticks = 2, or jump = \"50ms\""
+    );
+}

@@ -21,6 +21,7 @@ use crate::time::Millis;
 use super::error::{Location, ScenarioError};
 use super::ingredient::Ingredient;
 use super::property;
+use super::resolution::{self, Resolution};
 use super::settings::*;
 
 impl Scenario {
@@ -38,15 +39,23 @@ impl Scenario {
     /// Parses and validates scenario text; `file` names it in errors and reports.
     #[allow(clippy::should_implement_trait)] // two arguments: not `FromStr`
     pub fn from_str(file: &str, text: &str) -> Result<Scenario, ScenarioError> {
-        let raw: RawScenario =
+        let mut raw: RawScenario =
             toml::from_str(text).map_err(|e| ScenarioError::from_toml(file, text, &e))?;
-        Validator { file, text }.scenario(raw)
+        let mut validator = Validator {
+            file,
+            text,
+            resolution: Resolution::default(),
+        };
+        validator.resolution = resolution::resolve(file, text, &mut raw)?;
+        validator.scenario(raw)
     }
 }
 
 pub(super) struct Validator<'a> {
     pub(super) file: &'a str,
     pub(super) text: &'a str,
+    /// The file's tick and the keys it wrote as durations, so a range error can say both.
+    pub(super) resolution: Resolution,
 }
 
 impl Validator<'_> {
@@ -63,9 +72,16 @@ impl Validator<'_> {
     ) -> Result<u32, ScenarioError> {
         let v = *value.get_ref();
         if v < min || v > max {
+            let message = match (self.resolution.written(what), self.resolution.tick) {
+                (Some(text), Some(tick)) => format!(
+                    "{} = {text:?} is {v} ticks of {tick} (the file's resolution), but must lie in {min}..={max} ticks",
+                    what.strip_suffix("_ticks").unwrap_or(what),
+                ),
+                _ => format!("{what} is {v}, but must lie in {min}..={max}"),
+            };
             return Err(ScenarioError::OutOfRange {
                 at: self.at(value),
-                message: format!("{what} is {v}, but must lie in {min}..={max}"),
+                message,
             });
         }
         Ok(v)
@@ -456,6 +472,7 @@ impl Validator<'_> {
             failover,
             liveness,
             symmetry: raw.check.symmetry.unwrap_or(true),
+            resolution: self.resolution.tick,
             simulate,
             expect,
             mechanism,
@@ -669,10 +686,16 @@ impl Validator<'_> {
             Some(j) => {
                 let count = self.opt_range(&j.count, 1, 0, 3, "clock_jumps.count")?;
                 let target = j.target.unwrap_or(JumpTarget::Any);
-                let size = *j.jump_ticks.get_ref();
+                let Some(jump_ticks) = &j.jump_ticks else {
+                    return Err(ScenarioError::MissingKey {
+                        at: self.at(&raw.name),
+                        message: "[faults.clock_jumps] needs the size of a jump: jump_ticks = 2, or jump = \"50ms\"".to_owned(),
+                    });
+                };
+                let size = *jump_ticks.get_ref();
                 if size == 0 || size.unsigned_abs() > 60 {
                     return Err(ScenarioError::OutOfRange {
-                        at: self.at(&j.jump_ticks),
+                        at: self.at(jump_ticks),
                         message: format!(
                             "jump_ticks is {size}, but must be nonzero and within ±60"
                         ),

@@ -19,7 +19,7 @@ use redlock_lab::scenario::{Scenario, Verdict, property};
 use redlock_lab::sweep::{Search, SweepError, search};
 
 use crate::Outcome;
-use crate::units::{DurationError, parse_duration};
+use redlock_lab::scenario::{DurationError, parse_duration};
 
 /// Arguments of `advise`.
 #[derive(Debug, clap::Args)]

@@ -25,7 +25,6 @@ mod simulate;
 mod sweep;
 mod table;
 mod trace;
-mod units;
 
 use std::process::ExitCode;
 

@@ -30,7 +30,7 @@ use rustix::process::{Pid, Signal, kill_process};
 use serde::Deserialize;
 
 use crate::Outcome;
-use crate::units::parse_duration;
+use redlock_lab::scenario::parse_duration;
 
 /// The environment variable that lists the nodes when neither `--nodes` nor `--config` does.
 const NODES_ENV: &str = "REDLOCK_NODES";

@@ -49,7 +49,8 @@ pub struct Args {
     /// Simulated milliseconds per model tick. The simulator's messages take at least 1 ms
     /// where the model's take no time, so at 1 ms per tick a 4-tick lease leaves almost no
     /// room for a counterexample; at 10 the simulator reaches many more of the checker's.
-    /// Default: the file's `[simulate] ms_per_tick`, else 10.
+    /// Default: the file's `[simulate] ms_per_tick`, else the tick of a file written in real
+    /// units (`resolution`), else 10.
     #[arg(long)]
     ms_per_tick: Option<u64>,
 }
@@ -82,8 +83,7 @@ pub fn run(args: &Args) -> Result<Outcome> {
         )
     })?;
     let scenario = load(&args.path)?;
-    let file_resolution = scenario.simulate.as_ref().and_then(|s| s.ms_per_tick);
-    let default_resolution = file_resolution.map_or(DEFAULT_MS_PER_TICK, u64::from);
+    let default_resolution = scenario.ms_per_tick().unwrap_or(DEFAULT_MS_PER_TICK);
     let ms_per_tick = args.ms_per_tick.unwrap_or(default_resolution);
     let config = SimConfig::from_scenario_at(&scenario, ms_per_tick)?;
 
