@@ -14,6 +14,7 @@
 //!     title = "Three nodes, two clients, no faults"
 //!     claim = "Redlock keeps mutual exclusion without faults"
 //!     source = "redis.io"
+//!     quote = "At any given moment, only one client can hold a lock."
 //!     prose = "The control case."
 //!     [lock]
 //!     nodes = 3
@@ -35,6 +36,7 @@ mod patch;
 /// name). Each is the name of a [`Property`](crate::property::Property), where the names are
 /// defined.
 pub mod property;
+mod quote;
 mod raw;
 mod settings;
 #[cfg(test)]
@@ -44,4 +46,5 @@ mod validate;
 pub use error::{Location, ScenarioError};
 pub use ingredient::Ingredient;
 pub use patch::{PatchError, patch_text, patched};
+pub use quote::{QuoteError, find_quote, normalise};
 pub use settings::*;

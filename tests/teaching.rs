@@ -542,7 +542,7 @@ fn explain_lists_candidates_for_an_unknown_or_ambiguous_name() {
 fn aliases_and_mitigations_are_validated_with_their_location() {
     let file = |extra: &str| {
         format!(
-            "name = \"x\"\ntitle = \"t\"\nclaim = \"c\"\nsource = \"seed\"\nprose = \"p\"\n{extra}\n[expect]\n\"mutual exclusion\" = \"holds\"\n"
+            "name = \"x\"\ntitle = \"t\"\nclaim = \"c\"\nsource = \"derived\"\nprose = \"p\"\n{extra}\n[expect]\n\"mutual exclusion\" = \"holds\"\n"
         )
     };
     let ok = Scenario::from_str(
