@@ -15,10 +15,10 @@ fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// Every scenario file of the catalog, `models/large` included.
+/// Every scenario file of the catalog, the large ones and the simulator's worlds included.
 fn catalog() -> Vec<PathBuf> {
     let mut files = Vec::new();
-    for dir in [root().join("models"), root().join("models/large")] {
+    for dir in ["models", "models/large", "models/sim"].map(|d| root().join(d)) {
         for entry in std::fs::read_dir(&dir).unwrap() {
             let path = entry.unwrap().path();
             if path.extension().is_some_and(|e| e == "toml") {
