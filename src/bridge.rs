@@ -660,7 +660,7 @@ mod tests {
 
     fn scenario(body: &str) -> Scenario {
         let text = format!(
-            "name = \"s\"\ntitle = \"t\"\nclaim = \"c\"\nsource = \"seed\"\nprose = \"p\"\n{body}\n[expect]\n\"mutual exclusion\" = \"holds\"\n"
+            "name = \"s\"\ntitle = \"t\"\nclaim = \"c\"\nsource = \"derived\"\nprose = \"p\"\n{body}\n[expect]\n\"mutual exclusion\" = \"holds\"\n"
         );
         Scenario::from_str("s.toml", &text).unwrap()
     }
@@ -957,7 +957,7 @@ mod tests {
 
     #[test]
     fn a_simulate_table_builds_a_long_workload_with_its_own_faults() {
-        let text = "name = \"w\"\ntitle = \"t\"\nclaim = \"c\"\nsource = \"seed\"\nprose = \"p\"\n[lock]\nnodes = 3\nclients = 2\nttl_ticks = 50\ndrift_ticks = 5\n[storage]\nprotection = \"none\"\ncheck_margin_ticks = 10\n[faults.crashes]\ncount = 1\nrestart_delay_ticks = 50\n[simulate]\nms_per_tick = 2\nduration_ms = 700\ndelay_max_ms = 8\nloss_per_mille = 100\nclock_rate_error_ppm = 10000\nisolations = { count = 4, min_ms = 10, max_ms = 200 }\n[simulate.expect]\n\"mutual exclusion\" = \"holds\"\n";
+        let text = "name = \"w\"\ntitle = \"t\"\nclaim = \"c\"\nsource = \"derived\"\nprose = \"p\"\n[lock]\nnodes = 3\nclients = 2\nttl_ticks = 50\ndrift_ticks = 5\n[storage]\nprotection = \"none\"\ncheck_margin_ticks = 10\n[faults.crashes]\ncount = 1\nrestart_delay_ticks = 50\n[simulate]\nms_per_tick = 2\nduration_ms = 700\ndelay_max_ms = 8\nloss_per_mille = 100\nclock_rate_error_ppm = 10000\nisolations = { count = 4, min_ms = 10, max_ms = 200 }\n[simulate.expect]\n\"mutual exclusion\" = \"holds\"\n";
         let s = Scenario::from_str("w.toml", text).unwrap();
         let config = SimConfig::from_scenario(&s).unwrap();
         // Scenario ticks at the file's 2 ms per tick; [simulate] spans in ms.

@@ -16,6 +16,7 @@
 //!     title = "A node's clock jumps forward past the drift allowance"
 //!     claim = "Redlock is unsafe when a node's clock jumps"
 //!     source = "Kleppmann"
+//!     quote = "The clock on node C jumps forward, causing the lock to expire."
 //!     prose = "n2 jumps +2 with drift 1."
 //!     [lock]
 //!     ttl_ticks = 4

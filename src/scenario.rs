@@ -14,6 +14,7 @@
 //!     title = "Three nodes, two clients, no faults"
 //!     claim = "Redlock keeps mutual exclusion without faults"
 //!     source = "redis.io"
+//!     quote = "At any given moment, only one client can hold a lock."
 //!     prose = "The control case."
 //!     [lock]
 //!     nodes = 3
@@ -36,6 +37,7 @@ mod patch;
 /// name). Each is the name of a [`Property`](crate::property::Property), where the names are
 /// defined.
 pub mod property;
+mod quote;
 mod raw;
 mod resolution;
 mod settings;
@@ -49,4 +51,5 @@ pub use duration::{
 pub use error::{Location, ScenarioError};
 pub use ingredient::Ingredient;
 pub use patch::{PatchError, patch_text, patched};
+pub use quote::{QuoteError, find_quote, normalise};
 pub use settings::*;

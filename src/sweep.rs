@@ -464,7 +464,7 @@ mod tests {
 name = "x"
 title = "t"
 claim = "c"
-source = "seed"
+source = "derived"
 prose = "p"
 [lock]
 ttl_ticks = 4

@@ -202,7 +202,7 @@ fn the_node_jump_counterexample_is_pinned() {
 
 fn bad(body: &str) -> ScenarioError {
     let text = format!(
-        "name = \"bad\"\ntitle = \"t\"\nclaim = \"c\"\nsource = \"seed\"\nprose = \"p\"\n{body}"
+        "name = \"bad\"\ntitle = \"t\"\nclaim = \"c\"\nsource = \"derived\"\nprose = \"p\"\n{body}"
     );
     Scenario::from_str("bad.toml", &text).expect_err("the file is invalid")
 }

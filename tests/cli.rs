@@ -14,6 +14,7 @@ name = "small"
 title = "Two clients, three nodes, no faults"
 claim = "fault-free Redlock keeps mutual exclusion"
 source = "redis.io"
+quote = "At any given moment, only one client can hold a lock."
 prose = "The control case."
 [lock]
 nodes = 3
@@ -197,7 +198,7 @@ const USER_SIZED: &str = r#"
 name = "user-sized"
 title = "Five nodes, two clients, a node jump of +1"
 claim = "Redlock keeps mutual exclusion when a node's clock jumps by the drift allowance"
-source = "seed"
+source = "derived"
 prose = "The size users write."
 [lock]
 nodes = 5

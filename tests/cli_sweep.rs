@@ -211,7 +211,7 @@ fn a_bad_scenario_file_is_reported_with_its_line_and_column() {
     let file = dir.join("bad.toml");
     std::fs::write(
         &file,
-        "name = \"bad\"\ntitle = \"t\"\nclaim = \"c\"\nsource = \"seed\"\nprose = \"p\"\n\
+        "name = \"bad\"\ntitle = \"t\"\nclaim = \"c\"\nsource = \"derived\"\nprose = \"p\"\n\
          [lock]\nttl_tick = 4\n[expect]\n\"mutual exclusion\" = \"holds\"\n",
     )
     .unwrap();

@@ -122,7 +122,7 @@ fn dead_fields_change_counts_but_not_verdicts() {
 /// A scenario from its configuration tables (the expectation is not read here).
 fn generated(name: &str, body: &str) -> Scenario {
     let text = format!(
-        "name = \"{name}\"\ntitle = \"t\"\nclaim = \"c\"\nsource = \"Kleppmann\"\nprose = \"p\"\n\
+        "name = \"{name}\"\ntitle = \"t\"\nclaim = \"c\"\nsource = \"derived\"\nprose = \"p\"\n\
          {body}\n[expect]\n\"mutual exclusion\" = \"holds\"\n"
     );
     Scenario::from_str(&format!("{name}.toml"), &text)

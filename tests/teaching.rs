@@ -468,6 +468,7 @@ fn explain_tells_claim_verdict_story_and_mitigation() {
         "node-clock-jump-forward-past-drift — n2's clock jumps +2 with drift 1",
         "(models/node-clock-jump-forward-past-drift.toml)",
         "The claim (Kleppmann): A forward jump of a node's clock breaks Redlock",
+        "Source (Kleppmann): “The clock on node C jumps forward, causing the lock to expire.”",
         "Verdict: mutual exclusion is violated: among ",
         "at t=2 n2's clock jumps +2",
         "  mutual exclusion: violated (as [expect] says)",
@@ -542,7 +543,7 @@ fn explain_lists_candidates_for_an_unknown_or_ambiguous_name() {
 fn aliases_and_mitigations_are_validated_with_their_location() {
     let file = |extra: &str| {
         format!(
-            "name = \"x\"\ntitle = \"t\"\nclaim = \"c\"\nsource = \"seed\"\nprose = \"p\"\n{extra}\n[expect]\n\"mutual exclusion\" = \"holds\"\n"
+            "name = \"x\"\ntitle = \"t\"\nclaim = \"c\"\nsource = \"derived\"\nprose = \"p\"\n{extra}\n[expect]\n\"mutual exclusion\" = \"holds\"\n"
         )
     };
     let ok = Scenario::from_str(

@@ -6,7 +6,7 @@ use stateright::Model;
 
 fn scenario(body: &str) -> Scenario {
     let text = format!(
-        "name = \"t\"\ntitle = \"t\"\nclaim = \"c\"\nsource = \"seed\"\nprose = \"p\"\n{body}\n[expect]\n\"mutual exclusion\" = \"holds\"\n"
+        "name = \"t\"\ntitle = \"t\"\nclaim = \"c\"\nsource = \"derived\"\nprose = \"p\"\n{body}\n[expect]\n\"mutual exclusion\" = \"holds\"\n"
     );
     Scenario::from_str("t.toml", &text).unwrap()
 }

@@ -143,7 +143,7 @@ mod tests {
     use crate::scenario::Scenario;
 
     fn guarded() -> RedlockModel {
-        let text = "name = \"t\"\ntitle = \"t\"\nclaim = \"c\"\nsource = \"seed\"\nprose = \"p\"\n\
+        let text = "name = \"t\"\ntitle = \"t\"\nclaim = \"c\"\nsource = \"derived\"\nprose = \"p\"\n\
             [lock]\nnodes = 3\nclients = 2\nttl_ticks = 4\ndrift_ticks = 1\n\
             [faults.crashes]\ncount = 1\npersistence = \"none\"\nrestart_delay_ticks = 0\n\
             client_guard_ticks = 3\n[network]\nmessage_loss = 1\n\
@@ -199,7 +199,7 @@ mod tests {
     /// and is told so (not as a `SET`).
     #[test]
     fn a_late_extension_is_told_as_an_extension() {
-        let text = "name = \"t\"\ntitle = \"t\"\nclaim = \"c\"\nsource = \"seed\"\nprose = \"p\"\n\
+        let text = "name = \"t\"\ntitle = \"t\"\nclaim = \"c\"\nsource = \"derived\"\nprose = \"p\"\n\
             [lock]\nnodes = 3\nclients = 1\nttl_ticks = 4\ndrift_ticks = 1\nextensions = 1\n\
             [expect]\n\"mutual exclusion\" = \"holds\"\n";
         let model = RedlockModel::new(&Scenario::from_str("t.toml", text).unwrap());
@@ -232,7 +232,7 @@ mod tests {
 
     fn fenced(token_source: &str) -> RedlockModel {
         let text = format!(
-            "name = \"t\"\ntitle = \"t\"\nclaim = \"c\"\nsource = \"seed\"\nprose = \"p\"\n\
+            "name = \"t\"\ntitle = \"t\"\nclaim = \"c\"\nsource = \"derived\"\nprose = \"p\"\n\
             [lock]\nnodes = 3\nclients = 2\nttl_ticks = 4\ndrift_ticks = 1\n\
             [storage]\nprotection = \"fencing-token\"\ntoken_source = \"{token_source}\"\n\
             [faults.crashes]\ncount = 1\npersistence = \"none\"\nrestart_delay_ticks = 4\n\
@@ -329,7 +329,7 @@ mod tests {
     /// One client on three nodes (ttl 4, drift 1) with the `extra` tables.
     fn one_client(extra: &str) -> RedlockModel {
         let text = format!(
-            "name = \"t\"\ntitle = \"t\"\nclaim = \"c\"\nsource = \"seed\"\nprose = \"p\"\n\
+            "name = \"t\"\ntitle = \"t\"\nclaim = \"c\"\nsource = \"derived\"\nprose = \"p\"\n\
              [lock]\nnodes = 3\nclients = 1\nttl_ticks = 4\ndrift_ticks = 1\n{extra}\
              [expect]\n\"mutual exclusion\" = \"holds\"\n"
         );

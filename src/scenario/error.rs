@@ -152,6 +152,15 @@ pub enum ScenarioError {
         /// What is wrong.
         message: String,
     },
+    /// `source`, `quote` and `builds_on` disagree: a claim credited to a source without the
+    /// sentence it rests on, an empty quote, or `builds_on` on a claim that is not `derived`.
+    #[error("{at}: citation: {message}")]
+    Citation {
+        /// Where the offending key is (`source` when `quote` is missing).
+        at: Location,
+        /// What is wrong, and the fix.
+        message: String,
+    },
     /// A value outside its allowed range (zero nodes, six nodes, a zero TTL).
     #[error("{at}: {message}")]
     OutOfRange {
@@ -205,6 +214,7 @@ impl ScenarioError {
             | ScenarioError::UnknownProperty { at, .. }
             | ScenarioError::OutOfRange { at, .. }
             | ScenarioError::Duration { at, .. }
+            | ScenarioError::Citation { at, .. }
             | ScenarioError::Mechanism { at, .. } => Some(at),
         }
     }

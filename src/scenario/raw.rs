@@ -72,7 +72,11 @@ pub(crate) struct RawScenario {
     pub name: Spanned<String>,
     pub title: String,
     pub claim: String,
-    pub source: Source,
+    pub source: Spanned<Source>,
+    /// The sentence the claim rests on, in the words of the source that makes it.
+    pub quote: Option<Spanned<String>>,
+    /// For a `derived` claim: the source whose statement the derivation starts from.
+    pub builds_on: Option<Spanned<Source>>,
     pub prose: String,
     /// The length of one tick (`"2ms"`), when the file fixes it.
     pub resolution: Option<Spanned<RawDuration>>,

@@ -41,6 +41,18 @@ pub enum Source {
     Antirez,
 }
 
+/// A sentence a scenario quotes from one of its sources (`quote`, and `builds_on` for a
+/// `derived` claim).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Citation {
+    /// Whose sentence it is: never [`Source::Derived`].
+    pub source: Source,
+    /// The sentence, as the file spells it. A [`Source::Seed`] quote is checked verbatim
+    /// against the seed article by `tests/sources.rs`; the other sources are not at hand
+    /// offline, so only their presence is checked.
+    pub quote: String,
+}
+
 /// A property's verdict: what the checker found, or what `[expect]` predicts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -371,6 +383,10 @@ pub struct Scenario {
     pub claim: String,
     /// Who made the claim.
     pub source: Source,
+    /// The sentence the claim rests on and whose it is: the source's own for a claim it makes,
+    /// the statement a `derived` claim builds on, or `None` for a derivation that builds on no
+    /// stated sentence.
+    pub citation: Option<Citation>,
     /// Teaching prose.
     pub prose: String,
     /// `[lock]`.

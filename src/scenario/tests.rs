@@ -3,7 +3,7 @@ use crate::proto::{ExtensionQuorum, NodeSet, RoundDecision, UnlockMode, Validity
 use crate::time::Millis;
 
 const HEADER: &str =
-    "name = \"x\"\ntitle = \"t\"\nclaim = \"c\"\nsource = \"seed\"\nprose = \"p\"\n";
+    "name = \"x\"\ntitle = \"t\"\nclaim = \"c\"\nsource = \"derived\"\nprose = \"p\"\n";
 
 fn parse(body: &str) -> Result<Scenario, ScenarioError> {
     Scenario::from_str("s.toml", &format!("{HEADER}{body}"))
@@ -330,4 +330,66 @@ fn a_duration_that_cannot_resolve_is_refused_where_it_is_written() {
         error("[lock]\nttl = \"10s\"\ndrift = \"1s\"\n[faults.clock_jumps]\n"),
         "s.toml:1:8: missing key: [faults.clock_jumps] needs the size of a jump: jump_ticks = 2, or jump = \"50ms\""
     );
+}
+
+/// A file's header with `source` and the citation keys given in `keys`.
+fn cited(keys: &str) -> Result<Scenario, ScenarioError> {
+    Scenario::from_str(
+        "s.toml",
+        &format!(
+            "name = \"x\"\ntitle = \"t\"\nclaim = \"c\"\n{keys}prose = \"p\"\n[expect]\n\"mutual exclusion\" = \"holds\"\n"
+        ),
+    )
+}
+
+#[test]
+fn a_credited_claim_carries_its_sentence() {
+    let s = cited("source = \"redis.io\"\nquote = \"Q.\"\n").unwrap();
+    assert_eq!(
+        s.citation,
+        Some(Citation {
+            source: Source::RedisIo,
+            quote: "Q.".to_owned()
+        })
+    );
+    let s = cited("source = \"derived\"\nbuilds_on = \"seed\"\nquote = \"Q.\"\n").unwrap();
+    assert_eq!(s.source, Source::Derived);
+    assert_eq!(s.citation.map(|c| c.source), Some(Source::Seed));
+    assert_eq!(cited("source = \"derived\"\n").unwrap().citation, None);
+}
+
+#[test]
+fn a_citation_that_does_not_add_up_is_refused_where_it_is() {
+    let cases = [
+        // A credited claim without its sentence: pointed at `source`.
+        (
+            "source = \"Kleppmann\"\n",
+            "s.toml:4:10: citation: a claim resting on Kleppmann needs the sentence it rests on",
+        ),
+        (
+            "source = \"antirez\"\nquote = \"  \"\n",
+            "s.toml:5:9: citation: quote is empty",
+        ),
+        (
+            "source = \"seed\"\nbuilds_on = \"redis.io\"\nquote = \"Q\"\n",
+            "s.toml:5:13: citation: builds_on belongs to a \"derived\" claim",
+        ),
+        (
+            "source = \"derived\"\nbuilds_on = \"derived\"\nquote = \"Q\"\n",
+            "s.toml:5:13: citation: builds_on names the source",
+        ),
+        (
+            "source = \"derived\"\nquote = \"Q\"\n",
+            "s.toml:5:9: citation: a derived claim quotes only the source it builds on",
+        ),
+        (
+            "source = \"derived\"\nbuilds_on = \"antirez\"\n",
+            "s.toml:5:13: citation: a claim resting on antirez needs",
+        ),
+    ];
+    for (keys, expected) in cases {
+        let error = cited(keys).unwrap_err();
+        assert!(matches!(error, ScenarioError::Citation { .. }), "{error}");
+        assert!(error.to_string().starts_with(expected), "{keys:?}: {error}");
+    }
 }

@@ -147,6 +147,60 @@ impl Validator<'_> {
         Ok((expect, mechanism))
     }
 
+    /// `source`, `quote` and `builds_on`: the sentence the claim rests on, and whose it is.
+    ///
+    /// A claim credited to a source must quote it, so a reader (and `tests/sources.rs`, for the
+    /// seed) can check that the source says what the file claims. A `derived` claim may name
+    /// the source it builds on, and then quotes the statement it starts from.
+    fn citation(&self, raw: &RawScenario) -> Result<Option<Citation>, ScenarioError> {
+        let source = *raw.source.get_ref();
+        let cited = match (source, &raw.builds_on) {
+            (Source::Derived, None) => None,
+            (Source::Derived, Some(on)) if *on.get_ref() == Source::Derived => {
+                return Err(ScenarioError::Citation {
+                    at: self.at(on),
+                    message: "builds_on names the source a derivation starts from: \"seed\", \"redis.io\", \"Kleppmann\" or \"antirez\"".to_owned(),
+                });
+            }
+            (Source::Derived, Some(on)) => Some(*on.get_ref()),
+            (_, Some(on)) => {
+                return Err(ScenarioError::Citation {
+                    at: self.at(on),
+                    message: format!(
+                        "builds_on belongs to a \"derived\" claim; this one is {source}'s own"
+                    ),
+                });
+            }
+            (_, None) => Some(source),
+        };
+        match (cited, &raw.quote) {
+            (None, None) => Ok(None),
+            (None, Some(quote)) => Err(ScenarioError::Citation {
+                at: self.at(quote),
+                message: "a derived claim quotes only the source it builds on: add builds_on = \"redis.io\" (or the seed, Kleppmann, antirez), or drop quote".to_owned(),
+            }),
+            (Some(cited), None) => Err(ScenarioError::Citation {
+                at: match &raw.builds_on {
+                    Some(on) => self.at(on),
+                    None => self.at(&raw.source),
+                },
+                message: format!(
+                    "a claim resting on {cited} needs the sentence it rests on: quote = \"…\""
+                ),
+            }),
+            (Some(_), Some(quote)) if quote.get_ref().trim().is_empty() => {
+                Err(ScenarioError::Citation {
+                    at: self.at(quote),
+                    message: "quote is empty: give the source's sentence".to_owned(),
+                })
+            }
+            (Some(cited), Some(quote)) => Ok(Some(Citation {
+                source: cited,
+                quote: quote.get_ref().clone(),
+            })),
+        }
+    }
+
     /// `[simulate]`, every value range-checked here so a bad one points at its key.
     fn simulate(
         &self,
@@ -443,6 +497,7 @@ impl Validator<'_> {
             Some(table) => Some(self.simulate(table, &lock, storage.is_some())?),
             None => None,
         };
+        let citation = self.citation(&raw)?;
         let empty = BTreeMap::new();
         let table = raw.expect.as_ref().map_or(&empty, |t| t.get_ref());
         let (expect, mechanism) = self.expect(table, storage.is_some(), true)?;
@@ -462,7 +517,8 @@ impl Validator<'_> {
             name,
             title: raw.title,
             claim: raw.claim,
-            source: raw.source,
+            source: *raw.source.get_ref(),
+            citation,
             prose: raw.prose,
             lock,
             clock,

@@ -261,7 +261,7 @@ fn base(faults: &Faults, name: &str, title: &str, prose: &str, drift: u32) -> St
     let mut text = format!(
         "name = \"{name}\"\ntitle = \"{title}\"\n\
          claim = \"redlock-lab advise: the smallest safe value, and one tick less\"\n\
-         source = \"seed\"\nprose = \"\"\"\n{prose}\n{}\n\"\"\"\n\n\
+         source = \"derived\"\nprose = \"\"\"\n{prose}\n{}\n\"\"\"\n\n\
          [lock]\nnodes = 3\nclients = 2\nttl_ticks = {}\ndrift_ticks = {drift}\n",
         scaling_note(faults),
         faults.scale.ttl_ticks

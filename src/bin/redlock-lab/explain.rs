@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use redlock_lab::check::{self, Check, PropertyReport, Report};
 use redlock_lab::report::Story;
-use redlock_lab::scenario::{Ingredient, Mitigation, Scenario, Verdict, property};
+use redlock_lab::scenario::{Ingredient, Mitigation, Scenario, Source, Verdict, property};
 use redlock_lab::{catalog, cause};
 
 use crate::Outcome;
@@ -138,6 +138,20 @@ fn reason(report: &Report, p: &PropertyReport, story: Option<&Story>) -> String 
     }
 }
 
+/// The sentence the claim rests on, told after the prose so the reader can weigh the claim
+/// against its source's own words; empty for a derivation that quotes nothing.
+fn citation(scenario: &Scenario) -> String {
+    let Some(citation) = &scenario.citation else {
+        return String::new();
+    };
+    let role = if scenario.source == Source::Derived {
+        "Builds on"
+    } else {
+        "Source"
+    };
+    format!("{role} ({}): “{}”\n\n", citation.source, citation.quote)
+}
+
 /// Prints the explanation; exit 1 when a verdict differs from `[expect]`.
 pub fn run(args: &Args) -> Result<Outcome> {
     let scenario = inputs::load_one(&args.name)?;
@@ -156,6 +170,7 @@ pub fn run(args: &Args) -> Result<Outcome> {
         scenario.claim,
         scenario.prose.trim()
     );
+    out.push_str(&citation(&scenario));
     out.push_str(&format!("Verdict: {}\n", reason(&report, main, story)));
     for p in &report.properties {
         let expected = match p.expected {
