@@ -51,8 +51,8 @@ enum Operation {
 }
 
 impl Operation {
-    /// The `operation` label, and the last part of the span's name.
-    #[cfg(any(feature = "tracing", feature = "metrics"))]
+    /// The `operation` label of the latency histogram.
+    #[cfg(feature = "metrics")]
     fn name(self) -> &'static str {
         match self {
             Operation::Acquire => "acquire",
@@ -65,7 +65,7 @@ impl Operation {
 /// One lock operation as an observer sees it: its span, and when the current round was sent.
 #[derive(Debug)]
 pub(crate) struct Watch {
-    #[cfg(any(feature = "tracing", feature = "metrics"))]
+    #[cfg(feature = "metrics")]
     operation: Operation,
     #[cfg(feature = "tracing")]
     span: tracing::Span,
@@ -94,12 +94,12 @@ impl Watch {
 
     #[inline]
     #[cfg_attr(
-        not(any(feature = "tracing", feature = "metrics")),
-        expect(unused_variables, reason = "nothing to observe with both features off")
+        not(feature = "tracing"),
+        expect(unused_variables, reason = "only the span reads some of them")
     )]
     fn start(operation: Operation, resource: &str, ttl: Millis) -> Watch {
         Watch {
-            #[cfg(any(feature = "tracing", feature = "metrics"))]
+            #[cfg(feature = "metrics")]
             operation,
             #[cfg(feature = "tracing")]
             span: span(operation, resource, ttl),
@@ -120,8 +120,8 @@ impl Watch {
     /// A node answered `command` (or failed with `error`).
     #[inline]
     #[cfg_attr(
-        not(any(feature = "tracing", feature = "metrics")),
-        expect(unused_variables, reason = "nothing to observe with both features off")
+        not(feature = "tracing"),
+        expect(unused_variables, reason = "only the span reads some of them")
     )]
     pub(crate) fn answer(
         &self,
@@ -161,8 +161,8 @@ impl Watch {
     /// lease if it won, and `now` reads the client's clock (only when something observes it).
     #[inline]
     #[cfg_attr(
-        not(any(feature = "tracing", feature = "metrics")),
-        expect(unused_variables, reason = "nothing to observe with both features off")
+        not(feature = "tracing"),
+        expect(unused_variables, reason = "only the span reads some of them")
     )]
     pub(crate) fn acquisition(
         &self,
@@ -205,8 +205,8 @@ impl Watch {
     /// An extension ended; `deadline` is the lease's deadline after it, `now` reads the clock.
     #[inline]
     #[cfg_attr(
-        not(any(feature = "tracing", feature = "metrics")),
-        expect(unused_variables, reason = "nothing to observe with both features off")
+        not(feature = "tracing"),
+        expect(unused_variables, reason = "only the span reads some of them")
     )]
     pub(crate) fn extension(
         &self,
@@ -256,8 +256,8 @@ impl Watch {
 /// The watchdog gave up the lease whose deadline was `deadline`, at `at` (client clock).
 #[inline]
 #[cfg_attr(
-    not(any(feature = "tracing", feature = "metrics")),
-    expect(unused_variables, reason = "nothing to observe with both features off")
+    not(feature = "tracing"),
+    expect(unused_variables, reason = "only the event reads some of them")
 )]
 pub(crate) fn lease_lost(kind: LossKind, deadline: Millis, at: Millis) {
     #[cfg(any(feature = "tracing", feature = "metrics"))]
