@@ -11,7 +11,10 @@
 //! reply is read; N=1 shows the client's own cost over the floor), `sequential` (the same client with the generic one-node-after-another
 //! executor, to show what the all-at-once batch buys), `raw fan-out` (the two commands written
 //! to all five nodes then read, with no lock logic: the physical cost of N nodes on this
-//! machine), and with feature `tokio` `async` (the async client on a current-thread runtime). Repeats are interleaved and every figure
+//! machine), with feature `tokio` `async` (the async client on a current-thread runtime), and
+//! with features `tracing` and `metrics` `watched N=5` (the N=5 client with a subscriber and a
+//! recorder installed that take every span, event and sample: what watching costs; built with
+//! the features off, the `redlock` rows are the zero-cost baseline). Repeats are interleaved and every figure
 //! is the median over repeats. Target: redlock acquire p50 at N=5 ≤ 1.5 × raw acquire p50.
 
 #[path = "../tests/live_redis/harness.rs"]
@@ -242,6 +245,19 @@ fn cycles<N: Node>(redlock: &mut Redlock<N, MonotonicClock, ChaCha20Rng>, ops: u
     run
 }
 
+/// The N=5 cycles with every span, event and sample taken: a subscriber on the registry (which
+/// enables every level) and a debugging recorder, both on this thread.
+#[cfg(all(feature = "tracing", feature = "metrics"))]
+fn watched_cycles(redlock: &mut RedisRedlock, ops: usize) -> Run {
+    use tracing_subscriber::layer::SubscriberExt;
+    let recorder = metrics_util::debugging::DebuggingRecorder::new();
+    let subscriber =
+        tracing_subscriber::registry().with(tracing_subscriber::layer::Identity::new());
+    tracing::subscriber::with_default(subscriber, || {
+        metrics::with_local_recorder(&recorder, || cycles(redlock, ops))
+    })
+}
+
 /// The async client on a current-thread runtime, called as a user would call it.
 #[cfg(feature = "tokio")]
 fn async_cycles(servers: &[RedisServer], ops: usize) -> Run {
@@ -332,6 +348,10 @@ fn main() {
     if cfg!(feature = "tokio") {
         rows.extend(["async N=3", "async N=5"]);
     }
+    // The last row, when both features are on.
+    if cfg!(all(feature = "tracing", feature = "metrics")) {
+        rows.push("watched N=5");
+    }
     // Index of each row in `results`, in the order they are pushed below.
     let n5 = 3;
     let mut results: Vec<Vec<Summary>> = vec![Vec::new(); rows.len()];
@@ -352,6 +372,11 @@ fn main() {
         {
             results[7].push(async_cycles(&servers[..3], ops).summary());
             results[8].push(async_cycles(&servers[..5], ops).summary());
+        }
+        #[cfg(all(feature = "tracing", feature = "metrics"))]
+        {
+            let watched = results.len() - 1;
+            results[watched].push(watched_cycles(&mut clients5, ops).summary());
         }
         std::thread::sleep(Duration::from_millis(100));
     }

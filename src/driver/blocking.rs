@@ -7,6 +7,7 @@ use rand_core::{CryptoRng, RngCore, SeedableRng};
 use thiserror::Error;
 
 use super::clock::Clock;
+use super::observe::Watch;
 use super::outcome::{Collision, ErrorLog, NodeError, NotAcquired, Settled, Unreachable};
 use crate::node::Node;
 use crate::proto::{
@@ -203,15 +204,21 @@ impl<N: Node, C: Clock, R: RngCore + CryptoRng> Redlock<N, C, R> {
         validate_resource(resource)?;
         let mut lock = Lock::acquire(&self.config, ttl, &mut self.rng, self.clock.now())?;
         let mut errors = ErrorLog::default();
+        let mut watch = Watch::acquiring(resource, ttl);
         let outcome = drive(
             &mut self.nodes,
             &self.clock,
             resource,
             &mut lock,
             &mut errors,
+            &mut watch,
             Lock::poll_acquisition,
         )?;
-        Ok(match errors.settle(outcome, N::foreign_key) {
+        let settled = errors.settle(outcome, N::foreign_key);
+        watch.acquisition(settled.decision(), lock.attempts(), lock.lease(), || {
+            self.clock.now()
+        });
+        Ok(match settled {
             Settled::Acquired {
                 nodes,
                 restarted,
@@ -318,14 +325,18 @@ impl<N: Node, C: Clock, R: RngCore> Guard<'_, N, C, R> {
     /// Like [`extend`](Guard::extend), with why it failed and what every node said.
     pub fn try_extend(&mut self) -> Result<Extension, DriverError> {
         self.lock.extend(self.clock.now())?;
-        Ok(drive(
+        let mut watch = Watch::extending(&self.resource);
+        let extension = drive(
             self.nodes,
             self.clock,
             &self.resource,
             &mut self.lock,
             &mut self.errors,
+            &mut watch,
             Lock::poll_extension,
-        )?)
+        )?;
+        watch.extension(&extension, self.deadline(), || self.clock.now());
+        Ok(extension)
     }
 
     /// The lock's resolved numbers: quorum, TTL, drift, round timeout.
@@ -346,16 +357,20 @@ impl<N: Node, C: Clock, R: RngCore> Guard<'_, N, C, R> {
 
     fn release(&mut self) -> Tally {
         self.lock.release(self.clock.now());
+        let mut watch = Watch::releasing(&self.resource);
         let released = drive(
             self.nodes,
             self.clock,
             &self.resource,
             &mut self.lock,
             &mut self.errors,
+            &mut watch,
             |lock| Ok(lock.poll_release()),
         );
         // A release has no usage error to report: `poll_release` always answers.
-        released.unwrap_or_default()
+        let released = released.unwrap_or_default();
+        watch.release(Some(&released));
+        released
     }
 }
 
@@ -370,21 +385,25 @@ impl<N: Node, C: Clock, R: RngCore> Drop for Guard<'_, N, C, R> {
 /// Runs the operation in progress on `lock` against `nodes` until `poll` says it is done: each
 /// batch goes to [`Node::execute_all`] (in order for most nodes, all at once for Redis), every
 /// answer is fed with the clock reading taken when it arrived, and every error is kept with its
-/// round. The order of things is the core's ([`Next`]).
+/// round (and shown to `watch`). The order of things is the core's ([`Next`]).
 fn drive<N: Node, C: Clock, R: RngCore, T>(
     nodes: &mut [N],
     clock: &C,
     key: &str,
     lock: &mut Lock<R>,
     errors: &mut ErrorLog<N::Error>,
+    watch: &mut Watch,
     poll: impl Fn(&mut Lock<R>) -> Result<Next<T>, UsageError>,
 ) -> Result<T, UsageError> {
     loop {
         match poll(lock)? {
             Next::Send(batch) => {
                 let params = *lock.params();
+                watch.round_sent();
+                let watch = &*watch;
                 N::execute_all(nodes, key, &batch, &params, |node, command, result| {
-                    let answer = errors.answer(&command, result, || node.counts_toward_quorum());
+                    let answer =
+                        errors.answer(&command, result, || node.counts_toward_quorum(), watch);
                     lock.handle_reply(command.round, command.node, answer, clock.now());
                     // Once the round is decided a hung minority costs nothing more.
                     if lock.is_waiting_for(command.round) {

@@ -10,6 +10,7 @@
 
 use std::fmt;
 
+use super::observe::{Decision, Watch};
 use crate::node::NodeReply;
 use crate::proto::{
     AcquireOutcome, Answer, Command, Failure, NodeId, NodeSet, Refusal, RoundId, Tally,
@@ -146,6 +147,18 @@ pub(crate) enum Settled<E> {
     Collision(Collision<E>),
 }
 
+impl<E> Settled<E> {
+    /// The outcome as an observer names it.
+    pub(crate) fn decision(&self) -> Decision {
+        match self {
+            Settled::Acquired { .. } => Decision::Acquired,
+            Settled::NotAcquired(refused) => Decision::NotAcquired(refused.reason),
+            Settled::Unreachable(_) => Decision::Unreachable,
+            Settled::Collision(_) => Decision::Collision,
+        }
+    }
+}
+
 /// Every node error of one lock operation, each with the round it belongs to.
 #[derive(Debug)]
 pub(crate) struct ErrorLog<E> {
@@ -175,20 +188,31 @@ impl<E> ErrorLog<E> {
     /// The answer the core is handed for a node's `result` to `command`: a reply whose yes
     /// counts only when `counts` says so (a node that restarted too recently still answers,
     /// but its yes must not count), or a failure, whose error is kept.
+    /// `watch` is told every answer: this is the one place both clients hand one over.
     pub(crate) fn answer(
         &mut self,
         command: &Command,
         result: Result<NodeReply, E>,
         counts: impl FnOnce() -> bool,
-    ) -> Answer {
+        watch: &Watch,
+    ) -> Answer
+    where
+        E: fmt::Display,
+    {
         match result {
-            Ok(reply) => Answer {
-                counts: counts(),
-                ..Answer::from(reply)
-            },
+            Ok(reply) => {
+                let answer = Answer {
+                    counts: counts(),
+                    ..Answer::from(reply)
+                };
+                watch.answer(command, &answer, None);
+                answer
+            }
             Err(error) => {
+                let answer = Answer::failed();
+                watch.answer(command, &answer, Some(&error));
                 self.push(command, error);
-                Answer::failed()
+                answer
             }
         }
     }

@@ -13,6 +13,8 @@ mod cost;
 mod faults;
 mod fencing;
 mod harness;
+#[cfg(all(feature = "tokio", feature = "metrics"))]
+mod observe;
 #[cfg(feature = "cli")]
 mod run;
 mod security;

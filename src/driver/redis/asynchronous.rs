@@ -37,10 +37,11 @@ use rand_core::{RngCore, SeedableRng};
 use super::error::{Cause, OpenError, RedisNodeError};
 use super::node::{NodeOptions, ServerInfo, build_client, connect_cause, interpret, round_cause};
 use super::script;
+use crate::driver::observe::Watch;
 use crate::driver::{DriverError, ErrorLog, NodeError, NotAcquired, Settled, Unreachable};
 use crate::node::NodeReply;
 use crate::proto::{
-    self, Answer, Command, Config, Fencing, Lock, Next, NodeSet, Op, Tally, Token, UsageError,
+    self, Command, Config, Fencing, Lock, Next, NodeSet, Op, Tally, Token, UsageError,
     validate_resource,
 };
 use crate::time::Millis;
@@ -320,16 +321,22 @@ impl AsyncRedlock {
         let origin = self.origin;
         let mut lock = Lock::acquire(&self.config, ttl, &mut self.rng, now(origin))?;
         let mut errors = ErrorLog::default();
+        let mut watch = Watch::acquiring(resource, ttl);
         let outcome = drive(
             &mut self.nodes,
             origin,
             resource,
             &mut lock,
             &mut errors,
+            &mut watch,
             Lock::poll_acquisition,
         )
         .await?;
-        Ok(match errors.settle(outcome, RedisNodeError::foreign_key) {
+        let settled = errors.settle(outcome, RedisNodeError::foreign_key);
+        watch.acquisition(settled.decision(), lock.attempts(), lock.lease(), || {
+            now(origin)
+        });
+        Ok(match settled {
             Settled::Acquired {
                 nodes,
                 restarted,
@@ -424,32 +431,39 @@ impl AsyncGuard<'_> {
     /// (the old deadline still stands).
     pub async fn extend(&mut self) -> Result<bool, DriverError> {
         self.lock.extend(now(self.origin))?;
+        let mut watch = Watch::extending(&self.resource);
         let extension = drive(
             self.nodes,
             self.origin,
             &self.resource,
             &mut self.lock,
             &mut self.errors,
+            &mut watch,
             Lock::poll_extension,
         )
         .await?;
+        watch.extension(&extension, self.deadline(), || now(self.origin));
         Ok(matches!(extension, proto::Extension::Extended { .. }))
     }
 
     /// Releases the lock on all nodes and reports which nodes deleted our key.
     pub async fn unlock(mut self) -> Tally {
         self.lock.release(now(self.origin));
+        let mut watch = Watch::releasing(&self.resource);
         let released = drive(
             self.nodes,
             self.origin,
             &self.resource,
             &mut self.lock,
             &mut self.errors,
+            &mut watch,
             |lock| Ok(lock.poll_release()),
         )
         .await;
         // A release has no usage error to report: `poll_release` always answers.
-        released.unwrap_or_default()
+        let released = released.unwrap_or_default();
+        watch.release(Some(&released));
+        released
     }
 
     fn lease(&self) -> &crate::proto::Lease {
@@ -475,6 +489,8 @@ impl Drop for AsyncGuard<'_> {
             let fencing = self.lock.params().fencing;
             runtime.spawn(node.request(self.resource.clone(), command, fencing, deadline));
         }
+        // Nobody waits for these answers: the span says the release was only sent.
+        Watch::releasing(&self.resource).release(None);
     }
 }
 
@@ -491,11 +507,15 @@ async fn drive<R: RngCore, T>(
     key: &str,
     lock: &mut Lock<R>,
     errors: &mut ErrorLog<RedisNodeError>,
+    watch: &mut Watch,
     poll: impl Fn(&mut Lock<R>) -> Result<Next<T>, UsageError>,
 ) -> Result<T, UsageError> {
     loop {
         match poll(lock)? {
-            Next::Send(batch) => send(nodes, origin, key, lock, errors, &batch).await,
+            Next::Send(batch) => {
+                watch.round_sent();
+                send(nodes, origin, key, lock, errors, watch, &batch).await;
+            }
             Next::WaitUntil(due) => {
                 sleep_until(origin + due.to_duration()).await;
                 lock.handle_timeout(now(origin));
@@ -515,6 +535,7 @@ async fn send<R: RngCore>(
     key: &str,
     lock: &mut Lock<R>,
     errors: &mut ErrorLog<RedisNodeError>,
+    watch: &Watch,
     batch: &[Command],
 ) {
     let budget = lock.params().round_timeout.to_duration();
@@ -540,8 +561,12 @@ async fn send<R: RngCore>(
                 unanswered.retain(|c| *c != command);
                 let node = &mut nodes[command.node.index()];
                 node.absorb(&mut arrival);
-                let answer =
-                    errors.answer(&command, arrival.result, || node.counts_toward_quorum());
+                let answer = errors.answer(
+                    &command,
+                    arrival.result,
+                    || node.counts_toward_quorum(),
+                    watch,
+                );
                 lock.handle_reply(command.round, command.node, answer, now(origin));
                 if !lock.is_waiting_for(command.round) {
                     finish_in_background(pending, deadline);
@@ -553,8 +578,8 @@ async fn send<R: RngCore>(
                 for command in unanswered.drain(..) {
                     let name = &nodes[command.node.index()].name;
                     let error = AsyncNode::error(name, Cause::Timeout { waited: budget });
-                    errors.push(&command, error);
-                    lock.handle_reply(command.round, command.node, Answer::failed(), now(origin));
+                    let answer = errors.answer(&command, Err(error), || false, watch);
+                    lock.handle_reply(command.round, command.node, answer, now(origin));
                 }
                 finish_in_background(pending, deadline);
                 return;

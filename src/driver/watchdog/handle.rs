@@ -13,6 +13,7 @@ use std::marker::PhantomData;
 
 use super::schedule::{Next, OnLost, Progress, Schedule};
 use super::{Extendable, Loss, LossReason, Timer, WatchdogConfig};
+use crate::driver::observe::{self, LossKind};
 use crate::sync::{Arc, AtomicBool, AtomicU64, Condvar, Mutex, MutexGuard, Ordering, thread};
 use crate::time::Millis;
 
@@ -281,6 +282,13 @@ impl<E: Extendable, T: Timer> Shared<E, T> {
         };
         state.loss = Some(loss);
         self.lost.store(true, Ordering::SeqCst);
+        // Here, not in `Told`: a loss is counted whether or not the caller set a callback.
+        let kind = match reason {
+            LossReason::Refused { .. } => LossKind::Refused,
+            LossReason::DeadlinePassed { .. } => LossKind::DeadlinePassed,
+            LossReason::Panicked => LossKind::Panicked,
+        };
+        observe::lease_lost(kind, loss.deadline, at);
         state.on_lost.take().map(|on_lost| Told { on_lost, loss })
     }
 }
