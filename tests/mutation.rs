@@ -76,14 +76,14 @@ fn mutated_crate(mutant: &Mutant) -> PathBuf {
     for file in ["Cargo.toml", "Cargo.lock", "build.rs", "README.md"] {
         std::fs::copy(root.join(file), copy.join(file)).unwrap();
     }
-    // The copy is a library of its own: its binary, tests and benches are left behind, and one example
+    // The copy is a library of its own: its binary, tests, benches and examples are left behind, and one example
     // checks a catalog scenario with the model alone (no command line, no Redis client).
     let manifest = std::fs::read_to_string(copy.join("Cargo.toml")).unwrap();
     let mut kept = String::new();
     let mut skipping = false;
     for line in manifest.lines() {
         if line.starts_with('[') {
-            skipping = matches!(line, "[[test]]" | "[[bench]]" | "[[bin]]");
+            skipping = matches!(line, "[[test]]" | "[[bench]]" | "[[bin]]" | "[[example]]");
         }
         if !skipping {
             kept.push_str(line);
