@@ -524,6 +524,26 @@ fn explain_tells_claim_verdict_story_and_mitigation() {
 }
 
 #[test]
+fn explain_says_how_long_a_tick_of_a_file_in_real_units_is() {
+    let dir = common::scratch_dir("explain-durations");
+    let file = dir.join("jump.toml");
+    std::fs::write(
+        &file,
+        "name = \"jump-in-seconds\"\ntitle = \"t\"\nclaim = \"c\"\nsource = \"derived\"\nprose = \"p\"\n[lock]\nttl = \"8s\"\ndrift = \"2s\"\n[faults.clock_jumps]\ntarget = \"node\"\njump = \"4s\"\n[expect]\n\"mutual exclusion\" = \"violated\"\n",
+    )
+    .unwrap();
+    let output = common::redlock_lab(&["explain", file.to_str().unwrap()]);
+    let out = common::text(&output.stdout);
+    assert!(
+        out.contains(
+            "Time: the file writes durations, and one tick is 2s; the story counts in ticks."
+        ),
+        "{out}"
+    );
+    assert_eq!(output.status.code(), Some(0), "{out}");
+}
+
+#[test]
 fn explain_lists_candidates_for_an_unknown_or_ambiguous_name() {
     let out = redlock_lab(&["explain", "crash-delayed"]);
     assert_eq!(out.status.code(), Some(2));

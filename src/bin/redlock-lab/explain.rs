@@ -152,6 +152,18 @@ fn citation(scenario: &Scenario) -> String {
     format!("{role} ({}): “{}”\n\n", citation.source, citation.quote)
 }
 
+/// How long the checker's tick is, for a file written in real units; empty for a file that
+/// counts abstract ticks. Every number the story tells is a count of these ticks.
+fn resolution(scenario: &Scenario) -> String {
+    let Some(tick) = scenario.resolution else {
+        return String::new();
+    };
+    let tick = humantime::format_duration(std::time::Duration::from_millis(tick.as_u64()));
+    format!(
+        "Time: the file writes durations, and one tick is {tick}; the story counts in ticks.\n\n"
+    )
+}
+
 /// Prints the explanation; exit 1 when a verdict differs from `[expect]`.
 pub fn run(args: &Args) -> Result<Outcome> {
     let scenario = inputs::load_one(&args.name)?;
@@ -171,6 +183,7 @@ pub fn run(args: &Args) -> Result<Outcome> {
         scenario.prose.trim()
     );
     out.push_str(&citation(&scenario));
+    out.push_str(&resolution(&scenario));
     out.push_str(&format!("Verdict: {}\n", reason(&report, main, story)));
     for p in &report.properties {
         let expected = match p.expected {
