@@ -395,6 +395,32 @@ mod tests {
         }
     }
 
+    /// The core's guard for a live key (`proto`'s timing guards) is what a node decides, on
+    /// every reading around the TTL.
+    #[test]
+    fn the_key_live_guard_is_when_a_node_refuses_a_rival() {
+        for ttl in 1..=9u64 {
+            let config = crate::proto::Config {
+                drift: crate::proto::DriftPolicy::fixed(Millis::ZERO),
+                ..crate::proto::Config::new(3)
+            };
+            let params = config.params(Millis(ttl)).expect("a valid configuration");
+            for now in (50..=52 + ttl).map(Millis) {
+                let mut node = NodeState::new();
+                assert_eq!(
+                    node.apply(&set(A, ttl), Millis(50), Persistence::None),
+                    Ok(true)
+                );
+                let refused = node.apply(&set(B, ttl), now, Persistence::None) == Ok(false);
+                assert_eq!(
+                    refused,
+                    params.key_live_guard().holds_at(Millis(50), now),
+                    "ttl {ttl}, now {now:?}"
+                );
+            }
+        }
+    }
+
     #[test]
     fn set_nx_px_refuses_a_live_key_and_takes_an_expired_one() {
         let mut node = NodeState::new();

@@ -31,6 +31,7 @@ mod lock;
 mod outcome;
 mod round;
 mod state;
+mod timing;
 
 pub use command::{Command, MAX_NODES, NodeId, NodeSet, Op, Reply, RoundId, Token};
 pub use config::{
@@ -44,3 +45,4 @@ pub use round::{
     Failure, Lease, NodeResult, QuorumRound, ReleaseRound, RoundKind, RoundOutcome, Tally,
 };
 pub use state::{Answer, Effects, Entropy, Event, LockPhase, LockState, Request, UsageError};
+pub use timing::{Anchor, Guard, Relation};

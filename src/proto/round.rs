@@ -241,8 +241,8 @@ impl QuorumRound {
         };
         match check {
             ValidityCheck::On => {
-                let budget = params.ttl - params.drift;
-                if elapsed >= budget {
+                let budget = params.max_validity();
+                if !params.validity_guard().holds(elapsed) {
                     return RoundOutcome::Lost(Failure::ValidityExhausted { elapsed });
                 }
                 RoundOutcome::Won(Lease {

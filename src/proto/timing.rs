@@ -1,0 +1,208 @@
+//! The lock's timing decisions as clock guards.
+//!
+//! Every decision the core takes on time compares one elapsed span, measured on one process's
+//! clock from one anchor, against a constant of the configuration: a round is won with
+//! validity left while less than `ttl − drift` has passed since its T1; a round stops waiting
+//! once `round_timeout` has passed; a holder believes while less than `ttl − drift` has passed
+//! since T1 (or, with the validity check off, `ttl − drift` since T2); a node's key is live while
+//! less than `ttl` has passed since the `SET` on the node's clock.
+//!
+//! A [`Guard`] is that comparison as a value: the concrete code evaluates it on a reading
+//! ([`Guard::holds`]), and a symbolic-time engine reads its anchor, relation and bound as a
+//! clock constraint (`x < c`, `x ≥ c`) without restating the arithmetic. The tests below check,
+//! on every reading in a range, that each guard agrees with the decision the core takes.
+
+use super::config::{LockParams, ValidityCheck};
+use crate::time::Millis;
+
+/// The moment an elapsed span is measured from, and on whose clock.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Anchor {
+    /// The round's T1, on the client's clock.
+    RoundStart,
+    /// The round's decision (T2), on the client's clock.
+    RoundDecided,
+    /// The `SET` (or `PEXPIRE`) that gave the node its key, on the node's clock.
+    KeySet,
+}
+
+/// How the elapsed span compares with the bound.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Relation {
+    /// `elapsed < bound`.
+    Below,
+    /// `elapsed ≥ bound`.
+    AtLeast,
+}
+
+/// One timing decision: `elapsed since anchor` against `bound`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Guard {
+    /// What the span is measured from.
+    pub anchor: Anchor,
+    /// How it compares.
+    pub relation: Relation,
+    /// The constant.
+    pub bound: Millis,
+}
+
+impl Guard {
+    /// Whether the guard holds after `elapsed` (a clock that stepped back before the anchor
+    /// reads as zero elapsed, as the core counts it).
+    pub fn holds(&self, elapsed: Millis) -> bool {
+        match self.relation {
+            Relation::Below => elapsed < self.bound,
+            Relation::AtLeast => elapsed >= self.bound,
+        }
+    }
+
+    /// Whether the guard holds at clock reading `now` for an anchor read at `anchor`.
+    pub fn holds_at(&self, anchor: Millis, now: Millis) -> bool {
+        self.holds(now - anchor)
+    }
+}
+
+impl LockParams {
+    /// Redlock's step 4 with the validity check: a round that won a quorum is acquired with
+    /// validity left iff less than `ttl − drift` passed between T1 and T2.
+    pub fn validity_guard(&self) -> Guard {
+        Guard {
+            anchor: Anchor::RoundStart,
+            relation: Relation::Below,
+            bound: self.max_validity(),
+        }
+    }
+
+    /// A round stops waiting for answers once `round_timeout` has passed since its T1.
+    pub fn round_timeout_guard(&self) -> Guard {
+        Guard {
+            anchor: Anchor::RoundStart,
+            relation: Relation::AtLeast,
+            bound: self.round_timeout,
+        }
+    }
+
+    /// A holder may act while this holds: less than `ttl − drift` since T1 with the validity
+    /// check on; with it off (the mistake), the same span timed from T2.
+    pub fn belief_guard(&self) -> Guard {
+        Guard {
+            anchor: match self.validity_check {
+                ValidityCheck::On => Anchor::RoundStart,
+                ValidityCheck::Off => Anchor::RoundDecided,
+            },
+            relation: Relation::Below,
+            bound: self.max_validity(),
+        }
+    }
+
+    /// A node's key is live while less than `ttl` has passed since it was set, on the node's
+    /// clock (Redis's `PX ttl`).
+    pub fn key_live_guard(&self) -> Guard {
+        Guard {
+            anchor: Anchor::KeySet,
+            relation: Relation::Below,
+            bound: self.ttl,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::proto::{
+        Answer, Config, DriftPolicy, Entropy, LockPhase, LockState, NodeId, Reply, RetryPolicy,
+        RoundDecision, Token,
+    };
+
+    /// Every configuration of small constants, with the validity check on and off.
+    pub(crate) fn configurations() -> impl Iterator<Item = LockParams> {
+        (1..=9u64).flat_map(|ttl| {
+            (0..ttl).flat_map(move |drift| {
+                (1..=ttl).flat_map(move |timeout| {
+                    [ValidityCheck::On, ValidityCheck::Off]
+                        .into_iter()
+                        .map(move |check| {
+                            let config = Config {
+                                drift: DriftPolicy::fixed(Millis(drift)),
+                                round_timeout: Millis(timeout),
+                                validity_check: check,
+                                decision: RoundDecision::AtQuorum,
+                                ..Config::new(3)
+                            };
+                            config.params(Millis(ttl)).expect("a valid configuration")
+                        })
+                })
+            })
+        })
+    }
+
+    struct Fixed;
+
+    impl Entropy for Fixed {
+        fn token(&mut self) -> Token {
+            Token(7)
+        }
+        fn backoff(&mut self, retry: &RetryPolicy) -> Millis {
+            retry.delay_min
+        }
+    }
+
+    /// A lock begun at `t1` whose quorum answers at `t2`.
+    fn decided(params: &LockParams, t1: Millis, t2: Millis) -> LockState {
+        let mut lock = LockState::new();
+        let _ = lock.begin(params, t1, &mut Fixed);
+        let round = lock.round();
+        for node in [0, 1] {
+            let yes = Answer::voting(Reply::Applied);
+            let _ = lock.handle_reply(params, round, NodeId(node), yes, t2, &mut Fixed);
+        }
+        lock
+    }
+
+    #[test]
+    fn the_validity_and_belief_guards_are_the_cores_decisions() {
+        let t1 = Millis(100);
+        for params in configurations() {
+            let limit = params.ttl.as_u64() + 3;
+            for t2 in (97..=100 + limit).map(Millis) {
+                let lock = decided(&params, t1, t2);
+                let won = matches!(lock.phase(), LockPhase::Holding { .. });
+                let expected = params.validity_check == ValidityCheck::Off
+                    || params.validity_guard().holds_at(t1, t2);
+                assert_eq!(won, expected, "{params:?} T2 = {t2:?}");
+                if !won {
+                    continue;
+                }
+                let anchor = match params.belief_guard().anchor {
+                    Anchor::RoundStart => t1,
+                    Anchor::RoundDecided | Anchor::KeySet => t2,
+                };
+                for now in (t2.as_u64()..=t2.as_u64() + limit).map(Millis) {
+                    assert_eq!(
+                        lock.believes(now),
+                        params.belief_guard().holds_at(anchor, now),
+                        "{params:?} T2 = {t2:?}, now = {now:?}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_round_timeout_guard_is_when_the_core_stops_waiting() {
+        let t1 = Millis(100);
+        for params in configurations() {
+            for now in (100..=100 + params.ttl.as_u64() + 2).map(Millis) {
+                let mut lock = LockState::new();
+                let _ = lock.begin(&params, t1, &mut Fixed);
+                let _ = lock.handle_timeout(&params, now, &mut Fixed);
+                let stopped = !matches!(lock.phase(), LockPhase::Acquiring(_));
+                assert_eq!(
+                    stopped,
+                    params.round_timeout_guard().holds_at(t1, now),
+                    "{params:?} now = {now:?}"
+                );
+            }
+        }
+    }
+}
