@@ -122,6 +122,13 @@ impl FromStr for Vary {
         let values = values.trim();
         let parsed: Vec<Value> = if let Some((from, to)) = values.split_once("..") {
             let to = to.strip_prefix('=').unwrap_or(to);
+            if let Some(durations) = duration_range(from, to) {
+                let durations = durations.map_err(|reason| refuse(&reason))?;
+                return Ok(Vary {
+                    key: key.to_owned(),
+                    values: durations,
+                });
+            }
             let bound = |text: &str| {
                 text.trim()
                     .parse::<i64>()
@@ -155,6 +162,79 @@ impl FromStr for Vary {
             values: parsed,
         })
     }
+}
+
+/// The units a duration range may step in, with their length in milliseconds.
+const RANGE_UNITS: [(&str, i64); 5] = [
+    ("ms", 1),
+    ("s", 1_000),
+    ("min", 60_000),
+    ("m", 60_000),
+    ("h", 3_600_000),
+];
+
+/// A number and a unit, `-50ms` → `(-50, "ms", 1)`.
+fn number_and_unit(text: &str) -> Option<(i64, &'static str, i64)> {
+    let text = text.trim();
+    let split = text
+        .char_indices()
+        .find(|&(i, c)| !(c.is_ascii_digit() || (i == 0 && (c == '-' || c == '+'))))
+        .map(|(i, _)| i)?;
+    let (number, unit) = text.split_at(split);
+    let number: i64 = number.parse().ok()?;
+    let &(name, ms) = RANGE_UNITS.iter().find(|(name, _)| *name == unit.trim())?;
+    Some((number, name, ms))
+}
+
+/// `A..B` or `A..B/STEP` where the ends are durations (`90ms..110ms`, `1s..3s/500ms`), as
+/// the duration strings a scenario file's time keys take; `None` when the ends are plain
+/// integers (a range of a tick key). Without a step the range counts in the ends' own unit.
+fn duration_range(from: &str, to: &str) -> Option<Result<Vec<Value>, String>> {
+    let (to, step) = match to.split_once('/') {
+        Some((to, step)) => (to, Some(step)),
+        None => (to, None),
+    };
+    let (a, unit_a, ms_a) = number_and_unit(from)?;
+    let bad = |reason: &str| Some(Err(reason.to_owned()));
+    let Some((b, unit_b, ms_b)) = number_and_unit(to) else {
+        return bad(
+            "both ends of a duration range are a whole number and a unit, e.g. 90ms..110ms",
+        );
+    };
+    let (start, end, step, unit) = match step {
+        None if unit_a != unit_b => {
+            return bad(
+                "the ends are in different units: write both in one, or give a step (1s..1500ms/100ms)",
+            );
+        }
+        None => (a, b, 1, unit_a),
+        Some(step) => {
+            let Some((step, unit, unit_ms)) = number_and_unit(step).filter(|s| s.0 > 0) else {
+                return bad("the step is a positive whole number and a unit, e.g. /5ms");
+            };
+            let in_unit = |n: i64, ms: i64| (n * ms % unit_ms == 0).then_some(n * ms / unit_ms);
+            let (Some(start), Some(end)) = (in_unit(a, ms_a), in_unit(b, ms_b)) else {
+                return bad("the ends must be whole numbers of the step's unit");
+            };
+            (start, end, step, unit)
+        }
+    };
+    if start > end {
+        return bad("the range is empty: its first value is above its last");
+    }
+    if (end - start) % step != 0 {
+        return bad("the step must divide the range, so both ends are checked");
+    }
+    if (end - start) / step >= MAX_VALUES as i64 {
+        return Some(Err(format!(
+            "at most {MAX_VALUES} values: each one is a full model check (give a coarser step, e.g. /10{unit})"
+        )));
+    }
+    let values = (start..=end)
+        .step_by(usize::try_from(step).expect("a positive step"))
+        .map(|n| Value::String(format!("{n}{unit}")))
+        .collect();
+    Some(Ok(values))
 }
 
 /// One value as TOML (`3`, `true`, `"del"`), or a bare word as a string.
@@ -472,6 +552,58 @@ drift_ticks = 1
 [expect]
 "mutual exclusion" = "holds"
 "#;
+
+    #[test]
+    fn a_range_of_durations_steps_in_its_own_unit_or_the_given_step() {
+        let strings = |v: &Vary| -> Vec<String> { v.values.iter().map(display).collect() };
+        let v: Vary = "lock.drift=90ms..93ms".parse().unwrap();
+        assert_eq!(v.key, "lock.drift");
+        assert_eq!(strings(&v), ["90ms", "91ms", "92ms", "93ms"]);
+        let v: Vary = "lock.ttl=1s..2s/250ms".parse().unwrap();
+        assert_eq!(
+            strings(&v),
+            ["1000ms", "1250ms", "1500ms", "1750ms", "2000ms"]
+        );
+        let v: Vary = "faults.clock_jumps.jump=-2s..=-1s".parse().unwrap();
+        assert_eq!(strings(&v), ["-2s", "-1s"]);
+        for (spec, reason) in [
+            ("lock.ttl=1s..1500ms", "different units"),
+            ("lock.ttl=1s..2s/0ms", "the step is a positive"),
+            ("lock.ttl=1s..3s/700ms", "the step must divide the range"),
+            ("lock.ttl=1500ms..3s/1s", "whole numbers of the step's unit"),
+            ("lock.ttl=1s..10min", "different units"),
+            ("lock.drift=1ms..1s/1ms", "at most 200 values"),
+            ("lock.drift=5ms..x", "both ends"),
+        ] {
+            let error = spec.parse::<Vary>().unwrap_err().to_string();
+            assert!(error.contains(reason), "{spec}: {error}");
+        }
+    }
+
+    #[test]
+    fn a_sweep_in_real_units_sets_the_duration_key() {
+        let text = "name = \"s\"\ntitle = \"t\"\nclaim = \"c\"\nsource = \"derived\"\nprose = \"p\"\n[lock]\nttl = \"8s\"\ndrift = \"2s\"\n[faults.clock_jumps]\ntarget = \"node\"\njump = \"2s\"\n[expect]\n\"mutual exclusion\" = \"holds\"\n";
+        let sweep = Sweep::prepare("s.toml", text, &"lock.drift=1s..3s".parse().unwrap()).unwrap();
+        let ticks: Vec<(String, u64, u64)> = sweep
+            .variants()
+            .map(|(value, s)| {
+                (
+                    display(value),
+                    s.lock.params.drift.as_u64(),
+                    s.resolution.unwrap().as_u64(),
+                )
+            })
+            .collect();
+        // Each variant's tick is the common divisor of its own durations.
+        assert_eq!(
+            ticks,
+            [
+                ("1s".to_owned(), 1, 1_000),
+                ("2s".to_owned(), 1, 2_000),
+                ("3s".to_owned(), 3, 1_000)
+            ]
+        );
+    }
 
     #[test]
     fn specs_parse_ranges_and_lists() {

@@ -16,9 +16,10 @@ use crate::table::Table;
 pub struct Args {
     /// A scenario file or catalog name.
     path: PathBuf,
-    /// The dotted key to vary and its values: `KEY=A..B` (integers, both ends included) or
-    /// `KEY=v1,v2,…` (TOML values; bare words are strings), e.g.
-    /// `faults.clock_jumps.jump_ticks=1..6`.
+    /// The dotted key to vary and its values: `KEY=A..B` (integers, both ends included),
+    /// `KEY=A..B` of durations for a key in real units (`lock.drift=90ms..110ms`, in the ends'
+    /// unit, or `lock.ttl=1s..2s/250ms` with a step), or `KEY=v1,v2,…` (TOML values; bare words
+    /// are strings), e.g. `faults.clock_jumps.jump_ticks=1..6`.
     #[arg(long, value_name = "KEY=VALUES")]
     vary: String,
     /// Print one JSON object instead of the table.
