@@ -78,6 +78,9 @@ fn bounded_pauses_and_delays_give_the_catalogs_boundaries() {
     assert!(stdout.contains("check margin         4 s"), "{stdout}");
     let holds = std::fs::read_to_string(dir.join("advise-check-margin-holds.toml")).unwrap();
     assert!(holds.contains("check_margin_ticks = 4"), "{holds}");
+    // A tick of a whole number of milliseconds is written down, so the file says what its
+    // ticks are in real units.
+    assert!(holds.contains("resolution = \"1000ms\""), "{holds}");
     assert!(holds.contains("\"storage safety\" = \"holds\""), "{holds}");
     let violated = std::fs::read_to_string(dir.join("advise-check-margin-violated.toml")).unwrap();
     assert!(violated.contains("check_margin_ticks = 3"), "{violated}");

@@ -107,6 +107,14 @@ impl Scale {
         (u128::from(ticks) * self.ttl_us).div_ceil(u128::from(self.ttl_ticks))
     }
 
+    /// One tick in whole milliseconds, when it is one (a TTL of 10 s in 5 ticks: 2 000).
+    fn tick_ms(&self) -> Option<u128> {
+        let ticks = u128::from(self.ttl_ticks);
+        self.ttl_us
+            .is_multiple_of(ticks * 1_000)
+            .then(|| self.ttl_us / ticks / 1_000)
+    }
+
     /// `ticks` back in the user's units.
     fn show(&self, ticks: u32) -> String {
         show_us(self.us(ticks))
@@ -261,9 +269,10 @@ fn base(faults: &Faults, name: &str, title: &str, prose: &str, drift: u32) -> St
     let mut text = format!(
         "name = \"{name}\"\ntitle = \"{title}\"\n\
          claim = \"redlock-lab advise: the smallest safe value, and one tick less\"\n\
-         source = \"derived\"\nprose = \"\"\"\n{prose}\n{}\n\"\"\"\n\n\
+         source = \"derived\"\nprose = \"\"\"\n{prose}\n{}\n\"\"\"\n{}\n\
          [lock]\nnodes = 3\nclients = 2\nttl_ticks = {}\ndrift_ticks = {drift}\n",
         scaling_note(faults),
+        resolution_line(faults),
         faults.scale.ttl_ticks
     );
     if faults.clock_error > 0 {
@@ -274,6 +283,16 @@ fn base(faults: &Faults, name: &str, title: &str, prose: &str, drift: u32) -> St
         );
     }
     text
+}
+
+/// `resolution = "…"` when a tick is a whole number of milliseconds, so the written files
+/// say in real units what their ticks are (`explain` tells it; `simulate` runs at that scale).
+fn resolution_line(faults: &Faults) -> String {
+    faults
+        .scale
+        .tick_ms()
+        .map(|ms| format!("resolution = \"{ms}ms\"\n"))
+        .unwrap_or_default()
 }
 
 fn scaling_note(faults: &Faults) -> String {
