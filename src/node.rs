@@ -367,6 +367,15 @@ impl NodeState {
         self.counter_on_disk = self.counter;
     }
 
+    /// [`restart`](NodeState::restart), and until when the clients' restarted-node guard of
+    /// `guard` keeps this node's yes out of a quorum (`None` without a guard). The guard counts
+    /// the node's uptime, which starts when it serves again, on the node's own clock, so a
+    /// clock jump cuts it short. The model and the simulator both restart through here.
+    pub fn restart_guarded(&mut self, now: Millis, delay: Millis, guard: Millis) -> Option<Millis> {
+        self.restart(now, delay);
+        (guard > Millis::ZERO).then(|| now + delay + guard)
+    }
+
     /// The process starts again at node time `now` and refuses commands for `delay` (zero:
     /// serve at once). Reloaded keys keep their absolute expiry, so they may load expired.
     pub fn restart(&mut self, now: Millis, delay: Millis) {

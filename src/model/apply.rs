@@ -735,12 +735,8 @@ impl World {
         if shape.restart {
             // The process reboots at once; the restart delay is measured on the node's own
             // clock, so a clock jump can shorten it (Kleppmann's point).
-            state.restart(clock, shape.restart_delay);
-            // The guard counts the node's uptime, which starts when it serves again.
-            if shape.client_guard > Millis::ZERO {
-                self.nodes[n].guarded_until =
-                    Some(clock + shape.restart_delay + shape.client_guard);
-            }
+            self.nodes[n].guarded_until =
+                state.restart_guarded(clock, shape.restart_delay, shape.client_guard);
         }
         self.normalise_node(n);
         let survived = self.nodes[n].state.entry.is_some();

@@ -79,13 +79,11 @@ impl SimNode {
         let mut event = None;
         if self.restart_at.is_some_and(|at| now >= at) {
             self.restart_at = None;
-            self.state.restart(local, self.crash.restart_delay);
-            // The guard counts the node's uptime, which starts when it serves again; it is
-            // measured on the node's clock, so a jump cuts it short, as in the model.
-            if self.crash.client_guard > Millis::ZERO {
-                self.guarded_until =
-                    Some(local + self.crash.restart_delay + self.crash.client_guard);
-            }
+            self.guarded_until = self.state.restart_guarded(
+                local,
+                self.crash.restart_delay,
+                self.crash.client_guard,
+            );
             event = Some(Lifecycle::Restarted {
                 ready_at: local + self.crash.restart_delay,
             });
