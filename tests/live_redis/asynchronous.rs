@@ -3,8 +3,9 @@
 
 use std::time::{Duration, Instant};
 
-use redlock_lab::driver::redis::Cause;
+use redlock_lab::driver::Refusal;
 use redlock_lab::driver::redis::asynchronous::{AsyncAcquisition, AsyncRedlock};
+use redlock_lab::driver::redis::{Cause, NodeOptions};
 use redlock_lab::proto::RoundDecision;
 use redlock_lab::time::Millis;
 
@@ -264,4 +265,38 @@ fn async_a_foreign_value_at_the_lock_or_the_counter_is_a_collision_naming_the_ke
             assert!(error.to_string().contains(&format!("{key:?}")), "{error}");
         }
     });
+}
+
+#[test]
+fn async_nodes_that_all_restarted_just_now_are_kept_out_by_the_guard_on_every_attempt() {
+    // As the blocking client's test in `faults`: fresh servers are younger than the guard.
+    // The async client learns a node's uptime on whichever request connects first, a decided
+    // round's straggler included, and every later request shares that connection, so the
+    // second attempt is refused too, with no error.
+    let servers = cluster(3);
+    let urls = urls(&servers);
+    let options = NodeOptions {
+        restart_guard: Some(Duration::from_secs(3)),
+        ..NodeOptions::default()
+    };
+    block_on(async {
+        let mut guarded = AsyncRedlock::open_with(&urls, &options, config(3)).unwrap();
+        for attempt in 1..=2 {
+            let AsyncAcquisition::NotAcquired(refused) =
+                guarded.try_lock("young", Millis(3_000)).await.unwrap()
+            else {
+                panic!("attempt {attempt}: young nodes gave a lock, or were unreachable");
+            };
+            let Refusal::RestartGuard { restarted } = refused.reason else {
+                panic!("attempt {attempt}: not blamed on the guard: {refused}");
+            };
+            assert!(restarted.len() >= 2, "attempt {attempt}: {refused}");
+            assert!(refused.errors.is_empty(), "{:?}", refused.errors);
+        }
+        // The releases of the refused rounds run on this runtime.
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    });
+    for server in &servers {
+        assert_eq!(server.get("young"), None, "every young node was released");
+    }
 }
