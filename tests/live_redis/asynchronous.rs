@@ -1,10 +1,16 @@
 //! The async client (feature `tokio`) on real servers: the same core, so the same outcomes;
 //! and the async driver stops waiting as soon as the core has decided.
 
+use std::io;
+use std::net::{Shutdown, TcpListener, TcpStream};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread;
 use std::time::{Duration, Instant};
 
-use redlock_lab::driver::redis::Cause;
+use redlock_lab::driver::Refusal;
 use redlock_lab::driver::redis::asynchronous::{AsyncAcquisition, AsyncRedlock};
+use redlock_lab::driver::redis::{Cause, NodeOptions};
 use redlock_lab::proto::RoundDecision;
 use redlock_lab::time::Millis;
 
@@ -264,4 +270,131 @@ fn async_a_foreign_value_at_the_lock_or_the_counter_is_a_collision_naming_the_ke
             assert!(error.to_string().contains(&format!("{key:?}")), "{error}");
         }
     });
+}
+
+#[test]
+fn async_nodes_that_all_restarted_just_now_are_kept_out_by_the_guard_on_every_attempt() {
+    // As the blocking client's test in `faults`: fresh servers are younger than the guard.
+    // The async client learns a node's uptime on whichever request connects first, a decided
+    // round's straggler included, and every later request shares that connection, so the
+    // second attempt is refused too, with no error.
+    let servers = cluster(3);
+    let urls = urls(&servers);
+    let options = NodeOptions {
+        restart_guard: Some(Duration::from_secs(3)),
+        ..NodeOptions::default()
+    };
+    block_on(async {
+        let mut guarded = AsyncRedlock::open_with(&urls, &options, config(3)).unwrap();
+        for attempt in 1..=2 {
+            let AsyncAcquisition::NotAcquired(refused) =
+                guarded.try_lock("young", Millis(3_000)).await.unwrap()
+            else {
+                panic!("attempt {attempt}: young nodes gave a lock, or were unreachable");
+            };
+            let Refusal::RestartGuard { restarted } = refused.reason else {
+                panic!("attempt {attempt}: not blamed on the guard: {refused}");
+            };
+            assert!(restarted.len() >= 2, "attempt {attempt}: {refused}");
+            assert!(refused.errors.is_empty(), "{:?}", refused.errors);
+        }
+        // The releases of the refused rounds run on this runtime.
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    });
+    for server in &servers {
+        assert_eq!(server.get("young"), None, "every young node was released");
+    }
+}
+
+/// A loopback proxy in front of `upstream` that holds back what the client sends on its first
+/// connection for `delay`, as a slow first connect would, and forwards the later connections
+/// at once. It stops accepting when dropped.
+struct SlowFirstConnection {
+    port: u16,
+    stop: Arc<AtomicBool>,
+}
+
+impl SlowFirstConnection {
+    fn start(upstream: u16, delay: Duration) -> SlowFirstConnection {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind the proxy");
+        let port = listener.local_addr().expect("proxy address").port();
+        listener
+            .set_nonblocking(true)
+            .expect("a non-blocking listener");
+        let stop = Arc::new(AtomicBool::new(false));
+        let stopped = Arc::clone(&stop);
+        thread::spawn(move || {
+            let mut first = true;
+            while !stopped.load(Ordering::Relaxed) {
+                let Ok((client, _)) = listener.accept() else {
+                    thread::sleep(Duration::from_millis(2));
+                    continue;
+                };
+                let hold = if first { delay } else { Duration::ZERO };
+                first = false;
+                client.set_nonblocking(false).expect("a blocking stream");
+                let server = TcpStream::connect(("127.0.0.1", upstream)).expect("upstream");
+                let (mut from_client, mut to_client) = (client.try_clone().unwrap(), client);
+                let (mut to_server, mut from_server) = (server.try_clone().unwrap(), server);
+                thread::spawn(move || {
+                    thread::sleep(hold);
+                    let _ = io::copy(&mut from_client, &mut to_server);
+                    let _ = to_server.shutdown(Shutdown::Write);
+                });
+                thread::spawn(move || {
+                    let _ = io::copy(&mut from_server, &mut to_client);
+                    let _ = to_client.shutdown(Shutdown::Write);
+                });
+            }
+        });
+        SlowFirstConnection { port, stop }
+    }
+
+    fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}", self.port)
+    }
+}
+
+impl Drop for SlowFirstConnection {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+}
+
+#[test]
+fn async_a_straggling_set_is_never_overtaken_by_its_own_release() {
+    // n3's first connection is slow: the acquisition is decided by n1 and n2 while n3's SET is
+    // still held back, and the extension and the release go out before it lands. Sent over
+    // connections of their own, they would reach n3 first, and the late SET would leave the
+    // lock held there for its whole TTL after the unlock.
+    let servers = cluster(3);
+    let proxy = SlowFirstConnection::start(servers[2].port(), Duration::from_millis(300));
+    let urls = [servers[0].url(), servers[1].url(), proxy.url()];
+    let mut round = config(3);
+    round.round_timeout = Millis(1_000);
+    let options = NodeOptions {
+        connect_timeout: Duration::from_secs(2),
+        ..NodeOptions::default()
+    };
+    block_on(async {
+        let mut redlock = AsyncRedlock::open_with(&urls, &options, round).unwrap();
+        let mut guard = redlock
+            .lock("overtaken", Millis(10_000))
+            .await
+            .unwrap()
+            .expect("two of three");
+        assert!(guard.extend().await.unwrap());
+        guard.unlock().await;
+        drop(redlock);
+        // The stragglers run on this runtime, each within its round's second.
+        tokio::time::sleep(Duration::from_millis(1_200)).await;
+    });
+    for server in &servers {
+        assert_eq!(
+            server.get("overtaken"),
+            None,
+            "released on {}",
+            server.url()
+        );
+    }
 }

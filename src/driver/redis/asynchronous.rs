@@ -4,7 +4,8 @@
 //! connection per node, feeds the replies to [`Lock`] in the order they arrive, stops waiting
 //! the moment the core has decided (the stragglers still run to the round's deadline on tasks
 //! of their own, so every node gets every command), and ends the round at its deadline with a
-//! tokio timer. The
+//! tokio timer. One node's commands reach it in the order the core issued them, the
+//! stragglers' included. The
 //! algorithm, the quorum and the validity are the core's, exactly as in the blocking client.
 //!
 //! ```no_run
@@ -24,10 +25,12 @@
 
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use ::redis::aio::MultiplexedConnection;
 use ::redis::{AsyncConnectionConfig, Client, RedisError, Value};
+use ::tokio::sync::oneshot;
 use ::tokio::time::{Instant, sleep_until, timeout_at};
 use futures_util::StreamExt;
 use futures_util::stream::FuturesUnordered;
@@ -51,23 +54,36 @@ struct AsyncNode {
     name: String,
     client: Client,
     options: NodeOptions,
+    /// What this node's requests share, the ones still running on tasks of their own included.
+    link: Arc<Mutex<Link>>,
+    /// Closes when the request issued last to this node has finished or been dropped.
+    tail: Option<oneshot::Receiver<()>>,
+}
+
+/// The connection to one node and what it told about the server, shared by every request to
+/// the node: a straggler that connects for a decided round leaves its connection to the next
+/// rounds instead of each of them dialling a connection of its own.
+#[derive(Default)]
+struct Link {
     connection: Option<MultiplexedConnection>,
     /// While set and in the future, the node restarted too recently to vote.
     votes_from: Option<std::time::Instant>,
 }
 
-/// What one request brought back: the node's reply, and what the request learned about the
-/// connection.
+/// What one request brought back: the node's reply to `command`.
 struct Arrival {
     command: Command,
-    /// A connection made for this request, to keep for the next ones.
-    connected: Option<(MultiplexedConnection, Option<ServerInfo>)>,
     result: Result<NodeReply, RedisNodeError>,
 }
 
 impl AsyncNode {
+    fn link(&self) -> MutexGuard<'_, Link> {
+        lock_link(&self.link)
+    }
+
     fn counts_toward_quorum(&self) -> bool {
-        self.votes_from
+        self.link()
+            .votes_from
             .is_none_or(|from| std::time::Instant::now() >= from)
     }
 
@@ -79,67 +95,78 @@ impl AsyncNode {
     }
 
     /// The request as a future that owns what it needs, so a round can poll all of them at
-    /// once and drop the stragglers.
+    /// once and hand the stragglers to tasks of their own.
+    ///
+    /// A node's requests run one after the other, in the order they were made: each waits
+    /// until the one before it to the same node has finished (or was dropped). Without that a
+    /// straggler of a decided round, still connecting or not yet polled, could be overtaken by
+    /// the next round's command to its node, say a release that finds no key, after which the
+    /// straggling `SET` leaves the lock held there until its TTL. A round sends one command to
+    /// each node, so this costs a round nothing unless the node is still busy with the last.
     fn request(
-        &self,
+        &mut self,
         key: String,
         command: Command,
         fencing: Fencing,
         deadline: Instant,
-    ) -> impl Future<Output = Arrival> + Send + 'static {
+    ) -> impl Future<Output = Arrival> + Send + use<> {
         let name = self.name.clone();
         let client = self.client.clone();
-        let existing = self.connection.clone();
+        let link = Arc::clone(&self.link);
         let connect_timeout = self.options.connect_timeout;
         let guard = self.options.restart_guard;
+        let (finished, next) = oneshot::channel::<()>();
+        let previous = self.tail.replace(next);
         async move {
-            let (mut con, connected) = match existing {
-                Some(con) => (con, None),
-                None => {
-                    let wait = deadline
-                        .saturating_duration_since(Instant::now())
-                        .min(connect_timeout)
-                        .max(Duration::from_millis(1));
-                    match connect(&client, wait, guard).await {
-                        Ok((con, info)) => (con.clone(), Some((con, info))),
-                        Err(cause) => {
-                            return Arrival {
-                                command,
-                                connected: None,
-                                result: Err(AsyncNode::error(&name, cause)),
-                            };
-                        }
-                    }
-                }
+            // Dropped with this future, however it ends: that lets the next request go.
+            let _finished = finished;
+            if let Some(previous) = previous {
+                // Closed, never sent to: the previous request is over.
+                let _ = previous.await;
+            }
+            let result = match linked(&link, &client, deadline, connect_timeout, guard).await {
+                Ok(mut con) => run(&mut con, &key, &command.op, fencing).await,
+                Err(cause) => Err(cause),
             };
-            let result = run(&mut con, &key, &command.op, fencing)
-                .await
-                .map_err(|cause| AsyncNode::error(&name, cause));
+            if let Err(Cause::ConnectionLost(_) | Cause::Unreachable(_)) = &result {
+                lock_link(&link).connection = None;
+            }
             Arrival {
                 command,
-                connected,
-                result,
+                result: result.map_err(|cause| AsyncNode::error(&name, cause)),
             }
         }
     }
+}
 
-    /// Keeps what a request learned: a new connection, the server's uptime, a lost connection.
-    fn absorb(&mut self, arrival: &mut Arrival) {
-        if let Some((con, info)) = arrival.connected.take() {
-            self.connection = Some(con);
-            if let (Some(info), Some(guard)) = (info, self.options.restart_guard) {
-                self.votes_from = info.votes_from(guard);
-            }
-        }
-        if let Err(error) = &arrival.result
-            && matches!(
-                error.cause,
-                Cause::ConnectionLost(_) | Cause::Unreachable(_)
-            )
-        {
-            self.connection = None;
-        }
+fn lock_link(link: &Mutex<Link>) -> MutexGuard<'_, Link> {
+    // A request that panicked leaves nothing half-written in a link: take it as it is.
+    link.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// The node's connection, made now (and kept in `link`, with when the node may vote again)
+/// when there is none.
+async fn linked(
+    link: &Mutex<Link>,
+    client: &Client,
+    deadline: Instant,
+    connect_timeout: Duration,
+    guard: Option<Duration>,
+) -> Result<MultiplexedConnection, Cause> {
+    if let Some(con) = lock_link(link).connection.clone() {
+        return Ok(con);
     }
+    let wait = deadline
+        .saturating_duration_since(Instant::now())
+        .min(connect_timeout)
+        .max(Duration::from_millis(1));
+    let (con, info) = connect(client, wait, guard).await?;
+    let mut link = lock_link(link);
+    link.connection = Some(con.clone());
+    if let (Some(info), Some(guard)) = (info, guard) {
+        link.votes_from = info.votes_from(guard);
+    }
+    Ok(con)
 }
 
 /// Connects, and reads `INFO server` when the restart guard is on.
@@ -273,8 +300,8 @@ impl AsyncRedlock {
                     name,
                     client,
                     options: options.clone(),
-                    connection: None,
-                    votes_from: None,
+                    link: Arc::default(),
+                    tail: None,
                 })
             })
             .collect::<Result<Vec<_>, RedisNodeError>>()?;
@@ -376,7 +403,7 @@ impl std::fmt::Debug for AsyncNode {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("AsyncNode")
             .field("name", &self.name)
-            .field("connected", &self.connection.is_some())
+            .field("connected", &self.link().connection.is_some())
             .finish_non_exhaustive()
     }
 }
@@ -485,9 +512,11 @@ impl Drop for AsyncGuard<'_> {
         };
         let deadline = Instant::now() + self.lock.params().round_timeout.to_duration();
         while let Some(command) = self.lock.poll_command() {
-            let node = &self.nodes[command.node.index()];
+            let node = &mut self.nodes[command.node.index()];
             let fencing = self.lock.params().fencing;
-            runtime.spawn(node.request(self.resource.clone(), command, fencing, deadline));
+            let request = node.request(self.resource.clone(), command, fencing, deadline);
+            // Bounded like a round: a hung node must not hold up its later requests for ever.
+            runtime.spawn(timeout_at(deadline, request));
         }
         // Nobody waits for these answers: the span says the release was only sent.
         Watch::releasing(&self.resource).release(None);
@@ -556,11 +585,10 @@ async fn send<R: RngCore>(
         .collect();
     loop {
         match timeout_at(deadline, pending.next()).await {
-            Ok(Some(mut arrival)) => {
+            Ok(Some(arrival)) => {
                 let command = arrival.command;
                 unanswered.retain(|c| *c != command);
-                let node = &mut nodes[command.node.index()];
-                node.absorb(&mut arrival);
+                let node = &nodes[command.node.index()];
                 let answer = errors.answer(
                     &command,
                     arrival.result,
@@ -591,7 +619,13 @@ async fn send<R: RngCore>(
 /// Hands the requests of a decided round to tokio, each bounded by the round's deadline: a
 /// request that was never polled has not written its command yet (a multiplexed connection
 /// queues it when first polled, and tokio's cooperative budget may defer even that), and the
-/// algorithm asks for every command of a round to reach every node. Their replies are dropped.
+/// algorithm asks for every command of a round to reach every node.
+///
+/// Their replies are still read, by the tasks, and then dropped. Nothing would go out of step
+/// if they were not: a multiplexed connection pairs replies with requests in its own task, in
+/// the order written, and throws away the reply of a request whose future is gone. Reading
+/// them is what lets the node's next request go (see [`AsyncNode::request`]), and a
+/// connection lost on the way is forgotten before that request runs.
 fn finish_in_background<F>(pending: FuturesUnordered<Pin<Box<F>>>, deadline: Instant)
 where
     F: Future<Output = Arrival> + Send + 'static,
