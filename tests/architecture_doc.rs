@@ -185,3 +185,19 @@ fn every_direct_dependency_has_its_reason_and_every_reason_a_dependency() {
     let stale: Vec<_> = explained.difference(&dependencies).collect();
     assert!(stale.is_empty(), "not in Cargo.toml: {stale:?}");
 }
+
+/// The page is read line by line, one sentence or clause to a line; a line longer than this
+/// is a paragraph nobody can diff or review (the longest was 3 199 characters).
+#[test]
+fn no_line_of_the_page_is_a_paragraph() {
+    const LONGEST: usize = 1_000;
+    let doc = read("ARCHITECTURE.md");
+    for (number, line) in doc.lines().enumerate() {
+        let length = line.chars().count();
+        assert!(
+            length <= LONGEST,
+            "ARCHITECTURE.md:{}: {length} characters; split it at its sentences",
+            number + 1
+        );
+    }
+}
