@@ -396,16 +396,55 @@ fn deleted_words(deleted: &[(Actor, Actor)]) -> String {
 impl fmt::Display for Event {
     /// The event in words, without its actor (`sets c1's key, …`).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // One family of variants a function: each tells only the variants sent to it here.
         match self {
-            Event::RoundBegan {
-                attempt,
-                t1,
-                ttl,
-                to,
-            } => write!(
-                f,
-                "begins attempt {attempt}: T1={t1}, sends SET NX PX {ttl} to {to}"
-            ),
+            Event::KeySet { .. }
+            | Event::KeyExtended { .. }
+            | Event::ExtensionRefused { .. }
+            | Event::SetRefused { .. }
+            | Event::YesWithoutKey { .. } => self.tell_key_answer(f),
+            Event::FenceRaised { .. } | Event::FenceRefused { .. } => self.tell_fence_answer(f),
+            Event::NotServing { .. } | Event::GuardRefused { .. } | Event::RequestLost { .. } => {
+                self.tell_unserved(f)
+            }
+            Event::RoundBegan { .. }
+            | Event::WriteBackBegan { .. }
+            | Event::Acquired { .. }
+            | Event::NotAcquired { .. } => self.tell_acquisition(f),
+            Event::TooLateToExtend { .. }
+            | Event::ExtensionBegan { .. }
+            | Event::Extended { .. }
+            | Event::ExtensionFailed { .. }
+            | Event::Released { .. }
+            | Event::LeaseChecked { .. }
+            | Event::Paused { .. }
+            | Event::PauseEnded { .. }
+            | Event::BeliefEnded
+            | Event::BeliefReturned => self.tell_lease(f),
+            Event::OpArrived { .. }
+            | Event::TokenTaken { .. }
+            | Event::UpdateLost { .. }
+            | Event::WriteOnStaleRead { .. } => self.tell_storage(f),
+            Event::ClockJumped { .. }
+            | Event::KeyExpired { .. }
+            | Event::ServesAgain
+            | Event::GuardEnded
+            | Event::TimePassed { .. } => self.tell_clock(f),
+            Event::Crashed { .. } | Event::ClientCrashed { .. } | Event::CounterCrashed { .. } => {
+                self.tell_crash(f)
+            }
+            Event::CounterFsynced { .. }
+            | Event::Fsynced { .. }
+            | Event::Replicated { .. }
+            | Event::Promoted { .. } => self.tell_durability(f),
+        }
+    }
+}
+
+impl Event {
+    /// What a node answers to a client's SET or extension.
+    fn tell_key_answer(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
             Event::KeySet {
                 client,
                 node,
@@ -438,14 +477,6 @@ impl fmt::Display for Event {
                 }
                 Ok(())
             }
-            Event::FenceRaised { client, from, to } => write!(
-                f,
-                "takes {client}'s fencing write-back: its counter goes from {from} to {to}"
-            ),
-            Event::FenceRefused { client } => write!(
-                f,
-                "refuses {client}'s fencing write-back: {client}'s key is not there"
-            ),
             Event::KeyExtended {
                 client,
                 node,
@@ -464,6 +495,28 @@ impl fmt::Display for Event {
             Event::YesWithoutKey { client } => {
                 write!(f, "answers yes to {client}'s request and keeps nothing")
             }
+            other => unreachable!("`fmt` sends {other:?} elsewhere"),
+        }
+    }
+
+    /// What a node answers to a client's fencing write-back.
+    fn tell_fence_answer(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Event::FenceRaised { client, from, to } => write!(
+                f,
+                "takes {client}'s fencing write-back: its counter goes from {from} to {to}"
+            ),
+            Event::FenceRefused { client } => write!(
+                f,
+                "refuses {client}'s fencing write-back: {client}'s key is not there"
+            ),
+            other => unreachable!("`fmt` sends {other:?} elsewhere"),
+        }
+    }
+
+    /// A request that no node serves: the node is down or guarded, or the request is lost.
+    fn tell_unserved(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
             Event::NotServing { client, restarting } => {
                 let what = if *restarting {
                     "is restarting"
@@ -479,6 +532,22 @@ impl fmt::Display for Event {
             Event::RequestLost { node } => {
                 write!(f, "its request to {node} is lost in the network")
             }
+            other => unreachable!("`fmt` sends {other:?} elsewhere"),
+        }
+    }
+
+    /// A client's acquisition round, from its first SET to its verdict.
+    fn tell_acquisition(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Event::RoundBegan {
+                attempt,
+                t1,
+                ttl,
+                to,
+            } => write!(
+                f,
+                "begins attempt {attempt}: T1={t1}, sends SET NX PX {ttl} to {to}"
+            ),
             Event::WriteBackBegan { on, t2, fence } => write!(
                 f,
                 "wins {on} (T2={t2}); the largest fencing counter among them is {fence}, and it writes {fence} back to every node it reaches before it counts as acquired"
@@ -514,6 +583,13 @@ impl fmt::Display for Event {
                 "fails to acquire (T2={t2}: {reason}) and unlocks every node it reaches{}",
                 deleted_words(deleted)
             ),
+            other => unreachable!("`fmt` sends {other:?} elsewhere"),
+        }
+    }
+
+    /// A client's lease after it acquired: extending, checking, pausing, releasing, believing.
+    fn tell_lease(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
             Event::TooLateToExtend { clock, deadline } => write!(
                 f,
                 "does not extend: its clock reads {clock}, past its lease's deadline {deadline}"
@@ -562,6 +638,19 @@ impl fmt::Display for Event {
                 f,
                 "wakes from its pause: its {op}, checked at t={checked_at}, reaches the storage now"
             ),
+            Event::BeliefEnded => {
+                f.write_str("stops believing: its clock reached the lease's deadline")
+            }
+            Event::BeliefReturned => f.write_str(
+                "believes it holds the lock again: its clock is back before the lease's deadline",
+            ),
+            other => unreachable!("`fmt` sends {other:?} elsewhere"),
+        }
+    }
+
+    /// What the protected storage does with the holders' writes.
+    fn tell_storage(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
             Event::OpArrived {
                 client,
                 op,
@@ -614,6 +703,13 @@ impl fmt::Display for Event {
                 f,
                 "{writer}'s write (epoch {writer_epoch}) comes from a read taken before {lost}'s write (epoch {lost_epoch}) landed: {lost}'s update is lost"
             ),
+            other => unreachable!("`fmt` sends {other:?} elsewhere"),
+        }
+    }
+
+    /// Clocks, expiry, the ends of a restart's delay and guard, and the passing of time.
+    fn tell_clock(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
             Event::ClockJumped { ticks, reads } => {
                 write!(f, "clock jumps {ticks:+} (it now reads {reads})")
             }
@@ -628,12 +724,14 @@ impl fmt::Display for Event {
             Event::GuardEnded => {
                 f.write_str("has served long enough: the clients' guard counts its yes again")
             }
-            Event::BeliefEnded => {
-                f.write_str("stops believing: its clock reached the lease's deadline")
-            }
-            Event::BeliefReturned => f.write_str(
-                "believes it holds the lock again: its clock is back before the lease's deadline",
-            ),
+            Event::TimePassed { to } => write!(f, "time passes to t={to}"),
+            other => unreachable!("`fmt` sends {other:?} elsewhere"),
+        }
+    }
+
+    /// A node, a client or the counter crashes.
+    fn tell_crash(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
             Event::Crashed {
                 persistence,
                 key,
@@ -682,6 +780,13 @@ impl fmt::Display for Event {
                 f,
                 "crashes ({persistence}) and restarts at once: its counter goes from {from} to {to}"
             ),
+            other => unreachable!("`fmt` sends {other:?} elsewhere"),
+        }
+    }
+
+    /// What survives a crash: fsyncs, replication and a replica's promotion.
+    fn tell_durability(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
             Event::CounterFsynced { counter } => {
                 write!(f, "fsyncs its counter ({counter}) to disk")
             }
@@ -700,7 +805,7 @@ impl fmt::Display for Event {
                 }
                 Ok(())
             }
-            Event::TimePassed { to } => write!(f, "time passes to t={to}"),
+            other => unreachable!("`fmt` sends {other:?} elsewhere"),
         }
     }
 }

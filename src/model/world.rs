@@ -263,30 +263,7 @@ impl std::fmt::Debug for World {
         let owner = |n: usize, token: Token| format!("c{}", self.key_owner(n, token) + 1);
         writeln!(f, "true time t={}", self.now)?;
         for n in 0..self.shape.nodes {
-            let state = self.nodes[n].state;
-            write!(f, "n{}  clock {}", n + 1, self.node_clock(n).since_origin())?;
-            match state.availability {
-                Availability::Up => {}
-                Availability::Down => write!(f, "  DOWN")?,
-                Availability::Restarting { ready_at } => write!(
-                    f,
-                    "  restarting until its clock reads {}",
-                    ready_at.since_origin()
-                )?,
-            }
-            match state.entry {
-                Some(e) => write!(
-                    f,
-                    "  key of {} until {}{}",
-                    owner(n, e.token),
-                    e.expires_at.since_origin(),
-                    if e.durable { " (on disk)" } else { "" }
-                )?,
-                None => write!(f, "  no key")?,
-            }
-            if self.counters_matter() {
-                write!(f, "  fencing counter {}", state.counter)?;
-            }
+            self.fmt_node(f, n)?;
             writeln!(f)?;
         }
         if self.shape.token_source == crate::storage::TokenSource::CounterAfterAcquire {
@@ -303,61 +280,7 @@ impl std::fmt::Debug for World {
             }
         }
         for c in 0..self.shape.clients {
-            let slot = &self.clients[c];
-            write!(
-                f,
-                "c{}  clock {}  ",
-                c + 1,
-                self.client_clock(c).since_origin()
-            )?;
-            match slot.phase() {
-                Phase::Idle => write!(f, "idle")?,
-                Phase::Acquiring(round) => write!(
-                    f,
-                    "acquiring (attempt {}, T1={}, applied on {})",
-                    slot.lock.attempts(),
-                    round.t1.since_origin(),
-                    round.tally.applied
-                )?,
-                Phase::Holding { lease, epoch, work } => {
-                    write!(
-                        f,
-                        "holding (epoch {epoch}, T1={}, validity {}, deadline {}){}",
-                        lease.t1.since_origin(),
-                        lease.validity.as_u64(),
-                        lease.deadline.since_origin(),
-                        if self.believes(c) {
-                            ", BELIEVES"
-                        } else {
-                            ", no longer believes"
-                        }
-                    )?;
-                    if let Some(op) = work.pending {
-                        write!(
-                            f,
-                            ", {op:?} on its way{}",
-                            if work.paused { " (paused)" } else { "" }
-                        )?;
-                    }
-                }
-                Phase::Extending {
-                    lease,
-                    epoch,
-                    round,
-                } => write!(
-                    f,
-                    "extending (epoch {epoch}, deadline {}, extension T1={}, applied on {}){}",
-                    lease.deadline.since_origin(),
-                    round.t1.since_origin(),
-                    round.tally.applied,
-                    if self.believes(c) {
-                        ", BELIEVES"
-                    } else {
-                        ", no longer believes"
-                    }
-                )?,
-                Phase::Done => write!(f, "done")?,
-            }
+            self.fmt_client(f, c)?;
             writeln!(f)?;
         }
         if self.shape.storage.is_some() {
@@ -377,6 +300,97 @@ impl std::fmt::Debug for World {
         )?;
         if self.shape.client_crashes > 0 {
             write!(f, ", {} client crashes", b.client_crashes)?;
+        }
+        Ok(())
+    }
+}
+
+impl World {
+    /// Node `n`'s clock, availability, key and (when they matter) fencing counter.
+    fn fmt_node(&self, f: &mut std::fmt::Formatter<'_>, n: usize) -> std::fmt::Result {
+        let state = self.nodes[n].state;
+        write!(f, "n{}  clock {}", n + 1, self.node_clock(n).since_origin())?;
+        match state.availability {
+            Availability::Up => {}
+            Availability::Down => write!(f, "  DOWN")?,
+            Availability::Restarting { ready_at } => write!(
+                f,
+                "  restarting until its clock reads {}",
+                ready_at.since_origin()
+            )?,
+        }
+        match state.entry {
+            Some(e) => write!(
+                f,
+                "  key of c{} until {}{}",
+                self.key_owner(n, e.token) + 1,
+                e.expires_at.since_origin(),
+                if e.durable { " (on disk)" } else { "" }
+            )?,
+            None => write!(f, "  no key")?,
+        }
+        if self.counters_matter() {
+            write!(f, "  fencing counter {}", state.counter)?;
+        }
+        Ok(())
+    }
+
+    /// Client `c`'s clock and phase, with its lease and what it believes.
+    fn fmt_client(&self, f: &mut std::fmt::Formatter<'_>, c: usize) -> std::fmt::Result {
+        let slot = &self.clients[c];
+        write!(
+            f,
+            "c{}  clock {}  ",
+            c + 1,
+            self.client_clock(c).since_origin()
+        )?;
+        match slot.phase() {
+            Phase::Idle => write!(f, "idle")?,
+            Phase::Acquiring(round) => write!(
+                f,
+                "acquiring (attempt {}, T1={}, applied on {})",
+                slot.lock.attempts(),
+                round.t1.since_origin(),
+                round.tally.applied
+            )?,
+            Phase::Holding { lease, epoch, work } => {
+                write!(
+                    f,
+                    "holding (epoch {epoch}, T1={}, validity {}, deadline {}){}",
+                    lease.t1.since_origin(),
+                    lease.validity.as_u64(),
+                    lease.deadline.since_origin(),
+                    if self.believes(c) {
+                        ", BELIEVES"
+                    } else {
+                        ", no longer believes"
+                    }
+                )?;
+                if let Some(op) = work.pending {
+                    write!(
+                        f,
+                        ", {op:?} on its way{}",
+                        if work.paused { " (paused)" } else { "" }
+                    )?;
+                }
+            }
+            Phase::Extending {
+                lease,
+                epoch,
+                round,
+            } => write!(
+                f,
+                "extending (epoch {epoch}, deadline {}, extension T1={}, applied on {}){}",
+                lease.deadline.since_origin(),
+                round.t1.since_origin(),
+                round.tally.applied,
+                if self.believes(c) {
+                    ", BELIEVES"
+                } else {
+                    ", no longer believes"
+                }
+            )?,
+            Phase::Done => write!(f, "done")?,
         }
         Ok(())
     }

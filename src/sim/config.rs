@@ -361,6 +361,16 @@ impl SimConfig {
     /// Checks every value; the first problem found is returned.
     pub fn validate(&self) -> Result<(), SimConfigError> {
         let params = self.lock_params()?;
+        self.check_processes_and_clocks()?;
+        self.check_network_crash_and_workload()?;
+        self.check_spans()?;
+        self.check_faults()?;
+        debug_assert!(params.node_count as usize == self.nodes());
+        Ok(())
+    }
+
+    /// The clients, the run's length, the clocks' rate errors and who reaches whom.
+    fn check_processes_and_clocks(&self) -> Result<(), SimConfigError> {
         if self.clients == 0 {
             return Err(SimConfigError::NoClients);
         }
@@ -387,6 +397,12 @@ impl SimConfig {
                 clients: self.clients,
             });
         }
+        Ok(())
+    }
+
+    /// The network's delays and loss, the failover node, the fsync period, the think time,
+    /// the storage timeout and the clients' clock resolution.
+    fn check_network_crash_and_workload(&self) -> Result<(), SimConfigError> {
         let network = &self.network;
         if network.delay_min == Millis::ZERO {
             return Err(SimConfigError::ZeroDelay);
@@ -417,6 +433,12 @@ impl SimConfig {
         if self.client_clock_resolution == Millis::ZERO {
             return Err(SimConfigError::ZeroClockResolution);
         }
+        Ok(())
+    }
+
+    /// Every span under [`MAX_SPAN`], and the swarm's ranges not empty.
+    fn check_spans(&self) -> Result<(), SimConfigError> {
+        let (network, workload) = (&self.network, &self.workload);
         let spans = [
             ("clock offset", self.clocks.offset_max),
             ("network delay", network.delay_max),
@@ -461,6 +483,11 @@ impl SimConfig {
                 return Err(SimConfigError::SpanTooLarge { what, span });
             }
         }
+        Ok(())
+    }
+
+    /// The fault budgets' ranges and pinned processes, or every listed fault.
+    fn check_faults(&self) -> Result<(), SimConfigError> {
         match &self.faults {
             FaultPlan::Generated(budget) => {
                 let pinned = [
@@ -488,7 +515,6 @@ impl SimConfig {
                 }
             }
         }
-        debug_assert!(params.node_count as usize == self.nodes());
         Ok(())
     }
 
@@ -561,6 +587,18 @@ impl SimConfig {
 impl fmt::Display for SimConfig {
     /// Every resolved option, one per line.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.fmt_lock(f)?;
+        self.fmt_clocks_and_network(f)?;
+        self.fmt_crash(f)?;
+        self.fmt_workload(f)?;
+        self.fmt_swarm(f)?;
+        self.fmt_faults(f)
+    }
+}
+
+impl SimConfig {
+    /// The processes, the lock's resolved parameters, and whether the drift covers the clocks.
+    fn fmt_lock(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "name = {}", self.name)?;
         writeln!(f, "nodes = {}", self.nodes())?;
         writeln!(f, "clients = {}", self.clients)?;
@@ -601,6 +639,11 @@ impl fmt::Display for SimConfig {
         writeln!(f, "unlock = {:?}", self.lock.unlock)?;
         writeln!(f, "validity_check = {:?}", self.lock.validity_check)?;
         writeln!(f, "decision = {:?}", self.lock.decision)?;
+        Ok(())
+    }
+
+    /// The run's length, the clocks and the network.
+    fn fmt_clocks_and_network(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "duration = {}", self.duration)?;
         writeln!(f, "stop_on_violation = {}", self.stop_on_violation)?;
         writeln!(
@@ -631,6 +674,11 @@ impl fmt::Display for SimConfig {
                 .collect();
             writeln!(f, "reach = {}", lists.join(", "))?;
         }
+        Ok(())
+    }
+
+    /// What a crashed node keeps, and how long it stays away.
+    fn fmt_crash(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
             "crash = persistence {:?}, fsync period {}, restart delay {} (node clock)",
@@ -649,6 +697,11 @@ impl fmt::Display for SimConfig {
             )?;
         }
         writeln!(f)?;
+        Ok(())
+    }
+
+    /// What each client does with the lock.
+    fn fmt_workload(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let w = &self.workload;
         writeln!(
             f,
@@ -680,6 +733,11 @@ impl fmt::Display for SimConfig {
                 "op_arrival_cap = a storage op lands within {cap} of the start of its check's tick, plus any pause before its send"
             )?;
         }
+        Ok(())
+    }
+
+    /// What a swarm run draws, if the world is searched by swarm.
+    fn fmt_swarm(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if let Some(swarm) = self.swarm {
             // The three edges coincide in some worlds (no jump, no restart delay): each once.
             let mut starts: Vec<String> = Vec::new();
@@ -696,9 +754,17 @@ impl fmt::Display for SimConfig {
             writeln!(
                 f,
                 "swarm = each run draws its fault kinds, aims most faults at a window, and draws round_timeout in [{}, {}], think_max in [{}, {}], whether the first holder checks late, whether the first client takes its write-back answers only after a rival acquired, and a rival start after {starts} (plus up to two ticks) or none",
-                self.lock.round_timeout, swarm.round_timeout_max, w.think_min, swarm.think_max,
+                self.lock.round_timeout,
+                swarm.round_timeout_max,
+                self.workload.think_min,
+                swarm.think_max,
             )?;
         }
+        Ok(())
+    }
+
+    /// The faults, drawn from budgets or listed.
+    fn fmt_faults(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.faults {
             FaultPlan::Generated(budget) => writeln!(f, "faults = generated: {budget}"),
             FaultPlan::Explicit(schedule) => {

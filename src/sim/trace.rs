@@ -200,6 +200,43 @@ impl fmt::Display for TraceEntry {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{:>8}  ", format!("t={}", self.at.0))?;
         match self.event {
+            TraceEvent::NodeApplied {
+                node,
+                client,
+                op,
+                local,
+                result,
+            } => node_applied(f, node, client, op, local, result),
+            TraceEvent::Node { node, lifecycle } => tell_lifecycle(f, node, lifecycle),
+            TraceEvent::Fault(_)
+            | TraceEvent::FaultIgnored(_)
+            | TraceEvent::Sent { .. }
+            | TraceEvent::Lost { .. }
+            | TraceEvent::Violation(_) => self.event.tell_fault_or_message(f),
+            TraceEvent::AcquireStarted { .. }
+            | TraceEvent::Acquired { .. }
+            | TraceEvent::TokenTaken { .. }
+            | TraceEvent::CounterCrashed { .. }
+            | TraceEvent::Retrying { .. }
+            | TraceEvent::NotAcquired { .. } => self.event.tell_acquisition(f),
+            TraceEvent::ExtensionStarted { .. }
+            | TraceEvent::Extended { .. }
+            | TraceEvent::NotExtended { .. }
+            | TraceEvent::Expired { .. }
+            | TraceEvent::ReleaseStarted { .. }
+            | TraceEvent::Released { .. } => self.event.tell_lease(f),
+            TraceEvent::StorageApplied { .. }
+            | TraceEvent::Paused { .. }
+            | TraceEvent::Resumed { .. }
+            | TraceEvent::Checked { .. } => self.event.tell_storage(f),
+        }
+    }
+}
+
+impl TraceEvent {
+    /// A fault, a message on the network, or a violation.
+    fn tell_fault_or_message(self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
             TraceEvent::Fault(fault) => write!(f, "FAULT {fault}"),
             TraceEvent::FaultIgnored(fault) => write!(f, "fault ignored (does not apply): {fault}"),
             TraceEvent::Sent { message, arrives } => write!(
@@ -212,90 +249,14 @@ impl fmt::Display for TraceEntry {
                 "{}'s {} to {} is lost in the network",
                 message.from, message.payload, message.to
             ),
-            TraceEvent::NodeApplied {
-                node,
-                client,
-                op,
-                local,
-                result,
-            } => {
-                let (n, c) = (node + 1, client + 1);
-                match (op, result) {
-                    (_, Err(_)) => write!(f, "n{n} is not serving: c{c}'s {op} fails"),
-                    (Op::SetNxPx { ttl, .. }, Ok(true)) => write!(
-                        f,
-                        "n{n} sets c{c}'s key, expiring when n{n}'s clock reads {}",
-                        reads(local) + ttl.0 as i64
-                    ),
-                    (Op::SetNxPx { .. }, Ok(false)) => {
-                        write!(f, "n{n} refuses c{c}'s SET: another key is live")
-                    }
-                    (Op::PExpireIfEq { ttl, .. }, Ok(true)) => write!(
-                        f,
-                        "n{n} extends c{c}'s key, now expiring when n{n}'s clock reads {}",
-                        reads(local) + ttl.0 as i64
-                    ),
-                    (Op::PExpireIfEq { .. }, Ok(false)) => {
-                        write!(f, "n{n} refuses c{c}'s extension: its key is not there")
-                    }
-                    (Op::RaiseFence { to, .. }, Ok(true)) => write!(
-                        f,
-                        "n{n} takes c{c}'s fencing write-back: its counter is now at least {to}"
-                    ),
-                    (Op::RaiseFence { .. }, Ok(false)) => write!(
-                        f,
-                        "n{n} refuses c{c}'s fencing write-back: c{c}'s key is not there"
-                    ),
-                    (Op::DelIfEq { .. }, Ok(true)) => {
-                        write!(f, "n{n} deletes c{c}'s key (compare-and-delete)")
-                    }
-                    (Op::DelIfEq { .. }, Ok(false)) => {
-                        write!(
-                            f,
-                            "n{n} keeps its key: it is not c{c}'s (compare-and-delete)"
-                        )
-                    }
-                    (Op::Del, Ok(applied)) => write!(
-                        f,
-                        "n{n} runs c{c}'s DEL: {}",
-                        if applied {
-                            "the key is deleted"
-                        } else {
-                            "no key"
-                        }
-                    ),
-                }?;
-                write!(f, " [n{n}'s clock reads {}]", reads(local))
-            }
-            TraceEvent::Node { node, lifecycle } => match lifecycle {
-                Lifecycle::Crashed { kept_key } => write!(
-                    f,
-                    "n{} crashes, {}",
-                    node + 1,
-                    if kept_key {
-                        "keeping its key on disk"
-                    } else {
-                        "losing its key"
-                    }
-                ),
-                Lifecycle::Restarted { ready_at } => write!(
-                    f,
-                    "n{} restarts, refusing requests until its clock reads {}",
-                    node + 1,
-                    reads(ready_at)
-                ),
-                Lifecycle::Promoted { kept_key, ready_at } => write!(
-                    f,
-                    "n{} fails over: its replica is promoted {}, refusing requests until its clock reads {}",
-                    node + 1,
-                    if kept_key {
-                        "with the key"
-                    } else {
-                        "without the key, which had not replicated yet"
-                    },
-                    reads(ready_at)
-                ),
-            },
+            TraceEvent::Violation(violation) => write!(f, "VIOLATION {violation}"),
+            other => unreachable!("`TraceEntry::fmt` sends {other:?} elsewhere"),
+        }
+    }
+
+    /// A client's acquisition: its attempts, its token, and how they end.
+    fn tell_acquisition(self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
             TraceEvent::AcquireStarted { client, local } => {
                 write!(f, "c{} begins an attempt: T1={}", client + 1, reads(local))
             }
@@ -323,6 +284,25 @@ impl fmt::Display for TraceEntry {
                 f,
                 "the counter node crashes and restarts at once: its counter is {counter}"
             ),
+            TraceEvent::Retrying { client, failure } => write!(
+                f,
+                "c{} fails to acquire ({}) and retries",
+                client + 1,
+                failure.words(Unit::Millis)
+            ),
+            TraceEvent::NotAcquired { client, failure } => write!(
+                f,
+                "c{} fails to acquire ({})",
+                client + 1,
+                failure.words(Unit::Millis)
+            ),
+            other => unreachable!("`TraceEntry::fmt` sends {other:?} elsewhere"),
+        }
+    }
+
+    /// A holder's lease: its extensions, its end and its release.
+    fn tell_lease(self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
             TraceEvent::ExtensionStarted { client, local } => write!(
                 f,
                 "c{} extends its lease on every node (clock {})",
@@ -341,18 +321,6 @@ impl fmt::Display for TraceEntry {
                 client + 1,
                 failure.words(Unit::Millis)
             ),
-            TraceEvent::Retrying { client, failure } => write!(
-                f,
-                "c{} fails to acquire ({}) and retries",
-                client + 1,
-                failure.words(Unit::Millis)
-            ),
-            TraceEvent::NotAcquired { client, failure } => write!(
-                f,
-                "c{} fails to acquire ({})",
-                client + 1,
-                failure.words(Unit::Millis)
-            ),
             TraceEvent::Expired { client, epoch } => write!(
                 f,
                 "c{} stops believing: its clock reached the deadline of epoch {epoch}",
@@ -366,6 +334,13 @@ impl fmt::Display for TraceEntry {
                 "c{}'s release deleted its key on {deleted} nodes",
                 client + 1
             ),
+            other => unreachable!("`TraceEntry::fmt` sends {other:?} elsewhere"),
+        }
+    }
+
+    /// A holder's work on the storage: its check, its pause and the storage's answer.
+    fn tell_storage(self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
             TraceEvent::StorageApplied { client, op, reply } => match reply {
                 StorageReply::Value(v) => {
                     write!(f, "storage applies c{}'s {op}: counter {v}", client + 1)
@@ -383,8 +358,99 @@ impl fmt::Display for TraceEntry {
                 client + 1,
                 reads(local)
             ),
-            TraceEvent::Violation(violation) => write!(f, "VIOLATION {violation}"),
+            other => unreachable!("`TraceEntry::fmt` sends {other:?} elsewhere"),
         }
+    }
+}
+
+/// A node's command, what came of it, and the node's clock.
+fn node_applied(
+    f: &mut fmt::Formatter<'_>,
+    node: usize,
+    client: usize,
+    op: Op,
+    local: Millis,
+    result: Result<bool, Unavailable>,
+) -> fmt::Result {
+    let (n, c) = (node + 1, client + 1);
+    match (op, result) {
+        (_, Err(_)) => write!(f, "n{n} is not serving: c{c}'s {op} fails"),
+        (Op::SetNxPx { ttl, .. }, Ok(true)) => write!(
+            f,
+            "n{n} sets c{c}'s key, expiring when n{n}'s clock reads {}",
+            reads(local) + ttl.0 as i64
+        ),
+        (Op::SetNxPx { .. }, Ok(false)) => {
+            write!(f, "n{n} refuses c{c}'s SET: another key is live")
+        }
+        (Op::PExpireIfEq { ttl, .. }, Ok(true)) => write!(
+            f,
+            "n{n} extends c{c}'s key, now expiring when n{n}'s clock reads {}",
+            reads(local) + ttl.0 as i64
+        ),
+        (Op::PExpireIfEq { .. }, Ok(false)) => {
+            write!(f, "n{n} refuses c{c}'s extension: its key is not there")
+        }
+        (Op::RaiseFence { to, .. }, Ok(true)) => write!(
+            f,
+            "n{n} takes c{c}'s fencing write-back: its counter is now at least {to}"
+        ),
+        (Op::RaiseFence { .. }, Ok(false)) => write!(
+            f,
+            "n{n} refuses c{c}'s fencing write-back: c{c}'s key is not there"
+        ),
+        (Op::DelIfEq { .. }, Ok(true)) => {
+            write!(f, "n{n} deletes c{c}'s key (compare-and-delete)")
+        }
+        (Op::DelIfEq { .. }, Ok(false)) => {
+            write!(
+                f,
+                "n{n} keeps its key: it is not c{c}'s (compare-and-delete)"
+            )
+        }
+        (Op::Del, Ok(applied)) => write!(
+            f,
+            "n{n} runs c{c}'s DEL: {}",
+            if applied {
+                "the key is deleted"
+            } else {
+                "no key"
+            }
+        ),
+    }?;
+    write!(f, " [n{n}'s clock reads {}]", reads(local))
+}
+
+/// A node crashes, restarts or fails over.
+fn tell_lifecycle(f: &mut fmt::Formatter<'_>, node: usize, lifecycle: Lifecycle) -> fmt::Result {
+    match lifecycle {
+        Lifecycle::Crashed { kept_key } => write!(
+            f,
+            "n{} crashes, {}",
+            node + 1,
+            if kept_key {
+                "keeping its key on disk"
+            } else {
+                "losing its key"
+            }
+        ),
+        Lifecycle::Restarted { ready_at } => write!(
+            f,
+            "n{} restarts, refusing requests until its clock reads {}",
+            node + 1,
+            reads(ready_at)
+        ),
+        Lifecycle::Promoted { kept_key, ready_at } => write!(
+            f,
+            "n{} fails over: its replica is promoted {}, refusing requests until its clock reads {}",
+            node + 1,
+            if kept_key {
+                "with the key"
+            } else {
+                "without the key, which had not replicated yet"
+            },
+            reads(ready_at)
+        ),
     }
 }
 
