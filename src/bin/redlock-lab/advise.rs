@@ -317,15 +317,42 @@ fn figure(faults: &Faults, value: Option<u32>) -> String {
 
 /// Scales the deployment, runs every search, prints the figures, writes the files.
 pub fn run(args: &Args) -> Result<Outcome> {
-    let scale = Scale::new(args.ttl, args.ticks)?;
-    let faults = Faults {
-        scale,
-        clock_error: scale.fault(args.clock_error),
-        jump: scale.fault(args.max_jump),
-        pause: scale.bound(args.max_pause),
-        delay: scale.bound(args.network_delay),
-        persistence: args.restart_persistence.clone(),
+    let faults = Faults::of(args, Scale::new(args.ttl, args.ticks)?);
+    let mut out = scaling_header(args, &faults);
+    let (drift, mut found) = advise_drift(&faults, &mut out)?;
+    let Some(drift) = drift else {
+        return finish(args, &out, &found, Outcome::Mismatch);
     };
+    advise_restart(&faults, drift, &mut out, &mut found)?;
+    advise_storage(&faults, drift, &mut out, &mut found)?;
+    finish(args, &out, &found, Outcome::Success)
+}
+
+/// Writes the files, then prints the figures and where the files went.
+fn finish(args: &Args, out: &str, found: &[Found], outcome: Outcome) -> Result<Outcome> {
+    // Files first: they are what `--out` asked for, even if the reader of stdout left.
+    let wrote = write_files(args, found)?;
+    out!("{out}{wrote}")?;
+    Ok(outcome)
+}
+
+impl Faults {
+    /// The deployment's faults in ticks of `scale`.
+    fn of(args: &Args, scale: Scale) -> Faults {
+        Faults {
+            scale,
+            clock_error: scale.fault(args.clock_error),
+            jump: scale.fault(args.max_jump),
+            pause: scale.bound(args.max_pause),
+            delay: scale.bound(args.network_delay),
+            persistence: args.restart_persistence.clone(),
+        }
+    }
+}
+
+/// The lines that say what a tick is and what every fault became in ticks.
+fn scaling_header(args: &Args, faults: &Faults) -> String {
+    let scale = faults.scale;
     let t = scale.ttl_ticks;
     let mut out = String::new();
     let _ = writeln!(
@@ -358,9 +385,52 @@ pub fn run(args: &Args) -> Result<Outcome> {
         out,
         "Each figure is the smallest whole number of ticks at which the checker proves the property, converted back and rounded up to the microsecond (figures are minimums); use it or more.\n"
     );
+    out
+}
 
-    // 1. The drift allowance: clock error on both sides and the jump, on a node (forward) and
-    //    on a client (backward).
+/// 1. The drift allowance: clock error on both sides and the jump, on a node (forward) and
+///    on a client (backward). The allowance is the largest of the families' figures, `None`
+///    if one has none; its line (or why there is none) goes to `out`.
+fn advise_drift(faults: &Faults, out: &mut String) -> Result<(Option<u32>, Vec<Found>)> {
+    let drift_families = drift_families(faults);
+    let mut found = Vec::new();
+    for family in &drift_families {
+        found.push(run_family(family)?);
+    }
+    let drift = found
+        .iter()
+        .map(|f| f.value)
+        .try_fold(0, |max, v| v.map(|v| v.max(max)));
+    let Some(drift) = drift else {
+        let _ = writeln!(
+            out,
+            "drift allowance: none below the TTL keeps mutual exclusion ({}).\nLengthen the TTL, or bound the clocks better; nothing else can be advised.",
+            found
+                .iter()
+                .map(|f| f.evidence.clone())
+                .collect::<Vec<_>>()
+                .join("; ")
+        );
+        return Ok((None, found));
+    };
+    let _ = writeln!(
+        out,
+        "drift allowance      {}   checker: {}",
+        figure(faults, Some(drift)),
+        found
+            .iter()
+            .zip(&drift_families)
+            .map(|(f, family)| format!("{}: {} ({} checks)", family.label, f.evidence, f.checks))
+            .collect::<Vec<_>>()
+            .join("; ")
+    );
+    Ok((Some(drift), found))
+}
+
+/// The drift families: a node's forward jump always (with clock error alone when there is no
+/// jump), and a client's backward jump when there is one.
+fn drift_families(faults: &Faults) -> Vec<Family<'_>> {
+    let t = faults.scale.ttl_ticks;
     let mut drift_families = vec![Family {
         slug: "drift",
         label: if faults.jump > 0 {
@@ -373,7 +443,7 @@ pub fn run(args: &Args) -> Result<Outcome> {
         to: t - 1,
         text: Box::new(|drift| {
             let mut text = base(
-                &faults,
+                faults,
                 "advise-drift",
                 "The drift allowance against the clock error and a node's forward jump",
                 "Mutual exclusion against bounded clock error on every node and client and one forward step of a node's clock.",
@@ -399,7 +469,7 @@ pub fn run(args: &Args) -> Result<Outcome> {
             to: t - 1,
             text: Box::new(|drift| {
                 let mut text = base(
-                    &faults,
+                    faults,
                     "advise-drift-client-jump",
                     "The drift allowance against the clock error and a client's backward jump",
                     "Mutual exclusion against bounded clock error and one backward step of a holder's clock.",
@@ -415,72 +485,24 @@ pub fn run(args: &Args) -> Result<Outcome> {
             must_hold: &[property::MUTUAL_EXCLUSION],
         });
     }
-    let mut found = Vec::new();
-    for family in &drift_families {
-        found.push(run_family(family)?);
-    }
-    let drift = found
-        .iter()
-        .map(|f| f.value)
-        .try_fold(0, |max, v| v.map(|v| v.max(max)));
-    let Some(drift) = drift else {
-        let _ = writeln!(
-            out,
-            "drift allowance: none below the TTL keeps mutual exclusion ({}).\nLengthen the TTL, or bound the clocks better; nothing else can be advised.",
-            found
-                .iter()
-                .map(|f| f.evidence.clone())
-                .collect::<Vec<_>>()
-                .join("; ")
-        );
-        // Files first: they are what `--out` asked for, even if the reader of stdout left.
-        let wrote = write_files(args, &found)?;
-        out!("{out}{wrote}")?;
-        return Ok(Outcome::Mismatch);
-    };
-    let _ = writeln!(
-        out,
-        "drift allowance      {}   checker: {}",
-        figure(&faults, Some(drift)),
-        found
-            .iter()
-            .zip(&drift_families)
-            .map(|(f, family)| format!("{}: {} ({} checks)", family.label, f.evidence, f.checks))
-            .collect::<Vec<_>>()
-            .join("; ")
-    );
+    drift_families
+}
 
-    // 2. After a crash: the restart delay, or the client's guard, with the drift above.
-    let crash = |name: &str, delay: u32, guard: u32| {
-        let mut text = base(
-            &faults,
-            name,
-            "A node crashes and restarts",
-            "Mutual exclusion when one node crashes, with the advised drift allowance.",
-            drift,
-        );
-        let _ = write!(
-            text,
-            "\n[faults.crashes]\ncount = 1\npersistence = \"{}\"\nrestart_delay_ticks = {delay}\nclient_guard_ticks = {guard}\n",
-            faults.persistence
-        );
-        if faults.jump > 0 {
-            let _ = write!(
-                text,
-                "\n[faults.clock_jumps]\ntarget = \"node\"\njump_ticks = {}\n",
-                faults.jump
-            );
-        }
-        text
-    };
-    let restart_to = (2 * t).min(60);
+/// 2. After a crash: the restart delay, or the client's guard, with the drift above.
+fn advise_restart(
+    faults: &Faults,
+    drift: u32,
+    out: &mut String,
+    found: &mut Vec<Found>,
+) -> Result<()> {
+    let restart_to = (2 * faults.scale.ttl_ticks).min(60);
     let delay = run_family(&Family {
         slug: "restart-delay",
         label: "restart delay",
         key: "faults.crashes.restart_delay_ticks",
         from: 0,
         to: restart_to,
-        text: Box::new(|delay| crash("advise-restart-delay", delay, 0)),
+        text: Box::new(|delay| crash_text(faults, drift, "advise-restart-delay", delay, 0)),
         must_hold: &[property::MUTUAL_EXCLUSION],
     })?;
     let guard = run_family(&Family {
@@ -489,58 +511,59 @@ pub fn run(args: &Args) -> Result<Outcome> {
         key: "faults.crashes.client_guard_ticks",
         from: 0,
         to: restart_to,
-        text: Box::new(|guard| crash("advise-restart-guard", 0, guard)),
+        text: Box::new(|guard| crash_text(faults, drift, "advise-restart-guard", 0, guard)),
         must_hold: &[property::MUTUAL_EXCLUSION],
     })?;
     let _ = writeln!(
         out,
         "restart delay        {}   checker: {} ({} checks)",
-        figure(&faults, delay.value),
+        figure(faults, delay.value),
         delay.evidence,
         delay.checks
     );
     let _ = writeln!(
         out,
         "  or restart guard   {}   checker: {} ({} checks)",
-        figure(&faults, guard.value),
+        figure(faults, guard.value),
         guard.evidence,
         guard.checks
     );
     found.push(delay);
     found.push(guard);
+    Ok(())
+}
 
-    // 3. Before each write: the check margin, or fencing.
-    let storage = |margin: u32, protection: &str| {
-        let mut text = base(
-            &faults,
-            &format!(
-                "advise-{}",
-                if protection == "none" {
-                    "check-margin"
-                } else {
-                    "fencing"
-                }
-            ),
-            "A holder checks its lease before each write to the storage",
-            "Storage safety when a holder may pause between its check and its write and the write may be delayed.",
-            drift,
-        );
-        let delay = faults
-            .delay
-            .map_or("\"unbounded\"".to_owned(), |d| d.to_string());
+/// The crash family's scenario: one crash, with a restart delay or a client guard.
+fn crash_text(faults: &Faults, drift: u32, name: &str, delay: u32, guard: u32) -> String {
+    let mut text = base(
+        faults,
+        name,
+        "A node crashes and restarts",
+        "Mutual exclusion when one node crashes, with the advised drift allowance.",
+        drift,
+    );
+    let _ = write!(
+        text,
+        "\n[faults.crashes]\ncount = 1\npersistence = \"{}\"\nrestart_delay_ticks = {delay}\nclient_guard_ticks = {guard}\n",
+        faults.persistence
+    );
+    if faults.jump > 0 {
         let _ = write!(
             text,
-            "\n[storage]\nprotection = \"{protection}\"\ncheck_margin_ticks = {margin}\nmax_delay_ticks = {delay}\n"
+            "\n[faults.clock_jumps]\ntarget = \"node\"\njump_ticks = {}\n",
+            faults.jump
         );
-        match faults.pause {
-            Some(0) => {}
-            Some(pause) => {
-                let _ = write!(text, "\n[faults.pauses]\ncount = 1\nmax_ticks = {pause}\n");
-            }
-            None => text.push_str("\n[faults.pauses]\ncount = 1\nmax_ticks = \"unbounded\"\n"),
-        }
-        text
-    };
+    }
+    text
+}
+
+/// 3. Before each write: the check margin, or fencing when no margin will do.
+fn advise_storage(
+    faults: &Faults,
+    drift: u32,
+    out: &mut String,
+    found: &mut Vec<Found>,
+) -> Result<()> {
     let margin = run_family(&Family {
         slug: "check-margin",
         label: "check margin",
@@ -548,14 +571,14 @@ pub fn run(args: &Args) -> Result<Outcome> {
         from: 1,
         // A margin above the longest lease (ttl − drift) forbids every write, which would
         // make storage safety hold vacuously: the search stops where writes are still possible.
-        to: t - drift,
-        text: Box::new(|margin| storage(margin, "none")),
+        to: faults.scale.ttl_ticks - drift,
+        text: Box::new(|margin| storage_text(faults, drift, margin, "none")),
         must_hold: &[property::STORAGE_SAFETY, property::NO_LOST_UPDATE],
     })?;
     let _ = writeln!(
         out,
         "check margin         {}   checker: {} ({} checks)",
-        figure(&faults, margin.value),
+        figure(faults, margin.value),
         margin.evidence,
         margin.checks
     );
@@ -563,43 +586,70 @@ pub fn run(args: &Args) -> Result<Outcome> {
         let _ = writeln!(
             out,
             "  write only while the lease has at least {} left (Guard::remaining() >= margin).",
-            scale.show(m)
+            faults.scale.show(m)
         );
         let _ = writeln!(
             out,
             "fencing              not required with that margin, for pauses and delays within the bounds given"
         );
-    } else {
-        let fencing = run_family(&Family {
-            slug: "fencing",
-            label: "fencing",
-            key: "storage.protection = fencing-token, check_margin_ticks",
-            from: 1,
-            to: 1,
-            text: Box::new(|margin| storage(margin, "fencing-token")),
-            must_hold: &[property::STORAGE_SAFETY, property::NO_LOST_UPDATE],
-        })?;
-        let _ = writeln!(
-            out,
-            "fencing              REQUIRED: no margin that still lets a holder write survives these pauses and delays; with a fencing token checked by the storage: {}",
-            if fencing.value.is_some() {
-                "storage safety holds (checked)"
-            } else {
-                "still violated (see the files)"
-            }
-        );
         found.push(margin);
-        found.push(fencing);
-        // Files first: they are what `--out` asked for, even if the reader of stdout left.
-        let wrote = write_files(args, &found)?;
-        out!("{out}{wrote}")?;
-        return Ok(Outcome::Success);
+        return Ok(());
     }
+    let fencing = run_family(&Family {
+        slug: "fencing",
+        label: "fencing",
+        key: "storage.protection = fencing-token, check_margin_ticks",
+        from: 1,
+        to: 1,
+        text: Box::new(|margin| storage_text(faults, drift, margin, "fencing-token")),
+        must_hold: &[property::STORAGE_SAFETY, property::NO_LOST_UPDATE],
+    })?;
+    let _ = writeln!(
+        out,
+        "fencing              REQUIRED: no margin that still lets a holder write survives these pauses and delays; with a fencing token checked by the storage: {}",
+        if fencing.value.is_some() {
+            "storage safety holds (checked)"
+        } else {
+            "still violated (see the files)"
+        }
+    );
     found.push(margin);
-    // Files first: they are what `--out` asked for, even if the reader of stdout left.
-    let wrote = write_files(args, &found)?;
-    out!("{out}{wrote}")?;
-    Ok(Outcome::Success)
+    found.push(fencing);
+    Ok(())
+}
+
+/// The storage family's scenario: a holder that may pause between its check and its write,
+/// and a write that may be delayed, with a check margin and a protection.
+fn storage_text(faults: &Faults, drift: u32, margin: u32, protection: &str) -> String {
+    let mut text = base(
+        faults,
+        &format!(
+            "advise-{}",
+            if protection == "none" {
+                "check-margin"
+            } else {
+                "fencing"
+            }
+        ),
+        "A holder checks its lease before each write to the storage",
+        "Storage safety when a holder may pause between its check and its write and the write may be delayed.",
+        drift,
+    );
+    let delay = faults
+        .delay
+        .map_or("\"unbounded\"".to_owned(), |d| d.to_string());
+    let _ = write!(
+        text,
+        "\n[storage]\nprotection = \"{protection}\"\ncheck_margin_ticks = {margin}\nmax_delay_ticks = {delay}\n"
+    );
+    match faults.pause {
+        Some(0) => {}
+        Some(pause) => {
+            let _ = write!(text, "\n[faults.pauses]\ncount = 1\nmax_ticks = {pause}\n");
+        }
+        None => text.push_str("\n[faults.pauses]\ncount = 1\nmax_ticks = \"unbounded\"\n"),
+    }
+    text
 }
 
 fn bound_text(bound: Bound) -> String {

@@ -64,72 +64,12 @@ fn memory_limit(args: &Args) -> Option<u64> {
 
 /// Checks every scenario, prints the verdicts, and says whether they all match.
 pub fn run(args: &Args) -> Result<Outcome> {
-    if args.threads == Some(0) {
-        bail!("--threads must be at least 1");
-    }
-    if args.max_states == Some(0) {
-        bail!("--max-states must be at least 1");
-    }
-    if args.time_limit == Some(0) {
-        bail!("--time-limit must be at least 1 second");
-    }
+    refuse_zero_limits(args)?;
     let loaded = inputs::load_labelled(&args.paths)?;
     let files: Vec<Option<String>> = loaded.iter().map(|l| l.file.clone()).collect();
     let scenarios: Vec<Scenario> = loaded.into_iter().map(|l| l.scenario).collect();
-    for scenario in scenarios.iter().filter(|s| s.simulate.is_some()) {
-        // A simulator world is sized for seeded runs, not for exhausting.
-        eprintln!(
-            "note: {name} is one of the simulator's worlds (it has a [simulate] table) and may be \
-             far too large to check exhaustively: run `redlock-lab simulate {name}`, or bound the \
-             check with --time-limit or --max-states",
-            name = scenario.name
-        );
-    }
-    let memory = memory_limit(args);
-    // Progress only for a person watching: never under `--json`, never into a pipe or file.
-    let progress =
-        (std::io::stderr().is_terminal() && !args.json).then(|| progress_bar(&scenarios));
-    let mut reports = Vec::new();
-    for scenario in &scenarios {
-        let mut check =
-            Check::new(scenario).threads(args.threads.unwrap_or_else(available_threads));
-        if let Some(states) = args.max_states {
-            check = check.max_states(states);
-        }
-        if let Some(states) = args.probe_states {
-            check = check.probe_states(states);
-        }
-        if let Some(seconds) = args.time_limit {
-            check = check.time_limit(Duration::from_secs(seconds));
-        }
-        if let Some(bytes) = memory {
-            check = check.memory_limit(bytes);
-        }
-        if let Some(bar) = &progress {
-            let bar = bar.clone();
-            check = check
-                .progress_interval(Duration::from_millis(100))
-                .progress(move |p: Progress<'_>| {
-                    bar.set_message(format!(
-                        "{}: {} states, {:.0} states/s",
-                        p.name,
-                        p.unique_states,
-                        p.states_per_second()
-                    ));
-                });
-        }
-        reports.push(if args.why || args.json {
-            check.run_with_causes()
-        } else {
-            check.run()
-        });
-        if let Some(bar) = &progress {
-            bar.inc(1);
-        }
-    }
-    if let Some(bar) = progress {
-        bar.finish_and_clear();
-    }
+    warn_of_worlds(&scenarios);
+    let reports = check_all(args, &scenarios);
     if args.json {
         let json = serde_json::json!({ "models": reports });
         outln!("{}", serde_json::to_string_pretty(&json)?)?;
@@ -148,6 +88,92 @@ pub fn run(args: &Args) -> Result<Outcome> {
     } else {
         Outcome::Success
     })
+}
+
+/// Refuses a limit of zero threads, states or seconds.
+fn refuse_zero_limits(args: &Args) -> Result<()> {
+    if args.threads == Some(0) {
+        bail!("--threads must be at least 1");
+    }
+    if args.max_states == Some(0) {
+        bail!("--max-states must be at least 1");
+    }
+    if args.time_limit == Some(0) {
+        bail!("--time-limit must be at least 1 second");
+    }
+    Ok(())
+}
+
+/// Warns that a simulator world may be too large to check.
+fn warn_of_worlds(scenarios: &[Scenario]) {
+    for scenario in scenarios.iter().filter(|s| s.simulate.is_some()) {
+        // A simulator world is sized for seeded runs, not for exhausting.
+        eprintln!(
+            "note: {name} is one of the simulator's worlds (it has a [simulate] table) and may be \
+             far too large to check exhaustively: run `redlock-lab simulate {name}`, or bound the \
+             check with --time-limit or --max-states",
+            name = scenario.name
+        );
+    }
+}
+
+/// Checks every scenario, with a progress bar for a person watching.
+fn check_all(args: &Args, scenarios: &[Scenario]) -> Vec<Report> {
+    let memory = memory_limit(args);
+    // Progress only for a person watching: never under `--json`, never into a pipe or file.
+    let progress = (std::io::stderr().is_terminal() && !args.json).then(|| progress_bar(scenarios));
+    let mut reports = Vec::new();
+    for scenario in scenarios {
+        let check = configured(Check::new(scenario), args, memory, progress.as_ref());
+        reports.push(if args.why || args.json {
+            check.run_with_causes()
+        } else {
+            check.run()
+        });
+        if let Some(bar) = &progress {
+            bar.inc(1);
+        }
+    }
+    if let Some(bar) = progress {
+        bar.finish_and_clear();
+    }
+    reports
+}
+
+/// `check` with the limits and the threads of `args`, and `progress` fed by it.
+fn configured(
+    check: Check,
+    args: &Args,
+    memory: Option<u64>,
+    progress: Option<&ProgressBar>,
+) -> Check {
+    let mut check = check.threads(args.threads.unwrap_or_else(available_threads));
+    if let Some(states) = args.max_states {
+        check = check.max_states(states);
+    }
+    if let Some(states) = args.probe_states {
+        check = check.probe_states(states);
+    }
+    if let Some(seconds) = args.time_limit {
+        check = check.time_limit(Duration::from_secs(seconds));
+    }
+    if let Some(bytes) = memory {
+        check = check.memory_limit(bytes);
+    }
+    if let Some(bar) = progress {
+        let bar = bar.clone();
+        check = check
+            .progress_interval(Duration::from_millis(100))
+            .progress(move |p: Progress<'_>| {
+                bar.set_message(format!(
+                    "{}: {} states, {:.0} states/s",
+                    p.name,
+                    p.unique_states,
+                    p.states_per_second()
+                ));
+            });
+    }
+    check
 }
 
 /// A bar over the scenarios, with the current one's states and rate as its message.
@@ -171,6 +197,16 @@ fn render(
     files: &[Option<String>],
     paint: &Paint,
 ) -> String {
+    let mut out = verdict_table(reports, files).render_with(paint);
+    out.push('\n');
+    push_stopped(&mut out, reports);
+    push_stories(&mut out, scenarios, reports);
+    push_summary(&mut out, reports);
+    out
+}
+
+/// A line per scenario, with its file when it is not the catalog's, then one per property.
+fn verdict_table(reports: &[Report], files: &[Option<String>]) -> Table {
     let mut table = Table::new(&[
         "scenario / property",
         "expected",
@@ -207,28 +243,11 @@ fn render(
             ]);
         }
     }
-    let properties: usize = reports.iter().map(|r| r.properties.len()).sum();
-    let violated = reports
-        .iter()
-        .flat_map(|r| &r.properties)
-        .filter(|p| p.verdict == Verdict::Violated)
-        .count();
-    let mismatches: Vec<String> = reports
-        .iter()
-        .flat_map(|r| {
-            r.mismatches()
-                .map(move |p| format!("{}: {}", r.name, p.name))
-        })
-        .collect();
-    let seconds: f64 = reports.iter().map(|r| r.seconds).sum();
-    let incomplete = reports
-        .iter()
-        .flat_map(|r| &r.properties)
-        .filter(|p| p.verdict == Verdict::Incomplete)
-        .count();
-    let mut out = table.render_with(paint);
-    out.push('\n');
-    // How far each stopped check got, so the next run can raise the right limit.
+    table
+}
+
+/// How far each stopped check got, so the next run can raise the right limit.
+fn push_stopped(out: &mut String, reports: &[Report]) {
     for report in reports {
         if let Some(reason) = report.stopped {
             out.push_str(&format!(
@@ -240,7 +259,11 @@ fn render(
     if reports.iter().any(|r| r.stopped.is_some()) {
         out.push('\n');
     }
-    // One block per violated property, after the table so the table stays readable.
+}
+
+/// One block per violated property (its story, and its necessary causes when asked), after
+/// the table so the table stays readable.
+fn push_stories(out: &mut String, scenarios: &[Scenario], reports: &[Report]) {
     for (scenario, p) in scenarios
         .iter()
         .zip(reports)
@@ -269,6 +292,29 @@ fn render(
             out.push('\n');
         }
     }
+}
+
+/// The counts, and whether every verdict matches `[expect]`.
+fn push_summary(out: &mut String, reports: &[Report]) {
+    let properties: usize = reports.iter().map(|r| r.properties.len()).sum();
+    let violated = reports
+        .iter()
+        .flat_map(|r| &r.properties)
+        .filter(|p| p.verdict == Verdict::Violated)
+        .count();
+    let mismatches: Vec<String> = reports
+        .iter()
+        .flat_map(|r| {
+            r.mismatches()
+                .map(move |p| format!("{}: {}", r.name, p.name))
+        })
+        .collect();
+    let seconds: f64 = reports.iter().map(|r| r.seconds).sum();
+    let incomplete = reports
+        .iter()
+        .flat_map(|r| &r.properties)
+        .filter(|p| p.verdict == Verdict::Incomplete)
+        .count();
     let incomplete_text = if incomplete > 0 {
         format!(", {incomplete} incomplete")
     } else {
@@ -293,7 +339,6 @@ fn render(
             mismatches.join(", ")
         ));
     }
-    out
 }
 
 /// `1 scenario`, `2 scenarios`.

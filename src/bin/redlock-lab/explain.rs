@@ -193,32 +193,55 @@ pub fn run(args: &Args) -> Result<Outcome> {
         };
         out.push_str(&format!("  {}: {} ({expected})\n", p.name, p.verdict));
     }
-    if let Some(necessary) = &main.necessary {
-        // The checker re-run without each fault and mistake the file grants.
-        let present = Ingredient::present(&scenario);
-        out.push_str(&format!(
-            "\nWhy: {}.\n",
-            capitalise(&cause::sentence(&present, necessary, &main.undetermined))
-        ));
-        if !present.is_empty() {
-            let names: Vec<&str> = necessary.iter().map(|i| i.name()).collect();
-            let what = match present.len() {
-                1 => "its one fault or mistake".to_owned(),
-                n => format!("each of its {n} faults and mistakes"),
-            };
-            out.push_str(&format!(
-                "  (the checker re-ran the scenario without {what}; necessary: [{}])\n",
-                names.join(", ")
-            ));
-        }
-    }
+    out.push_str(&why_lines(&scenario, main));
     if let Some(story) = story {
         out.push_str(&format!("\n{}", story.to_text()));
     }
+    out.push_str(&mitigation_lines(&scenario, main)?);
+    out.push_str(&broken_by_lines(&scenario));
+    out!("{out}")?;
+    Ok(if report.matches_expectations() {
+        Outcome::Success
+    } else {
+        Outcome::Mismatch
+    })
+}
+
+/// Why the main property fails: the faults and mistakes the checker found necessary, when
+/// it looked.
+fn why_lines(scenario: &Scenario, main: &PropertyReport) -> String {
+    let Some(necessary) = &main.necessary else {
+        return String::new();
+    };
+    let mut out = String::new();
+    // The checker re-run without each fault and mistake the file grants.
+    let present = Ingredient::present(scenario);
+    out.push_str(&format!(
+        "\nWhy: {}.\n",
+        capitalise(&cause::sentence(&present, necessary, &main.undetermined))
+    ));
+    if !present.is_empty() {
+        let names: Vec<&str> = necessary.iter().map(|i| i.name()).collect();
+        let what = match present.len() {
+            1 => "its one fault or mistake".to_owned(),
+            n => format!("each of its {n} faults and mistakes"),
+        };
+        out.push_str(&format!(
+            "  (the checker re-ran the scenario without {what}; necessary: [{}])\n",
+            names.join(", ")
+        ));
+    }
+    out
+}
+
+/// The scenario's mitigation, its patch and the scenario that proves it, or that it names
+/// none.
+fn mitigation_lines(scenario: &Scenario, main: &PropertyReport) -> Result<String> {
+    let mut out = String::new();
     match &scenario.mitigation {
         Some(mitigation) => {
             out.push_str(&format!("\nMitigation: {}.\n", mitigation.text));
-            out.push_str(&patch_lines(&scenario, mitigation)?);
+            out.push_str(&patch_lines(scenario, mitigation)?);
             if let Some(proof) = &mitigation.scenario {
                 out.push_str(&proof_line(proof, &main.name)?);
             }
@@ -229,6 +252,11 @@ pub fn run(args: &Args) -> Result<Outcome> {
             }
         }
     }
+    Ok(out)
+}
+
+/// The scenarios that name this one as their fix.
+fn broken_by_lines(scenario: &Scenario) -> String {
     // The other direction: scenarios that name this one as their fix show what breaks it.
     let broken_by: Vec<String> = catalog::CATALOG
         .iter()
@@ -240,16 +268,12 @@ pub fn run(args: &Args) -> Result<Outcome> {
         })
         .map(|s| format!("  redlock-lab explain {}   # {}\n", s.name, s.title))
         .collect();
-    if !broken_by.is_empty() {
-        out.push_str("\nWithout the safeguard this scenario keeps:\n");
-        out.extend(broken_by);
+    if broken_by.is_empty() {
+        return String::new();
     }
-    out!("{out}")?;
-    Ok(if report.matches_expectations() {
-        Outcome::Success
-    } else {
-        Outcome::Mismatch
-    })
+    let mut out = "\nWithout the safeguard this scenario keeps:\n".to_owned();
+    out.extend(broken_by);
+    out
 }
 
 /// The mitigation's patch and what the checker says of the patched scenario: every property,

@@ -160,11 +160,10 @@ fn nodes(args: &Args) -> Result<Nodes> {
     })
 }
 
-/// Takes the lock, runs the command under it, and says how it ended.
-pub fn run(args: &Args) -> Result<Outcome> {
-    let nodes = nodes(args)?;
-    let ttl = Millis(u64::try_from(args.ttl.as_millis()).context("--ttl is too long")?);
-    let mut config = Config::new(nodes.urls.len());
+/// The lock's configuration for `nodes` nodes: a fencing write-back, one round per attempt,
+/// and `--drift` if given.
+fn lock_config(args: &Args, nodes: usize) -> Result<Config> {
+    let mut config = Config::new(nodes);
     // The fencing token the command gets comes from the round itself (no extra node).
     config.fencing = Fencing::WriteBack;
     // One round per attempt: `run` paces its own retries against --wait.
@@ -177,6 +176,14 @@ pub fn run(args: &Args) -> Result<Outcome> {
             u64::try_from(drift.as_millis()).context("--drift is too long")?,
         ));
     }
+    Ok(config)
+}
+
+/// Takes the lock, runs the command under it, and says how it ended.
+pub fn run(args: &Args) -> Result<Outcome> {
+    let nodes = nodes(args)?;
+    let ttl = Millis(u64::try_from(args.ttl.as_millis()).context("--ttl is too long")?);
+    let config = lock_config(args, nodes.urls.len())?;
     let options = NodeOptions {
         root_certificate_pem: nodes.ca_certificate,
         ..NodeOptions::default()

@@ -64,6 +64,51 @@ struct Tally {
 
 /// Runs the seeds, prints the header, a line per property and (with one run) a trace tail.
 pub fn run(args: &Args) -> Result<Outcome> {
+    let last_seed = check_args(args)?;
+    let scenario = load(&args.path)?;
+    let default_resolution = scenario.ms_per_tick().unwrap_or(DEFAULT_MS_PER_TICK);
+    let ms_per_tick = args.ms_per_tick.unwrap_or(default_resolution);
+    let config = SimConfig::from_scenario_at(&scenario, ms_per_tick)?;
+    print_header(args, last_seed, &scenario, ms_per_tick, &config)?;
+    let runs = run_seeds(args, &scenario, &config)?;
+    if let Some(outcome) = &runs.single {
+        print_schedule(outcome)?;
+    }
+
+    outln!()?;
+    let mut contradictions = Vec::new();
+    for tally in &runs.tallies {
+        let replay = |seed| replay_command(&args.path, seed, ms_per_tick, default_resolution);
+        print_tally(args, &scenario, tally, replay, &mut contradictions)?;
+    }
+    print_acquired(args, &scenario, runs.witnesses, &mut contradictions)?;
+    if let Some(expected) = scenario.expected(property::EVENTUALLY_ACQUIRED) {
+        outln!(
+            "{} (expected {expected}): not judged by the simulator (a liveness property of the model's bounded run; `redlock-lab check` decides it)",
+            property::EVENTUALLY_ACQUIRED
+        )?;
+    }
+
+    if let Some(outcome) = &runs.single
+        && !outcome.violations.is_empty()
+    {
+        outln!()?;
+        out!("{}", trace_tail(outcome))?;
+    }
+    if contradictions.is_empty() {
+        Ok(Outcome::Success)
+    } else {
+        outln!()?;
+        outln!("CONTRADICTION with the model checker:")?;
+        for line in &contradictions {
+            outln!("  {line}")?;
+        }
+        Ok(Outcome::Mismatch)
+    }
+}
+
+/// Refuses a count of runs or a resolution out of range, and returns the last run's seed.
+fn check_args(args: &Args) -> Result<u64> {
     if args.runs == 0 || args.runs > MAX_RUNS {
         bail!("--runs must lie in 1..={MAX_RUNS}, not {}", args.runs);
     }
@@ -76,17 +121,22 @@ pub fn run(args: &Args) -> Result<Outcome> {
             MS_PER_TICK_RANGE.end(),
         );
     }
-    let last_seed = args.seed.checked_add(args.runs - 1).with_context(|| {
+    args.seed.checked_add(args.runs - 1).with_context(|| {
         format!(
             "--seed {} with --runs {} runs past the largest seed",
             args.seed, args.runs
         )
-    })?;
-    let scenario = load(&args.path)?;
-    let default_resolution = scenario.ms_per_tick().unwrap_or(DEFAULT_MS_PER_TICK);
-    let ms_per_tick = args.ms_per_tick.unwrap_or(default_resolution);
-    let config = SimConfig::from_scenario_at(&scenario, ms_per_tick)?;
+    })
+}
 
+/// The seeds, the scenario, the resolution and the simulated world.
+fn print_header(
+    args: &Args,
+    last_seed: u64,
+    scenario: &Scenario,
+    ms_per_tick: u64,
+    config: &SimConfig,
+) -> Result<()> {
     outln!("seed = {}", args.seed)?;
     if args.runs == 1 {
         outln!("runs = 1 (seed {})", args.seed)?;
@@ -96,19 +146,60 @@ pub fn run(args: &Args) -> Result<Outcome> {
     outln!("scenario = {} ({})", scenario.name, scenario.file)?;
     outln!("ms_per_tick = {ms_per_tick}")?;
     out!("{config}")?;
+    Ok(())
+}
 
-    let mut tallies: Vec<Tally> = properties(&scenario)
-        .into_iter()
-        .map(|property| Tally {
-            property,
-            violations: 0,
-            first: None,
-        })
-        .collect();
-    let mut witnesses = 0u64;
-    let mut single: Option<Run> = None;
-    // Runs, runs per second and elapsed time on a terminal; nothing when piped.
-    let progress = (std::io::stderr().is_terminal() && args.runs > 1).then(|| {
+/// What every run found, and the one run itself when there is only one.
+struct Runs {
+    tallies: Vec<Tally>,
+    /// How many runs acquired the lock at least once.
+    witnesses: u64,
+    single: Option<Run>,
+}
+
+/// Runs every seed and tallies each property's violations.
+fn run_seeds(args: &Args, scenario: &Scenario, config: &SimConfig) -> Result<Runs> {
+    let mut runs = Runs {
+        tallies: properties(scenario)
+            .into_iter()
+            .map(|property| Tally {
+                property,
+                violations: 0,
+                first: None,
+            })
+            .collect(),
+        witnesses: 0,
+        single: None,
+    };
+    let progress = progress_bar(args, scenario);
+    for i in 0..args.runs {
+        let seed = args.seed + i;
+        if let Some(bar) = &progress {
+            bar.inc(1);
+        }
+        let outcome = sim::run(config, seed)?;
+        if outcome.stats.acquisitions > 0 {
+            runs.witnesses += 1;
+        }
+        for tally in &mut runs.tallies {
+            if !outcome.holds(tally.property) {
+                tally.violations += 1;
+                tally.first.get_or_insert(seed);
+            }
+        }
+        if args.runs == 1 {
+            runs.single = Some(outcome);
+        }
+    }
+    if let Some(bar) = progress {
+        bar.finish_and_clear();
+    }
+    Ok(runs)
+}
+
+/// Runs, runs per second and elapsed time on a terminal; nothing when piped.
+fn progress_bar(args: &Args, scenario: &Scenario) -> Option<ProgressBar> {
+    (std::io::stderr().is_terminal() && args.runs > 1).then(|| {
         let bar = ProgressBar::with_draw_target(Some(args.runs), ProgressDrawTarget::stderr());
         bar.set_style(
             ProgressStyle::with_template(
@@ -118,84 +209,79 @@ pub fn run(args: &Args) -> Result<Outcome> {
         );
         bar.set_message(scenario.name.clone());
         bar
-    });
-    for i in 0..args.runs {
-        let seed = args.seed + i;
-        if let Some(bar) = &progress {
-            bar.inc(1);
-        }
-        let outcome = sim::run(&config, seed)?;
-        if outcome.stats.acquisitions > 0 {
-            witnesses += 1;
-        }
-        for tally in &mut tallies {
-            if !outcome.holds(tally.property) {
-                tally.violations += 1;
-                tally.first.get_or_insert(seed);
-            }
-        }
-        if args.runs == 1 {
-            single = Some(outcome);
-        }
-    }
-    if let Some(bar) = progress {
-        bar.finish_and_clear();
-    }
-    if let Some(outcome) = &single {
-        if let Some(swarm) = &outcome.swarm {
-            out!("{swarm}")?;
-        }
-        out!(
-            "schedule ({}):\n{}",
-            plural(outcome.schedule.len() as u64, "fault"),
-            {
-                let mut text = String::new();
-                for fault in &outcome.schedule {
-                    let _ = writeln!(text, "  {fault}");
-                }
-                if text.is_empty() {
-                    text.push_str("  (none)\n");
-                }
-                text
-            }
-        )?;
-    }
+    })
+}
 
-    outln!()?;
-    let mut contradictions = Vec::new();
-    for tally in &tallies {
-        let name = tally.property.name();
-        let expected = expected(&scenario, name);
-        out!(
-            "{name} (expected {}): {}, ",
-            expected_text(expected),
-            plural(args.runs, "run")
-        )?;
-        match tally.first {
-            None => match expected {
-                Some(Verdict::Violated) => {
-                    outln!("0 violations: not reached in {}", plural(args.runs, "run"))?
-                }
-                _ => outln!("0 violations")?,
-            },
-            Some(seed) => {
-                outln!(
-                    "{}, first with seed {seed}",
-                    plural(tally.violations, "violation")
-                )?;
-                outln!(
-                    "  replay: {}",
-                    replay_command(&args.path, seed, ms_per_tick, default_resolution)
-                )?;
-                if expected == Some(Verdict::Holds) {
-                    contradictions.push(format!(
-                        "{name}: the checker expects it to hold, and seed {seed} violates it"
-                    ));
-                }
+/// The one run's swarm knobs and fault schedule.
+fn print_schedule(outcome: &Run) -> Result<()> {
+    if let Some(swarm) = &outcome.swarm {
+        out!("{swarm}")?;
+    }
+    out!(
+        "schedule ({}):\n{}",
+        plural(outcome.schedule.len() as u64, "fault"),
+        {
+            let mut text = String::new();
+            for fault in &outcome.schedule {
+                let _ = writeln!(text, "  {fault}");
+            }
+            if text.is_empty() {
+                text.push_str("  (none)\n");
+            }
+            text
+        }
+    )?;
+    Ok(())
+}
+
+/// One `always` property's line: its violations, the first seed's replay command, and a
+/// contradiction when the checker expects it to hold.
+fn print_tally(
+    args: &Args,
+    scenario: &Scenario,
+    tally: &Tally,
+    replay: impl Fn(u64) -> String,
+    contradictions: &mut Vec<String>,
+) -> Result<()> {
+    let name = tally.property.name();
+    let expected = expected(scenario, name);
+    out!(
+        "{name} (expected {}): {}, ",
+        expected_text(expected),
+        plural(args.runs, "run")
+    )?;
+    match tally.first {
+        None => match expected {
+            Some(Verdict::Violated) => {
+                outln!("0 violations: not reached in {}", plural(args.runs, "run"))?
+            }
+            _ => outln!("0 violations")?,
+        },
+        Some(seed) => {
+            outln!(
+                "{}, first with seed {seed}",
+                plural(tally.violations, "violation")
+            )?;
+            outln!("  replay: {}", replay(seed))?;
+            if expected == Some(Verdict::Holds) {
+                contradictions.push(format!(
+                    "{name}: the checker expects it to hold, and seed {seed} violates it"
+                ));
             }
         }
     }
-    let acquired = expected(&scenario, property::LOCK_ACQUIRED);
+    Ok(())
+}
+
+/// The `lock acquired` line: in how many runs, and a contradiction when the checker expects
+/// none to.
+fn print_acquired(
+    args: &Args,
+    scenario: &Scenario,
+    witnesses: u64,
+    contradictions: &mut Vec<String>,
+) -> Result<()> {
+    let acquired = expected(scenario, property::LOCK_ACQUIRED);
     out!(
         "{} (expected {}): acquired in {witnesses} of {}",
         property::LOCK_ACQUIRED,
@@ -214,29 +300,7 @@ pub fn run(args: &Args) -> Result<Outcome> {
         }
         _ => outln!()?,
     }
-    if let Some(expected) = scenario.expected(property::EVENTUALLY_ACQUIRED) {
-        outln!(
-            "{} (expected {expected}): not judged by the simulator (a liveness property of the model's bounded run; `redlock-lab check` decides it)",
-            property::EVENTUALLY_ACQUIRED
-        )?;
-    }
-
-    if let Some(outcome) = &single
-        && !outcome.violations.is_empty()
-    {
-        outln!()?;
-        out!("{}", trace_tail(outcome))?;
-    }
-    if contradictions.is_empty() {
-        Ok(Outcome::Success)
-    } else {
-        outln!()?;
-        outln!("CONTRADICTION with the model checker:")?;
-        for line in &contradictions {
-            outln!("  {line}")?;
-        }
-        Ok(Outcome::Mismatch)
-    }
+    Ok(())
 }
 
 /// The scenario named by `path`: a file, a catalog name, or one of the simulator's worlds
