@@ -12,7 +12,7 @@ use crate::node::Persistence;
 use crate::proto::{Config, DriftPolicy, LockParams, NodeSet, RetryPolicy};
 use crate::scenario::{
     Bound, JumpTarget, Scenario, SimulateBudget, SimulateFault, SimulateFaults, SimulateSettings,
-    Tokens,
+    StorageSettings, Tokens,
 };
 use crate::sim::{
     Budget, ClockConfig, CrashConfig, Failover, Fault, FaultBudget, FaultPlan, MAX_RATE_ERROR_PPM,
@@ -218,90 +218,17 @@ impl SimConfig {
         if let Some(simulate) = &scenario.simulate {
             return SimConfig::workload(scenario, simulate, scale).map(with_provenance);
         }
-        let span = |ticks: u32| Millis(u64::from(ticks) * scale);
+        let m = CatalogMapping::new(scenario, scale);
         let lock = &scenario.lock;
         let resolved = scaled_config(&lock.params, scale);
-        let ttl = Millis(lock.params.ttl.0 * scale);
+        let ttl = m.ttl;
         let attempts = resolved.retry.attempts;
-        let nodes = resolved.node_count;
-        let clients = usize::from(lock.clients);
-        let unbounded = Millis(ttl.0 * UNBOUNDED_IN_TTLS);
-        let ticks = |bound: Bound| match bound {
-            Bound::Ticks(t) => span(t),
-            Bound::Unbounded => unbounded,
-        };
-
-        // ρ_n·ttl = ε_n and ρ_c·ttl = ε_c, both sides in ms: the rates do not depend on the
-        // resolution, and each side keeps its own budget (a node's error alone shortens a
-        // restart delay as much as the model lets it).
-        let rate = |ticks: u32| {
-            (span(ticks).0 * 1_000_000 / ttl.0).min(u64::from(MAX_RATE_ERROR_PPM)) as u32
-        };
-        let rate_error_ppm_max = rate(scenario.clock.node_error_ticks);
-        let client_rate_error_ppm_max = rate(scenario.clock.client_error_ticks);
-
-        let mut budget = FaultBudget::NONE;
-        if let Some(jumps) = &scenario.faults.clock_jumps {
-            let count = u32::from(jumps.count);
-            let size = span(jumps.jump_ticks.unsigned_abs());
-            let (node_count, client_count) = match jumps.target {
-                JumpTarget::Node => (count, 0),
-                JumpTarget::Client => (0, count),
-                JumpTarget::Any => (count.div_ceil(2), count / 2),
-            };
-            let node = Budget::new(node_count, size, size);
-            let client = Budget::new(client_count, size, size);
-            if jumps.jump_ticks > 0 {
-                budget.node_jumps_forward = node;
-                budget.client_jumps_forward = client;
-            } else {
-                budget.node_jumps_backward = node;
-                budget.client_jumps_backward = client;
-            }
-            match (jumps.target, jumps.index) {
-                (JumpTarget::Node, Some(index)) => budget.pinned_node = Some(usize::from(index)),
-                (JumpTarget::Client, Some(index)) => {
-                    budget.pinned_client = Some(usize::from(index))
-                }
-                _ => {}
-            }
-        }
-        // A lock message travels at most half a tick, so a round of one tick can complete.
-        let delay_max = Millis((scale / 2).max(1));
-        let round_timeout = resolved.round_timeout.max(Millis(2 * delay_max.0));
-        let think_max = ttl;
+        let round_timeout = resolved.round_timeout.max(Millis(2 * m.delay_max.0));
         let hold_max = Millis(2 * ttl.0);
         // The model's client decides a round whenever it likes, so it may wait for a late
         // answer until the lease could not be valid anyway; and it may begin at any time.
         let drift = resolved.drift.drift_for(ttl);
-        // A rival that begins once a crashed node serves again is the model's too.
-        let restart_delay = scenario
-            .faults
-            .crashes
-            .as_ref()
-            .map_or(Millis::ZERO, |c| span(c.restart_delay_ticks));
-        // A rival aimed at the first holder's keys begins when a forward jump of a node's
-        // clock may have dropped one of them, when they expire, or when a node that crashed
-        // with one of them serves again.
-        let forward_jump = scenario
-            .faults
-            .clock_jumps
-            .as_ref()
-            .filter(|jumps| jumps.jump_ticks > 0 && jumps.target != JumpTarget::Client)
-            .map_or(Millis::ZERO, |jumps| span(jumps.jump_ticks.unsigned_abs()));
-        let swarm = Swarm {
-            round_timeout_max: round_timeout.max(ttl.saturating_sub(drift)),
-            think_max: Millis(2 * ttl.0) + restart_delay,
-            rival_starts: [
-                ttl.saturating_sub(forward_jump),
-                ttl,
-                if scenario.faults.crashes.is_some() {
-                    restart_delay + Millis(scale)
-                } else {
-                    ttl
-                },
-            ],
-        };
+        let swarm = m.swarm(round_timeout, drift);
         // Long enough for every client's one acquisition (think, every round and its retry
         // delay, a hold, a release), short enough that faults strike while the lock is in use.
         // `[lock] retry_delay_ticks` is the least back-off; the model lets time pass between
@@ -312,105 +239,12 @@ impl SimConfig {
         let duration = swarm.think_max
             + Millis(u64::from(attempts) * (swarm.round_timeout_max.0 + retry_delay_max.0))
             + hold_max
-            + Millis(4 * delay_max.0);
-        // The model leaves a request in flight as long as it likes: up to one request per
-        // node arrives up to a TTL late.
-        budget.request_delays = Budget::new(nodes as u32, Millis(0), ttl);
-        // And it may leave one in flight for good: a holder's request to the node it did not
-        // win, still on its way when a rival takes that node after a crash or a jump, keeps
-        // that node's fencing counter from counting the holder.
-        budget.request_stalls = Budget::new(nodes as u32, duration, duration);
-        let mut crash = crash_config(scenario, ttl, span);
-        if let Some(crashes) = &scenario.faults.crashes {
-            // The model reboots a crashed node at once; one that never restarts is down for
-            // longer than the run.
-            let downtime = if crashes.restart { Millis(0) } else { duration };
-            budget.crashes = Budget::new(u32::from(crashes.count), downtime, downtime);
-        }
-        if let Some(failover) = &scenario.failover {
-            // The model's replica copies the key whenever it likes, or not before the
-            // promotion; here it copies every TTL, so a key set within a TTL before the
-            // failover is missing on the promoted replica. n1 is the replicated master; the
-            // other nodes stay independent, and the one failover is its own fault, apart
-            // from the crash budget, as in the model.
-            crash.failover = Some(Failover {
-                node: 0,
-                replication_period: ttl,
-                promotion_delay: span(failover.promotion_delay_ticks),
-            });
-            budget.failovers = Budget::new(1, Millis(0), Millis(0));
-        }
-        if let Some(crashes) = &scenario.faults.client_crashes {
-            budget.client_crashes = Budget::new(u32::from(crashes.count), Millis(0), Millis(0));
-        }
-
-        let mut workload = WorkloadConfig {
-            think_min: Millis(0),
-            think_max,
-            cycles_per_lock: 0,
-            hold_max,
-            acquisitions_per_client: Some(1),
-            op_margin: Millis(0),
-            storage_timeout: duration,
-            protection: crate::storage::Protection::None,
-            extensions: u32::from(lock.extensions),
-            counter_node: scenario
-                .storage
-                .as_ref()
-                .is_some_and(|s| s.token_source == TokenSource::CounterAfterAcquire),
-            shared_token: lock.token == Tokens::Shared,
-            op_arrival_cap: None,
-            late_check: false,
-            rival_start: None,
-            late_answers: false,
-        };
-        let pauses = scenario.faults.pauses.as_ref();
-        match &scenario.storage {
-            Some(storage) => {
-                workload.cycles_per_lock = 1;
-                workload.protection = storage.protection;
-                // A check passes while `deadline − clock ≥ margin`, on a client clock that
-                // reads whole ticks, so a check anywhere in a tick passes as the model's check
-                // in that tick. The model's op lands within the tick `t` ticks later; the
-                // simulator's takes a step (two with a counter node) plus a network delay. A
-                // check too late in its tick for that defers to the next tick (the client's
-                // `op_arrival_cap` rule), and only where even a check at the start of a tick
-                // cannot land in time does the margin grow, by whole ticks, until it can.
-                let margin = span(storage.check_margin_ticks.unwrap_or(1));
-                let steps = if workload.counter_node { 2 } else { 1 };
-                let latency = Millis(steps) + delay_max;
-                let (margin, cap, extra_max) = match storage.max_delay {
-                    Bound::Ticks(t) => {
-                        // From the start of the check's tick to the end of the tick the op
-                        // must land in, that many ticks later once the margin has grown.
-                        let window = span(t) + Millis(scale - 1);
-                        let grow = latency.saturating_sub(window).0.div_ceil(scale);
-                        let cap = window + Millis(grow * scale);
-                        (
-                            margin + Millis(grow * scale),
-                            Some(cap),
-                            cap.saturating_sub(latency),
-                        )
-                    }
-                    Bound::Unbounded => (margin, None, unbounded),
-                };
-                workload.op_arrival_cap = cap;
-                workload.op_margin = margin;
-                if extra_max > Millis::ZERO {
-                    budget.storage_delays = Budget::new(clients as u32, Millis(0), extra_max);
-                }
-                if let Some(p) = pauses.filter(|p| p.count > 0) {
-                    budget.pauses = Budget::new(u32::from(p.count), Millis(1), ticks(p.max));
-                }
-            }
-            None => {
-                // Without storage every client pause is the model's asynchrony; a scenario's
-                // own pauses (which need a storage op to strike) add to the count.
-                let own = pauses.map_or(0, |p| u32::from(p.count));
-                budget.pauses = Budget::new(clients as u32 + own, Millis(1), Millis(2 * ttl.0));
-            }
-        }
-
+            + Millis(4 * m.delay_max.0);
+        let mut budget = m.jump_budget();
+        m.add_in_flight_budgets(&mut budget, resolved.node_count, duration);
+        let mut crash = crash_config(scenario, ttl, |ticks| m.span(ticks));
+        m.add_crash_budgets(&mut budget, &mut crash, duration);
+        let workload = m.workload(&mut budget, hold_max, duration);
         let config = SimConfig {
             name: scenario.name.clone(),
             // The scenario's resolved configuration with its spans scaled to milliseconds.
@@ -424,28 +258,16 @@ impl SimConfig {
                 },
                 ..resolved
             },
-            clients,
+            clients: m.clients,
             ttl,
             duration,
             // Runs are short; running on after a violation lets one of a property the
             // scenario expects to break not hide a later one of a property it expects to hold.
             stop_on_violation: false,
-            clocks: ClockConfig {
-                rate_error_ppm_max,
-                client_rate_error_ppm_max: Some(client_rate_error_ppm_max),
-                offset_max: Millis(0),
-            },
+            clocks: m.clocks(),
             // The model's clients read whole ticks (see `SimConfig::client_clock_resolution`).
             client_clock_resolution: Millis(scale),
-            network: NetworkConfig {
-                delay_min: Millis(1),
-                delay_max,
-                loss_per_mille: if scenario.network.message_loss > 0 {
-                    100
-                } else {
-                    0
-                },
-            },
+            network: m.network(),
             reach: scenario.network.reach.clone(),
             crash,
             workload,
@@ -469,67 +291,9 @@ impl SimConfig {
         let lock = &scenario.lock;
         let resolved = scaled_config(&lock.params, scale);
         let ttl = Millis(lock.params.ttl.0 * scale);
-        let token_source = scenario.storage.as_ref().map(|s| s.token_source);
         let crash = crash_config(scenario, ttl, span);
-        let budget = |b: SimulateBudget| Budget::new(b.count, ms(b.min_ms), ms(b.max_ms));
-        let faults = match &simulate.faults {
-            SimulateFaults::Generated {
-                crashes,
-                isolations,
-                pauses,
-                storage_delays,
-                node_jumps_forward,
-                client_jumps_backward,
-            } => FaultPlan::Generated(FaultBudget {
-                crashes: budget(*crashes),
-                isolations: budget(*isolations),
-                pauses: budget(*pauses),
-                storage_delays: budget(*storage_delays),
-                node_jumps_forward: budget(*node_jumps_forward),
-                client_jumps_backward: budget(*client_jumps_backward),
-                ..FaultBudget::NONE
-            }),
-            SimulateFaults::Listed(listed) => FaultPlan::Explicit(
-                listed
-                    .iter()
-                    .map(|fault| match *fault {
-                        SimulateFault::Crash {
-                            at_ms,
-                            node,
-                            downtime_ms,
-                        } => ScheduledFault {
-                            at: ms(at_ms),
-                            fault: Fault::Crash {
-                                node: usize::from(node),
-                                downtime: ms(downtime_ms),
-                            },
-                        },
-                        SimulateFault::NodeClockJump { at_ms, node, by_ms } => ScheduledFault {
-                            at: ms(at_ms),
-                            fault: Fault::ClockJump {
-                                process: Process::Node(node),
-                                by_ms: i64::from(by_ms),
-                            },
-                        },
-                    })
-                    .collect(),
-            ),
-        };
-        let rate = |ticks: u32| {
-            (span(ticks).0 * 1_000_000 / ttl.0).min(u64::from(MAX_RATE_ERROR_PPM)) as u32
-        };
-        let clocks = match simulate.clock_rate_error_ppm {
-            Some(ppm) => ClockConfig {
-                rate_error_ppm_max: ppm,
-                client_rate_error_ppm_max: None,
-                offset_max: ms(simulate.clock_offset_max_ms),
-            },
-            None => ClockConfig {
-                rate_error_ppm_max: rate(scenario.clock.node_error_ticks),
-                client_rate_error_ppm_max: Some(rate(scenario.clock.client_error_ticks)),
-                offset_max: ms(simulate.clock_offset_max_ms),
-            },
-        };
+        let faults = world_faults(simulate);
+        let clocks = world_clocks(scenario, simulate, scale);
         let config = SimConfig {
             name: scenario.name.clone(),
             lock: Config {
@@ -555,39 +319,393 @@ impl SimConfig {
                 loss_per_mille: simulate.loss_per_mille as u16,
             },
             // A scenario lists every client's reach; "every node for everyone" is no partition.
-            reach: if scenario
-                .network
-                .reach
-                .iter()
-                .all(|&set| set == NodeSet::first(lock.nodes()))
-            {
-                Vec::new()
-            } else {
-                scenario.network.reach.clone()
-            },
+            reach: world_reach(scenario),
             crash,
-            workload: WorkloadConfig {
-                think_max: ms(simulate.think_max_ms),
-                cycles_per_lock: simulate.cycles_per_lock,
-                op_margin: scenario
-                    .storage
-                    .as_ref()
-                    .and_then(|s| s.check_margin_ticks)
-                    .map_or(Millis::ZERO, span),
-                protection: scenario
-                    .storage
-                    .as_ref()
-                    .map_or(crate::storage::Protection::None, |s| s.protection),
-                extensions: u32::from(lock.extensions),
-                counter_node: token_source == Some(TokenSource::CounterAfterAcquire),
-                shared_token: lock.token == Tokens::Shared,
-                ..WorkloadConfig::default()
-            },
+            workload: world_workload(scenario, simulate, scale),
             faults,
             ..SimConfig::default()
         };
         config.validate()?;
         Ok(config)
+    }
+}
+
+/// A `[simulate]` world's faults: budgets drawn at uniform times, or its schedule.
+fn world_faults(simulate: &SimulateSettings) -> FaultPlan {
+    let ms = |ms: u32| Millis(u64::from(ms));
+    let budget = |b: SimulateBudget| Budget::new(b.count, ms(b.min_ms), ms(b.max_ms));
+    match &simulate.faults {
+        SimulateFaults::Generated {
+            crashes,
+            isolations,
+            pauses,
+            storage_delays,
+            node_jumps_forward,
+            client_jumps_backward,
+        } => FaultPlan::Generated(FaultBudget {
+            crashes: budget(*crashes),
+            isolations: budget(*isolations),
+            pauses: budget(*pauses),
+            storage_delays: budget(*storage_delays),
+            node_jumps_forward: budget(*node_jumps_forward),
+            client_jumps_backward: budget(*client_jumps_backward),
+            ..FaultBudget::NONE
+        }),
+        SimulateFaults::Listed(listed) => FaultPlan::Explicit(
+            listed
+                .iter()
+                .map(|fault| match *fault {
+                    SimulateFault::Crash {
+                        at_ms,
+                        node,
+                        downtime_ms,
+                    } => ScheduledFault {
+                        at: ms(at_ms),
+                        fault: Fault::Crash {
+                            node: usize::from(node),
+                            downtime: ms(downtime_ms),
+                        },
+                    },
+                    SimulateFault::NodeClockJump { at_ms, node, by_ms } => ScheduledFault {
+                        at: ms(at_ms),
+                        fault: Fault::ClockJump {
+                            process: Process::Node(node),
+                            by_ms: i64::from(by_ms),
+                        },
+                    },
+                })
+                .collect(),
+        ),
+    }
+}
+
+/// A `[simulate]` world's clocks: its own rate error, else `[clock]`'s scaled as a catalog
+/// scenario's are.
+fn world_clocks(scenario: &Scenario, simulate: &SimulateSettings, scale: u64) -> ClockConfig {
+    let span = |ticks: u32| Millis(u64::from(ticks) * scale);
+    let ms = |ms: u32| Millis(u64::from(ms));
+    let ttl = Millis(scenario.lock.params.ttl.0 * scale);
+    let rate =
+        |ticks: u32| (span(ticks).0 * 1_000_000 / ttl.0).min(u64::from(MAX_RATE_ERROR_PPM)) as u32;
+    match simulate.clock_rate_error_ppm {
+        Some(ppm) => ClockConfig {
+            rate_error_ppm_max: ppm,
+            client_rate_error_ppm_max: None,
+            offset_max: ms(simulate.clock_offset_max_ms),
+        },
+        None => ClockConfig {
+            rate_error_ppm_max: rate(scenario.clock.node_error_ticks),
+            client_rate_error_ppm_max: Some(rate(scenario.clock.client_error_ticks)),
+            offset_max: ms(simulate.clock_offset_max_ms),
+        },
+    }
+}
+
+/// Who reaches whom in a `[simulate]` world.
+fn world_reach(scenario: &Scenario) -> Vec<NodeSet> {
+    let lock = &scenario.lock;
+    if scenario
+        .network
+        .reach
+        .iter()
+        .all(|&set| set == NodeSet::first(lock.nodes()))
+    {
+        Vec::new()
+    } else {
+        scenario.network.reach.clone()
+    }
+}
+
+/// A `[simulate]` world's clients: think time, storage cycles, margin and protection.
+fn world_workload(scenario: &Scenario, simulate: &SimulateSettings, scale: u64) -> WorkloadConfig {
+    let span = |ticks: u32| Millis(u64::from(ticks) * scale);
+    let ms = |ms: u32| Millis(u64::from(ms));
+    let lock = &scenario.lock;
+    let token_source = scenario.storage.as_ref().map(|s| s.token_source);
+    WorkloadConfig {
+        think_max: ms(simulate.think_max_ms),
+        cycles_per_lock: simulate.cycles_per_lock,
+        op_margin: scenario
+            .storage
+            .as_ref()
+            .and_then(|s| s.check_margin_ticks)
+            .map_or(Millis::ZERO, span),
+        protection: scenario
+            .storage
+            .as_ref()
+            .map_or(crate::storage::Protection::None, |s| s.protection),
+        extensions: u32::from(lock.extensions),
+        counter_node: token_source == Some(TokenSource::CounterAfterAcquire),
+        shared_token: lock.token == Tokens::Shared,
+        ..WorkloadConfig::default()
+    }
+}
+
+/// A catalog scenario (one without `[simulate]`) on its way to a simulator world at `scale`
+/// ms per tick: the spans every step of [`SimConfig::from_scenario_at`] reads.
+struct CatalogMapping<'a> {
+    scenario: &'a Scenario,
+    scale: u64,
+    ttl: Millis,
+    /// How long an "unbounded" pause or storage delay lasts.
+    unbounded: Millis,
+    /// The longest a lock message travels.
+    delay_max: Millis,
+    clients: usize,
+}
+
+impl<'a> CatalogMapping<'a> {
+    fn new(scenario: &'a Scenario, scale: u64) -> CatalogMapping<'a> {
+        let ttl = Millis(scenario.lock.params.ttl.0 * scale);
+        CatalogMapping {
+            scenario,
+            scale,
+            ttl,
+            unbounded: Millis(ttl.0 * UNBOUNDED_IN_TTLS),
+            // A lock message travels at most half a tick, so a round of one tick can complete.
+            delay_max: Millis((scale / 2).max(1)),
+            clients: usize::from(scenario.lock.clients),
+        }
+    }
+
+    /// `ticks` in milliseconds.
+    fn span(&self, ticks: u32) -> Millis {
+        Millis(u64::from(ticks) * self.scale)
+    }
+
+    /// A bound in milliseconds, "unbounded" being [`UNBOUNDED_IN_TTLS`] TTLs.
+    fn bound(&self, bound: Bound) -> Millis {
+        match bound {
+            Bound::Ticks(t) => self.span(t),
+            Bound::Unbounded => self.unbounded,
+        }
+    }
+
+    /// The clocks' rate errors.
+    fn clocks(&self) -> ClockConfig {
+        // ρ_n·ttl = ε_n and ρ_c·ttl = ε_c, both sides in ms: the rates do not depend on the
+        // resolution, and each side keeps its own budget (a node's error alone shortens a
+        // restart delay as much as the model lets it).
+        let rate = |ticks: u32| {
+            (self.span(ticks).0 * 1_000_000 / self.ttl.0).min(u64::from(MAX_RATE_ERROR_PPM)) as u32
+        };
+        ClockConfig {
+            rate_error_ppm_max: rate(self.scenario.clock.node_error_ticks),
+            client_rate_error_ppm_max: Some(rate(self.scenario.clock.client_error_ticks)),
+            offset_max: Millis(0),
+        }
+    }
+
+    /// The lock traffic's delays and loss.
+    fn network(&self) -> NetworkConfig {
+        NetworkConfig {
+            delay_min: Millis(1),
+            delay_max: self.delay_max,
+            loss_per_mille: if self.scenario.network.message_loss > 0 {
+                100
+            } else {
+                0
+            },
+        }
+    }
+
+    /// The fault budget of `[faults.clock_jumps]`, and nothing else yet.
+    fn jump_budget(&self) -> FaultBudget {
+        let mut budget = FaultBudget::NONE;
+        let Some(jumps) = &self.scenario.faults.clock_jumps else {
+            return budget;
+        };
+        let count = u32::from(jumps.count);
+        let size = self.span(jumps.jump_ticks.unsigned_abs());
+        let (node_count, client_count) = match jumps.target {
+            JumpTarget::Node => (count, 0),
+            JumpTarget::Client => (0, count),
+            JumpTarget::Any => (count.div_ceil(2), count / 2),
+        };
+        let node = Budget::new(node_count, size, size);
+        let client = Budget::new(client_count, size, size);
+        if jumps.jump_ticks > 0 {
+            budget.node_jumps_forward = node;
+            budget.client_jumps_forward = client;
+        } else {
+            budget.node_jumps_backward = node;
+            budget.client_jumps_backward = client;
+        }
+        match (jumps.target, jumps.index) {
+            (JumpTarget::Node, Some(index)) => budget.pinned_node = Some(usize::from(index)),
+            (JumpTarget::Client, Some(index)) => budget.pinned_client = Some(usize::from(index)),
+            _ => {}
+        }
+        budget
+    }
+
+    /// The swarm's knobs: how long a round may wait, how long a client may think, and when a
+    /// rival may begin.
+    fn swarm(&self, round_timeout: Millis, drift: Millis) -> Swarm {
+        let (scenario, ttl) = (self.scenario, self.ttl);
+        // A rival that begins once a crashed node serves again is the model's too.
+        let restart_delay = scenario
+            .faults
+            .crashes
+            .as_ref()
+            .map_or(Millis::ZERO, |c| self.span(c.restart_delay_ticks));
+        // A rival aimed at the first holder's keys begins when a forward jump of a node's
+        // clock may have dropped one of them, when they expire, or when a node that crashed
+        // with one of them serves again.
+        let forward_jump = scenario
+            .faults
+            .clock_jumps
+            .as_ref()
+            .filter(|jumps| jumps.jump_ticks > 0 && jumps.target != JumpTarget::Client)
+            .map_or(Millis::ZERO, |jumps| {
+                self.span(jumps.jump_ticks.unsigned_abs())
+            });
+        Swarm {
+            round_timeout_max: round_timeout.max(ttl.saturating_sub(drift)),
+            think_max: Millis(2 * ttl.0) + restart_delay,
+            rival_starts: [
+                ttl.saturating_sub(forward_jump),
+                ttl,
+                if scenario.faults.crashes.is_some() {
+                    restart_delay + Millis(self.scale)
+                } else {
+                    ttl
+                },
+            ],
+        }
+    }
+
+    /// The requests the model leaves in flight, for a while or for good.
+    fn add_in_flight_budgets(&self, budget: &mut FaultBudget, nodes: usize, duration: Millis) {
+        // The model leaves a request in flight as long as it likes: up to one request per
+        // node arrives up to a TTL late.
+        budget.request_delays = Budget::new(nodes as u32, Millis(0), self.ttl);
+        // And it may leave one in flight for good: a holder's request to the node it did not
+        // win, still on its way when a rival takes that node after a crash or a jump, keeps
+        // that node's fencing counter from counting the holder.
+        budget.request_stalls = Budget::new(nodes as u32, duration, duration);
+    }
+
+    /// The crashes of nodes and clients, and the failover.
+    fn add_crash_budgets(
+        &self,
+        budget: &mut FaultBudget,
+        crash: &mut CrashConfig,
+        duration: Millis,
+    ) {
+        let scenario = self.scenario;
+        if let Some(crashes) = &scenario.faults.crashes {
+            // The model reboots a crashed node at once; one that never restarts is down for
+            // longer than the run.
+            let downtime = if crashes.restart { Millis(0) } else { duration };
+            budget.crashes = Budget::new(u32::from(crashes.count), downtime, downtime);
+        }
+        if let Some(failover) = &scenario.failover {
+            // The model's replica copies the key whenever it likes, or not before the
+            // promotion; here it copies every TTL, so a key set within a TTL before the
+            // failover is missing on the promoted replica. n1 is the replicated master; the
+            // other nodes stay independent, and the one failover is its own fault, apart
+            // from the crash budget, as in the model.
+            crash.failover = Some(Failover {
+                node: 0,
+                replication_period: self.ttl,
+                promotion_delay: self.span(failover.promotion_delay_ticks),
+            });
+            budget.failovers = Budget::new(1, Millis(0), Millis(0));
+        }
+        if let Some(crashes) = &scenario.faults.client_crashes {
+            budget.client_crashes = Budget::new(u32::from(crashes.count), Millis(0), Millis(0));
+        }
+    }
+
+    /// Each client's one acquisition and hold, with the storage's op, margin and pauses when
+    /// the scenario has `[storage]`.
+    fn workload(
+        &self,
+        budget: &mut FaultBudget,
+        hold_max: Millis,
+        duration: Millis,
+    ) -> WorkloadConfig {
+        let (scenario, lock) = (self.scenario, &self.scenario.lock);
+        let mut workload = WorkloadConfig {
+            think_min: Millis(0),
+            think_max: self.ttl,
+            cycles_per_lock: 0,
+            hold_max,
+            acquisitions_per_client: Some(1),
+            op_margin: Millis(0),
+            storage_timeout: duration,
+            protection: crate::storage::Protection::None,
+            extensions: u32::from(lock.extensions),
+            counter_node: scenario
+                .storage
+                .as_ref()
+                .is_some_and(|s| s.token_source == TokenSource::CounterAfterAcquire),
+            shared_token: lock.token == Tokens::Shared,
+            op_arrival_cap: None,
+            late_check: false,
+            rival_start: None,
+            late_answers: false,
+        };
+        let pauses = scenario.faults.pauses.as_ref();
+        match &scenario.storage {
+            Some(storage) => {
+                workload.cycles_per_lock = 1;
+                workload.protection = storage.protection;
+                let (margin, cap, extra_max) = self.storage_timing(storage, workload.counter_node);
+                workload.op_arrival_cap = cap;
+                workload.op_margin = margin;
+                if extra_max > Millis::ZERO {
+                    budget.storage_delays = Budget::new(self.clients as u32, Millis(0), extra_max);
+                }
+                if let Some(p) = pauses.filter(|p| p.count > 0) {
+                    budget.pauses = Budget::new(u32::from(p.count), Millis(1), self.bound(p.max));
+                }
+            }
+            None => {
+                // Without storage every client pause is the model's asynchrony; a scenario's
+                // own pauses (which need a storage op to strike) add to the count.
+                let own = pauses.map_or(0, |p| u32::from(p.count));
+                budget.pauses =
+                    Budget::new(self.clients as u32 + own, Millis(1), Millis(2 * self.ttl.0));
+            }
+        }
+        workload
+    }
+
+    /// The storage op's check margin, its arrival cap and the longest extra delay of its
+    /// storage-delay faults.
+    fn storage_timing(
+        &self,
+        storage: &StorageSettings,
+        counter_node: bool,
+    ) -> (Millis, Option<Millis>, Millis) {
+        let scale = self.scale;
+        // A check passes while `deadline − clock ≥ margin`, on a client clock that
+        // reads whole ticks, so a check anywhere in a tick passes as the model's check
+        // in that tick. The model's op lands within the tick `t` ticks later; the
+        // simulator's takes a step (two with a counter node) plus a network delay. A
+        // check too late in its tick for that defers to the next tick (the client's
+        // `op_arrival_cap` rule), and only where even a check at the start of a tick
+        // cannot land in time does the margin grow, by whole ticks, until it can.
+        let margin = self.span(storage.check_margin_ticks.unwrap_or(1));
+        let steps = if counter_node { 2 } else { 1 };
+        let latency = Millis(steps) + self.delay_max;
+        match storage.max_delay {
+            Bound::Ticks(t) => {
+                // From the start of the check's tick to the end of the tick the op
+                // must land in, that many ticks later once the margin has grown.
+                let window = self.span(t) + Millis(scale - 1);
+                let grow = latency.saturating_sub(window).0.div_ceil(scale);
+                let cap = window + Millis(grow * scale);
+                (
+                    margin + Millis(grow * scale),
+                    Some(cap),
+                    cap.saturating_sub(latency),
+                )
+            }
+            Bound::Unbounded => (margin, None, self.unbounded),
+        }
     }
 }
 

@@ -20,7 +20,7 @@ use toml::Spanned;
 use super::duration::{DriftText, drift_text, exact_millis, signed_millis};
 use super::error::Location;
 use super::error::ScenarioError;
-use super::raw::{RawBound, RawDuration, RawScenario};
+use super::raw::{RawBound, RawDuration, RawFaults, RawLock, RawScenario};
 use crate::proto::DriftPolicy;
 use crate::time::Millis;
 
@@ -105,9 +105,57 @@ fn slot<'r>(
 
 /// Every time key of the file. The drift comes second, after the TTL it may be a share of.
 fn slots(raw: &mut RawScenario) -> Vec<Slot<'_>> {
-    let l = &mut raw.lock;
+    let mut out = lock_slots(&mut raw.lock);
     let c = &mut raw.clock;
-    let mut out = vec![
+    out.extend([
+        slot(
+            "node_error",
+            "node_error_ticks",
+            &mut c.node_error,
+            Ticks::Count(&mut c.node_error_ticks),
+        ),
+        slot(
+            "client_error",
+            "client_error_ticks",
+            &mut c.client_error,
+            Ticks::Count(&mut c.client_error_ticks),
+        ),
+        slot(
+            "horizon",
+            "horizon_ticks",
+            &mut raw.liveness.horizon,
+            Ticks::Count(&mut raw.liveness.horizon_ticks),
+        ),
+    ]);
+    if let Some(s) = raw.storage.as_mut().map(Spanned::get_mut) {
+        out.push(slot(
+            "check_margin",
+            "check_margin_ticks",
+            &mut s.check_margin,
+            Ticks::Count(&mut s.check_margin_ticks),
+        ));
+        out.push(slot(
+            "max_delay",
+            "max_delay_ticks",
+            &mut s.max_delay,
+            Ticks::Bound(&mut s.max_delay_ticks),
+        ));
+    }
+    push_fault_slots(&mut out, &mut raw.faults);
+    if let Some(f) = raw.failover.as_mut().map(Spanned::get_mut) {
+        out.push(slot(
+            "promotion_delay",
+            "promotion_delay_ticks",
+            &mut f.promotion_delay,
+            Ticks::Plain(&mut f.promotion_delay_ticks),
+        ));
+    }
+    out
+}
+
+/// The time keys of `[lock]`, the TTL first.
+fn lock_slots(l: &mut RawLock) -> Vec<Slot<'_>> {
+    vec![
         slot(
             "ttl",
             "ttl_ticks",
@@ -132,40 +180,11 @@ fn slots(raw: &mut RawScenario) -> Vec<Slot<'_>> {
             &mut l.retry_delay,
             Ticks::Count(&mut l.retry_delay_ticks),
         ),
-        slot(
-            "node_error",
-            "node_error_ticks",
-            &mut c.node_error,
-            Ticks::Count(&mut c.node_error_ticks),
-        ),
-        slot(
-            "client_error",
-            "client_error_ticks",
-            &mut c.client_error,
-            Ticks::Count(&mut c.client_error_ticks),
-        ),
-        slot(
-            "horizon",
-            "horizon_ticks",
-            &mut raw.liveness.horizon,
-            Ticks::Count(&mut raw.liveness.horizon_ticks),
-        ),
-    ];
-    if let Some(s) = raw.storage.as_mut().map(Spanned::get_mut) {
-        out.push(slot(
-            "check_margin",
-            "check_margin_ticks",
-            &mut s.check_margin,
-            Ticks::Count(&mut s.check_margin_ticks),
-        ));
-        out.push(slot(
-            "max_delay",
-            "max_delay_ticks",
-            &mut s.max_delay,
-            Ticks::Bound(&mut s.max_delay_ticks),
-        ));
-    }
-    let f = &mut raw.faults;
+    ]
+}
+
+/// The time keys of `[faults]`.
+fn push_fault_slots<'a>(out: &mut Vec<Slot<'a>>, f: &'a mut RawFaults) {
     if let Some(p) = f.pauses.as_mut() {
         out.push(slot(
             "max",
@@ -196,15 +215,6 @@ fn slots(raw: &mut RawScenario) -> Vec<Slot<'_>> {
             Ticks::Count(&mut c.client_guard_ticks),
         ));
     }
-    if let Some(f) = raw.failover.as_mut().map(Spanned::get_mut) {
-        out.push(slot(
-            "promotion_delay",
-            "promotion_delay_ticks",
-            &mut f.promotion_delay,
-            Ticks::Plain(&mut f.promotion_delay_ticks),
-        ));
-    }
-    out
 }
 
 /// Applies the resolution rule (module docs) to the file `file` with text `text`: every

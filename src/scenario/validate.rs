@@ -7,8 +7,8 @@ use std::path::Path;
 use toml::Spanned;
 
 use super::raw::{
-    RawBound, RawDecision, RawExpectValue, RawExtensionQuorum, RawPersistence, RawProtection,
-    RawScenario, RawSimFaults, RawSimulate, RawTokenSource, RawUnlock,
+    RawBound, RawDecision, RawExpectValue, RawExtensionQuorum, RawLock, RawPersistence,
+    RawProtection, RawScenario, RawScheduled, RawSimFaults, RawSimulate, RawTokenSource, RawUnlock,
 };
 use crate::node::Persistence;
 use crate::proto::{
@@ -214,103 +214,13 @@ impl Validator<'_> {
             Some(r) => Some(self.range(r, 1, 1_000, "ms_per_tick")?),
             None => None,
         };
-        let delay_min_ms = self.opt_range(&raw.delay_min_ms, 1, 1, span, "delay_min_ms")?;
-        let delay_max_ms = self.opt_range(
-            &raw.delay_max_ms,
-            5.max(delay_min_ms),
+        let [
             delay_min_ms,
-            span,
-            "delay_max_ms",
-        )?;
-        let retry_delay_min_ms =
-            self.opt_range(&raw.retry_delay_min_ms, 5, 0, span, "retry_delay_min_ms")?;
-        let retry_delay_max_ms = self.opt_range(
-            &raw.retry_delay_max_ms,
-            20.max(retry_delay_min_ms),
+            delay_max_ms,
             retry_delay_min_ms,
-            span,
-            "retry_delay_max_ms",
-        )?;
-        let budget = |b: &Option<Spanned<RawSimFaults>>, what: &str| match b {
-            None => Ok(SimulateBudget::default()),
-            Some(b) => {
-                let b = b.get_ref();
-                let count = self.range(&b.count, 0, 1_000, &format!("{what}.count"))?;
-                let min_ms = self.opt_range(&b.min_ms, 0, 0, span, &format!("{what}.min_ms"))?;
-                let max_ms = self.range(&b.max_ms, min_ms, span, &format!("{what}.max_ms"))?;
-                Ok(SimulateBudget {
-                    count,
-                    min_ms,
-                    max_ms,
-                })
-            }
-        };
-        let generated = [
-            &raw.crashes,
-            &raw.isolations,
-            &raw.pauses,
-            &raw.storage_delays,
-            &raw.node_jumps_forward,
-            &raw.client_jumps_backward,
-        ];
-        let faults = match &raw.schedule {
-            Some(schedule) => {
-                if let Some(budget) = generated.iter().find_map(|b| b.as_ref()) {
-                    return Err(ScenarioError::WrongType {
-                        at: self.at(budget),
-                        message:
-                            "[simulate] lists its faults in schedule or budgets them, not both"
-                                .to_owned(),
-                    });
-                }
-                let nodes = u32::from(lock.params.node_count);
-                let mut listed = Vec::new();
-                for entry in schedule.get_ref() {
-                    let e = entry.get_ref();
-                    let at_ms = self.range(&e.at_ms, 0, MAX_SIMULATE_DURATION_MS, "at_ms")?;
-                    let fault = match (&e.crash, &e.jump_node, &e.by_ms, &e.downtime_ms) {
-                        (Some(node), None, None, downtime) => SimulateFault::Crash {
-                            at_ms,
-                            node: self.range(node, 0, nodes - 1, "crash (a node index)")? as u8,
-                            downtime_ms: self.opt_range(downtime, 0, 0, span, "downtime_ms")?,
-                        },
-                        (None, Some(node), Some(by), None) => {
-                            let v = *by.get_ref();
-                            if v == 0 || v.unsigned_abs() > span {
-                                return Err(ScenarioError::OutOfRange {
-                                    at: self.at(by),
-                                    message: format!(
-                                        "by_ms is {v}, but must be nonzero and lie in -{span}..={span}"
-                                    ),
-                                });
-                            }
-                            SimulateFault::NodeClockJump {
-                                at_ms,
-                                node: self.range(node, 0, nodes - 1, "jump_node (a node index)")?
-                                    as u8,
-                                by_ms: v,
-                            }
-                        }
-                        _ => {
-                            return Err(ScenarioError::WrongType {
-                                at: self.at(entry),
-                                message: "a schedule entry is either crash = <node> (with an optional downtime_ms) or jump_node = <node> with by_ms".to_owned(),
-                            });
-                        }
-                    };
-                    listed.push(fault);
-                }
-                SimulateFaults::Listed(listed)
-            }
-            None => SimulateFaults::Generated {
-                crashes: budget(&raw.crashes, "crashes")?,
-                isolations: budget(&raw.isolations, "isolations")?,
-                pauses: budget(&raw.pauses, "pauses")?,
-                storage_delays: budget(&raw.storage_delays, "storage_delays")?,
-                node_jumps_forward: budget(&raw.node_jumps_forward, "node_jumps_forward")?,
-                client_jumps_backward: budget(&raw.client_jumps_backward, "client_jumps_backward")?,
-            },
-        };
+            retry_delay_max_ms,
+        ] = self.simulate_delays(raw)?;
+        let faults = self.simulate_faults(raw, lock)?;
         let expect = match &raw.expect {
             Some(table) => self.expect(table.get_ref(), has_storage, false)?.0,
             None => Vec::new(),
@@ -353,6 +263,139 @@ impl Validator<'_> {
         })
     }
 
+    /// `[simulate]`'s message delays and retry delays, in that order, each range above the
+    /// one before it.
+    fn simulate_delays(&self, raw: &RawSimulate) -> Result<[u32; 4], ScenarioError> {
+        let span = MAX_SIMULATE_SPAN_MS;
+        let delay_min_ms = self.opt_range(&raw.delay_min_ms, 1, 1, span, "delay_min_ms")?;
+        let delay_max_ms = self.opt_range(
+            &raw.delay_max_ms,
+            5.max(delay_min_ms),
+            delay_min_ms,
+            span,
+            "delay_max_ms",
+        )?;
+        let retry_delay_min_ms =
+            self.opt_range(&raw.retry_delay_min_ms, 5, 0, span, "retry_delay_min_ms")?;
+        let retry_delay_max_ms = self.opt_range(
+            &raw.retry_delay_max_ms,
+            20.max(retry_delay_min_ms),
+            retry_delay_min_ms,
+            span,
+            "retry_delay_max_ms",
+        )?;
+        Ok([
+            delay_min_ms,
+            delay_max_ms,
+            retry_delay_min_ms,
+            retry_delay_max_ms,
+        ])
+    }
+
+    /// `[simulate]`'s faults: a schedule, or budgets drawn at random, never both.
+    fn simulate_faults(
+        &self,
+        raw: &RawSimulate,
+        lock: &LockSettings,
+    ) -> Result<SimulateFaults, ScenarioError> {
+        let generated = [
+            &raw.crashes,
+            &raw.isolations,
+            &raw.pauses,
+            &raw.storage_delays,
+            &raw.node_jumps_forward,
+            &raw.client_jumps_backward,
+        ];
+        let Some(schedule) = &raw.schedule else {
+            return Ok(SimulateFaults::Generated {
+                crashes: self.sim_budget(&raw.crashes, "crashes")?,
+                isolations: self.sim_budget(&raw.isolations, "isolations")?,
+                pauses: self.sim_budget(&raw.pauses, "pauses")?,
+                storage_delays: self.sim_budget(&raw.storage_delays, "storage_delays")?,
+                node_jumps_forward: self
+                    .sim_budget(&raw.node_jumps_forward, "node_jumps_forward")?,
+                client_jumps_backward: self
+                    .sim_budget(&raw.client_jumps_backward, "client_jumps_backward")?,
+            });
+        };
+        if let Some(budget) = generated.iter().find_map(|b| b.as_ref()) {
+            return Err(ScenarioError::WrongType {
+                at: self.at(budget),
+                message: "[simulate] lists its faults in schedule or budgets them, not both"
+                    .to_owned(),
+            });
+        }
+        let nodes = u32::from(lock.params.node_count);
+        let mut listed = Vec::new();
+        for entry in schedule.get_ref() {
+            listed.push(self.scheduled_fault(entry, nodes)?);
+        }
+        Ok(SimulateFaults::Listed(listed))
+    }
+
+    /// One generated fault budget of `[simulate]` (none when the table is absent).
+    fn sim_budget(
+        &self,
+        b: &Option<Spanned<RawSimFaults>>,
+        what: &str,
+    ) -> Result<SimulateBudget, ScenarioError> {
+        let span = MAX_SIMULATE_SPAN_MS;
+        match b {
+            None => Ok(SimulateBudget::default()),
+            Some(b) => {
+                let b = b.get_ref();
+                let count = self.range(&b.count, 0, 1_000, &format!("{what}.count"))?;
+                let min_ms = self.opt_range(&b.min_ms, 0, 0, span, &format!("{what}.min_ms"))?;
+                let max_ms = self.range(&b.max_ms, min_ms, span, &format!("{what}.max_ms"))?;
+                Ok(SimulateBudget {
+                    count,
+                    min_ms,
+                    max_ms,
+                })
+            }
+        }
+    }
+
+    /// One entry of `[simulate] schedule`: a crash of a node, or a jump of its clock.
+    fn scheduled_fault(
+        &self,
+        entry: &Spanned<RawScheduled>,
+        nodes: u32,
+    ) -> Result<SimulateFault, ScenarioError> {
+        let span = MAX_SIMULATE_SPAN_MS;
+        let e = entry.get_ref();
+        let at_ms = self.range(&e.at_ms, 0, MAX_SIMULATE_DURATION_MS, "at_ms")?;
+        Ok(match (&e.crash, &e.jump_node, &e.by_ms, &e.downtime_ms) {
+            (Some(node), None, None, downtime) => SimulateFault::Crash {
+                at_ms,
+                node: self.range(node, 0, nodes - 1, "crash (a node index)")? as u8,
+                downtime_ms: self.opt_range(downtime, 0, 0, span, "downtime_ms")?,
+            },
+            (None, Some(node), Some(by), None) => {
+                let v = *by.get_ref();
+                if v == 0 || v.unsigned_abs() > span {
+                    return Err(ScenarioError::OutOfRange {
+                        at: self.at(by),
+                        message: format!(
+                            "by_ms is {v}, but must be nonzero and lie in -{span}..={span}"
+                        ),
+                    });
+                }
+                SimulateFault::NodeClockJump {
+                    at_ms,
+                    node: self.range(node, 0, nodes - 1, "jump_node (a node index)")? as u8,
+                    by_ms: v,
+                }
+            }
+            _ => {
+                return Err(ScenarioError::WrongType {
+                    at: self.at(entry),
+                    message: "a schedule entry is either crash = <node> (with an optional downtime_ms) or jump_node = <node> with by_ms".to_owned(),
+                });
+            }
+        })
+    }
+
     fn opt_range(
         &self,
         value: &Option<Spanned<u32>>,
@@ -389,129 +432,28 @@ impl Validator<'_> {
             .iter()
             .map(|alias| self.kebab(alias, "alias"))
             .collect::<Result<Vec<_>, _>>()?;
-        let mitigation = match &raw.mitigation {
-            Some(m) => Some(Mitigation {
-                text: m.text.clone(),
-                scenario: m
-                    .scenario
-                    .as_ref()
-                    .map(|name| self.kebab(name, "mitigation scenario"))
-                    .transpose()?,
-                set: m
-                    .set
-                    .iter()
-                    .map(|(key, value)| (key.clone(), value.to_string()))
-                    .collect(),
-            }),
-            None => None,
-        };
+        let mitigation = self.mitigation(&raw)?;
         let failover = raw.failover.as_ref().map(|f| FailoverSettings {
             promotion_delay_ticks: f.get_ref().promotion_delay_ticks.unwrap_or(0),
         });
         let mut lock = self.lock(&raw, failover.is_some())?;
-        let clock = ClockSettings {
-            node_error_ticks: self.opt_range(
-                &raw.clock.node_error_ticks,
-                0,
-                0,
-                8,
-                "node_error_ticks",
-            )?,
-            client_error_ticks: self.opt_range(
-                &raw.clock.client_error_ticks,
-                0,
-                0,
-                8,
-                "client_error_ticks",
-            )?,
-        };
+        let clock = self.clock(&raw)?;
         let network = self.network(&raw, &lock)?;
-        let storage = match &raw.storage {
-            None => None,
-            Some(s) => {
-                let inner = s.get_ref();
-                let check_margin_ticks = match &inner.check_margin_ticks {
-                    Some(m) => {
-                        Some(self.range(m, 1, lock.params.ttl.0 as u32, "check_margin_ticks")?)
-                    }
-                    None => None,
-                };
-                let max_delay = inner.max_delay_ticks.map_or(Bound::Ticks(0), Bound::from);
-                let protection = match inner.protection.unwrap_or(RawProtection::None) {
-                    RawProtection::None => Protection::None,
-                    RawProtection::FencingToken => Protection::FencingToken,
-                    RawProtection::FencingOnWritesOnly => Protection::FencingOnWritesOnly,
-                    RawProtection::RandomTokenCas => Protection::RandomTokenCas,
-                };
-                let token_source = match inner.token_source.as_ref().map(|t| *t.get_ref()) {
-                    None | Some(RawTokenSource::Ideal) => TokenSource::Ideal,
-                    Some(RawTokenSource::CounterAfterAcquire) => TokenSource::CounterAfterAcquire,
-                    Some(RawTokenSource::LockQuorumMaxOnly) => TokenSource::LockQuorumMaxOnly,
-                    Some(RawTokenSource::LockQuorum) => TokenSource::LockQuorum,
-                };
-                let fenced = matches!(
-                    protection,
-                    Protection::FencingToken | Protection::FencingOnWritesOnly
-                );
-                if let Some(source) = &inner.token_source
-                    && token_source != TokenSource::Ideal
-                    && !fenced
-                {
-                    return Err(ScenarioError::WrongType {
-                        at: self.at(source),
-                        message: "token_source needs protection = \"fencing-token\" or \"fencing-on-writes-only\": nothing else reads the token".to_owned(),
-                    });
-                }
-                Some(StorageSettings {
-                    protection,
-                    token_source,
-                    check_margin_ticks,
-                    max_delay,
-                })
-            }
-        };
+        let storage = self.storage(&raw, &lock)?;
         // The fencing rule is the lock's, but `[storage]` says which token the storage reads.
         lock.params.fencing = storage
             .as_ref()
             .map_or(TokenSource::Ideal, |s| s.token_source)
             .fencing();
         let faults = self.faults(&raw, &lock)?;
-        let liveness = LivenessSettings {
-            horizon_ticks: self.opt_range(
-                &raw.liveness.horizon_ticks,
-                3 * lock.params.ttl.0 as u32,
-                1,
-                200,
-                "horizon_ticks",
-            )?,
-            isolated_rounds: raw.liveness.isolated_rounds.unwrap_or(false),
-            client: match &raw.liveness.client {
-                Some(c) => Some(
-                    self.range(c, 1, u32::from(lock.clients), "liveness client (1-based)")? as u8
-                        - 1,
-                ),
-                None => None,
-            },
-        };
+        let liveness = self.liveness(&raw, &lock)?;
         let simulate = match &raw.simulate {
             Some(table) => Some(self.simulate(table, &lock, storage.is_some())?),
             None => None,
         };
         let citation = self.citation(&raw)?;
-        let empty = BTreeMap::new();
-        let table = raw.expect.as_ref().map_or(&empty, |t| t.get_ref());
-        let (expect, mechanism) = self.expect(table, storage.is_some(), true)?;
-        if expect.is_empty() && simulate.as_ref().is_none_or(|s| s.expect.is_empty()) {
-            let at = match &raw.expect {
-                Some(table) => self.at(table),
-                None => Location::of_offset(self.file, self.text, 0),
-            };
-            return Err(ScenarioError::MissingKey {
-                at,
-                message: "[expect] names no property; add e.g. \"mutual exclusion\" = \"holds\""
-                    .to_owned(),
-            });
-        }
+        let (expect, mechanism) =
+            self.scenario_expect(&raw, storage.is_some(), simulate.as_ref())?;
         let scenario = Scenario {
             file: self.file.to_owned(),
             name,
@@ -535,10 +477,158 @@ impl Validator<'_> {
             aliases,
             mitigation,
         };
+        self.mechanism_granted(&raw.expect, &scenario)?;
+        Ok(scenario)
+    }
+
+    /// `[mitigation]`: its text, the scenario that applies it, and the keys it sets.
+    fn mitigation(&self, raw: &RawScenario) -> Result<Option<Mitigation>, ScenarioError> {
+        Ok(match &raw.mitigation {
+            Some(m) => Some(Mitigation {
+                text: m.text.clone(),
+                scenario: m
+                    .scenario
+                    .as_ref()
+                    .map(|name| self.kebab(name, "mitigation scenario"))
+                    .transpose()?,
+                set: m
+                    .set
+                    .iter()
+                    .map(|(key, value)| (key.clone(), value.to_string()))
+                    .collect(),
+            }),
+            None => None,
+        })
+    }
+
+    /// `[clock]`: each side's error bound.
+    fn clock(&self, raw: &RawScenario) -> Result<ClockSettings, ScenarioError> {
+        Ok(ClockSettings {
+            node_error_ticks: self.opt_range(
+                &raw.clock.node_error_ticks,
+                0,
+                0,
+                8,
+                "node_error_ticks",
+            )?,
+            client_error_ticks: self.opt_range(
+                &raw.clock.client_error_ticks,
+                0,
+                0,
+                8,
+                "client_error_ticks",
+            )?,
+        })
+    }
+
+    /// `[storage]`: the protection, the token the storage reads, the check margin and the
+    /// longest delay of a write.
+    fn storage(
+        &self,
+        raw: &RawScenario,
+        lock: &LockSettings,
+    ) -> Result<Option<StorageSettings>, ScenarioError> {
+        let Some(s) = &raw.storage else {
+            return Ok(None);
+        };
+        let inner = s.get_ref();
+        let check_margin_ticks = match &inner.check_margin_ticks {
+            Some(m) => Some(self.range(m, 1, lock.params.ttl.0 as u32, "check_margin_ticks")?),
+            None => None,
+        };
+        let max_delay = inner.max_delay_ticks.map_or(Bound::Ticks(0), Bound::from);
+        let protection = match inner.protection.unwrap_or(RawProtection::None) {
+            RawProtection::None => Protection::None,
+            RawProtection::FencingToken => Protection::FencingToken,
+            RawProtection::FencingOnWritesOnly => Protection::FencingOnWritesOnly,
+            RawProtection::RandomTokenCas => Protection::RandomTokenCas,
+        };
+        let token_source = match inner.token_source.as_ref().map(|t| *t.get_ref()) {
+            None | Some(RawTokenSource::Ideal) => TokenSource::Ideal,
+            Some(RawTokenSource::CounterAfterAcquire) => TokenSource::CounterAfterAcquire,
+            Some(RawTokenSource::LockQuorumMaxOnly) => TokenSource::LockQuorumMaxOnly,
+            Some(RawTokenSource::LockQuorum) => TokenSource::LockQuorum,
+        };
+        let fenced = matches!(
+            protection,
+            Protection::FencingToken | Protection::FencingOnWritesOnly
+        );
+        if let Some(source) = &inner.token_source
+            && token_source != TokenSource::Ideal
+            && !fenced
+        {
+            return Err(ScenarioError::WrongType {
+                at: self.at(source),
+                message: "token_source needs protection = \"fencing-token\" or \"fencing-on-writes-only\": nothing else reads the token".to_owned(),
+            });
+        }
+        Ok(Some(StorageSettings {
+            protection,
+            token_source,
+            check_margin_ticks,
+            max_delay,
+        }))
+    }
+
+    /// `[liveness]`: the horizon, isolated rounds and the client whose acquisition counts.
+    fn liveness(
+        &self,
+        raw: &RawScenario,
+        lock: &LockSettings,
+    ) -> Result<LivenessSettings, ScenarioError> {
+        Ok(LivenessSettings {
+            horizon_ticks: self.opt_range(
+                &raw.liveness.horizon_ticks,
+                3 * lock.params.ttl.0 as u32,
+                1,
+                200,
+                "horizon_ticks",
+            )?,
+            isolated_rounds: raw.liveness.isolated_rounds.unwrap_or(false),
+            client: match &raw.liveness.client {
+                Some(c) => Some(
+                    self.range(c, 1, u32::from(lock.clients), "liveness client (1-based)")? as u8
+                        - 1,
+                ),
+                None => None,
+            },
+        })
+    }
+
+    /// `[expect]`'s verdicts and mechanism; a file must expect something, here or in
+    /// `[simulate.expect]`.
+    fn scenario_expect(
+        &self,
+        raw: &RawScenario,
+        has_storage: bool,
+        simulate: Option<&SimulateSettings>,
+    ) -> Result<(Expectations, Vec<Ingredient>), ScenarioError> {
+        let empty = BTreeMap::new();
+        let table = raw.expect.as_ref().map_or(&empty, |t| t.get_ref());
+        let (expect, mechanism) = self.expect(table, has_storage, true)?;
+        if expect.is_empty() && simulate.is_none_or(|s| s.expect.is_empty()) {
+            let at = match &raw.expect {
+                Some(table) => self.at(table),
+                None => Location::of_offset(self.file, self.text, 0),
+            };
+            return Err(ScenarioError::MissingKey {
+                at,
+                message: "[expect] names no property; add e.g. \"mutual exclusion\" = \"holds\""
+                    .to_owned(),
+            });
+        }
+        Ok((expect, mechanism))
+    }
+
+    /// Refuses a declared mechanism whose ingredient `scenario` does not grant.
+    fn mechanism_granted(
+        &self,
+        expect: &Option<Spanned<BTreeMap<Spanned<String>, RawExpectValue>>>,
+        scenario: &Scenario,
+    ) -> Result<(), ScenarioError> {
         // A declared ingredient the file does not grant could never be necessary.
-        if let Some(absent) = scenario.mechanism.iter().find(|i| !i.is_in(&scenario)) {
-            let key = raw
-                .expect
+        if let Some(absent) = scenario.mechanism.iter().find(|i| !i.is_in(scenario)) {
+            let key = expect
                 .as_ref()
                 .expect("a mechanism was declared in [expect]")
                 .get_ref()
@@ -550,11 +640,11 @@ impl Validator<'_> {
                 message: format!(
                     "{:?} is not in this scenario (it grants: {})",
                     absent.name(),
-                    names_or_none(&Ingredient::present(&scenario))
+                    names_or_none(&Ingredient::present(scenario))
                 ),
             });
         }
-        Ok(scenario)
+        Ok(())
     }
 
     fn mechanism(
@@ -612,34 +702,8 @@ impl Validator<'_> {
         let attempts = self.opt_range(&l.attempts, 1, 1, 4, "attempts")?;
         let retry_delay_ticks =
             self.opt_range(&l.retry_delay_ticks, 0, 0, 60, "retry_delay_ticks")?;
-        let extensions = match &l.extensions {
-            None => 0,
-            Some(e) => match *e.get_ref() {
-                RawBound::Unbounded => UNBOUNDED_EXTENSIONS,
-                RawBound::Ticks(n) if n > 3 => {
-                    return Err(ScenarioError::OutOfRange {
-                        at: self.at(e),
-                        message: format!(
-                            "extensions is {n}, but must lie in 0..=3, or be \"unbounded\""
-                        ),
-                    });
-                }
-                RawBound::Ticks(n) => n as u8,
-            },
-        };
-        let token = l.token.as_ref().map_or(Tokens::Unique, |t| *t.get_ref());
-        if let Some(at) = l
-            .token
-            .as_ref()
-            .filter(|_| failover && token == Tokens::Shared)
-        {
-            // The replica's key is told by its token alone, which a shared value no longer
-            // ties to one client.
-            return Err(ScenarioError::OutOfRange {
-                at: self.at(at),
-                message: "token = \"shared\" cannot be combined with [failover]".to_owned(),
-            });
-        }
+        let extensions = self.extensions(l)?;
+        let token = self.token(l, failover)?;
         let config = Config {
             drift: DriftPolicy::fixed(Millis(u64::from(drift_ticks))),
             round_timeout: Millis(u64::from(round_timeout_ticks)),
@@ -682,6 +746,43 @@ impl Validator<'_> {
             extensions,
             token,
         })
+    }
+
+    /// `[lock] extensions`: at most 3, or unbounded.
+    fn extensions(&self, l: &RawLock) -> Result<u8, ScenarioError> {
+        Ok(match &l.extensions {
+            None => 0,
+            Some(e) => match *e.get_ref() {
+                RawBound::Unbounded => UNBOUNDED_EXTENSIONS,
+                RawBound::Ticks(n) if n > 3 => {
+                    return Err(ScenarioError::OutOfRange {
+                        at: self.at(e),
+                        message: format!(
+                            "extensions is {n}, but must lie in 0..=3, or be \"unbounded\""
+                        ),
+                    });
+                }
+                RawBound::Ticks(n) => n as u8,
+            },
+        })
+    }
+
+    /// `[lock] token`: unique or shared, and never shared with a failover.
+    fn token(&self, l: &RawLock, failover: bool) -> Result<Tokens, ScenarioError> {
+        let token = l.token.as_ref().map_or(Tokens::Unique, |t| *t.get_ref());
+        if let Some(at) = l
+            .token
+            .as_ref()
+            .filter(|_| failover && token == Tokens::Shared)
+        {
+            // The replica's key is told by its token alone, which a shared value no longer
+            // ties to one client.
+            return Err(ScenarioError::OutOfRange {
+                at: self.at(at),
+                message: "token = \"shared\" cannot be combined with [failover]".to_owned(),
+            });
+        }
+        Ok(token)
     }
 
     fn network(
@@ -737,7 +838,24 @@ impl Validator<'_> {
                 max: p.max_ticks.map_or(Bound::Unbounded, Bound::from),
             }),
         };
-        let clock_jumps = match &f.clock_jumps {
+        let clock_jumps = self.clock_jumps(raw, lock)?;
+        let crashes = self.crashes(lock, raw)?;
+        let client_crashes = self.client_crashes(lock, raw)?;
+        Ok(FaultSettings {
+            pauses,
+            clock_jumps,
+            crashes,
+            client_crashes,
+        })
+    }
+
+    /// `[faults.clock_jumps]`: how many, of whom, pinned to which process, and how far.
+    fn clock_jumps(
+        &self,
+        raw: &RawScenario,
+        lock: &LockSettings,
+    ) -> Result<Option<JumpSettings>, ScenarioError> {
+        Ok(match &raw.faults.clock_jumps {
             None => None,
             Some(j) => {
                 let count = self.opt_range(&j.count, 1, 0, 3, "clock_jumps.count")?;
@@ -791,8 +909,16 @@ impl Validator<'_> {
                     jump_ticks: size,
                 })
             }
-        };
-        let crashes = match &f.crashes {
+        })
+    }
+
+    /// `[faults.crashes]`: how many nodes crash, what they keep, and when they serve again.
+    fn crashes(
+        &self,
+        lock: &LockSettings,
+        raw: &RawScenario,
+    ) -> Result<Option<CrashSettings>, ScenarioError> {
+        Ok(match &raw.faults.crashes {
             None => None,
             Some(c) => {
                 let count = self.opt_range(&c.count, 1, 0, 3, "crashes.count")?;
@@ -826,8 +952,16 @@ impl Validator<'_> {
                     )?,
                 })
             }
-        };
-        let client_crashes = match &f.client_crashes {
+        })
+    }
+
+    /// `[faults.client_crashes]`: how many clients crash for good.
+    fn client_crashes(
+        &self,
+        lock: &LockSettings,
+        raw: &RawScenario,
+    ) -> Result<Option<ClientCrashSettings>, ScenarioError> {
+        Ok(match &raw.faults.client_crashes {
             None => None,
             Some(c) => {
                 let count = self.opt_range(&c.count, 1, 0, 3, "client_crashes.count")?;
@@ -842,12 +976,6 @@ impl Validator<'_> {
                 }
                 Some(ClientCrashSettings { count: count as u8 })
             }
-        };
-        Ok(FaultSettings {
-            pauses,
-            clock_jumps,
-            crashes,
-            client_crashes,
         })
     }
 }
