@@ -23,7 +23,7 @@ use super::network::{Message, Payload};
 use super::trace::{TraceEntry, TraceEvent};
 use crate::actor::Actor;
 use crate::node::{NodeState, Persistence};
-use crate::proto::{Config, Event, Lock, Op};
+use crate::proto::{Config, Event, Lock, Op, Token};
 use crate::storage::{Protection, StorageOp, StorageReply};
 use crate::time::Millis;
 
@@ -424,40 +424,7 @@ impl SimClient {
                     deadline,
                     fence,
                     ..
-                } => {
-                    *ctx.next_epoch += 1;
-                    self.epoch = *ctx.next_epoch;
-                    self.fence = fence.map_or(self.epoch, |f| {
-                        u32::try_from(f).expect("a run's counters stay far below u32::MAX")
-                    });
-                    ctx.record(TraceEvent::Acquired {
-                        client,
-                        epoch: self.epoch,
-                        token,
-                        validity,
-                        deadline,
-                        local,
-                    });
-                    let first = match ctx.workload.protection {
-                        Protection::RandomTokenCas => Next::Mark,
-                        _ => Next::Read,
-                    };
-                    let hold = uniform(&mut self.rng, 0, ctx.workload.hold_max.0);
-                    self.hold_until = local + Millis(hold);
-                    self.extensions_left = ctx.workload.extensions;
-                    self.extending = false;
-                    self.worked = false;
-                    self.token_taken = false;
-                    if self.extensions_left > 0 {
-                        self.extend_at = local + Millis(uniform(&mut self.rng, 0, ctx.ttl.0));
-                    }
-                    let cycles = ctx.workload.cycles_per_lock;
-                    self.phase = Phase::Working {
-                        next: if cycles == 0 { Next::Done } else { first },
-                        awaiting: None,
-                        cycles_left: cycles,
-                    };
-                }
+                } => self.on_acquired(ctx, local, token, validity, deadline, fence),
                 Event::Retrying { failure, .. } => {
                     ctx.record(TraceEvent::Retrying { client, failure });
                 }
@@ -465,28 +432,7 @@ impl SimClient {
                     ctx.record(TraceEvent::NotAcquired { client, failure });
                     self.go_idle(ctx, local);
                 }
-                Event::Expired { .. } => {
-                    ctx.record(TraceEvent::Expired {
-                        client,
-                        epoch: self.epoch,
-                    });
-                    // A holder with an op between its check and its landing releases once
-                    // that op has landed, as the model's holder, whose only move with an op
-                    // pending is to apply it: an unlock sent first could let a rival acquire
-                    // and reach the storage before the op the holder still has on its way.
-                    let in_flight = self.pending_send.is_some()
-                        || self.pending_token.is_some()
-                        || matches!(
-                            self.phase,
-                            Phase::Working {
-                                awaiting: Some(_),
-                                ..
-                            }
-                        );
-                    if matches!(self.phase, Phase::Working { .. }) && !in_flight {
-                        self.begin_release(ctx, local);
-                    }
-                }
+                Event::Expired { .. } => self.on_expired(ctx, local),
                 Event::Released { nodes } => {
                     ctx.record(TraceEvent::Released {
                         client,
@@ -506,6 +452,74 @@ impl SimClient {
         }
     }
 
+    /// The lock was acquired: a new epoch, a drawn hold, and the storage work to do.
+    fn on_acquired(
+        &mut self,
+        ctx: &mut StepContext<'_>,
+        local: Millis,
+        token: Token,
+        validity: Millis,
+        deadline: Millis,
+        fence: Option<u64>,
+    ) {
+        *ctx.next_epoch += 1;
+        self.epoch = *ctx.next_epoch;
+        self.fence = fence.map_or(self.epoch, |f| {
+            u32::try_from(f).expect("a run's counters stay far below u32::MAX")
+        });
+        ctx.record(TraceEvent::Acquired {
+            client: self.id,
+            epoch: self.epoch,
+            token,
+            validity,
+            deadline,
+            local,
+        });
+        let first = match ctx.workload.protection {
+            Protection::RandomTokenCas => Next::Mark,
+            _ => Next::Read,
+        };
+        let hold = uniform(&mut self.rng, 0, ctx.workload.hold_max.0);
+        self.hold_until = local + Millis(hold);
+        self.extensions_left = ctx.workload.extensions;
+        self.extending = false;
+        self.worked = false;
+        self.token_taken = false;
+        if self.extensions_left > 0 {
+            self.extend_at = local + Millis(uniform(&mut self.rng, 0, ctx.ttl.0));
+        }
+        let cycles = ctx.workload.cycles_per_lock;
+        self.phase = Phase::Working {
+            next: if cycles == 0 { Next::Done } else { first },
+            awaiting: None,
+            cycles_left: cycles,
+        };
+    }
+
+    /// The lease's deadline passed on the client's clock.
+    fn on_expired(&mut self, ctx: &mut StepContext<'_>, local: Millis) {
+        ctx.record(TraceEvent::Expired {
+            client: self.id,
+            epoch: self.epoch,
+        });
+        // A holder with an op between its check and its landing releases once
+        // that op has landed, as the model's holder, whose only move with an op
+        // pending is to apply it: an unlock sent first could let a rival acquire
+        // and reach the storage before the op the holder still has on its way.
+        let in_flight = self.pending_send.is_some()
+            || self.pending_token.is_some()
+            || matches!(
+                self.phase,
+                Phase::Working {
+                    awaiting: Some(_),
+                    ..
+                }
+            );
+        if matches!(self.phase, Phase::Working { .. }) && !in_flight {
+            self.begin_release(ctx, local);
+        }
+    }
+
     /// An extension round ended: the next one, if any, comes within a TTL.
     fn extension_done(&mut self, ctx: &mut StepContext<'_>, local: Millis) {
         self.extending = false;
@@ -521,32 +535,11 @@ impl SimClient {
     }
 
     fn act(&mut self, ctx: &mut StepContext<'_>, local: Millis) {
-        if matches!(self.phase, Phase::Working { .. }) && self.extends_first() {
-            if !self.extending && local >= self.extend_at {
-                // Past its deadline the core refuses at once with `NotExtended`; a usage error
-                // (not holding) cannot happen in the working phase.
-                if let Some(lock) = &mut self.lock
-                    && lock.extend(local).is_ok()
-                {
-                    self.extensions_left -= 1;
-                    self.extending = true;
-                    ctx.record(TraceEvent::ExtensionStarted {
-                        client: self.id,
-                        local,
-                    });
-                }
-            }
-            // A hold without storage work may still end the lock meanwhile.
-            let idle_hold = matches!(
-                self.phase,
-                Phase::Working {
-                    next: Next::Done,
-                    ..
-                }
-            );
-            if !idle_hold || self.extending || local < self.hold_until {
-                return;
-            }
+        if matches!(self.phase, Phase::Working { .. })
+            && self.extends_first()
+            && self.extension_takes_the_step(ctx, local)
+        {
+            return;
         }
         match self.phase {
             Phase::Idle { until }
@@ -556,22 +549,7 @@ impl SimClient {
                         .acquisitions_per_client
                         .is_none_or(|limit| self.acquisitions < limit) =>
             {
-                // The configuration was validated before the run, so this cannot fail; a
-                // failure would leave the client idle rather than panic.
-                // With a shared token every client starts its generator from the same seed
-                // (a random source seeded alike in every process), so their n-th rounds draw
-                // one token value. Its own draw is made anyway, so later draws do not shift.
-                let own = self.rng.next_u64();
-                let lock_rng = ChaCha8Rng::seed_from_u64(ctx.shared_token_seed.unwrap_or(own));
-                if let Ok(lock) = Lock::acquire(ctx.lock_config, ctx.ttl, lock_rng, local) {
-                    ctx.record(TraceEvent::AcquireStarted {
-                        client: self.id,
-                        local,
-                    });
-                    self.lock = Some(lock);
-                    self.phase = Phase::Acquiring;
-                    self.acquisitions += 1;
-                }
+                self.begin_acquiring(ctx, local);
             }
             Phase::Working {
                 awaiting: Some(awaiting),
@@ -589,82 +567,137 @@ impl SimClient {
                 awaiting: None,
                 ..
             } if self.pending_send.is_none() && self.pending_token.is_none() => {
-                let op = match next {
-                    Next::Done => None,
-                    Next::Mark => Some(StorageOp::Mark { epoch: self.epoch }),
-                    Next::Read => Some(StorageOp::Read {
-                        epoch: self.epoch,
-                        fence: self.fence,
-                    }),
-                    Next::Write { value } => Some(StorageOp::Write {
-                        epoch: self.epoch,
-                        fence: self.fence,
-                        value,
-                    }),
-                };
-                let passes = |at: Millis| {
-                    self.lock
-                        .as_ref()
-                        .and_then(Lock::lease)
-                        .is_some_and(|lease| {
-                            lease.believes(at) && lease.deadline - at >= ctx.workload.op_margin
-                        })
-                };
-                // A late checker waits while the clock's next reading would still pass: the
-                // check itself is the core's rule, so waiting never makes one pass that the
-                // rule refuses.
-                let next_reading = local + self.clock.resolution();
-                if op.is_some()
-                    && ctx.workload.late_check
-                    && self.epoch == 1
-                    && passes(next_reading)
-                {
-                    return;
-                }
-                // The op first takes a token from the counter node: one step more.
-                let needs_token = ctx.workload.counter_node
-                    && !self.token_taken
-                    && !matches!(op, Some(StorageOp::Mark { .. }));
-                // A check whose op might not land by the cap defers to the start of the next
-                // tick of true time, where it checks again with the clock then: the model's
-                // holder may wait before any check, and an op checked early enough in its tick
-                // lands in the tick the model lets it land in. A cap that no check fits (the
-                // bridge grows the margin so that one at the start of a tick does) defers
-                // nothing.
-                if op.is_some()
-                    && let Some(cap) = ctx.workload.op_arrival_cap
-                {
-                    let latency = if needs_token { 2 } else { 1 } + ctx.delay_max.0;
-                    let tick = ctx.tick.0.max(1);
-                    let offset = ctx.now % tick;
-                    if latency <= cap.0 && offset + latency > cap.0 {
-                        return;
-                    }
-                }
-                let margin_left = passes(local);
-                match op {
-                    Some(op) if margin_left => {
-                        ctx.record(TraceEvent::Checked {
-                            client: self.id,
-                            op,
-                            local,
-                        });
-                        // The op lands by the cap, counted from the start of the check's tick.
-                        self.arrive_by = ctx.workload.op_arrival_cap.map(|cap| {
-                            let tick = ctx.tick.0.max(1);
-                            ctx.now / tick * tick + cap.0
-                        });
-                        if needs_token {
-                            self.pending_token = Some(op);
-                        } else {
-                            self.pending_send = Some(op);
-                        }
-                        self.worked = true;
-                    }
-                    _ => self.begin_release(ctx, local),
-                }
+                self.check_and_send(ctx, local, next);
             }
             _ => {}
+        }
+    }
+
+    /// Begins an extension when it is time; whether extending (or waiting for the hold to
+    /// end) takes this step.
+    fn extension_takes_the_step(&mut self, ctx: &mut StepContext<'_>, local: Millis) -> bool {
+        if !self.extending && local >= self.extend_at {
+            // Past its deadline the core refuses at once with `NotExtended`; a usage error
+            // (not holding) cannot happen in the working phase.
+            if let Some(lock) = &mut self.lock
+                && lock.extend(local).is_ok()
+            {
+                self.extensions_left -= 1;
+                self.extending = true;
+                ctx.record(TraceEvent::ExtensionStarted {
+                    client: self.id,
+                    local,
+                });
+            }
+        }
+        // A hold without storage work may still end the lock meanwhile.
+        let idle_hold = matches!(
+            self.phase,
+            Phase::Working {
+                next: Next::Done,
+                ..
+            }
+        );
+        !idle_hold || self.extending || local < self.hold_until
+    }
+
+    /// An idle client's next acquisition.
+    fn begin_acquiring(&mut self, ctx: &mut StepContext<'_>, local: Millis) {
+        // The configuration was validated before the run, so this cannot fail; a
+        // failure would leave the client idle rather than panic.
+        // With a shared token every client starts its generator from the same seed
+        // (a random source seeded alike in every process), so their n-th rounds draw
+        // one token value. Its own draw is made anyway, so later draws do not shift.
+        let own = self.rng.next_u64();
+        let lock_rng = ChaCha8Rng::seed_from_u64(ctx.shared_token_seed.unwrap_or(own));
+        if let Ok(lock) = Lock::acquire(ctx.lock_config, ctx.ttl, lock_rng, local) {
+            ctx.record(TraceEvent::AcquireStarted {
+                client: self.id,
+                local,
+            });
+            self.lock = Some(lock);
+            self.phase = Phase::Acquiring;
+            self.acquisitions += 1;
+        }
+    }
+
+    /// The storage op that `next` names, if any.
+    fn storage_op(&self, next: Next) -> Option<StorageOp> {
+        match next {
+            Next::Done => None,
+            Next::Mark => Some(StorageOp::Mark { epoch: self.epoch }),
+            Next::Read => Some(StorageOp::Read {
+                epoch: self.epoch,
+                fence: self.fence,
+            }),
+            Next::Write { value } => Some(StorageOp::Write {
+                epoch: self.epoch,
+                fence: self.fence,
+                value,
+            }),
+        }
+    }
+
+    /// The holder's next storage op: it checks its lease (or waits to), then sends the op, or
+    /// releases when the check fails or there is nothing left to do.
+    fn check_and_send(&mut self, ctx: &mut StepContext<'_>, local: Millis, next: Next) {
+        let op = self.storage_op(next);
+        let passes = |at: Millis| {
+            self.lock
+                .as_ref()
+                .and_then(Lock::lease)
+                .is_some_and(|lease| {
+                    lease.believes(at) && lease.deadline - at >= ctx.workload.op_margin
+                })
+        };
+        // A late checker waits while the clock's next reading would still pass: the
+        // check itself is the core's rule, so waiting never makes one pass that the
+        // rule refuses.
+        let next_reading = local + self.clock.resolution();
+        if op.is_some() && ctx.workload.late_check && self.epoch == 1 && passes(next_reading) {
+            return;
+        }
+        // The op first takes a token from the counter node: one step more.
+        let needs_token = ctx.workload.counter_node
+            && !self.token_taken
+            && !matches!(op, Some(StorageOp::Mark { .. }));
+        // A check whose op might not land by the cap defers to the start of the next
+        // tick of true time, where it checks again with the clock then: the model's
+        // holder may wait before any check, and an op checked early enough in its tick
+        // lands in the tick the model lets it land in. A cap that no check fits (the
+        // bridge grows the margin so that one at the start of a tick does) defers
+        // nothing.
+        if op.is_some()
+            && let Some(cap) = ctx.workload.op_arrival_cap
+        {
+            let latency = if needs_token { 2 } else { 1 } + ctx.delay_max.0;
+            let tick = ctx.tick.0.max(1);
+            let offset = ctx.now % tick;
+            if latency <= cap.0 && offset + latency > cap.0 {
+                return;
+            }
+        }
+        let margin_left = passes(local);
+        match op {
+            Some(op) if margin_left => {
+                ctx.record(TraceEvent::Checked {
+                    client: self.id,
+                    op,
+                    local,
+                });
+                // The op lands by the cap, counted from the start of the check's tick.
+                self.arrive_by = ctx.workload.op_arrival_cap.map(|cap| {
+                    let tick = ctx.tick.0.max(1);
+                    ctx.now / tick * tick + cap.0
+                });
+                if needs_token {
+                    self.pending_token = Some(op);
+                } else {
+                    self.pending_send = Some(op);
+                }
+                self.worked = true;
+            }
+            _ => self.begin_release(ctx, local),
         }
     }
 

@@ -475,21 +475,11 @@ impl FaultBudget {
     /// uniform times. Every draw comes from `rng`, so the seed replays the run.
     pub fn draw_swarm(&self, rng: &mut ChaCha8Rng, aim: Aim) -> SwarmFaults {
         let mut drawn = SwarmFaults::default();
-        let last_tick = aim.duration.0.saturating_sub(1);
-        let ttl = aim.ttl.0.max(1);
-        // Half the runs focus every node fault on one node and every client fault on one
-        // client, so that faults that only break safety together (two jumps, a crash and a
-        // jump) meet on the same process.
         let mut this = *self;
-        let focus_node = uniform(rng, 0, aim.nodes.saturating_sub(1) as u64) as usize;
-        let focus_client = uniform(rng, 0, aim.clients.saturating_sub(1) as u64) as usize;
-        let focused = uniform(rng, 0, 1) == 1;
-        // A focused run aims every fault at a check on the same check, so that a pause and a
-        // storage delay meet on one op (the write, say, which a late checker sends last).
-        let focus_check = uniform(rng, 1, u64::from(aim.checks.max(1))) as u32;
-        if focused {
-            this.pinned_node.get_or_insert(focus_node);
-            drawn.focused_client = Some(*this.pinned_client.get_or_insert(focus_client));
+        let focus = Focus::draw(rng, &aim);
+        if focus.focused {
+            this.pinned_node.get_or_insert(focus.node);
+            drawn.focused_client = Some(*this.pinned_client.get_or_insert(focus.client));
         }
         let names = self.kinds();
         for (index, (budget, make)) in this.makers().into_iter().enumerate() {
@@ -516,140 +506,221 @@ impl FaultBudget {
             // Half the time a late request is one client's whole round: each request waits
             // while its node is busy, so the client takes every node that frees up in time.
             if name == "request_delays" && uniform(rng, 0, 1) == 1 {
-                let client = uniform(rng, 0, aim.clients.saturating_sub(1) as u64) as usize;
-                // One tick late: the hold, not the delay, decides when each request lands,
-                // and a request to a free node goes through at once.
-                for node in 0..aim.nodes {
-                    drawn.timed.push(ScheduledFault {
-                        at: Millis::ZERO,
-                        fault: Fault::DelayRequest {
-                            client,
-                            node,
-                            extra: Millis(1),
-                        },
-                    });
-                }
+                drawn.delay_one_round(rng, &aim);
             }
             for step in 0..count as usize {
-                // Boundaries are where the verdicts flip: a quarter of the sizes are the
-                // smallest, a quarter the largest.
-                let size = match uniform(rng, 0, 3) {
-                    0 => budget.min,
-                    1 => budget.max,
-                    _ => Millis(uniform(rng, budget.min.0, budget.max.0)),
-                };
+                let size = draw_size(rng, budget);
                 let mut fault = this.make_fault(rng, size, make, aim.nodes, aim.clients);
-                // In a focused run the stalls are aimed around the focus: the focused client's
-                // request to the node after the focused one, the next client's to the node
-                // after that, and so on. The focused client then wins the focused node and
-                // another without the first, and when the focused node fails its rival wins
-                // it and that first node without the other: two quorums that share only the
-                // node whose memory a crash or a failover took.
-                if name == "request_stalls"
-                    && focused
-                    && let Fault::DelayRequest { client, node, .. } = &mut fault
-                {
-                    let (clients, nodes) = (aim.clients.max(1), aim.nodes.max(1));
-                    let focus_node = this.pinned_node.unwrap_or(focus_node);
-                    let focus_client = this.pinned_client.unwrap_or(focus_client);
-                    *client = (focus_client + step) % clients;
-                    // Never the focused node itself: both quorums need it.
-                    *node = (focus_node + 1 + step % nodes.saturating_sub(1).max(1)) % nodes;
+                if name == "request_stalls" && focus.focused {
+                    focus.aim_stall(&mut fault, &this, step, &aim);
                 }
-                let aimed = uniform(rng, 0, 3) > 0;
-                // Half the aimed faults strike early in a key's or a lease's life, a quarter
-                // of them at once.
-                let when = match uniform(rng, 0, 3) {
-                    0 => 1,
-                    1 => uniform(rng, 1, ttl.div_ceil(4)),
-                    _ => uniform(rng, 1, ttl),
-                };
-                // Mostly the first key a node sets: the holder's, whose early end matters.
-                let nth = match uniform(rng, 0, 3) {
-                    0 => uniform(rng, 1, aim.clients.max(1) as u64) as u32,
-                    _ => 1,
-                };
-                let which = uniform(rng, 0, 2);
-                let anchor = match fault {
-                    Fault::ClockJump {
-                        process: Process::Node(node),
-                        ..
-                    } => Some((
-                        Anchor::KeySet {
-                            node: usize::from(node),
-                        },
-                        when,
-                    )),
-                    Fault::Crash { node, .. } | Fault::Isolate { node, .. } => {
-                        Some((Anchor::KeySet { node }, when))
-                    }
-                    Fault::Failover => aim
-                        .failover_node
-                        .map(|node| (Anchor::KeySet { node }, when)),
-                    // A client dies while acquiring (its SETs out, its round undecided) or
-                    // while it holds the lock.
-                    Fault::CrashClient { client } => Some(match which {
-                        0 | 1 => (Anchor::Started { client }, when),
-                        _ => (Anchor::Acquired { client }, when),
-                    }),
-                    Fault::ClockJump {
-                        process: Process::Client(client),
-                        ..
-                    } => Some((
-                        Anchor::Acquired {
-                            client: usize::from(client),
-                        },
-                        when,
-                    )),
-                    Fault::Pause { client, .. } => Some(match which {
-                        0 | 1 if aim.checks > 0 => (Anchor::Checked { client }, 1),
-                        0 | 1 => (Anchor::Started { client }, when),
-                        _ => (Anchor::Acquired { client }, when),
-                    }),
-                    Fault::DelayStorageOp { client, .. } => Some((Anchor::Checked { client }, 1)),
-                    // The next request is the first round's when the delay strikes at once;
-                    // a third of the time it waits for the client to acquire, so the late
-                    // request is its extension's or its release's (the model leaves any
-                    // request in flight as long as it likes).
-                    Fault::DelayRequest { client, .. } if which == 2 => {
-                        Some((Anchor::Acquired { client }, 1))
-                    }
-                    Fault::DelayRequest { .. } => None,
-                };
-                match anchor {
-                    Some((anchor, after)) if aimed => drawn.aimed.push(AimedFault {
-                        anchor,
-                        // One of the checks of the client's lock.
-                        nth: if matches!(anchor, Anchor::Checked { .. }) {
-                            let drawn = uniform(rng, 1, u64::from(aim.checks.max(1))) as u32;
-                            if focused { focus_check } else { drawn }
-                        } else if matches!(anchor, Anchor::KeySet { .. }) {
-                            nth
-                        } else {
-                            1
-                        },
-                        after: Millis(after),
-                        fault,
-                    }),
-                    None if aimed => drawn.timed.push(ScheduledFault {
-                        at: Millis::ZERO,
-                        fault,
-                    }),
-                    // A stall at a drawn time would mostly stall a request nobody waits
-                    // for; unaimed, it stalls the client's first round.
-                    _ if name == "request_stalls" => drawn.timed.push(ScheduledFault {
-                        at: Millis::ZERO,
-                        fault,
-                    }),
-                    _ => drawn.timed.push(ScheduledFault {
-                        at: Millis(uniform(rng, 0, last_tick)),
-                        fault,
-                    }),
-                }
+                let shot = Shot::draw(rng, fault, &aim);
+                drawn.place(rng, shot, name, &aim, &focus);
             }
         }
         drawn.timed.sort_by_key(|f| f.at);
         drawn
+    }
+}
+
+/// A fault's size: boundaries are where the verdicts flip, so a quarter of the sizes are the
+/// smallest, a quarter the largest.
+fn draw_size(rng: &mut ChaCha8Rng, budget: Budget) -> Millis {
+    match uniform(rng, 0, 3) {
+        0 => budget.min,
+        1 => budget.max,
+        _ => Millis(uniform(rng, budget.min.0, budget.max.0)),
+    }
+}
+
+/// Where a swarm run focuses its faults, drawn whether or not the run is focused.
+struct Focus {
+    node: usize,
+    client: usize,
+    /// Whether this run focuses at all.
+    focused: bool,
+    /// The check every fault aimed at a check waits for.
+    check: u32,
+}
+
+impl Focus {
+    fn draw(rng: &mut ChaCha8Rng, aim: &Aim) -> Focus {
+        // Half the runs focus every node fault on one node and every client fault on one
+        // client, so that faults that only break safety together (two jumps, a crash and a
+        // jump) meet on the same process.
+        let node = uniform(rng, 0, aim.nodes.saturating_sub(1) as u64) as usize;
+        let client = uniform(rng, 0, aim.clients.saturating_sub(1) as u64) as usize;
+        let focused = uniform(rng, 0, 1) == 1;
+        // A focused run aims every fault at a check on the same check, so that a pause and a
+        // storage delay meet on one op (the write, say, which a late checker sends last).
+        let check = uniform(rng, 1, u64::from(aim.checks.max(1))) as u32;
+        Focus {
+            node,
+            client,
+            focused,
+            check,
+        }
+    }
+
+    /// In a focused run the stalls are aimed around the focus: the focused client's
+    /// request to the node after the focused one, the next client's to the node
+    /// after that, and so on. The focused client then wins the focused node and
+    /// another without the first, and when the focused node fails its rival wins
+    /// it and that first node without the other: two quorums that share only the
+    /// node whose memory a crash or a failover took.
+    fn aim_stall(&self, fault: &mut Fault, budget: &FaultBudget, step: usize, aim: &Aim) {
+        if let Fault::DelayRequest { client, node, .. } = fault {
+            let (clients, nodes) = (aim.clients.max(1), aim.nodes.max(1));
+            let focus_node = budget.pinned_node.unwrap_or(self.node);
+            let focus_client = budget.pinned_client.unwrap_or(self.client);
+            *client = (focus_client + step) % clients;
+            // Never the focused node itself: both quorums need it.
+            *node = (focus_node + 1 + step % nodes.saturating_sub(1).max(1)) % nodes;
+        }
+    }
+}
+
+/// One drawn fault with where it may be aimed.
+struct Shot {
+    fault: Fault,
+    /// Whether it waits for its window (three in four), rather than striking at a time.
+    aimed: bool,
+    /// Its window and how long after it the fault strikes, if its kind has one.
+    anchor: Option<(Anchor, u64)>,
+    /// Which key a node sets, for a fault aimed at a key.
+    nth: u32,
+}
+
+impl Shot {
+    fn draw(rng: &mut ChaCha8Rng, fault: Fault, aim: &Aim) -> Shot {
+        let ttl = aim.ttl.0.max(1);
+        let aimed = uniform(rng, 0, 3) > 0;
+        // Half the aimed faults strike early in a key's or a lease's life, a quarter
+        // of them at once.
+        let when = match uniform(rng, 0, 3) {
+            0 => 1,
+            1 => uniform(rng, 1, ttl.div_ceil(4)),
+            _ => uniform(rng, 1, ttl),
+        };
+        // Mostly the first key a node sets: the holder's, whose early end matters.
+        let nth = match uniform(rng, 0, 3) {
+            0 => uniform(rng, 1, aim.clients.max(1) as u64) as u32,
+            _ => 1,
+        };
+        let which = uniform(rng, 0, 2);
+        Shot {
+            fault,
+            aimed,
+            anchor: window(fault, aim, when, which),
+            nth,
+        }
+    }
+}
+
+/// The window a fault of this kind is aimed at, and how long after it it strikes; `which`
+/// (0 to 2) picks between a kind's windows.
+fn window(fault: Fault, aim: &Aim, when: u64, which: u64) -> Option<(Anchor, u64)> {
+    match fault {
+        Fault::ClockJump {
+            process: Process::Node(node),
+            ..
+        } => Some((
+            Anchor::KeySet {
+                node: usize::from(node),
+            },
+            when,
+        )),
+        Fault::Crash { node, .. } | Fault::Isolate { node, .. } => {
+            Some((Anchor::KeySet { node }, when))
+        }
+        Fault::Failover => aim
+            .failover_node
+            .map(|node| (Anchor::KeySet { node }, when)),
+        // A client dies while acquiring (its SETs out, its round undecided) or
+        // while it holds the lock.
+        Fault::CrashClient { client } => Some(match which {
+            0 | 1 => (Anchor::Started { client }, when),
+            _ => (Anchor::Acquired { client }, when),
+        }),
+        Fault::ClockJump {
+            process: Process::Client(client),
+            ..
+        } => Some((
+            Anchor::Acquired {
+                client: usize::from(client),
+            },
+            when,
+        )),
+        Fault::Pause { client, .. } => Some(match which {
+            0 | 1 if aim.checks > 0 => (Anchor::Checked { client }, 1),
+            0 | 1 => (Anchor::Started { client }, when),
+            _ => (Anchor::Acquired { client }, when),
+        }),
+        Fault::DelayStorageOp { client, .. } => Some((Anchor::Checked { client }, 1)),
+        // The next request is the first round's when the delay strikes at once;
+        // a third of the time it waits for the client to acquire, so the late
+        // request is its extension's or its release's (the model leaves any
+        // request in flight as long as it likes).
+        Fault::DelayRequest { client, .. } if which == 2 => Some((Anchor::Acquired { client }, 1)),
+        Fault::DelayRequest { .. } => None,
+    }
+}
+
+impl SwarmFaults {
+    /// One client's whole round one tick late: the hold, not the delay, decides when each
+    /// request lands, and a request to a free node goes through at once.
+    fn delay_one_round(&mut self, rng: &mut ChaCha8Rng, aim: &Aim) {
+        let client = uniform(rng, 0, aim.clients.saturating_sub(1) as u64) as usize;
+        for node in 0..aim.nodes {
+            self.timed.push(ScheduledFault {
+                at: Millis::ZERO,
+                fault: Fault::DelayRequest {
+                    client,
+                    node,
+                    extra: Millis(1),
+                },
+            });
+        }
+    }
+
+    /// Adds `shot` to the aimed faults, or to the timed ones.
+    fn place(&mut self, rng: &mut ChaCha8Rng, shot: Shot, name: &str, aim: &Aim, focus: &Focus) {
+        let Shot {
+            fault,
+            aimed,
+            anchor,
+            nth,
+        } = shot;
+        match anchor {
+            Some((anchor, after)) if aimed => self.aimed.push(AimedFault {
+                anchor,
+                // One of the checks of the client's lock.
+                nth: if matches!(anchor, Anchor::Checked { .. }) {
+                    let drawn = uniform(rng, 1, u64::from(aim.checks.max(1))) as u32;
+                    if focus.focused { focus.check } else { drawn }
+                } else if matches!(anchor, Anchor::KeySet { .. }) {
+                    nth
+                } else {
+                    1
+                },
+                after: Millis(after),
+                fault,
+            }),
+            None if aimed => self.timed.push(ScheduledFault {
+                at: Millis::ZERO,
+                fault,
+            }),
+            // A stall at a drawn time would mostly stall a request nobody waits
+            // for; unaimed, it stalls the client's first round.
+            _ if name == "request_stalls" => self.timed.push(ScheduledFault {
+                at: Millis::ZERO,
+                fault,
+            }),
+            _ => self.timed.push(ScheduledFault {
+                at: Millis(uniform(rng, 0, aim.duration.0.saturating_sub(1))),
+                fault,
+            }),
+        }
     }
 }
 

@@ -13,17 +13,17 @@ use super::check::{Believer, Checker, Violation};
 use super::client::{SimClient, StepContext};
 use super::clock::SimClock;
 use super::config::WorkloadConfig;
-use super::config::{SimConfig, SimConfigError};
+use super::config::{NetworkConfig, SimConfig, SimConfigError, Swarm};
 use super::draw::uniform;
-use super::fault::{Aim, AimedFault, Anchor, Fault, FaultPlan, ScheduledFault};
+use super::fault::{Aim, AimedFault, Anchor, Fault, FaultBudget, FaultPlan, ScheduledFault};
 use super::network::{Message, Network, Payload, Sent};
 use super::outcome::{Outcome, Stats, SwarmRun};
 use super::server::SimNode;
 use super::trace::{TraceEntry, TraceEvent};
 use crate::actor::{Actor, Process};
 use crate::node::{NodeState, Persistence};
-use crate::proto::{Config, NodeId, Op, Reply};
-use crate::storage::Storage;
+use crate::proto::{Command, Config, NodeId, Op, Reply};
+use crate::storage::{Storage, StorageOp};
 use crate::time::Millis;
 
 /// The generator streams of a run: one seed, separate streams, so that (say) an explicit
@@ -42,6 +42,63 @@ fn stream(seed: u64, stream: u64) -> ChaCha8Rng {
     rng
 }
 
+/// The lock, the workload and the network as this run drew them: a swarm run draws its
+/// round timeout, think time, late check, rival start, late answers and message delay.
+fn as_drawn(
+    config: &SimConfig,
+    swarm: Option<&SwarmRun>,
+) -> (Config, WorkloadConfig, NetworkConfig) {
+    let mut lock_config = config.lock;
+    let mut workload = config.workload;
+    let mut network = config.network;
+    if let Some(drawn) = swarm {
+        lock_config.round_timeout = drawn.round_timeout;
+        workload.think_max = drawn.think_max;
+        workload.late_check = drawn.late_check;
+        workload.rival_start = drawn.rival_start;
+        workload.late_answers = drawn.late_answers;
+        network.delay_max = drawn.delay_max;
+    }
+    (lock_config, workload, network)
+}
+
+/// The nodes and the clients, each with its clock drawn from `setup` (nodes first, then
+/// clients with their generators' seeds).
+fn draw_processes(
+    config: &SimConfig,
+    setup: &mut ChaCha8Rng,
+    swarm: bool,
+    workload: &WorkloadConfig,
+) -> (Vec<SimNode>, Vec<SimClient>) {
+    let node_rho = u64::from(config.clocks.rate_error_ppm_max);
+    let client_rho = u64::from(config.clocks.client_rate_error_ppm());
+    // A swarm run puts every clock at an edge of its range half the time: the clock
+    // errors that break safety are the largest.
+    let extreme = swarm && uniform(setup, 0, 1) == 1;
+    let clock = |setup: &mut ChaCha8Rng, rho: u64| {
+        let offset = uniform(setup, 0, config.clocks.offset_max.0);
+        // A rate in [−ρ, +ρ]: ρ is at most 500 000, so both casts are exact.
+        let drawn = uniform(setup, 0, 2 * rho);
+        let drawn = match (extreme, drawn > rho) {
+            (false, _) => drawn,
+            (true, true) => 2 * rho,
+            (true, false) => 0,
+        };
+        let rate = drawn as i64 - rho as i64;
+        SimClock::new(offset as i64, rate as i32)
+    };
+    let nodes = (0..config.nodes())
+        .map(|index| SimNode::new(index, clock(setup, node_rho), config.crash))
+        .collect();
+    let clients: Vec<SimClient> = (0..config.clients)
+        .map(|id| {
+            let clock = clock(setup, client_rho).with_resolution(config.client_clock_resolution);
+            SimClient::new(id, clock, setup.next_u64(), workload)
+        })
+        .collect();
+    (nodes, clients)
+}
+
 /// Runs one simulation of `config` from `seed`. The same seed and configuration give the same
 /// [`Outcome`], trace included.
 pub fn run(config: &SimConfig, seed: u64) -> Result<Outcome, SimConfigError> {
@@ -50,77 +107,8 @@ pub fn run(config: &SimConfig, seed: u64) -> Result<Outcome, SimConfigError> {
     let schedule = match &config.faults {
         FaultPlan::Generated(budget) => match config.swarm {
             Some(knobs) => {
-                let mut rng = stream(seed, SWARM_STREAM);
-                // A third of the runs keep the configured value (the model's own), a third take
-                // the widest, a third draw one between: the rest only widen the search.
-                let mut knob = |lo: Millis, hi: Millis| {
-                    let drawn = Millis(uniform(&mut rng, lo.0, hi.0));
-                    match uniform(&mut rng, 0, 2) {
-                        0 => lo,
-                        1 => hi,
-                        _ => drawn,
-                    }
-                };
-                let round_timeout = knob(config.lock.round_timeout, knobs.round_timeout_max);
-                let think_max = knob(config.workload.think_min, knobs.think_max);
-                // Half the runs have the fastest network: every message takes the shortest
-                // delay, as close as the simulator comes to the model's instant messages.
-                let delay_max = if uniform(&mut rng, 0, 1) == 0 {
-                    config.network.delay_max
-                } else {
-                    config.network.delay_min
-                };
-                // Drawn after the knobs above, so that those draws stay as they were. Half the
-                // runs have their first holder check as late as its margin allows, and half
-                // aim the other clients' start at the moment the first holder's keys go.
-                let late_check = uniform(&mut rng, 0, 1) == 1;
-                let rival_start = (uniform(&mut rng, 0, 1) == 1).then(|| {
-                    let edge = knobs.rival_starts[uniform(&mut rng, 0, 2) as usize];
-                    // Half the time exactly at the edge, else a tick or two after it (a
-                    // message late, a crash a little later).
-                    let ticks = match uniform(&mut rng, 0, 1) {
-                        0 => 0,
-                        _ => uniform(&mut rng, 1, 2),
-                    };
-                    edge + Millis(config.client_clock_resolution.0 * ticks)
-                });
-                let faults = budget.draw_swarm(
-                    &mut stream(seed, FAULT_STREAM),
-                    Aim {
-                        duration: config.duration,
-                        // The separate counter node is one more target for node faults.
-                        nodes: config.nodes() + usize::from(config.workload.counter_node),
-                        clients: config.clients,
-                        ttl: config.ttl,
-                        // A check per storage op: a read and a write per cycle, and a mark
-                        // first under compare-and-set.
-                        checks: 2 * config.workload.cycles_per_lock
-                            + u32::from(
-                                config.workload.cycles_per_lock > 0
-                                    && config.workload.protection
-                                        == crate::storage::Protection::RandomTokenCas,
-                            ),
-                        failover_node: config.crash.failover.map(|f| f.node),
-                    },
-                );
-                // With a fencing write-back, three in four runs whose rivals begin before the
-                // first holder's keys expire (as a forward jump drops one) have the first
-                // client take that round's answers only after a rival acquired. Any other
-                // rival would rarely acquire in time, and the wait would only cost the first
-                // client its lease.
-                let late_answers = config.lock.fencing == crate::proto::Fencing::WriteBack
-                    && rival_start.is_some_and(|after| after < config.ttl)
-                    && uniform(&mut stream(seed, KNOB_STREAM), 0, 3) > 0;
-                let timed = faults.timed.clone();
-                swarm = Some(SwarmRun {
-                    round_timeout,
-                    think_max,
-                    delay_max,
-                    late_check,
-                    rival_start,
-                    late_answers,
-                    faults,
-                });
+                let (timed, drawn) = draw_swarm_run(config, seed, budget, knobs);
+                swarm = Some(drawn);
                 timed
             }
             None => budget.generate(
@@ -139,6 +127,89 @@ pub fn run(config: &SimConfig, seed: u64) -> Result<Outcome, SimConfigError> {
     let mut world = World::new(config, seed, schedule, swarm);
     world.run();
     Ok(world.finish(seed))
+}
+
+/// A swarm run's knobs and faults, drawn from their streams of `seed`; its timed faults
+/// first.
+fn draw_swarm_run(
+    config: &SimConfig,
+    seed: u64,
+    budget: &FaultBudget,
+    knobs: Swarm,
+) -> (Vec<ScheduledFault>, SwarmRun) {
+    let mut rng = stream(seed, SWARM_STREAM);
+    // A third of the runs keep the configured value (the model's own), a third take
+    // the widest, a third draw one between: the rest only widen the search.
+    let mut knob = |lo: Millis, hi: Millis| {
+        let drawn = Millis(uniform(&mut rng, lo.0, hi.0));
+        match uniform(&mut rng, 0, 2) {
+            0 => lo,
+            1 => hi,
+            _ => drawn,
+        }
+    };
+    let round_timeout = knob(config.lock.round_timeout, knobs.round_timeout_max);
+    let think_max = knob(config.workload.think_min, knobs.think_max);
+    // Half the runs have the fastest network: every message takes the shortest
+    // delay, as close as the simulator comes to the model's instant messages.
+    let delay_max = if uniform(&mut rng, 0, 1) == 0 {
+        config.network.delay_max
+    } else {
+        config.network.delay_min
+    };
+    // Drawn after the knobs above, so that those draws stay as they were. Half the
+    // runs have their first holder check as late as its margin allows, and half
+    // aim the other clients' start at the moment the first holder's keys go.
+    let late_check = uniform(&mut rng, 0, 1) == 1;
+    let rival_start = (uniform(&mut rng, 0, 1) == 1).then(|| {
+        let edge = knobs.rival_starts[uniform(&mut rng, 0, 2) as usize];
+        // Half the time exactly at the edge, else a tick or two after it (a
+        // message late, a crash a little later).
+        let ticks = match uniform(&mut rng, 0, 1) {
+            0 => 0,
+            _ => uniform(&mut rng, 1, 2),
+        };
+        edge + Millis(config.client_clock_resolution.0 * ticks)
+    });
+    let faults = budget.draw_swarm(&mut stream(seed, FAULT_STREAM), swarm_aim(config));
+    // With a fencing write-back, three in four runs whose rivals begin before the
+    // first holder's keys expire (as a forward jump drops one) have the first
+    // client take that round's answers only after a rival acquired. Any other
+    // rival would rarely acquire in time, and the wait would only cost the first
+    // client its lease.
+    let late_answers = config.lock.fencing == crate::proto::Fencing::WriteBack
+        && rival_start.is_some_and(|after| after < config.ttl)
+        && uniform(&mut stream(seed, KNOB_STREAM), 0, 3) > 0;
+    let timed = faults.timed.clone();
+    let drawn = SwarmRun {
+        round_timeout,
+        think_max,
+        delay_max,
+        late_check,
+        rival_start,
+        late_answers,
+        faults,
+    };
+    (timed, drawn)
+}
+
+/// The facts a swarm run's faults are aimed with.
+fn swarm_aim(config: &SimConfig) -> Aim {
+    Aim {
+        duration: config.duration,
+        // The separate counter node is one more target for node faults.
+        nodes: config.nodes() + usize::from(config.workload.counter_node),
+        clients: config.clients,
+        ttl: config.ttl,
+        // A check per storage op: a read and a write per cycle, and a mark
+        // first under compare-and-set.
+        checks: 2 * config.workload.cycles_per_lock
+            + u32::from(
+                config.workload.cycles_per_lock > 0
+                    && config.workload.protection == crate::storage::Protection::RandomTokenCas,
+            ),
+        failover_node: config.crash.failover.map(|f| f.node),
+    }
 }
 
 struct World<'a> {
@@ -193,44 +264,8 @@ impl<'a> World<'a> {
         swarm: Option<SwarmRun>,
     ) -> World<'a> {
         let mut setup = stream(seed, SETUP_STREAM);
-        let mut lock_config = config.lock;
-        let mut workload = config.workload;
-        let mut network = config.network;
-        if let Some(drawn) = &swarm {
-            lock_config.round_timeout = drawn.round_timeout;
-            workload.think_max = drawn.think_max;
-            workload.late_check = drawn.late_check;
-            workload.rival_start = drawn.rival_start;
-            workload.late_answers = drawn.late_answers;
-            network.delay_max = drawn.delay_max;
-        }
-        let node_rho = u64::from(config.clocks.rate_error_ppm_max);
-        let client_rho = u64::from(config.clocks.client_rate_error_ppm());
-        // A swarm run puts every clock at an edge of its range half the time: the clock
-        // errors that break safety are the largest.
-        let extreme = swarm.is_some() && uniform(&mut setup, 0, 1) == 1;
-        let clock = |setup: &mut ChaCha8Rng, rho: u64| {
-            let offset = uniform(setup, 0, config.clocks.offset_max.0);
-            // A rate in [−ρ, +ρ]: ρ is at most 500 000, so both casts are exact.
-            let drawn = uniform(setup, 0, 2 * rho);
-            let drawn = match (extreme, drawn > rho) {
-                (false, _) => drawn,
-                (true, true) => 2 * rho,
-                (true, false) => 0,
-            };
-            let rate = drawn as i64 - rho as i64;
-            SimClock::new(offset as i64, rate as i32)
-        };
-        let nodes = (0..config.nodes())
-            .map(|index| SimNode::new(index, clock(&mut setup, node_rho), config.crash))
-            .collect();
-        let mut clients: Vec<SimClient> = (0..config.clients)
-            .map(|id| {
-                let clock =
-                    clock(&mut setup, client_rho).with_resolution(config.client_clock_resolution);
-                SimClient::new(id, clock, setup.next_u64(), &workload)
-            })
-            .collect();
+        let (lock_config, workload, network) = as_drawn(config, swarm.as_ref());
+        let (nodes, mut clients) = draw_processes(config, &mut setup, swarm.is_some(), &workload);
         let first_client = swarm
             .as_ref()
             .and_then(|drawn| drawn.faults.focused_client)
@@ -384,69 +419,20 @@ impl<'a> World<'a> {
     fn apply_fault(&mut self, fault: Fault) -> bool {
         let now = self.now;
         match fault {
-            Fault::ClockJump { process, by_ms } => {
-                let clock = match process {
-                    Process::Node(n) => self
-                        .nodes
-                        .get_mut(usize::from(n))
-                        .map(|node| &mut node.clock),
-                    Process::Client(c) => self
-                        .clients
-                        .get_mut(usize::from(c))
-                        .map(|client| &mut client.clock),
-                };
-                clock.map(|clock| clock.jump(now, by_ms)).is_some()
-            }
+            Fault::ClockJump { process, by_ms } => self.jump_clock(process, by_ms),
             // One index past the lock nodes is the separate counter node: it restarts at once
             // and keeps what its persistence keeps (a restart delay protects leases, not
             // counters).
             Fault::Crash { node, .. } if node == self.nodes.len() && self.workload.counter_node => {
-                let (counter, persistence) = &mut self.counter;
-                counter.crash(*persistence);
-                counter.restart(Millis::ZERO, Millis::ZERO);
-                let counter = counter.counter;
-                self.record(TraceEvent::CounterCrashed { counter });
-                true
+                self.crash_counter()
             }
-            Fault::Crash { node, downtime } => {
-                let lifecycle = self
-                    .nodes
-                    .get_mut(node)
-                    .and_then(|n| n.crash(now, downtime));
-                if let Some(lifecycle) = lifecycle {
-                    self.record(TraceEvent::Node { node, lifecycle });
-                }
-                lifecycle.is_some()
-            }
-            Fault::Failover => {
-                let promoted = self.config.crash.failover.and_then(|failover| {
-                    let node = failover.node;
-                    let lifecycle = self.nodes.get_mut(node)?.fail_over(now)?;
-                    Some((node, lifecycle))
-                });
-                if let Some((node, lifecycle)) = promoted {
-                    self.record(TraceEvent::Node { node, lifecycle });
-                }
-                promoted.is_some()
-            }
+            Fault::Crash { node, downtime } => self.crash_node(node, downtime),
+            Fault::Failover => self.fail_over(),
             Fault::CrashClient { client } => {
                 let now = Millis(now);
                 self.clients.get_mut(client).is_some_and(|c| c.crash(now))
             }
-            Fault::Pause { client, duration } => {
-                let until = now.saturating_add(duration.0);
-                let paused = self
-                    .clients
-                    .get_mut(client)
-                    .is_some_and(|c| c.pause(now, until));
-                if paused {
-                    self.record(TraceEvent::Paused {
-                        client,
-                        until: Millis(until),
-                    });
-                }
-                paused
-            }
+            Fault::Pause { client, duration } => self.pause(client, duration),
             Fault::Isolate { node, duration } => self
                 .nodes
                 .get_mut(node)
@@ -472,6 +458,76 @@ impl<'a> World<'a> {
         }
     }
 
+    /// A step of a node's or a client's clock.
+    fn jump_clock(&mut self, process: Process, by_ms: i64) -> bool {
+        let now = self.now;
+        let clock = match process {
+            Process::Node(n) => self
+                .nodes
+                .get_mut(usize::from(n))
+                .map(|node| &mut node.clock),
+            Process::Client(c) => self
+                .clients
+                .get_mut(usize::from(c))
+                .map(|client| &mut client.clock),
+        };
+        clock.map(|clock| clock.jump(now, by_ms)).is_some()
+    }
+
+    /// The separate counter node crashes and restarts.
+    fn crash_counter(&mut self) -> bool {
+        let (counter, persistence) = &mut self.counter;
+        counter.crash(*persistence);
+        counter.restart(Millis::ZERO, Millis::ZERO);
+        let counter = counter.counter;
+        self.record(TraceEvent::CounterCrashed { counter });
+        true
+    }
+
+    /// Lock node `node` crashes, down for `downtime`.
+    fn crash_node(&mut self, node: usize, downtime: Millis) -> bool {
+        let now = self.now;
+        let lifecycle = self
+            .nodes
+            .get_mut(node)
+            .and_then(|n| n.crash(now, downtime));
+        if let Some(lifecycle) = lifecycle {
+            self.record(TraceEvent::Node { node, lifecycle });
+        }
+        lifecycle.is_some()
+    }
+
+    /// The replicated master fails over to its replica.
+    fn fail_over(&mut self) -> bool {
+        let now = self.now;
+        let promoted = self.config.crash.failover.and_then(|failover| {
+            let node = failover.node;
+            let lifecycle = self.nodes.get_mut(node)?.fail_over(now)?;
+            Some((node, lifecycle))
+        });
+        if let Some((node, lifecycle)) = promoted {
+            self.record(TraceEvent::Node { node, lifecycle });
+        }
+        promoted.is_some()
+    }
+
+    /// Client `client` pauses for `duration`.
+    fn pause(&mut self, client: usize, duration: Millis) -> bool {
+        let now = self.now;
+        let until = now.saturating_add(duration.0);
+        let paused = self
+            .clients
+            .get_mut(client)
+            .is_some_and(|c| c.pause(now, until));
+        if paused {
+            self.record(TraceEvent::Paused {
+                client,
+                until: Millis(until),
+            });
+        }
+        paused
+    }
+
     fn tick_nodes(&mut self) {
         for node in 0..self.nodes.len() {
             if let Some(lifecycle) = self.nodes[node].tick(self.now) {
@@ -494,84 +550,10 @@ impl<'a> World<'a> {
             }
             match (message.to, message.payload) {
                 (Actor::Node(node), Payload::Command(command)) => {
-                    let (client, node) = match message.from {
-                        Actor::Client(c) => (usize::from(c), usize::from(node)),
-                        _ => continue,
-                    };
-                    if let Some(index) = self
-                        .holds
-                        .iter()
-                        .position(|&(c, n, _)| c == client && n == node)
-                    {
-                        let until = self.holds[index].2;
-                        let target = &self.nodes[node];
-                        let local = target.clock.read(self.now);
-                        let busy = !target.state.is_serving(local)
-                            || !target.counts_toward_quorum(self.now)
-                            || target.state.live_entry(local).is_some();
-                        if busy && self.now < until {
-                            self.network.hold(self.now + 1, message);
-                            continue;
-                        }
-                        self.holds.swap_remove(index);
-                    }
-                    // The guard is judged when the node answers, as the Redis client reads the
-                    // node's uptime with its reply.
-                    let counts = self.nodes[node].counts_toward_quorum(self.now);
-                    let counted = self.nodes[node].apply_counted(&command.op, self.now);
-                    let counter = counted.map_or(0, |reply| reply.counter);
-                    let result = counted.map(|reply| reply.applied);
-                    let local = self.nodes[node].clock.read(self.now);
-                    self.record(TraceEvent::NodeApplied {
-                        node,
-                        client,
-                        op: command.op,
-                        local,
-                        result,
-                    });
-                    let reply = match result {
-                        Ok(true) => Reply::Applied,
-                        Ok(false) => Reply::NotApplied,
-                        // A node that is down or restarting refuses the connection.
-                        Err(_) => Reply::Failed,
-                    };
-                    self.send(
-                        Message {
-                            from: message.to,
-                            to: message.from,
-                            payload: Payload::Reply {
-                                round: command.round,
-                                node: NodeId(node as u8),
-                                reply,
-                                counter,
-                                counts,
-                            },
-                        },
-                        Millis::ZERO,
-                    );
+                    self.deliver_command(message, node, command)
                 }
                 (Actor::Storage, Payload::StorageOp { seq, op }) => {
-                    let client = match message.from {
-                        Actor::Client(c) => usize::from(c),
-                        _ => continue,
-                    };
-                    let reply = self.storage.apply(op, self.config.workload.protection);
-                    self.record(TraceEvent::StorageApplied { client, op, reply });
-                    let found = self.checker.check_storage(
-                        Millis(self.now),
-                        &self.storage,
-                        client,
-                        op.epoch(),
-                    );
-                    self.report(found);
-                    self.send(
-                        Message {
-                            from: Actor::Storage,
-                            to: message.from,
-                            payload: Payload::StorageReply { seq, reply },
-                        },
-                        Millis::ZERO,
-                    );
+                    self.deliver_storage_op(message, seq, op)
                 }
                 (Actor::Client(client), payload) => {
                     self.clients[usize::from(client)].deliver(payload)
@@ -580,6 +562,97 @@ impl<'a> World<'a> {
                 _ => {}
             }
         }
+    }
+
+    /// A lock command reaches its node, which applies it and answers.
+    fn deliver_command(&mut self, message: Message, node: u8, command: Command) {
+        let (client, node) = match message.from {
+            Actor::Client(c) => (usize::from(c), usize::from(node)),
+            _ => return,
+        };
+        if self.held(message, client, node) {
+            return;
+        }
+        // The guard is judged when the node answers, as the Redis client reads the
+        // node's uptime with its reply.
+        let counts = self.nodes[node].counts_toward_quorum(self.now);
+        let counted = self.nodes[node].apply_counted(&command.op, self.now);
+        let counter = counted.map_or(0, |reply| reply.counter);
+        let result = counted.map(|reply| reply.applied);
+        let local = self.nodes[node].clock.read(self.now);
+        self.record(TraceEvent::NodeApplied {
+            node,
+            client,
+            op: command.op,
+            local,
+            result,
+        });
+        let reply = match result {
+            Ok(true) => Reply::Applied,
+            Ok(false) => Reply::NotApplied,
+            // A node that is down or restarting refuses the connection.
+            Err(_) => Reply::Failed,
+        };
+        self.send(
+            Message {
+                from: message.to,
+                to: message.from,
+                payload: Payload::Reply {
+                    round: command.round,
+                    node: NodeId(node as u8),
+                    reply,
+                    counter,
+                    counts,
+                },
+            },
+            Millis::ZERO,
+        );
+    }
+
+    /// Whether a delayed request waits another tick: its node is busy (not serving, guarded,
+    /// or holding a live key) and its hold has not ended. A request whose hold ends is
+    /// delivered and its hold dropped.
+    fn held(&mut self, message: Message, client: usize, node: usize) -> bool {
+        if let Some(index) = self
+            .holds
+            .iter()
+            .position(|&(c, n, _)| c == client && n == node)
+        {
+            let until = self.holds[index].2;
+            let target = &self.nodes[node];
+            let local = target.clock.read(self.now);
+            let busy = !target.state.is_serving(local)
+                || !target.counts_toward_quorum(self.now)
+                || target.state.live_entry(local).is_some();
+            if busy && self.now < until {
+                self.network.hold(self.now + 1, message);
+                return true;
+            }
+            self.holds.swap_remove(index);
+        }
+        false
+    }
+
+    /// A storage op reaches the storage, which applies it, is checked, and answers.
+    fn deliver_storage_op(&mut self, message: Message, seq: u32, op: StorageOp) {
+        let client = match message.from {
+            Actor::Client(c) => usize::from(c),
+            _ => return,
+        };
+        let reply = self.storage.apply(op, self.config.workload.protection);
+        self.record(TraceEvent::StorageApplied { client, op, reply });
+        let found = self
+            .checker
+            .check_storage(Millis(self.now), &self.storage, client, op.epoch());
+        self.report(found);
+        self.send(
+            Message {
+                from: Actor::Storage,
+                to: message.from,
+                payload: Payload::StorageReply { seq, reply },
+            },
+            Millis::ZERO,
+        );
     }
 
     fn step_clients(&mut self) {
