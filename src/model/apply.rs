@@ -174,19 +174,7 @@ impl World {
         let id = NodeId(n as u8);
         self.clients[c].inflight.remove(id);
         if shape.chaos_nodes {
-            // A node that answers anything said yes, and keeps nothing.
-            let slot = &mut self.clients[c];
-            if slot.lock.is_collecting(request.round) {
-                slot.mailbox.record(id, Reply::Applied);
-            }
-            tell.tell(|| {
-                self.moment(
-                    Actor::node(n),
-                    Event::YesWithoutKey {
-                        client: Actor::client(c),
-                    },
-                )
-            });
+            self.deliver_to_chaos_node(c, n, request, tell);
             return Some(());
         }
         let clock = self.node_clock(n);
@@ -224,35 +212,72 @@ impl World {
             }
         }
         if T::LISTENS {
-            let event = self.served_event(c, n, &request.op, &served);
-            // A key the fast reading found expired, unless the `SET` it let in tells it.
-            if let Some(old) = served.early_over
-                && !matches!(event, Event::KeySet { .. })
-            {
-                let owner = owner_on(self, n, old.token);
-                let expired = Event::KeyExpired {
-                    owner,
-                    by_jump: false,
-                };
-                tell.tell(|| self.moment(Actor::node(n), expired).on_clock(self));
-            }
-            tell.tell(|| {
-                self.moment(Actor::node(n), event)
-                    .from(Actor::client(c))
-                    .on_clock(self)
-            });
-            if guarded {
-                tell.tell(|| {
-                    self.moment(
-                        Actor::node(n),
-                        Event::GuardRefused {
-                            client: Actor::client(c),
-                        },
-                    )
-                });
-            }
+            self.tell_served(c, n, &request.op, &served, guarded, tell);
         }
         Some(())
+    }
+
+    /// A node that answers anything said yes, and keeps nothing.
+    fn deliver_to_chaos_node<T: Tell>(
+        &mut self,
+        c: usize,
+        n: usize,
+        request: Request,
+        tell: &mut T,
+    ) {
+        let id = NodeId(n as u8);
+        let slot = &mut self.clients[c];
+        if slot.lock.is_collecting(request.round) {
+            slot.mailbox.record(id, Reply::Applied);
+        }
+        tell.tell(|| {
+            self.moment(
+                Actor::node(n),
+                Event::YesWithoutKey {
+                    client: Actor::client(c),
+                },
+            )
+        });
+    }
+
+    /// What node `n` did with client `c`'s `op`: a key the fast reading found expired, the
+    /// answer, and the guard's refusal to count it.
+    fn tell_served<T: Tell>(
+        &self,
+        c: usize,
+        n: usize,
+        op: &Op,
+        served: &Served,
+        guarded: bool,
+        tell: &mut T,
+    ) {
+        let event = self.served_event(c, n, op, served);
+        // A key the fast reading found expired, unless the `SET` it let in tells it.
+        if let Some(old) = served.early_over
+            && !matches!(event, Event::KeySet { .. })
+        {
+            let owner = owner_on(self, n, old.token);
+            let expired = Event::KeyExpired {
+                owner,
+                by_jump: false,
+            };
+            tell.tell(|| self.moment(Actor::node(n), expired).on_clock(self));
+        }
+        tell.tell(|| {
+            self.moment(Actor::node(n), event)
+                .from(Actor::client(c))
+                .on_clock(self)
+        });
+        if guarded {
+            tell.tell(|| {
+                self.moment(
+                    Actor::node(n),
+                    Event::GuardRefused {
+                        client: Actor::client(c),
+                    },
+                )
+            });
+        }
     }
 
     /// Node `n` runs `op`, serving on `reading` (its clock `clock`, or `ε_n` ahead of it).

@@ -112,15 +112,9 @@ impl Shape {
             .storage
             .as_ref()
             .map_or(TokenSource::Ideal, |s| s.token_source);
-        let mut reach = [NodeSet::EMPTY; MAX_MODEL_CLIENTS];
-        reach[..scenario.network.reach.len()].copy_from_slice(&scenario.network.reach);
         let storage = scenario.storage.as_ref();
         let protection = storage.map(|s| s.protection);
-        let ops: &'static [OpKind] = match protection {
-            Some(Protection::RandomTokenCas) => &[OpKind::Mark, OpKind::Read, OpKind::Write],
-            Some(_) => &[OpKind::Read, OpKind::Write],
-            None => &[],
-        };
+        let ops = storage_ops(protection);
         let pauses = scenario.faults.pauses.as_ref();
         let jumps = scenario.faults.clock_jumps.as_ref();
         let crashes = scenario.faults.crashes.as_ref();
@@ -133,7 +127,7 @@ impl Shape {
             extensions: lock.extensions,
             eps_n: scenario.clock.node_error_ticks,
             eps_c: scenario.clock.client_error_ticks,
-            reach,
+            reach: reach(scenario),
             message_loss: scenario.network.message_loss,
             storage: protection,
             token_source,
@@ -161,14 +155,7 @@ impl Shape {
                 .as_ref()
                 .map(|f| Millis(u64::from(f.promotion_delay_ticks))),
             shared_token: lock.token == Tokens::Shared,
-            // The fencing counters are part of their node's and client's rows in the view
-            // (`fence.rs`), so they are permuted with them. With
-            // `[failover]` on several nodes only n1 has a replica, and sorting the node rows
-            // would forget which row is n1's: no symmetry reduction then. Nor in a liveness run
-            // that waits for one named client, which permuting the clients would swap.
-            symmetry: scenario.symmetry
-                && (scenario.failover.is_none() || lock.nodes() == 1)
-                && !(mode == Mode::Liveness && scenario.liveness.client.is_some()),
+            symmetry: symmetric(scenario, mode),
             horizon: scenario.liveness.horizon_ticks,
             isolated_rounds: scenario.liveness.isolated_rounds,
             liveness_client: scenario.liveness.client,
@@ -210,6 +197,34 @@ impl Shape {
             (Bound::Ticks(d), false, _) => Bound::Ticks(d),
         }
     }
+}
+
+/// Each client's reachable nodes, every slot past the scenario's clients empty.
+fn reach(scenario: &Scenario) -> [NodeSet; MAX_MODEL_CLIENTS] {
+    let mut reach = [NodeSet::EMPTY; MAX_MODEL_CLIENTS];
+    reach[..scenario.network.reach.len()].copy_from_slice(&scenario.network.reach);
+    reach
+}
+
+/// The storage ops of one cycle, by the storage's protection (none without storage).
+fn storage_ops(protection: Option<Protection>) -> &'static [OpKind] {
+    match protection {
+        Some(Protection::RandomTokenCas) => &[OpKind::Mark, OpKind::Read, OpKind::Write],
+        Some(_) => &[OpKind::Read, OpKind::Write],
+        None => &[],
+    }
+}
+
+/// Whether the view may sort rows (symmetry reduction).
+fn symmetric(scenario: &Scenario, mode: Mode) -> bool {
+    // The fencing counters are part of their node's and client's rows in the view
+    // (`fence.rs`), so they are permuted with them. With
+    // `[failover]` on several nodes only n1 has a replica, and sorting the node rows
+    // would forget which row is n1's: no symmetry reduction then. Nor in a liveness run
+    // that waits for one named client, which permuting the clients would swap.
+    scenario.symmetry
+        && (scenario.failover.is_none() || scenario.lock.nodes() == 1)
+        && !(mode == Mode::Liveness && scenario.liveness.client.is_some())
 }
 
 /// The one shared copy of `shape`, made once per distinct shape and kept for the life of the

@@ -194,89 +194,101 @@ impl World {
 
     /// Client steps and deliveries, in a fixed order.
     fn prompt_steps(&self, out: &mut Vec<Step>) {
+        for c in 0..self.shape.clients {
+            self.client_steps(c, out);
+            self.delivery_steps(c, out);
+        }
+    }
+
+    /// Client `c`'s own next steps, by its lock's phase.
+    fn client_steps(&self, c: usize, out: &mut Vec<Step>) {
         let shape = &self.shape;
-        for c in 0..shape.clients {
-            let slot = &self.clients[c];
-            let cu = c as u8;
-            match *slot.lock.phase() {
-                LockPhase::Idle | LockPhase::BackingOff { .. } => {
-                    // A connection to a node is FIFO: the next round's `SET` cannot overtake
-                    // the previous one, so a round begins once the last one's requests are in.
-                    let others_acquiring = shape.isolated_rounds
-                        && (0..shape.clients).any(|o| {
-                            o != c
-                                && matches!(self.clients[o].lock.phase(), LockPhase::Acquiring(_))
-                        });
-                    let due = match *slot.lock.phase() {
-                        LockPhase::BackingOff { until } => self.client_clock(c) >= until,
-                        _ => true,
-                    };
-                    if due && slot.inflight.is_empty() && !others_acquiring {
-                        out.push(Step::Begin(cu));
-                    }
-                }
-                LockPhase::Acquiring(_) | LockPhase::Extending { .. } => {
-                    if self.decided(c).is_some() {
-                        out.push(Step::Decide(cu));
-                    }
-                }
-                LockPhase::Holding { .. } => {
-                    let work = slot.work;
-                    // Extend only before the storage cycle starts; whether the lease still
-                    // allows it is the core's call.
-                    if slot.extensions < shape.extensions
-                        && slot.inflight.is_empty()
-                        && work.next == 0
-                        && work.pending.is_none()
-                    {
-                        out.push(Step::Extend(cu));
-                    }
-                    if shape.ops.is_empty() {
-                        out.push(Step::Release(cu));
-                    } else if work.pending.is_some() {
-                        out.push(Step::Apply(cu));
-                    } else {
-                        out.push(Step::Issue(cu));
-                    }
-                }
-                LockPhase::Releasing(_) | LockPhase::Finished => {}
-            }
-            for n in slot.inflight.iter() {
-                let node = n.index();
-                if shape.chaos_nodes {
-                    // Nodes that answer anything: yes, no, or never (see
-                    // `RedlockModel::with_chaos_nodes`).
-                    let (client, node) = (cu, node as u8);
-                    out.push(Step::Deliver {
-                        client,
-                        node,
-                        early: false,
+        let slot = &self.clients[c];
+        let cu = c as u8;
+        match *slot.lock.phase() {
+            LockPhase::Idle | LockPhase::BackingOff { .. } => {
+                // A connection to a node is FIFO: the next round's `SET` cannot overtake
+                // the previous one, so a round begins once the last one's requests are in.
+                let others_acquiring = shape.isolated_rounds
+                    && (0..shape.clients).any(|o| {
+                        o != c && matches!(self.clients[o].lock.phase(), LockPhase::Acquiring(_))
                     });
-                    out.push(Step::Refuse { client, node });
-                    out.push(Step::Lose { client, node });
-                    continue;
+                let due = match *slot.lock.phase() {
+                    LockPhase::BackingOff { until } => self.client_clock(c) >= until,
+                    _ => true,
+                };
+                if due && slot.inflight.is_empty() && !others_acquiring {
+                    out.push(Step::Begin(cu));
                 }
+            }
+            LockPhase::Acquiring(_) | LockPhase::Extending { .. } => {
+                if self.decided(c).is_some() {
+                    out.push(Step::Decide(cu));
+                }
+            }
+            LockPhase::Holding { .. } => {
+                let work = slot.work;
+                // Extend only before the storage cycle starts; whether the lease still
+                // allows it is the core's call.
+                if slot.extensions < shape.extensions
+                    && slot.inflight.is_empty()
+                    && work.next == 0
+                    && work.pending.is_none()
+                {
+                    out.push(Step::Extend(cu));
+                }
+                if shape.ops.is_empty() {
+                    out.push(Step::Release(cu));
+                } else if work.pending.is_some() {
+                    out.push(Step::Apply(cu));
+                } else {
+                    out.push(Step::Issue(cu));
+                }
+            }
+            LockPhase::Releasing(_) | LockPhase::Finished => {}
+        }
+    }
+
+    /// The deliveries of client `c`'s requests in flight, and what else may become of them.
+    fn delivery_steps(&self, c: usize, out: &mut Vec<Step>) {
+        let shape = &self.shape;
+        let slot = &self.clients[c];
+        let cu = c as u8;
+        for n in slot.inflight.iter() {
+            let node = n.index();
+            if shape.chaos_nodes {
+                // Nodes that answer anything: yes, no, or never (see
+                // `RedlockModel::with_chaos_nodes`).
+                let (client, node) = (cu, node as u8);
+                out.push(Step::Deliver {
+                    client,
+                    node,
+                    early: false,
+                });
+                out.push(Step::Refuse { client, node });
+                out.push(Step::Lose { client, node });
+                continue;
+            }
+            out.push(Step::Deliver {
+                client: cu,
+                node: node as u8,
+                early: false,
+            });
+            if self.early_reading_matters(node, !slot.extending_in_flight()) {
                 out.push(Step::Deliver {
                     client: cu,
                     node: node as u8,
-                    early: false,
+                    early: true,
                 });
-                if self.early_reading_matters(node, !slot.extending_in_flight()) {
-                    out.push(Step::Deliver {
+            }
+            if shape.phantoms && !slot.extending_in_flight() {
+                let clock = self.node_clock(node);
+                let state = &self.nodes[node].state;
+                if state.is_serving(clock) && state.live_entry(clock).is_none() {
+                    out.push(Step::Refuse {
                         client: cu,
                         node: node as u8,
-                        early: true,
                     });
-                }
-                if shape.phantoms && !slot.extending_in_flight() {
-                    let clock = self.node_clock(node);
-                    let state = &self.nodes[node].state;
-                    if state.is_serving(clock) && state.live_entry(clock).is_none() {
-                        out.push(Step::Refuse {
-                            client: cu,
-                            node: node as u8,
-                        });
-                    }
                 }
             }
         }

@@ -59,11 +59,7 @@ const TOP: usize = 40;
 /// A sequence diagram of a path: one lane per client and node (and the separate counter node
 /// of `counter-after-acquire`), one row per step.
 pub(super) fn sequence_diagram(shape: &Shape, path: &[(World, Option<Step>)]) -> String {
-    let counter_lane = shape.token_source == TokenSource::CounterAfterAcquire;
-    let lanes = shape.clients + shape.nodes + usize::from(counter_lane);
-    let client_x = |c: usize| 60 + c * LANE_GAP;
-    let node_x = |n: usize| 60 + (shape.clients + n) * LANE_GAP;
-    let counter_x = 60 + (shape.clients + shape.nodes) * LANE_GAP;
+    let lanes = Lanes::of(shape);
     // One label per step, told from the path's events like every other rendering.
     let told = narrate_path(path);
     let labels: Vec<String> = path
@@ -78,7 +74,7 @@ pub(super) fn sequence_diagram(shape: &Shape, path: &[(World, Option<Step>)]) ->
         .map(|l| l.chars().count() * 7)
         .max()
         .unwrap_or(0);
-    let width = 120 + lanes * LANE_GAP + label_width.max(260);
+    let width = 120 + lanes.count * LANE_GAP + label_width.max(260);
     let height = TOP + (path.len() + 1) * ROW_GAP;
     let mut svg = String::new();
     let _ = write!(
@@ -86,41 +82,95 @@ pub(super) fn sequence_diagram(shape: &Shape, path: &[(World, Option<Step>)]) ->
         "<svg version='1.1' baseProfile='full' width='{width}' height='{height}' viewBox='0 0 {width} {height}' xmlns='http://www.w3.org/2000/svg'>\
          <defs><marker id='arrow' markerWidth='12' markerHeight='10' refX='12' refY='5' orient='auto'><polygon points='0 0, 12 5, 0 10'/></marker></defs>"
     );
-    for c in 0..shape.clients {
-        let x = client_x(c);
-        let _ = write!(
-            svg,
-            "<line x1='{x}' y1='{TOP}' x2='{x}' y2='{height}' class='svg-actor-timeline' stroke='black'/>\
-             <text x='{x}' y='{}' text-anchor='middle' class='svg-actor-label'>c{}</text>",
-            TOP - 10,
-            c + 1
-        );
-    }
-    for n in 0..shape.nodes {
-        let x = node_x(n);
-        let _ = write!(
-            svg,
-            "<line x1='{x}' y1='{TOP}' x2='{x}' y2='{height}' stroke='gray'/>\
-             <text x='{x}' y='{}' text-anchor='middle'>n{}</text>",
-            TOP - 10,
-            n + 1
-        );
-    }
-    if counter_lane {
-        let _ = write!(
-            svg,
-            "<line x1='{counter_x}' y1='{TOP}' x2='{counter_x}' y2='{height}' stroke='gray'/>\
-             <text x='{counter_x}' y='{}' text-anchor='middle'>{}</text>",
-            TOP - 10,
-            crate::actor::Actor::Counter
-        );
-    }
-    let text_x = 80 + lanes * LANE_GAP;
+    lanes.draw(&mut svg, height);
+    let text_x = 80 + lanes.count * LANE_GAP;
     for (i, (_, step)) in path.iter().enumerate() {
         let Some(step) = step else { continue };
         let y = TOP + (i + 1) * ROW_GAP;
         let label = escape(&labels[i]);
-        match *step {
+        let fault = told[i].iter().any(event::Moment::is_fault);
+        lanes.draw_step(&mut svg, *step, y, text_x, fault);
+        let _ = write!(
+            svg,
+            "<text x='{text_x}' y='{}' font-size='12'>{label}</text>",
+            y + 4
+        );
+    }
+    let _ = write!(svg, "</svg>");
+    svg
+}
+
+/// Where the diagram's lanes lie: the clients', then the nodes', then the counter node's.
+struct Lanes {
+    clients: usize,
+    nodes: usize,
+    /// Whether the counter node has a lane (`counter-after-acquire`).
+    counter_lane: bool,
+    /// How many lanes there are.
+    count: usize,
+}
+
+impl Lanes {
+    fn of(shape: &Shape) -> Lanes {
+        let counter_lane = shape.token_source == TokenSource::CounterAfterAcquire;
+        Lanes {
+            clients: shape.clients,
+            nodes: shape.nodes,
+            counter_lane,
+            count: shape.clients + shape.nodes + usize::from(counter_lane),
+        }
+    }
+
+    fn client_x(&self, c: usize) -> usize {
+        60 + c * LANE_GAP
+    }
+
+    fn node_x(&self, n: usize) -> usize {
+        60 + (self.clients + n) * LANE_GAP
+    }
+
+    fn counter_x(&self) -> usize {
+        60 + (self.clients + self.nodes) * LANE_GAP
+    }
+
+    /// Every lane's line and name, down to `height`.
+    fn draw(&self, svg: &mut String, height: usize) {
+        for c in 0..self.clients {
+            let x = self.client_x(c);
+            let _ = write!(
+                svg,
+                "<line x1='{x}' y1='{TOP}' x2='{x}' y2='{height}' class='svg-actor-timeline' stroke='black'/>\
+                 <text x='{x}' y='{}' text-anchor='middle' class='svg-actor-label'>c{}</text>",
+                TOP - 10,
+                c + 1
+            );
+        }
+        for n in 0..self.nodes {
+            let x = self.node_x(n);
+            let _ = write!(
+                svg,
+                "<line x1='{x}' y1='{TOP}' x2='{x}' y2='{height}' stroke='gray'/>\
+                 <text x='{x}' y='{}' text-anchor='middle'>n{}</text>",
+                TOP - 10,
+                n + 1
+            );
+        }
+        if self.counter_lane {
+            let counter_x = self.counter_x();
+            let _ = write!(
+                svg,
+                "<line x1='{counter_x}' y1='{TOP}' x2='{counter_x}' y2='{height}' stroke='gray'/>\
+                 <text x='{counter_x}' y='{}' text-anchor='middle'>{}</text>",
+                TOP - 10,
+                crate::actor::Actor::Counter
+            );
+        }
+    }
+
+    /// One step's mark at row `y`: a dashed line for a tick, an arrow for a delivery, else a
+    /// dot on the actor's lane (red for a fault).
+    fn draw_step(&self, svg: &mut String, step: Step, y: usize, text_x: usize, fault: bool) {
+        match step {
             Step::Tick => {
                 let _ = write!(
                     svg,
@@ -132,49 +182,46 @@ pub(super) fn sequence_diagram(shape: &Shape, path: &[(World, Option<Step>)]) ->
                 let _ = write!(
                     svg,
                     "<line x1='{}' y1='{}' x2='{}' y2='{y}' stroke='black' marker-end='url(#arrow)' class='svg-event-line'/>",
-                    client_x(usize::from(client)),
+                    self.client_x(usize::from(client)),
                     y - ROW_GAP / 2,
-                    node_x(usize::from(node))
+                    self.node_x(usize::from(node))
                 );
             }
             _ => {
-                let x = match *step {
-                    Step::Begin(c)
-                    | Step::Extend(c)
-                    | Step::Decide(c)
-                    | Step::Release(c)
-                    | Step::Issue(c)
-                    | Step::Apply(c)
-                    | Step::Pause(c)
-                    | Step::CrashClient(c)
-                    | Step::Lose { client: c, .. }
-                    | Step::Refuse { client: c, .. }
-                    | Step::Jump {
-                        target: Process::Client(c),
-                        ..
-                    } => client_x(usize::from(c)),
-                    Step::Jump {
-                        target: Process::Node(n),
-                        ..
-                    }
-                    | Step::Crash(n)
-                    | Step::Fsync(n) => node_x(usize::from(n)),
-                    Step::CrashCounter | Step::FsyncCounter => counter_x,
-                    _ => node_x(0),
-                };
-                let fault = told[i].iter().any(event::Moment::is_fault);
+                let x = self.actor_x(step);
                 let fill = if fault { "red" } else { "steelblue" };
                 let _ = write!(svg, "<circle cx='{x}' cy='{y}' r='6' fill='{fill}'/>");
             }
         }
-        let _ = write!(
-            svg,
-            "<text x='{text_x}' y='{}' font-size='12'>{label}</text>",
-            y + 4
-        );
     }
-    let _ = write!(svg, "</svg>");
-    svg
+
+    /// The lane of the step's actor.
+    fn actor_x(&self, step: Step) -> usize {
+        match step {
+            Step::Begin(c)
+            | Step::Extend(c)
+            | Step::Decide(c)
+            | Step::Release(c)
+            | Step::Issue(c)
+            | Step::Apply(c)
+            | Step::Pause(c)
+            | Step::CrashClient(c)
+            | Step::Lose { client: c, .. }
+            | Step::Refuse { client: c, .. }
+            | Step::Jump {
+                target: Process::Client(c),
+                ..
+            } => self.client_x(usize::from(c)),
+            Step::Jump {
+                target: Process::Node(n),
+                ..
+            }
+            | Step::Crash(n)
+            | Step::Fsync(n) => self.node_x(usize::from(n)),
+            Step::CrashCounter | Step::FsyncCounter => self.counter_x(),
+            _ => self.node_x(0),
+        }
+    }
 }
 
 fn escape(text: &str) -> String {

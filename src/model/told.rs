@@ -13,12 +13,7 @@ use crate::actor::Actor;
 /// erased ([`Event::UpdateLost`] when a stale write lands after a newer one,
 /// [`Event::WriteOnStaleRead`] when a write was computed before another one landed).
 pub fn narrate_path(path: &[(World, Option<Step>)]) -> Vec<Vec<Moment>> {
-    // The writes the storage applied so far, in order: (client, epoch).
-    let mut writes: Vec<(Actor, u32)> = Vec::new();
-    // For each client, how many writes had landed when its latest read was applied.
-    let mut read_after: Vec<(Actor, usize)> = Vec::new();
-    // For each client, when it sent its latest round's requests.
-    let mut sent_at: Vec<(Actor, u32)> = Vec::new();
+    let mut memory = PathMemory::default();
     let mut steps = Vec::new();
     for pair in path.windows(2) {
         let (before, Some(step)) = &pair[0] else {
@@ -31,7 +26,31 @@ pub fn narrate_path(path: &[(World, Option<Step>)]) -> Vec<Vec<Moment>> {
             replayed.as_ref() == Some(after),
             "a path's step replays to its state"
         );
-        for m in &mut moments {
+        memory.note_delays(&mut moments);
+        // The loss is told right after the write that caused it.
+        if let Some((at, event)) = memory.note_storage(&moments) {
+            moments.insert(at + 1, Moment::new(after.now, Actor::Storage, event));
+        }
+        steps.push(moments);
+    }
+    steps
+}
+
+/// What the path has shown so far that a later step's events need.
+#[derive(Default)]
+struct PathMemory {
+    /// The writes the storage applied so far, in order: (client, epoch).
+    writes: Vec<(Actor, u32)>,
+    /// For each client, how many writes had landed when its latest read was applied.
+    read_after: Vec<(Actor, usize)>,
+    /// For each client, when it sent its latest round's requests.
+    sent_at: Vec<(Actor, u32)>,
+}
+
+impl PathMemory {
+    /// Notes when each round was sent, and marks how long each answer's request travelled.
+    fn note_delays(&mut self, moments: &mut [Moment]) {
+        for m in moments {
             match (&m.event, m.from) {
                 (
                     Event::RoundBegan { .. }
@@ -39,8 +58,8 @@ pub fn narrate_path(path: &[(World, Option<Step>)]) -> Vec<Vec<Moment>> {
                     | Event::WriteBackBegan { .. },
                     _,
                 ) => {
-                    sent_at.retain(|(c, _)| *c != m.actor);
-                    sent_at.push((m.actor, m.t));
+                    self.sent_at.retain(|(c, _)| *c != m.actor);
+                    self.sent_at.push((m.actor, m.t));
                 }
                 (
                     Event::KeySet { .. }
@@ -52,7 +71,8 @@ pub fn narrate_path(path: &[(World, Option<Step>)]) -> Vec<Vec<Moment>> {
                     | Event::NotServing { .. },
                     Some(from),
                 ) => {
-                    m.delayed = sent_at
+                    m.delayed = self
+                        .sent_at
                         .iter()
                         .find(|(c, _)| *c == from)
                         .map(|(_, sent)| m.t.saturating_sub(*sent))
@@ -61,7 +81,11 @@ pub fn narrate_path(path: &[(World, Option<Step>)]) -> Vec<Vec<Moment>> {
                 _ => {}
             }
         }
-        // The loss is told right after the write that caused it.
+    }
+
+    /// Notes the step's applied reads and writes, and returns the last update a write lost,
+    /// with the index of the moment of that write.
+    fn note_storage(&mut self, moments: &[Moment]) -> Option<(usize, Event)> {
         let mut lost = None;
         for (at, m) in moments.iter().enumerate() {
             let Event::OpArrived {
@@ -75,46 +99,47 @@ pub fn narrate_path(path: &[(World, Option<Step>)]) -> Vec<Vec<Moment>> {
             };
             match op {
                 StorageOp::Read { .. } => {
-                    read_after.retain(|(c, _)| *c != client);
-                    read_after.push((client, writes.len()));
+                    self.read_after.retain(|(c, _)| *c != client);
+                    self.read_after.push((client, self.writes.len()));
                 }
                 StorageOp::Write { epoch, .. } => {
-                    let newest = writes.iter().copied().max_by_key(|(_, e)| *e);
-                    let since_read = read_after
-                        .iter()
-                        .find(|(c, _)| *c == client)
-                        .map_or(writes.len(), |(_, n)| *n);
-                    let found = match newest {
-                        Some((newer, newer_epoch)) if newer_epoch > epoch => {
-                            Some(Event::UpdateLost {
-                                stale: client,
-                                stale_epoch: epoch,
-                                overwritten: newer,
-                                overwritten_epoch: newer_epoch,
-                            })
-                        }
-                        _ => writes[since_read..]
-                            .iter()
-                            .rfind(|(c, _)| *c != client)
-                            .map(|&(other, other_epoch)| Event::WriteOnStaleRead {
-                                writer: client,
-                                writer_epoch: epoch,
-                                lost: other,
-                                lost_epoch: other_epoch,
-                            }),
-                    };
+                    let found = self.lost_by_write(client, epoch);
                     lost = found.map(|event| (at, event)).or(lost);
-                    writes.push((client, epoch));
+                    self.writes.push((client, epoch));
                 }
                 StorageOp::Mark { .. } => {}
             }
         }
-        if let Some((at, event)) = lost {
-            moments.insert(at + 1, Moment::new(after.now, Actor::Storage, event));
-        }
-        steps.push(moments);
+        lost
     }
-    steps
+
+    /// The update `client`'s write of `epoch` erases, if any: a newer write it lands after,
+    /// or one that landed after the read it was computed from.
+    fn lost_by_write(&self, client: Actor, epoch: u32) -> Option<Event> {
+        let newest = self.writes.iter().copied().max_by_key(|(_, e)| *e);
+        let since_read = self
+            .read_after
+            .iter()
+            .find(|(c, _)| *c == client)
+            .map_or(self.writes.len(), |(_, n)| *n);
+        match newest {
+            Some((newer, newer_epoch)) if newer_epoch > epoch => Some(Event::UpdateLost {
+                stale: client,
+                stale_epoch: epoch,
+                overwritten: newer,
+                overwritten_epoch: newer_epoch,
+            }),
+            _ => self.writes[since_read..]
+                .iter()
+                .rfind(|(c, _)| *c != client)
+                .map(|&(other, other_epoch)| Event::WriteOnStaleRead {
+                    writer: client,
+                    writer_epoch: epoch,
+                    lost: other,
+                    lost_epoch: other_epoch,
+                }),
+        }
+    }
 }
 
 /// One step in one line (`t=3 c1 checks its lease …`), as the Explorer's pane, its diagram

@@ -63,8 +63,8 @@ use crate::time::Millis;
 
 use super::fence::{ClientFence, NodeFence};
 use super::shape::Mode;
-use super::world::World;
 use super::world::owner_of;
+use super::world::{Work, World};
 
 const ROWS: usize = MAX_MODEL_NODES + 1 + MAX_MODEL_CLIENTS;
 
@@ -289,12 +289,7 @@ impl World {
         let pinned = shape.jump_target == JumpTarget::Client && shape.jump_index == Some(c as u8);
         // A round's age matters up to the later of its timeout and `ttl − drift`; a lease's
         // remaining validity matters down to `−ε_c`. Both widened by the backward budget.
-        let age_cap = shape
-            .params
-            .round_timeout
-            .max(shape.params.ttl - shape.params.drift)
-            .as_u64() as i64
-            + back;
+        let age_cap = self.round_age_cap() + back;
         let left_floor = -i64::from(shape.eps_c) - back;
         // What requests are in flight matters only while some are.
         let inflight_extend = slot.extending_in_flight();
@@ -347,24 +342,37 @@ impl World {
                 let left = lease.deadline.signed_sub(clock).max(left_floor);
                 row |= 3 << 5 | clamp8(left) << 8;
                 row |= epoch_of(epoch) << 16;
-                row |= u64::from(work.next) << 21;
-                let pending = match work.pending {
-                    None => 0,
-                    Some(StorageOp::Mark { .. }) => 1,
-                    Some(StorageOp::Read { .. }) => 2,
-                    Some(StorageOp::Write { value, .. }) => 3 | u64::from(value.min(31)) << 2,
-                };
-                row |= pending << 23;
-                row |= work.read.map_or(0, |v| 1 | u64::from(v.min(31)) << 1) << 30;
-                let stall = match shape.stall_allowance(work.paused) {
-                    Bound::Unbounded => 0,
-                    Bound::Ticks(_) => u64::from(work.stall),
-                };
-                row |= stall.min(255) << 36;
-                row |= u64::from(work.paused) << 44;
+                row |= self.work_bits(work);
             }
         }
         row
+    }
+
+    /// The later of the round timeout and `ttl − drift`: how old a round can get and still
+    /// matter, before the backward budget widens it.
+    fn round_age_cap(&self) -> i64 {
+        let params = &self.shape.params;
+        params.round_timeout.max(params.ttl - params.drift).as_u64() as i64
+    }
+
+    /// A holder's storage work, at bits 21 to 44 of its row: the next op, the one on its
+    /// way, the value read, the stall and the pause.
+    fn work_bits(&self, work: Work) -> u64 {
+        let pending = match work.pending {
+            None => 0,
+            Some(StorageOp::Mark { .. }) => 1,
+            Some(StorageOp::Read { .. }) => 2,
+            Some(StorageOp::Write { value, .. }) => 3 | u64::from(value.min(31)) << 2,
+        };
+        let stall = match self.shape.stall_allowance(work.paused) {
+            Bound::Unbounded => 0,
+            Bound::Ticks(_) => u64::from(work.stall),
+        };
+        u64::from(work.next) << 21
+            | pending << 23
+            | work.read.map_or(0, |v| 1 | u64::from(v.min(31)) << 1) << 30
+            | stall.min(255) << 36
+            | u64::from(work.paused) << 44
     }
 
     /// What every permutation re-assembles: the node rows' parts, the replica's, the client

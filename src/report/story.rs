@@ -5,7 +5,7 @@ use serde::Serialize;
 use crate::actor::Actor;
 use crate::model::{Event, Moment, Phase, RedlockModel, Step, World, breaks, narrate_path};
 use crate::property::Property;
-use crate::scenario::property;
+use crate::scenario::{Scenario, property};
 
 /// A counterexample told as a story.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -140,6 +140,25 @@ fn detail(property: &str, state: &World) -> String {
     }
 }
 
+/// The story's lanes: the clients, the nodes, and the counter node, the replica and the
+/// storage when the path has them.
+fn lanes(scenario: &Scenario, path: &[(World, Option<Step>)]) -> Vec<String> {
+    let mut lanes: Vec<String> = (0..usize::from(scenario.lock.clients))
+        .map(client)
+        .collect();
+    lanes.extend((0..scenario.lock.params.node_count).map(|n| Actor::Node(n).to_string()));
+    if path.first().is_some_and(|(w, _)| w.counter_node_in_play()) {
+        lanes.push(Actor::Counter.to_string());
+    }
+    if path.iter().any(|(w, _)| w.replica.is_some()) {
+        lanes.push(Actor::Replica.to_string());
+    }
+    if scenario.storage.is_some() {
+        lanes.push(Actor::Storage.to_string());
+    }
+    lanes
+}
+
 impl Story {
     /// Tells `path` (states with the step taken from each; the last step is `None`), marking
     /// the first state where `property` breaks. The lines are the model's events
@@ -150,19 +169,7 @@ impl Story {
         path: &[(World, Option<Step>)],
     ) -> Story {
         let scenario = model.scenario();
-        let mut lanes: Vec<String> = (0..usize::from(scenario.lock.clients))
-            .map(client)
-            .collect();
-        lanes.extend((0..scenario.lock.params.node_count).map(|n| Actor::Node(n).to_string()));
-        if path.first().is_some_and(|(w, _)| w.counter_node_in_play()) {
-            lanes.push(Actor::Counter.to_string());
-        }
-        if path.iter().any(|(w, _)| w.replica.is_some()) {
-            lanes.push(Actor::Replica.to_string());
-        }
-        if scenario.storage.is_some() {
-            lanes.push(Actor::Storage.to_string());
-        }
+        let lanes = lanes(scenario, path);
         let mut lines = Vec::new();
         let mut steps = 0;
         let mut broke = false;
