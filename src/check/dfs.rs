@@ -281,40 +281,13 @@ where
                 max_depth = job.depth as usize;
                 counters.max_depth.store(max_depth, Ordering::Relaxed);
             }
-            let discovered = self.discovered.load(Ordering::Relaxed);
-            for (i, property) in self.properties.iter().enumerate() {
-                if discovered & (1 << i) != 0 {
-                    continue;
-                }
-                let holds = (property.condition)(&self.model, &job.state);
-                let found = match property.expectation {
-                    Expectation::Always => !holds,
-                    Expectation::Sometimes => holds,
-                    Expectation::Eventually => unreachable!("refused by `spawn`"),
-                };
-                if found {
-                    self.discover(i, job.fingerprint);
-                }
-            }
+            self.check_properties(&job);
             if self.discovered.load(Ordering::Relaxed) == all {
                 // Every property settled: nothing left to learn.
                 self.finish();
                 break;
             }
-            self.model.actions(&job.state, &mut actions);
-            for action in actions.drain(..) {
-                let Some(next) = self.model.next_state(&job.state, action) else {
-                    continue;
-                };
-                if !self.model.within_boundary(&next) {
-                    continue;
-                }
-                successors.push(Job {
-                    fingerprint: fingerprint(&self.hasher, &next),
-                    state: next,
-                    depth: job.depth + 1,
-                });
-            }
+            self.expand(&job, &mut actions, &mut successors);
             // Touch every successor's slot before inserting any: the cache misses overlap.
             handle.enter(&self.table);
             known.clear();
@@ -334,6 +307,49 @@ where
             }
         }
         counters.unique.store(unique, Ordering::Relaxed);
+    }
+
+    /// Checks every property not yet discovered against `job`'s state.
+    fn check_properties(&self, job: &Job<M::State>) {
+        let discovered = self.discovered.load(Ordering::Relaxed);
+        for (i, property) in self.properties.iter().enumerate() {
+            if discovered & (1 << i) != 0 {
+                continue;
+            }
+            let holds = (property.condition)(&self.model, &job.state);
+            let found = match property.expectation {
+                Expectation::Always => !holds,
+                Expectation::Sometimes => holds,
+                Expectation::Eventually => unreachable!("refused by `spawn`"),
+            };
+            if found {
+                self.discover(i, job.fingerprint);
+            }
+        }
+    }
+
+    /// `job`'s successors within the boundary, fingerprinted, onto `successors` (`actions` is
+    /// scratch space).
+    fn expand(
+        &self,
+        job: &Job<M::State>,
+        actions: &mut Vec<M::Action>,
+        successors: &mut Vec<Job<M::State>>,
+    ) {
+        self.model.actions(&job.state, actions);
+        for action in actions.drain(..) {
+            let Some(next) = self.model.next_state(&job.state, action) else {
+                continue;
+            };
+            if !self.model.within_boundary(&next) {
+                continue;
+            }
+            successors.push(Job {
+                fingerprint: fingerprint(&self.hasher, &next),
+                state: next,
+                depth: job.depth + 1,
+            });
+        }
     }
 
     fn discover(&self, property: usize, state: Fingerprint) {

@@ -1,6 +1,7 @@
 //! One run of the search: stateright's checkers or the depth-first engine, under the limits, to a report.
 
 use std::collections::BTreeSet;
+use std::ops::ControlFlow;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -196,27 +197,10 @@ impl Run<'_> {
             .filter(|p| p.expectation == Expectation::Always)
             .map(|p| p.name)
             .collect();
-        let mut probe = None;
-        if check.strategy == Strategy::DepthFirst && check.probe_states > 0 {
-            let budget = check
-                .max_states
-                .map_or(check.probe_states, |max| max.min(check.probe_states));
-            let mut explored = self.explore(model.fresh(), 1, Search::Probe { max_states: budget });
-            let all_found = properties
-                .iter()
-                .all(|p| explored.discovery(p.name).is_some());
-            if explored.cut && check.max_states.is_some_and(|max| max <= budget) {
-                // The probe used the whole state limit: depth first would stop at once.
-                explored.stopped = Some(StopReason::StateLimit);
-                self.stopped = self.stopped.or(explored.stopped);
-            }
-            // Exhausted within the budget, stopped by a limit, or every property already
-            // found: breadth first on one thread has settled everything it can.
-            if !explored.cut || explored.stopped.is_some() || all_found {
-                return self.reports(&properties, &explored, Some(&explored));
-            }
-            probe = Some(explored);
-        }
+        let probe = match self.probe(&model, &properties) {
+            ControlFlow::Break(reports) => return reports,
+            ControlFlow::Continue(probe) => probe,
+        };
         let verdicts = match check.strategy {
             Strategy::BreadthFirst => self.explore(model, check.threads, Search::BreadthFirst),
             Strategy::DepthFirst => self.explore(model, check.threads, Search::DepthFirst),
@@ -237,36 +221,79 @@ impl Run<'_> {
             // thread finds the same counterexample plain breadth first would (the model's
             // `always` conditions keep the first violating state, and one thread visits states
             // in the same order), and the depth-first path bounds how deep it has to go.
-            let depth = violated
-                .iter()
-                .filter_map(|name| verdicts.discovery(name))
-                .map(|path| path.clone().into_actions().len())
-                .max()
-                .unwrap_or(0);
-            // stateright counts the initial state as depth 1 and skips states at the target.
-            let search = Search::Shortest {
-                names: violated.clone(),
-                max_depth: depth + 2,
-            };
-            let found = self.explore(verdicts.model.fresh(), 1, search);
-            // Keep the probe's counterexamples, add the new ones.
-            shortest = Some(match shortest {
-                Some(mut probe) => {
-                    probe.discoveries.extend(
-                        found
-                            .discoveries
-                            .into_iter()
-                            .filter(|(name, _)| violated.contains(name)),
-                    );
-                    probe
-                }
-                None => found,
-            });
+            shortest = Some(self.shortest(&verdicts, &violated, shortest));
         } else if check.strategy == Strategy::BreadthFirst {
             // Plain breadth first: its own paths are the shortest.
             return self.reports(&properties, &verdicts, Some(&verdicts));
         }
         self.reports(&properties, &verdicts, shortest.as_ref())
+    }
+
+    /// Depth first's probe: breadth first on one thread within `probe_states`. Breaks with
+    /// the reports when it settles everything it can; else continues with what it found
+    /// (nothing without a probe).
+    fn probe(
+        &mut self,
+        model: &RedlockModel,
+        properties: &[stateright::Property<RedlockModel>],
+    ) -> ControlFlow<Vec<PropertyReport>, Option<Explored>> {
+        let check = self.check;
+        if check.strategy == Strategy::DepthFirst && check.probe_states > 0 {
+            let budget = check
+                .max_states
+                .map_or(check.probe_states, |max| max.min(check.probe_states));
+            let mut explored = self.explore(model.fresh(), 1, Search::Probe { max_states: budget });
+            let all_found = properties
+                .iter()
+                .all(|p| explored.discovery(p.name).is_some());
+            if explored.cut && check.max_states.is_some_and(|max| max <= budget) {
+                // The probe used the whole state limit: depth first would stop at once.
+                explored.stopped = Some(StopReason::StateLimit);
+                self.stopped = self.stopped.or(explored.stopped);
+            }
+            // Exhausted within the budget, stopped by a limit, or every property already
+            // found: breadth first on one thread has settled everything it can.
+            if !explored.cut || explored.stopped.is_some() || all_found {
+                return ControlFlow::Break(self.reports(properties, &explored, Some(&explored)));
+            }
+            return ControlFlow::Continue(Some(explored));
+        }
+        ControlFlow::Continue(None)
+    }
+
+    /// The shortest counterexamples of `violated`, which depth first found in `verdicts`,
+    /// added to the probe's (`shortest`).
+    fn shortest(
+        &mut self,
+        verdicts: &Explored,
+        violated: &BTreeSet<&'static str>,
+        shortest: Option<Explored>,
+    ) -> Explored {
+        let depth = violated
+            .iter()
+            .filter_map(|name| verdicts.discovery(name))
+            .map(|path| path.clone().into_actions().len())
+            .max()
+            .unwrap_or(0);
+        // stateright counts the initial state as depth 1 and skips states at the target.
+        let search = Search::Shortest {
+            names: violated.clone(),
+            max_depth: depth + 2,
+        };
+        let found = self.explore(verdicts.model.fresh(), 1, search);
+        // Keep the probe's counterexamples, add the new ones.
+        match shortest {
+            Some(mut probe) => {
+                probe.discoveries.extend(
+                    found
+                        .discoveries
+                        .into_iter()
+                        .filter(|(name, _)| violated.contains(name)),
+                );
+                probe
+            }
+            None => found,
+        }
     }
 
     /// The reports for `properties` from the run that settled them (`verdicts`) and the
@@ -424,18 +451,7 @@ impl Run<'_> {
                 // Poll finely, so that a short run is not stretched to the polling period.
                 std::thread::sleep(poll);
                 let elapsed = start.elapsed();
-                // The cadence runs from the check's start, not this run's: a check made of
-                // several short runs is still reported once per interval.
-                if let Some(progress) = &check.progress
-                    && self.start.elapsed() >= self.next_report
-                {
-                    self.next_report += check.progress_interval;
-                    progress(Progress {
-                        name: &check.scenario.name,
-                        unique_states: self.unique_states + checker.unique_state_count(),
-                        seconds: self.start.elapsed().as_secs_f64(),
-                    });
-                }
+                self.report_progress(&checker);
                 if stopped.is_some() || cut {
                     continue;
                 }
@@ -444,18 +460,7 @@ impl Run<'_> {
                     stop.store(true, Ordering::Relaxed);
                     continue;
                 }
-                if budget.is_some_and(|b| checker.unique_state_count() >= b) {
-                    stopped = Some(StopReason::StateLimit);
-                } else if self.deadline.is_some_and(|d| Instant::now() >= d) {
-                    stopped = Some(StopReason::TimeLimit);
-                } else if let Some(limit) = check.memory_limit
-                    && elapsed >= next_memory_sample
-                {
-                    next_memory_sample = elapsed + Duration::from_millis(50);
-                    if memory::resident_bytes().is_some_and(|rss| rss > limit) {
-                        stopped = Some(StopReason::MemoryLimit);
-                    }
-                }
+                stopped = self.limit_reached(&checker, budget, elapsed, &mut next_memory_sample);
                 if stopped.is_some() {
                     before_stop = Some(checker.eventually_discovered());
                     // From now on no state has successors: the threads drain what they hold
@@ -477,6 +482,47 @@ impl Run<'_> {
             discoveries,
             stopped,
             cut,
+        }
+    }
+
+    /// Reports progress once per interval. The cadence runs from the check's start, not this
+    /// run's: a check made of several short runs is still reported once per interval.
+    fn report_progress<R: Running>(&mut self, checker: &R) {
+        let check = self.check;
+        if let Some(progress) = &check.progress
+            && self.start.elapsed() >= self.next_report
+        {
+            self.next_report += check.progress_interval;
+            progress(Progress {
+                name: &check.scenario.name,
+                unique_states: self.unique_states + checker.unique_state_count(),
+                seconds: self.start.elapsed().as_secs_f64(),
+            });
+        }
+    }
+
+    /// The limit the run has reached, if any: its share of the state budget, the deadline,
+    /// or (sampled every 50 ms of `elapsed`) the memory limit.
+    fn limit_reached<R: Running>(
+        &self,
+        checker: &R,
+        budget: Option<usize>,
+        elapsed: Duration,
+        next_memory_sample: &mut Duration,
+    ) -> Option<StopReason> {
+        if budget.is_some_and(|b| checker.unique_state_count() >= b) {
+            Some(StopReason::StateLimit)
+        } else if self.deadline.is_some_and(|d| Instant::now() >= d) {
+            Some(StopReason::TimeLimit)
+        } else if let Some(limit) = self.check.memory_limit
+            && elapsed >= *next_memory_sample
+        {
+            *next_memory_sample = elapsed + Duration::from_millis(50);
+            memory::resident_bytes()
+                .is_some_and(|rss| rss > limit)
+                .then_some(StopReason::MemoryLimit)
+        } else {
+            None
         }
     }
 }

@@ -29,6 +29,26 @@ fn client_of(actor: Actor) -> Option<usize> {
     }
 }
 
+/// A key told as set on node `n` for `client` is that client's key there afterwards.
+fn check_key_set(
+    m: &Moment,
+    client: Actor,
+    n: usize,
+    after: &World,
+    set: &mut [u64],
+) -> Result<(), String> {
+    let c = client_of(client).ok_or("a key set for no client")?;
+    let token = after.clients[c].token();
+    if after.nodes[n].state.entry.map(|e| e.token) != Some(token) {
+        return Err(format!(
+            "{} is told, but the node does not hold that key",
+            m.sentence()
+        ));
+    }
+    set[c] |= 1 << n;
+    Ok(())
+}
+
 /// What `moment` claims about node keys, checked against the step's two states; `set` holds,
 /// per client, the nodes that told they set its key since its latest round began.
 fn check_moment(m: &Moment, before: &World, after: &World, set: &mut [u64]) -> Result<(), String> {
@@ -47,27 +67,15 @@ fn check_moment(m: &Moment, before: &World, after: &World, set: &mut [u64]) -> R
                 m.sentence()
             ));
         }
-        (Event::KeySet { client, .. }, Some(n)) => {
-            let c = client_of(*client).ok_or("a key set for no client")?;
-            let token = after.clients[c].token();
-            if key(after, n).map(|e| e.token) != Some(token) {
-                return Err(format!(
-                    "{} is told, but the node does not hold that key",
-                    m.sentence()
-                ));
-            }
-            set[c] |= 1 << n;
-        }
+        (Event::KeySet { client, .. }, Some(n)) => check_key_set(m, *client, n, after, set)?,
         (Event::FenceRaised { client, .. }, Some(n)) => {
             let c = client_of(*client).ok_or("a write-back of no client")?;
             set[c] |= 1 << n;
         }
-        (Event::RoundBegan { .. } | Event::ExtensionBegan { .. }, _) => {
-            if let Some(c) = client_of(m.actor) {
-                set[c] = 0;
-            }
-        }
-        (Event::WriteBackBegan { .. }, _) => {
+        (
+            Event::RoundBegan { .. } | Event::ExtensionBegan { .. } | Event::WriteBackBegan { .. },
+            _,
+        ) => {
             if let Some(c) = client_of(m.actor) {
                 set[c] = 0;
             }
