@@ -405,3 +405,121 @@ fn the_layering_check_fires_on_an_upward_import_and_a_cycle() {
     );
     assert_eq!(cycle(&table), None);
 }
+
+/// The most lines a function may span, from its `fn` line to its closing brace.
+const MAX_FUNCTION_LINES: usize = 70;
+
+/// Functions still allowed to be longer, as (file under `src/`, function name, its length
+/// today): each entry is a debt, and its length may only go down. None are left.
+const LONG_FUNCTIONS_ALLOWED: &[(&str, &str, usize)] = &[];
+
+/// Every function of `text` longer than `max` lines, as (name, first line, length). A
+/// function runs from the line that opens with `fn` (after any visibility, `const`, `async`
+/// or `unsafe`) to the first line that is its indentation and `}`; a declaration without a
+/// body and a body on one line are skipped. Crude like the greps above: it reads the
+/// formatting `cargo fmt` gives.
+fn long_functions(text: &str, max: usize) -> Vec<(String, usize, usize)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut found = Vec::new();
+    for (start, line) in lines.iter().enumerate() {
+        let code = line.trim_start();
+        let indent = &line[..line.len() - code.len()];
+        let mut rest = code;
+        for prefix in [
+            "pub(crate) ",
+            "pub(super) ",
+            "pub ",
+            "const ",
+            "async ",
+            "unsafe ",
+        ] {
+            rest = rest.strip_prefix(prefix).unwrap_or(rest);
+        }
+        let Some(signature) = rest.strip_prefix("fn ") else {
+            continue;
+        };
+        let name: String = signature
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        let closing = format!("{indent}}}");
+        let mut opened = false;
+        let mut end = None;
+        for (at, line) in lines.iter().enumerate().skip(start) {
+            if at > start && line.trim_end() == closing {
+                end = Some(at);
+                break;
+            }
+            opened |= line.contains('{');
+            let trimmed = line.trim_end();
+            if (!opened && trimmed.ends_with(';')) || (at == start && trimmed.ends_with('}')) {
+                break;
+            }
+        }
+        if let Some(end) = end {
+            let length = end - start + 1;
+            if length > max {
+                found.push((name, start + 1, length));
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn no_function_is_longer_than_seventy_lines() {
+    let mut files = Vec::new();
+    rust_files(&src(), &mut files);
+    assert!(
+        files.len() > 10,
+        "expected the crate's files, found {files:?}"
+    );
+    let mut offences = Vec::new();
+    let mut still_long = BTreeSet::new();
+    for file in &files {
+        let text =
+            fs::read_to_string(file).unwrap_or_else(|e| panic!("read {}: {e}", file.display()));
+        let relative = file.strip_prefix(src()).expect("a file under src/");
+        let relative = relative.to_string_lossy().replace('\\', "/");
+        for (name, line, length) in long_functions(&text, MAX_FUNCTION_LINES) {
+            let allowed = LONG_FUNCTIONS_ALLOWED
+                .iter()
+                .find(|(f, n, _)| *f == relative && *n == name);
+            match allowed {
+                Some(&(_, _, max)) if length <= max => {
+                    still_long.insert((relative.clone(), name));
+                }
+                Some(&(_, _, max)) => offences.push(format!(
+                    "src/{relative}:{line}: `{name}` grew to {length} lines (allowed {max})"
+                )),
+                None => offences.push(format!(
+                    "src/{relative}:{line}: `{name}` is {length} lines; split it into named steps \
+                     (at most {MAX_FUNCTION_LINES})"
+                )),
+            }
+        }
+    }
+    // An allowance nobody needs any more is removed, so the list only shrinks.
+    for (file, name, _) in LONG_FUNCTIONS_ALLOWED {
+        if !still_long.contains(&((*file).to_owned(), (*name).to_owned())) {
+            offences.push(format!(
+                "src/{file}: `{name}` is no longer over {MAX_FUNCTION_LINES} lines (or gone): \
+                 remove it from LONG_FUNCTIONS_ALLOWED"
+            ));
+        }
+    }
+    assert!(offences.is_empty(), "{}", offences.join("\n"));
+}
+
+#[test]
+fn the_length_count_runs_from_fn_to_its_closing_brace() {
+    let body = "    x += 1;\n".repeat(5);
+    let text = format!(
+        "pub fn long(x: u32) {{\n{body}}}\n\nimpl A {{\n    pub(crate) fn method(\n        &self,\n    ) -> u32 {{\n{body}        1\n    }}\n}}\n\ntrait T {{\n    fn declared(&self)\n        -> u32;\n}}\nfn one_line() {{}}\n"
+    );
+    assert_eq!(
+        long_functions(&text, 5),
+        vec![("long".to_owned(), 1, 7), ("method".to_owned(), 10, 10)]
+    );
+    assert!(long_functions(&text, 10).is_empty());
+}
