@@ -839,8 +839,8 @@ impl Validator<'_> {
             }),
         };
         let clock_jumps = self.clock_jumps(raw, lock)?;
-        let crashes = self.crashes(lock, raw)?;
-        let client_crashes = self.client_crashes(lock, raw)?;
+        let crashes = self.crashes(raw, lock)?;
+        let client_crashes = self.client_crashes(raw, lock)?;
         Ok(FaultSettings {
             pauses,
             clock_jumps,
@@ -915,8 +915,8 @@ impl Validator<'_> {
     /// `[faults.crashes]`: how many nodes crash, what they keep, and when they serve again.
     fn crashes(
         &self,
-        lock: &LockSettings,
         raw: &RawScenario,
+        lock: &LockSettings,
     ) -> Result<Option<CrashSettings>, ScenarioError> {
         Ok(match &raw.faults.crashes {
             None => None,
@@ -958,8 +958,8 @@ impl Validator<'_> {
     /// `[faults.client_crashes]`: how many clients crash for good.
     fn client_crashes(
         &self,
-        lock: &LockSettings,
         raw: &RawScenario,
+        lock: &LockSettings,
     ) -> Result<Option<ClientCrashSettings>, ScenarioError> {
         Ok(match &raw.faults.client_crashes {
             None => None,
