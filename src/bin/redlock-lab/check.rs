@@ -7,7 +7,9 @@ use std::time::Duration;
 use anyhow::{Result, bail};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use redlock_lab::cause;
-use redlock_lab::check::{Check, Progress, Report, available_bytes, available_threads};
+use redlock_lab::check::{
+    Check, Engine, Progress, Report, StopReason, available_bytes, available_threads,
+};
 use redlock_lab::scenario::{Ingredient, Scenario, Verdict};
 
 use crate::Outcome;
@@ -47,6 +49,12 @@ pub struct Args {
     /// which are necessary (always on with `--json`).
     #[arg(long)]
     why: bool,
+    /// Which engine settles the verdicts: `zones` (symbolic time: any size of constants;
+    /// mutual exclusion and `lock acquired`, counterexamples as step lists), `discrete`
+    /// (every feature and property, stories), or `auto` [default: zones when a constant
+    /// exceeds 60 ticks and the zone engine models the file, else discrete].
+    #[arg(long, value_name = "ENGINE", value_parser = ["auto", "discrete", "zones"])]
+    engine: Option<String>,
 }
 
 /// The share of available memory the default guard lets a check use: enough for any check
@@ -60,6 +68,33 @@ fn memory_limit(args: &Args) -> Option<u64> {
         Some(megabytes) => Some(megabytes.saturating_mul(1 << 20)),
         None => available_bytes().map(|bytes| (bytes as f64 * DEFAULT_MEMORY_SHARE) as u64),
     }
+}
+
+/// The check of `scenario` with the limits and engine the arguments ask for.
+fn configure(args: &Args, scenario: &Scenario, memory: Option<u64>) -> Result<Check> {
+    let engine: Engine = args
+        .engine
+        .as_deref()
+        .unwrap_or("auto")
+        .parse()
+        .map_err(anyhow::Error::msg)?;
+    let mut check = Check::new(scenario)
+        .threads(args.threads.unwrap_or_else(available_threads))
+        .engine(engine)
+        .map_err(|unsupported| anyhow::anyhow!("{}: {unsupported}", scenario.file))?;
+    if let Some(states) = args.max_states {
+        check = check.max_states(states);
+    }
+    if let Some(states) = args.probe_states {
+        check = check.probe_states(states);
+    }
+    if let Some(seconds) = args.time_limit {
+        check = check.time_limit(Duration::from_secs(seconds));
+    }
+    if let Some(bytes) = memory {
+        check = check.memory_limit(bytes);
+    }
+    Ok(check)
 }
 
 /// Checks every scenario, prints the verdicts, and says whether they all match.
@@ -91,20 +126,7 @@ pub fn run(args: &Args) -> Result<Outcome> {
         (std::io::stderr().is_terminal() && !args.json).then(|| progress_bar(&scenarios));
     let mut reports = Vec::new();
     for scenario in &scenarios {
-        let mut check =
-            Check::new(scenario).threads(args.threads.unwrap_or_else(available_threads));
-        if let Some(states) = args.max_states {
-            check = check.max_states(states);
-        }
-        if let Some(states) = args.probe_states {
-            check = check.probe_states(states);
-        }
-        if let Some(seconds) = args.time_limit {
-            check = check.time_limit(Duration::from_secs(seconds));
-        }
-        if let Some(bytes) = memory {
-            check = check.memory_limit(bytes);
-        }
+        let mut check = configure(args, scenario, memory)?;
         if let Some(bar) = &progress {
             let bar = bar.clone();
             check = check
@@ -231,20 +253,17 @@ fn render(
     // How far each stopped check got, so the next run can raise the right limit.
     for report in reports {
         if let Some(reason) = report.stopped {
-            out.push_str(&format!(
-                "{}: stopped at the {reason} after {} states, paths up to {} steps, {:.1} s\n",
-                report.name, report.unique_states, report.max_depth, report.seconds
-            ));
+            out.push_str(&stopped_line(scenarios, report, reason));
         }
     }
     if reports.iter().any(|r| r.stopped.is_some()) {
         out.push('\n');
     }
     // One block per violated property, after the table so the table stays readable.
-    for (scenario, p) in scenarios
+    for (scenario, engine, p) in scenarios
         .iter()
         .zip(reports)
-        .flat_map(|(s, r)| r.properties.iter().map(move |p| (s, p)))
+        .flat_map(|(s, r)| r.properties.iter().map(move |p| (s, r.engine, p)))
     {
         if let Some(story) = &p.story {
             if p.counterexample_not_shortest {
@@ -254,6 +273,8 @@ fn render(
                 );
             }
             out.push_str(&story.to_text());
+        } else if let (Engine::Zones, Some(steps)) = (engine, &p.counterexample) {
+            out.push_str(&zone_counterexample(scenario, p.name.as_str(), steps));
         }
         if let Some(necessary) = &p.necessary {
             let names: Vec<&str> = necessary.iter().map(|i| i.name()).collect();
@@ -265,7 +286,8 @@ fn render(
                 cause::sentence(&Ingredient::present(scenario), necessary, &p.undetermined)
             ));
         }
-        if p.story.is_some() || p.necessary.is_some() {
+        let zone_steps = engine == Engine::Zones && p.counterexample.is_some();
+        if p.story.is_some() || zone_steps || p.necessary.is_some() {
             out.push('\n');
         }
     }
@@ -294,6 +316,38 @@ fn render(
         ));
     }
     out
+}
+
+/// A counterexample without a story (the zone engine's): its steps, numbered.
+fn zone_counterexample(scenario: &Scenario, property: &str, steps: &[String]) -> String {
+    let mut out = format!(
+        "{}: {property} is violated (zone engine; in any run that takes these steps in order, \
+         with the clocks at some of the times the zones allow):\n",
+        scenario.name
+    );
+    for (i, step) in steps.iter().enumerate() {
+        out.push_str(&format!("  {:>2}. {step}\n", i + 1));
+    }
+    out
+}
+
+/// How far a stopped check got, or, past the discrete engine's limit, why the zone engine
+/// could not take the file.
+fn stopped_line(scenarios: &[Scenario], report: &Report, reason: StopReason) -> String {
+    if reason == StopReason::DiscreteLimit {
+        let scenario = scenarios.iter().find(|s| s.name == report.name);
+        let why = scenario
+            .and_then(|s| Check::new(s).engine(Engine::Zones).err())
+            .map_or_else(String::new, |unsupported| format!(", and {unsupported}"));
+        return format!(
+            "{}: not checked: a constant exceeds the {reason}{why}\n",
+            report.name
+        );
+    }
+    format!(
+        "{}: stopped at the {reason} after {} states, paths up to {} steps, {:.1} s\n",
+        report.name, report.unique_states, report.max_depth, report.seconds
+    )
 }
 
 /// `1 scenario`, `2 scenarios`.
