@@ -39,6 +39,7 @@
 
 mod bounded;
 mod dfs;
+mod engine;
 mod memory;
 mod options;
 mod report;
@@ -49,8 +50,10 @@ mod table;
 mod tests;
 #[cfg(test)]
 mod truth;
+mod zoned;
 
 pub use crate::model::Invariant;
+pub use engine::{DISCRETE_TICKS, Engine, largest_constant};
 pub use memory::available_bytes;
 pub use options::{
     Check, DEFAULT_PROBE_STATES, Progress, ProgressFn, Strategy, available_threads, check,

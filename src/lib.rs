@@ -73,6 +73,8 @@ pub mod storage;
 pub mod sweep;
 mod sync;
 pub mod time;
+#[cfg(feature = "model")]
+pub mod zones;
 
 pub use rand_chacha;
 pub use rand_core;

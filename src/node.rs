@@ -10,7 +10,9 @@ use std::ops::ControlFlow;
 
 use thiserror::Error;
 
-use crate::proto::{Answer, Command, Fencing, LockParams, Op, Reply, Token};
+use crate::proto::{
+    Anchor, Answer, Command, Fencing, Guard, LockParams, Op, Relation, Reply, Token,
+};
 use crate::time::Millis;
 
 /// What a node did with one [`Op`]: whether it took effect, and the fencing counter a `SET`
@@ -252,6 +254,16 @@ impl NodeState {
         Ok(NodeReply { applied, counter })
     }
 
+    /// When a node restarted with `delay` serves again: once `delay` has passed since the
+    /// restart on its own clock (what [`is_serving`](NodeState::is_serving) decides).
+    pub fn restart_delay_guard(delay: Millis) -> Guard {
+        Guard {
+            anchor: Anchor::Restarted,
+            relation: Relation::AtLeast,
+            bound: delay,
+        }
+    }
+
     /// Whether the node serves commands when its clock reads `now`.
     pub fn is_serving(&self, now: Millis) -> bool {
         match self.availability {
@@ -438,6 +450,24 @@ mod tests {
         assert_eq!(node.apply(&set(B, 10), Millis(9), p), Ok(false));
         assert_eq!(node.apply(&set(B, 10), Millis(10), p), Ok(true));
         assert_eq!(node.live_entry(Millis(10)).map(|e| e.token), Some(B));
+    }
+
+    /// The restart-delay guard is when a restarted node serves again, on every reading.
+    #[test]
+    fn the_restart_delay_guard_is_when_a_restarted_node_serves() {
+        for delay in 1..=9u64 {
+            let guard = NodeState::restart_delay_guard(Millis(delay));
+            for now in (40..=52 + delay).map(Millis) {
+                let mut node = NodeState::new();
+                node.crash(Persistence::None);
+                node.restart(Millis(40), Millis(delay));
+                assert_eq!(
+                    node.is_serving(now),
+                    now >= Millis(40) && guard.holds_at(Millis(40), now),
+                    "delay {delay}, now {now:?}"
+                );
+            }
+        }
     }
 
     #[test]

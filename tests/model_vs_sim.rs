@@ -84,6 +84,15 @@ fn write_back(scenario: &Scenario) -> bool {
         .is_some_and(|s| s.token_source == TokenSource::LockQuorum)
 }
 
+/// The resolutions a scenario is simulated at: its own, when the file is written in real
+/// units (a tick then *is* its resolution), else [`RESOLUTIONS`].
+fn resolutions(scenario: &Scenario) -> Vec<u64> {
+    match scenario.resolution {
+        Some(tick) => vec![tick.as_u64()],
+        None => RESOLUTIONS.to_vec(),
+    }
+}
+
 fn bridge(scenario: &Scenario, ms_per_tick: u64) -> SimConfig {
     SimConfig::from_scenario_at(scenario, ms_per_tick)
         .unwrap_or_else(|e| panic!("{}: the bridge refused it: {e}", scenario.name))
@@ -195,7 +204,7 @@ fn the_simulator_never_violates_what_the_checker_proves() {
             continue;
         }
         compared += 1;
-        for ms_per_tick in RESOLUTIONS {
+        for ms_per_tick in resolutions(scenario) {
             let config = bridge(scenario, ms_per_tick);
             let name = scenario.name.clone();
             let mut runner = TestRunner::new(common::cases(2_000, REGRESSIONS));
@@ -319,7 +328,7 @@ fn the_simulator_acquires_exactly_where_the_checker_says_some_client_can() {
             .property(property::LOCK_ACQUIRED)
             .map(|p| p.verdict == Verdict::Holds)
             .expect("`lock acquired` is always checked");
-        for ms_per_tick in RESOLUTIONS {
+        for ms_per_tick in resolutions(scenario) {
             // At 1 ms per tick every hop takes at least a tick, where the model's deliveries
             // take none: the fencing write-back's second round trip makes 4 ticks of a TTL of
             // 4, so no acquisition keeps validity. Coarser resolutions have sub-tick delays.

@@ -5,6 +5,8 @@
 //! clone. Where the shared seed directory the project was created from is also at hand
 //! (`../shared/seed/` beside the repository), the copy must still equal it.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
 use redlock_lab::scenario::{Citation, QuoteError, Scenario, Source, find_quote};
@@ -17,17 +19,7 @@ fn root() -> &'static Path {
 
 /// Every scenario file of the catalog, the large ones and the simulator's worlds included.
 fn catalog() -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    for dir in ["models", "models/large", "models/sim"].map(|d| root().join(d)) {
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.extension().is_some_and(|e| e == "toml") {
-                files.push(path);
-            }
-        }
-    }
-    files.sort();
-    files
+    common::catalog_files()
 }
 
 fn seed_article() -> String {

@@ -3,9 +3,11 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use super::engine::{DISCRETE_TICKS, Engine, largest_constant};
 use super::report::Report;
 use crate::model::{Invariant, Mode, RedlockModel, World};
 use crate::scenario::Scenario;
+use crate::zones::{Unsupported, ZoneConfig};
 
 /// How far a running check has come (for progress output on long runs).
 #[derive(Clone, Copy, Debug)]
@@ -91,6 +93,8 @@ pub struct Check {
     pub(super) progress_interval: Duration,
     /// The invariants read only what the fingerprint keeps (see [`Check::view_invariants`]).
     pub(super) view_invariants: bool,
+    /// The zone engine's automaton when it settles this check (see [`Check::engine`]).
+    pub(super) zones: Option<ZoneConfig>,
 }
 
 impl std::fmt::Debug for Check {
@@ -135,6 +139,41 @@ impl Check {
             progress: None,
             progress_interval: Duration::from_secs(1),
             view_invariants: false,
+            zones: None,
+        }
+        .with_automatic_engine()
+    }
+
+    /// The zone engine for a scenario whose constants the discrete engine should not face.
+    fn with_automatic_engine(mut self) -> Check {
+        if largest_constant(&self.scenario) > DISCRETE_TICKS {
+            self.zones = ZoneConfig::from_scenario(&self.scenario).ok();
+        }
+        self
+    }
+
+    /// Chooses the engine (default [`Engine::Auto`]). [`Engine::Zones`] fails, naming what it
+    /// lacks, on a scenario it does not model or a check with custom invariants (they read
+    /// the discrete model's states).
+    pub fn engine(mut self, engine: Engine) -> Result<Check, Unsupported> {
+        self.zones = None;
+        match engine {
+            Engine::Auto if self.invariants.is_empty() => return Ok(self.with_automatic_engine()),
+            Engine::Auto | Engine::Discrete => return Ok(self),
+            Engine::Zones if !self.invariants.is_empty() => {
+                return Err(Unsupported::Feature("custom invariants"));
+            }
+            Engine::Zones => self.zones = Some(ZoneConfig::from_scenario(&self.scenario)?),
+        }
+        Ok(self)
+    }
+
+    /// The engine [`Check::run`] will use: never [`Engine::Auto`].
+    pub fn chosen_engine(&self) -> Engine {
+        if self.zones.is_some() {
+            Engine::Zones
+        } else {
+            Engine::Discrete
         }
     }
 
@@ -148,9 +187,11 @@ impl Check {
         self
     }
 
-    /// Adds a user invariant (at most [`crate::model::MAX_USER_INVARIANTS`]).
+    /// Adds a user invariant (at most [`crate::model::MAX_USER_INVARIANTS`]). An invariant
+    /// reads the discrete model's states, so the check runs the discrete engine.
     pub fn invariant(mut self, invariant: Invariant) -> Check {
         self.invariants.push(invariant);
+        self.zones = None;
         self
     }
 
@@ -242,8 +283,13 @@ impl Check {
     /// The same check (options, invariants, progress) on another scenario: the necessary-cause
     /// re-checks keep the caller's settings.
     pub fn on(&self, scenario: &Scenario) -> Check {
+        let zones = self
+            .zones
+            .as_ref()
+            .and_then(|_| ZoneConfig::from_scenario(scenario).ok());
         Check {
             scenario: scenario.clone(),
+            zones,
             ..self.clone()
         }
     }

@@ -6,6 +6,8 @@ use crate::model::Step;
 use crate::report::Story;
 use crate::scenario::{Ingredient, Verdict};
 
+use super::engine::Engine;
+
 /// One property's outcome.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct PropertyReport {
@@ -42,6 +44,23 @@ pub struct PropertyReport {
     pub undetermined: Vec<Ingredient>,
 }
 
+impl PropertyReport {
+    /// A verdict with nothing else to show: no counterexample, story or causes yet.
+    pub(crate) fn bare(name: &str, expected: Option<Verdict>, verdict: Verdict) -> PropertyReport {
+        PropertyReport {
+            name: name.to_owned(),
+            expected,
+            verdict,
+            counterexample: None,
+            counterexample_not_shortest: false,
+            story: None,
+            steps: None,
+            necessary: None,
+            undetermined: Vec::new(),
+        }
+    }
+}
+
 /// Why a check stopped before exploring every reachable state.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -52,15 +71,24 @@ pub enum StopReason {
     TimeLimit,
     /// The process's resident memory passed [`Check::memory_limit`](super::Check::memory_limit).
     MemoryLimit,
+    /// Nothing was explored: a constant exceeds [`DISCRETE_TICKS`](super::DISCRETE_TICKS), the
+    /// discrete engine's limit, and the zone engine does not model the scenario (or custom
+    /// invariants keep it out; [`Check::engine`](super::Check::engine) says why).
+    DiscreteLimit,
 }
 
 impl std::fmt::Display for StopReason {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            StopReason::StateLimit => "state limit",
-            StopReason::TimeLimit => "time limit",
-            StopReason::MemoryLimit => "memory limit",
-        })
+        match self {
+            StopReason::StateLimit => f.write_str("state limit"),
+            StopReason::TimeLimit => f.write_str("time limit"),
+            StopReason::MemoryLimit => f.write_str("memory limit"),
+            StopReason::DiscreteLimit => write!(
+                f,
+                "discrete engine's limit of {} ticks a constant",
+                super::DISCRETE_TICKS
+            ),
+        }
     }
 }
 
@@ -93,6 +121,11 @@ pub struct Report {
     pub split: bool,
     /// Every property checked, in a fixed order.
     pub properties: Vec<PropertyReport>,
+    /// The engine that settled the verdicts ([`Engine::Discrete`] or [`Engine::Zones`]; the
+    /// JSON report names only the zone engine). With zones, `unique_states` counts symbolic
+    /// states and a counterexample has no story yet.
+    #[serde(skip_serializing_if = "Engine::is_discrete")]
+    pub engine: Engine,
 }
 
 impl Report {

@@ -15,6 +15,7 @@ use crate::scenario::{Verdict, property};
 use super::bounded::Bounded;
 use super::dfs::DepthFirst;
 
+use super::engine::{DISCRETE_TICKS, Engine, largest_constant};
 use super::memory;
 use super::options::*;
 use super::report::*;
@@ -24,6 +25,12 @@ impl Check {
     /// Runs the checker until every property is settled or a limit is reached, and collects
     /// the verdicts.
     pub fn run(&self) -> Report {
+        if let Some(config) = &self.zones {
+            return self.run_zones(config);
+        }
+        if largest_constant(&self.scenario) > DISCRETE_TICKS {
+            return self.beyond_discrete();
+        }
         let start = Instant::now();
         let mut run = Run {
             check: self,
@@ -58,6 +65,44 @@ impl Check {
             properties,
             cutoff,
             split,
+            engine: Engine::Discrete,
+        }
+    }
+}
+
+impl Check {
+    /// The report of a check the discrete engine must not run: every property incomplete.
+    fn beyond_discrete(&self) -> Report {
+        let mut names: Vec<&str> = self
+            .build(Mode::Safety)
+            .properties()
+            .iter()
+            .map(|p| p.name)
+            .collect();
+        if self
+            .scenario
+            .expected(property::EVENTUALLY_ACQUIRED)
+            .is_some()
+        {
+            names.push(property::EVENTUALLY_ACQUIRED);
+        }
+        let properties = names
+            .into_iter()
+            .map(|name| {
+                PropertyReport::bare(name, self.scenario.expected(name), Verdict::Incomplete)
+            })
+            .collect();
+        Report {
+            file: self.scenario.file.clone(),
+            name: self.scenario.name.clone(),
+            unique_states: 0,
+            max_depth: 0,
+            seconds: 0.0,
+            stopped: Some(StopReason::DiscreteLimit),
+            cutoff: false,
+            split: false,
+            properties,
+            engine: Engine::Discrete,
         }
     }
 }
@@ -346,17 +391,7 @@ impl Run<'_> {
     }
 
     fn settled(&self, name: &str, verdict: Verdict) -> PropertyReport {
-        PropertyReport {
-            name: name.to_owned(),
-            expected: self.check.scenario.expected(name),
-            verdict,
-            counterexample: None,
-            counterexample_not_shortest: false,
-            story: None,
-            steps: None,
-            necessary: None,
-            undetermined: Vec::new(),
-        }
+        PropertyReport::bare(name, self.check.scenario.expected(name), verdict)
     }
 
     fn violated(

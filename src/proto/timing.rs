@@ -5,7 +5,8 @@
 //! validity left while less than `ttl − drift` has passed since its T1; a round stops waiting
 //! once `round_timeout` has passed; a holder believes while less than `ttl − drift` has passed
 //! since T1 (or, with the validity check off, `ttl − drift` since T2); a node's key is live while
-//! less than `ttl` has passed since the `SET` on the node's clock.
+//! less than `ttl` has passed since the `SET` on the node's clock; a restarted node serves once
+//! its restart delay has passed on its clock (`NodeState::restart_delay_guard`).
 //!
 //! A [`Guard`] is that comparison as a value: the concrete code evaluates it on a reading
 //! ([`Guard::holds`]), and a symbolic-time engine reads its anchor, relation and bound as a
@@ -24,6 +25,8 @@ pub enum Anchor {
     RoundDecided,
     /// The `SET` (or `PEXPIRE`) that gave the node its key, on the node's clock.
     KeySet,
+    /// The node's restart, on the node's clock.
+    Restarted,
 }
 
 /// How the elapsed span compares with the bound.
@@ -175,7 +178,7 @@ mod tests {
                 }
                 let anchor = match params.belief_guard().anchor {
                     Anchor::RoundStart => t1,
-                    Anchor::RoundDecided | Anchor::KeySet => t2,
+                    Anchor::RoundDecided | Anchor::KeySet | Anchor::Restarted => t2,
                 };
                 for now in (t2.as_u64()..=t2.as_u64() + limit).map(Millis) {
                     assert_eq!(

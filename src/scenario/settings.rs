@@ -20,6 +20,12 @@ pub const MAX_MODEL_CLIENTS: usize = 3;
 /// as it likes. The model does not count such extensions, so the state space stays finite.
 pub const UNBOUNDED_EXTENSIONS: u8 = u8::MAX;
 
+/// The largest count of ticks a timing key may hold: a TTL, drift, round timeout, retry delay,
+/// clock jump, restart delay, guard or clock error (about 16 minutes at 1 ms a tick). The
+/// discrete engine explores constants up to [`crate::check::DISCRETE_TICKS`]; the zone engine
+/// ([`crate::zones`]) any of these.
+pub const MAX_TICKS: u32 = 1_000_000;
+
 /// Who made the claim a scenario tests.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Source {

@@ -73,7 +73,7 @@ fn the_decision_and_the_client_guard_are_read_and_checked() {
             .is_err()
     );
     let e = parse(
-        "[faults.crashes]\nclient_guard_ticks = 61\n[expect]\n\"mutual exclusion\" = \"holds\"\n",
+        "[faults.crashes]\nclient_guard_ticks = 1000001\n[expect]\n\"mutual exclusion\" = \"holds\"\n",
     )
     .unwrap_err();
     assert!(e.to_string().contains("client_guard_ticks"), "{e}");
@@ -117,8 +117,9 @@ fn tokens_client_crashes_and_retry_delays_are_read_and_checked() {
     let e = parse("[lock]\ntoken = \"random\"\n[expect]\n\"mutual exclusion\" = \"holds\"\n")
         .unwrap_err();
     assert!(e.to_string().contains("s.toml:7:"), "{e}");
-    let e = parse("[lock]\nretry_delay_ticks = 61\n[expect]\n\"mutual exclusion\" = \"holds\"\n")
-        .unwrap_err();
+    let e =
+        parse("[lock]\nretry_delay_ticks = 1000001\n[expect]\n\"mutual exclusion\" = \"holds\"\n")
+            .unwrap_err();
     assert!(e.to_string().contains("retry_delay_ticks"), "{e}");
 }
 
@@ -320,11 +321,10 @@ fn a_duration_that_cannot_resolve_is_refused_where_it_is_written() {
         error("[lock]\nttl = \"1.5ms\"\n"),
         "s.toml:7:7: ttl = \"1.5ms\": \"1.5ms\" is not a whole number of milliseconds"
     );
-    // A deployment's numbers at 1 ms are beyond the discrete checker, and it says so in
-    // the file's own words.
+    // A constant beyond what any engine takes is refused in the file's own words.
     assert_eq!(
-        error("[lock]\nttl = \"10s\"\ndrift = \"102ms\"\n"),
-        "s.toml:7:7: ttl = \"10s\" is 5000 ticks of 2 ms (the file's resolution), but must lie in 1..=60 ticks"
+        error("[lock]\nttl = \"1h\"\ndrift = \"2ms\"\n"),
+        "s.toml:7:7: ttl = \"1h\" is 1800000 ticks of 2 ms (the file's resolution), but must lie in 1..=1000000 ticks"
     );
     assert_eq!(
         error("[lock]\nttl = \"10s\"\ndrift = \"1s\"\n[faults.clock_jumps]\n"),

@@ -508,14 +508,14 @@ impl Validator<'_> {
                 &raw.clock.node_error_ticks,
                 0,
                 0,
-                8,
+                MAX_TICKS,
                 "node_error_ticks",
             )?,
             client_error_ticks: self.opt_range(
                 &raw.clock.client_error_ticks,
                 0,
                 0,
-                8,
+                MAX_TICKS,
                 "client_error_ticks",
             )?,
         })
@@ -683,25 +683,17 @@ impl Validator<'_> {
         let l = &raw.lock;
         let nodes = self.opt_range(&l.nodes, 3, 1, MAX_MODEL_NODES as u32, "nodes")?;
         let clients = self.opt_range(&l.clients, 2, 1, MAX_MODEL_CLIENTS as u32, "clients")?;
-        let ttl_ticks = self.opt_range(&l.ttl_ticks, 10, 1, 60, "ttl_ticks")?;
-        let drift_ticks = self.opt_range(&l.drift_ticks, 1, 0, 60, "drift_ticks")?;
-        if ttl_ticks <= drift_ticks {
-            let at = match (&l.ttl_ticks, &l.drift_ticks) {
-                (Some(t), _) => self.at(t),
-                (None, Some(d)) => self.at(d),
-                (None, None) => self.at(&raw.name),
-            };
-            return Err(ScenarioError::TtlNotAboveDrift {
-                at,
-                ttl_ticks,
-                drift_ticks,
-            });
-        }
-        let round_timeout_ticks =
-            self.opt_range(&l.round_timeout_ticks, 1, 1, 60, "round_timeout_ticks")?;
+        let (ttl_ticks, drift_ticks) = self.ttl_and_drift(raw)?;
+        let round_timeout_ticks = self.opt_range(
+            &l.round_timeout_ticks,
+            1,
+            1,
+            MAX_TICKS,
+            "round_timeout_ticks",
+        )?;
         let attempts = self.opt_range(&l.attempts, 1, 1, 4, "attempts")?;
         let retry_delay_ticks =
-            self.opt_range(&l.retry_delay_ticks, 0, 0, 60, "retry_delay_ticks")?;
+            self.opt_range(&l.retry_delay_ticks, 0, 0, MAX_TICKS, "retry_delay_ticks")?;
         let extensions = self.extensions(l)?;
         let token = self.token(l, failover)?;
         let config = Config {
@@ -746,6 +738,26 @@ impl Validator<'_> {
             extensions,
             token,
         })
+    }
+
+    /// `[lock] ttl_ticks` and `drift_ticks`: a lease needs a TTL above its drift.
+    fn ttl_and_drift(&self, raw: &RawScenario) -> Result<(u32, u32), ScenarioError> {
+        let l = &raw.lock;
+        let ttl_ticks = self.opt_range(&l.ttl_ticks, 10, 1, MAX_TICKS, "ttl_ticks")?;
+        let drift_ticks = self.opt_range(&l.drift_ticks, 1, 0, MAX_TICKS, "drift_ticks")?;
+        if ttl_ticks <= drift_ticks {
+            let at = match (&l.ttl_ticks, &l.drift_ticks) {
+                (Some(t), _) => self.at(t),
+                (None, Some(d)) => self.at(d),
+                (None, None) => self.at(&raw.name),
+            };
+            return Err(ScenarioError::TtlNotAboveDrift {
+                at,
+                ttl_ticks,
+                drift_ticks,
+            });
+        }
+        Ok((ttl_ticks, drift_ticks))
     }
 
     /// `[lock] extensions`: at most 3, or unbounded.
@@ -867,11 +879,11 @@ impl Validator<'_> {
                     });
                 };
                 let size = *jump_ticks.get_ref();
-                if size == 0 || size.unsigned_abs() > 60 {
+                if size == 0 || size.unsigned_abs() > MAX_TICKS {
                     return Err(ScenarioError::OutOfRange {
                         at: self.at(jump_ticks),
                         message: format!(
-                            "jump_ticks is {size}, but must be nonzero and within ±60"
+                            "jump_ticks is {size}, but must be nonzero and within ±{MAX_TICKS}"
                         ),
                     });
                 }
@@ -939,7 +951,7 @@ impl Validator<'_> {
                         &c.restart_delay_ticks,
                         0,
                         0,
-                        60,
+                        MAX_TICKS,
                         "restart_delay_ticks",
                     )?,
                     restart: c.restart.unwrap_or(true),
@@ -947,7 +959,7 @@ impl Validator<'_> {
                         &c.client_guard_ticks,
                         0,
                         0,
-                        60,
+                        MAX_TICKS,
                         "client_guard_ticks",
                     )?,
                 })

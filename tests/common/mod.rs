@@ -65,3 +65,15 @@ pub fn cases(default: u32, regressions: &'static str) -> ProptestConfig {
     }
     config
 }
+
+/// Every `models/*.toml` file of the catalog, sorted by name.
+pub fn catalog_files() -> Vec<PathBuf> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("models/ exists")
+        .map(|e| e.expect("readable entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .collect();
+    files.sort();
+    files
+}

@@ -7,7 +7,9 @@ use std::time::Duration;
 use anyhow::{Result, bail};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use redlock_lab::cause;
-use redlock_lab::check::{Check, Progress, Report, available_bytes, available_threads};
+use redlock_lab::check::{
+    Check, Engine, Progress, Report, StopReason, available_bytes, available_threads,
+};
 use redlock_lab::scenario::{Ingredient, Scenario, Verdict};
 
 use crate::Outcome;
@@ -47,6 +49,12 @@ pub struct Args {
     /// which are necessary (always on with `--json`).
     #[arg(long)]
     why: bool,
+    /// Which engine settles the verdicts: `zones` (symbolic time: any size of constants;
+    /// mutual exclusion and `lock acquired`, counterexamples as step lists), `discrete`
+    /// (every feature and property, stories), or `auto` [default: zones when a constant
+    /// exceeds 60 ticks and the zone engine models the file, else discrete].
+    #[arg(long, value_name = "ENGINE", value_parser = ["auto", "discrete", "zones"])]
+    engine: Option<String>,
 }
 
 /// The share of available memory the default guard lets a check use: enough for any check
@@ -69,7 +77,7 @@ pub fn run(args: &Args) -> Result<Outcome> {
     let files: Vec<Option<String>> = loaded.iter().map(|l| l.file.clone()).collect();
     let scenarios: Vec<Scenario> = loaded.into_iter().map(|l| l.scenario).collect();
     warn_of_worlds(&scenarios);
-    let reports = check_all(args, &scenarios);
+    let reports = check_all(args, &scenarios)?;
     if args.json {
         let json = serde_json::json!({ "models": reports });
         outln!("{}", serde_json::to_string_pretty(&json)?)?;
@@ -118,13 +126,22 @@ fn warn_of_worlds(scenarios: &[Scenario]) {
 }
 
 /// Checks every scenario, with a progress bar for a person watching.
-fn check_all(args: &Args, scenarios: &[Scenario]) -> Vec<Report> {
+fn check_all(args: &Args, scenarios: &[Scenario]) -> Result<Vec<Report>> {
+    let engine: Engine = args
+        .engine
+        .as_deref()
+        .unwrap_or("auto")
+        .parse()
+        .map_err(anyhow::Error::msg)?;
     let memory = memory_limit(args);
     // Progress only for a person watching: never under `--json`, never into a pipe or file.
     let progress = (std::io::stderr().is_terminal() && !args.json).then(|| progress_bar(scenarios));
     let mut reports = Vec::new();
     for scenario in scenarios {
-        let check = configured(Check::new(scenario), args, memory, progress.as_ref());
+        let chosen = Check::new(scenario)
+            .engine(engine)
+            .map_err(|unsupported| anyhow::anyhow!("{}: {unsupported}", scenario.file))?;
+        let check = configured(chosen, args, memory, progress.as_ref());
         reports.push(if args.why || args.json {
             check.run_with_causes()
         } else {
@@ -137,7 +154,7 @@ fn check_all(args: &Args, scenarios: &[Scenario]) -> Vec<Report> {
     if let Some(bar) = progress {
         bar.finish_and_clear();
     }
-    reports
+    Ok(reports)
 }
 
 /// `check` with the limits and the threads of `args`, and `progress` fed by it.
@@ -199,7 +216,7 @@ fn render(
 ) -> String {
     let mut out = verdict_table(reports, files).render_with(paint);
     out.push('\n');
-    push_stopped(&mut out, reports);
+    push_stopped(&mut out, scenarios, reports);
     push_stories(&mut out, scenarios, reports);
     push_summary(&mut out, reports);
     out
@@ -247,13 +264,10 @@ fn verdict_table(reports: &[Report], files: &[Option<String>]) -> Table {
 }
 
 /// How far each stopped check got, so the next run can raise the right limit.
-fn push_stopped(out: &mut String, reports: &[Report]) {
+fn push_stopped(out: &mut String, scenarios: &[Scenario], reports: &[Report]) {
     for report in reports {
         if let Some(reason) = report.stopped {
-            out.push_str(&format!(
-                "{}: stopped at the {reason} after {} states, paths up to {} steps, {:.1} s\n",
-                report.name, report.unique_states, report.max_depth, report.seconds
-            ));
+            out.push_str(&stopped_line(scenarios, report, reason));
         }
     }
     if reports.iter().any(|r| r.stopped.is_some()) {
@@ -264,10 +278,10 @@ fn push_stopped(out: &mut String, reports: &[Report]) {
 /// One block per violated property (its story, and its necessary causes when asked), after
 /// the table so the table stays readable.
 fn push_stories(out: &mut String, scenarios: &[Scenario], reports: &[Report]) {
-    for (scenario, p) in scenarios
+    for (scenario, engine, p) in scenarios
         .iter()
         .zip(reports)
-        .flat_map(|(s, r)| r.properties.iter().map(move |p| (s, p)))
+        .flat_map(|(s, r)| r.properties.iter().map(move |p| (s, r.engine, p)))
     {
         if let Some(story) = &p.story {
             if p.counterexample_not_shortest {
@@ -277,6 +291,8 @@ fn push_stories(out: &mut String, scenarios: &[Scenario], reports: &[Report]) {
                 );
             }
             out.push_str(&story.to_text());
+        } else if let (Engine::Zones, Some(steps)) = (engine, &p.counterexample) {
+            out.push_str(&zone_counterexample(scenario, p.name.as_str(), steps));
         }
         if let Some(necessary) = &p.necessary {
             let names: Vec<&str> = necessary.iter().map(|i| i.name()).collect();
@@ -288,7 +304,8 @@ fn push_stories(out: &mut String, scenarios: &[Scenario], reports: &[Report]) {
                 cause::sentence(&Ingredient::present(scenario), necessary, &p.undetermined)
             ));
         }
-        if p.story.is_some() || p.necessary.is_some() {
+        let zone_steps = engine == Engine::Zones && p.counterexample.is_some();
+        if p.story.is_some() || zone_steps || p.necessary.is_some() {
             out.push('\n');
         }
     }
@@ -339,6 +356,38 @@ fn push_summary(out: &mut String, reports: &[Report]) {
             mismatches.join(", ")
         ));
     }
+}
+
+/// A counterexample without a story (the zone engine's): its steps, numbered.
+fn zone_counterexample(scenario: &Scenario, property: &str, steps: &[String]) -> String {
+    let mut out = format!(
+        "{}: {property} is violated (zone engine; in any run that takes these steps in order, \
+         with the clocks at some of the times the zones allow):\n",
+        scenario.name
+    );
+    for (i, step) in steps.iter().enumerate() {
+        out.push_str(&format!("  {:>2}. {step}\n", i + 1));
+    }
+    out
+}
+
+/// How far a stopped check got, or, past the discrete engine's limit, why the zone engine
+/// could not take the file.
+fn stopped_line(scenarios: &[Scenario], report: &Report, reason: StopReason) -> String {
+    if reason == StopReason::DiscreteLimit {
+        let scenario = scenarios.iter().find(|s| s.name == report.name);
+        let why = scenario
+            .and_then(|s| Check::new(s).engine(Engine::Zones).err())
+            .map_or_else(String::new, |unsupported| format!(", and {unsupported}"));
+        return format!(
+            "{}: not checked: a constant exceeds the {reason}{why}\n",
+            report.name
+        );
+    }
+    format!(
+        "{}: stopped at the {reason} after {} states, paths up to {} steps, {:.1} s\n",
+        report.name, report.unique_states, report.max_depth, report.seconds
+    )
 }
 
 /// `1 scenario`, `2 scenarios`.

@@ -111,11 +111,6 @@ impl Dbm {
         }
     }
 
-    /// The number of clocks, without the reference clock.
-    pub fn clocks(&self) -> usize {
-        self.dim - 1
-    }
-
     /// The bound on `x_i − x_j` (`0` is the reference clock, clock `k` is index `k`).
     pub fn get(&self, i: usize, j: usize) -> Bound {
         self.bounds[i * self.dim + j]

@@ -1,0 +1,155 @@
+//! Symmetry: nodes that every client treats alike, and clients that reach the same nodes, are
+//! interchangeable, so a symbolic state is stored as one image of its orbit.
+
+use super::config::{MAX_CLIENTS, MAX_NODES, ZoneConfig};
+use super::dbm::Dbm;
+use super::state::{ClientPart, Discrete, NO_OWNER};
+
+/// How an image renamed a state: index `i` of the image was index `clients[i]` (`nodes[i]`)
+/// of the state. A counterexample found on images is told with the names of the run by
+/// composing these along its path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Renaming {
+    pub(crate) clients: [u8; MAX_CLIENTS],
+    pub(crate) nodes: [u8; MAX_NODES],
+}
+
+impl Renaming {
+    /// Every index keeps its name.
+    pub(crate) const IDENTITY: Renaming = Renaming {
+        clients: [0, 1, 2],
+        nodes: [0, 1, 2, 3, 4, 5, 6],
+    };
+
+    /// The renaming that applies `self` first, then `then` (the image of an image).
+    pub(crate) fn then(&self, then: &Renaming) -> Renaming {
+        let mut out = *self;
+        for (i, old) in then.clients.iter().enumerate() {
+            out.clients[i] = self.clients[usize::from(*old)];
+        }
+        for (i, old) in then.nodes.iter().enumerate() {
+            out.nodes[i] = self.nodes[usize::from(*old)];
+        }
+        out
+    }
+}
+
+/// An order whose sort changed nothing.
+fn is_identity(order: &[usize]) -> bool {
+    order.iter().enumerate().all(|(i, &o)| i == o)
+}
+
+impl Discrete {
+    /// A symmetric image of `(self, zone)`: clients sorted, then nodes, by what they look
+    /// like (ties keep their order, so two images of one orbit may still differ; the
+    /// reduction is sound either way, since any image behaves like the state), and how it
+    /// renamed them.
+    pub(crate) fn symmetric_image(
+        &self,
+        config: &ZoneConfig,
+        zone: &Dbm,
+    ) -> (Discrete, Dbm, Renaming) {
+        let mut image = (*self, zone.clone(), Renaming::IDENTITY);
+        if config.clients_symmetric() && config.clients > 1 {
+            image = image.0.sort_clients(config, &image.1, image.2);
+        }
+        if config.nodes_symmetric() && config.nodes > 1 {
+            image = image.0.sort_nodes(config, &image.1, image.2);
+        }
+        image
+    }
+
+    fn sort_clients(
+        &self,
+        config: &ZoneConfig,
+        zone: &Dbm,
+        mut renaming: Renaming,
+    ) -> (Discrete, Dbm, Renaming) {
+        let key = |c: usize| {
+            let x = config.client_clock(c);
+            let owned = (0..config.nodes)
+                .filter(|&n| self.owners[n] == c as u8)
+                .count();
+            (self.clients[c], owned, zone.get(x, 0), zone.get(0, x))
+        };
+        let mut order: Vec<usize> = (0..config.clients).collect();
+        order.sort_by_key(|&c| key(c));
+        if is_identity(&order) {
+            return (*self, zone.clone(), renaming);
+        }
+        let mut renamed = *self;
+        for (new, &old) in order.iter().enumerate() {
+            renamed.clients[new] = self.clients[old];
+            renaming.clients[new] = old as u8;
+        }
+        for n in 0..config.nodes {
+            if self.owners[n] != NO_OWNER {
+                let old = usize::from(self.owners[n]);
+                let new = order.iter().position(|&o| o == old).expect("a client");
+                renamed.owners[n] = new as u8;
+            }
+        }
+        let mut from: Vec<usize> = (0..=config.clock_count()).collect();
+        for (new, &old) in order.iter().enumerate() {
+            from[config.client_clock(new)] = config.client_clock(old);
+        }
+        (renamed, zone.permuted(&from), renaming)
+    }
+
+    fn sort_nodes(
+        &self,
+        config: &ZoneConfig,
+        zone: &Dbm,
+        mut renaming: Renaming,
+    ) -> (Discrete, Dbm, Renaming) {
+        let bit = |mask: u8, n: usize| (mask >> n) & 1;
+        let key = |n: usize| {
+            let y = config.key_clock(n);
+            let per_client: Vec<(u8, u8, u8)> = (0..config.clients)
+                .map(|c| {
+                    let p = self.clients[c];
+                    (bit(p.inflight, n), bit(p.applied, n), bit(p.answered, n))
+                })
+                .collect();
+            let owner = self.owners[n];
+            (
+                self.availability[n],
+                owner,
+                per_client,
+                zone.get(y, 0),
+                zone.get(0, y),
+            )
+        };
+        let mut order: Vec<usize> = (0..config.nodes).collect();
+        order.sort_by_key(|&n| key(n));
+        if is_identity(&order) {
+            return (*self, zone.clone(), renaming);
+        }
+        let move_bits = |mask: u8| {
+            order
+                .iter()
+                .enumerate()
+                .fold(0u8, |acc, (new, &old)| acc | (bit(mask, old) << new))
+        };
+        let mut renamed = *self;
+        for c in 0..config.clients {
+            let p = self.clients[c];
+            renamed.clients[c] = ClientPart {
+                phase: p.phase,
+                inflight: move_bits(p.inflight),
+                applied: move_bits(p.applied),
+                answered: move_bits(p.answered),
+            };
+        }
+        for (new, &old) in order.iter().enumerate() {
+            renamed.owners[new] = self.owners[old];
+            renamed.availability[new] = self.availability[old];
+            renaming.nodes[new] = old as u8;
+        }
+        let mut from: Vec<usize> = (0..=config.clock_count()).collect();
+        for (new, &old) in order.iter().enumerate() {
+            from[config.key_clock(new)] = config.key_clock(old);
+        }
+        (renamed, zone.permuted(&from), renaming)
+    }
+}
