@@ -1,5 +1,6 @@
 //! [`RedisNode`]: one Redis master over the redis crate's blocking connection.
 
+use std::collections::VecDeque;
 use std::io;
 use std::ops::ControlFlow;
 use std::time::{Duration, Instant};
@@ -74,9 +75,13 @@ pub struct RedisNode {
     /// once with the same cause), so a dead or black-holed node costs the rounds in between
     /// nothing instead of a connect timeout each.
     down_until: Option<(Instant, Cause)>,
-    /// Replies sent for and no longer wanted (their round was decided without them): read and
-    /// dropped before the next wanted reply, so the connection stays in step without waiting.
-    owed: usize,
+    /// Replies sent for and no longer waited for, oldest first: read before the next wanted
+    /// reply, so the connection stays in step without waiting. A decided round's straggler
+    /// carries its command, so its reply, once read, goes to `late` for the lock to record.
+    owed: VecDeque<Option<(Command, Fencing)>>,
+    /// The stragglers' replies read since the last batch began (see
+    /// [`Node::take_late_replies`]).
+    late: Vec<(Command, Result<NodeReply, RedisNodeError>)>,
 }
 
 impl std::fmt::Debug for RedisNode {
@@ -114,7 +119,8 @@ impl RedisNode {
             suspect: false,
             read_timeout: None,
             down_until: None,
-            owed: 0,
+            owed: VecDeque::new(),
+            late: Vec::new(),
         })
     }
 
@@ -318,24 +324,32 @@ impl RedisNode {
         interpret(op, fencing, value).map_err(|cause| self.error(cause))
     }
 
-    /// Reads the next reply that someone waits for, discarding owed ones first.
+    /// Reads the next reply that someone waits for, the owed ones before it.
     fn receive_value(&mut self, deadline: Instant) -> Result<Value, RedisNodeError> {
         if let Err(error) = self.drain_owed(deadline) {
             if self.connection.is_some() {
-                // A timeout: the reply we came for is still on its way; discard it too.
-                self.owed += 1;
+                // A timeout: the reply we came for is still on its way; skip it too. Its round
+                // counted it as failed, so nobody needs to read it later.
+                self.owed.push_back(None);
             }
             return Err(error);
         }
         self.read_one(deadline)
     }
 
-    /// Reads and drops the replies nobody waits for any more (see `owed`).
+    /// Reads the replies nobody waits for any more (see `owed`), keeping the stragglers'.
     fn drain_owed(&mut self, deadline: Instant) -> Result<(), RedisNodeError> {
-        while self.owed > 0 {
-            self.owed -= 1;
+        while let Some(owed) = self.owed.pop_front() {
             // On a timeout the redis crate itself skips this reply when it comes.
-            self.read_one(deadline)?;
+            let value = self.read_one(deadline)?;
+            if let Some((command, fencing)) = owed {
+                let reply = value
+                    .extract_error()
+                    .map_err(server_cause)
+                    .and_then(|value| interpret(&command.op, fencing, value))
+                    .map_err(|cause| self.error(cause));
+                self.late.push((command, reply));
+            }
         }
         Ok(())
     }
@@ -381,7 +395,7 @@ impl RedisNode {
 
     fn drop_connection(&mut self) {
         self.connection = None;
-        self.owed = 0;
+        self.owed.clear();
     }
 
     /// `EVAL` through [`redis::Script`](::redis::Script) when `EVALSHA` met an empty script cache.
@@ -676,6 +690,10 @@ impl Node for RedisNode {
         error.foreign_key()
     }
 
+    fn take_late_replies(&mut self) -> Vec<(Command, Result<NodeReply, RedisNodeError>)> {
+        std::mem::take(&mut self.late)
+    }
+
     /// Writes every command first (nodes with an open connection before those that must
     /// connect), then reads the replies, so a round costs about one round trip to the slowest
     /// node rather than the sum over all nodes.
@@ -689,6 +707,10 @@ impl Node for RedisNode {
         F: FnMut(&Self, Command, Result<NodeReply, RedisNodeError>) -> ControlFlow<()>,
     {
         let deadline = Instant::now() + params.round_timeout.to_duration();
+        for node in nodes.iter_mut() {
+            // Whoever needed the last batch's stragglers has taken them; the rest are stale.
+            node.late.clear();
+        }
         let mut order = commands.to_vec();
         order.sort_by_key(|command| !nodes[command.node.index()].is_connected());
         let mut sent = Vec::with_capacity(order.len());
@@ -717,8 +739,9 @@ impl Node for RedisNode {
             let node = &mut nodes[command.node.index()];
             if decided {
                 // Nobody waits for this reply any more. Waiting even a moment would cost a
-                // scheduler tick (8 ms here) on a socket timeout; the node drops it later instead.
-                node.owed += 1;
+                // scheduler tick (8 ms here) on a socket timeout; the node reads it later
+                // instead, before its next reply, and keeps it for the lock to record.
+                node.owed.push_back(Some((command, params.fencing)));
                 continue;
             }
             let result = node.receive(key, &command.op, params.fencing, deadline);
