@@ -246,6 +246,11 @@ async fn run(
 /// The async Redlock client over Redis masters: the same [`Lock`] core as the blocking
 /// [`Redlock`](crate::driver::Redlock), with tokens and retry jitter from ChaCha20 seeded by
 /// the operating system, and tokio's monotonic clock.
+///
+/// A stopped master costs one round timeout, not several: a round's requests run at once, each
+/// connect is capped by what is left of the round, and the round ends at its deadline whatever
+/// is still in flight. An acquisition that wins its first round and a release each return
+/// within [`Config::round_timeout`] plus [`ROUND_OVERRUN`](super::ROUND_OVERRUN).
 pub struct AsyncRedlock {
     nodes: Vec<AsyncNode>,
     config: Config,
