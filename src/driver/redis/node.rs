@@ -590,8 +590,12 @@ impl ServerInfo {
 /// minority of them), an acquisition that wins its first round and a release each return
 /// within `round_timeout + ROUND_OVERRUN` in both clients, connected or connecting for the
 /// first time, plus whatever time the machine takes to run the client itself. An acquisition
-/// that loses a round (somebody holds the lock) pays for each round and back-off it retries.
-/// One exception: a blocking client's first connect to a URL with both a password and a
+/// that loses a round (somebody holds the lock) pays for each round and back-off it retries,
+/// and with [`RoundDecision::AllReplies`](crate::proto::RoundDecision::AllReplies) every round
+/// waits for the stopped node, so the two rounds of a
+/// [`Fencing::WriteBack`](crate::proto::Fencing::WriteBack) acquisition take up to two. (A node
+/// that could not be dialled is dialled again once its connect timeout has passed, and that
+/// dial may take what is left of its round, once per connect timeout.) One exception: a blocking client's first connect to a URL with both a password and a
 /// database number may take twice what is left of the round, as the redis crate reads the
 /// replies to `AUTH` and `SELECT` one after the other, each with the whole budget.
 pub const ROUND_OVERRUN: Duration = Duration::from_millis(25);
