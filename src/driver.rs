@@ -53,7 +53,7 @@ pub use memory::MemoryNode;
 pub use observe::describe_metrics;
 pub use outcome::{Collision, NodeError, NotAcquired, Unreachable};
 #[cfg(feature = "tokio")]
-pub(crate) use outcome::{ErrorLog, Settled};
+pub(crate) use outcome::{ErrorLog, Settled, late_answer};
 #[cfg(feature = "redis")]
 pub use redis::{RedisNode, RedisRedlock};
 pub use shared::SharedNode;

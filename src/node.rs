@@ -166,6 +166,15 @@ pub trait Node {
             let _ = on_reply(node, command, result);
         }
     }
+
+    /// Takes out the replies this node read to commands of earlier batches after the caller had
+    /// stopped waiting for them ([`execute_all`](Node::execute_all)'s `Break`), oldest first:
+    /// a decided round's stragglers, which a networked node reads on its next request. They
+    /// may belong to any lock of the client (the caller matches them to its own); a node that
+    /// never leaves a reply unread, like the default, has none.
+    fn take_late_replies(&mut self) -> Vec<(Command, Result<NodeReply, Self::Error>)> {
+        Vec::new()
+    }
 }
 
 /// The lock's key on one node: who holds it and when it expires on the node's clock.

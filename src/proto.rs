@@ -40,7 +40,7 @@ pub use config::{
 };
 pub use drive::Next;
 pub use lock::Lock;
-pub use outcome::{AcquireOutcome, Extension, Refusal};
+pub use outcome::{AcquireOutcome, Extension, Heard, Refusal};
 pub use round::{
     Failure, Lease, NodeResult, QuorumRound, ReleaseRound, RoundKind, RoundOutcome, Tally,
 };

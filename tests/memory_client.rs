@@ -3,7 +3,7 @@
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
 use redlock_lab::driver::{Acquisition, ManualClock, MemoryNode, Redlock};
-use redlock_lab::proto::{Config, Failure, NodeId};
+use redlock_lab::proto::{Config, Failure, NodeId, NodeResult, NodeSet};
 use redlock_lab::time::Millis;
 
 const TTL: Millis = Millis(10_000);
@@ -110,8 +110,17 @@ fn a_guard_says_what_each_node_answered() {
     a.nodes_mut()[2].crash();
     let guard = a.lock("orders", TTL).unwrap().expect("2 of 3 is a quorum");
     let nodes = guard.nodes();
-    assert!(nodes.applied.contains(NodeId(0)) && nodes.applied.contains(NodeId(1)));
-    assert!(nodes.failed.contains(NodeId(2)), "{nodes:?}");
+    let tally = nodes.tally();
+    assert!(tally.applied.contains(NodeId(0)) && tally.applied.contains(NodeId(1)));
+    assert!(tally.failed.contains(NodeId(2)), "{nodes:?}");
+    // Two yes decided the round; the crashed node's failure came after, in the same batch.
+    assert_eq!(nodes.at_decision(NodeId(2)), NodeResult::NoReply);
+    assert_eq!(nodes.result(NodeId(2)), NodeResult::Failed);
+    assert_eq!(nodes.late(), NodeSet::from_bits(0b100));
+    assert_eq!(nodes.decided().applied.len(), 2);
+    assert!(nodes.unanswered().is_empty());
+    // A failed SET may still have landed: only a no rules a node out.
+    assert_eq!(nodes.may_hold_key(), NodeSet::first(3));
     assert!(guard.restarted().is_empty());
 }
 

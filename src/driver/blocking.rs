@@ -8,11 +8,13 @@ use thiserror::Error;
 
 use super::clock::Clock;
 use super::observe::Watch;
-use super::outcome::{Collision, ErrorLog, NodeError, NotAcquired, Settled, Unreachable};
+use super::outcome::{
+    Collision, ErrorLog, NodeError, NotAcquired, Settled, Unreachable, late_answer,
+};
 use crate::node::Node;
 use crate::proto::{
-    Config, ConfigError, Extension, Lock, LockParams, Next, NodeSet, Tally, Token, UsageError,
-    validate_resource,
+    Config, ConfigError, Extension, Heard, Lock, LockParams, Next, NodeSet, Tally, Token,
+    UsageError, validate_resource,
 };
 use crate::time::Millis;
 
@@ -219,18 +221,12 @@ impl<N: Node, C: Clock, R: RngCore + CryptoRng> Redlock<N, C, R> {
             self.clock.now()
         });
         Ok(match settled {
-            Settled::Acquired {
-                nodes,
-                restarted,
-                errors,
-            } => Acquisition::Acquired(Guard {
+            Settled::Acquired { errors } => Acquisition::Acquired(Guard {
                 nodes: &mut self.nodes,
                 clock: &self.clock,
                 lock,
                 resource: resource.to_owned(),
                 errors,
-                restarted,
-                answers: nodes,
             }),
             Settled::Unreachable(unreachable) => Acquisition::Unreachable(unreachable),
             Settled::NotAcquired(refused) => Acquisition::NotAcquired(refused),
@@ -247,8 +243,6 @@ pub struct Guard<'a, N: Node, C: Clock, R: RngCore> {
     lock: Lock<&'a mut R>,
     resource: String,
     errors: ErrorLog<N::Error>,
-    restarted: NodeSet,
-    answers: Tally,
 }
 
 impl<'a, N: Node, C: Clock, R: RngCore> Guard<'a, N, C, R> {
@@ -303,16 +297,20 @@ impl<N: Node, C: Clock, R: RngCore> Guard<'_, N, C, R> {
         self.errors.as_slice()
     }
 
-    /// What each node answered in the round that won the lock: who holds our key, who said
-    /// no, who failed or had not answered when the round was decided.
-    pub fn nodes(&self) -> Tally {
-        self.answers
+    /// What each node answered in the round that won the lock, as the core recorded it: who
+    /// holds our key, who said no, who failed, and who had not answered when the round was
+    /// decided ([`Heard::at_decision`]). A straggler's answer is recorded when the client
+    /// reads it, which for a Redis node is on the node's next request (an extension, the
+    /// release); [`Heard::may_hold_key`] then says where the key may be. The release goes to
+    /// every node regardless.
+    pub fn nodes(&self) -> Heard {
+        *self.lock.acquisition()
     }
 
     /// The nodes whose yes the restarted-node guard did not count in the winning round (they
     /// hold our key all the same, and are released with the others).
     pub fn restarted(&self) -> NodeSet {
-        self.restarted
+        self.lock.acquisition().restarted()
     }
 
     /// Extends the lease by a full TTL from now on a majority of all nodes. `Ok(false)` when
@@ -412,6 +410,14 @@ fn drive<N: Node, C: Clock, R: RngCore, T>(
                         ControlFlow::Break(())
                     }
                 });
+                // Stragglers of earlier rounds the nodes read on the way: the core keeps
+                // those of this lock's acquisition, so the guard knows where the key may be.
+                for node in nodes.iter_mut() {
+                    for (command, result) in node.take_late_replies() {
+                        let answer = late_answer(&result, || node.counts_toward_quorum());
+                        lock.handle_late_reply(&command, answer);
+                    }
+                }
             }
             Next::WaitUntil(due) => {
                 clock.sleep_until(due);

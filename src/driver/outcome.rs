@@ -130,12 +130,9 @@ impl<E: fmt::Debug + fmt::Display> std::error::Error for Collision<E> {}
 /// outcome.
 #[derive(Debug)]
 pub(crate) enum Settled<E> {
-    /// The lock is held.
+    /// The lock is held; the lock itself keeps what each node answered
+    /// ([`Lock::acquisition`](crate::proto::Lock::acquisition)).
     Acquired {
-        /// Every answer to the winning round.
-        nodes: Tally,
-        /// The nodes whose yes the restarted-node guard did not count.
-        restarted: NodeSet,
         /// The node errors so far, for the guard to keep.
         errors: ErrorLog<E>,
     },
@@ -156,6 +153,22 @@ impl<E> Settled<E> {
             Settled::Unreachable(_) => Decision::Unreachable,
             Settled::Collision(_) => Decision::Collision,
         }
+    }
+}
+
+/// The answer the core is handed for a straggler's `result`, read after its round was decided:
+/// like [`ErrorLog::answer`]'s, but its error is not kept (the operation it belonged to is over,
+/// and it may not even be this lock's) and no observer is told (its span has ended).
+pub(crate) fn late_answer<E>(
+    result: &Result<NodeReply, E>,
+    counts: impl FnOnce() -> bool,
+) -> Answer {
+    match result {
+        Ok(reply) => Answer {
+            counts: counts(),
+            ..Answer::from(*reply)
+        },
+        Err(_) => Answer::failed(),
     }
 }
 
@@ -244,11 +257,7 @@ impl<E> ErrorLog<E> {
         foreign: impl Fn(&E) -> Option<&str>,
     ) -> Settled<E> {
         match outcome {
-            AcquireOutcome::Acquired { nodes, restarted } => Settled::Acquired {
-                nodes,
-                restarted,
-                errors: self,
-            },
+            AcquireOutcome::Acquired { .. } => Settled::Acquired { errors: self },
             AcquireOutcome::Unreachable {
                 attempts, nodes, ..
             }
@@ -408,8 +417,7 @@ mod tests {
         let mut log = ErrorLog::default();
         log.push(&command(0, 1), "foreign queue");
         let acquired = AcquireOutcome::Acquired {
-            nodes: Tally::default(),
-            restarted: NodeSet::default(),
+            heard: crate::proto::Heard::default(),
         };
         assert!(
             matches!(log.settle(acquired, foreign), Settled::Acquired { .. }),

@@ -11,6 +11,12 @@
 //! written to all `N` connections before any reply is read, so a round costs about one round
 //! trip.
 //!
+//! A master that stops answering (stopped by SIGSTOP, or its host black-holed) costs a round one
+//! round timeout at most, not one per connect, read or retry: every connect, write and read of
+//! a round is bounded by the round's deadline in both clients, so an acquisition that wins its
+//! first round and a release each return within the round timeout plus [`ROUND_OVERRUN`]
+//! (`tests/live_redis/stopped.rs` measures it against a stopped `redis-server`).
+//!
 //! Optional extras: the restarted-node guard ([`NodeOptions::restart_guard`]), which keeps a
 //! node that restarted less than a TTL ago out of the quorum (antirez's delayed restart,
 //! enforced by the client); TLS (`rediss://`) through rustls, with a private CA via
@@ -44,5 +50,5 @@ mod url;
 
 pub use client::RedisRedlock;
 pub use error::{Cause, OpenError, RedisNodeError};
-pub use node::{NodeOptions, RedisNode, read_reply};
+pub use node::{NodeOptions, ROUND_OVERRUN, RedisNode, read_reply};
 pub use script::command;

@@ -56,8 +56,7 @@ impl<R: RngCore> Lock<R> {
         }
         match self.take_ended() {
             Some(Event::Acquired { .. }) => Ok(Next::Done(AcquireOutcome::Acquired {
-                nodes: self.heard_set.tally,
-                restarted: self.heard_set.excluded,
+                heard: self.heard_set,
             })),
             Some(Event::NotAcquired {
                 failure, attempts, ..
@@ -257,16 +256,20 @@ mod tests {
             &[yes, Answer::guarded(Reply::Applied), yes],
         );
         let outcome = lock.poll_acquisition().unwrap();
+        let Next::Done(AcquireOutcome::Acquired { heard }) = outcome else {
+            panic!("expected the lock, got {outcome:?}");
+        };
         assert_eq!(
-            outcome,
-            Next::Done(AcquireOutcome::Acquired {
-                nodes: Tally {
-                    applied: NodeSet::first(3),
-                    ..Tally::default()
-                },
-                restarted: NodeSet::from_bits(0b010),
-            })
+            heard.tally(),
+            Tally {
+                applied: NodeSet::first(3),
+                ..Tally::default()
+            }
         );
+        assert_eq!(heard.restarted(), NodeSet::from_bits(0b010));
+        // n3's yes decided it: nobody answered after the decision.
+        assert!(heard.late().is_empty(), "{heard:?}");
+        assert_eq!(&heard, lock.acquisition());
         assert_eq!(lock.poll_extension(), Err(UsageError::NotExtending));
         lock.release(Millis(2));
         let releases = match lock.poll_release() {

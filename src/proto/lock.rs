@@ -135,8 +135,11 @@ impl<R: RngCore> Lock<R> {
         now: Millis,
     ) {
         let answer = answer.into();
-        self.heard_set.record(round, node, answer);
-        self.heard_last.record(round, node, answer);
+        // An answer to a round the lock no longer waits for is a straggler's: kept apart, so
+        // the record tells what was known at the decision.
+        let late = !self.is_waiting_for(round);
+        self.heard_set.record(round, node, answer, late);
+        self.heard_last.record(round, node, answer, late);
         let effects = self.state.handle_reply(
             &self.params,
             round,
@@ -146,6 +149,25 @@ impl<R: RngCore> Lock<R> {
             &mut Drawn(&mut self.rng),
         );
         self.carry_out(effects);
+    }
+
+    /// Feeds an answer that a driver read after it had stopped waiting for its round: a
+    /// straggler of a decided round, read on the node's next request or on a task of its own.
+    /// `command` is the one the answer belongs to, which may be another lock's (a connection
+    /// serves every lock of a client in turn): only an answer to this lock's last acquisition
+    /// `SET` round (the same round and operation, so the same token) is recorded, in
+    /// [`acquisition`](Lock::acquisition), and it never changes the lock's state: the round
+    /// was decided without it. Returns whether it was recorded.
+    pub fn handle_late_reply(&mut self, command: &Command, answer: impl Into<Answer>) -> bool {
+        self.heard_set.handle_late_reply(command, answer.into())
+    }
+
+    /// What each node answered in the last acquisition `SET` round, also after it was decided
+    /// (the stragglers handed in since, by [`handle_reply`](Lock::handle_reply) or
+    /// [`handle_late_reply`](Lock::handle_late_reply)). For a held lock, the winning round:
+    /// which nodes hold the key, refused it, failed, or have not answered yet.
+    pub fn acquisition(&self) -> &Heard {
+        &self.heard_set
     }
 
     /// Does whatever is due at client time `now`; calling it early does nothing.
@@ -202,7 +224,7 @@ impl<R: RngCore> Lock<R> {
         if let Some(request) = effects.request {
             // A new acquisition round (or its write-back) starts a fresh record of answers.
             if let LockPhase::Acquiring(round) = self.state.phase() {
-                let heard = Heard::of(request.round);
+                let heard = Heard::of(request, self.params.node_count);
                 if round.kind == RoundKind::Acquire {
                     self.heard_set = heard;
                 }
@@ -346,6 +368,118 @@ mod tests {
         lock.release(Millis(4));
         let releases: Vec<NodeId> = drain(&mut lock).iter().map(|c| c.node).collect();
         assert_eq!(releases, vec![NodeId(0), NodeId(1), NodeId(2)]);
+    }
+
+    #[test]
+    fn the_record_tells_what_was_known_at_the_decision_and_takes_a_straggler_later() {
+        let mut lock = start(&config());
+        let sets = drain(&mut lock);
+        lock.handle_reply(sets[0].round, NodeId(0), Reply::Applied, Millis(1));
+        lock.handle_reply(sets[1].round, NodeId(1), Reply::Applied, Millis(2));
+        let lease = *lock.lease().expect("decided at quorum");
+        let heard = *lock.acquisition();
+        assert_eq!(heard.round(), sets[0].round);
+        assert_eq!(heard.result(NodeId(2)), NodeResult::NoReply);
+        assert_eq!(heard.unanswered(), NodeSet::from_bits(0b100));
+        assert_eq!(
+            heard.may_hold_key(),
+            NodeSet::first(3),
+            "n3's SET may still land"
+        );
+        assert!(heard.late().is_empty());
+
+        // The straggler's yes comes while the lock is held: recorded, apart, and the lock's
+        // state does not move.
+        lock.handle_reply(sets[2].round, NodeId(2), Reply::Applied, Millis(3));
+        let heard = *lock.acquisition();
+        assert_eq!(heard.result(NodeId(2)), NodeResult::Applied);
+        assert_eq!(heard.at_decision(NodeId(2)), NodeResult::NoReply);
+        assert_eq!(heard.late(), NodeSet::from_bits(0b100));
+        assert_eq!(heard.tally().applied, NodeSet::first(3));
+        assert_eq!(heard.decided().applied, NodeSet::from_bits(0b011));
+        assert!(heard.unanswered().is_empty());
+        assert_eq!(
+            heard.iter().map(|(_, result)| result).collect::<Vec<_>>(),
+            vec![NodeResult::Applied; 3]
+        );
+        assert_eq!(lock.lease(), Some(&lease));
+        assert!(
+            lock.poll_event()
+                .is_some_and(|e| matches!(e, Event::Acquired { .. }))
+        );
+        assert!(lock.poll_event().is_none(), "a straggler raises no event");
+
+        // The release goes to every node whatever the record says, and its own answers are
+        // not the acquisition's.
+        lock.release(Millis(4));
+        let releases = drain(&mut lock);
+        assert_eq!(releases.len(), 3);
+        for command in &releases {
+            lock.handle_reply(command.round, command.node, Reply::NotApplied, Millis(5));
+        }
+        assert_eq!(lock.acquisition(), &heard);
+    }
+
+    #[test]
+    fn a_late_reply_is_recorded_only_for_this_locks_own_set() {
+        let mut lock = start(&config());
+        let sets = drain(&mut lock);
+        lock.handle_reply(sets[0].round, NodeId(0), Reply::Applied, Millis(1));
+        lock.handle_reply(sets[1].round, NodeId(1), Reply::Applied, Millis(1));
+        // Another lock of the same client counts its rounds from the same start: the same
+        // round and node, another token.
+        let Op::SetNxPx { ttl, .. } = sets[2].op else {
+            panic!("expected SET, got {:?}", sets[2].op)
+        };
+        let foreign = Command {
+            op: Op::SetNxPx {
+                token: Token(7),
+                ttl,
+            },
+            ..sets[2]
+        };
+        assert!(!lock.handle_late_reply(&foreign, Reply::Applied));
+        let release = Command {
+            op: Op::DelIfEq { token: Token(7) },
+            ..sets[2]
+        };
+        assert!(!lock.handle_late_reply(&release, Reply::Applied));
+        assert_eq!(lock.acquisition().result(NodeId(2)), NodeResult::NoReply);
+
+        let young = Answer::guarded(Reply::Applied);
+        assert!(lock.handle_late_reply(&sets[2], young));
+        assert!(
+            !lock.handle_late_reply(&sets[2], Reply::NotApplied),
+            "the first answer counts"
+        );
+        let heard = lock.acquisition();
+        assert_eq!(heard.result(NodeId(2)), NodeResult::Applied);
+        assert_eq!(heard.late(), NodeSet::from_bits(0b100));
+        assert_eq!(heard.restarted(), NodeSet::from_bits(0b100));
+    }
+
+    #[test]
+    fn with_write_back_a_set_straggler_during_the_fence_round_is_the_acquisitions() {
+        let mut config = config();
+        config.fencing = crate::proto::Fencing::WriteBack;
+        let mut lock = start(&config);
+        let sets = drain(&mut lock);
+        for command in &sets[..2] {
+            let answer = Answer::voting(Reply::Applied).with_counter(4);
+            lock.handle_reply(command.round, command.node, answer, Millis(1));
+        }
+        let fences = drain(&mut lock);
+        assert!(matches!(fences[0].op, Op::RaiseFence { to: 4, .. }));
+        lock.handle_reply(sets[2].round, NodeId(2), Reply::NotApplied, Millis(2));
+        for command in &fences {
+            lock.handle_reply(command.round, command.node, Reply::Applied, Millis(2));
+        }
+        assert!(matches!(lock.poll_event(), Some(Event::Acquired { .. })));
+        let heard = lock.acquisition();
+        assert_eq!(heard.round(), sets[0].round, "the SET round, not the fence");
+        assert_eq!(heard.result(NodeId(2)), NodeResult::NotApplied);
+        assert_eq!(heard.late(), NodeSet::from_bits(0b100));
+        assert_eq!(heard.may_hold_key(), NodeSet::from_bits(0b011));
     }
 
     #[test]

@@ -4,9 +4,9 @@
 
 use std::fmt;
 
-use super::command::{NodeId, NodeSet, RoundId};
-use super::round::{Failure, Tally};
-use super::state::Answer;
+use super::command::{Command, NodeId, NodeSet, RoundId};
+use super::round::{Failure, NodeResult, Tally};
+use super::state::{Answer, Request};
 use crate::time::Millis;
 
 /// How an acquisition ended, as the core counted its last round.
@@ -14,12 +14,10 @@ use crate::time::Millis;
 pub enum AcquireOutcome {
     /// The lock is held; [`Lock::lease`](super::Lock::lease) says until when.
     Acquired {
-        /// Every answer to the winning `SET` round the lock was handed, also those that came
-        /// after the round was decided.
-        nodes: Tally,
-        /// The nodes whose yes the restarted-node guard kept out of the count (they hold our
-        /// key all the same, and are released with the others).
-        restarted: NodeSet,
+        /// Every answer to the winning `SET` round the lock was handed so far, also those that
+        /// came after the round was decided; [`Lock::acquisition`](super::Lock::acquisition)
+        /// keeps it up to date with the stragglers heard from later.
+        heard: Heard,
     },
     /// Enough nodes answered, and they did not give the lock.
     NotAcquired {
@@ -107,33 +105,141 @@ pub enum Extension {
     },
 }
 
-/// Every answer a lock was handed for one round, also after the core decided it (the core's
-/// own tally stops at the decision), and which yes the restarted-node guard kept out.
+/// What a lock heard from each node in one round: every answer it was handed, those that
+/// came after the round was decided included, and which yes the restarted-node guard kept out.
+///
+/// The core decides a round as soon as the outcome is certain (at quorum, by default), so at
+/// that moment some nodes may not have answered yet. Their answers still count here when a
+/// driver hands them in later ([`Lock::handle_late_reply`](super::Lock::handle_late_reply)):
+/// for a won acquisition, [`Lock::acquisition`](super::Lock::acquisition) therefore tells,
+/// at any time, which nodes hold the key ([`NodeResult::Applied`]), refused it, failed, or
+/// have not answered yet, and [`may_hold_key`](Heard::may_hold_key) which ones the key may be
+/// on. The release goes to every node whatever this says.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(super) struct Heard {
-    round: Option<RoundId>,
-    pub(super) tally: Tally,
-    pub(super) excluded: NodeSet,
+pub struct Heard {
+    /// The round's request to every node (`None` before any round).
+    request: Option<Request>,
+    node_count: u8,
+    tally: Tally,
+    excluded: NodeSet,
+    late: NodeSet,
 }
 
 impl Heard {
-    /// A record for `round`, with nothing heard yet.
-    pub(super) fn of(round: RoundId) -> Heard {
+    /// A record for `request` to `node_count` nodes, with nothing heard yet.
+    pub(super) fn of(request: Request, node_count: u8) -> Heard {
         Heard {
-            round: Some(round),
+            request: Some(request),
+            node_count,
             ..Heard::default()
         }
     }
 
-    /// Notes `node`'s answer if it belongs to this record's round.
-    pub(super) fn record(&mut self, round: RoundId, node: NodeId, answer: Answer) {
-        if self.round != Some(round) {
+    /// Notes `node`'s answer if it belongs to this record's round; `late` when the lock had
+    /// already decided the round.
+    pub(super) fn record(&mut self, round: RoundId, node: NodeId, answer: Answer, late: bool) {
+        let Some(request) = self.request else {
             return;
+        };
+        if request.round != round || node.index() >= usize::from(self.node_count) {
+            return;
+        }
+        // The first answer counts, as in the round itself.
+        if late && !self.tally.answered().contains(node) {
+            self.late.insert(node);
         }
         self.tally.record(node, answer.reply);
         if !answer.counts {
             self.excluded.insert(node);
         }
+    }
+
+    /// Notes a straggler's answer to `command`, read after the round was decided, if `command`
+    /// is exactly this record's request (round and operation, and so the token): a driver may
+    /// read a reply long after its round, on a connection every lock of the client shares, so
+    /// the round alone could be another lock's. Returns whether it was new and recorded.
+    /// [`Lock::handle_late_reply`](super::Lock::handle_late_reply) does this on the lock's own
+    /// record; a driver calls this on a copy to show answers it has not handed in yet.
+    pub fn handle_late_reply(&mut self, command: &Command, answer: Answer) -> bool {
+        let ours = self
+            .request
+            .is_some_and(|request| request.round == command.round && request.op == command.op);
+        let new = ours && !self.tally.answered().contains(command.node);
+        if new {
+            self.record(command.round, command.node, answer, true);
+        }
+        new
+    }
+
+    /// The round these answers belong to (round 0 before any).
+    pub fn round(&self) -> RoundId {
+        self.request
+            .map(|request| request.round)
+            .unwrap_or_default()
+    }
+
+    /// How many nodes the round went to.
+    pub fn node_count(&self) -> usize {
+        usize::from(self.node_count)
+    }
+
+    /// What `node` answered, whenever it did; [`NodeResult::NoReply`] while it has not.
+    pub fn result(&self, node: NodeId) -> NodeResult {
+        self.tally.result(node)
+    }
+
+    /// What `node` had answered when the lock decided the round: [`NodeResult::NoReply`] for a
+    /// node whose answer came later.
+    pub fn at_decision(&self, node: NodeId) -> NodeResult {
+        if self.late.contains(node) {
+            NodeResult::NoReply
+        } else {
+            self.tally.result(node)
+        }
+    }
+
+    /// Every node with what it answered ([`result`](Heard::result)), in node order.
+    pub fn iter(&self) -> impl Iterator<Item = (NodeId, NodeResult)> + '_ {
+        NodeSet::first(self.node_count())
+            .iter()
+            .map(|node| (node, self.result(node)))
+    }
+
+    /// Every answer so far, by kind.
+    pub fn tally(&self) -> Tally {
+        self.tally
+    }
+
+    /// The answers that had come when the lock decided the round.
+    pub fn decided(&self) -> Tally {
+        Tally {
+            applied: self.tally.applied.difference(self.late),
+            not_applied: self.tally.not_applied.difference(self.late),
+            failed: self.tally.failed.difference(self.late),
+        }
+    }
+
+    /// The nodes whose answer came after the round was decided (the stragglers heard from).
+    pub fn late(&self) -> NodeSet {
+        self.late
+    }
+
+    /// The nodes that have not answered yet.
+    pub fn unanswered(&self) -> NodeSet {
+        NodeSet::first(self.node_count()).difference(self.tally.answered())
+    }
+
+    /// The nodes where the operation may have taken effect: those that applied it, those that
+    /// failed (a timed-out `SET` may still land) and those that have not answered. For a won
+    /// acquisition, the nodes that may hold the key; only a no rules a node out.
+    pub fn may_hold_key(&self) -> NodeSet {
+        NodeSet::first(self.node_count()).difference(self.tally.not_applied)
+    }
+
+    /// The nodes whose yes the restarted-node guard kept out of the count (they hold the key
+    /// all the same, and are released with the others).
+    pub fn restarted(&self) -> NodeSet {
+        self.excluded
     }
 
     /// Classifies a lost acquisition over `node_count` nodes from every answer heard:
@@ -148,7 +254,7 @@ impl Heard {
         attempts: u32,
     ) -> AcquireOutcome {
         let nodes = self.tally;
-        let round = self.round.unwrap_or_default();
+        let round = self.round();
         if nodes.failed.len() > node_count - quorum {
             return AcquireOutcome::Unreachable {
                 quorum,

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use redlock_lab::driver::Refusal;
 use redlock_lab::driver::redis::asynchronous::{AsyncAcquisition, AsyncRedlock};
 use redlock_lab::driver::redis::{Cause, NodeOptions};
-use redlock_lab::proto::RoundDecision;
+use redlock_lab::proto::{NodeId, NodeResult, NodeSet, RoundDecision};
 use redlock_lab::time::Millis;
 
 use crate::config;
@@ -410,5 +410,52 @@ fn async_a_straggling_set_is_never_overtaken_by_its_own_release() {
             "released on {}",
             server.url()
         );
+    }
+}
+
+#[test]
+fn async_the_guard_records_a_straggling_set_that_answers_within_the_round() {
+    let servers = cluster(3);
+    let urls = urls(&servers);
+    let mut round = config(3);
+    round.round_timeout = Millis(2_000);
+    block_on(async {
+        let mut redlock = AsyncRedlock::open(&urls, round).unwrap();
+        let warm = redlock
+            .lock("warm", Millis(1_000))
+            .await
+            .unwrap()
+            .expect("healthy");
+        warm.unlock().await;
+        let stopped = servers[2].paused();
+        let guard = redlock
+            .lock("straggler", Millis(10_000))
+            .await
+            .unwrap()
+            .expect("two of three");
+        let nodes = guard.nodes();
+        assert_eq!(nodes.result(NodeId(2)), NodeResult::NoReply, "{nodes:?}");
+        assert_eq!(nodes.unanswered(), NodeSet::from_bits(0b100));
+        // Woken within the round's two seconds, n3 answers its SET on the straggler's task.
+        drop(stopped);
+        for _ in 0..400 {
+            if guard.nodes().unanswered().is_empty() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        let nodes = guard.nodes();
+        assert_eq!(nodes.result(NodeId(2)), NodeResult::Applied, "{nodes:?}");
+        assert_eq!(nodes.at_decision(NodeId(2)), NodeResult::NoReply);
+        assert_eq!(nodes.late(), NodeSet::from_bits(0b100));
+        let released = guard.unlock().await;
+        assert_eq!(
+            released.applied,
+            NodeSet::first(3),
+            "the key was on every node"
+        );
+    });
+    for server in &servers {
+        assert_eq!(server.get("straggler"), None);
     }
 }

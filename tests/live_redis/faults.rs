@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use redlock_lab::driver::redis::{Cause, NodeOptions};
 use redlock_lab::driver::{Acquisition, Refusal};
-use redlock_lab::proto::{Failure, NodeId, NodeSet, RetryPolicy, RoundDecision};
+use redlock_lab::proto::{Failure, NodeId, NodeResult, NodeSet, RetryPolicy, RoundDecision};
 use redlock_lab::time::Millis;
 
 use crate::harness::{cluster, urls};
@@ -388,5 +388,59 @@ fn nodes_that_all_restarted_just_now_stop_every_lock_and_the_refusal_names_the_g
     assert!(guarded.lock("young", Millis(3_000)).unwrap().is_none());
     for server in &servers {
         assert_eq!(server.get("young"), None, "every young node was released");
+    }
+}
+
+#[test]
+fn the_guard_tells_which_nodes_had_not_answered_and_records_a_straggler_read_later() {
+    let servers = cluster(3);
+    let urls = urls(&servers);
+    let mut round = config(3);
+    round.round_timeout = Millis(300);
+    let mut redlock = client(&urls, round);
+    warm_up(&mut redlock);
+
+    // n3 is read last: n1 and n2 decide the round before anyone waits for n3.
+    let stopped = servers[2].paused();
+    let mut guard = redlock
+        .lock("straggler", Millis(10_000))
+        .unwrap()
+        .expect("two of three");
+    let nodes = guard.nodes();
+    assert_eq!(
+        nodes.decided().applied,
+        NodeSet::from_bits(0b011),
+        "{nodes:?}"
+    );
+    assert_eq!(nodes.result(NodeId(2)), NodeResult::NoReply);
+    assert_eq!(nodes.unanswered(), NodeSet::from_bits(0b100));
+    assert_eq!(nodes.may_hold_key(), NodeSet::first(3));
+    assert!(guard.node_errors().is_empty(), "nobody waited for n3");
+
+    // Woken, n3 runs the SET that waited in its socket: the key is there too.
+    drop(stopped);
+    let token = guard.token().to_string();
+    assert_eq!(servers[2].get("straggler"), Some(token));
+
+    // The extension reads n3's SET reply before its own: the guard records it as late. (n1,
+    // stopped now, makes the extension read n3 before the round is decided.)
+    let stopped = servers[0].paused();
+    assert!(guard.extend().unwrap(), "n2 and n3 extend it");
+    drop(stopped);
+    let nodes = guard.nodes();
+    assert_eq!(nodes.result(NodeId(2)), NodeResult::Applied, "{nodes:?}");
+    assert_eq!(nodes.at_decision(NodeId(2)), NodeResult::NoReply);
+    assert_eq!(nodes.late(), NodeSet::from_bits(0b100));
+    assert_eq!(nodes.tally().applied, NodeSet::first(3));
+    assert!(nodes.unanswered().is_empty());
+
+    let released = guard.unlock();
+    assert_eq!(
+        released.applied,
+        NodeSet::first(3),
+        "the key was on every node"
+    );
+    for server in &servers {
+        assert_eq!(server.get("straggler"), None);
     }
 }

@@ -300,6 +300,13 @@ impl RedisServer {
         signal(self.pid(), "CONT");
     }
 
+    /// SIGSTOP now and SIGCONT when the returned guard is dropped, also when the test panics
+    /// first: a stopped server left behind would hang the harness's own checks and its kill.
+    pub fn paused(&self) -> Paused<'_> {
+        self.pause();
+        Paused(self)
+    }
+
     /// SIGKILL, and wait for the process to be gone.
     pub fn kill(&mut self) {
         if let Some(mut child) = self.child.take() {
@@ -433,6 +440,23 @@ impl Drop for RedisServer {
         if self.counted {
             machine().servers -= 1;
             MACHINE_CHANGED.notify_all();
+        }
+    }
+}
+
+/// A server stopped with SIGSTOP for as long as this lives ([`RedisServer::paused`]).
+#[derive(Debug)]
+pub struct Paused<'a>(&'a RedisServer);
+
+impl Drop for Paused<'_> {
+    fn drop(&mut self) {
+        // A panic here while the test is already panicking would abort the whole binary, so
+        // neither a killed server nor a failed `kill` is asserted.
+        if let Some(child) = &self.0.child {
+            let _ = Command::new("kill")
+                .arg("-CONT")
+                .arg(child.id().to_string())
+                .status();
         }
     }
 }

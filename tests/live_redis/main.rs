@@ -18,6 +18,7 @@ mod observe;
 #[cfg(feature = "cli")]
 mod run;
 mod security;
+mod stopped;
 
 use redlock_lab::driver::RedisRedlock;
 use redlock_lab::driver::redis::NodeOptions;

@@ -41,10 +41,12 @@ use super::error::{Cause, OpenError, RedisNodeError};
 use super::node::{NodeOptions, ServerInfo, build_client, connect_cause, interpret, round_cause};
 use super::script;
 use crate::driver::observe::Watch;
-use crate::driver::{DriverError, ErrorLog, NodeError, NotAcquired, Settled, Unreachable};
+use crate::driver::{
+    DriverError, ErrorLog, NodeError, NotAcquired, Settled, Unreachable, late_answer,
+};
 use crate::node::NodeReply;
 use crate::proto::{
-    self, Command, Config, Fencing, Lock, Next, NodeSet, Op, Tally, Token, UsageError,
+    self, Command, Config, Fencing, Heard, Lock, Next, NodeSet, Op, Tally, Token, UsageError,
     validate_resource,
 };
 use crate::time::Millis;
@@ -71,6 +73,7 @@ struct Link {
 }
 
 /// What one request brought back: the node's reply to `command`.
+#[derive(Debug)]
 struct Arrival {
     command: Command,
     result: Result<NodeReply, RedisNodeError>,
@@ -142,6 +145,27 @@ impl AsyncNode {
 fn lock_link(link: &Mutex<Link>) -> MutexGuard<'_, Link> {
     // A request that panicked leaves nothing half-written in a link: take it as it is.
     link.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Where a lock's decided rounds' stragglers leave their replies when they come, for the lock
+/// to take in (its guard does, before each operation and when asked what each node answered).
+#[derive(Clone, Debug, Default)]
+struct Stragglers(Arc<Mutex<Vec<Arrival>>>);
+
+impl Stragglers {
+    fn list(&self) -> MutexGuard<'_, Vec<Arrival>> {
+        // A push cannot leave the list half-written: take it as it is.
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Hands every arrival so far to `lock`, which records those of its acquisition.
+    fn hand_in<R: RngCore>(&self, nodes: &[AsyncNode], lock: &mut Lock<R>) {
+        for arrival in self.list().drain(..) {
+            let node = &nodes[arrival.command.node.index()];
+            let answer = late_answer(&arrival.result, || node.counts_toward_quorum());
+            lock.handle_late_reply(&arrival.command, answer);
+        }
+    }
 }
 
 /// The node's connection, made now (and kept in `link`, with when the node may vote again)
@@ -222,6 +246,11 @@ async fn run(
 /// The async Redlock client over Redis masters: the same [`Lock`] core as the blocking
 /// [`Redlock`](crate::driver::Redlock), with tokens and retry jitter from ChaCha20 seeded by
 /// the operating system, and tokio's monotonic clock.
+///
+/// A stopped master costs one round timeout, not several: a round's requests run at once, each
+/// connect is capped by what is left of the round, and the round ends at its deadline whatever
+/// is still in flight. An acquisition that wins its first round and a release each return
+/// within [`Config::round_timeout`] plus [`ROUND_OVERRUN`](super::ROUND_OVERRUN).
 pub struct AsyncRedlock {
     nodes: Vec<AsyncNode>,
     config: Config,
@@ -349,10 +378,14 @@ impl AsyncRedlock {
         let mut lock = Lock::acquire(&self.config, ttl, &mut self.rng, now(origin))?;
         let mut errors = ErrorLog::default();
         let mut watch = Watch::acquiring(resource, ttl);
+        let stragglers = Stragglers::default();
         let outcome = drive(
-            &mut self.nodes,
-            origin,
-            resource,
+            Round {
+                nodes: &mut self.nodes,
+                origin,
+                key: resource,
+                stragglers: &stragglers,
+            },
             &mut lock,
             &mut errors,
             &mut watch,
@@ -364,18 +397,13 @@ impl AsyncRedlock {
             now(origin)
         });
         Ok(match settled {
-            Settled::Acquired {
-                nodes,
-                restarted,
-                errors,
-            } => AsyncAcquisition::Acquired(AsyncGuard {
+            Settled::Acquired { errors } => AsyncAcquisition::Acquired(AsyncGuard {
                 nodes: &mut self.nodes,
                 origin,
                 lock,
                 resource: resource.to_owned(),
                 errors,
-                restarted,
-                answers: nodes,
+                stragglers,
             }),
             Settled::NotAcquired(refused) => AsyncAcquisition::NotAcquired(refused),
             Settled::Unreachable(unreachable) => AsyncAcquisition::Unreachable(unreachable),
@@ -395,8 +423,8 @@ pub struct AsyncGuard<'a> {
     lock: Lock<&'a mut ChaCha20Rng>,
     resource: String,
     errors: ErrorLog<RedisNodeError>,
-    restarted: NodeSet,
-    answers: Tally,
+    /// Where the acquisition's stragglers leave their replies.
+    stragglers: Stragglers,
 }
 
 impl std::fmt::Debug for AsyncNode {
@@ -408,7 +436,7 @@ impl std::fmt::Debug for AsyncNode {
     }
 }
 
-impl AsyncGuard<'_> {
+impl<'a> AsyncGuard<'a> {
     /// The token stored at the nodes.
     pub fn token(&self) -> Token {
         self.lease().token
@@ -444,14 +472,37 @@ impl AsyncGuard<'_> {
         self.errors.as_slice()
     }
 
-    /// What each node answered in the round that won the lock.
-    pub fn nodes(&self) -> Tally {
-        self.answers
+    /// What each node answered in the round that won the lock, as
+    /// [`Guard::nodes`](crate::driver::Guard::nodes) tells it: here a straggler's answer is
+    /// read on a task of its own as soon as it comes within the round's deadline, and shows
+    /// from then on.
+    pub fn nodes(&self) -> Heard {
+        let mut heard = *self.lock.acquisition();
+        // Not handed to the lock yet (that needs `&mut`): the core's rule, on a copy.
+        for arrival in self.stragglers.list().iter() {
+            let node = &self.nodes[arrival.command.node.index()];
+            let answer = late_answer(&arrival.result, || node.counts_toward_quorum());
+            heard.handle_late_reply(&arrival.command, answer);
+        }
+        heard
     }
 
     /// The nodes whose yes the restarted-node guard did not count in the winning round.
     pub fn restarted(&self) -> NodeSet {
-        self.restarted
+        self.nodes().restarted()
+    }
+
+    /// What the guard's next operation runs on, with the stragglers heard from so far handed
+    /// to the lock first.
+    fn parts(&mut self) -> Parts<'_, 'a> {
+        self.stragglers.hand_in(self.nodes, &mut self.lock);
+        let round = Round {
+            nodes: self.nodes,
+            origin: self.origin,
+            key: &self.resource,
+            stragglers: &self.stragglers,
+        };
+        (round, &mut self.lock, &mut self.errors)
     }
 
     /// Extends the lease by a full TTL on a majority of all nodes; `Ok(false)` when that failed
@@ -459,16 +510,8 @@ impl AsyncGuard<'_> {
     pub async fn extend(&mut self) -> Result<bool, DriverError> {
         self.lock.extend(now(self.origin))?;
         let mut watch = Watch::extending(&self.resource);
-        let extension = drive(
-            self.nodes,
-            self.origin,
-            &self.resource,
-            &mut self.lock,
-            &mut self.errors,
-            &mut watch,
-            Lock::poll_extension,
-        )
-        .await?;
+        let (round, lock, errors) = self.parts();
+        let extension = drive(round, lock, errors, &mut watch, Lock::poll_extension).await?;
         watch.extension(&extension, self.deadline(), || now(self.origin));
         Ok(matches!(extension, proto::Extension::Extended { .. }))
     }
@@ -477,15 +520,10 @@ impl AsyncGuard<'_> {
     pub async fn unlock(mut self) -> Tally {
         self.lock.release(now(self.origin));
         let mut watch = Watch::releasing(&self.resource);
-        let released = drive(
-            self.nodes,
-            self.origin,
-            &self.resource,
-            &mut self.lock,
-            &mut self.errors,
-            &mut watch,
-            |lock| Ok(lock.poll_release()),
-        )
+        let (round, lock, errors) = self.parts();
+        let released = drive(round, lock, errors, &mut watch, |lock| {
+            Ok(lock.poll_release())
+        })
         .await;
         // A release has no usage error to report: `poll_release` always answers.
         let released = released.unwrap_or_default();
@@ -528,22 +566,37 @@ fn now(origin: Instant) -> Millis {
     Millis::from_duration(origin.elapsed())
 }
 
-/// Runs the operation in progress on `lock` against `nodes` until `poll` says it is done, in
-/// the order the core gives ([`Next`]); the I/O of one batch is [`send`]'s.
-async fn drive<R: RngCore, T>(
-    nodes: &mut [AsyncNode],
+/// A guard's round, lock and error log, borrowed at once for one operation.
+type Parts<'g, 'a> = (
+    Round<'g>,
+    &'g mut Lock<&'a mut ChaCha20Rng>,
+    &'g mut ErrorLog<RedisNodeError>,
+);
+
+/// What a lock's rounds run on: the nodes, the client's clock origin, the key, and where the
+/// rounds' stragglers leave their replies.
+struct Round<'a> {
+    nodes: &'a mut [AsyncNode],
     origin: Instant,
-    key: &str,
+    key: &'a str,
+    stragglers: &'a Stragglers,
+}
+
+/// Runs the operation in progress on `lock` against `round`'s nodes until `poll` says it is
+/// done, in the order the core gives ([`Next`]); the I/O of one batch is [`send`]'s.
+async fn drive<R: RngCore, T>(
+    mut round: Round<'_>,
     lock: &mut Lock<R>,
     errors: &mut ErrorLog<RedisNodeError>,
     watch: &mut Watch,
     poll: impl Fn(&mut Lock<R>) -> Result<Next<T>, UsageError>,
 ) -> Result<T, UsageError> {
+    let origin = round.origin;
     loop {
         match poll(lock)? {
             Next::Send(batch) => {
                 watch.round_sent();
-                send(nodes, origin, key, lock, errors, watch, &batch).await;
+                send(&mut round, lock, errors, watch, &batch).await;
             }
             Next::WaitUntil(due) => {
                 sleep_until(origin + due.to_duration()).await;
@@ -559,14 +612,13 @@ async fn drive<R: RngCore, T>(
 /// unanswered counts as a failed node. Either way the requests still in flight are finished
 /// on their own tasks, so every command of the round is written.
 async fn send<R: RngCore>(
-    nodes: &mut [AsyncNode],
-    origin: Instant,
-    key: &str,
+    round: &mut Round<'_>,
     lock: &mut Lock<R>,
     errors: &mut ErrorLog<RedisNodeError>,
     watch: &Watch,
     batch: &[Command],
 ) {
+    let (nodes, origin, key) = (&mut *round.nodes, round.origin, round.key);
     let budget = lock.params().round_timeout.to_duration();
     let fencing = lock.params().fencing;
     let deadline = Instant::now() + budget;
@@ -597,7 +649,7 @@ async fn send<R: RngCore>(
                 );
                 lock.handle_reply(command.round, command.node, answer, now(origin));
                 if !lock.is_waiting_for(command.round) {
-                    finish_in_background(pending, deadline);
+                    finish_in_background(pending, deadline, round.stragglers);
                     return;
                 }
             }
@@ -609,7 +661,7 @@ async fn send<R: RngCore>(
                     let answer = errors.answer(&command, Err(error), || false, watch);
                     lock.handle_reply(command.round, command.node, answer, now(origin));
                 }
-                finish_in_background(pending, deadline);
+                finish_in_background(pending, deadline, round.stragglers);
                 return;
             }
         }
@@ -621,16 +673,26 @@ async fn send<R: RngCore>(
 /// queues it when first polled, and tokio's cooperative budget may defer even that), and the
 /// algorithm asks for every command of a round to reach every node.
 ///
-/// Their replies are still read, by the tasks, and then dropped. Nothing would go out of step
-/// if they were not: a multiplexed connection pairs replies with requests in its own task, in
+/// Their replies are still read, by the tasks, and left with `stragglers` for the lock (a
+/// straggling `SET`'s yes says the key is on that node too). Nothing would go out of step if
+/// they were not read: a multiplexed connection pairs replies with requests in its own task, in
 /// the order written, and throws away the reply of a request whose future is gone. Reading
 /// them is what lets the node's next request go (see [`AsyncNode::request`]), and a
-/// connection lost on the way is forgotten before that request runs.
-fn finish_in_background<F>(pending: FuturesUnordered<Pin<Box<F>>>, deadline: Instant)
-where
+/// connection lost on the way is forgotten before that request runs. A request still
+/// unanswered at the deadline leaves nothing: the node has not said anything yet.
+fn finish_in_background<F>(
+    pending: FuturesUnordered<Pin<Box<F>>>,
+    deadline: Instant,
+    stragglers: &Stragglers,
+) where
     F: Future<Output = Arrival> + Send + 'static,
 {
     for request in pending {
-        ::tokio::spawn(timeout_at(deadline, request));
+        let stragglers = stragglers.clone();
+        ::tokio::spawn(async move {
+            if let Ok(arrival) = timeout_at(deadline, request).await {
+                stragglers.list().push(arrival);
+            }
+        });
     }
 }

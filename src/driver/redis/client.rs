@@ -9,6 +9,13 @@ use crate::proto::Config;
 
 /// The Redlock client over Redis: [`RedisNode`]s, the process's monotonic clock, and tokens
 /// (and retry jitter) from ChaCha20 seeded by the operating system.
+///
+/// A stopped master costs one round timeout, not several: every connect, write and read of a
+/// round waits at most until the round's deadline, the first connects to all nodes run at once,
+/// and a node that timed out is read last from then on. An acquisition that wins its first
+/// round and a release each return within
+/// [`Config::round_timeout`](crate::proto::Config::round_timeout) plus
+/// [`ROUND_OVERRUN`](super::ROUND_OVERRUN), which says what the overrun is made of.
 pub type RedisRedlock = Redlock<RedisNode, MonotonicClock, ChaCha20Rng>;
 
 impl Redlock<RedisNode, MonotonicClock, ChaCha20Rng> {

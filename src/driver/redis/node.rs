@@ -1,12 +1,12 @@
 //! [`RedisNode`]: one Redis master over the redis crate's blocking connection.
 
+use std::collections::VecDeque;
 use std::io;
 use std::ops::ControlFlow;
 use std::time::{Duration, Instant};
 
 use ::redis::{
-    Client, Connection, ConnectionLike, ErrorKind, IntoConnectionInfo, RedisError, TlsCertificates,
-    Value,
+    Client, Connection, ErrorKind, IntoConnectionInfo, RedisError, TlsCertificates, Value,
 };
 
 use super::error::{Cause, RedisNodeError};
@@ -24,9 +24,10 @@ pub struct NodeOptions {
     /// reached is left alone by the blocking client (failing at once with the same cause) before
     /// it is dialled again.
     pub connect_timeout: Duration,
-    /// The write timeout, and the read timeout of single commands outside a lock round. Inside a
-    /// round every read waits until the round's deadline instead
-    /// ([`Config::round_timeout`](crate::proto::Config::round_timeout)).
+    /// The write and read timeouts of single commands outside a lock round. Inside a round
+    /// every write and read waits until the round's deadline instead
+    /// ([`Config::round_timeout`](crate::proto::Config::round_timeout)), so a round never
+    /// waits on one node longer than the round ([`ROUND_OVERRUN`]).
     pub io_timeout: Duration,
     /// The restarted-node guard: when set, the node reads `run_id` and `uptime_in_seconds`
     /// (`INFO server`) on every connect, and its yes does not count toward a quorum until it
@@ -70,13 +71,19 @@ pub struct RedisNode {
     suspect: bool,
     /// The read timeout the socket has now, to skip the system call when it barely changes.
     read_timeout: Option<Duration>,
+    /// The write timeout the socket has now, likewise.
+    write_timeout: Option<Duration>,
     /// After a failed connect the node is not dialled again before this instant (it fails at
     /// once with the same cause), so a dead or black-holed node costs the rounds in between
     /// nothing instead of a connect timeout each.
     down_until: Option<(Instant, Cause)>,
-    /// Replies sent for and no longer wanted (their round was decided without them): read and
-    /// dropped before the next wanted reply, so the connection stays in step without waiting.
-    owed: usize,
+    /// Replies sent for and no longer waited for, oldest first: read before the next wanted
+    /// reply, so the connection stays in step without waiting. A decided round's straggler
+    /// carries its command, so its reply, once read, goes to `late` for the lock to record.
+    owed: VecDeque<Option<(Command, Fencing)>>,
+    /// The stragglers' replies read since the last batch began (see
+    /// [`Node::take_late_replies`]).
+    late: Vec<(Command, Result<NodeReply, RedisNodeError>)>,
 }
 
 impl std::fmt::Debug for RedisNode {
@@ -113,8 +120,10 @@ impl RedisNode {
             votes_from: None,
             suspect: false,
             read_timeout: None,
+            write_timeout: None,
             down_until: None,
-            owed: 0,
+            owed: VecDeque::new(),
+            late: Vec::new(),
         })
     }
 
@@ -175,11 +184,13 @@ impl RedisNode {
         self.connect(deadline)?;
         self.drain_owed(deadline)?;
         let con = self.connect(deadline)?;
-        // The socket may still be armed with a round's last, short timeout.
+        // The socket may still be armed with a round's last, short timeouts.
         let result = con
             .set_read_timeout(Some(io_timeout))
+            .and_then(|()| con.set_write_timeout(Some(io_timeout)))
             .and_then(|()| invocation.invoke::<Value>(con));
         self.read_timeout = Some(io_timeout);
+        self.write_timeout = Some(io_timeout);
         match result {
             Ok(value) => Ok(value),
             Err(e) => Err(self.classify_io(e, self.options.io_timeout, server)),
@@ -199,6 +210,7 @@ impl RedisNode {
             let connection = self.new_connection(deadline)?;
             self.connection = Some(connection);
             self.read_timeout = Some(self.options.io_timeout);
+            self.write_timeout = Some(self.options.io_timeout);
         }
         Ok(self.connection.as_mut().expect("connected just above"))
     }
@@ -228,17 +240,18 @@ impl RedisNode {
     }
 
     /// Connects within `wait`, loads the scripts and reads `INFO server` if the guard is on.
+    ///
+    /// `wait` bounds the whole of it: each reply of the preload is read with what is left, and
+    /// the first that does not come ends it (the redis crate's own pipeline reading would wait
+    /// the full timeout again for every reply after a timed-out one).
     fn dial(&mut self, wait: Duration) -> Result<Connection, RedisNodeError> {
-        let started = Instant::now();
+        let deadline = Instant::now() + wait;
         let mut con = self
             .client
             .get_connection_with_timeout(wait)
             .map_err(|e| self.error(connect_cause(e, wait)))?;
-        // The preload shares the connect budget; the io timeout applies from then on.
-        let left = wait.saturating_sub(started.elapsed()).max(MIN_WAIT);
         let setup = (|| {
-            con.set_read_timeout(Some(left))?;
-            con.set_write_timeout(Some(left))?;
+            con.set_write_timeout(Some(remaining(deadline).max(MIN_WAIT)))?;
             let mut pipe = ::redis::pipe();
             for text in script::ALL {
                 pipe.cmd("SCRIPT").arg("LOAD").arg(text);
@@ -246,13 +259,14 @@ impl RedisNode {
             if self.options.restart_guard.is_some() {
                 pipe.cmd("INFO").arg("server");
             }
-            // Read the replies one by one rather than as a pipeline result, so an error reply
-            // (NOAUTH, NOPERM) keeps its code for the classification below.
-            let values = con
-                .req_packed_commands(&pipe.get_packed_pipeline(), 0, pipe.len())?
-                .into_iter()
-                .map(Value::extract_error)
-                .collect::<Result<Vec<_>, _>>()?;
+            con.send_packed_command(&pipe.get_packed_pipeline())?;
+            // One reply at a time, so an error reply (NOAUTH, NOPERM) keeps its code for the
+            // classification below, and no read outlasts the connect budget.
+            let mut values = Vec::with_capacity(pipe.len());
+            for _ in 0..pipe.len() {
+                con.set_read_timeout(Some(remaining(deadline).max(MIN_WAIT)))?;
+                values.push(con.recv_response()?.extract_error()?);
+            }
             con.set_read_timeout(Some(self.options.io_timeout))?;
             con.set_write_timeout(Some(self.options.io_timeout))?;
             Ok::<_, RedisError>(values)
@@ -291,12 +305,29 @@ impl RedisNode {
         self.send_packed(&packed, deadline)
     }
 
+    /// Writes `packed` before `deadline`. A write blocks only when the socket's buffer is full,
+    /// as it fills with the requests a stopped node never reads; bounded by what is left of the
+    /// round rather than by the io timeout, it cannot make a round overrun its deadline.
     fn send_packed(&mut self, packed: &[u8], deadline: Instant) -> Result<(), RedisNodeError> {
+        let timeout = remaining(deadline).max(MIN_WAIT);
+        // The same rule as reads: keep the armed timeout while it barely overshoots.
+        let armed = self
+            .write_timeout
+            .is_some_and(|armed| armed >= timeout && armed - timeout <= TIMEOUT_SLACK);
         let con = self.connect(deadline)?;
-        if let Err(e) = con.send_packed_command(packed) {
+        let result = if armed {
+            con.send_packed_command(packed)
+        } else {
+            con.set_write_timeout(Some(timeout))
+                .and_then(|()| con.send_packed_command(packed))
+        };
+        if !armed {
+            self.write_timeout = Some(timeout);
+        }
+        if let Err(e) = result {
             // A partial write leaves the stream in an unknown state: start over next time.
             self.drop_connection();
-            return Err(self.classify_io(e, self.options.io_timeout, server_cause));
+            return Err(self.classify_io(e, timeout, server_cause));
         }
         Ok(())
     }
@@ -318,24 +349,32 @@ impl RedisNode {
         interpret(op, fencing, value).map_err(|cause| self.error(cause))
     }
 
-    /// Reads the next reply that someone waits for, discarding owed ones first.
+    /// Reads the next reply that someone waits for, the owed ones before it.
     fn receive_value(&mut self, deadline: Instant) -> Result<Value, RedisNodeError> {
         if let Err(error) = self.drain_owed(deadline) {
             if self.connection.is_some() {
-                // A timeout: the reply we came for is still on its way; discard it too.
-                self.owed += 1;
+                // A timeout: the reply we came for is still on its way; skip it too. Its round
+                // counted it as failed, so nobody needs to read it later.
+                self.owed.push_back(None);
             }
             return Err(error);
         }
         self.read_one(deadline)
     }
 
-    /// Reads and drops the replies nobody waits for any more (see `owed`).
+    /// Reads the replies nobody waits for any more (see `owed`), keeping the stragglers'.
     fn drain_owed(&mut self, deadline: Instant) -> Result<(), RedisNodeError> {
-        while self.owed > 0 {
-            self.owed -= 1;
+        while let Some(owed) = self.owed.pop_front() {
             // On a timeout the redis crate itself skips this reply when it comes.
-            self.read_one(deadline)?;
+            let value = self.read_one(deadline)?;
+            if let Some((command, fencing)) = owed {
+                let reply = value
+                    .extract_error()
+                    .map_err(server_cause)
+                    .and_then(|value| interpret(&command.op, fencing, value))
+                    .map_err(|cause| self.error(cause));
+                self.late.push((command, reply));
+            }
         }
         Ok(())
     }
@@ -381,7 +420,7 @@ impl RedisNode {
 
     fn drop_connection(&mut self) {
         self.connection = None;
-        self.owed = 0;
+        self.owed.clear();
     }
 
     /// `EVAL` through [`redis::Script`](::redis::Script) when `EVALSHA` met an empty script cache.
@@ -428,6 +467,41 @@ impl RedisNode {
     }
 }
 
+/// Connects every node of `commands` that has no connection yet, all at once, before `deadline`.
+///
+/// One after the other, a stopped node's dial (the kernel accepts, the process never answers)
+/// would spend the whole round before the next node is even dialled, and the round would fail
+/// for want of the healthy nodes: a fresh client would pay a round timeout, a back-off and
+/// another round. A failed dial is remembered by its node and reported when the round sends to
+/// it; a single dial needs no thread, the send makes it.
+fn dial_at_once(nodes: &mut [RedisNode], commands: &[Command], deadline: Instant) {
+    let mut wanted = vec![false; nodes.len()];
+    for command in commands {
+        wanted[command.node.index()] = true;
+    }
+    let now = Instant::now();
+    let dialling: Vec<&mut RedisNode> = nodes
+        .iter_mut()
+        .zip(wanted)
+        .filter(|(node, wanted)| {
+            let down = matches!(&node.down_until, Some((until, _)) if now < *until);
+            *wanted && !node.is_connected() && !down
+        })
+        .map(|(node, _)| node)
+        .collect();
+    if dialling.len() < 2 {
+        return;
+    }
+    std::thread::scope(|scope| {
+        for node in dialling {
+            scope.spawn(move || {
+                // The outcome stays with the node: a connection, or the remembered failure.
+                let _ = node.connect(deadline);
+            });
+        }
+    });
+}
+
 /// A redis client for `url` with `options`, and the node's name for messages (password masked).
 pub(super) fn build_client(
     url: &str,
@@ -448,7 +522,11 @@ pub(super) fn build_client(
         .map_err(|e| fail(Cause::InvalidUrl(e)))?;
     // A lock round is a handful of tiny writes: never let Nagle hold one back.
     let tcp = info.tcp_settings().clone().set_nodelay(true);
-    let info = info.set_tcp_settings(tcp);
+    // No `CLIENT SETINFO` on connect: its two replies are read one after the other with the
+    // same socket timeout, so a stopped node cost twice the connect budget; the name it sets
+    // only shows in `CLIENT LIST`.
+    let redis = info.redis_settings().clone().set_skip_set_lib_name();
+    let info = info.set_tcp_settings(tcp).set_redis_settings(redis);
     let client = match &options.root_certificate_pem {
         None => Client::open(info).map_err(|e| fail(Cause::InvalidUrl(e)))?,
         Some(pem) => Client::build_with_tls(
@@ -498,6 +576,29 @@ impl ServerInfo {
             .map(|wait| Instant::now() + wait)
     }
 }
+
+/// How much longer than its round timeout
+/// ([`Config::round_timeout`](crate::proto::Config::round_timeout)) one round of either Redis
+/// client may take when nodes do not answer: a stopped master (SIGSTOP, where the kernel still
+/// accepts and buffers and the process never answers), a black-holed host.
+///
+/// Every connect (TCP, TLS, AUTH, the script preload), write and read of a round is bounded by
+/// the round's deadline, and a client's first connects to all nodes run at once. What may come
+/// after the deadline: the kernel rounds a socket timeout up to its timer tick (up to 10 ms), a
+/// read armed a millisecond long may overshoot by that much, and a last read of a millisecond
+/// for a node still owed a reply may add one more tick. Hence, with one master stopped (or any
+/// minority of them), an acquisition that wins its first round and a release each return
+/// within `round_timeout + ROUND_OVERRUN` in both clients, connected or connecting for the
+/// first time, plus whatever time the machine takes to run the client itself. An acquisition
+/// that loses a round (somebody holds the lock) pays for each round and back-off it retries,
+/// and with [`RoundDecision::AllReplies`](crate::proto::RoundDecision::AllReplies) every round
+/// waits for the stopped node, so the two rounds of a
+/// [`Fencing::WriteBack`](crate::proto::Fencing::WriteBack) acquisition take up to two. (A node
+/// that could not be dialled is dialled again once its connect timeout has passed, and that
+/// dial may take what is left of its round, once per connect timeout.) One exception: a blocking client's first connect to a URL with both a password and a
+/// database number may take twice what is left of the round, as the redis crate reads the
+/// replies to `AUTH` and `SELECT` one after the other, each with the whole budget.
+pub const ROUND_OVERRUN: Duration = Duration::from_millis(25);
 
 /// Every read waits at least this long, so the socket timeout is never zero (which the redis
 /// crate refuses, and which the OS would read as "forever").
@@ -676,6 +777,10 @@ impl Node for RedisNode {
         error.foreign_key()
     }
 
+    fn take_late_replies(&mut self) -> Vec<(Command, Result<NodeReply, RedisNodeError>)> {
+        std::mem::take(&mut self.late)
+    }
+
     /// Writes every command first (nodes with an open connection before those that must
     /// connect), then reads the replies, so a round costs about one round trip to the slowest
     /// node rather than the sum over all nodes.
@@ -689,6 +794,11 @@ impl Node for RedisNode {
         F: FnMut(&Self, Command, Result<NodeReply, RedisNodeError>) -> ControlFlow<()>,
     {
         let deadline = Instant::now() + params.round_timeout.to_duration();
+        for node in nodes.iter_mut() {
+            // Whoever needed the last batch's stragglers has taken them; the rest are stale.
+            node.late.clear();
+        }
+        dial_at_once(nodes, commands, deadline);
         let mut order = commands.to_vec();
         order.sort_by_key(|command| !nodes[command.node.index()].is_connected());
         let mut sent = Vec::with_capacity(order.len());
@@ -717,8 +827,9 @@ impl Node for RedisNode {
             let node = &mut nodes[command.node.index()];
             if decided {
                 // Nobody waits for this reply any more. Waiting even a moment would cost a
-                // scheduler tick (8 ms here) on a socket timeout; the node drops it later instead.
-                node.owed += 1;
+                // scheduler tick (8 ms here) on a socket timeout; the node reads it later
+                // instead, before its next reply, and keeps it for the lock to record.
+                node.owed.push_back(Some((command, params.fencing)));
                 continue;
             }
             let result = node.receive(key, &command.op, params.fencing, deadline);
