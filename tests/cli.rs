@@ -176,6 +176,50 @@ fn list_shows_the_catalog_and_trace_prints_the_shortest_counterexample() {
     );
 }
 
+/// A file in milliseconds is checked and traced by the zone engine; asking for zones on a file
+/// they do not model, or for a diagram of a zone counterexample, is refused by name.
+#[test]
+fn a_file_in_milliseconds_gets_the_zone_engine_in_check_and_trace() {
+    let dir = scratch_dir("zones");
+    let check = redlock_lab_in(
+        &["check", "--json", "default-config-clock-error-past"],
+        &dir,
+    );
+    assert_eq!(check.status.code(), Some(0), "{}", text(&check.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&check.stdout).expect("JSON");
+    assert_eq!(json["models"][0]["engine"], "zones");
+
+    let trace = redlock_lab_in(&["trace", "default-config-clock-error-past"], &dir);
+    let stdout = text(&trace.stdout);
+    assert_eq!(trace.status.code(), Some(0), "{}", text(&trace.stderr));
+    assert!(stdout.contains("(zone engine;"), "{stdout}");
+    assert!(stdout.contains("c2 acquires the lock"), "{stdout}");
+
+    let svg = redlock_lab_in(
+        &[
+            "trace",
+            "--format",
+            "svg",
+            "default-config-clock-error-past",
+        ],
+        &dir,
+    );
+    assert_eq!(svg.status.code(), Some(2));
+    assert!(
+        text(&svg.stderr).contains("--format text"),
+        "{}",
+        text(&svg.stderr)
+    );
+
+    let storage = redlock_lab_in(&["check", "--engine", "zones", "fencing-lock-quorum"], &dir);
+    assert_eq!(storage.status.code(), Some(2));
+    assert!(
+        text(&storage.stderr).contains("the zone engine does not model storage"),
+        "{}",
+        text(&storage.stderr)
+    );
+}
+
 #[test]
 fn explore_refuses_a_busy_port_cleanly() {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();

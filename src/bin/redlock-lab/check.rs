@@ -15,6 +15,7 @@ use redlock_lab::scenario::{Ingredient, Scenario, Verdict};
 use crate::Outcome;
 use crate::inputs;
 use crate::table::{Paint, Table};
+use crate::zone_steps;
 
 /// Arguments of `check`.
 #[derive(Debug, Default, clap::Args)]
@@ -292,7 +293,7 @@ fn push_stories(out: &mut String, scenarios: &[Scenario], reports: &[Report]) {
             }
             out.push_str(&story.to_text());
         } else if let (Engine::Zones, Some(steps)) = (engine, &p.counterexample) {
-            out.push_str(&zone_counterexample(scenario, p.name.as_str(), steps));
+            out.push_str(&zone_steps::text(&scenario.name, &p.name, steps));
         }
         if let Some(necessary) = &p.necessary {
             let names: Vec<&str> = necessary.iter().map(|i| i.name()).collect();
@@ -356,19 +357,6 @@ fn push_summary(out: &mut String, reports: &[Report]) {
             mismatches.join(", ")
         ));
     }
-}
-
-/// A counterexample without a story (the zone engine's): its steps, numbered.
-fn zone_counterexample(scenario: &Scenario, property: &str, steps: &[String]) -> String {
-    let mut out = format!(
-        "{}: {property} is violated (zone engine; in any run that takes these steps in order, \
-         with the clocks at some of the times the zones allow):\n",
-        scenario.name
-    );
-    for (i, step) in steps.iter().enumerate() {
-        out.push_str(&format!("  {:>2}. {step}\n", i + 1));
-    }
-    out
 }
 
 /// How far a stopped check got, or, past the discrete engine's limit, why the zone engine

@@ -25,6 +25,7 @@ mod simulate;
 mod sweep;
 mod table;
 mod trace;
+mod zone_steps;
 
 use std::process::ExitCode;
 

@@ -3,13 +3,14 @@
 use std::path::PathBuf;
 
 use anyhow::{Result, bail};
-use redlock_lab::check::{self, Check};
+use redlock_lab::check::{self, Check, Engine, Report, StopReason};
 use redlock_lab::model::RedlockModel;
-use redlock_lab::scenario::property;
+use redlock_lab::scenario::{Scenario, property};
 use stateright::{Expectation, Model};
 
 use crate::Outcome;
 use crate::inputs;
+use crate::zone_steps;
 
 /// How to print the trace.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
@@ -59,6 +60,9 @@ pub fn run(args: &Args) -> Result<Outcome> {
         );
     }
     let report = Check::new(&scenario).run();
+    if report.engine == Engine::Zones || report.stopped == Some(StopReason::DiscreteLimit) {
+        return trace_zones(args, &scenario, &report);
+    }
     let name = match args.property.as_deref() {
         Some(wanted) => Some(wanted),
         None => check::default_property(&report).filter(|name| candidates.contains(name)),
@@ -86,5 +90,45 @@ pub fn run(args: &Args) -> Result<Outcome> {
         Format::Json => outln!("{}", serde_json::to_string_pretty(story)?)?,
         Format::Svg => outln!("{}", told.model.sequence_diagram(&told.path))?,
     }
+    Ok(Outcome::Success)
+}
+
+/// A file only the zone engine takes: its counterexample as the zone engine's steps (a story
+/// with events, diagrams and JSON comes from the discrete engine, which this file's constants
+/// are beyond).
+fn trace_zones(args: &Args, scenario: &Scenario, report: &Report) -> Result<Outcome> {
+    let wanted = args
+        .property
+        .as_deref()
+        .unwrap_or(property::MUTUAL_EXCLUSION);
+    let Some(p) = report
+        .property(wanted)
+        .filter(|_| report.engine == Engine::Zones)
+    else {
+        let why = Check::new(scenario)
+            .engine(Engine::Zones)
+            .err()
+            .map_or_else(String::new, |unsupported| format!(", and {unsupported}"));
+        bail!(
+            "{}: a constant exceeds the {}{why}: nothing can be traced",
+            scenario.name,
+            StopReason::DiscreteLimit
+        );
+    };
+    let Some(steps) = &p.counterexample else {
+        eprintln!(
+            "{}: {wanted} holds, so there is no counterexample to trace",
+            scenario.name
+        );
+        return Ok(Outcome::Mismatch);
+    };
+    if !matches!(args.format, Format::Text) {
+        bail!(
+            "{}: its constants are beyond the discrete engine, which tells stories and draws \
+             diagrams; the zone engine's counterexample is a list of steps (--format text)",
+            scenario.name
+        );
+    }
+    out!("{}", zone_steps::text(&scenario.name, wanted, steps))?;
     Ok(Outcome::Success)
 }
