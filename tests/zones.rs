@@ -166,6 +166,17 @@ fn node_clock_error_shares_the_drift_with_a_jump() {
 }
 
 #[test]
+fn forward_client_jumps_and_jumps_of_either_kind_agree() {
+    for target in ["client", "any"] {
+        for jump in [1, 2, 3] {
+            let text = jump_text(3, 2, 5, 1, jump, 0)
+                .replace("target = \"node\"", &format!("target = \"{target}\""));
+            agree_on(&text);
+        }
+    }
+}
+
+#[test]
 fn a_restart_delay_of_ttl_minus_drift_holds_and_one_tick_less_breaks_at_every_ttl() {
     for ttl in [4, 6, 8] {
         assert_eq!(

@@ -59,12 +59,18 @@ pub struct ZoneConfig {
     pub at_quorum: bool,
     /// The nodes each client reaches, one bit per node.
     pub reach: Vec<u8>,
-    /// Node clock jumps in the whole run.
+    /// Clock jumps in the whole run.
     pub jumps: u8,
     /// The forward step of a jump, in ticks.
     pub jump_ticks: i32,
+    /// Whether nodes' clocks may jump.
+    pub node_jumps: bool,
+    /// Whether clients' clocks may jump.
+    pub client_jumps: bool,
     /// The one node that may jump, if the scenario pins it.
     pub jump_node: Option<usize>,
+    /// The one client that may jump, if the scenario pins it.
+    pub jump_client: Option<usize>,
     /// Node crashes in the whole run.
     pub crashes: u8,
     /// Whether a crashed node keeps its key (`fsync-always`; `none` loses it).
@@ -134,7 +140,10 @@ impl ZoneConfig {
             reach,
             jumps: 0,
             jump_ticks: 0,
+            node_jumps: false,
+            client_jumps: false,
             jump_node: None,
+            jump_client: None,
             crashes: 0,
             keeps_keys: false,
             restarts: true,
@@ -215,11 +224,18 @@ impl ZoneConfig {
                 NodeState::restart_delay_guard(Millis(u64::from(c.restart_delay_ticks)));
         }
         if let Some(j) = faults.clock_jumps.as_ref().filter(|j| j.count > 0) {
-            refuse(j.target != JumpTarget::Node, "client clock jumps")?;
+            // Extra⁺_LU is argued sound for forward shifts only (see the module docs).
             refuse(j.jump_ticks < 0, "backward clock jumps")?;
             self.jumps = j.count;
             self.jump_ticks = j.jump_ticks;
-            self.jump_node = j.index.map(usize::from);
+            self.node_jumps = j.target != JumpTarget::Client;
+            self.client_jumps = j.target != JumpTarget::Node;
+            let pinned = j.index.map(usize::from);
+            match j.target {
+                JumpTarget::Node => self.jump_node = pinned,
+                JumpTarget::Client => self.jump_client = pinned,
+                JumpTarget::Any => refuse(pinned.is_some(), "a pinned jump of either kind")?,
+            }
         }
         Ok(())
     }
@@ -256,9 +272,10 @@ impl ZoneConfig {
         self.jump_node.is_none() && self.reach.iter().all(|&r| r == all || r == 0)
     }
 
-    /// Whether renaming clients maps the automaton onto itself: they all reach the same nodes.
+    /// Whether renaming clients maps the automaton onto itself: they all reach the same nodes,
+    /// and no jump is pinned.
     pub fn clients_symmetric(&self) -> bool {
-        self.reach.windows(2).all(|w| w[0] == w[1])
+        self.jump_client.is_none() && self.reach.windows(2).all(|w| w[0] == w[1])
     }
 }
 

@@ -15,9 +15,10 @@
 //!   later moment: won when a quorum applied and the validity guard holds, lost otherwise (a
 //!   lost round releases at once, as the core asks, and the client is done).
 //! - `Release(c)`: a holder releases at any moment, at once, on every node it reaches.
-//! - `Jump(n)`: node `n`'s clock steps forward by `J`, and so does what it measures. Only a node
-//!   whose clock measures something may jump: elsewhere a jump changes nothing but the budget
-//!   (the model prunes those jumps for the same reason).
+//! - `Jump(n)`, `ClientJump(c)`: a node's (a client's) clock steps forward by `J`, and so does
+//!   what it measures (a key's age or a restart delay; a round or a lease). Only a clock that
+//!   measures something may jump: elsewhere a jump changes nothing but the budget (the model
+//!   prunes those jumps for the same reason).
 //! - `Crash(n)`: the node loses its key (unless `fsync-always`) and restarts at once, after its
 //!   restart delay on its own clock, or never; until it serves, every request gets a failure.
 
@@ -54,6 +55,8 @@ pub enum ZoneStep {
     Release(usize),
     /// Node `n`'s clock jumps forward.
     Jump(usize),
+    /// Client `c`'s clock jumps forward.
+    ClientJump(usize),
     /// Node `n` crashes (and restarts, unless configured not to).
     Crash(usize),
 }
@@ -81,6 +84,7 @@ impl ZoneStep {
             },
             ZoneStep::Release(c) => ZoneStep::Release(client(c)),
             ZoneStep::Jump(n) => ZoneStep::Jump(node(n)),
+            ZoneStep::ClientJump(c) => ZoneStep::ClientJump(client(c)),
             ZoneStep::Crash(n) => ZoneStep::Crash(node(n)),
         }
     }
@@ -112,6 +116,7 @@ impl std::fmt::Display for ZoneStep {
             }
             ZoneStep::Release(c) => write!(f, "{} releases", Actor::client(c)),
             ZoneStep::Jump(n) => write!(f, "{}'s clock jumps forward", Actor::node(n)),
+            ZoneStep::ClientJump(c) => write!(f, "{}'s clock jumps forward", Actor::client(c)),
             ZoneStep::Crash(n) => write!(f, "{} crashes", Actor::node(n)),
         }
     }
@@ -166,19 +171,33 @@ impl Discrete {
         if self.jumps_left == 0 {
             return;
         }
-        for n in 0..config.nodes {
+        for n in (0..config.nodes).filter(|_| config.node_jumps) {
             // A jump matters where the node's clock measures something: a key's age or a
             // restart delay.
             let measures =
                 self.owners[n] != NO_OWNER || self.availability[n] == Availability::Restarting;
             if measures && config.jump_node.is_none_or(|j| j == n) {
-                let mut next = *self;
-                next.jumps_left -= 1;
-                let mut z = zone.clone();
-                z.shift(config.key_clock(n), config.jump_ticks);
-                out.push((ZoneStep::Jump(n), next, z));
+                out.push(self.jumped(config, zone, config.key_clock(n), ZoneStep::Jump(n)));
             }
         }
+        for c in (0..config.clients).filter(|_| config.client_jumps) {
+            // A client's clock measures its round or its lease.
+            let phase = self.clients[c].phase;
+            let measures = matches!(phase, Phase::Acquiring | Phase::Holding);
+            if measures && config.jump_client.is_none_or(|j| j == c) {
+                let step = ZoneStep::ClientJump(c);
+                out.push(self.jumped(config, zone, config.client_clock(c), step));
+            }
+        }
+    }
+
+    /// The successor where clock `x` stepped forward by the jump, one jump less to spend.
+    fn jumped(&self, config: &ZoneConfig, zone: &Dbm, x: usize, step: ZoneStep) -> Successor {
+        let mut next = *self;
+        next.jumps_left -= 1;
+        let mut z = zone.clone();
+        z.shift(x, config.jump_ticks);
+        (step, next, z)
     }
 
     /// Node `n` crashes: the key survives only with `fsync-always`; the node comes back at
