@@ -85,7 +85,7 @@ impl std::fmt::Display for StopReason {
             StopReason::MemoryLimit => f.write_str("memory limit"),
             StopReason::DiscreteLimit => write!(
                 f,
-                "discrete engine's limit of {} ticks a constant",
+                "discrete engine's limit of {} ticks",
                 super::DISCRETE_TICKS
             ),
         }
