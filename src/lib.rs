@@ -58,6 +58,7 @@ pub mod cause;
 #[cfg(feature = "model")]
 pub mod check;
 pub mod driver;
+pub mod event;
 #[cfg(feature = "model")]
 pub mod model;
 pub mod node;

@@ -70,7 +70,7 @@ mod told;
 mod view;
 mod world;
 
-pub use event::{Event, Moment, Nodes};
+pub use crate::event::{Event, Moment, Nodes};
 pub use redlock::{Invariant, InvariantFn, MAX_USER_INVARIANTS, RedlockModel, breaks};
 pub use shape::Mode;
 pub use step::Step;

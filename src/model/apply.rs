@@ -12,12 +12,13 @@ use crate::scenario::{MAX_MODEL_NODES, UNBOUNDED_EXTENSIONS};
 use crate::storage::{StorageOp, StorageReply};
 use crate::time::{Millis, Unit};
 
-use super::event::{Event, Moment, Nodes, owner_on, persistence_words};
+use super::event::owner_on;
 use super::shape::OpKind;
 use super::step::{ModelEntropy, Step};
 use super::tell::{Silent, Tell};
 use super::world::{Phase, Work, World};
 use crate::actor::{Actor, Process};
+use crate::event::{Event, Moment, Nodes, persistence_words};
 
 /// Keys of other clients a release deleted, as (owner, node); filled only for a listener.
 type Deleted = Vec<(Actor, Actor)>;

@@ -5,12 +5,12 @@ use std::fmt::Write;
 
 use crate::storage::TokenSource;
 
-use super::event;
 use super::shape::Shape;
 use super::step::Step;
 use super::told::{self, narrate_path};
 use super::world::World;
 use crate::actor::Process;
+use crate::event::Moment;
 
 /// A short label for the Explorer's list of next steps.
 pub(super) fn label(step: &Step) -> String {
@@ -88,7 +88,7 @@ pub(super) fn sequence_diagram(shape: &Shape, path: &[(World, Option<Step>)]) ->
         let Some(step) = step else { continue };
         let y = TOP + (i + 1) * ROW_GAP;
         let label = escape(&labels[i]);
-        let fault = told[i].iter().any(event::Moment::is_fault);
+        let fault = told[i].iter().any(Moment::is_fault);
         lanes.draw_step(&mut svg, *step, y, text_x, fault);
         let _ = write!(
             svg,

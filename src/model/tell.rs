@@ -6,7 +6,7 @@
 //! no story, so it passes [`Silent`], which drops every event unbuilt: [`Tell::tell`] takes
 //! a closure, and [`Tell::LISTENS`] lets a step skip work only a story needs.
 
-use super::event::Moment;
+use crate::event::Moment;
 
 /// A listener for the events of one step.
 pub(crate) trait Tell {

@@ -3,10 +3,10 @@
 
 use crate::storage::StorageOp;
 
-use super::event::{Event, Moment};
 use super::step::Step;
 use super::world::World;
 use crate::actor::Actor;
+use crate::event::{Event, Moment};
 
 /// The events of every step of `path` (states with the step taken from each; the last step
 /// is `None`), one list per step, with what only the whole path shows: which write a write

@@ -1,0 +1,447 @@
+//! The words of every event: one renderer for the model checker's stories and the
+//! simulator's traces, so both say one happening alike.
+
+use std::fmt;
+
+use crate::actor::Actor;
+use crate::node::Persistence;
+use crate::time::Unit;
+
+use super::what::Event;
+
+fn deleted_words(deleted: &[(Actor, Actor)]) -> String {
+    if deleted.is_empty() {
+        return String::new();
+    }
+    let victims: Vec<String> = deleted
+        .iter()
+        .map(|(owner, node)| format!("{owner}'s key on {node}"))
+        .collect();
+    format!(", deleting {}", victims.join(" and "))
+}
+
+impl fmt::Display for Event {
+    /// The event in words, without its actor (`sets c1's key, …`).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // One family of variants a function: each tells only the variants sent to it here.
+        match self {
+            Event::KeySet { .. }
+            | Event::KeyExtended { .. }
+            | Event::ExtensionRefused { .. }
+            | Event::SetRefused { .. }
+            | Event::YesWithoutKey { .. } => self.tell_key_answer(f),
+            Event::FenceRaised { .. } | Event::FenceRefused { .. } => self.tell_fence_answer(f),
+            Event::NotServing { .. } | Event::GuardRefused { .. } | Event::RequestLost { .. } => {
+                self.tell_unserved(f)
+            }
+            Event::RoundBegan { .. }
+            | Event::WriteBackBegan { .. }
+            | Event::Acquired { .. }
+            | Event::NotAcquired { .. } => self.tell_acquisition(f),
+            Event::TooLateToExtend { .. }
+            | Event::ExtensionBegan { .. }
+            | Event::Extended { .. }
+            | Event::ExtensionFailed { .. }
+            | Event::Released { .. }
+            | Event::LeaseChecked { .. }
+            | Event::Paused { .. }
+            | Event::PauseEnded { .. }
+            | Event::BeliefEnded
+            | Event::BeliefReturned => self.tell_lease(f),
+            Event::OpArrived { .. }
+            | Event::TokenTaken { .. }
+            | Event::UpdateLost { .. }
+            | Event::WriteOnStaleRead { .. } => self.tell_storage(f),
+            Event::ClockJumped { .. }
+            | Event::KeyExpired { .. }
+            | Event::ServesAgain
+            | Event::GuardEnded
+            | Event::TimePassed { .. } => self.tell_clock(f),
+            Event::Crashed { .. } | Event::ClientCrashed { .. } | Event::CounterCrashed { .. } => {
+                self.tell_crash(f)
+            }
+            Event::CounterFsynced { .. }
+            | Event::Fsynced { .. }
+            | Event::Replicated { .. }
+            | Event::Promoted { .. } => self.tell_durability(f),
+        }
+    }
+}
+
+impl Event {
+    /// What a node answers to a client's SET or extension.
+    fn tell_key_answer(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Event::KeySet {
+                client,
+                node,
+                expires_at,
+                early_over,
+                fast_by,
+                restart_over,
+                counter,
+            } => {
+                if *restart_over {
+                    write!(
+                        f,
+                        "its clock reads up to {} fast, so its restart delay is already over; ",
+                        Unit::Ticks.amount(u64::from(*fast_by))
+                    )?;
+                }
+                if let Some(old) = early_over {
+                    write!(
+                        f,
+                        "its clock reads up to {} fast, so {old}'s key is already gone; ",
+                        Unit::Ticks.amount(u64::from(*fast_by))
+                    )?;
+                }
+                write!(
+                    f,
+                    "sets {client}'s key, expiring when {node}'s clock reads {expires_at}"
+                )?;
+                if let Some(counter) = counter {
+                    write!(f, ", and its fencing counter becomes {counter}")?;
+                }
+                Ok(())
+            }
+            Event::KeyExtended {
+                client,
+                node,
+                expires_at,
+            } => write!(
+                f,
+                "extends {client}'s key, now expiring when {node}'s clock reads {expires_at}"
+            ),
+            Event::ExtensionRefused { client } => {
+                write!(f, "refuses {client}'s extension: its key is not there")
+            }
+            Event::SetRefused { client, holder } => match holder {
+                Some(holder) => write!(f, "refuses {client}'s SET: {holder}'s key is live"),
+                None => write!(f, "refuses {client}'s SET: a third client's key is there"),
+            },
+            Event::YesWithoutKey { client } => {
+                write!(f, "answers yes to {client}'s request and keeps nothing")
+            }
+            other => unreachable!("`fmt` sends {other:?} elsewhere"),
+        }
+    }
+
+    /// What a node answers to a client's fencing write-back.
+    fn tell_fence_answer(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Event::FenceRaised { client, from, to } => write!(
+                f,
+                "takes {client}'s fencing write-back: its counter goes from {from} to {to}"
+            ),
+            Event::FenceRefused { client } => write!(
+                f,
+                "refuses {client}'s fencing write-back: {client}'s key is not there"
+            ),
+            other => unreachable!("`fmt` sends {other:?} elsewhere"),
+        }
+    }
+
+    /// A request that no node serves: the node is down or guarded, or the request is lost.
+    fn tell_unserved(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Event::NotServing { client, restarting } => {
+                let what = if *restarting {
+                    "is restarting"
+                } else {
+                    "is down"
+                };
+                write!(f, "{what}: {client}'s request fails")
+            }
+            Event::GuardRefused { client } => write!(
+                f,
+                "restarted too recently: the clients' guard keeps this yes out of {client}'s quorum"
+            ),
+            Event::RequestLost { node } => {
+                write!(f, "its request to {node} is lost in the network")
+            }
+            other => unreachable!("`fmt` sends {other:?} elsewhere"),
+        }
+    }
+
+    /// A client's acquisition round, from its first SET to its verdict.
+    fn tell_acquisition(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Event::RoundBegan {
+                attempt,
+                t1,
+                ttl,
+                to,
+            } => write!(
+                f,
+                "begins attempt {attempt}: T1={t1}, sends SET NX PX {ttl} to {to}"
+            ),
+            Event::WriteBackBegan { on, t2, fence } => write!(
+                f,
+                "wins {on} (T2={t2}); the largest fencing counter among them is {fence}, and it writes {fence} back to every node it reaches before it counts as acquired"
+            ),
+            Event::Acquired {
+                on,
+                t2,
+                validity,
+                believes_until,
+                fence,
+                by_write_back,
+            } => {
+                let how = if *by_write_back {
+                    "the write-back reached"
+                } else {
+                    "acquires"
+                };
+                write!(
+                    f,
+                    "{how} {on} (T2={t2}, validity {validity}), believes it holds the lock until its clock reads {believes_until}"
+                )?;
+                if let Some(fence) = fence {
+                    write!(f, ", fencing token {fence}")?;
+                }
+                Ok(())
+            }
+            Event::NotAcquired {
+                t2,
+                reason,
+                deleted,
+            } => write!(
+                f,
+                "fails to acquire (T2={t2}: {reason}) and unlocks every node it reaches{}",
+                deleted_words(deleted)
+            ),
+            other => unreachable!("`fmt` sends {other:?} elsewhere"),
+        }
+    }
+
+    /// A client's lease after it acquired: extending, checking, pausing, releasing, believing.
+    fn tell_lease(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Event::TooLateToExtend { clock, deadline } => write!(
+                f,
+                "does not extend: its clock reads {clock}, past its lease's deadline {deadline}"
+            ),
+            Event::ExtensionBegan { t1, to } => write!(
+                f,
+                "starts extending its lease: T1={t1}, compare-and-pexpire to {to}"
+            ),
+            Event::Extended {
+                on,
+                t2,
+                believes_until,
+            } => write!(
+                f,
+                "extends its lease on {on} (T2={t2}), believes it holds the lock until its clock reads {believes_until}"
+            ),
+            Event::ExtensionFailed { t2, believes_until } => write!(
+                f,
+                "fails to extend (T2={t2}); keeps believing until its clock reads {believes_until}"
+            ),
+            Event::Released { how, on, deleted } => {
+                write!(f, "releases with {how} on {on}{}", deleted_words(deleted))
+            }
+            Event::LeaseChecked {
+                clock,
+                deadline,
+                op,
+            } => match op {
+                Some(op) => write!(
+                    f,
+                    "checks its lease (clock {clock}, deadline {deadline}): still valid, sends {op}"
+                ),
+                None => write!(
+                    f,
+                    "checks its lease (clock {clock}, deadline {deadline}): too late, gives up"
+                ),
+            },
+            Event::Paused { op } => match op {
+                Some(op) => write!(
+                    f,
+                    "is paused (GC) between its lease check and its {op}, which has not reached the storage"
+                ),
+                None => f.write_str("is paused (GC)"),
+            },
+            Event::PauseEnded { op, checked_at } => write!(
+                f,
+                "wakes from its pause: its {op}, checked at t={checked_at}, reaches the storage now"
+            ),
+            Event::BeliefEnded => {
+                f.write_str("stops believing: its clock reached the lease's deadline")
+            }
+            Event::BeliefReturned => f.write_str(
+                "believes it holds the lock again: its clock is back before the lease's deadline",
+            ),
+            other => unreachable!("`fmt` sends {other:?} elsewhere"),
+        }
+    }
+
+    /// What the protected storage does with the holders' writes.
+    fn tell_storage(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Event::OpArrived {
+                client,
+                op,
+                applied,
+                counter,
+                stale,
+                delayed_by,
+            } => {
+                let verb = if *applied { "applies" } else { "rejects" };
+                write!(f, "{verb} {client}'s {op}")?;
+                match delayed_by {
+                    0 => {}
+                    1 => f.write_str(", delayed 1 tick in the network")?,
+                    n => write!(f, ", delayed {n} ticks in the network")?,
+                }
+                if *stale {
+                    f.write_str(", a stale holder's op")?;
+                }
+                if *applied {
+                    write!(f, ": counter {counter}")?;
+                }
+                Ok(())
+            }
+            Event::TokenTaken {
+                client,
+                token,
+                stale,
+            } => {
+                write!(f, "INCR for {client}: token {token}")?;
+                if *stale {
+                    f.write_str(" (its lease is over, but it does not look)")?;
+                }
+                Ok(())
+            }
+            Event::UpdateLost {
+                stale,
+                stale_epoch,
+                overwritten,
+                overwritten_epoch,
+            } => write!(
+                f,
+                "{stale}'s write (epoch {stale_epoch}) lands after {overwritten}'s (epoch {overwritten_epoch}): {overwritten}'s update is lost"
+            ),
+            Event::WriteOnStaleRead {
+                writer,
+                writer_epoch,
+                lost,
+                lost_epoch,
+            } => write!(
+                f,
+                "{writer}'s write (epoch {writer_epoch}) comes from a read taken before {lost}'s write (epoch {lost_epoch}) landed: {lost}'s update is lost"
+            ),
+            other => unreachable!("`fmt` sends {other:?} elsewhere"),
+        }
+    }
+
+    /// Clocks, expiry, the ends of a restart's delay and guard, and the passing of time.
+    fn tell_clock(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Event::ClockJumped { ticks, reads } => {
+                write!(f, "clock jumps {ticks:+} (it now reads {reads})")
+            }
+            Event::KeyExpired { owner, by_jump } => {
+                write!(f, "{owner}'s key expires")?;
+                if *by_jump {
+                    f.write_str(" at once: the jump moved its clock past the expiry")?;
+                }
+                Ok(())
+            }
+            Event::ServesAgain => f.write_str("serves again: its restart delay is over"),
+            Event::GuardEnded => {
+                f.write_str("has served long enough: the clients' guard counts its yes again")
+            }
+            Event::TimePassed { to } => write!(f, "time passes to t={to}"),
+            other => unreachable!("`fmt` sends {other:?} elsewhere"),
+        }
+    }
+
+    /// A node, a client or the counter crashes.
+    fn tell_crash(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Event::Crashed {
+                persistence,
+                key,
+                restarts,
+                restart_delay,
+                guarded_until,
+            } => {
+                write!(f, "crashes ({persistence})")?;
+                match key {
+                    Some((owner, false)) => write!(f, ", losing {owner}'s key")?,
+                    Some((owner, true)) => write!(f, ", keeping {owner}'s key")?,
+                    None => {}
+                }
+                match (restarts, restart_delay) {
+                    (false, _) => f.write_str(" and stays down")?,
+                    (true, 0) => f.write_str(" and restarts at once")?,
+                    (true, delay) => write!(
+                        f,
+                        " and restarts, refusing requests for {delay} ticks of its clock"
+                    )?,
+                }
+                if let Some(until) = guarded_until {
+                    write!(
+                        f,
+                        "; the clients' guard keeps its yes out of every quorum until its clock reads {until}"
+                    )?;
+                }
+                Ok(())
+            }
+            Event::ClientCrashed { believed, keys } => {
+                f.write_str("crashes for good")?;
+                if *believed {
+                    f.write_str(" while it believes it holds the lock")?;
+                }
+                f.write_str(": it sends no unlock")?;
+                if !keys.0.is_empty() {
+                    write!(f, ", and its key stays on {keys} until it expires")?;
+                }
+                Ok(())
+            }
+            Event::CounterCrashed {
+                persistence,
+                from,
+                to,
+            } => write!(
+                f,
+                "crashes ({persistence}) and restarts at once: its counter goes from {from} to {to}"
+            ),
+            other => unreachable!("`fmt` sends {other:?} elsewhere"),
+        }
+    }
+
+    /// What survives a crash: fsyncs, replication and a replica's promotion.
+    fn tell_durability(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Event::CounterFsynced { counter } => {
+                write!(f, "fsyncs its counter ({counter}) to disk")
+            }
+            Event::Fsynced { owner } => match owner {
+                Some(owner) => write!(f, "fsyncs {owner}'s key to disk"),
+                None => f.write_str("fsyncs its key to disk"),
+            },
+            Event::Replicated { owner } => match owner {
+                Some(owner) => write!(f, "receives {owner}'s key from n1"),
+                None => f.write_str("receives no key from n1"),
+            },
+            Event::Promoted { lost } => {
+                f.write_str("fails; its asynchronous replica is promoted in its place")?;
+                if let Some(owner) = lost {
+                    write!(f, ": {owner}'s key was not replicated and is gone")?;
+                }
+                Ok(())
+            }
+            other => unreachable!("`fmt` sends {other:?} elsewhere"),
+        }
+    }
+}
+
+/// A node's persistence as a story says it.
+pub(crate) fn persistence_words(persistence: Persistence) -> &'static str {
+    match persistence {
+        Persistence::None => "no persistence",
+        Persistence::FsyncAlways => "AOF, fsync always",
+        Persistence::FsyncPeriodic => "AOF, fsync every second",
+    }
+}
