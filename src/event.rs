@@ -18,4 +18,4 @@ mod words;
 
 pub use moment::Moment;
 pub use what::{Event, Nodes};
-pub(crate) use words::persistence_words;
+pub(crate) use words::{persistence_words, unlock_words};

@@ -102,6 +102,5 @@ pub use fault::{
 };
 pub use network::{Message, Payload};
 pub use outcome::{Outcome, Stats, SwarmRun};
-pub use server::Lifecycle;
 pub use trace::{TraceEntry, TraceEvent};
 pub use world::run;

@@ -91,7 +91,11 @@ fn a_found_violation_prints_a_replay_command_that_reproduces_it() {
     );
     // With one run, the trace tail of the violating run, ending in the violation.
     assert!(again.contains(&format!("trace of seed {seed}")), "{again}");
-    assert!(again.contains("FAULT clock of n2 jumps +20 ms"), "{again}");
+    // A fault is marked and told in the shared words of the checker's stories.
+    assert!(
+        again.contains("⚡ n2's clock jumps +20 (it now reads "),
+        "{again}"
+    );
     // In the words of the checker's stories, with clock readings counted from where every
     // clock starts (as the model's are), not the simulator's internal epoch.
     assert!(

@@ -13,12 +13,13 @@ use proptest::prelude::*;
 use proptest::test_runner::{Config as ProptestConfig, RngSeed, TestCaseError, TestRunner};
 use redlock_lab::actor::{Actor, Process};
 use redlock_lab::catalog::{self, SIMULATOR_WORLDS};
+use redlock_lab::event::{Event, Moment};
 use redlock_lab::node::Persistence;
 use redlock_lab::proto::Op;
 use redlock_lab::scenario::Verdict;
 use redlock_lab::sim::{
-    self, Failover, Fault, FaultBudget, FaultPlan, Lifecycle, Outcome, Payload, Property,
-    ScheduledFault, SimConfig, TraceEvent,
+    self, Failover, Fault, FaultBudget, FaultPlan, Outcome, Payload, Property, ScheduledFault,
+    SimConfig, TraceEntry, TraceEvent,
 };
 use redlock_lab::storage::Protection;
 use redlock_lab::time::Millis;
@@ -31,6 +32,29 @@ const ALL: [Property; 3] = [
     Property::StorageSafety,
     Property::NoLostUpdate,
 ];
+
+/// What a client did, as the trace tells it: its index and the event.
+fn by_client(entry: &TraceEntry) -> Option<(usize, &Event)> {
+    match &entry.event {
+        TraceEvent::Told(Moment {
+            actor: Actor::Client(c),
+            event,
+            ..
+        }) => Some((usize::from(*c), event)),
+        _ => None,
+    }
+}
+
+/// The client whose storage op reached the storage at this entry, if one did.
+fn op_arrived(entry: &TraceEntry) -> Option<usize> {
+    match entry.event.told() {
+        Some(Event::OpArrived {
+            client: Actor::Client(c),
+            ..
+        }) => Some(usize::from(*c)),
+        _ => None,
+    }
+}
 
 /// The world of `models/sim/<name>.toml`.
 fn world(name: &str) -> SimConfig {
@@ -644,8 +668,8 @@ fn first_acquisition(config: &SimConfig, seed: u64) -> (usize, Millis, Millis) {
     let (client, acquired) = outcome
         .trace
         .iter()
-        .find_map(|e| match e.event {
-            TraceEvent::Acquired { client, .. } => Some((client, e.at)),
+        .find_map(|e| match by_client(e) {
+            Some((client, Event::Acquired { .. })) => Some((client, e.at)),
             _ => None,
         })
         .unwrap_or_else(|| panic!("seed {seed} acquires: {}", outcome.report(40)));
@@ -653,8 +677,8 @@ fn first_acquisition(config: &SimConfig, seed: u64) -> (usize, Millis, Millis) {
         .trace
         .iter()
         .filter(|e| e.at <= acquired)
-        .filter_map(|e| match e.event {
-            TraceEvent::AcquireStarted { client: c, .. } if c == client => Some(e.at),
+        .filter_map(|e| match by_client(e) {
+            Some((c, Event::RoundBegan { .. })) if c == client => Some(e.at),
             _ => None,
         })
         .next_back()
@@ -683,19 +707,20 @@ fn a_crashed_client_sends_nothing_more_and_its_keys_hold_the_lock_until_they_exp
     assert!(outcome.is_clean(), "{}", outcome.report(60));
     assert_eq!(outcome.stats.faults_applied, 1);
     for entry in outcome.trace.iter().filter(|e| e.at >= crash_at) {
-        match entry.event {
-            TraceEvent::Sent { message, .. } | TraceEvent::Lost { message } => assert_ne!(
+        if let TraceEvent::Sent { message, .. } | TraceEvent::Lost { message } = &entry.event {
+            assert_ne!(
                 message.from,
                 Actor::client(dead),
                 "the dead client sent at {}",
                 entry.at
-            ),
-            TraceEvent::ReleaseStarted { client, .. }
-            | TraceEvent::AcquireStarted { client, .. } => {
+            );
+        }
+        match by_client(entry) {
+            Some((client, Event::Released { .. } | Event::RoundBegan { .. })) => {
                 assert_ne!(client, dead, "the dead client acted at {}", entry.at)
             }
             // Its keys were set no earlier than its T1 and live a TTL on perfect clocks.
-            TraceEvent::Acquired { client, .. } => {
+            Some((client, Event::Acquired { .. })) => {
                 assert_ne!(client, dead);
                 assert!(
                     entry.at >= started + config.ttl,
@@ -709,7 +734,7 @@ fn a_crashed_client_sends_nothing_more_and_its_keys_hold_the_lock_until_they_exp
     let survivor_acquired = outcome
         .trace
         .iter()
-        .any(|e| e.at >= crash_at && matches!(e.event, TraceEvent::Acquired { .. }));
+        .any(|e| e.at >= crash_at && matches!(by_client(e), Some((_, Event::Acquired { .. }))));
     assert!(survivor_acquired, "{}", outcome.report(60));
     // A dead client cannot die again.
     config.faults = FaultPlan::Explicit(vec![
@@ -749,22 +774,30 @@ fn a_failover_replicates_one_node_and_promotes_it_once() {
         ),
     ]);
     let outcome = run(&config, 0);
-    let lifecycles: Vec<(usize, Lifecycle)> = outcome
-        .trace
-        .iter()
-        .filter_map(|e| match e.event {
-            TraceEvent::Node { node, lifecycle } => Some((node, lifecycle)),
-            _ => None,
-        })
-        .collect();
+    let lifecycles: Vec<(Actor, &Event)> =
+        outcome
+            .trace
+            .iter()
+            .filter_map(|e| match &e.event {
+                TraceEvent::Told(Moment {
+                    actor: actor @ Actor::Node(_),
+                    event:
+                        event @ (Event::Promoted { .. }
+                        | Event::Crashed { .. }
+                        | Event::Restarted { .. }),
+                    ..
+                }) => Some((*actor, event)),
+                _ => None,
+            })
+            .collect();
     // n2 is promoted once (its replica is spent), and a later crash of it is a plain crash.
     assert!(
         matches!(
             lifecycles.as_slice(),
             [
-                (1, Lifecycle::Promoted { .. }),
-                (1, Lifecycle::Crashed { .. }),
-                (1, Lifecycle::Restarted { .. })
+                (Actor::Node(1), Event::Promoted { .. }),
+                (Actor::Node(1), Event::Crashed { .. }),
+                (Actor::Node(1), Event::Restarted { .. })
             ]
         ),
         "{lifecycles:?}"
@@ -800,7 +833,7 @@ fn a_shared_token_gives_every_clients_first_round_one_value() {
         let outcome = run(&config, 5);
         let mut tokens = [None; 3];
         for entry in &outcome.trace {
-            if let TraceEvent::Sent { message, .. } = entry.event
+            if let TraceEvent::Sent { message, .. } = &entry.event
                 && let (Actor::Client(c), Payload::Command(command)) =
                     (message.from, message.payload)
                 && let Op::SetNxPx { token, .. } = command.op
@@ -840,26 +873,19 @@ fn a_bridged_storage_op_lands_within_the_models_ticks() {
         let outcome = run(&config, seed);
         let mut checked: Vec<Option<u64>> = vec![None; config.clients];
         for entry in &outcome.trace {
-            match entry.event {
-                TraceEvent::Checked { client, local, .. } => {
-                    // Whole ticks, counted from where every clock starts.
-                    assert_eq!(
-                        (local.0 - redlock_lab::time::CLOCK_ORIGIN as u64) % 10,
-                        0,
-                        "seed {seed}"
-                    );
-                    checked[client] = Some(entry.at.0);
-                }
-                TraceEvent::StorageApplied { client, .. } => {
-                    let at = checked[client].take().expect("an op is checked first");
-                    let late = entry.at.0 - at / 10 * 10;
-                    assert!(
-                        late <= 19,
-                        "seed {seed}: an op lands {late} ms into its tick"
-                    );
-                    latest = latest.max(late);
-                }
-                _ => {}
+            if let Some((client, Event::LeaseChecked { clock, .. })) = by_client(entry) {
+                // Whole ticks, counted from where every clock starts.
+                assert_eq!(clock % 10, 0, "seed {seed}");
+                checked[client] = Some(entry.at.0);
+            }
+            if let Some(client) = op_arrived(entry) {
+                let at = checked[client].take().expect("an op is checked first");
+                let late = entry.at.0 - at / 10 * 10;
+                assert!(
+                    late <= 19,
+                    "seed {seed}: an op lands {late} ms into its tick"
+                );
+                latest = latest.max(late);
             }
         }
     }
@@ -895,30 +921,36 @@ fn a_late_checker_checks_at_its_margins_last_reading_and_rivals_begin_at_the_dra
             "seed {seed}: the header prints the knobs"
         );
         let mut holder = None;
+        let mut first_acquired = false;
         let mut starts = Vec::new();
         for entry in &outcome.trace {
-            match entry.event {
-                TraceEvent::AcquireStarted { client, local } => starts.push((client, local)),
-                TraceEvent::Acquired {
+            // Clock readings, counted from where every clock starts.
+            let margin = margin.0 as i64;
+            match by_client(entry) {
+                Some((client, &Event::RoundBegan { t1, .. })) => starts.push((client, t1)),
+                // The run's first acquisition, epoch 1.
+                Some((
                     client,
-                    epoch: 1,
-                    deadline,
-                    local,
-                    ..
-                } => holder = Some((client, deadline, local)),
-                TraceEvent::Checked { client, local, .. }
+                    &Event::Acquired {
+                        t2, believes_until, ..
+                    },
+                )) if !first_acquired => {
+                    first_acquired = true;
+                    holder = Some((client, believes_until, t2));
+                }
+                Some((client, &Event::LeaseChecked { clock, .. }))
                     if holder.is_some_and(|(c, ..)| c == client) =>
                 {
                     let (_, deadline, acquired) = holder.take().unwrap();
-                    assert!(deadline - local >= margin, "seed {seed}: the check passes");
+                    assert!(deadline - clock >= margin, "seed {seed}: the check passes");
                     if drawn.late_check {
                         assert!(
-                            deadline - (local + Millis(10)) < margin,
+                            deadline - (clock + 10) < margin,
                             "seed {seed}: a late checker checks at the last passing reading"
                         );
-                        seen[usize::from(local > acquired)] += 1;
+                        seen[usize::from(clock > acquired)] += 1;
                     } else {
-                        assert_eq!(local, acquired, "seed {seed}: checks at once");
+                        assert_eq!(clock, acquired, "seed {seed}: checks at once");
                     }
                 }
                 _ => {}
@@ -930,8 +962,13 @@ fn a_late_checker_checks_at_its_margins_last_reading_and_rivals_begin_at_the_dra
                 drawn.faults.focused_client.or(Some(0)),
                 "seed {seed}: the focused client begins first"
             );
-            for &(client, local) in &starts[1..] {
-                assert_eq!(local, at + after, "seed {seed}: c{} begins", client + 1);
+            for &(client, t1) in &starts[1..] {
+                assert_eq!(
+                    t1,
+                    at + after.0 as i64,
+                    "seed {seed}: c{} begins",
+                    client + 1
+                );
             }
             seen[2 + usize::from(starts.len() > 1)] += 1;
         }
@@ -961,26 +998,23 @@ fn a_check_too_late_in_its_tick_waits_for_the_next_and_its_op_lands_in_that_tick
         let delay_max = outcome.swarm.as_ref().unwrap().delay_max.0;
         let mut checked: Vec<Option<u64>> = vec![None; config.clients];
         for entry in &outcome.trace {
-            match entry.event {
-                TraceEvent::Checked { client, .. } => {
-                    let into = entry.at.0 % 10;
-                    assert!(
-                        into + 1 + delay_max <= 9,
-                        "seed {seed}: a check {into} ms into its tick with delays up to {delay_max} ms"
-                    );
-                    checked[client] = Some(entry.at.0);
-                    checks += 1;
-                }
-                TraceEvent::StorageApplied { client, .. } => {
-                    let at = checked[client].take().expect("an op is checked first");
-                    assert_eq!(
-                        entry.at.0 / 10,
-                        at / 10,
-                        "seed {seed}: an op checked at {at} ms lands at {} ms",
-                        entry.at.0
-                    );
-                }
-                _ => {}
+            if let Some((client, Event::LeaseChecked { .. })) = by_client(entry) {
+                let into = entry.at.0 % 10;
+                assert!(
+                    into + 1 + delay_max <= 9,
+                    "seed {seed}: a check {into} ms into its tick with delays up to {delay_max} ms"
+                );
+                checked[client] = Some(entry.at.0);
+                checks += 1;
+            }
+            if let Some(client) = op_arrived(entry) {
+                let at = checked[client].take().expect("an op is checked first");
+                assert_eq!(
+                    entry.at.0 / 10,
+                    at / 10,
+                    "seed {seed}: an op checked at {at} ms lands at {} ms",
+                    entry.at.0
+                );
             }
         }
     }
@@ -1019,19 +1053,19 @@ fn a_late_answering_client_takes_its_write_back_answers_after_a_rival_acquired()
         let mut written_back = None;
         let mut rival_acquired = false;
         for entry in &outcome.trace {
-            match entry.event {
-                TraceEvent::Sent { message, .. }
-                    if message.from == Actor::client(first)
-                        && written_back.is_none()
-                        && matches!(
-                            message.payload,
-                            Payload::Command(command) if matches!(command.op, Op::RaiseFence { .. })
-                        ) =>
-                {
-                    written_back = Some(entry.at.0);
-                }
-                TraceEvent::Acquired { client, .. } if client != first => rival_acquired = true,
-                TraceEvent::Acquired { client, .. } if client == first => {
+            if let TraceEvent::Sent { message, .. } = &entry.event
+                && message.from == Actor::client(first)
+                && written_back.is_none()
+                && matches!(
+                    message.payload,
+                    Payload::Command(command) if matches!(command.op, Op::RaiseFence { .. })
+                )
+            {
+                written_back = Some(entry.at.0);
+            }
+            match by_client(entry) {
+                Some((client, Event::Acquired { .. })) if client != first => rival_acquired = true,
+                Some((_, Event::Acquired { .. })) => {
                     let sent = written_back.expect("a write-back comes first");
                     if rival_acquired {
                         after_rival += 1;

@@ -78,7 +78,9 @@ impl Moment {
         match self.event {
             Event::KeyExpired { .. } => format!("{}: {}{clock}", self.actor, self.event),
             Event::ClockJumped { .. } => format!("{}'s {}", self.actor, self.event),
-            Event::RequestLost { .. } => {
+            Event::RequestLost { .. }
+            | Event::RequestDelayed { .. }
+            | Event::StorageOpDelayed { .. } => {
                 let words = self.event.to_string();
                 let words = words.strip_prefix("its ").unwrap_or(&words);
                 format!("{}'s {words}", self.actor)

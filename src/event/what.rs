@@ -94,6 +94,17 @@ pub enum Event {
         /// The new expiry, on the node's clock.
         expires_at: i64,
     },
+    /// A node serves a client's release (compare-and-delete, or a plain `DEL`). The model
+    /// checker tells a release once, by its client ([`Released`](Event::Released)); the
+    /// simulator's nodes receive it one by one.
+    ReleaseServed {
+        /// Whose release.
+        client: Actor,
+        /// Compare-and-delete (`true`) or a plain `DEL`.
+        compare: bool,
+        /// Whether a key was deleted.
+        deleted: bool,
+    },
     /// A node refuses an extension: the client's key is not there.
     ExtensionRefused {
         /// Whose extension.
@@ -215,11 +226,17 @@ pub enum Event {
         /// The op it goes ahead with, or `None`: too late, it gives up and releases.
         op: Option<StorageOp>,
     },
-    /// A holder is paused (GC, page fault) between its lease check and its op.
+    /// A holder is paused (GC, page fault), possibly between its lease check and its op.
     Paused {
         /// The op that waits.
         op: Option<StorageOp>,
+        /// True time the pause ends, when the executor fixes it in advance (the simulator;
+        /// the model checker lets time pass for as long as it likes instead).
+        #[cfg_attr(feature = "model", serde(skip_serializing_if = "Option::is_none"))]
+        until: Option<u32>,
     },
+    /// A paused client runs again (the simulator's pauses end at a fixed time).
+    Resumed,
     /// A holder's pause ends: the op it checked earlier goes out now.
     PauseEnded {
         /// The op.
@@ -278,7 +295,7 @@ pub enum Event {
     /// A process's clock jumps.
     ClockJumped {
         /// By how many ticks.
-        ticks: i32,
+        ticks: i64,
         /// The clock's reading after the jump.
         reads: i64,
     },
@@ -305,10 +322,39 @@ pub enum Event {
         key: Option<(Actor, bool)>,
         /// Whether it restarts.
         restarts: bool,
+        /// Ticks of true time it stays down before its process starts again: 0 in the model
+        /// checker, which restarts a node at once; the simulator tells the start as
+        /// [`Restarted`](Event::Restarted).
+        #[cfg_attr(feature = "model", serde(skip_serializing_if = "is_zero"))]
+        down_for: u64,
         /// Ticks of its clock it refuses requests for after restarting.
         restart_delay: u64,
         /// The clients' guard keeps its yes out of every quorum until its clock reads this.
         guarded_until: Option<i64>,
+    },
+    /// A crashed node's process starts again after its downtime.
+    Restarted {
+        /// It refuses requests until its clock reads this (its restart delay).
+        refuses_until: i64,
+        /// The clients' guard keeps its yes out of every quorum until its clock reads this.
+        guarded_until: Option<i64>,
+    },
+    /// Every message to or from a node is lost for a while (a partition).
+    Isolated {
+        /// For how many ticks of true time.
+        ticks: u64,
+    },
+    /// A client's next lock request to a node takes longer to arrive (a slow connection).
+    RequestDelayed {
+        /// The node.
+        node: Actor,
+        /// The extra delay, in ticks.
+        ticks: u64,
+    },
+    /// A client's next storage op takes longer to arrive (Kleppmann's network-delayed write).
+    StorageOpDelayed {
+        /// The extra delay, in ticks.
+        ticks: u64,
     },
     /// A client dies for good, without unlocking.
     ClientCrashed {
@@ -346,6 +392,10 @@ pub enum Event {
     Promoted {
         /// The key that was not replicated and is gone.
         lost: Option<Actor>,
+        /// The promoted replica refuses requests until its clock reads this, when the
+        /// executor delays a promotion (the simulator).
+        #[cfg_attr(feature = "model", serde(skip_serializing_if = "Option::is_none"))]
+        refuses_until: Option<i64>,
     },
     /// Time passes and nothing else changes.
     TimePassed {
@@ -355,7 +405,8 @@ pub enum Event {
 }
 
 impl Event {
-    /// Whether the event is a fault (a pause, a clock jump, a crash, a loss, a failover).
+    /// Whether the event is a fault (a pause, a clock jump, a crash, a loss, a failover, a
+    /// partition, a delay).
     pub fn is_fault(&self) -> bool {
         matches!(
             self,
@@ -366,6 +417,15 @@ impl Event {
                 | Event::CounterCrashed { .. }
                 | Event::RequestLost { .. }
                 | Event::Promoted { .. }
+                | Event::Isolated { .. }
+                | Event::RequestDelayed { .. }
+                | Event::StorageOpDelayed { .. }
         )
     }
+}
+
+/// Whether a count is zero, for serde's `skip_serializing_if`.
+#[cfg(feature = "model")]
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }

@@ -5,6 +5,7 @@ use std::fmt;
 
 use crate::actor::Actor;
 use crate::node::Persistence;
+use crate::proto::UnlockMode;
 use crate::time::Unit;
 
 use super::what::Event;
@@ -30,10 +31,14 @@ impl fmt::Display for Event {
             | Event::ExtensionRefused { .. }
             | Event::SetRefused { .. }
             | Event::YesWithoutKey { .. } => self.tell_key_answer(f),
+            Event::ReleaseServed { .. } => self.tell_release_answer(f),
             Event::FenceRaised { .. } | Event::FenceRefused { .. } => self.tell_fence_answer(f),
             Event::NotServing { .. } | Event::GuardRefused { .. } | Event::RequestLost { .. } => {
                 self.tell_unserved(f)
             }
+            Event::Isolated { .. }
+            | Event::RequestDelayed { .. }
+            | Event::StorageOpDelayed { .. } => self.tell_delay(f),
             Event::RoundBegan { .. }
             | Event::WriteBackBegan { .. }
             | Event::Acquired { .. }
@@ -45,6 +50,7 @@ impl fmt::Display for Event {
             | Event::Released { .. }
             | Event::LeaseChecked { .. }
             | Event::Paused { .. }
+            | Event::Resumed
             | Event::PauseEnded { .. }
             | Event::BeliefEnded
             | Event::BeliefReturned => self.tell_lease(f),
@@ -54,6 +60,7 @@ impl fmt::Display for Event {
             | Event::WriteOnStaleRead { .. } => self.tell_storage(f),
             Event::ClockJumped { .. }
             | Event::KeyExpired { .. }
+            | Event::Restarted { .. }
             | Event::ServesAgain
             | Event::GuardEnded
             | Event::TimePassed { .. } => self.tell_clock(f),
@@ -121,6 +128,58 @@ impl Event {
             },
             Event::YesWithoutKey { client } => {
                 write!(f, "answers yes to {client}'s request and keeps nothing")
+            }
+            other => unreachable!("`fmt` sends {other:?} elsewhere"),
+        }
+    }
+
+    /// A partition, or a message that takes longer to arrive.
+    fn tell_delay(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Event::Isolated { ticks } => write!(
+                f,
+                "is cut off for {}: every message to or from it is lost",
+                Unit::Ticks.amount(*ticks)
+            ),
+            Event::RequestDelayed { node, ticks } => write!(
+                f,
+                "its next request to {node} is delayed {} in the network",
+                Unit::Ticks.amount(*ticks)
+            ),
+            Event::StorageOpDelayed { ticks } => write!(
+                f,
+                "its next storage op is delayed {} in the network",
+                Unit::Ticks.amount(*ticks)
+            ),
+            other => unreachable!("`fmt` sends {other:?} elsewhere"),
+        }
+    }
+
+    /// What a node does with a client's release.
+    fn tell_release_answer(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Event::ReleaseServed {
+                client,
+                compare: true,
+                deleted,
+            } => match deleted {
+                true => write!(f, "deletes {client}'s key (compare-and-delete)"),
+                false => write!(
+                    f,
+                    "keeps its key: it is not {client}'s (compare-and-delete)"
+                ),
+            },
+            Event::ReleaseServed {
+                client,
+                compare: false,
+                deleted,
+            } => {
+                let what = if *deleted {
+                    "the key is deleted"
+                } else {
+                    "no key"
+                };
+                write!(f, "runs {client}'s DEL: {what}")
             }
             other => unreachable!("`fmt` sends {other:?} elsewhere"),
         }
@@ -254,13 +313,20 @@ impl Event {
                     "checks its lease (clock {clock}, deadline {deadline}): too late, gives up"
                 ),
             },
-            Event::Paused { op } => match op {
-                Some(op) => write!(
-                    f,
-                    "is paused (GC) between its lease check and its {op}, which has not reached the storage"
-                ),
-                None => f.write_str("is paused (GC)"),
-            },
+            Event::Paused { op, until } => {
+                f.write_str("is paused (GC)")?;
+                if let Some(until) = until {
+                    write!(f, " until t={until}")?;
+                }
+                match op {
+                    Some(op) => write!(
+                        f,
+                        " between its lease check and its {op}, which has not reached the storage"
+                    ),
+                    None => Ok(()),
+                }
+            }
+            Event::Resumed => f.write_str("wakes from its pause"),
             Event::PauseEnded { op, checked_at } => write!(
                 f,
                 "wakes from its pause: its {op}, checked at t={checked_at}, reaches the storage now"
@@ -347,6 +413,22 @@ impl Event {
                 }
                 Ok(())
             }
+            Event::Restarted {
+                refuses_until,
+                guarded_until,
+            } => {
+                write!(
+                    f,
+                    "restarts, refusing requests until its clock reads {refuses_until}"
+                )?;
+                if let Some(until) = guarded_until {
+                    write!(
+                        f,
+                        "; the clients' guard keeps its yes out of every quorum until its clock reads {until}"
+                    )?;
+                }
+                Ok(())
+            }
             Event::ServesAgain => f.write_str("serves again: its restart delay is over"),
             Event::GuardEnded => {
                 f.write_str("has served long enough: the clients' guard counts its yes again")
@@ -361,6 +443,7 @@ impl Event {
         match self {
             Event::Crashed {
                 persistence,
+                down_for,
                 key,
                 restarts,
                 restart_delay,
@@ -372,13 +455,14 @@ impl Event {
                     Some((owner, true)) => write!(f, ", keeping {owner}'s key")?,
                     None => {}
                 }
-                match (restarts, restart_delay) {
-                    (false, _) => f.write_str(" and stays down")?,
-                    (true, 0) => f.write_str(" and restarts at once")?,
-                    (true, delay) => write!(
+                match (restarts, down_for, restart_delay) {
+                    (false, _, _) => f.write_str(" and stays down")?,
+                    (true, 0, 0) => f.write_str(" and restarts at once")?,
+                    (true, 0, delay) => write!(
                         f,
                         " and restarts, refusing requests for {delay} ticks of its clock"
                     )?,
+                    (true, down, _) => write!(f, " and is down for {down} ticks")?,
                 }
                 if let Some(until) = guarded_until {
                     write!(
@@ -425,10 +509,16 @@ impl Event {
                 Some(owner) => write!(f, "receives {owner}'s key from n1"),
                 None => f.write_str("receives no key from n1"),
             },
-            Event::Promoted { lost } => {
+            Event::Promoted {
+                lost,
+                refuses_until,
+            } => {
                 f.write_str("fails; its asynchronous replica is promoted in its place")?;
                 if let Some(owner) = lost {
                     write!(f, ": {owner}'s key was not replicated and is gone")?;
+                }
+                if let Some(until) = refuses_until {
+                    write!(f, "; it refuses requests until its clock reads {until}")?;
                 }
                 Ok(())
             }
@@ -443,5 +533,13 @@ pub(crate) fn persistence_words(persistence: Persistence) -> &'static str {
         Persistence::None => "no persistence",
         Persistence::FsyncAlways => "AOF, fsync always",
         Persistence::FsyncPeriodic => "AOF, fsync every second",
+    }
+}
+
+/// How a client releases, as a story says it.
+pub(crate) fn unlock_words(unlock: UnlockMode) -> &'static str {
+    match unlock {
+        UnlockMode::CompareAndDelete => "compare-and-delete",
+        UnlockMode::PlainDel => "DEL",
     }
 }

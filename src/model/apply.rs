@@ -7,7 +7,7 @@
 //! passes a list. So a story cannot say anything the step did not do.
 
 use crate::node::{Availability, Entry};
-use crate::proto::{self, Effects, LockPhase, NodeId, Op, Reply, Request, RoundKind, UnlockMode};
+use crate::proto::{self, Effects, LockPhase, NodeId, Op, Reply, Request, RoundKind};
 use crate::scenario::{MAX_MODEL_NODES, UNBOUNDED_EXTENSIONS};
 use crate::storage::{StorageOp, StorageReply};
 use crate::time::{Millis, Unit};
@@ -18,7 +18,7 @@ use super::step::{ModelEntropy, Step};
 use super::tell::{Silent, Tell};
 use super::world::{Phase, Work, World};
 use crate::actor::{Actor, Process};
-use crate::event::{Event, Moment, Nodes, persistence_words};
+use crate::event::{Event, Moment, Nodes, persistence_words, unlock_words};
 
 /// Keys of other clients a release deleted, as (owner, node); filled only for a listener.
 type Deleted = Vec<(Actor, Actor)>;
@@ -595,10 +595,7 @@ impl World {
     /// Client `c` releases (it is done, gave up, or chose to), and says so.
     fn release_told<T: Tell>(&mut self, c: usize, tell: &mut T) {
         let deleted = self.release::<T>(c);
-        let how = match self.shape.params.unlock {
-            UnlockMode::CompareAndDelete => "compare-and-delete",
-            UnlockMode::PlainDel => "DEL",
-        };
+        let how = unlock_words(self.shape.params.unlock);
         let event = Event::Released {
             how,
             on: Nodes(self.shape.reach[c]),
@@ -711,7 +708,7 @@ impl World {
         self.budget.pauses -= 1;
         let op = self.clients[c].work.pending;
         self.clients[c].work.paused = true;
-        tell.tell(|| self.moment(Actor::client(c), Event::Paused { op }));
+        tell.tell(|| self.moment(Actor::client(c), Event::Paused { op, until: None }));
     }
 
     /// `target`'s clock steps by `ticks`: on a node, whatever it measures may end at once; on
@@ -724,7 +721,15 @@ impl World {
                 self.nodes[n].offset += i64::from(ticks);
                 let done = self.normalise_node(n);
                 let reads = self.node_clock(n).since_origin();
-                tell.tell(|| self.moment(Actor::node(n), Event::ClockJumped { ticks, reads }));
+                tell.tell(|| {
+                    self.moment(
+                        Actor::node(n),
+                        Event::ClockJumped {
+                            ticks: ticks.into(),
+                            reads,
+                        },
+                    )
+                });
                 self.tell_expiry(n, &done, true, tell);
                 self.tell_ended(n, &done, tell);
             }
@@ -733,7 +738,15 @@ impl World {
                 let believed = self.believes(c);
                 self.clients[c].offset += i64::from(ticks);
                 let reads = self.client_clock(c).since_origin();
-                tell.tell(|| self.moment(Actor::client(c), Event::ClockJumped { ticks, reads }));
+                tell.tell(|| {
+                    self.moment(
+                        Actor::client(c),
+                        Event::ClockJumped {
+                            ticks: ticks.into(),
+                            reads,
+                        },
+                    )
+                });
                 match (believed, self.believes(c)) {
                     (true, false) => {
                         tell.tell(|| self.moment(Actor::client(c), Event::BeliefEnded))
@@ -770,6 +783,7 @@ impl World {
             persistence: persistence_words(shape.persistence),
             key: held.map(|owner| (owner, survived)),
             restarts: shape.restart,
+            down_for: 0,
             restart_delay: shape.restart_delay.as_u64(),
             guarded_until: self.nodes[n]
                 .guarded_until
@@ -866,7 +880,15 @@ impl World {
         self.nodes[0].state = promoted;
         self.normalise_node(0);
         let lost = held.filter(|_| self.nodes[0].state.entry.is_none());
-        tell.tell(|| self.moment(Actor::node(0), Event::Promoted { lost }));
+        tell.tell(|| {
+            self.moment(
+                Actor::node(0),
+                Event::Promoted {
+                    lost,
+                    refuses_until: None,
+                },
+            )
+        });
         Some(())
     }
 

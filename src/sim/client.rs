@@ -20,12 +20,14 @@ use super::clock::SimClock;
 use super::config::WorkloadConfig;
 use super::draw::uniform;
 use super::network::{Message, Payload};
-use super::trace::{TraceEntry, TraceEvent};
+use super::outcome::Stats;
+use super::trace::TraceEntry;
 use crate::actor::Actor;
+use crate::event::{self, Nodes, unlock_words};
 use crate::node::{NodeState, Persistence};
-use crate::proto::{Config, Event, Lock, Op, Token};
+use crate::proto::{Config, Event, Failure, Fencing, Lock, NodeSet, Op, Tally};
 use crate::storage::{Protection, StorageOp, StorageReply};
-use crate::time::Millis;
+use crate::time::{Millis, Unit};
 
 /// What the world hands a client for one step.
 pub struct StepContext<'a> {
@@ -41,6 +43,8 @@ pub struct StepContext<'a> {
     pub outbox: &'a mut Vec<(Message, Millis)>,
     /// The trace.
     pub trace: &'a mut Vec<TraceEntry>,
+    /// The run's counts, of acquisitions and releases among them.
+    pub stats: &'a mut Stats,
     /// The next acquisition epoch (the fencing token a lock service would hand out).
     pub next_epoch: &'a mut u32,
     /// The separate counter node (`workload.counter_node`), with the persistence it keeps.
@@ -55,11 +59,19 @@ pub struct StepContext<'a> {
 }
 
 impl StepContext<'_> {
-    fn record(&mut self, event: TraceEvent) {
-        self.trace.push(TraceEntry {
-            at: Millis(self.now),
+    /// Client `client` did `event` now, its clock reading `local`.
+    fn tell(&mut self, client: usize, local: Millis, event: event::Event) {
+        self.trace.push(TraceEntry::told(
+            self.now,
+            Actor::client(client),
+            Some(local),
             event,
-        });
+        ));
+    }
+
+    /// Every lock node: a client sends each round to all of them (a partition loses some).
+    fn every_node(&self) -> Nodes {
+        Nodes(NodeSet::first(self.lock_config.node_count))
     }
 }
 
@@ -198,6 +210,15 @@ impl SimClient {
 
     /// The epoch of the lease the client believes in at true time `now`, if it believes: it
     /// holds a lease and its own clock reads before the lease's deadline.
+    /// The deadline of the lease the client holds, on its clock (the clock's origin when it
+    /// holds none, which no caller asks: it tells a lease it holds).
+    fn deadline(&self) -> Millis {
+        self.lock
+            .as_ref()
+            .and_then(Lock::lease)
+            .map_or(Millis::ZERO, |lease| lease.deadline)
+    }
+
     pub fn belief(&self, now: u64) -> Option<u32> {
         let local = self.clock.read(now);
         self.lock
@@ -237,9 +258,10 @@ impl SimClient {
     /// Pauses the client from true time `now` until `until`. A client that is already paused
     /// is left alone (`false`): pauses do not stack, so a bound on a pause's length is a
     /// bound on how long the client stops.
-    pub fn pause(&mut self, now: u64, until: u64) -> bool {
+    /// A pause that strikes is told with the checked op it holds back, if any.
+    pub fn pause(&mut self, now: u64, until: u64) -> Option<event::Event> {
         if self.paused_until.is_some_and(|current| now < current) {
-            return false;
+            return None;
         }
         self.paused_until = Some(until);
         // A pause between a check and its send is the model's pause: it stretches the wait
@@ -247,7 +269,10 @@ impl SimClient {
         if self.pending_send.is_some() || self.pending_token.is_some() {
             self.arrive_by = self.arrive_by.map(|by| by + (until - now));
         }
-        true
+        Some(event::Event::Paused {
+            op: self.pending_send.or(self.pending_token),
+            until: Some(u32::try_from(until).unwrap_or(u32::MAX)),
+        })
     }
 
     /// Whether the client has started an acquisition in this run, or died.
@@ -295,7 +320,8 @@ impl SimClient {
                 return;
             }
             self.paused_until = None;
-            ctx.record(TraceEvent::Resumed { client: self.id });
+            let local = self.clock.read(ctx.now);
+            ctx.tell(self.id, local, event::Event::Resumed);
         }
         let local = self.clock.read(ctx.now);
         if let LateAnswers::Waiting {
@@ -321,10 +347,13 @@ impl SimClient {
                 .expect("a run's counters stay far below u32::MAX");
             self.fence = token;
             self.token_taken = true;
-            ctx.record(TraceEvent::TokenTaken {
-                client: self.id,
-                token,
-            });
+            let told = event::Event::TokenTaken {
+                client: Actor::client(self.id),
+                token: u64::from(token),
+                stale: !self.lock.as_ref().is_some_and(|lock| lock.believes(local)),
+            };
+            let entry = TraceEntry::told(ctx.now, Actor::Counter, None, told);
+            ctx.trace.push(entry.from(Actor::client(self.id)));
             self.pending_send = Some(with_fence(op, token));
             return;
         }
@@ -419,62 +448,73 @@ impl SimClient {
         while let Some(event) = self.lock.as_mut().and_then(Lock::poll_event) {
             match event {
                 Event::Acquired {
-                    token,
                     validity,
                     deadline,
+                    nodes,
                     fence,
                     ..
-                } => self.on_acquired(ctx, local, token, validity, deadline, fence),
+                } => self.on_acquired(ctx, local, (validity, deadline, nodes), fence),
                 Event::Retrying { failure, .. } => {
-                    ctx.record(TraceEvent::Retrying { client, failure });
+                    ctx.tell(client, local, not_acquired(local, failure));
                 }
                 Event::NotAcquired { failure, .. } => {
-                    ctx.record(TraceEvent::NotAcquired { client, failure });
+                    ctx.stats.not_acquired += 1;
+                    ctx.tell(client, local, not_acquired(local, failure));
                     self.go_idle(ctx, local);
                 }
                 Event::Expired { .. } => self.on_expired(ctx, local),
-                Event::Released { nodes } => {
-                    ctx.record(TraceEvent::Released {
-                        client,
-                        deleted: nodes.applied.len(),
-                    });
+                Event::Released { .. } => {
+                    ctx.stats.releases += 1;
                     self.go_idle(ctx, local);
                 }
-                Event::Extended { deadline, .. } => {
-                    ctx.record(TraceEvent::Extended { client, deadline });
+                Event::Extended {
+                    deadline, nodes, ..
+                } => {
+                    let told = event::Event::Extended {
+                        on: Nodes(nodes.applied),
+                        t2: local.since_origin(),
+                        believes_until: deadline.since_origin(),
+                    };
+                    ctx.tell(client, local, told);
                     self.extension_done(ctx, local);
                 }
-                Event::NotExtended { failure, .. } => {
-                    ctx.record(TraceEvent::NotExtended { client, failure });
+                Event::NotExtended { .. } => {
+                    let told = event::Event::ExtensionFailed {
+                        t2: local.since_origin(),
+                        believes_until: self.deadline().since_origin(),
+                    };
+                    ctx.tell(client, local, told);
                     self.extension_done(ctx, local);
                 }
             }
         }
     }
 
-    /// The lock was acquired: a new epoch, a drawn hold, and the storage work to do.
+    /// The lock was acquired (`lease`: its validity, deadline and the nodes that applied):
+    /// a new epoch, a drawn hold, and the storage work to do.
     fn on_acquired(
         &mut self,
         ctx: &mut StepContext<'_>,
         local: Millis,
-        token: Token,
-        validity: Millis,
-        deadline: Millis,
+        lease: (Millis, Millis, Tally),
         fence: Option<u64>,
     ) {
+        let (validity, deadline, nodes) = lease;
         *ctx.next_epoch += 1;
+        ctx.stats.acquisitions += 1;
         self.epoch = *ctx.next_epoch;
         self.fence = fence.map_or(self.epoch, |f| {
             u32::try_from(f).expect("a run's counters stay far below u32::MAX")
         });
-        ctx.record(TraceEvent::Acquired {
-            client: self.id,
-            epoch: self.epoch,
-            token,
-            validity,
-            deadline,
-            local,
-        });
+        let told = event::Event::Acquired {
+            on: Nodes(nodes.applied),
+            t2: local.since_origin(),
+            validity: validity.0,
+            believes_until: deadline.since_origin(),
+            fence,
+            by_write_back: ctx.lock_config.fencing == Fencing::WriteBack,
+        };
+        ctx.tell(self.id, local, told);
         let first = match ctx.workload.protection {
             Protection::RandomTokenCas => Next::Mark,
             _ => Next::Read,
@@ -498,10 +538,7 @@ impl SimClient {
 
     /// The lease's deadline passed on the client's clock.
     fn on_expired(&mut self, ctx: &mut StepContext<'_>, local: Millis) {
-        ctx.record(TraceEvent::Expired {
-            client: self.id,
-            epoch: self.epoch,
-        });
+        ctx.tell(self.id, local, event::Event::BeliefEnded);
         // A holder with an op between its check and its landing releases once
         // that op has landed, as the model's holder, whose only move with an op
         // pending is to apply it: an unlock sent first could let a rival acquire
@@ -584,10 +621,11 @@ impl SimClient {
             {
                 self.extensions_left -= 1;
                 self.extending = true;
-                ctx.record(TraceEvent::ExtensionStarted {
-                    client: self.id,
-                    local,
-                });
+                let told = event::Event::ExtensionBegan {
+                    t1: local.since_origin(),
+                    to: ctx.every_node(),
+                };
+                ctx.tell(self.id, local, told);
             }
         }
         // A hold without storage work may still end the lock meanwhile.
@@ -611,10 +649,13 @@ impl SimClient {
         let own = self.rng.next_u64();
         let lock_rng = ChaCha8Rng::seed_from_u64(ctx.shared_token_seed.unwrap_or(own));
         if let Ok(lock) = Lock::acquire(ctx.lock_config, ctx.ttl, lock_rng, local) {
-            ctx.record(TraceEvent::AcquireStarted {
-                client: self.id,
-                local,
-            });
+            let told = event::Event::RoundBegan {
+                attempt: lock.attempts(),
+                t1: local.since_origin(),
+                ttl: ctx.ttl.0,
+                to: ctx.every_node(),
+            };
+            ctx.tell(self.id, local, told);
             self.lock = Some(lock);
             self.phase = Phase::Acquiring;
             self.acquisitions += 1;
@@ -680,11 +721,12 @@ impl SimClient {
         let margin_left = passes(local);
         match op {
             Some(op) if margin_left => {
-                ctx.record(TraceEvent::Checked {
-                    client: self.id,
-                    op,
-                    local,
-                });
+                let told = event::Event::LeaseChecked {
+                    clock: local.since_origin(),
+                    deadline: self.deadline().since_origin(),
+                    op: Some(op),
+                };
+                ctx.tell(self.id, local, told);
                 // The op lands by the cap, counted from the start of the check's tick.
                 self.arrive_by = ctx.workload.op_arrival_cap.map(|cap| {
                     let tick = ctx.tick.0.max(1);
@@ -731,10 +773,12 @@ impl SimClient {
     fn begin_release(&mut self, ctx: &mut StepContext<'_>, local: Millis) {
         if let Some(lock) = &mut self.lock {
             lock.release(local);
-            ctx.record(TraceEvent::ReleaseStarted {
-                client: self.id,
-                epoch: self.epoch,
-            });
+            let told = event::Event::Released {
+                how: unlock_words(ctx.lock_config.unlock),
+                on: ctx.every_node(),
+                deleted: Vec::new(),
+            };
+            ctx.tell(self.id, local, told);
         }
         self.phase = Phase::Releasing;
     }
@@ -791,5 +835,14 @@ fn with_fence(op: StorageOp, fence: u32) -> StorageOp {
             value,
         },
         StorageOp::Mark { .. } => op,
+    }
+}
+/// A round that failed, told as the model checker tells it: the core unlocks every node it
+/// reaches whether or not it retries.
+fn not_acquired(local: Millis, failure: Failure) -> event::Event {
+    event::Event::NotAcquired {
+        t2: local.since_origin(),
+        reason: failure.words(Unit::Ticks),
+        deleted: Vec::new(),
     }
 }

@@ -3,32 +3,11 @@
 
 use super::clock::SimClock;
 use super::config::CrashConfig;
+use crate::actor::Actor;
+use crate::event::{Event, persistence_words};
 use crate::node::{Availability, NodeReply, NodeState, Persistence, Unavailable};
 use crate::proto::Op;
 use crate::time::Millis;
-
-/// What a crash or restart did, for the trace.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Lifecycle {
-    /// The process died; `kept_key` says whether the key survived on disk.
-    Crashed {
-        /// Whether a key survived.
-        kept_key: bool,
-    },
-    /// The process started again; it serves from its clock reading `ready_at`.
-    Restarted {
-        /// Node-clock reading from which it serves.
-        ready_at: Millis,
-    },
-    /// The master failed and its replica was promoted in its place, with the key it had
-    /// replicated (if any); it serves from its clock reading `ready_at`.
-    Promoted {
-        /// Whether the promoted replica has a key.
-        kept_key: bool,
-        /// Node-clock reading from which it serves.
-        ready_at: Millis,
-    },
-}
 
 /// A node in the simulated world.
 #[derive(Clone, Debug)]
@@ -51,6 +30,11 @@ pub struct SimNode {
     replica: Option<NodeState>,
     /// Node-clock reading of the replica's next copy of the master's key.
     next_replication: Millis,
+    /// The client whose `SET` made the key the node holds: a ghost for the trace, since with
+    /// one token for every client the key alone cannot say whose it is.
+    setter: Option<Actor>,
+    /// The setter of the key the replica last copied.
+    replica_setter: Option<Actor>,
 }
 
 impl SimNode {
@@ -69,12 +53,20 @@ impl SimNode {
                 .filter(|failover| failover.node == index)
                 .map(|_| NodeState::new()),
             next_replication: clock.read(0),
+            setter: None,
+            replica_setter: None,
         }
     }
 
-    /// Housekeeping at true time `now`: restart a crashed process whose downtime is over,
-    /// fsync on schedule, expire the key (Redis's active expiry).
-    pub fn tick(&mut self, now: u64) -> Option<Lifecycle> {
+    /// The client whose key the node holds, if it holds one.
+    pub fn key_owner(&self) -> Option<Actor> {
+        self.state.entry.and(self.setter)
+    }
+
+    /// Housekeeping at true time `now`: restart a crashed process whose downtime is over
+    /// (told as [`Event::Restarted`]), fsync on schedule, expire the key (Redis's active
+    /// expiry).
+    pub fn tick(&mut self, now: u64) -> Option<Event> {
         let local = self.clock.read(now);
         let mut event = None;
         if self.restart_at.is_some_and(|at| now >= at) {
@@ -84,8 +76,9 @@ impl SimNode {
                 self.crash.restart_delay,
                 self.crash.client_guard,
             );
-            event = Some(Lifecycle::Restarted {
-                ready_at: local + self.crash.restart_delay,
+            event = Some(Event::Restarted {
+                refuses_until: (local + self.crash.restart_delay).since_origin(),
+                guarded_until: self.guarded_until.map(Millis::since_origin),
             });
         }
         if self.crash.persistence == Persistence::FsyncPeriodic
@@ -102,21 +95,33 @@ impl SimNode {
             && local >= self.next_replication
         {
             replica.entry = self.state.entry;
+            self.replica_setter = self.setter;
             self.next_replication = local + failover.replication_period;
         }
         event
     }
 
-    /// Runs a command at true time `now` on the node's clock.
+    /// Runs a command of the first client at true time `now` on the node's clock.
     #[cfg(test)]
     pub fn apply(&mut self, op: &Op, now: u64) -> Result<bool, Unavailable> {
-        self.apply_counted(op, now).map(|reply| reply.applied)
+        self.apply_counted(op, now, Actor::client(0))
+            .map(|reply| reply.applied)
     }
 
-    /// [`apply`](Server::apply), with the fencing counter a `SET` returned.
-    pub fn apply_counted(&mut self, op: &Op, now: u64) -> Result<NodeReply, Unavailable> {
+    /// Runs `client`'s command at true time `now` on the node's clock; the answer carries the
+    /// fencing counter a `SET` returned.
+    pub fn apply_counted(
+        &mut self,
+        op: &Op,
+        now: u64,
+        client: Actor,
+    ) -> Result<NodeReply, Unavailable> {
         let local = self.clock.read(now);
-        self.state.apply_counted(op, local, self.crash.persistence)
+        let reply = self.state.apply_counted(op, local, self.crash.persistence);
+        if matches!(op, Op::SetNxPx { .. }) && reply.is_ok_and(|reply| reply.applied) {
+            self.setter = Some(client);
+        }
+        reply
     }
 
     /// Whether a client may count this node's yes at true time `now`: `false` while the
@@ -128,14 +133,21 @@ impl SimNode {
 
     /// Kills the process at true time `now`; it starts again `downtime` later. A node that is
     /// already down is left alone (`None`).
-    pub fn crash(&mut self, now: u64, downtime: Millis) -> Option<Lifecycle> {
+    pub fn crash(&mut self, now: u64, downtime: Millis) -> Option<Event> {
         if self.state.availability == Availability::Down {
             return None;
         }
+        let owner = self.key_owner();
         self.state.crash(self.crash.persistence);
         self.restart_at = Some(now.saturating_add(downtime.0));
-        Some(Lifecycle::Crashed {
-            kept_key: self.state.entry.is_some(),
+        Some(Event::Crashed {
+            persistence: persistence_words(self.crash.persistence),
+            key: owner.map(|owner| (owner, self.state.entry.is_some())),
+            restarts: true,
+            down_for: downtime.0,
+            restart_delay: self.crash.restart_delay.0,
+            // Told when the process starts again, which is when the guard is set.
+            guarded_until: None,
         })
     }
 
@@ -143,17 +155,22 @@ impl SimNode {
     /// it had copied, refusing requests for the promotion delay (on the node's clock, which
     /// the replica shares, as in the model). A node without a replica (none configured, or
     /// already promoted) is left alone (`None`).
-    pub fn fail_over(&mut self, now: u64) -> Option<Lifecycle> {
+    pub fn fail_over(&mut self, now: u64) -> Option<Event> {
         let failover = self.crash.failover?;
         let mut promoted = self.replica.take()?;
         let local = self.clock.read(now);
         promoted.restart(local, failover.promotion_delay);
+        let token = |state: &NodeState| state.entry.map(|entry| entry.token);
+        let lost = self
+            .key_owner()
+            .filter(|_| token(&promoted) != token(&self.state));
         self.state = promoted;
+        self.setter = self.replica_setter;
         // A master that was down stays replaced: the promoted replica serves in its place.
         self.restart_at = None;
-        Some(Lifecycle::Promoted {
-            kept_key: self.state.entry.is_some(),
-            ready_at: local + failover.promotion_delay,
+        Some(Event::Promoted {
+            lost,
+            refuses_until: Some((local + failover.promotion_delay).since_origin()),
         })
     }
 
@@ -193,8 +210,8 @@ mod tests {
         SimNode::new(0, SimClock::new(0, 0), crash)
     }
 
-    /// Ticks the node from `from` to `to` inclusive, collecting lifecycle events.
-    fn run(node: &mut SimNode, from: u64, to: u64) -> Vec<(u64, Lifecycle)> {
+    /// Ticks the node from `from` to `to` inclusive, collecting the restarts it tells.
+    fn run(node: &mut SimNode, from: u64, to: u64) -> Vec<(u64, Event)> {
         (from..=to)
             .filter_map(|now| node.tick(now).map(|e| (now, e)))
             .collect()
@@ -204,9 +221,16 @@ mod tests {
     fn a_crash_without_persistence_loses_the_key_and_an_immediate_restart_serves_at_once() {
         let mut n = node(Persistence::None, 0);
         assert_eq!(n.apply(&SET, 0), Ok(true));
-        assert_eq!(
-            n.crash(5, Millis(3)),
-            Some(Lifecycle::Crashed { kept_key: false })
+        assert!(
+            matches!(
+                n.crash(5, Millis(3)),
+                Some(Event::Crashed {
+                    key: Some((Actor::Client(0), false)),
+                    down_for: 3,
+                    ..
+                })
+            ),
+            "c1's key is lost"
         );
         assert_eq!(n.crash(6, Millis(3)), None, "already down");
         assert_eq!(n.apply(&SET_OTHER, 7), Err(Unavailable));

@@ -1,5 +1,12 @@
 //! The trace: every event of a run, stamped with true time, in the order it happened.
 //!
+//! What a node, a client, the storage, the counter node or a fault does is told in the
+//! vocabulary the model checker's stories use ([`crate::event`]): the same [`Event`] with the
+//! same actors, read in the same words, so a replayed violation reads like a counterexample.
+//! Only what the simulator alone has stays its own: a message handed to the network with its
+//! arrival time, a message lost on the way, a scheduled fault that met a state it does not
+//! apply to, and a violation found at a tick.
+//!
 //! Two runs of the same seed and configuration produce equal traces (`Vec<TraceEntry>: Eq`),
 //! which is what the replay test compares.
 
@@ -8,17 +15,16 @@ use std::fmt;
 use super::check::Violation;
 use super::fault::{Fault, ScheduledFault};
 use super::network::Message;
-use super::server::Lifecycle;
-use crate::node::Unavailable;
-use crate::proto::{Failure, Op, Token};
-use crate::storage::{StorageOp, StorageReply};
-use crate::time::{Millis, Unit};
+use crate::actor::Actor;
+use crate::event::{Event, Moment};
+use crate::time::Millis;
 
 /// One event.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum TraceEvent {
-    /// A scheduled fault struck.
-    Fault(Fault),
+    /// An actor did something (a node served a request, a client acquired, a fault struck),
+    /// told as the model checker tells it. The moment's `t` is the entry's true time.
+    Told(Moment),
     /// A scheduled fault did not apply in the current state (a crash of a node that is down).
     FaultIgnored(Fault),
     /// A message was handed to the network and will arrive at `arrives`.
@@ -33,154 +39,22 @@ pub enum TraceEvent {
         /// The message.
         message: Message,
     },
-    /// A node ran a command on its clock reading `local`.
-    NodeApplied {
-        /// Which node.
-        node: usize,
-        /// Which client sent it.
-        client: usize,
-        /// The operation.
-        op: Op,
-        /// The node's clock.
-        local: Millis,
-        /// Applied, not applied, or refused while down or restarting.
-        result: Result<bool, Unavailable>,
-    },
-    /// A node crashed or restarted.
-    Node {
-        /// Which node.
-        node: usize,
-        /// What happened.
-        lifecycle: Lifecycle,
-    },
-    /// A client started acquiring (a new `Lock`), on its clock reading `local`.
-    AcquireStarted {
-        /// Which client.
-        client: usize,
-        /// Its clock.
-        local: Millis,
-    },
-    /// A client acquired the lock: epoch `epoch` (the fencing token), believing until its
-    /// clock reads `deadline`.
-    Acquired {
-        /// Which client.
-        client: usize,
-        /// The acquisition's number in true-time order, from 1.
-        epoch: u32,
-        /// The token at the nodes.
-        token: Token,
-        /// Validity left at T2.
-        validity: Millis,
-        /// `T1 + ttl − drift` on the client's clock.
-        deadline: Millis,
-        /// The client's clock when it learned it.
-        local: Millis,
-    },
-    /// A round failed and the client will retry.
-    Retrying {
-        /// Which client.
-        client: usize,
-        /// Why.
-        failure: Failure,
-    },
-    /// The client gave up this acquisition.
-    NotAcquired {
-        /// Which client.
-        client: usize,
-        /// Why the last round failed.
-        failure: Failure,
-    },
-    /// A holder asked every node to extend its lease (compare-and-pexpire).
-    ExtensionStarted {
-        /// Which client.
-        client: usize,
-        /// Its clock.
-        local: Millis,
-    },
-    /// An extension won: the holder believes until its clock reads `deadline`.
-    Extended {
-        /// Which client.
-        client: usize,
-        /// The new deadline on its clock.
-        deadline: Millis,
-    },
-    /// An extension failed; the old deadline stands.
-    NotExtended {
-        /// Which client.
-        client: usize,
-        /// Why.
-        failure: Failure,
-    },
-    /// The holder ran `INCR` on the separate counter node and took its value as its token.
-    TokenTaken {
-        /// Which client.
-        client: usize,
-        /// The counter's new value.
-        token: u32,
-    },
-    /// The separate counter node crashed and restarted at once, keeping `counter`.
-    CounterCrashed {
-        /// The counter after the restart.
-        counter: u64,
-    },
-    /// The holder's clock reached its deadline.
-    Expired {
-        /// Which client.
-        client: usize,
-        /// Its epoch.
-        epoch: u32,
-    },
-    /// The client began releasing (it stopped believing).
-    ReleaseStarted {
-        /// Which client.
-        client: usize,
-        /// Its epoch (0 if it never acquired).
-        epoch: u32,
-    },
-    /// The release round ended.
-    Released {
-        /// Which client.
-        client: usize,
-        /// On how many nodes its key was deleted.
-        deleted: usize,
-    },
-    /// The storage ran an operation.
-    StorageApplied {
-        /// Which client sent it.
-        client: usize,
-        /// The operation.
-        op: StorageOp,
-        /// The answer.
-        reply: StorageReply,
-    },
-    /// A client stopped (a process pause) until `until`.
-    Paused {
-        /// Which client.
-        client: usize,
-        /// True time it resumes.
-        until: Millis,
-    },
-    /// A paused client resumed.
-    Resumed {
-        /// Which client.
-        client: usize,
-    },
-    /// A holder checked its lease and decided on a storage operation, which it sends at its
-    /// next step (a pause in between is Kleppmann's pause).
-    Checked {
-        /// Which client.
-        client: usize,
-        /// The operation it will send.
-        op: StorageOp,
-        /// Its clock at the check.
-        local: Millis,
-    },
     /// A checked property failed.
     Violation(Violation),
 }
 
+impl TraceEvent {
+    /// The told event, if this is one.
+    pub fn told(&self) -> Option<&Event> {
+        match self {
+            TraceEvent::Told(moment) => Some(&moment.event),
+            _ => None,
+        }
+    }
+}
+
 /// An event and the true time it happened.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TraceEntry {
     /// True time.
     pub at: Millis,
@@ -188,56 +62,41 @@ pub struct TraceEntry {
     pub event: TraceEvent,
 }
 
-/// A clock reading as the stories print it (see [`Millis::since_origin`]).
-fn reads(clock: Millis) -> i64 {
-    clock.since_origin()
-}
-
-impl fmt::Display for TraceEntry {
-    /// One event in the words the checker's stories use (`c1 acquires …, believes it holds
-    /// the lock until its clock reads …`, `n1 sets c1's key, expiring when n1's clock reads
-    /// …`, `storage applies c1's write 1 (epoch 1)`), with clock readings in ms.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{:>8}  ", format!("t={}", self.at.0))?;
-        match self.event {
-            TraceEvent::NodeApplied {
-                node,
-                client,
-                op,
-                local,
-                result,
-            } => node_applied(f, node, client, op, local, result),
-            TraceEvent::Node { node, lifecycle } => tell_lifecycle(f, node, lifecycle),
-            TraceEvent::Fault(_)
-            | TraceEvent::FaultIgnored(_)
-            | TraceEvent::Sent { .. }
-            | TraceEvent::Lost { .. }
-            | TraceEvent::Violation(_) => self.event.tell_fault_or_message(f),
-            TraceEvent::AcquireStarted { .. }
-            | TraceEvent::Acquired { .. }
-            | TraceEvent::TokenTaken { .. }
-            | TraceEvent::CounterCrashed { .. }
-            | TraceEvent::Retrying { .. }
-            | TraceEvent::NotAcquired { .. } => self.event.tell_acquisition(f),
-            TraceEvent::ExtensionStarted { .. }
-            | TraceEvent::Extended { .. }
-            | TraceEvent::NotExtended { .. }
-            | TraceEvent::Expired { .. }
-            | TraceEvent::ReleaseStarted { .. }
-            | TraceEvent::Released { .. } => self.event.tell_lease(f),
-            TraceEvent::StorageApplied { .. }
-            | TraceEvent::Paused { .. }
-            | TraceEvent::Resumed { .. }
-            | TraceEvent::Checked { .. } => self.event.tell_storage(f),
+impl TraceEntry {
+    /// `actor` did `event` at true time `at`, reading `clock` (told only where it differs from
+    /// true time, as the model checker tells it).
+    pub(super) fn told(at: u64, actor: Actor, clock: Option<Millis>, event: Event) -> TraceEntry {
+        let t = u32::try_from(at).expect("a run is shorter than MAX_DURATION, far below u32::MAX");
+        let mut moment = Moment::new(t, actor, event);
+        moment.clock = clock
+            .map(Millis::since_origin)
+            .filter(|&reads| reads != i64::from(t));
+        TraceEntry {
+            at: Millis(at),
+            event: TraceEvent::Told(moment),
         }
+    }
+
+    /// The same entry, the actor handling a message `from` sent.
+    pub(super) fn from(mut self, from: Actor) -> TraceEntry {
+        if let TraceEvent::Told(moment) = self.event {
+            self.event = TraceEvent::Told(moment.from(from));
+        }
+        self
     }
 }
 
-impl TraceEvent {
-    /// A fault, a message on the network, or a violation.
-    fn tell_fault_or_message(self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            TraceEvent::Fault(fault) => write!(f, "FAULT {fault}"),
+impl fmt::Display for TraceEntry {
+    /// One event: a told one in the words of the checker's stories (`c1 acquires n1 n2 (T2=…,
+    /// validity …), believes it holds the lock until its clock reads …`, `n1 sets c1's key,
+    /// expiring when n1's clock reads …`), a fault marked as the story's diagrams mark it.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:>8}  ", format!("t={}", self.at.0))?;
+        match &self.event {
+            TraceEvent::Told(moment) => {
+                let mark = if moment.is_fault() { "⚡ " } else { "" };
+                write!(f, "{mark}{}", moment.sentence())
+            }
             TraceEvent::FaultIgnored(fault) => write!(f, "fault ignored (does not apply): {fault}"),
             TraceEvent::Sent { message, arrives } => write!(
                 f,
@@ -250,207 +109,7 @@ impl TraceEvent {
                 message.from, message.payload, message.to
             ),
             TraceEvent::Violation(violation) => write!(f, "VIOLATION {violation}"),
-            other => unreachable!("`TraceEntry::fmt` sends {other:?} elsewhere"),
         }
-    }
-
-    /// A client's acquisition: its attempts, its token, and how they end.
-    fn tell_acquisition(self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            TraceEvent::AcquireStarted { client, local } => {
-                write!(f, "c{} begins an attempt: T1={}", client + 1, reads(local))
-            }
-            TraceEvent::Acquired {
-                client,
-                epoch,
-                token,
-                validity,
-                deadline,
-                local,
-            } => write!(
-                f,
-                "c{} acquires epoch {epoch} (T2={}, validity {}, token {token}), believes it holds the lock until its clock reads {}",
-                client + 1,
-                reads(local),
-                validity.0,
-                reads(deadline)
-            ),
-            TraceEvent::TokenTaken { client, token } => write!(
-                f,
-                "c{} runs INCR on the counter node and takes token {token}",
-                client + 1
-            ),
-            TraceEvent::CounterCrashed { counter } => write!(
-                f,
-                "the counter node crashes and restarts at once: its counter is {counter}"
-            ),
-            TraceEvent::Retrying { client, failure } => write!(
-                f,
-                "c{} fails to acquire ({}) and retries",
-                client + 1,
-                failure.words(Unit::Millis)
-            ),
-            TraceEvent::NotAcquired { client, failure } => write!(
-                f,
-                "c{} fails to acquire ({})",
-                client + 1,
-                failure.words(Unit::Millis)
-            ),
-            other => unreachable!("`TraceEntry::fmt` sends {other:?} elsewhere"),
-        }
-    }
-
-    /// A holder's lease: its extensions, its end and its release.
-    fn tell_lease(self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            TraceEvent::ExtensionStarted { client, local } => write!(
-                f,
-                "c{} extends its lease on every node (clock {})",
-                client + 1,
-                reads(local)
-            ),
-            TraceEvent::Extended { client, deadline } => write!(
-                f,
-                "c{} extends: it believes it holds the lock until its clock reads {}",
-                client + 1,
-                reads(deadline)
-            ),
-            TraceEvent::NotExtended { client, failure } => write!(
-                f,
-                "c{} fails to extend ({}); its old deadline stands",
-                client + 1,
-                failure.words(Unit::Millis)
-            ),
-            TraceEvent::Expired { client, epoch } => write!(
-                f,
-                "c{} stops believing: its clock reached the deadline of epoch {epoch}",
-                client + 1
-            ),
-            TraceEvent::ReleaseStarted { client, epoch } => {
-                write!(f, "c{} releases (epoch {epoch})", client + 1)
-            }
-            TraceEvent::Released { client, deleted } => write!(
-                f,
-                "c{}'s release deleted its key on {deleted} nodes",
-                client + 1
-            ),
-            other => unreachable!("`TraceEntry::fmt` sends {other:?} elsewhere"),
-        }
-    }
-
-    /// A holder's work on the storage: its check, its pause and the storage's answer.
-    fn tell_storage(self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            TraceEvent::StorageApplied { client, op, reply } => match reply {
-                StorageReply::Value(v) => {
-                    write!(f, "storage applies c{}'s {op}: counter {v}", client + 1)
-                }
-                StorageReply::Done => write!(f, "storage applies c{}'s {op}", client + 1),
-                StorageReply::Rejected => write!(f, "storage rejects c{}'s {op}", client + 1),
-            },
-            TraceEvent::Paused { client, until } => {
-                write!(f, "c{} is paused (GC) until t={}", client + 1, until.0)
-            }
-            TraceEvent::Resumed { client } => write!(f, "c{} wakes from its pause", client + 1),
-            TraceEvent::Checked { client, op, local } => write!(
-                f,
-                "c{} checks its lease (clock {}) and decides to send its {op}",
-                client + 1,
-                reads(local)
-            ),
-            other => unreachable!("`TraceEntry::fmt` sends {other:?} elsewhere"),
-        }
-    }
-}
-
-/// A node's command, what came of it, and the node's clock.
-fn node_applied(
-    f: &mut fmt::Formatter<'_>,
-    node: usize,
-    client: usize,
-    op: Op,
-    local: Millis,
-    result: Result<bool, Unavailable>,
-) -> fmt::Result {
-    let (n, c) = (node + 1, client + 1);
-    match (op, result) {
-        (_, Err(_)) => write!(f, "n{n} is not serving: c{c}'s {op} fails"),
-        (Op::SetNxPx { ttl, .. }, Ok(true)) => write!(
-            f,
-            "n{n} sets c{c}'s key, expiring when n{n}'s clock reads {}",
-            reads(local) + ttl.0 as i64
-        ),
-        (Op::SetNxPx { .. }, Ok(false)) => {
-            write!(f, "n{n} refuses c{c}'s SET: another key is live")
-        }
-        (Op::PExpireIfEq { ttl, .. }, Ok(true)) => write!(
-            f,
-            "n{n} extends c{c}'s key, now expiring when n{n}'s clock reads {}",
-            reads(local) + ttl.0 as i64
-        ),
-        (Op::PExpireIfEq { .. }, Ok(false)) => {
-            write!(f, "n{n} refuses c{c}'s extension: its key is not there")
-        }
-        (Op::RaiseFence { to, .. }, Ok(true)) => write!(
-            f,
-            "n{n} takes c{c}'s fencing write-back: its counter is now at least {to}"
-        ),
-        (Op::RaiseFence { .. }, Ok(false)) => write!(
-            f,
-            "n{n} refuses c{c}'s fencing write-back: c{c}'s key is not there"
-        ),
-        (Op::DelIfEq { .. }, Ok(true)) => {
-            write!(f, "n{n} deletes c{c}'s key (compare-and-delete)")
-        }
-        (Op::DelIfEq { .. }, Ok(false)) => {
-            write!(
-                f,
-                "n{n} keeps its key: it is not c{c}'s (compare-and-delete)"
-            )
-        }
-        (Op::Del, Ok(applied)) => write!(
-            f,
-            "n{n} runs c{c}'s DEL: {}",
-            if applied {
-                "the key is deleted"
-            } else {
-                "no key"
-            }
-        ),
-    }?;
-    write!(f, " [n{n}'s clock reads {}]", reads(local))
-}
-
-/// A node crashes, restarts or fails over.
-fn tell_lifecycle(f: &mut fmt::Formatter<'_>, node: usize, lifecycle: Lifecycle) -> fmt::Result {
-    match lifecycle {
-        Lifecycle::Crashed { kept_key } => write!(
-            f,
-            "n{} crashes, {}",
-            node + 1,
-            if kept_key {
-                "keeping its key on disk"
-            } else {
-                "losing its key"
-            }
-        ),
-        Lifecycle::Restarted { ready_at } => write!(
-            f,
-            "n{} restarts, refusing requests until its clock reads {}",
-            node + 1,
-            reads(ready_at)
-        ),
-        Lifecycle::Promoted { kept_key, ready_at } => write!(
-            f,
-            "n{} fails over: its replica is promoted {}, refusing requests until its clock reads {}",
-            node + 1,
-            if kept_key {
-                "with the key"
-            } else {
-                "without the key, which had not replicated yet"
-            },
-            reads(ready_at)
-        ),
     }
 }
 
@@ -463,4 +122,48 @@ pub(crate) fn schedule_text(schedule: &[ScheduledFault]) -> String {
         .iter()
         .map(|fault| format!("  {fault}\n"))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::time::CLOCK_ORIGIN;
+
+    /// A reading of a clock that started at the origin and has run `ms`.
+    fn reads(ms: u64) -> Millis {
+        Millis(CLOCK_ORIGIN as u64 + ms)
+    }
+
+    #[test]
+    fn a_told_entry_reads_as_the_checkers_story_with_the_clock_only_where_it_differs() {
+        let set = Event::KeySet {
+            client: Actor::client(0),
+            node: Actor::node(1),
+            expires_at: 107,
+            early_over: None,
+            fast_by: 0,
+            restart_over: false,
+            counter: None,
+        };
+        let skewed = TraceEntry::told(5, Actor::node(1), Some(reads(7)), set.clone());
+        assert_eq!(
+            skewed.to_string(),
+            "     t=5  n2 sets c1's key, expiring when n2's clock reads 107 [n2's clock reads 7]"
+        );
+        let on_time = TraceEntry::told(7, Actor::node(1), Some(reads(7)), set);
+        assert!(on_time.to_string().ends_with("reads 107"), "{on_time}");
+    }
+
+    #[test]
+    fn a_fault_is_marked() {
+        let jump = Event::ClockJumped {
+            ticks: 20,
+            reads: 25,
+        };
+        let entry = TraceEntry::told(5, Actor::node(1), None, jump);
+        assert_eq!(
+            entry.to_string(),
+            "     t=5  ⚡ n2's clock jumps +20 (it now reads 25)"
+        );
+    }
 }

@@ -21,9 +21,10 @@ use super::outcome::{Outcome, Stats, SwarmRun};
 use super::server::SimNode;
 use super::trace::{TraceEntry, TraceEvent};
 use crate::actor::{Actor, Process};
-use crate::node::{NodeState, Persistence};
-use crate::proto::{Command, Config, NodeId, Op, Reply};
-use crate::storage::{Storage, StorageOp};
+use crate::event::{Event, Nodes, persistence_words};
+use crate::node::{Availability, NodeReply, NodeState, Persistence, Unavailable};
+use crate::proto::{Command, Config, Fencing, NodeId, NodeSet, Op, Reply};
+use crate::storage::{Storage, StorageOp, StorageReply};
 use crate::time::Millis;
 
 /// The generator streams of a run: one seed, separate streams, so that (say) an explicit
@@ -322,6 +323,24 @@ impl<'a> World<'a> {
         });
     }
 
+    /// `actor` did `event` now, reading `clock`.
+    fn tell(&mut self, actor: Actor, clock: Option<Millis>, event: Event) {
+        self.trace
+            .push(TraceEntry::told(self.now, actor, clock, event));
+    }
+
+    /// Node `node` did `event` now, on its own clock.
+    fn tell_node(&mut self, node: usize, event: Event) {
+        let clock = self.nodes[node].clock.read(self.now);
+        self.tell(Actor::node(node), Some(clock), event);
+    }
+
+    /// Client `client` did `event` now, on its own clock.
+    fn tell_client(&mut self, client: usize, event: Event) {
+        let clock = self.clients[client].clock.read(self.now);
+        self.tell(Actor::client(client), Some(clock), event);
+    }
+
     /// The main loop, bounded by the configured duration.
     fn run(&mut self) {
         for now in 0..self.config.duration.0 {
@@ -349,21 +368,30 @@ impl<'a> World<'a> {
         let from = self.anchor_cursor;
         self.anchor_cursor = self.trace.len();
         for index in from..self.trace.len() {
-            let anchor = match self.trace[index].event {
-                TraceEvent::NodeApplied {
-                    node,
-                    op: Op::SetNxPx { .. },
-                    result: Ok(true),
-                    ..
-                } => Anchor::KeySet { node },
+            let TraceEvent::Told(moment) = &self.trace[index].event else {
+                continue;
+            };
+            let anchor = match (moment.actor, &moment.event) {
+                (Actor::Node(node), Event::KeySet { .. }) => Anchor::KeySet {
+                    node: usize::from(node),
+                },
                 // The separate counter node's state is its counter: a fault aimed at it
                 // strikes after it handed out a token.
-                TraceEvent::TokenTaken { .. } => Anchor::KeySet {
+                (_, Event::TokenTaken { .. }) => Anchor::KeySet {
                     node: self.nodes.len(),
                 },
-                TraceEvent::AcquireStarted { client, .. } => Anchor::Started { client },
-                TraceEvent::Acquired { client, .. } => Anchor::Acquired { client },
-                TraceEvent::Checked { client, .. } => Anchor::Checked { client },
+                (Actor::Client(client), event) => match event {
+                    Event::RoundBegan { .. } => Anchor::Started {
+                        client: usize::from(client),
+                    },
+                    Event::Acquired { .. } => Anchor::Acquired {
+                        client: usize::from(client),
+                    },
+                    Event::LeaseChecked { op: Some(_), .. } => Anchor::Checked {
+                        client: usize::from(client),
+                    },
+                    _ => continue,
+                },
                 _ => continue,
             };
             let seen = match self.anchors_seen.iter_mut().find(|(a, _)| *a == anchor) {
@@ -407,7 +435,6 @@ impl<'a> World<'a> {
             let applied = self.apply_fault(fault);
             if applied {
                 self.stats.faults_applied += 1;
-                self.record(TraceEvent::Fault(fault));
             } else {
                 self.stats.faults_ignored += 1;
                 self.record(TraceEvent::FaultIgnored(fault));
@@ -415,7 +442,7 @@ impl<'a> World<'a> {
         }
     }
 
-    /// Applies one fault; `false` when it does not apply in the current state.
+    /// Applies one fault and tells it; `false` when it does not apply in the current state.
     fn apply_fault(&mut self, fault: Fault) -> bool {
         let now = self.now;
         match fault {
@@ -428,34 +455,74 @@ impl<'a> World<'a> {
             }
             Fault::Crash { node, downtime } => self.crash_node(node, downtime),
             Fault::Failover => self.fail_over(),
-            Fault::CrashClient { client } => {
-                let now = Millis(now);
-                self.clients.get_mut(client).is_some_and(|c| c.crash(now))
-            }
+            Fault::CrashClient { client } => self.crash_client(client),
             Fault::Pause { client, duration } => self.pause(client, duration),
-            Fault::Isolate { node, duration } => self
-                .nodes
-                .get_mut(node)
-                .map(|n| n.isolate(now, duration))
-                .is_some(),
-            Fault::DelayStorageOp { client, extra } => self
-                .clients
-                .get_mut(client)
-                .map(|c| c.delay_next_storage_op(extra))
-                .is_some(),
+            Fault::Isolate { node, duration } => {
+                let isolated = self.nodes.get_mut(node).map(|n| n.isolate(now, duration));
+                if isolated.is_some() {
+                    let ticks = duration.0;
+                    self.tell_node(node, Event::Isolated { ticks });
+                }
+                isolated.is_some()
+            }
+            Fault::DelayStorageOp { client, extra } => {
+                let delayed = self
+                    .clients
+                    .get_mut(client)
+                    .map(|c| c.delay_next_storage_op(extra));
+                if delayed.is_some() {
+                    self.tell_client(client, Event::StorageOpDelayed { ticks: extra.0 });
+                }
+                delayed.is_some()
+            }
             Fault::DelayRequest {
                 client,
                 node,
                 extra,
-            } => {
-                node < self.nodes.len()
-                    && self
-                        .clients
-                        .get_mut(client)
-                        .map(|c| c.delay_next_request(node, extra))
-                        .is_some()
+            } => self.delay_request(client, node, extra),
+        }
+    }
+
+    /// Client `client`'s next request to node `node` is delayed by `extra`.
+    fn delay_request(&mut self, client: usize, node: usize, extra: Millis) -> bool {
+        let delayed = node < self.nodes.len()
+            && self
+                .clients
+                .get_mut(client)
+                .map(|c| c.delay_next_request(node, extra))
+                .is_some();
+        if delayed {
+            let node = Actor::node(node);
+            self.tell_client(
+                client,
+                Event::RequestDelayed {
+                    node,
+                    ticks: extra.0,
+                },
+            );
+        }
+        delayed
+    }
+
+    /// Client `client` dies for good; its keys stay on the nodes until they expire.
+    fn crash_client(&mut self, client: usize) -> bool {
+        let now = self.now;
+        let Some(believed) = self.clients.get(client).map(|c| c.belief(now).is_some()) else {
+            return false;
+        };
+        if !self.clients[client].crash(Millis(now)) {
+            return false;
+        }
+        let owner = Some(Actor::client(client));
+        let mut keys = NodeSet::EMPTY;
+        for (n, node) in self.nodes.iter().enumerate() {
+            if node.key_owner() == owner && node.state.live_entry(node.clock.read(now)).is_some() {
+                keys.insert(NodeId(n as u8));
             }
         }
+        let keys = Nodes(keys);
+        self.tell_client(client, Event::ClientCrashed { believed, keys });
+        true
     }
 
     /// A step of a node's or a client's clock.
@@ -471,30 +538,46 @@ impl<'a> World<'a> {
                 .get_mut(usize::from(c))
                 .map(|client| &mut client.clock),
         };
-        clock.map(|clock| clock.jump(now, by_ms)).is_some()
+        let Some(clock) = clock else {
+            return false;
+        };
+        clock.jump(now, by_ms);
+        let reads = clock.read(now).since_origin();
+        let event = Event::ClockJumped {
+            ticks: by_ms,
+            reads,
+        };
+        self.tell(Actor::from(process), None, event);
+        true
     }
 
     /// The separate counter node crashes and restarts.
     fn crash_counter(&mut self) -> bool {
         let (counter, persistence) = &mut self.counter;
+        let from = counter.counter;
         counter.crash(*persistence);
         counter.restart(Millis::ZERO, Millis::ZERO);
-        let counter = counter.counter;
-        self.record(TraceEvent::CounterCrashed { counter });
+        let event = Event::CounterCrashed {
+            persistence: persistence_words(*persistence),
+            from,
+            to: counter.counter,
+        };
+        self.tell(Actor::Counter, None, event);
         true
     }
 
     /// Lock node `node` crashes, down for `downtime`.
     fn crash_node(&mut self, node: usize, downtime: Millis) -> bool {
         let now = self.now;
-        let lifecycle = self
+        let crashed = self
             .nodes
             .get_mut(node)
             .and_then(|n| n.crash(now, downtime));
-        if let Some(lifecycle) = lifecycle {
-            self.record(TraceEvent::Node { node, lifecycle });
+        let applied = crashed.is_some();
+        if let Some(event) = crashed {
+            self.tell_node(node, event);
         }
-        lifecycle.is_some()
+        applied
     }
 
     /// The replicated master fails over to its replica.
@@ -502,13 +585,14 @@ impl<'a> World<'a> {
         let now = self.now;
         let promoted = self.config.crash.failover.and_then(|failover| {
             let node = failover.node;
-            let lifecycle = self.nodes.get_mut(node)?.fail_over(now)?;
-            Some((node, lifecycle))
+            let event = self.nodes.get_mut(node)?.fail_over(now)?;
+            Some((node, event))
         });
-        if let Some((node, lifecycle)) = promoted {
-            self.record(TraceEvent::Node { node, lifecycle });
+        let applied = promoted.is_some();
+        if let Some((node, event)) = promoted {
+            self.tell_node(node, event);
         }
-        promoted.is_some()
+        applied
     }
 
     /// Client `client` pauses for `duration`.
@@ -518,20 +602,18 @@ impl<'a> World<'a> {
         let paused = self
             .clients
             .get_mut(client)
-            .is_some_and(|c| c.pause(now, until));
-        if paused {
-            self.record(TraceEvent::Paused {
-                client,
-                until: Millis(until),
-            });
+            .and_then(|c| c.pause(now, until));
+        let applied = paused.is_some();
+        if let Some(event) = paused {
+            self.tell_client(client, event);
         }
-        paused
+        applied
     }
 
     fn tick_nodes(&mut self) {
         for node in 0..self.nodes.len() {
-            if let Some(lifecycle) = self.nodes[node].tick(self.now) {
-                self.record(TraceEvent::Node { node, lifecycle });
+            if let Some(event) = self.nodes[node].tick(self.now) {
+                self.tell_node(node, event);
             }
         }
     }
@@ -576,17 +658,15 @@ impl<'a> World<'a> {
         // The guard is judged when the node answers, as the Redis client reads the
         // node's uptime with its reply.
         let counts = self.nodes[node].counts_toward_quorum(self.now);
-        let counted = self.nodes[node].apply_counted(&command.op, self.now);
+        let before = (self.nodes[node].key_owner(), self.nodes[node].state.counter);
+        let from = Actor::client(client);
+        let counted = self.nodes[node].apply_counted(&command.op, self.now, from);
         let counter = counted.map_or(0, |reply| reply.counter);
         let result = counted.map(|reply| reply.applied);
-        let local = self.nodes[node].clock.read(self.now);
-        self.record(TraceEvent::NodeApplied {
-            node,
-            client,
-            op: command.op,
-            local,
-            result,
-        });
+        let event = self.served(node, from, command.op, counted, before);
+        let clock = self.nodes[node].clock.read(self.now);
+        self.trace
+            .push(TraceEntry::told(self.now, Actor::node(node), Some(clock), event).from(from));
         let reply = match result {
             Ok(true) => Reply::Applied,
             Ok(false) => Reply::NotApplied,
@@ -607,6 +687,60 @@ impl<'a> World<'a> {
             },
             Millis::ZERO,
         );
+    }
+
+    /// What node `node` did with `client`'s `op`, in the model's words: `counted` is its
+    /// answer, `before` whose key it held and its fencing counter before the op.
+    fn served(
+        &self,
+        node: usize,
+        client: Actor,
+        op: Op,
+        counted: Result<NodeReply, Unavailable>,
+        before: (Option<Actor>, u64),
+    ) -> Event {
+        let (holder, counter_before) = before;
+        let node_state = &self.nodes[node].state;
+        let reads = self.nodes[node].clock.read(self.now).since_origin();
+        let Ok(reply) = counted else {
+            let restarting = node_state.availability != Availability::Down;
+            return Event::NotServing { client, restarting };
+        };
+        let fencing = self.lock_config.fencing != Fencing::Off;
+        match (op, reply.applied) {
+            (Op::SetNxPx { ttl, .. }, true) => Event::KeySet {
+                client,
+                node: Actor::node(node),
+                expires_at: reads + ttl.0 as i64,
+                early_over: None,
+                fast_by: 0,
+                restart_over: false,
+                counter: fencing.then_some(reply.counter),
+            },
+            (Op::SetNxPx { .. }, false) => Event::SetRefused { client, holder },
+            (Op::PExpireIfEq { ttl, .. }, true) => Event::KeyExtended {
+                client,
+                node: Actor::node(node),
+                expires_at: reads + ttl.0 as i64,
+            },
+            (Op::PExpireIfEq { .. }, false) => Event::ExtensionRefused { client },
+            (Op::RaiseFence { .. }, true) => Event::FenceRaised {
+                client,
+                from: counter_before,
+                to: node_state.counter,
+            },
+            (Op::RaiseFence { .. }, false) => Event::FenceRefused { client },
+            (Op::DelIfEq { .. }, deleted) => Event::ReleaseServed {
+                client,
+                compare: true,
+                deleted,
+            },
+            (Op::Del, deleted) => Event::ReleaseServed {
+                client,
+                compare: false,
+                deleted,
+            },
+        }
     }
 
     /// Whether a delayed request waits another tick: its node is busy (not serving, guarded,
@@ -640,7 +774,17 @@ impl<'a> World<'a> {
             _ => return,
         };
         let reply = self.storage.apply(op, self.config.workload.protection);
-        self.record(TraceEvent::StorageApplied { client, op, reply });
+        let event = Event::OpArrived {
+            client: Actor::client(client),
+            op,
+            applied: reply != StorageReply::Rejected,
+            counter: self.storage.value,
+            stale: self.clients[client].belief(self.now).is_none(),
+            delayed_by: 0,
+        };
+        self.trace.push(
+            TraceEntry::told(self.now, Actor::Storage, None, event).from(Actor::client(client)),
+        );
         let found = self
             .checker
             .check_storage(Millis(self.now), &self.storage, client, op.epoch());
@@ -665,6 +809,7 @@ impl<'a> World<'a> {
                 workload: &self.workload,
                 outbox: &mut outbox,
                 trace: &mut self.trace,
+                stats: &mut self.stats,
                 next_epoch: &mut self.next_epoch,
                 counter: &mut self.counter,
                 shared_token_seed: self.shared_token_seed,
@@ -757,14 +902,6 @@ impl<'a> World<'a> {
 
     fn finish(self, seed: u64) -> Outcome {
         let mut stats = self.stats;
-        for entry in &self.trace {
-            match entry.event {
-                TraceEvent::Acquired { .. } => stats.acquisitions += 1,
-                TraceEvent::NotAcquired { .. } => stats.not_acquired += 1,
-                TraceEvent::Released { .. } => stats.releases += 1,
-                _ => {}
-            }
-        }
         stats.acknowledged_writes = self.storage.acknowledged_writes;
         Outcome {
             seed,
