@@ -467,6 +467,120 @@ fn a_failing_schedule_shrinks_to_a_forward_node_jump_beyond_the_drift() {
 // ---------------------------------------------------------------------------------------------
 // Determinism and reports.
 
+/// What the trace says of the keys so far: per node, whose key it holds (`Unknown` after a
+/// failover, whose replica may hold an older key), and per client, the nodes that applied
+/// its `SET` or write-back since its current round began.
+struct Keys {
+    owners: Vec<Option<Option<Actor>>>,
+    applied: Vec<Vec<Actor>>,
+}
+
+impl Keys {
+    /// Checks one told event of `actor` against what the trace said before it, then records
+    /// it; `Err` says what the event got wrong.
+    fn tell(&mut self, actor: Actor, event: &Event) -> Result<(), String> {
+        match (actor, event) {
+            (Actor::Node(n), event) => self.node(usize::from(n), actor, event),
+            (Actor::Client(c), Event::RoundBegan { .. } | Event::NotAcquired { .. }) => {
+                self.applied[usize::from(c)].clear();
+                Ok(())
+            }
+            (Actor::Client(c), Event::Acquired { on, .. }) => {
+                let applied = &self.applied[usize::from(c)];
+                match on
+                    .0
+                    .iter()
+                    .map(|n| Actor::node(n.index()))
+                    .find(|n| !applied.contains(n))
+                {
+                    Some(n) => Err(format!(
+                        "{actor} acquires on {n}, which applied nothing of its round"
+                    )),
+                    None => Ok(()),
+                }
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// A node's event: its key's owner before it must be what the event says.
+    fn node(&mut self, n: usize, node: Actor, event: &Event) -> Result<(), String> {
+        let owner = &mut self.owners[n];
+        let claims = |said: Option<Actor>, owner: Option<Option<Actor>>| match owner {
+            Some(known) if known != said => Err(format!(
+                "{node} says the key is {said:?}'s where the trace left {known:?}'s: {event:?}"
+            )),
+            _ => Ok(()),
+        };
+        match *event {
+            Event::KeySet { client, .. } => {
+                *owner = Some(Some(client));
+                self.applied[client_index(client)].push(node);
+            }
+            Event::FenceRaised { client, .. } => self.applied[client_index(client)].push(node),
+            Event::SetRefused { holder, .. } => claims(holder, *owner)?,
+            Event::KeyExpired { owner: expired, .. } => {
+                claims(Some(expired), *owner)?;
+                *owner = Some(None);
+            }
+            Event::ReleaseServed { deleted: true, .. } => *owner = Some(None),
+            Event::Crashed { key, .. } => {
+                claims(key.map(|(held, _)| held), *owner)?;
+                if key.is_some_and(|(_, kept)| !kept) {
+                    *owner = Some(None);
+                }
+            }
+            Event::Promoted { .. } => *owner = None,
+            _ => {}
+        }
+        Ok(())
+    }
+}
+
+fn client_index(client: Actor) -> usize {
+    match client {
+        Actor::Client(c) => usize::from(c),
+        other => panic!("{other} is not a client"),
+    }
+}
+
+/// The simulator's counterpart of the checker's story test: every node event says of the key
+/// what the events before it left there (a refusal names the client whose `SET` the node
+/// applied last, an expiry or a crash names the key it held), and an acquisition names only
+/// nodes that applied the client's `SET` (or write-back) in its round.
+#[test]
+fn every_told_event_agrees_with_the_keys_the_trace_left() {
+    let worlds = world_names().into_iter().map(world);
+    let bridged = catalog::CATALOG.iter().filter_map(|file| {
+        let scenario = redlock_lab::scenario::Scenario::from_str(file.file, file.text).ok()?;
+        SimConfig::from_scenario(&scenario).ok()
+    });
+    let mut told = 0;
+    for config in worlds.chain(bridged) {
+        for seed in 0..10 {
+            let outcome = run(&config, seed);
+            let mut keys = Keys {
+                owners: vec![Some(None); config.lock.node_count],
+                applied: vec![Vec::new(); config.clients],
+            };
+            for entry in &outcome.trace {
+                if let TraceEvent::Told(moment) = &entry.event {
+                    told += 1;
+                    if let Err(wrong) = keys.tell(moment.actor, &moment.event) {
+                        panic!(
+                            "{} seed {seed} at {}: {wrong}\n{}",
+                            config.name,
+                            entry.at,
+                            outcome.report(40)
+                        );
+                    }
+                }
+            }
+        }
+    }
+    assert!(told > 10_000, "only {told} events told");
+}
+
 #[test]
 fn replaying_a_seed_reproduces_the_identical_trace() {
     for name in world_names() {

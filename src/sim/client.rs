@@ -357,6 +357,7 @@ impl SimClient {
             self.pending_send = Some(with_fence(op, token));
             return;
         }
+        let attempts = self.lock.as_ref().map(Lock::attempts);
         while let Some(payload) = self.inbox.pop_front() {
             self.handle(ctx, payload, local);
         }
@@ -366,6 +367,7 @@ impl SimClient {
             lock.handle_timeout(local);
         }
         self.handle_events(ctx, local);
+        self.tell_retry(ctx, attempts, local);
         self.act(ctx, local);
         self.drain_commands(ctx);
     }
@@ -637,6 +639,23 @@ impl SimClient {
             }
         );
         !idle_hold || self.extending || local < self.hold_until
+    }
+
+    /// Tells the round a retry began in this step, after the failed round it follows
+    /// (`attempts`: how many rounds the lock had begun before the step).
+    fn tell_retry(&self, ctx: &mut StepContext<'_>, attempts: Option<u32>, local: Millis) {
+        let Some(lock) = &self.lock else {
+            return;
+        };
+        if attempts.is_some_and(|before| lock.attempts() > before) {
+            let told = event::Event::RoundBegan {
+                attempt: lock.attempts(),
+                t1: local.since_origin(),
+                ttl: ctx.ttl.0,
+                to: ctx.every_node(),
+            };
+            ctx.tell(self.id, local, told);
+        }
     }
 
     /// An idle client's next acquisition.

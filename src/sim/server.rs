@@ -65,8 +65,8 @@ impl SimNode {
 
     /// Housekeeping at true time `now`: restart a crashed process whose downtime is over
     /// (told as [`Event::Restarted`]), fsync on schedule, expire the key (Redis's active
-    /// expiry).
-    pub fn tick(&mut self, now: u64) -> Option<Event> {
+    /// expiry, told as [`Event::KeyExpired`]).
+    pub fn tick(&mut self, now: u64) -> [Option<Event>; 2] {
         let local = self.clock.read(now);
         let mut event = None;
         if self.restart_at.is_some_and(|at| now >= at) {
@@ -88,8 +88,16 @@ impl SimNode {
             self.state.fsync();
             self.next_fsync = local + self.crash.fsync_period;
         }
+        let mut expired = None;
         if self.state.availability != Availability::Down {
+            let owner = self.key_owner();
             self.state.expire(local);
+            if self.state.entry.is_none() {
+                expired = owner.map(|owner| Event::KeyExpired {
+                    owner,
+                    by_jump: false,
+                });
+            }
         }
         if let (Some(replica), Some(failover)) = (&mut self.replica, self.crash.failover)
             && local >= self.next_replication
@@ -98,7 +106,7 @@ impl SimNode {
             self.replica_setter = self.setter;
             self.next_replication = local + failover.replication_period;
         }
-        event
+        [event, expired]
     }
 
     /// Runs a command of the first client at true time `now` on the node's clock.
@@ -210,10 +218,11 @@ mod tests {
         SimNode::new(0, SimClock::new(0, 0), crash)
     }
 
-    /// Ticks the node from `from` to `to` inclusive, collecting the restarts it tells.
+    /// Ticks the node from `from` to `to` inclusive, collecting what it tells.
     fn run(node: &mut SimNode, from: u64, to: u64) -> Vec<(u64, Event)> {
         (from..=to)
-            .filter_map(|now| node.tick(now).map(|e| (now, e)))
+            .flat_map(|now| node.tick(now).map(|e| e.map(|e| (now, e))))
+            .flatten()
             .collect()
     }
 

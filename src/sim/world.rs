@@ -381,7 +381,8 @@ impl<'a> World<'a> {
                     node: self.nodes.len(),
                 },
                 (Actor::Client(client), event) => match event {
-                    Event::RoundBegan { .. } => Anchor::Started {
+                    // An acquisition starts; a retry's round is not an anchor.
+                    Event::RoundBegan { attempt: 1, .. } => Anchor::Started {
                         client: usize::from(client),
                     },
                     Event::Acquired { .. } => Anchor::Acquired {
@@ -612,7 +613,7 @@ impl<'a> World<'a> {
 
     fn tick_nodes(&mut self) {
         for node in 0..self.nodes.len() {
-            if let Some(event) = self.nodes[node].tick(self.now) {
+            for event in self.nodes[node].tick(self.now).into_iter().flatten() {
                 self.tell_node(node, event);
             }
         }
