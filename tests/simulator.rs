@@ -13,7 +13,7 @@ use proptest::prelude::*;
 use proptest::test_runner::{Config as ProptestConfig, RngSeed, TestCaseError, TestRunner};
 use redlock_lab::actor::{Actor, Process};
 use redlock_lab::catalog::{self, SIMULATOR_WORLDS};
-use redlock_lab::event::{Event, Moment};
+use redlock_lab::event::Event;
 use redlock_lab::node::Persistence;
 use redlock_lab::proto::Op;
 use redlock_lab::scenario::Verdict;
@@ -35,12 +35,11 @@ const ALL: [Property; 3] = [
 
 /// What a client did, as the trace tells it: its index and the event.
 fn by_client(entry: &TraceEntry) -> Option<(usize, &Event)> {
-    match &entry.event {
-        TraceEvent::Told(Moment {
-            actor: Actor::Client(c),
-            event,
-            ..
-        }) => Some((usize::from(*c), event)),
+    let TraceEvent::Told(moment) = &entry.event else {
+        return None;
+    };
+    match moment.actor {
+        Actor::Client(c) => Some((usize::from(c), &moment.event)),
         _ => None,
     }
 }
@@ -888,22 +887,21 @@ fn a_failover_replicates_one_node_and_promotes_it_once() {
         ),
     ]);
     let outcome = run(&config, 0);
-    let lifecycles: Vec<(Actor, &Event)> =
-        outcome
-            .trace
-            .iter()
-            .filter_map(|e| match &e.event {
-                TraceEvent::Told(Moment {
-                    actor: actor @ Actor::Node(_),
-                    event:
-                        event @ (Event::Promoted { .. }
-                        | Event::Crashed { .. }
-                        | Event::Restarted { .. }),
-                    ..
-                }) => Some((*actor, event)),
-                _ => None,
-            })
-            .collect();
+    let lifecycles: Vec<(Actor, &Event)> = outcome
+        .trace
+        .iter()
+        .filter_map(|e| match &e.event {
+            TraceEvent::Told(moment) => Some((moment.actor, &moment.event)),
+            _ => None,
+        })
+        .filter(|(actor, event)| {
+            matches!(actor, Actor::Node(_))
+                && matches!(
+                    event,
+                    Event::Promoted { .. } | Event::Crashed { .. } | Event::Restarted { .. }
+                )
+        })
+        .collect();
     // n2 is promoted once (its replica is spent), and a later crash of it is a plain crash.
     assert!(
         matches!(

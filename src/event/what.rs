@@ -4,7 +4,7 @@
 use std::fmt;
 
 use crate::actor::Actor;
-use crate::proto::NodeSet;
+use crate::proto::{Failure, NodeSet};
 use crate::storage::StorageOp;
 
 /// A set of nodes, told as `n1 n2 n3` (and serialised as `["n1", "n2", "n3"]`).
@@ -172,8 +172,13 @@ pub enum Event {
     NotAcquired {
         /// T2 on the client's clock.
         t2: i64,
-        /// Why, in words.
-        reason: String,
+        /// Why the round failed, told (and serialised as `reason`) in words with durations in
+        /// ticks.
+        #[cfg_attr(
+            feature = "model",
+            serde(rename = "reason", serialize_with = "failure_words")
+        )]
+        failure: Failure,
         /// Other clients' keys the unlock deleted, as (owner, node).
         deleted: Vec<(Actor, Actor)>,
     },
@@ -422,6 +427,15 @@ impl Event {
                 | Event::StorageOpDelayed { .. }
         )
     }
+}
+
+/// A round's failure in words, for serde: JSON readers get the sentence the story tells.
+#[cfg(feature = "model")]
+fn failure_words<S: serde::Serializer>(
+    failure: &Failure,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    serializer.collect_str(&failure.words(crate::time::Unit::Ticks))
 }
 
 /// Whether a count is zero, for serde's `skip_serializing_if`.

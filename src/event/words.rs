@@ -262,11 +262,12 @@ impl Event {
             }
             Event::NotAcquired {
                 t2,
-                reason,
+                failure,
                 deleted,
             } => write!(
                 f,
-                "fails to acquire (T2={t2}: {reason}) and unlocks every node it reaches{}",
+                "fails to acquire (T2={t2}: {}) and unlocks every node it reaches{}",
+                failure.words(Unit::Ticks),
                 deleted_words(deleted)
             ),
             other => unreachable!("`fmt` sends {other:?} elsewhere"),

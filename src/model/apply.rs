@@ -10,7 +10,7 @@ use crate::node::{Availability, Entry};
 use crate::proto::{self, Effects, LockPhase, NodeId, Op, Reply, Request, RoundKind};
 use crate::scenario::{MAX_MODEL_NODES, UNBOUNDED_EXTENSIONS};
 use crate::storage::{StorageOp, StorageReply};
-use crate::time::{Millis, Unit};
+use crate::time::Millis;
 
 use super::event::owner_on;
 use super::shape::OpKind;
@@ -468,7 +468,7 @@ impl World {
                 proto::Event::Retrying { failure, .. } | proto::Event::NotAcquired { failure, .. },
             ) => Event::NotAcquired {
                 t2,
-                reason: failure.words(Unit::Ticks),
+                failure,
                 deleted,
             },
             Some(proto::Event::Extended {

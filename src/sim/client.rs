@@ -27,7 +27,7 @@ use crate::event::{self, Nodes, unlock_words};
 use crate::node::{NodeState, Persistence};
 use crate::proto::{Config, Event, Failure, Fencing, Lock, NodeSet, Op, Tally};
 use crate::storage::{Protection, StorageOp, StorageReply};
-use crate::time::{Millis, Unit};
+use crate::time::Millis;
 
 /// What the world hands a client for one step.
 pub struct StepContext<'a> {
@@ -352,8 +352,9 @@ impl SimClient {
                 token: u64::from(token),
                 stale: !self.lock.as_ref().is_some_and(|lock| lock.believes(local)),
             };
-            let entry = TraceEntry::told(ctx.now, Actor::Counter, None, told);
-            ctx.trace.push(entry.from(Actor::client(self.id)));
+            let from = Actor::client(self.id);
+            let entry = TraceEntry::told_from(ctx.now, Actor::Counter, from, None, told);
+            ctx.trace.push(entry);
             self.pending_send = Some(with_fence(op, token));
             return;
         }
@@ -861,7 +862,7 @@ fn with_fence(op: StorageOp, fence: u32) -> StorageOp {
 fn not_acquired(local: Millis, failure: Failure) -> event::Event {
     event::Event::NotAcquired {
         t2: local.since_origin(),
-        reason: failure.words(Unit::Ticks),
+        failure,
         deleted: Vec::new(),
     }
 }

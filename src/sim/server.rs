@@ -65,10 +65,11 @@ impl SimNode {
 
     /// Housekeeping at true time `now`: restart a crashed process whose downtime is over
     /// (told as [`Event::Restarted`]), fsync on schedule, expire the key (Redis's active
-    /// expiry, told as [`Event::KeyExpired`]).
-    pub fn tick(&mut self, now: u64) -> [Option<Event>; 2] {
+    /// expiry, told as [`Event::KeyExpired`]). `tell` takes each event with the node's clock
+    /// reading (a callback, so the tick every node takes every millisecond builds nothing when
+    /// nothing happens).
+    pub fn tick(&mut self, now: u64, mut tell: impl FnMut(Event, Millis)) {
         let local = self.clock.read(now);
-        let mut event = None;
         if self.restart_at.is_some_and(|at| now >= at) {
             self.restart_at = None;
             self.guarded_until = self.state.restart_guarded(
@@ -76,10 +77,11 @@ impl SimNode {
                 self.crash.restart_delay,
                 self.crash.client_guard,
             );
-            event = Some(Event::Restarted {
+            let restarted = Event::Restarted {
                 refuses_until: (local + self.crash.restart_delay).since_origin(),
                 guarded_until: self.guarded_until.map(Millis::since_origin),
-            });
+            };
+            tell(restarted, local);
         }
         if self.crash.persistence == Persistence::FsyncPeriodic
             && self.state.availability != Availability::Down
@@ -88,15 +90,12 @@ impl SimNode {
             self.state.fsync();
             self.next_fsync = local + self.crash.fsync_period;
         }
-        let mut expired = None;
         if self.state.availability != Availability::Down {
             let owner = self.key_owner();
             self.state.expire(local);
-            if self.state.entry.is_none() {
-                expired = owner.map(|owner| Event::KeyExpired {
-                    owner,
-                    by_jump: false,
-                });
+            if let Some(owner) = owner.filter(|_| self.state.entry.is_none()) {
+                let by_jump = false;
+                tell(Event::KeyExpired { owner, by_jump }, local);
             }
         }
         if let (Some(replica), Some(failover)) = (&mut self.replica, self.crash.failover)
@@ -106,7 +105,6 @@ impl SimNode {
             self.replica_setter = self.setter;
             self.next_replication = local + failover.replication_period;
         }
-        [event, expired]
     }
 
     /// Runs a command of the first client at true time `now` on the node's clock.
@@ -220,10 +218,11 @@ mod tests {
 
     /// Ticks the node from `from` to `to` inclusive, collecting what it tells.
     fn run(node: &mut SimNode, from: u64, to: u64) -> Vec<(u64, Event)> {
-        (from..=to)
-            .flat_map(|now| node.tick(now).map(|e| e.map(|e| (now, e))))
-            .flatten()
-            .collect()
+        let mut told = Vec::new();
+        for now in from..=to {
+            node.tick(now, |event, _| told.push((now, event)));
+        }
+        told
     }
 
     #[test]
@@ -303,14 +302,14 @@ mod tests {
         node.crash.client_guard = Millis(20);
         assert!(node.counts_toward_quorum(0), "a node never restarted votes");
         node.crash(5, Millis(0));
-        node.tick(5);
+        node.tick(5, |_, _| {});
         // Restarting until its clock reads 15, guarded until 35.
         assert!(!node.counts_toward_quorum(20));
         assert!(!node.counts_toward_quorum(34));
         assert!(node.counts_toward_quorum(35));
         // A forward jump cuts the guard short, as it cuts the restart delay short.
         node.crash(40, Millis(0));
-        node.tick(40);
+        node.tick(40, |_, _| {});
         node.clock.jump(41, 30);
         assert!(node.counts_toward_quorum(41));
     }

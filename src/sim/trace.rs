@@ -23,8 +23,9 @@ use crate::time::Millis;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum TraceEvent {
     /// An actor did something (a node served a request, a client acquired, a fault struck),
-    /// told as the model checker tells it. The moment's `t` is the entry's true time.
-    Told(Moment),
+    /// told as the model checker tells it. The moment's `t` is the entry's true time. Boxed,
+    /// so that the messages, the trace's most frequent entries, stay small to copy.
+    Told(Box<Moment>),
     /// A scheduled fault did not apply in the current state (a crash of a node that is down).
     FaultIgnored(Fault),
     /// A message was handed to the network and will arrive at `arrives`.
@@ -66,24 +67,37 @@ impl TraceEntry {
     /// `actor` did `event` at true time `at`, reading `clock` (told only where it differs from
     /// true time, as the model checker tells it).
     pub(super) fn told(at: u64, actor: Actor, clock: Option<Millis>, event: Event) -> TraceEntry {
-        let t = u32::try_from(at).expect("a run is shorter than MAX_DURATION, far below u32::MAX");
-        let mut moment = Moment::new(t, actor, event);
-        moment.clock = clock
-            .map(Millis::since_origin)
-            .filter(|&reads| reads != i64::from(t));
-        TraceEntry {
-            at: Millis(at),
-            event: TraceEvent::Told(moment),
-        }
+        TraceEntry::of(at, moment(at, actor, clock, event))
     }
 
-    /// The same entry, the actor handling a message `from` sent.
-    pub(super) fn from(mut self, from: Actor) -> TraceEntry {
-        if let TraceEvent::Told(moment) = self.event {
-            self.event = TraceEvent::Told(moment.from(from));
-        }
-        self
+    /// [`told`](TraceEntry::told), the actor handling a message `from` sent.
+    pub(super) fn told_from(
+        at: u64,
+        actor: Actor,
+        from: Actor,
+        clock: Option<Millis>,
+        event: Event,
+    ) -> TraceEntry {
+        TraceEntry::of(at, moment(at, actor, clock, event).from(from))
     }
+
+    /// The entry of `moment`, which happened at true time `at`.
+    fn of(at: u64, moment: Moment) -> TraceEntry {
+        TraceEntry {
+            at: Millis(at),
+            event: TraceEvent::Told(Box::new(moment)),
+        }
+    }
+}
+
+/// `actor` did `event` at true time `at`, its clock reading `clock` where it differs.
+fn moment(at: u64, actor: Actor, clock: Option<Millis>, event: Event) -> Moment {
+    let t = u32::try_from(at).expect("a run is shorter than MAX_DURATION, far below u32::MAX");
+    let mut moment = Moment::new(t, actor, event);
+    moment.clock = clock
+        .map(Millis::since_origin)
+        .filter(|&reads| reads != i64::from(t));
+    moment
 }
 
 impl fmt::Display for TraceEntry {

@@ -612,10 +612,11 @@ impl<'a> World<'a> {
     }
 
     fn tick_nodes(&mut self) {
-        for node in 0..self.nodes.len() {
-            for event in self.nodes[node].tick(self.now).into_iter().flatten() {
-                self.tell_node(node, event);
-            }
+        let (now, trace) = (self.now, &mut self.trace);
+        for (n, node) in self.nodes.iter_mut().enumerate() {
+            node.tick(now, |event, clock| {
+                trace.push(TraceEntry::told(now, Actor::node(n), Some(clock), event));
+            });
         }
     }
 
@@ -666,8 +667,13 @@ impl<'a> World<'a> {
         let result = counted.map(|reply| reply.applied);
         let event = self.served(node, from, command.op, counted, before);
         let clock = self.nodes[node].clock.read(self.now);
-        self.trace
-            .push(TraceEntry::told(self.now, Actor::node(node), Some(clock), event).from(from));
+        self.trace.push(TraceEntry::told_from(
+            self.now,
+            Actor::node(node),
+            from,
+            Some(clock),
+            event,
+        ));
         let reply = match result {
             Ok(true) => Reply::Applied,
             Ok(false) => Reply::NotApplied,
@@ -783,9 +789,13 @@ impl<'a> World<'a> {
             stale: self.clients[client].belief(self.now).is_none(),
             delayed_by: 0,
         };
-        self.trace.push(
-            TraceEntry::told(self.now, Actor::Storage, None, event).from(Actor::client(client)),
-        );
+        self.trace.push(TraceEntry::told_from(
+            self.now,
+            Actor::Storage,
+            Actor::client(client),
+            None,
+            event,
+        ));
         let found = self
             .checker
             .check_storage(Millis(self.now), &self.storage, client, op.epoch());
