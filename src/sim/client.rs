@@ -69,6 +69,17 @@ impl StepContext<'_> {
         ));
     }
 
+    /// Client `client`'s `lock` begins its latest round, T1 read at `local`.
+    fn tell_round(&mut self, client: usize, lock: &Lock<ChaCha8Rng>, local: Millis) {
+        let told = event::Event::RoundBegan {
+            attempt: lock.attempts(),
+            t1: local.since_origin(),
+            ttl: self.ttl.0,
+            to: self.every_node(),
+        };
+        self.tell(client, local, told);
+    }
+
     /// Every lock node: a client sends each round to all of them (a partition loses some).
     fn every_node(&self) -> Nodes {
         Nodes(NodeSet::first(self.lock_config.node_count))
@@ -649,13 +660,7 @@ impl SimClient {
             return;
         };
         if attempts.is_some_and(|before| lock.attempts() > before) {
-            let told = event::Event::RoundBegan {
-                attempt: lock.attempts(),
-                t1: local.since_origin(),
-                ttl: ctx.ttl.0,
-                to: ctx.every_node(),
-            };
-            ctx.tell(self.id, local, told);
+            ctx.tell_round(self.id, lock, local);
         }
     }
 
@@ -669,13 +674,7 @@ impl SimClient {
         let own = self.rng.next_u64();
         let lock_rng = ChaCha8Rng::seed_from_u64(ctx.shared_token_seed.unwrap_or(own));
         if let Ok(lock) = Lock::acquire(ctx.lock_config, ctx.ttl, lock_rng, local) {
-            let told = event::Event::RoundBegan {
-                attempt: lock.attempts(),
-                t1: local.since_origin(),
-                ttl: ctx.ttl.0,
-                to: ctx.every_node(),
-            };
-            ctx.tell(self.id, local, told);
+            ctx.tell_round(self.id, &lock, local);
             self.lock = Some(lock);
             self.phase = Phase::Acquiring;
             self.acquisitions += 1;
