@@ -5,7 +5,9 @@
 //! [`ChaCha8Rng`](rand_chacha::ChaCha8Rng) streams of that seed, nothing reads a real clock, and
 //! the world steps in discrete true time (one tick is one millisecond). [`run`] returns an
 //! [`Outcome`] with the trace and the violations; [`Outcome::report`] prints the seed and every
-//! resolved option first and ends with the command that replays the run.
+//! resolved option first and ends with the command that replays the run. The trace tells what
+//! nodes, clients, the storage and faults do with the model checker's events
+//! ([`crate::event`]): the same actors, the same words.
 //!
 //! ```
 //! use redlock_lab::catalog;
