@@ -2,8 +2,6 @@
 
 use std::time::Duration;
 
-use crate::property::Property;
-use crate::scenario::Verdict;
 use crate::zones::{self, Options, Outcome, ZoneConfig};
 
 use super::engine::Engine;
@@ -26,7 +24,7 @@ impl Check {
         } else {
             StopReason::TimeLimit
         };
-        let stopped = (outcome.mutual_exclusion == Verdict::Incomplete).then_some(reason);
+        let stopped = outcome.incomplete().then_some(reason);
         Report {
             file: self.scenario.file.clone(),
             name: self.scenario.name.clone(),
@@ -41,24 +39,22 @@ impl Check {
         }
     }
 
-    /// The two properties the zone engine judges, in report order.
+    /// The properties the zone engine judges, in report order.
     fn zone_properties(&self, outcome: &Outcome) -> Vec<PropertyReport> {
-        let steps = outcome
-            .counterexample
-            .as_ref()
-            .map(|steps| steps.iter().map(ToString::to_string).collect());
-        [
-            (Property::MutualExclusion, outcome.mutual_exclusion, steps),
-            (Property::LockAcquired, outcome.lock_acquired, None),
-        ]
-        .into_iter()
-        .map(|(property, verdict, counterexample)| {
-            let name = property.name();
-            PropertyReport {
-                counterexample,
-                ..PropertyReport::bare(name, self.scenario.expected(name), verdict)
-            }
-        })
-        .collect()
+        outcome
+            .judgements
+            .iter()
+            .map(|judgement| {
+                let name = judgement.property.name();
+                let counterexample = judgement
+                    .counterexample
+                    .as_ref()
+                    .map(|steps| steps.iter().map(ToString::to_string).collect());
+                PropertyReport {
+                    counterexample,
+                    ..PropertyReport::bare(name, self.scenario.expected(name), judgement.verdict)
+                }
+            })
+            .collect()
     }
 }

@@ -224,7 +224,8 @@ impl Dbm {
 
     /// `x := x + delta`: a clock that steps by a constant (a clock jump of the process whose
     /// time the clock measures). Every difference with `x` moves by `delta`; the matrix stays
-    /// canonical. A negative `delta` must not take `x` below zero; callers only shift forward.
+    /// canonical. A negative `delta` may take `x` below zero (a client's clock stepped back
+    /// before its round's T1); [`Dbm::extrapolate_lu`] keeps such a lower bound.
     pub fn shift(&mut self, x: usize, delta: i32) {
         for j in 0..self.dim {
             if j != x {
@@ -295,9 +296,14 @@ impl Dbm {
                     continue;
                 }
                 let b = self.get(i, j);
-                let widened = if exceeds_above(b, l(i))
-                    || (i != 0 && exceeds_below(lower_bound[i], l(i)))
-                    || (i != 0 && exceeds_below(lower_bound[j], u(j)))
+                // Row 0 holds lower bounds, `−c_0j`; with clocks that only grow that
+                // entry is at most 0 and the first test never fires there. A clock stepped
+                // back below zero (a backward jump) keeps its negative lower bound: values
+                // below every constant are told apart exactly by the LU simulation.
+                let widened = if i != 0
+                    && (exceeds_above(b, l(i))
+                        || exceeds_below(lower_bound[i], l(i))
+                        || exceeds_below(lower_bound[j], u(j)))
                 {
                     Bound::INFINITY
                 } else if i == 0 && exceeds_below(lower_bound[j], u(j)) {
