@@ -76,6 +76,9 @@ pub struct ZoneConfig {
     pub crashes: u8,
     /// Whether a crashed node keeps its key (`fsync-always`; `none` loses it).
     pub keeps_keys: bool,
+    /// Whether a crashed node keeps its key only once it wrote it to disk (`fsync-periodic`:
+    /// an fsync may come at any moment after the `SET`, or never before the crash).
+    pub periodic_fsync: bool,
     /// Whether a crashed node comes back.
     pub restarts: bool,
     /// A restarted node serves once this holds on its clock (read up to `node_error` early).
@@ -182,6 +185,7 @@ impl ZoneConfig {
             jump_client: None,
             crashes: 0,
             keeps_keys: false,
+            periodic_fsync: false,
             restarts: true,
             restart_delay: NodeState::restart_delay_guard(Millis::ZERO),
             young: None,
@@ -290,11 +294,8 @@ impl ZoneConfig {
     fn read_faults(&mut self, scenario: &Scenario) -> Result<(), Unsupported> {
         let faults = &scenario.faults;
         if let Some(c) = faults.crashes.as_ref().filter(|c| c.count > 0) {
-            refuse(
-                c.persistence == Persistence::FsyncPeriodic,
-                "persistence = fsync-periodic",
-            )?;
             self.keeps_keys = c.persistence == Persistence::FsyncAlways;
+            self.periodic_fsync = c.persistence == Persistence::FsyncPeriodic;
             self.crashes = c.count;
             self.restarts = c.restart;
             ticks(c.restart_delay_ticks)?;

@@ -98,6 +98,8 @@ pub struct Discrete {
     /// Nodes still young to the restarted-node guard (one bit per node; their restart clock
     /// says until when).
     pub young: u8,
+    /// Nodes whose key is on disk (`fsync-periodic`; one bit per node): it survives a crash.
+    pub durable: u8,
     /// Pauses left in the budget.
     pub pauses_left: u8,
     /// Acquisitions so far (the next lease's epoch is one more).
@@ -154,6 +156,7 @@ impl Discrete {
             availability: [Availability::Up; MAX_NODES],
             crashes_left: config.crashes,
             young: 0,
+            durable: 0,
             pauses_left: config.pauses,
             epochs: 0,
             storage: Storage::default(),
@@ -256,21 +259,33 @@ impl Discrete {
         })
     }
 
-    /// Forgets every key that has certainly expired in `zone` (on the exact reading, so on
+    /// Forgets what no later step reads: every key that has certainly expired in `zone` (on the exact reading, so on
     /// every reading): to every later step such a key is the same as no key, and its clock is
     /// read no more. Likewise a restarting node whose delay is certainly over is up.
     pub fn forget_expired_keys(&mut self, config: &ZoneConfig, zone: &mut Dbm) {
+        // Only a crash reads what is on disk: with none left, states that differ only in it
+        // are one state.
+        if self.crashes_left == 0 {
+            self.durable = 0;
+        }
         for n in 0..config.nodes {
             let y = config.key_clock(n);
             let expired = certainly(zone, y, clock_guard::fails(config.key_live, 0));
             if self.owners[n] != NO_OWNER && expired {
-                self.owners[n] = NO_OWNER;
-                zone.free(y);
+                self.remove_key(zone, config, n);
             }
             if config.times_restarts() {
                 self.forget_restart(config, zone, n);
             }
         }
+    }
+
+    /// Node `n` has no key any more (deleted, expired, or lost in a crash): nothing reads its
+    /// key clock, and nothing is left to write to disk.
+    pub(crate) fn remove_key(&mut self, zone: &mut Dbm, config: &ZoneConfig, n: usize) {
+        self.owners[n] = NO_OWNER;
+        self.durable &= !(1 << n);
+        zone.free(config.key_clock(n));
     }
 
     /// A restart delay and a young guard that are certainly over on node `n`'s exact reading

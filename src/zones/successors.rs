@@ -19,7 +19,9 @@
 //!   what it measures (a key's age or a restart delay; a round or a lease). Only a clock that
 //!   measures something may jump: elsewhere a jump changes nothing but the budget (the model
 //!   prunes those jumps for the same reason).
-//! - `Crash(n)`: the node loses its key (unless `fsync-always`) and restarts at once, after its
+//! - `Fsync(n)`: with `fsync-periodic`, a node writes its key to disk at any moment after the
+//!   `SET` (or not before a crash).
+//! - `Crash(n)`: the node loses its key (unless it is on disk) and restarts at once, after its
 //!   restart delay on its own clock, or never; until it serves, every request gets a failure.
 //!   With the restarted-node guard, its yes does not count toward a quorum while it is young
 //!   (less than the restart delay plus the guard since the restart, on its clock).
@@ -71,6 +73,8 @@ pub enum ZoneStep {
     ClientJump(usize),
     /// Node `n` crashes (and restarts, unless configured not to).
     Crash(usize),
+    /// Node `n` writes its key to disk (`fsync-periodic`).
+    Fsync(usize),
     /// A holder's check passed and it sends its next storage op.
     Issue {
         /// The holder.
@@ -120,6 +124,7 @@ impl ZoneStep {
             ZoneStep::Jump(n) => ZoneStep::Jump(node(n)),
             ZoneStep::ClientJump(c) => ZoneStep::ClientJump(client(c)),
             ZoneStep::Crash(n) => ZoneStep::Crash(node(n)),
+            ZoneStep::Fsync(n) => ZoneStep::Fsync(node(n)),
             ZoneStep::Issue { client: c, op } => ZoneStep::Issue {
                 client: client(c),
                 op,
@@ -173,6 +178,7 @@ impl std::fmt::Display for ZoneStep {
             ZoneStep::Jump(n) => write!(f, "{}'s clock jumps forward", Actor::node(n)),
             ZoneStep::ClientJump(c) => write!(f, "{}'s clock jumps forward", Actor::client(c)),
             ZoneStep::Crash(n) => write!(f, "{} crashes", Actor::node(n)),
+            ZoneStep::Fsync(n) => write!(f, "{} writes its key to disk", Actor::node(n)),
             ZoneStep::Issue { client, op } => write!(
                 f,
                 "{} checks its lease and sends {op}",
@@ -250,6 +256,16 @@ impl Discrete {
                 }
             }
         }
+        // Only a crash reads what is on disk: with none left, an fsync changes nothing.
+        if config.periodic_fsync && self.crashes_left > 0 {
+            for n in 0..config.nodes {
+                if self.owners[n] != NO_OWNER && self.durable & (1 << n) == 0 {
+                    let mut next = *self;
+                    next.durable |= 1 << n;
+                    out.push((ZoneStep::Fsync(n), next, zone.clone()));
+                }
+            }
+        }
         if self.pauses_left > 0 {
             for c in self.holders(config) {
                 let work = self.clients[c].work;
@@ -305,15 +321,15 @@ impl Discrete {
         (ZoneStep::Jump(n), next, z)
     }
 
-    /// Node `n` crashes: the key survives only with `fsync-always`; the node comes back at
-    /// once, after its restart delay, or never, and is young to the guard for a while.
+    /// Node `n` crashes: the key survives with `fsync-always`, or with `fsync-periodic` once
+    /// it is on disk; the node comes back at once, after its restart delay, or never, and is
+    /// young to the guard for a while.
     fn crash(&mut self, config: &ZoneConfig, zone: &mut Dbm, n: usize) {
-        let y = config.key_clock(n);
         self.crashes_left -= 1;
-        if !config.keeps_keys || !config.restarts {
-            // A key on a node that never serves again is the same as no key.
-            self.owners[n] = NO_OWNER;
-            zone.free(y);
+        let on_disk = config.keeps_keys || (config.periodic_fsync && self.durable & (1 << n) != 0);
+        // A key on a node that never serves again is the same as no key.
+        if !on_disk || !config.restarts {
+            self.remove_key(zone, config, n);
         }
         if config.times_restarts() {
             zone.reset(config.restart_clock(n));
@@ -435,9 +451,10 @@ impl Discrete {
         let mut next = *self;
         let mut z = z;
         if answer.applied {
-            // A restarting node that serves is up from now on.
+            // A restarting node that serves is up from now on; the new key is not on disk.
             next.availability[n] = Availability::Up;
             next.owners[n] = c as u8;
+            next.durable &= !(1 << n);
             z.reset(config.key_clock(n));
         }
         let part = &mut next.clients[c];
@@ -573,8 +590,7 @@ impl Discrete {
     fn release(&mut self, config: &ZoneConfig, zone: &mut Dbm, c: usize) {
         for n in 0..config.nodes {
             if config.reach[c] & (1 << n) != 0 && self.owners[n] == c as u8 {
-                self.owners[n] = NO_OWNER;
-                zone.free(config.key_clock(n));
+                self.remove_key(zone, config, n);
             }
         }
         let part = &mut self.clients[c];

@@ -128,6 +128,7 @@ impl Discrete {
             (
                 self.availability[n],
                 bit(self.young, n),
+                bit(self.durable, n),
                 owner,
                 per_client,
                 zone.get(y, 0),
@@ -157,6 +158,7 @@ impl Discrete {
             };
         }
         renamed.young = move_bits(self.young);
+        renamed.durable = move_bits(self.durable);
         for (new, &old) in order.iter().enumerate() {
             renamed.owners[new] = self.owners[old];
             renamed.availability[new] = self.availability[old];
