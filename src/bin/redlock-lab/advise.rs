@@ -1,8 +1,8 @@
 //! `redlock-lab advise`: safe settings for a deployment, each found by the checker.
 //!
-//! The deployment's durations become ticks of a common resolution: 1 ms (finer when an input
-//! has a finer part), so a figure is exact to the millisecond; every fault is rounded *up* to
-//! whole ticks, so the model is at least as harsh as the deployment. For each figure a
+//! The deployment's durations become ticks of 1 ms, so a figure is exact to the millisecond;
+//! a fault with a finer part is rounded *up* to whole ticks, so the model is at least as harsh
+//! as the deployment. For each figure a
 //! scenario family is generated whose one free parameter is the figure: the drift allowance,
 //! the restart delay (or the client's restart guard), the check margin before each write.
 //! `sweep::search` finds the smallest value at which the properties hold, with the checker's

@@ -53,16 +53,3 @@ fn parse_bound(text: &str) -> Result<Bound, DurationError> {
         parse_duration(text).map(Bound::At)
     }
 }
-
-impl Args {
-    /// Every finite duration the user gave, the TTL first.
-    pub fn durations(&self) -> Vec<Duration> {
-        let mut out = vec![self.ttl, self.clock_error, self.max_jump];
-        for bound in [self.max_pause, self.network_delay] {
-            if let Bound::At(d) = bound {
-                out.push(d);
-            }
-        }
-        out
-    }
-}

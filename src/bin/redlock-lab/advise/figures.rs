@@ -17,7 +17,7 @@ use crate::Outcome;
 pub fn run(args: &Args) -> Result<Outcome> {
     let scale = match args.ticks {
         Some(ticks) => Scale::coarse(args.ttl, ticks)?,
-        None => Scale::fine(args.ttl, &args.durations())?,
+        None => Scale::fine(args.ttl)?,
     };
     let faults = Faults::of(args, scale);
     let mut out = scaling_header(args, &faults);

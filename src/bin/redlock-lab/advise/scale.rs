@@ -15,11 +15,6 @@ pub struct Scale {
     ttl_ticks: u32,
 }
 
-/// The greatest common divisor.
-fn gcd(a: u128, b: u128) -> u128 {
-    if b == 0 { a } else { gcd(b, a % b) }
-}
-
 impl Scale {
     /// The TTL in `ticks` equal parts, for the discrete engine.
     pub fn coarse(ttl: Duration, ticks: u32) -> Result<Scale> {
@@ -32,29 +27,21 @@ impl Scale {
         })
     }
 
-    /// A tick of 1 ms, or finer where an input has a finer part (the largest tick that
-    /// divides 1 ms and every input), so every input is a whole number of ticks and every
-    /// figure is exact to the tick.
-    pub fn fine(ttl: Duration, inputs: &[Duration]) -> Result<Scale> {
-        let tick_us = inputs
-            .iter()
-            .map(Duration::as_micros)
-            .fold(1_000, gcd)
-            .max(1);
+    /// A tick of 1 ms (the finest resolution a scenario file takes); an input with a finer
+    /// part is rounded up to whole milliseconds, as every fault is.
+    pub fn fine(ttl: Duration) -> Result<Scale> {
         let ttl_us = ttl.as_micros();
-        let ttl_ticks = ttl_us / tick_us;
+        let ttl_ticks = ttl_us / 1_000;
         if ttl_ticks > u128::from(MAX_TICKS) {
             bail!(
-                "--ttl {} is more than {MAX_TICKS} ticks of {}; pass --ticks N to scale it down for the discrete engine",
-                show_us(ttl_us),
-                show_us(tick_us)
+                "--ttl {} is more than {MAX_TICKS} ticks of 1 ms; pass --ticks N to scale it down",
+                show_us(ttl_us)
             );
         }
-        if ttl_ticks < 3 {
+        if ttl_ticks < 3 || !ttl_us.is_multiple_of(1_000) {
             bail!(
-                "--ttl {} is shorter than 3 ticks of {}",
-                show_us(ttl_us),
-                show_us(tick_us)
+                "--ttl {} is not a whole number of milliseconds of at least 3 ms; pass --ticks N to scale it",
+                show_us(ttl_us)
             );
         }
         Ok(Scale {
@@ -92,18 +79,11 @@ impl Scale {
         self.ttl_us.is_multiple_of(u128::from(self.ttl_ticks))
     }
 
-    /// One tick as a scenario file's `resolution`, when it is a whole number of microseconds
-    /// (`"1ms"`, `"2000ms"`, `"500us"`).
+    /// One tick as a scenario file's `resolution`, when it is a whole number of
+    /// milliseconds (`"1ms"`, `"2000ms"`).
     pub fn resolution(&self) -> Option<String> {
-        if !self.exact() {
-            return None;
-        }
         let tick = self.ttl_us / u128::from(self.ttl_ticks);
-        Some(if tick.is_multiple_of(1_000) {
-            format!("{}ms", tick / 1_000)
-        } else {
-            format!("{tick}us")
-        })
+        (self.exact() && tick.is_multiple_of(1_000)).then(|| format!("{}ms", tick / 1_000))
     }
 
     /// Whether one tick is exactly one millisecond.
@@ -159,18 +139,16 @@ mod tests {
     }
 
     #[test]
-    fn the_fine_tick_is_a_millisecond_or_the_inputs_finest_part() {
+    fn the_fine_tick_is_a_millisecond() {
         let ms = Duration::from_millis;
-        let scale = Scale::fine(ms(10_000), &[ms(10_000), ms(50), ms(2_000)]).unwrap();
+        let scale = Scale::fine(ms(10_000)).unwrap();
         assert_eq!(scale.ttl_ticks(), 10_000);
         assert!(scale.is_millisecond());
         assert_eq!(scale.resolution().as_deref(), Some("1ms"));
         assert_eq!(scale.fault(ms(50)), 50);
-        let half = Duration::from_micros(1_500);
-        let scale = Scale::fine(ms(10), &[ms(10), half]).unwrap();
-        assert_eq!(scale.resolution().as_deref(), Some("500us"));
-        assert_eq!(scale.fault(half), 3);
-        assert_eq!(scale.show(3), "1.5 ms");
-        assert!(Scale::fine(Duration::from_secs(2_000), &[]).is_err());
+        // A finer part rounds up: the model is at least as harsh as the deployment.
+        assert_eq!(scale.fault(Duration::from_micros(1_500)), 2);
+        assert!(Scale::fine(Duration::from_secs(2_000)).is_err());
+        assert!(Scale::fine(Duration::from_micros(10_500)).is_err());
     }
 }
