@@ -41,6 +41,7 @@
 //! clock stepped back would bring it to life again.
 
 mod clock_guard;
+mod concrete;
 mod config;
 mod dbm;
 mod explore;
@@ -48,6 +49,7 @@ mod state;
 mod successors;
 mod symmetry;
 
-pub use config::{MAX_CLIENTS, MAX_NODES, StorageConfig, Unsupported, ZoneConfig};
+pub use concrete::{TimedRun, TimedStep};
+pub use config::{MAX_CLIENTS, MAX_CLOCKS, MAX_NODES, StorageConfig, Unsupported, ZoneConfig};
 pub use explore::{Judgement, Options, Outcome, explore};
 pub use successors::ZoneStep;

@@ -194,6 +194,12 @@ fn a_file_in_milliseconds_gets_the_zone_engine_in_check_and_trace() {
     assert_eq!(trace.status.code(), Some(0), "{}", text(&trace.stderr));
     assert!(stdout.contains("(zone engine;"), "{stdout}");
     assert!(stdout.contains("c2 acquires the lock"), "{stdout}");
+    // A concrete run: c1 believes until 10 000 − 102 ms on its clock, read up to 50 ms late,
+    // and n1's key, set at 0, goes on a reading up to 53 ms fast: both believe at 9 947 ms.
+    assert!(
+        stdout.contains("t=9947 ms  two clients believe they hold the lock"),
+        "{stdout}"
+    );
 
     let svg = redlock_lab_in(
         &[

@@ -6,12 +6,13 @@ use crate::scenario::{Bound, JumpTarget, Scenario, StorageSettings, Tokens};
 use crate::storage::{OpKind, Protection, TokenSource};
 use crate::time::Millis;
 
-use super::dbm::MAX_DIM;
-
 /// The most nodes a configuration may have (one bit each in the discrete part's masks).
 pub const MAX_NODES: usize = 7;
 /// The most clients a configuration may have.
 pub const MAX_CLIENTS: usize = 3;
+/// The most clocks an automaton may have (the zones hold two more, to make a counterexample
+/// concrete).
+pub const MAX_CLOCKS: usize = 9;
 
 /// A scenario the zone engine cannot represent, with what it lacks.
 #[derive(Clone, Debug, thiserror::Error, PartialEq, Eq)]
@@ -208,7 +209,7 @@ impl ZoneConfig {
             config.storage = Some(read);
             config.pauses = pauses.map_or(0, |p| p.count);
         }
-        if config.clock_count() + 1 > MAX_DIM {
+        if config.clock_count() > MAX_CLOCKS {
             return Err(config.too_many_clocks());
         }
         Ok(config)
@@ -219,7 +220,7 @@ impl ZoneConfig {
             nodes: self.nodes,
             clients: self.clients,
             needed: self.clock_count(),
-            max: MAX_DIM - 1,
+            max: MAX_CLOCKS,
         }
     }
 

@@ -85,8 +85,9 @@ pub const NO_CONSTANT: i32 = i32::MIN / 4;
 
 /// The most clocks a zone may have, the reference clock included (the matrix is stored
 /// inline, so zones of one discrete part lie next to each other in the passed list and are
-/// compared without following pointers).
-pub const MAX_DIM: usize = 10;
+/// compared without following pointers): an automaton's clocks (at most
+/// [`MAX_CLOCKS`](super::config::MAX_CLOCKS)) and two more that make a counterexample concrete.
+pub const MAX_DIM: usize = 12;
 
 /// A zone over `clocks` clocks (plus the reference clock `x_0`), in canonical form.
 #[derive(Clone, PartialEq, Eq, Hash)]
@@ -233,6 +234,23 @@ impl Dbm {
                 self.set(j, x, self.get(j, x).shifted(-delta));
             }
         }
+    }
+
+    /// Every clock advances by exactly `delay` (a concrete delay, for a run made concrete).
+    pub fn delay_by(&mut self, delay: i32) {
+        for x in 1..self.dim {
+            self.shift(x, delay);
+        }
+    }
+
+    /// The smallest whole value of `x_i − x_j` in the zone (`None`: unbounded below). The
+    /// zones of a closed automaton have whole-number vertices, so it is attained.
+    pub fn least_difference(&self, i: usize, j: usize) -> Option<i64> {
+        let bound = self.get(j, i);
+        (!bound.is_infinite()).then(|| {
+            let c = -i64::from(bound.constant());
+            if bound.is_weak() { c } else { c + 1 }
+        })
     }
 
     /// Whether every valuation of `other` is in `self` (both canonical, same clocks).

@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 use crate::property::Property;
 use crate::scenario::Verdict;
 
+use super::concrete::{TimedRun, concretize};
 use super::config::ZoneConfig;
 use super::dbm::Dbm;
 use super::state::Discrete;
@@ -52,6 +53,9 @@ pub struct Judgement {
     /// clients and nodes named as in the run (not as in the symmetric images the search
     /// stored).
     pub counterexample: Option<Vec<ZoneStep>>,
+    /// The same steps as a concrete run: each at the earliest time a run that still breaks
+    /// the property can take it.
+    pub run: Option<TimedRun>,
 }
 
 /// What one exploration found.
@@ -319,14 +323,21 @@ impl Search<'_> {
         let mut judgements: Vec<Judgement> = self
             .violations
             .iter()
-            .map(|&(property, violation)| Judgement {
-                property,
-                verdict: match (violation, stopped) {
-                    (Some(_), _) => Verdict::Violated,
-                    (None, true) => Verdict::Incomplete,
-                    (None, false) => Verdict::Holds,
-                },
-                counterexample: violation.map(|(at, last)| self.path(at, last)),
+            .map(|&(property, violation)| {
+                let counterexample = violation.map(|(at, last)| self.path(at, last));
+                let run = counterexample
+                    .as_ref()
+                    .and_then(|steps| concretize(self.config, steps, property));
+                Judgement {
+                    property,
+                    verdict: match (violation, stopped) {
+                        (Some(_), _) => Verdict::Violated,
+                        (None, true) => Verdict::Incomplete,
+                        (None, false) => Verdict::Holds,
+                    },
+                    counterexample,
+                    run,
+                }
             })
             .collect();
         judgements.push(Judgement {
@@ -337,6 +348,7 @@ impl Search<'_> {
                 (false, false) => Verdict::Violated,
             },
             counterexample: None,
+            run: None,
         });
         Outcome {
             judgements,
