@@ -273,6 +273,17 @@ impl NodeState {
         }
     }
 
+    /// While a node restarted with `delay` is young to the clients' restarted-node guard of
+    /// `guard`: less than `delay + guard` since the restart on its own clock (the end
+    /// [`restart_guarded`](NodeState::restart_guarded) returns).
+    pub fn restart_young_guard(delay: Millis, guard: Millis) -> Guard {
+        Guard {
+            anchor: Anchor::Restarted,
+            relation: Relation::Below,
+            bound: delay + guard,
+        }
+    }
+
     /// Whether the node serves commands when its clock reads `now`.
     pub fn is_serving(&self, now: Millis) -> bool {
         match self.availability {
@@ -475,6 +486,30 @@ mod tests {
                     now >= Millis(40) && guard.holds_at(Millis(40), now),
                     "delay {delay}, now {now:?}"
                 );
+            }
+        }
+    }
+
+    /// The young guard is the restarted-node guard's end, on every reading: the model and
+    /// the simulator keep a node's yes out of a quorum while the reading is before the end
+    /// `restart_guarded` returns.
+    #[test]
+    fn the_young_guard_is_the_restarted_node_guards_end() {
+        for delay in 0..=5u64 {
+            for guard_ticks in 1..=6u64 {
+                let young = NodeState::restart_young_guard(Millis(delay), Millis(guard_ticks));
+                let mut node = NodeState::new();
+                node.crash(Persistence::None);
+                let until = node
+                    .restart_guarded(Millis(40), Millis(delay), Millis(guard_ticks))
+                    .expect("a guard");
+                for now in (40..=52 + delay + guard_ticks).map(Millis) {
+                    assert_eq!(
+                        now < until,
+                        young.holds_at(Millis(40), now),
+                        "delay {delay}, guard {guard_ticks}, now {now:?}"
+                    );
+                }
             }
         }
     }

@@ -68,6 +68,50 @@ impl TokenSource {
     }
 }
 
+/// One kind of operation in a holder's read-modify-write cycle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum OpKind {
+    /// Claim the storage ([`Protection::RandomTokenCas`] only).
+    Mark,
+    /// Read the counter.
+    Read,
+    /// Write the value read plus one.
+    Write,
+}
+
+impl OpKind {
+    /// The operation of this kind for a holder of `epoch` with token `fence` whose cycle
+    /// read `read` so far (a write stores the value read plus one).
+    pub const fn op(self, epoch: u32, fence: u32, read: Option<u32>) -> StorageOp {
+        match self {
+            OpKind::Mark => StorageOp::Mark { epoch },
+            OpKind::Read => StorageOp::Read { epoch, fence },
+            OpKind::Write => StorageOp::Write {
+                epoch,
+                fence,
+                value: match read {
+                    Some(value) => value + 1,
+                    None => 1,
+                },
+            },
+        }
+    }
+}
+
+impl Protection {
+    /// The operations of one holder's cycle under this protection: read then write, with a
+    /// mark first for antirez's check-and-set. Both engines of the model checker run this
+    /// cycle.
+    pub const fn cycle(self) -> &'static [OpKind] {
+        match self {
+            Protection::RandomTokenCas => &[OpKind::Mark, OpKind::Read, OpKind::Write],
+            Protection::None | Protection::FencingToken | Protection::FencingOnWritesOnly => {
+                &[OpKind::Read, OpKind::Write]
+            }
+        }
+    }
+}
+
 /// What a holder asks of the storage. `epoch` is the ghost number of the acquisition the
 /// operation was issued under (1 for the first lock ever acquired), which judges the
 /// properties; `fence` is the fencing token the holder was given, which the storage checks
@@ -75,7 +119,7 @@ impl TokenSource {
 ///
 /// With the `model` feature it serialises as the stories' JSON does (`{"op": "write", "epoch":
 /// 1, "fence": 1, "value": 1}`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[cfg_attr(
     feature = "model",
     derive(serde::Serialize),

@@ -11,9 +11,11 @@
 //!
 //! The automaton ([`ZoneConfig`] for what it reads and refuses, `successors` for its steps)
 //! has one clock per client (time since its T1, on its clock) and one per node (the age of its
-//! key on the node's clock, or the time since a crash that lost the key while the node waits
-//! out its restart delay). Every timing decision is one of the core's guards
-//! ([`crate::proto::Guard`], [`crate::node::NodeState::restart_delay_guard`]) turned into a
+//! key on the node's clock); with storage, one more per client (the age of its pending op, in
+//! true time, bounded by an invariant: the op's delay, stretched by a pause), and with a
+//! restart delay or the restarted-node guard one more per node (the time since its restart, on
+//! its clock). Every timing decision is one of the core's guards ([`crate::proto::Guard`],
+//! [`crate::node::NodeState::restart_delay_guard`] and `restart_young_guard`) turned into a
 //! clock constraint: the engine holds no copy of the lock's arithmetic.
 //!
 //! # Why its verdicts are the discrete checker's
@@ -25,12 +27,21 @@
 //! reaches it with a run whose steps all happen at integer times: exactly the runs of the
 //! discrete-time model. So on every scenario both engines accept, the verdicts are equal
 //! (a test checks it on the catalog), and they are invariant under scaling every constant by
-//! the same factor (a test checks ×2, ×3, ×10): the zones see ratios, not units. Extra⁺_LU
-//! stays sound with forward clock jumps, since the LU simulation relates valuations clock by
-//! clock (`v' = v`, or `L < v' < v`, or `U < v < v'`), and adding the same `J ≥ 0` to both
-//! keeps each of these.
+//! the same factor (a test checks ×2, ×3, ×10): the zones see ratios, not units. Invariants
+//! (a pending op's wait) are non-strict with integer constants too, and a holder between two
+//! ops is urgent (no time passes), which keeps the automaton closed.
+//!
+//! Extra⁺_LU stays sound with forward clock jumps, since the LU simulation relates valuations
+//! clock by clock (`v' = v`, or `L < v' < v`, or `U < v < v'`), and adding the same `J ≥ 0` to
+//! both keeps each of these. A backward jump `x := x − J` turns a later guard `x ≤ c` into `x ≤
+//! c + J` on the clock before it, so while `k` backward jumps are left every constant of a
+//! client's clock is raised by `k·J`; and a clock stepped below zero keeps its (negative) lower
+//! bound through extrapolation, since values below every constant are only ever simulated by
+//! themselves. A node's clock may not step back: the node deleted a key on expiry, and a key
+//! clock stepped back would bring it to life again.
 
 mod clock_guard;
+mod concrete;
 mod config;
 mod dbm;
 mod explore;
@@ -38,6 +49,7 @@ mod state;
 mod successors;
 mod symmetry;
 
-pub use config::{MAX_CLIENTS, MAX_NODES, Unsupported, ZoneConfig};
-pub use explore::{Options, Outcome, explore};
+pub use concrete::{TimedRun, TimedStep};
+pub use config::{MAX_CLIENTS, MAX_CLOCKS, MAX_NODES, StorageConfig, Unsupported, ZoneConfig};
+pub use explore::{Judgement, Options, Outcome, explore};
 pub use successors::ZoneStep;

@@ -194,6 +194,12 @@ fn a_file_in_milliseconds_gets_the_zone_engine_in_check_and_trace() {
     assert_eq!(trace.status.code(), Some(0), "{}", text(&trace.stderr));
     assert!(stdout.contains("(zone engine;"), "{stdout}");
     assert!(stdout.contains("c2 acquires the lock"), "{stdout}");
+    // A concrete run: c1 believes until 10 000 − 102 ms on its clock, read up to 50 ms late,
+    // and n1's key, set at 0, goes on a reading up to 53 ms fast: both believe at 9 947 ms.
+    assert!(
+        stdout.contains("t=9947 ms  two clients believe they hold the lock"),
+        "{stdout}"
+    );
 
     let svg = redlock_lab_in(
         &[
@@ -213,21 +219,18 @@ fn a_file_in_milliseconds_gets_the_zone_engine_in_check_and_trace() {
 
     // Past the discrete engine's 60 ticks with a feature the zone engine lacks: not checked,
     // the reason named, exit 3.
-    let file = dir.join("storage-in-ms.toml");
+    let file = dir.join("loss-in-ms.toml");
     let contents = std::fs::read_to_string(
         Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("models/default-config-clock-error-covered.toml"),
     )
     .unwrap()
-    .replace(
-        "[expect]",
-        "[storage]\nprotection = \"random-token-cas\"\n\n[expect]",
-    );
+    .replace("[expect]", "[network]\nmessage_loss = 1\n\n[expect]");
     std::fs::write(&file, contents).unwrap();
     let beyond = redlock_lab_in(&["check", file.to_str().unwrap()], &dir);
     assert_eq!(beyond.status.code(), Some(3), "{}", text(&beyond.stderr));
     assert!(
-        text(&beyond.stdout).contains("not checked: a constant exceeds the discrete engine's limit of 60 ticks, and the zone engine does not model storage"),
+        text(&beyond.stdout).contains("not checked: a constant exceeds the discrete engine's limit of 60 ticks, and the zone engine does not model message loss"),
         "{}",
         text(&beyond.stdout)
     );
@@ -235,7 +238,8 @@ fn a_file_in_milliseconds_gets_the_zone_engine_in_check_and_trace() {
     let storage = redlock_lab_in(&["check", "--engine", "zones", "fencing-lock-quorum"], &dir);
     assert_eq!(storage.status.code(), Some(2));
     assert!(
-        text(&storage.stderr).contains("the zone engine does not model storage"),
+        text(&storage.stderr)
+            .contains("the zone engine does not model fencing tokens from a counter"),
         "{}",
         text(&storage.stderr)
     );

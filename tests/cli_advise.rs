@@ -24,6 +24,16 @@ fn ticks(stdout: &str, label: &str) -> u32 {
         .unwrap_or_else(|| panic!("no tick count on {line}"))
 }
 
+/// The figure on the line that starts with `label`, as printed (`100 ms`, `2.101 s`).
+fn figure<'a>(stdout: &'a str, label: &str) -> &'a str {
+    let line = stdout
+        .lines()
+        .find(|l| l.trim_start().starts_with(label))
+        .unwrap_or_else(|| panic!("no {label} line:\n{stdout}"));
+    let rest = line.trim_start()[label.len()..].trim_start();
+    rest[..rest.find("checker:").expect("the evidence")].trim_end()
+}
+
 /// Runs `advise ARGS --out DIR`, then `check DIR`; returns what advise printed and the folder.
 fn advise_and_recheck(args: &[&str], label: &str) -> (String, PathBuf) {
     let dir = scratch_dir(&format!("advise-{label}"));
@@ -45,6 +55,80 @@ fn advise_and_recheck(args: &[&str], label: &str) -> (String, PathBuf) {
         "{check_out}"
     );
     (stdout, dir)
+}
+
+#[test]
+fn the_readme_deployment_gets_figures_exact_to_the_millisecond() {
+    // The README's example: ttl 10 s, clock error 50 ms, pause ≤ 2 s, delay ≤ 100 ms, no
+    // persistence. Checked at 1 ms by the zone engine, each figure is the boundary the
+    // catalog's inequalities give with the clock errors counted.
+    let (stdout, dir) = advise_and_recheck(
+        &[
+            "--ttl",
+            "10s",
+            "--clock-error",
+            "50ms",
+            "--max-jump",
+            "0",
+            "--max-pause",
+            "2s",
+            "--network-delay",
+            "100ms",
+            "--restart-persistence",
+            "none",
+        ],
+        "readme",
+    );
+    assert!(stdout.contains("1 tick = 1 ms"), "{stdout}");
+    // drift ≥ ε_n + ε_c: the catalog's shared clock-error budget
+    // (default-config-clock-error-covered/-past).
+    assert_eq!(figure(&stdout, "drift allowance"), "100 ms", "{stdout}");
+    assert!(
+        stdout.contains("lock.drift_ticks = 100 holds, 99 violated"),
+        "{stdout}"
+    );
+    // A restarted node's delay covers the lease, ttl − drift, plus both clock errors: the
+    // restarted node may count its delay ε_n fast and the holder believe ε_c late.
+    assert_eq!(figure(&stdout, "restart delay"), "10 s", "{stdout}");
+    assert_eq!(figure(&stdout, "or restart guard"), "10 s", "{stdout}");
+    // P + Δ < M + drift − ε_n − ε_c: 2000 + 100 < M + 100 − 100, so M = 2101 ms.
+    assert_eq!(figure(&stdout, "check margin"), "2.101 s", "{stdout}");
+    assert!(
+        stdout.contains("storage.check_margin_ticks = 2101 holds, 2100 violated"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("zone engine"), "{stdout}");
+    let holds = std::fs::read_to_string(dir.join("advise-drift-holds.toml")).unwrap();
+    assert!(holds.contains("resolution = \"1ms\""), "{holds}");
+    assert!(holds.contains("drift_ticks = 100"), "{holds}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn periodic_fsync_is_advised_at_the_millisecond_too() {
+    let (stdout, dir) = advise_and_recheck(
+        &[
+            "--ttl",
+            "4s",
+            "--clock-error",
+            "20ms",
+            "--restart-persistence",
+            "fsync-periodic",
+        ],
+        "periodic",
+    );
+    // The zone engine models fsync-periodic (a key survives a crash once written to disk),
+    // so nothing here needs the discrete engine's coarse ticks.
+    assert!(!stdout.contains("discrete engine"), "{stdout}");
+    assert_eq!(figure(&stdout, "drift allowance"), "40 ms", "{stdout}");
+    // A key that was not on disk yet is lost: the restart delay must cover the lease,
+    // ttl − drift + ε_n + ε_c.
+    assert_eq!(figure(&stdout, "restart delay"), "4 s", "{stdout}");
+    assert!(
+        stdout.contains("restart_delay_ticks = 4000 holds, 3999 violated"),
+        "{stdout}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

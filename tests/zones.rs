@@ -1,7 +1,8 @@
 //! The zone engine against the discrete engine on the whole catalog, and under scaling.
 //!
 //! Every catalog scenario the zone engine models must get the discrete engine's verdicts
-//! (mutual exclusion and `lock acquired`); the others are listed with the reason, in
+//! (mutual exclusion, `lock acquired` and, with storage, the storage properties); the others
+//! are listed with the reason, in
 //! `docs/zones.md`, which this test keeps true (`UPDATE_EXPECT=1` rewrites the table).
 
 mod common;
@@ -9,7 +10,8 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use redlock_lab::check::{Check, DISCRETE_TICKS, Engine, Report, largest_constant};
-use redlock_lab::scenario::{Scenario, Verdict};
+use redlock_lab::property::Property;
+use redlock_lab::scenario::{Bound, Scenario, Verdict};
 use redlock_lab::time::Millis;
 use redlock_lab::zones::{Options, ZoneConfig, ZoneStep, explore};
 
@@ -37,15 +39,23 @@ fn agree(scenario: &Scenario) -> Report {
         .expect("the discrete engine models everything")
         .threads(2)
         .run();
-    for property in ["mutual exclusion", "lock acquired"] {
+    for property in judged(&zoned) {
         assert_eq!(
-            verdict(&zoned, property),
-            verdict(&discrete, property),
+            verdict(&zoned, &property),
+            verdict(&discrete, &property),
             "{}: {property}",
             scenario.name
         );
     }
     zoned
+}
+
+/// The properties a zone report judged: mutual exclusion and `lock acquired`, and the two
+/// storage properties when the scenario has storage.
+fn judged(report: &Report) -> Vec<String> {
+    let names: Vec<String> = report.properties.iter().map(|p| p.name.clone()).collect();
+    assert!(names.len() >= 2, "{names:?}");
+    names
 }
 
 /// A generated scenario: `nodes` × `clients` at `ttl` and `drift` ticks, with `faults` (TOML
@@ -90,9 +100,15 @@ fn parse(text: &str) -> Scenario {
     Scenario::from_str("zones.toml", text).expect("a valid scenario")
 }
 
-/// Both engines' mutual-exclusion and `lock acquired` verdicts on `text` must be equal, with
-/// and without the engine's symmetry and simulation test; returns mutual exclusion's.
+/// Both engines' verdicts on `text` must be equal, with and without the engine's symmetry and
+/// simulation test; returns mutual exclusion's.
 fn agree_on(text: &str) -> Verdict {
+    let zoned = agree_on_all(text);
+    zoned.property("mutual exclusion").unwrap().verdict
+}
+
+/// [`agree_on`], returning the zone engine's whole report.
+fn agree_on_all(text: &str) -> Report {
     let scenario = parse(text);
     let discrete = Check::new(&scenario).threads(1).run();
     let zoned = Check::new(&scenario)
@@ -100,14 +116,13 @@ fn agree_on(text: &str) -> Verdict {
         .expect("modelled")
         .run();
     assert_eq!(zoned.engine, Engine::Zones);
-    for property in ["mutual exclusion", "lock acquired"] {
+    for property in judged(&zoned) {
         assert_eq!(
-            verdict(&zoned, property),
-            verdict(&discrete, property),
+            verdict(&zoned, &property),
+            verdict(&discrete, &property),
             "{property}: {text}"
         );
     }
-    let verdict = zoned.property("mutual exclusion").unwrap().verdict;
     let config = ZoneConfig::from_scenario(&scenario).unwrap();
     for options in [
         Options {
@@ -119,13 +134,27 @@ fn agree_on(text: &str) -> Verdict {
             ..Options::default()
         },
     ] {
-        assert_eq!(
-            explore(&config, options).mutual_exclusion,
-            verdict,
-            "{options:?}"
-        );
+        let outcome = explore(&config, options);
+        for judgement in &outcome.judgements {
+            assert_eq!(
+                Some(judgement.verdict),
+                verdict(&zoned, judgement.property.name()),
+                "{options:?}: {}",
+                judgement.property.name()
+            );
+        }
     }
-    verdict
+    zoned
+}
+
+/// Drift 1, a holder's check margin `margin` before each storage op, ops delayed up to
+/// `delay`, one pause of up to `pause`, and no protection.
+fn margin_text(ttl: u32, margin: u32, pause: u32, delay: u32) -> String {
+    let faults = format!(
+        "[storage]\nprotection = \"none\"\ncheck_margin_ticks = {margin}\nmax_delay_ticks = {delay}\n\
+         [faults.pauses]\ncount = 1\nmax_ticks = {pause}\n"
+    );
+    family_text(3, 2, ttl, 1, &faults)
 }
 
 #[test]
@@ -181,20 +210,62 @@ fn a_restart_delay_of_ttl_minus_drift_holds_and_one_tick_less_breaks_at_every_tt
 }
 
 #[test]
+fn the_check_margin_boundary_agrees_at_every_ttl() {
+    // Kleppmann's synchronous model: safe exactly when P + Δ < M + drift (drift 1).
+    for (ttl, pause, delay) in [(6, 2, 1), (8, 3, 1)] {
+        let safe = pause + delay;
+        for (margin, expected) in [(safe, Verdict::Holds), (safe - 1, Verdict::Violated)] {
+            let report = agree_on_all(&margin_text(ttl, margin, pause, delay));
+            assert_eq!(
+                verdict(&report, "storage safety"),
+                Some(expected),
+                "ttl {ttl}, margin {margin}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_client_jumping_back_by_the_drift_holds_and_one_past_it_breaks_at_every_ttl() {
+    for ttl in [4, 6, 8] {
+        for (jump, expected) in [(1, Verdict::Holds), (2, Verdict::Violated)] {
+            let text = jump_text(3, 2, ttl, 1, 1, 0).replace(
+                "target = \"node\"\njump_ticks = 1",
+                &format!("target = \"client\"\njump_ticks = -{jump}"),
+            );
+            assert_eq!(agree_on(&text), expected, "ttl {ttl}, jump -{jump}");
+        }
+    }
+}
+
+#[test]
+fn a_restart_guard_of_ttl_minus_drift_holds_and_one_tick_less_breaks_at_every_ttl() {
+    for ttl in [4, 6, 8] {
+        for (guard, expected) in [(ttl - 1, Verdict::Holds), (ttl - 2, Verdict::Violated)] {
+            let text = crash_text(3, 2, ttl, 0).replace(
+                "restart_delay_ticks = 0\n",
+                &format!("restart_delay_ticks = 0\nclient_guard_ticks = {guard}\n"),
+            );
+            assert_eq!(agree_on(&text), expected, "ttl {ttl}, guard {guard}");
+        }
+    }
+}
+
+#[test]
 fn asking_for_zones_on_a_file_they_do_not_model_names_what_is_missing() {
     let text = jump_text(3, 2, 6, 1, 1, 0).replace(
         "[expect]",
-        "[storage]\nprotection = \"random-token-cas\"\n[expect]",
+        "[failover]\npromotion_delay_ticks = 1\n[expect]",
     );
     let error = Check::new(&parse(&text)).engine(Engine::Zones).unwrap_err();
-    assert_eq!(error.to_string(), "the zone engine does not model storage");
+    assert_eq!(error.to_string(), "the zone engine does not model failover");
 }
 
-/// The catalog table of `docs/zones.md`: each file, and the zone engine's verdict or why it
-/// does not model the file.
+/// The catalog table of `docs/zones.md`: each file, and the properties the zone engine finds
+/// violated (every one the discrete engine's verdict too) or why it does not model the file.
 fn table() -> String {
     let mut rows = vec![
-        "| scenario | the zone engine | mutual exclusion | zones |".to_owned(),
+        "| scenario | the zone engine | violated | zones |".to_owned(),
         "|---|---|---|---|".to_owned(),
     ];
     for file in catalog() {
@@ -202,13 +273,23 @@ fn table() -> String {
         let row = match ZoneConfig::from_scenario(&scenario) {
             Ok(_) => {
                 let report = agree(&scenario);
-                let mutex = verdict(&report, "mutual exclusion").expect("judged");
+                let violated: Vec<&str> = report
+                    .properties
+                    .iter()
+                    .filter(|p| p.verdict == Verdict::Violated)
+                    .map(|p| p.name.as_str())
+                    .collect();
+                let violated = if violated.is_empty() {
+                    "none".to_owned()
+                } else {
+                    violated.join(", ")
+                };
                 let beyond = if largest_constant(&scenario) > DISCRETE_TICKS {
                     " (beyond the discrete engine)"
                 } else {
                     ""
                 };
-                format!("models{beyond} | {mutex} | {}", report.unique_states)
+                format!("models{beyond} | {violated} | {}", report.unique_states)
             }
             Err(unsupported) => {
                 let reason = unsupported.to_string().replace("the zone engine ", "");
@@ -267,6 +348,20 @@ fn scaled(scenario: &Scenario, factor: u32) -> Scenario {
     }
     if let Some(crashes) = &mut out.faults.crashes {
         crashes.restart_delay_ticks *= factor;
+        crashes.client_guard_ticks *= factor;
+    }
+    let bound = |b: &mut Bound| {
+        if let Bound::Ticks(t) = b {
+            *t *= factor;
+        }
+    };
+    if let Some(pauses) = &mut out.faults.pauses {
+        bound(&mut pauses.max);
+    }
+    if let Some(storage) = &mut out.storage {
+        bound(&mut storage.max_delay);
+        // The default margin is one tick: scaled, it is written out.
+        storage.check_margin_ticks = Some(storage.check_margin_ticks.unwrap_or(1) * factor);
     }
     out
 }
@@ -283,10 +378,10 @@ fn zone_verdicts_do_not_change_when_every_constant_is_scaled() {
         for factor in [2, 3, 10] {
             let big = scaled(&scenario, factor);
             let report = Check::new(&big).engine(Engine::Zones).unwrap().run();
-            for property in ["mutual exclusion", "lock acquired"] {
+            for property in judged(&base) {
                 assert_eq!(
-                    verdict(&report, property),
-                    verdict(&base, property),
+                    verdict(&report, &property),
+                    verdict(&base, &property),
                     "{} ×{factor}: {property}",
                     scenario.name
                 );
@@ -304,7 +399,9 @@ fn config(text: &str) -> ZoneConfig {
 #[test]
 fn the_counterexample_past_the_drift_names_the_jump_and_two_acquisitions_in_one_naming() {
     let outcome = explore(&config(&jump_text(3, 2, 4, 1, 2, 0)), Options::default());
-    let steps = outcome.counterexample.expect("violated");
+    let steps = outcome
+        .counterexample(Property::MutualExclusion)
+        .expect("violated");
     assert!(
         steps.iter().any(|s| matches!(s, ZoneStep::Jump(_))),
         "{steps:?}"
@@ -342,10 +439,11 @@ fn the_zone_count_does_not_grow_with_the_ttl() {
 
 #[test]
 fn a_feature_the_engine_lacks_is_refused_by_name() {
-    let text = jump_text(3, 2, 6, 1, 1, 0).replace(
-        "[expect]",
-        "[storage]\nprotection = \"random-token-cas\"\n[expect]",
-    );
+    let text =
+        jump_text(3, 2, 6, 1, 1, 0).replace("[expect]", "[network]\nmessage_loss = 1\n[expect]");
     let error = ZoneConfig::from_scenario(&parse(&text)).unwrap_err();
-    assert_eq!(error.to_string(), "the zone engine does not model storage");
+    assert_eq!(
+        error.to_string(),
+        "the zone engine does not model message loss"
+    );
 }

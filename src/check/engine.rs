@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use crate::scenario::Scenario;
+use crate::scenario::{Bound, Scenario};
 
 /// Which exploration settles a check's verdicts.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
@@ -16,7 +16,8 @@ pub enum Engine {
     /// Discrete time: one state per clock reading, every feature and property, stories.
     Discrete,
     /// Symbolic time ([`crate::zones`]): a state per zone, whatever the constants; mutual
-    /// exclusion and `lock acquired` on the features [`ZoneConfig::from_scenario`](crate::zones::ZoneConfig::from_scenario) accepts.
+    /// exclusion, `lock acquired` and the storage properties on the features
+    /// [`ZoneConfig::from_scenario`](crate::zones::ZoneConfig::from_scenario) accepts.
     Zones,
 }
 
@@ -70,6 +71,14 @@ pub fn largest_constant(scenario: &Scenario) -> u64 {
             .node_error_ticks
             .max(scenario.clock.client_error_ticks),
     );
+    let ticks = |bound: Bound| match bound {
+        Bound::Ticks(t) => u64::from(t),
+        Bound::Unbounded => 0,
+    };
+    let pause = faults.pauses.as_ref().map_or(0, |p| ticks(p.max));
+    let storage = scenario.storage.as_ref().map_or(0, |s| {
+        ticks(s.max_delay).max(u64::from(s.check_margin_ticks.unwrap_or(0)))
+    });
     [
         lock.ttl.as_u64(),
         lock.drift.as_u64(),
@@ -77,6 +86,8 @@ pub fn largest_constant(scenario: &Scenario) -> u64 {
         jump,
         crash,
         clock,
+        pause,
+        storage,
     ]
     .into_iter()
     .max()

@@ -3,8 +3,7 @@
 use std::time::Duration;
 
 use crate::property::Property;
-use crate::scenario::Verdict;
-use crate::zones::{self, Options, Outcome, ZoneConfig};
+use crate::zones::{self, Options, Outcome, TimedRun, ZoneConfig};
 
 use super::engine::Engine;
 use super::options::Check;
@@ -26,7 +25,7 @@ impl Check {
         } else {
             StopReason::TimeLimit
         };
-        let stopped = (outcome.mutual_exclusion == Verdict::Incomplete).then_some(reason);
+        let stopped = outcome.incomplete().then_some(reason);
         Report {
             file: self.scenario.file.clone(),
             name: self.scenario.name.clone(),
@@ -41,24 +40,50 @@ impl Check {
         }
     }
 
-    /// The two properties the zone engine judges, in report order.
+    /// The properties the zone engine judges, in report order.
     fn zone_properties(&self, outcome: &Outcome) -> Vec<PropertyReport> {
-        let steps = outcome
-            .counterexample
-            .as_ref()
-            .map(|steps| steps.iter().map(ToString::to_string).collect());
-        [
-            (Property::MutualExclusion, outcome.mutual_exclusion, steps),
-            (Property::LockAcquired, outcome.lock_acquired, None),
-        ]
-        .into_iter()
-        .map(|(property, verdict, counterexample)| {
-            let name = property.name();
-            PropertyReport {
-                counterexample,
-                ..PropertyReport::bare(name, self.scenario.expected(name), verdict)
-            }
-        })
-        .collect()
+        outcome
+            .judgements
+            .iter()
+            .map(|judgement| {
+                let name = judgement.property.name();
+                let counterexample = match (&judgement.run, &judgement.counterexample) {
+                    (Some(run), _) => Some(self.timed_steps(name, run)),
+                    (None, steps) => steps
+                        .as_ref()
+                        .map(|steps| steps.iter().map(ToString::to_string).collect()),
+                };
+                PropertyReport {
+                    counterexample,
+                    ..PropertyReport::bare(name, self.scenario.expected(name), judgement.verdict)
+                }
+            })
+            .collect()
+    }
+
+    /// A concrete run's steps, each with its time (in milliseconds when the file says what a
+    /// tick is), and the instant `property` breaks.
+    fn timed_steps(&self, property: &str, run: &TimedRun) -> Vec<String> {
+        let resolution = self.scenario.resolution;
+        let at = |ticks: i64| match resolution {
+            Some(ms) => format!("t={} ms", ticks * ms.as_u64() as i64),
+            None => format!("t={ticks}"),
+        };
+        let broken = if property == Property::MutualExclusion.name() {
+            "two clients believe they hold the lock: mutual exclusion is broken".to_owned()
+        } else {
+            format!("{property} is broken")
+        };
+        let lines: Vec<(String, String)> = run
+            .steps
+            .iter()
+            .map(|s| (at(s.at), s.step.to_string()))
+            .chain([(at(run.broken_at), broken)])
+            .collect();
+        let width = lines.iter().map(|(t, _)| t.len()).max().unwrap_or(0);
+        lines
+            .into_iter()
+            .map(|(t, what)| format!("{t:<width$}  {what}"))
+            .collect()
     }
 }

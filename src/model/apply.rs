@@ -13,7 +13,6 @@ use crate::storage::{StorageOp, StorageReply};
 use crate::time::Millis;
 
 use super::event::owner_on;
-use super::shape::OpKind;
 use super::step::{ModelEntropy, Step};
 use super::tell::{Silent, Tell};
 use super::world::{Phase, Work, World};
@@ -607,7 +606,8 @@ impl World {
     /// Holder `c` checks its lease and sends its next storage op, or gives up and releases.
     fn issue<T: Tell>(&mut self, c: usize, tell: &mut T) -> Option<()> {
         let shape = self.shape;
-        let deadline = self.clients[c].lock.lease()?.deadline;
+        let lease = *self.clients[c].lock.lease()?;
+        let deadline = lease.deadline;
         let work = self.clients[c].work;
         let clock = self.client_clock(c);
         let checked = |op: Option<StorageOp>| Event::LeaseChecked {
@@ -615,25 +615,17 @@ impl World {
             deadline: deadline.since_origin(),
             op,
         };
-        // The check before every op: `deadline − clock ≥ margin`, with the clock read up to
-        // ε_c late (the error that favours going ahead).
-        let left = deadline.signed_sub(clock - Millis(u64::from(shape.eps_c)));
-        if left < i64::from(shape.check_margin) {
+        // The check before every op, the core's: `deadline − clock ≥ margin`, with the clock
+        // read up to ε_c late (the error that favours going ahead).
+        let reading = clock - Millis(u64::from(shape.eps_c));
+        if !lease.has_left(reading, Millis(u64::from(shape.check_margin))) {
             tell.tell(|| self.moment(Actor::client(c), checked(None)).on_clock(self));
             self.release_told(c, tell);
             return Some(());
         }
         let epoch = u32::from(self.clients[c].epoch);
         let fence = self.fence_of(c);
-        let op = match shape.ops[usize::from(work.next)] {
-            OpKind::Mark => StorageOp::Mark { epoch },
-            OpKind::Read => StorageOp::Read { epoch, fence },
-            OpKind::Write => StorageOp::Write {
-                epoch,
-                fence,
-                value: work.read.unwrap_or(0) + 1,
-            },
-        };
+        let op = shape.ops[usize::from(work.next)].op(epoch, fence, work.read);
         tell.tell(|| {
             self.moment(Actor::client(c), checked(Some(op)))
                 .on_clock(self)

@@ -6,7 +6,7 @@ use std::sync::Mutex;
 use crate::node::Persistence;
 use crate::proto::{LockParams, NodeSet};
 use crate::scenario::{Bound, JumpTarget, MAX_MODEL_CLIENTS, Scenario, Tokens};
-use crate::storage::{Protection, TokenSource};
+use crate::storage::{OpKind, Protection, TokenSource};
 use crate::time::Millis;
 
 /// Which run of the model this is.
@@ -19,14 +19,6 @@ pub enum Mode {
     /// passes only when no client step or delivery is enabled), true time is part of the
     /// fingerprint and the run stops at the horizon.
     Liveness,
-}
-
-/// The kinds of storage op a holder's cycle consists of.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum OpKind {
-    Mark,
-    Read,
-    Write,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -114,7 +106,7 @@ impl Shape {
             .map_or(TokenSource::Ideal, |s| s.token_source);
         let storage = scenario.storage.as_ref();
         let protection = storage.map(|s| s.protection);
-        let ops = storage_ops(protection);
+        let ops = protection.map_or(&[][..], Protection::cycle);
         let pauses = scenario.faults.pauses.as_ref();
         let jumps = scenario.faults.clock_jumps.as_ref();
         let crashes = scenario.faults.crashes.as_ref();
@@ -204,15 +196,6 @@ fn reach(scenario: &Scenario) -> [NodeSet; MAX_MODEL_CLIENTS] {
     let mut reach = [NodeSet::EMPTY; MAX_MODEL_CLIENTS];
     reach[..scenario.network.reach.len()].copy_from_slice(&scenario.network.reach);
     reach
-}
-
-/// The storage ops of one cycle, by the storage's protection (none without storage).
-fn storage_ops(protection: Option<Protection>) -> &'static [OpKind] {
-    match protection {
-        Some(Protection::RandomTokenCas) => &[OpKind::Mark, OpKind::Read, OpKind::Write],
-        Some(_) => &[OpKind::Read, OpKind::Write],
-        None => &[],
-    }
 }
 
 /// Whether the view may sort rows (symmetry reduction).

@@ -335,6 +335,14 @@ impl Lease {
     pub fn believes(&self, now: Millis) -> bool {
         now < self.deadline
     }
+
+    /// Whether a holder whose clock reads `now` still has at least `margin` of its lease left:
+    /// the check before each use of the guarded resource (Kleppmann's synchronous model, a
+    /// margin for the longest pause and delay after the check). A clock that stepped back
+    /// before T1 has more than the whole lease left.
+    pub fn has_left(&self, now: Millis, margin: Millis) -> bool {
+        self.deadline.signed_sub(now) >= margin.as_u64() as i64
+    }
 }
 
 /// The release of one token on all `N` nodes.

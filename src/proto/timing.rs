@@ -98,6 +98,17 @@ impl LockParams {
         }
     }
 
+    /// A holder may still use the guarded resource while at least `margin` of its lease is left
+    /// ([`Lease::has_left`](super::Lease::has_left)): less than `ttl − drift − margin + 1` since
+    /// the belief's anchor (never, when the margin exceeds the lease).
+    pub fn margin_guard(&self, margin: Millis) -> Guard {
+        let belief = self.belief_guard();
+        Guard {
+            bound: (belief.bound + Millis(1)) - margin,
+            ..belief
+        }
+    }
+
     /// A node's key is live while less than `ttl` has passed since it was set, on the node's
     /// clock (Redis's `PX ttl`).
     pub fn key_live_guard(&self) -> Guard {
@@ -185,6 +196,27 @@ mod tests {
                         lock.believes(now),
                         params.belief_guard().holds_at(anchor, now),
                         "{params:?} T2 = {t2:?}, now = {now:?}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_margin_guard_is_the_holders_check_before_each_use() {
+        let t1 = Millis(100);
+        for params in configurations() {
+            let limit = params.ttl.as_u64() + 3;
+            // Decided at T1, so the belief's anchor is T1 with the validity check on or off.
+            let lock = decided(&params, t1, t1);
+            let Some(lease) = lock.lease() else { continue };
+            let anchor = t1;
+            for margin in (0..=limit).map(Millis) {
+                for now in (100..=100 + limit).map(Millis) {
+                    assert_eq!(
+                        lease.has_left(now, margin),
+                        params.margin_guard(margin).holds_at(anchor, now),
+                        "{params:?} margin = {margin:?}, now = {now:?}"
                     );
                 }
             }

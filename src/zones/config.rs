@@ -2,15 +2,17 @@
 
 use crate::node::{NodeState, Persistence};
 use crate::proto::{Guard, LockParams, Relation, RoundDecision, UnlockMode, ValidityCheck};
-use crate::scenario::{JumpTarget, Scenario, Tokens};
+use crate::scenario::{Bound, JumpTarget, Scenario, StorageSettings, Tokens};
+use crate::storage::{OpKind, Protection, TokenSource};
 use crate::time::Millis;
-
-use super::dbm::MAX_DIM;
 
 /// The most nodes a configuration may have (one bit each in the discrete part's masks).
 pub const MAX_NODES: usize = 7;
 /// The most clients a configuration may have.
 pub const MAX_CLIENTS: usize = 3;
+/// The most clocks an automaton may have (the zones hold two more, to make a counterexample
+/// concrete).
+pub const MAX_CLOCKS: usize = 9;
 
 /// A scenario the zone engine cannot represent, with what it lacks.
 #[derive(Clone, Debug, thiserror::Error, PartialEq, Eq)]
@@ -75,14 +77,61 @@ pub struct ZoneConfig {
     pub crashes: u8,
     /// Whether a crashed node keeps its key (`fsync-always`; `none` loses it).
     pub keeps_keys: bool,
+    /// Whether a crashed node keeps its key only once it wrote it to disk (`fsync-periodic`:
+    /// an fsync may come at any moment after the `SET`, or never before the crash).
+    pub periodic_fsync: bool,
     /// Whether a crashed node comes back.
     pub restarts: bool,
     /// A restarted node serves once this holds on its clock (read up to `node_error` early).
     pub restart_delay: Guard,
+    /// The clients' restarted-node guard: a restarted node's yes is kept out of a quorum
+    /// while this holds on its clock (`None`: no guard).
+    pub young: Option<Guard>,
+    /// The guarded storage and the holders' cycle, if the scenario has one.
+    pub storage: Option<StorageConfig>,
+    /// Pauses of a holder in the whole run (each stretches one pending op's wait).
+    pub pauses: u8,
     /// `ε_n`: how far ahead a node's clock may read when it serves a request, in ticks.
     pub node_error: i32,
     /// `ε_c`: how far behind a client's clock may read when it judges its belief, in ticks.
     pub client_error: i32,
+}
+
+/// The guarded storage as the engine reads it: the holders' cycle of ops, the check before
+/// each, and how long an op may wait.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StorageConfig {
+    /// How the storage rejects stale holders.
+    pub protection: Protection,
+    /// The ops of one holder's cycle.
+    pub ops: &'static [OpKind],
+    /// A holder sends its next op only while this holds on its clock (read up to
+    /// `client_error` late): the core's check margin.
+    pub margin: Guard,
+    /// How long an op may travel, in ticks (`None`: unbounded).
+    pub delay: Option<i32>,
+    /// How much longer a pause lets it wait (`None`: unbounded).
+    pub pause: Option<i32>,
+}
+
+impl StorageConfig {
+    /// How long a pending op may wait in all, given whether a pause stretched it (`None`:
+    /// unbounded), as the discrete model's stall allowance.
+    pub fn allowance(&self, paused: bool) -> Option<i32> {
+        match (self.delay, paused) {
+            (Some(delay), false) => Some(delay),
+            (Some(delay), true) => self.pause.map(|pause| delay + pause),
+            (None, _) => None,
+        }
+    }
+}
+
+/// A scenario bound in ticks (`None`: unbounded).
+fn bound(bound: Bound) -> Result<Option<i32>, Unsupported> {
+    match bound {
+        Bound::Ticks(t) => ticks(t).map(Some),
+        Bound::Unbounded => Ok(None),
+    }
 }
 
 /// Fails with `what` when `unsupported` holds.
@@ -109,15 +158,6 @@ impl ZoneConfig {
         let params = &scenario.lock.params;
         let nodes = scenario.lock.nodes();
         let clients = usize::from(scenario.lock.clients);
-        let needed = nodes + clients + 1;
-        if nodes > MAX_NODES || clients > MAX_CLIENTS || needed > MAX_DIM {
-            return Err(Unsupported::TooManyClocks {
-                nodes,
-                clients,
-                needed: needed - 1,
-                max: MAX_DIM - 1,
-            });
-        }
         let all = ((1u16 << nodes) - 1) as u8;
         let reach = (0..clients)
             .map(|c| {
@@ -146,13 +186,63 @@ impl ZoneConfig {
             jump_client: None,
             crashes: 0,
             keeps_keys: false,
+            periodic_fsync: false,
             restarts: true,
             restart_delay: NodeState::restart_delay_guard(Millis::ZERO),
+            young: None,
+            storage: None,
+            pauses: 0,
             node_error: ticks(scenario.clock.node_error_ticks)?,
             client_error: ticks(scenario.clock.client_error_ticks)?,
         };
+        if nodes > MAX_NODES || clients > MAX_CLIENTS {
+            return Err(config.too_many_clocks());
+        }
         config.read_faults(scenario)?;
+        if let Some(storage) = &scenario.storage {
+            let pauses = scenario.faults.pauses.as_ref().filter(|p| p.count > 0);
+            let mut read = Self::read_storage(params, storage)?;
+            read.pause = match pauses {
+                Some(p) => bound(p.max)?,
+                None => Some(0),
+            };
+            config.storage = Some(read);
+            config.pauses = pauses.map_or(0, |p| p.count);
+        }
+        if config.clock_count() > MAX_CLOCKS {
+            return Err(config.too_many_clocks());
+        }
         Ok(config)
+    }
+
+    fn too_many_clocks(&self) -> Unsupported {
+        Unsupported::TooManyClocks {
+            nodes: self.nodes,
+            clients: self.clients,
+            needed: self.clock_count(),
+            max: MAX_CLOCKS,
+        }
+    }
+
+    /// The storage and the holders' cycle: the ideal token source only (the lock nodes' and
+    /// a separate node's counters would need their own state).
+    fn read_storage(
+        params: &LockParams,
+        storage: &StorageSettings,
+    ) -> Result<StorageConfig, Unsupported> {
+        refuse(
+            storage.token_source != TokenSource::Ideal,
+            "fencing tokens from a counter (only the ideal token source)",
+        )?;
+        // The model's default margin is 1: the check is then the belief itself.
+        let margin = storage.check_margin_ticks.unwrap_or(1);
+        Ok(StorageConfig {
+            protection: storage.protection,
+            ops: storage.protection.cycle(),
+            margin: params.margin_guard(Millis(u64::from(margin))),
+            delay: bound(storage.max_delay)?,
+            pause: None,
+        })
     }
 
     /// The lock settings the engine does not model.
@@ -181,7 +271,6 @@ impl ZoneConfig {
     /// The environment the engine does not model.
     fn refuse_environment(scenario: &Scenario) -> Result<(), Unsupported> {
         refuse(scenario.network.message_loss != 0, "message loss")?;
-        refuse(scenario.storage.is_some(), "storage")?;
         refuse(scenario.failover.is_some(), "failover")?;
         refuse(
             scenario
@@ -194,10 +283,10 @@ impl ZoneConfig {
             faults.client_crashes.as_ref().is_some_and(|c| c.count > 0),
             "client crashes",
         )?;
-        // Pauses act only between a lease check and a storage op, and there is no storage.
+        // Pauses act only between a lease check and a storage op.
         refuse(
-            faults.pauses.as_ref().is_some_and(|p| p.count > 0),
-            "pauses",
+            scenario.storage.is_none() && faults.pauses.as_ref().is_some_and(|p| p.count > 0),
+            "pauses without storage",
         )?;
         Ok(())
     }
@@ -206,26 +295,26 @@ impl ZoneConfig {
     fn read_faults(&mut self, scenario: &Scenario) -> Result<(), Unsupported> {
         let faults = &scenario.faults;
         if let Some(c) = faults.crashes.as_ref().filter(|c| c.count > 0) {
-            refuse(
-                c.persistence == Persistence::FsyncPeriodic,
-                "persistence = fsync-periodic",
-            )?;
-            refuse(c.client_guard_ticks > 0, "the restarted-node guard")?;
             self.keeps_keys = c.persistence == Persistence::FsyncAlways;
-            // The restart delay runs on the key's clock, free because the key was lost.
-            refuse(
-                self.keeps_keys && c.restart && c.restart_delay_ticks > 0,
-                "a restart delay with fsync-always persistence",
-            )?;
+            self.periodic_fsync = c.persistence == Persistence::FsyncPeriodic;
             self.crashes = c.count;
             self.restarts = c.restart;
             ticks(c.restart_delay_ticks)?;
-            self.restart_delay =
-                NodeState::restart_delay_guard(Millis(u64::from(c.restart_delay_ticks)));
+            ticks(c.client_guard_ticks)?;
+            let delay = Millis(u64::from(c.restart_delay_ticks));
+            let guard = Millis(u64::from(c.client_guard_ticks));
+            self.restart_delay = NodeState::restart_delay_guard(delay);
+            self.young = (c.restart && guard > Millis::ZERO)
+                .then(|| NodeState::restart_young_guard(delay, guard));
         }
         if let Some(j) = faults.clock_jumps.as_ref().filter(|j| j.count > 0) {
-            // Extra⁺_LU is argued sound for forward shifts only (see the module docs).
-            refuse(j.jump_ticks < 0, "backward clock jumps")?;
+            // A backward step of a node's clock could bring back a key the node already
+            // deleted on expiry, which a key clock cannot tell; a client's clock keeps no
+            // such state (see the module docs for the extrapolation).
+            refuse(
+                j.jump_ticks < 0 && j.target != JumpTarget::Client,
+                "backward clock jumps of nodes",
+            )?;
             self.jumps = j.count;
             self.jump_ticks = j.jump_ticks;
             self.node_jumps = j.target != JumpTarget::Client;
@@ -250,14 +339,48 @@ impl ZoneConfig {
         1 + self.clients + n
     }
 
+    /// The clock of client `c`'s pending storage op: the time since it was sent (DBM index;
+    /// only with storage).
+    pub fn op_clock(&self, c: usize) -> usize {
+        1 + self.clients + self.nodes + c
+    }
+
+    /// The clock of node `n`'s restart: the time since it restarted, on its clock (DBM
+    /// index; only when a restart delay or the guard reads it).
+    pub fn restart_clock(&self, n: usize) -> usize {
+        let ops = if self.storage.is_some() {
+            self.clients
+        } else {
+            0
+        };
+        1 + self.clients + self.nodes + ops + n
+    }
+
     /// Whether a restarted node waits before it serves.
     pub fn delays_restarts(&self) -> bool {
         self.restart_delay.bound > Millis::ZERO
     }
 
+    /// Whether a node measures the time since its restart: a restart delay or the
+    /// restarted-node guard reads it.
+    pub fn times_restarts(&self) -> bool {
+        self.crashes > 0 && self.restarts && (self.delays_restarts() || self.young.is_some())
+    }
+
+    /// Whether clients' clocks may step back.
+    pub fn client_backward_jumps(&self) -> bool {
+        self.client_jumps && self.jump_ticks < 0
+    }
+
     /// Clocks, without the reference clock.
     pub fn clock_count(&self) -> usize {
-        self.clients + self.nodes
+        let ops = if self.storage.is_some() {
+            self.clients
+        } else {
+            0
+        };
+        let restarts = if self.times_restarts() { self.nodes } else { 0 };
+        self.clients + self.nodes + ops + restarts
     }
 
     /// Every node, one bit each.

@@ -85,8 +85,9 @@ pub const NO_CONSTANT: i32 = i32::MIN / 4;
 
 /// The most clocks a zone may have, the reference clock included (the matrix is stored
 /// inline, so zones of one discrete part lie next to each other in the passed list and are
-/// compared without following pointers).
-pub const MAX_DIM: usize = 10;
+/// compared without following pointers): an automaton's clocks (at most
+/// [`MAX_CLOCKS`](super::config::MAX_CLOCKS)) and two more that make a counterexample concrete.
+pub const MAX_DIM: usize = 12;
 
 /// A zone over `clocks` clocks (plus the reference clock `x_0`), in canonical form.
 #[derive(Clone, PartialEq, Eq, Hash)]
@@ -224,7 +225,8 @@ impl Dbm {
 
     /// `x := x + delta`: a clock that steps by a constant (a clock jump of the process whose
     /// time the clock measures). Every difference with `x` moves by `delta`; the matrix stays
-    /// canonical. A negative `delta` must not take `x` below zero; callers only shift forward.
+    /// canonical. A negative `delta` may take `x` below zero (a client's clock stepped back
+    /// before its round's T1); [`Dbm::extrapolate_lu`] keeps such a lower bound.
     pub fn shift(&mut self, x: usize, delta: i32) {
         for j in 0..self.dim {
             if j != x {
@@ -232,6 +234,23 @@ impl Dbm {
                 self.set(j, x, self.get(j, x).shifted(-delta));
             }
         }
+    }
+
+    /// Every clock advances by exactly `delay` (a concrete delay, for a run made concrete).
+    pub fn delay_by(&mut self, delay: i32) {
+        for x in 1..self.dim {
+            self.shift(x, delay);
+        }
+    }
+
+    /// The smallest whole value of `x_i − x_j` in the zone (`None`: unbounded below). The
+    /// zones of a closed automaton have whole-number vertices, so it is attained.
+    pub fn least_difference(&self, i: usize, j: usize) -> Option<i64> {
+        let bound = self.get(j, i);
+        (!bound.is_infinite()).then(|| {
+            let c = -i64::from(bound.constant());
+            if bound.is_weak() { c } else { c + 1 }
+        })
     }
 
     /// Whether every valuation of `other` is in `self` (both canonical, same clocks).
@@ -295,9 +314,14 @@ impl Dbm {
                     continue;
                 }
                 let b = self.get(i, j);
-                let widened = if exceeds_above(b, l(i))
-                    || (i != 0 && exceeds_below(lower_bound[i], l(i)))
-                    || (i != 0 && exceeds_below(lower_bound[j], u(j)))
+                // Row 0 holds lower bounds, `−c_0j`; with clocks that only grow that
+                // entry is at most 0 and the first test never fires there. A clock stepped
+                // back below zero (a backward jump) keeps its negative lower bound: values
+                // below every constant are told apart exactly by the LU simulation.
+                let widened = if i != 0
+                    && (exceeds_above(b, l(i))
+                        || exceeds_below(lower_bound[i], l(i))
+                        || exceeds_below(lower_bound[j], u(j)))
                 {
                     Bound::INFINITY
                 } else if i == 0 && exceeds_below(lower_bound[j], u(j)) {

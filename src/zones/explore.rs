@@ -8,8 +8,10 @@
 use std::collections::{HashMap, VecDeque};
 use std::time::{Duration, Instant};
 
+use crate::property::Property;
 use crate::scenario::Verdict;
 
+use super::concrete::{TimedRun, concretize};
 use super::config::ZoneConfig;
 use super::dbm::Dbm;
 use super::state::Discrete;
@@ -40,13 +42,28 @@ impl Default for Options {
     }
 }
 
+/// One property's verdict.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Judgement {
+    /// The property.
+    pub property: Property,
+    /// What the search found.
+    pub verdict: Verdict,
+    /// The steps to its first violation (breadth first: a shortest one in steps), with the
+    /// clients and nodes named as in the run (not as in the symmetric images the search
+    /// stored).
+    pub counterexample: Option<Vec<ZoneStep>>,
+    /// The same steps as a concrete run: each at the earliest time a run that still breaks
+    /// the property can take it.
+    pub run: Option<TimedRun>,
+}
+
 /// What one exploration found.
 #[derive(Clone, Debug)]
 pub struct Outcome {
-    /// Mutual exclusion.
-    pub mutual_exclusion: Verdict,
-    /// Some client acquires.
-    pub lock_acquired: Verdict,
+    /// Every property the engine judged, in report order: mutual exclusion, the storage
+    /// properties when the scenario has storage, `lock acquired`.
+    pub judgements: Vec<Judgement>,
     /// Symbolic states expanded (each a discrete part and a zone; a zone that a larger one
     /// replaced before its turn is not counted).
     pub zones: usize,
@@ -60,10 +77,38 @@ pub struct Outcome {
     pub subsumed: usize,
     /// Wall-clock seconds.
     pub seconds: f64,
-    /// The steps to the first violation of mutual exclusion (breadth first: a shortest one in
-    /// steps), with the clients and nodes named as in the run (not as in the symmetric images
-    /// the search stored).
-    pub counterexample: Option<Vec<ZoneStep>>,
+}
+
+impl Outcome {
+    /// The verdict on `property`, if the engine judged it.
+    pub fn verdict(&self, property: Property) -> Option<Verdict> {
+        self.judgement(property).map(|j| j.verdict)
+    }
+
+    /// The steps to `property`'s first violation, if it is violated.
+    pub fn counterexample(&self, property: Property) -> Option<&[ZoneStep]> {
+        self.judgement(property)?.counterexample.as_deref()
+    }
+
+    fn judgement(&self, property: Property) -> Option<&Judgement> {
+        self.judgements.iter().find(|j| j.property == property)
+    }
+
+    /// Whether the search stopped at a limit before it settled every property.
+    pub fn incomplete(&self) -> bool {
+        self.judgements
+            .iter()
+            .any(|j| j.verdict == Verdict::Incomplete)
+    }
+}
+
+/// The `always` properties the engine judges on `config`, in report order.
+fn invariants(config: &ZoneConfig) -> Vec<Property> {
+    let mut properties = vec![Property::MutualExclusion];
+    if config.storage.is_some() {
+        properties.extend([Property::StorageSafety, Property::NoLostUpdate]);
+    }
+    properties
 }
 
 struct Entry {
@@ -88,9 +133,13 @@ struct Search<'a> {
     waiting: VecDeque<usize>,
     subsumed: usize,
     acquired: bool,
+    /// Each `always` property judged, with where it first broke: the entry and the step
+    /// from it.
+    violations: Vec<(Property, Option<(usize, ZoneStep)>)>,
 }
 
-/// Explores the zone graph of `config` and judges mutual exclusion and `lock acquired`.
+/// Explores the zone graph of `config` and judges mutual exclusion, the storage properties
+/// (with storage) and `lock acquired`.
 pub fn explore(config: &ZoneConfig, options: Options) -> Outcome {
     let started = Instant::now();
     let mut search = Search {
@@ -101,12 +150,12 @@ pub fn explore(config: &ZoneConfig, options: Options) -> Outcome {
         waiting: VecDeque::new(),
         subsumed: 0,
         acquired: false,
+        violations: invariants(config).into_iter().map(|p| (p, None)).collect(),
     };
     search.start();
     let mut successors = Vec::new();
     let mut expanded = 0;
     let mut stopped = false;
-    let mut violation = None;
     while let Some(at) = search.waiting.pop_front() {
         if search.entries[at].covered {
             continue;
@@ -119,15 +168,17 @@ pub fn explore(config: &ZoneConfig, options: Options) -> Outcome {
         successors.clear();
         let entry = &search.entries[at];
         entry.state.successors(config, &entry.zone, &mut successors);
-        violation = successors
-            .drain(..)
-            .find_map(|(step, state, zone)| search.add(at, step, state, zone));
-        if violation.is_some() {
+        for (step, state, zone) in successors.drain(..) {
+            search.add(at, step, state, zone);
+            if search.all_violated() {
+                break;
+            }
+        }
+        if search.all_violated() {
             break;
         }
     }
-    let counterexample = violation.map(|(at, last)| search.path(at, last));
-    search.outcome(expanded, stopped, counterexample, started)
+    search.outcome(expanded, stopped, started)
 }
 
 impl Search<'_> {
@@ -137,6 +188,7 @@ impl Search<'_> {
         let initial = Discrete::initial(config);
         let mut zone = Dbm::zero(config.clock_count());
         zone.up();
+        initial.within_invariants(config, &mut zone);
         let (lower, upper) = initial.lu_bounds(config);
         zone.extrapolate_lu(&lower, &upper);
         self.entries.push(Entry {
@@ -152,23 +204,49 @@ impl Search<'_> {
         self.waiting.push_back(0);
     }
 
-    /// Adds the successor of entry `at` by `step`, unless a stored zone covers it; returns
-    /// `(at, step)` when it breaks mutual exclusion.
-    fn add(
-        &mut self,
-        at: usize,
-        step: ZoneStep,
-        mut state: Discrete,
-        mut zone: Dbm,
-    ) -> Option<(usize, ZoneStep)> {
+    /// Whether every `always` property judged is already violated (nothing is left to find).
+    fn all_violated(&self) -> bool {
+        self.violations.iter().all(|(_, v)| v.is_some())
+    }
+
+    /// Notes each property that `(state, zone)` breaks for the first time, reached from
+    /// entry `at` by `step`.
+    fn judge(&mut self, at: usize, step: ZoneStep, state: &Discrete, zone: &Dbm) {
         let config = self.config;
-        zone.up();
+        for (property, violation) in &mut self.violations {
+            if violation.is_some() {
+                continue;
+            }
+            let breaks = match property {
+                Property::MutualExclusion => state.breaks_mutual_exclusion(config, zone),
+                Property::StorageSafety => state.breaks_storage_safety(),
+                Property::NoLostUpdate => state.breaks_no_lost_update(),
+                Property::LockAcquired | Property::EventuallyAcquired => false,
+            };
+            if breaks {
+                *violation = Some((at, step));
+            }
+        }
+    }
+
+    /// Adds the successor of entry `at` by `step`, unless a stored zone covers it (or no
+    /// valuation of it meets the invariants), noting the properties it breaks.
+    fn add(&mut self, at: usize, step: ZoneStep, mut state: Discrete, mut zone: Dbm) {
+        let config = self.config;
+        // Between two ops of a holder's cycle no time passes.
+        if !state.urgent(config) {
+            zone.up();
+        }
+        if !state.within_invariants(config, &mut zone) {
+            return;
+        }
         state.forget_expired_keys(config, &mut zone);
         if state.holders(config).next().is_some() {
             self.acquired = true;
         }
-        if state.breaks_mutual_exclusion(config, &zone) {
-            return Some((at, step));
+        self.judge(at, step, &state, &zone);
+        if self.all_violated() {
+            return;
         }
         let (lower, upper) = state.lu_bounds(config);
         zone.extrapolate_lu(&lower, &upper);
@@ -179,7 +257,7 @@ impl Search<'_> {
         };
         if !self.store(state, &zone) {
             self.subsumed += 1;
-            return None;
+            return;
         }
         let parent = &self.entries[at];
         let entry = Entry {
@@ -197,7 +275,6 @@ impl Search<'_> {
             .push(self.entries.len());
         self.waiting.push_back(self.entries.len());
         self.entries.push(entry);
-        None
     }
 
     /// Whether `(state, zone)` is new: no stored zone of `state` covers it. The stored zones
@@ -239,33 +316,48 @@ impl Search<'_> {
         steps
     }
 
-    fn outcome(
-        &self,
-        expanded: usize,
-        stopped: bool,
-        counterexample: Option<Vec<ZoneStep>>,
-        started: Instant,
-    ) -> Outcome {
-        let mutual_exclusion = match (&counterexample, stopped) {
-            (Some(_), _) => Verdict::Violated,
-            (None, true) => Verdict::Incomplete,
-            (None, false) => Verdict::Holds,
-        };
-        let lock_acquired = match (self.acquired, stopped || counterexample.is_some()) {
-            (true, _) => Verdict::Holds,
-            (false, true) => Verdict::Incomplete,
-            (false, false) => Verdict::Violated,
-        };
+    fn outcome(&self, expanded: usize, stopped: bool, started: Instant) -> Outcome {
+        // The search may have ended early because every invariant broke; then `lock
+        // acquired` was not searched to the end.
+        let cut_short = stopped || self.all_violated();
+        let mut judgements: Vec<Judgement> = self
+            .violations
+            .iter()
+            .map(|&(property, violation)| {
+                let counterexample = violation.map(|(at, last)| self.path(at, last));
+                let run = counterexample
+                    .as_ref()
+                    .and_then(|steps| concretize(self.config, steps, property));
+                Judgement {
+                    property,
+                    verdict: match (violation, stopped) {
+                        (Some(_), _) => Verdict::Violated,
+                        (None, true) => Verdict::Incomplete,
+                        (None, false) => Verdict::Holds,
+                    },
+                    counterexample,
+                    run,
+                }
+            })
+            .collect();
+        judgements.push(Judgement {
+            property: Property::LockAcquired,
+            verdict: match (self.acquired, cut_short) {
+                (true, _) => Verdict::Holds,
+                (false, true) => Verdict::Incomplete,
+                (false, false) => Verdict::Violated,
+            },
+            counterexample: None,
+            run: None,
+        });
         Outcome {
-            mutual_exclusion,
-            lock_acquired,
+            judgements,
             zones: expanded,
             max_depth: self.entries.iter().map(|e| e.depth).max().unwrap_or(0),
             stored: self.passed.values().map(Vec::len).sum(),
             discrete: self.passed.len(),
             subsumed: self.subsumed,
             seconds: started.elapsed().as_secs_f64(),
-            counterexample,
         }
     }
 }

@@ -1,8 +1,9 @@
 //! The discrete part of a symbolic state, and what it says about its zone: the constants
-//! each clock is compared with, the keys that certainly expired, and whether two clients
-//! believe at once.
+//! each clock is compared with, the keys that certainly expired, how long time may pass, and
+//! whether a property breaks.
 
 use crate::proto::Guard;
+use crate::storage::{Storage, StorageOp};
 
 use super::clock_guard::{self, Constraint};
 use super::config::{MAX_CLIENTS, MAX_NODES, ZoneConfig};
@@ -21,6 +22,22 @@ pub enum Phase {
     Finished,
 }
 
+/// A holder's progress through its cycle of storage ops (the discrete model's `Work`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Work {
+    /// Ops of the cycle done.
+    pub next: u8,
+    /// An op that passed the check and has not reached the storage yet (its clock is the
+    /// client's op clock).
+    pub pending: Option<StorageOp>,
+    /// The value the cycle's read returned.
+    pub read: Option<u32>,
+    /// Whether a pause stretched the pending op's wait.
+    pub paused: bool,
+    /// The epoch of the lease held (ghost: the ideal fencing token), from 1.
+    pub epoch: u8,
+}
+
 /// One client's discrete part.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ClientPart {
@@ -28,10 +45,13 @@ pub struct ClientPart {
     pub phase: Phase,
     /// Nodes its `SET` has not reached yet (one bit per node).
     pub inflight: u8,
-    /// Nodes whose answer is in and said yes.
+    /// Nodes whose answer is in and said a yes that counts toward the quorum (a young
+    /// node's yes, under the restarted-node guard, does not).
     pub applied: u8,
     /// Nodes whose answer is in.
     pub answered: u8,
+    /// Its storage cycle while it holds.
+    pub work: Work,
 }
 
 impl ClientPart {
@@ -42,6 +62,7 @@ impl ClientPart {
             inflight,
             applied: 0,
             answered: 0,
+            work: Work::default(),
         }
     }
 }
@@ -49,9 +70,7 @@ impl ClientPart {
 /// No key on a node.
 pub const NO_OWNER: u8 = u8::MAX;
 
-/// Whether a node serves. A restarting node measures its restart delay on its key's clock,
-/// which is free because the crash lost the key (with `fsync-always` the engine allows no
-/// restart delay).
+/// Whether a node serves. A restarting node measures its restart delay on its restart clock.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Availability {
     /// Serving.
@@ -76,6 +95,17 @@ pub struct Discrete {
     pub availability: [Availability; MAX_NODES],
     /// Crashes left in the budget.
     pub crashes_left: u8,
+    /// Nodes still young to the restarted-node guard (one bit per node; their restart clock
+    /// says until when).
+    pub young: u8,
+    /// Nodes whose key is on disk (`fsync-periodic`; one bit per node): it survives a crash.
+    pub durable: u8,
+    /// Pauses left in the budget.
+    pub pauses_left: u8,
+    /// Acquisitions so far (the next lease's epoch is one more).
+    pub epochs: u8,
+    /// The guarded counter and its ghost bookkeeping (untouched without storage).
+    pub storage: Storage,
 }
 
 /// How far ahead a node's clock may read when it serves a request: exactly, or at the fast
@@ -84,6 +114,14 @@ pub struct Discrete {
 pub(crate) fn node_readings(config: &ZoneConfig) -> impl Iterator<Item = i32> {
     let fast = (config.node_error > 0).then_some(config.node_error);
     std::iter::once(0).chain(fast)
+}
+
+/// A clock reading certainly past where `constraint` fails on every valuation of `zone`.
+fn certainly(zone: &Dbm, x: usize, constraint: Constraint) -> bool {
+    match constraint {
+        Constraint::AtLeast(c) => zone.get(0, x) <= Bound::le(-c),
+        Constraint::AtMost(_) => false,
+    }
 }
 
 /// Raises `lower`/`upper` of clock `x` to the constant of `constraint`.
@@ -117,6 +155,11 @@ impl Discrete {
             jumps_left: config.jumps,
             availability: [Availability::Up; MAX_NODES],
             crashes_left: config.crashes,
+            young: 0,
+            durable: 0,
+            pauses_left: config.pauses,
+            epochs: 0,
+            storage: Storage::default(),
         }
     }
 
@@ -135,50 +178,133 @@ impl Discrete {
         upper[0] = 0;
         let (l, u) = (&mut lower, &mut upper);
         for c in 0..config.clients {
-            let x = config.client_clock(c);
-            match self.clients[c].phase {
-                Phase::Acquiring => {
-                    note_guard(l, u, x, config.validity, std::iter::once(0));
-                    note(l, u, x, clock_guard::holds(config.round_timeout, 0));
-                }
-                // Only the belief reads a holder's clock.
-                Phase::Holding => note_guard(l, u, x, config.belief, belief_reading(config)),
-                Phase::Idle | Phase::Finished => {}
-            }
+            self.client_bounds(config, c, l, u);
         }
         for n in 0..config.nodes {
             let y = config.key_clock(n);
             if self.owners[n] != NO_OWNER {
                 note_guard(l, u, y, config.key_live, node_readings(config));
-            } else if self.availability[n] == Availability::Restarting {
-                note_guard(l, u, y, config.restart_delay, node_readings(config));
+            }
+            if !config.times_restarts() {
+                continue;
+            }
+            let r = config.restart_clock(n);
+            if self.availability[n] == Availability::Restarting {
+                note_guard(l, u, r, config.restart_delay, node_readings(config));
+            }
+            if let Some(young) = config.young.filter(|_| self.young & (1 << n) != 0) {
+                note_guard(l, u, r, young, node_readings(config));
             }
         }
         (lower, upper)
     }
 
-    /// Forgets every key that has certainly expired in `zone` (on the exact reading, so on
+    /// The constants client `c`'s clocks are compared with from here on. A clock that a
+    /// backward jump may still step back by `B` in all is compared, before the jumps, with
+    /// each constant plus `B` (a guard `x ≤ c` after a step of `−J` is `x ≤ c + J` before it),
+    /// which keeps Extra⁺_LU sound with backward shifts.
+    fn client_bounds(&self, config: &ZoneConfig, c: usize, l: &mut [i32], u: &mut [i32]) {
+        let x = config.client_clock(c);
+        let part = self.clients[c];
+        match part.phase {
+            Phase::Acquiring => {
+                note_guard(l, u, x, config.validity, std::iter::once(0));
+                note(l, u, x, clock_guard::holds(config.round_timeout, 0));
+            }
+            Phase::Holding => {
+                note_guard(l, u, x, config.belief, belief_reading(config));
+                if let Some(storage) = &config.storage {
+                    note_guard(l, u, x, storage.margin, belief_reading(config));
+                    // A pending op's wait is bounded by an invariant.
+                    let allowance = storage.allowance(part.work.paused);
+                    if let (Some(_), Some(a)) = (part.work.pending, allowance) {
+                        note(l, u, config.op_clock(c), Constraint::AtMost(a));
+                    }
+                }
+            }
+            Phase::Idle | Phase::Finished => {}
+        }
+        if config.client_backward_jumps() {
+            let back = i32::from(self.jumps_left) * config.jump_ticks.abs();
+            for bound in [&mut l[x], &mut u[x]] {
+                if *bound != NO_CONSTANT {
+                    *bound += back;
+                }
+            }
+        }
+    }
+
+    /// Whether some holder is between two ops of its cycle: it computes in zero time, so no
+    /// time passes until it sends the next op (the discrete model's allowance).
+    pub fn urgent(&self, config: &ZoneConfig) -> bool {
+        config.storage.is_some()
+            && self.holders(config).any(|c| {
+                let work = self.clients[c].work;
+                work.next > 0 && work.pending.is_none()
+            })
+    }
+
+    /// Restricts `zone` to where every pending op is still within its wait: an op lands
+    /// before its delay (stretched by a pause) runs out. False when nothing is left.
+    pub fn within_invariants(&self, config: &ZoneConfig, zone: &mut Dbm) -> bool {
+        let Some(storage) = &config.storage else {
+            return true;
+        };
+        self.holders(config).all(|c| {
+            let work = self.clients[c].work;
+            match (work.pending, storage.allowance(work.paused)) {
+                (Some(_), Some(allowance)) => zone.at_most(config.op_clock(c), allowance),
+                _ => true,
+            }
+        })
+    }
+
+    /// Forgets what no later step reads: every key that has certainly expired in `zone` (on the exact reading, so on
     /// every reading): to every later step such a key is the same as no key, and its clock is
     /// read no more. Likewise a restarting node whose delay is certainly over is up.
     pub fn forget_expired_keys(&mut self, config: &ZoneConfig, zone: &mut Dbm) {
-        let certainly = |zone: &Dbm, y: usize, guard: Guard| match clock_guard::fails(guard, 0) {
-            Constraint::AtLeast(c) => zone.get(0, y) <= Bound::le(-c),
-            Constraint::AtMost(_) => false,
-        };
+        // Only a crash reads what is on disk: with none left, states that differ only in it
+        // are one state.
+        if self.crashes_left == 0 {
+            self.durable = 0;
+        }
         for n in 0..config.nodes {
             let y = config.key_clock(n);
-            if self.owners[n] != NO_OWNER && certainly(zone, y, config.key_live) {
-                self.owners[n] = NO_OWNER;
-                zone.free(y);
+            let expired = certainly(zone, y, clock_guard::fails(config.key_live, 0));
+            if self.owners[n] != NO_OWNER && expired {
+                self.remove_key(zone, config, n);
             }
-            let over = match clock_guard::holds(config.restart_delay, 0) {
-                Constraint::AtLeast(c) => zone.get(0, y) <= Bound::le(-c),
-                Constraint::AtMost(_) => false,
-            };
-            if self.availability[n] == Availability::Restarting && over {
-                self.availability[n] = Availability::Up;
-                zone.free(y);
+            if config.times_restarts() {
+                self.forget_restart(config, zone, n);
             }
+        }
+    }
+
+    /// Node `n` has no key any more (deleted, expired, or lost in a crash): nothing reads its
+    /// key clock, and nothing is left to write to disk.
+    pub(crate) fn remove_key(&mut self, zone: &mut Dbm, config: &ZoneConfig, n: usize) {
+        self.owners[n] = NO_OWNER;
+        self.durable &= !(1 << n);
+        zone.free(config.key_clock(n));
+    }
+
+    /// A restart delay and a young guard that are certainly over on node `n`'s exact reading
+    /// (so on every reading) are over: the node serves, its yes counts, and its restart clock
+    /// is read no more once neither is left.
+    fn forget_restart(&mut self, config: &ZoneConfig, zone: &mut Dbm, n: usize) {
+        let r = config.restart_clock(n);
+        let served = certainly(zone, r, clock_guard::holds(config.restart_delay, 0));
+        if self.availability[n] == Availability::Restarting && served {
+            self.availability[n] = Availability::Up;
+        }
+        let grown = config
+            .young
+            .is_some_and(|young| certainly(zone, r, clock_guard::fails(young, 0)));
+        if grown {
+            self.young &= !(1 << n);
+        }
+        if self.availability[n] != Availability::Restarting && self.young & (1 << n) == 0 {
+            zone.free(r);
         }
     }
 
@@ -198,8 +324,20 @@ impl Discrete {
     }
 }
 
-/// A client judges its belief on its clock read up to `ε_c` late, the reading that favours
-/// believing (the model's `World::believes`).
+impl Discrete {
+    /// Whether the storage applied an op of an older epoch after one of a newer epoch.
+    pub fn breaks_storage_safety(&self) -> bool {
+        !self.storage.fenced_order_holds()
+    }
+
+    /// Whether the counter lost an acknowledged write.
+    pub fn breaks_no_lost_update(&self) -> bool {
+        !self.storage.no_lost_update_holds()
+    }
+}
+
+/// A client judges its belief (and its check margin) on its clock read up to `ε_c` late, the
+/// reading that favours believing (the model's `World::believes`).
 fn belief_reading(config: &ZoneConfig) -> impl Iterator<Item = i32> {
     std::iter::once(-config.client_error)
 }

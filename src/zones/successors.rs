@@ -19,15 +19,26 @@
 //!   what it measures (a key's age or a restart delay; a round or a lease). Only a clock that
 //!   measures something may jump: elsewhere a jump changes nothing but the budget (the model
 //!   prunes those jumps for the same reason).
-//! - `Crash(n)`: the node loses its key (unless `fsync-always`) and restarts at once, after its
+//! - `Fsync(n)`: with `fsync-periodic`, a node writes its key to disk at any moment after the
+//!   `SET` (or not before a crash).
+//! - `Crash(n)`: the node loses its key (unless it is on disk) and restarts at once, after its
 //!   restart delay on its own clock, or never; until it serves, every request gets a failure.
+//!   With the restarted-node guard, its yes does not count toward a quorum while it is young
+//!   (less than the restart delay plus the guard since the restart, on its clock).
+//! - With storage, a holder runs the storage's cycle instead of releasing: `Issue(c)` checks
+//!   the core's margin guard on its clock (read up to `ε_c` late) and sends the next op (its op
+//!   clock `w_c := 0`), or gives up and releases where the check fails; `Land(c)` applies the
+//!   op at the storage at any moment while `w_c` is within the op's delay (an invariant), and
+//!   the holder sends its next op at once (no time passes between two ops) or, after the last
+//!   one or a rejection, releases; `Pause(c)` stretches a pending op's delay by the pause.
 
 use crate::actor::Actor;
+use crate::storage::{StorageOp, StorageReply};
 
 use super::clock_guard::{self, where_};
 use super::config::ZoneConfig;
 use super::dbm::Dbm;
-use super::state::{Availability, ClientPart, Discrete, NO_OWNER, Phase};
+use super::state::{Availability, ClientPart, Discrete, NO_OWNER, Phase, node_readings};
 use super::symmetry::Renaming;
 
 /// One transition, for counterexamples.
@@ -43,6 +54,9 @@ pub enum ZoneStep {
         node: usize,
         /// Whether the node set the key.
         applied: bool,
+        /// Whether its answer counts toward the quorum (not while the restarted-node guard
+        /// covers the node).
+        counts: bool,
     },
     /// A client decides its round.
     Decide {
@@ -59,6 +73,28 @@ pub enum ZoneStep {
     ClientJump(usize),
     /// Node `n` crashes (and restarts, unless configured not to).
     Crash(usize),
+    /// Node `n` writes its key to disk (`fsync-periodic`).
+    Fsync(usize),
+    /// A holder's check passed and it sends its next storage op.
+    Issue {
+        /// The holder.
+        client: usize,
+        /// The op.
+        op: StorageOp,
+    },
+    /// A holder's check failed: it stops using the lock and releases.
+    GiveUp(usize),
+    /// A holder's pending op reaches the storage.
+    Land {
+        /// The holder.
+        client: usize,
+        /// The op.
+        op: StorageOp,
+        /// Whether the storage applied it (its protection may reject it).
+        applied: bool,
+    },
+    /// A holder pauses while its op waits.
+    Pause(usize),
 }
 
 impl ZoneStep {
@@ -73,10 +109,12 @@ impl ZoneStep {
                 client: c,
                 node: n,
                 applied,
+                counts,
             } => ZoneStep::Deliver {
                 client: client(c),
                 node: node(n),
                 applied,
+                counts,
             },
             ZoneStep::Decide { client: c, won } => ZoneStep::Decide {
                 client: client(c),
@@ -86,6 +124,22 @@ impl ZoneStep {
             ZoneStep::Jump(n) => ZoneStep::Jump(node(n)),
             ZoneStep::ClientJump(c) => ZoneStep::ClientJump(client(c)),
             ZoneStep::Crash(n) => ZoneStep::Crash(node(n)),
+            ZoneStep::Fsync(n) => ZoneStep::Fsync(node(n)),
+            ZoneStep::Issue { client: c, op } => ZoneStep::Issue {
+                client: client(c),
+                op,
+            },
+            ZoneStep::GiveUp(c) => ZoneStep::GiveUp(client(c)),
+            ZoneStep::Land {
+                client: c,
+                op,
+                applied,
+            } => ZoneStep::Land {
+                client: client(c),
+                op,
+                applied,
+            },
+            ZoneStep::Pause(c) => ZoneStep::Pause(client(c)),
         }
     }
 }
@@ -99,11 +153,17 @@ impl std::fmt::Display for ZoneStep {
                 client,
                 node,
                 applied,
+                counts,
             } => {
                 let answer = if applied { "sets the key" } else { "refuses" };
+                let young = if counts {
+                    ""
+                } else {
+                    " (young: its answer does not count)"
+                };
                 write!(
                     f,
-                    "{} gets {}'s SET and {answer}",
+                    "{} gets {}'s SET and {answer}{young}",
                     Actor::node(node),
                     Actor::client(client)
                 )
@@ -118,12 +178,39 @@ impl std::fmt::Display for ZoneStep {
             ZoneStep::Jump(n) => write!(f, "{}'s clock jumps forward", Actor::node(n)),
             ZoneStep::ClientJump(c) => write!(f, "{}'s clock jumps forward", Actor::client(c)),
             ZoneStep::Crash(n) => write!(f, "{} crashes", Actor::node(n)),
+            ZoneStep::Fsync(n) => write!(f, "{} writes its key to disk", Actor::node(n)),
+            ZoneStep::Issue { client, op } => write!(
+                f,
+                "{} checks its lease and sends {op}",
+                Actor::client(client)
+            ),
+            ZoneStep::GiveUp(c) => write!(
+                f,
+                "{} finds too little of its lease left and releases",
+                Actor::client(c)
+            ),
+            ZoneStep::Land {
+                client,
+                op,
+                applied,
+            } => {
+                let answer = if applied { "applies" } else { "rejects" };
+                write!(f, "the storage {answer} {}'s {op}", Actor::client(client))
+            }
+            ZoneStep::Pause(c) => write!(f, "{} pauses", Actor::client(c)),
         }
     }
 }
 
 /// A step, the discrete part it leads to, and the zone there (before the delay that follows).
 pub(crate) type Successor = (ZoneStep, Discrete, Dbm);
+
+/// What a node answers a `SET`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct NodeAnswer {
+    applied: bool,
+    counts: bool,
+}
 
 impl Discrete {
     /// Every transition enabled somewhere in `zone` (delay-closed), appended to `out`.
@@ -139,6 +226,7 @@ impl Discrete {
                     out.push((ZoneStep::Begin(c), next, z));
                 }
                 Phase::Acquiring => self.decide(config, zone, c, out),
+                Phase::Holding if config.storage.is_some() => self.work(config, zone, c, out),
                 Phase::Holding => {
                     let mut next = *self;
                     let mut z = zone.clone();
@@ -156,7 +244,7 @@ impl Discrete {
         self.faults(config, zone, out);
     }
 
-    /// The crashes and clock jumps the budgets still allow.
+    /// The crashes, clock jumps and pauses the budgets still allow.
     fn faults(&self, config: &ZoneConfig, zone: &Dbm, out: &mut Vec<Successor>) {
         if self.crashes_left > 0 {
             for n in 0..config.nodes {
@@ -168,16 +256,43 @@ impl Discrete {
                 }
             }
         }
-        if self.jumps_left == 0 {
-            return;
+        // Only a crash reads what is on disk: with none left, an fsync changes nothing.
+        if config.periodic_fsync && self.crashes_left > 0 {
+            for n in 0..config.nodes {
+                if self.owners[n] != NO_OWNER && self.durable & (1 << n) == 0 {
+                    let mut next = *self;
+                    next.durable |= 1 << n;
+                    out.push((ZoneStep::Fsync(n), next, zone.clone()));
+                }
+            }
         }
+        if self.pauses_left > 0 {
+            for c in self.holders(config) {
+                let work = self.clients[c].work;
+                if work.pending.is_some() && !work.paused {
+                    let mut next = *self;
+                    next.pauses_left -= 1;
+                    next.clients[c].work.paused = true;
+                    out.push((ZoneStep::Pause(c), next, zone.clone()));
+                }
+            }
+        }
+        if self.jumps_left > 0 {
+            self.jumps(config, zone, out);
+        }
+    }
+
+    /// The clock jumps: of a node whose clock measures something, of a client measuring its
+    /// round or its lease.
+    fn jumps(&self, config: &ZoneConfig, zone: &Dbm, out: &mut Vec<Successor>) {
         for n in (0..config.nodes).filter(|_| config.node_jumps) {
-            // A jump matters where the node's clock measures something: a key's age or a
-            // restart delay.
-            let measures =
-                self.owners[n] != NO_OWNER || self.availability[n] == Availability::Restarting;
+            // A jump matters where the node's clock measures something: a key's age, a
+            // restart delay, or the young guard.
+            let measures = self.owners[n] != NO_OWNER
+                || self.availability[n] == Availability::Restarting
+                || self.young & (1 << n) != 0;
             if measures && config.jump_node.is_none_or(|j| j == n) {
-                out.push(self.jumped(config, zone, config.key_clock(n), ZoneStep::Jump(n)));
+                out.push(self.node_jumped(config, zone, n));
             }
         }
         for c in (0..config.clients).filter(|_| config.client_jumps) {
@@ -185,35 +300,46 @@ impl Discrete {
             let phase = self.clients[c].phase;
             let measures = matches!(phase, Phase::Acquiring | Phase::Holding);
             if measures && config.jump_client.is_none_or(|j| j == c) {
-                let step = ZoneStep::ClientJump(c);
-                out.push(self.jumped(config, zone, config.client_clock(c), step));
+                let mut next = *self;
+                next.jumps_left -= 1;
+                let mut z = zone.clone();
+                z.shift(config.client_clock(c), config.jump_ticks);
+                out.push((ZoneStep::ClientJump(c), next, z));
             }
         }
     }
 
-    /// The successor where clock `x` stepped forward by the jump, one jump less to spend.
-    fn jumped(&self, config: &ZoneConfig, zone: &Dbm, x: usize, step: ZoneStep) -> Successor {
+    /// Node `n`'s clock steps forward by the jump, and so does everything it measures.
+    fn node_jumped(&self, config: &ZoneConfig, zone: &Dbm, n: usize) -> Successor {
         let mut next = *self;
         next.jumps_left -= 1;
         let mut z = zone.clone();
-        z.shift(x, config.jump_ticks);
-        (step, next, z)
+        z.shift(config.key_clock(n), config.jump_ticks);
+        if config.times_restarts() {
+            z.shift(config.restart_clock(n), config.jump_ticks);
+        }
+        (ZoneStep::Jump(n), next, z)
     }
 
-    /// Node `n` crashes: the key survives only with `fsync-always`; the node comes back at
-    /// once, after its restart delay, or never.
+    /// Node `n` crashes: the key survives with `fsync-always`, or with `fsync-periodic` once
+    /// it is on disk; the node comes back at once, after its restart delay, or never, and is
+    /// young to the guard for a while.
     fn crash(&mut self, config: &ZoneConfig, zone: &mut Dbm, n: usize) {
-        let y = config.key_clock(n);
         self.crashes_left -= 1;
-        if !config.keeps_keys || !config.restarts {
-            // A key on a node that never serves again is the same as no key.
-            self.owners[n] = NO_OWNER;
-            zone.free(y);
+        let on_disk = config.keeps_keys || (config.periodic_fsync && self.durable & (1 << n) != 0);
+        // A key on a node that never serves again is the same as no key.
+        if !on_disk || !config.restarts {
+            self.remove_key(zone, config, n);
+        }
+        if config.times_restarts() {
+            zone.reset(config.restart_clock(n));
+        }
+        if config.restarts && config.young.is_some() {
+            self.young |= 1 << n;
         }
         self.availability[n] = if !config.restarts {
             Availability::Down
         } else if config.delays_restarts() {
-            zone.reset(y);
             Availability::Restarting
         } else {
             Availability::Up
@@ -221,6 +347,9 @@ impl Discrete {
     }
 
     /// Client `c`'s `SET` reaches node `n`: each answer the node may give, where it gives it.
+    /// The node reads its clock exactly or up to `ε_n` fast, the same reading for everything
+    /// it measures (key, restart delay, young guard); an answer that both readings give is
+    /// kept once, on the larger zone.
     fn deliver(
         &self,
         config: &ZoneConfig,
@@ -229,41 +358,103 @@ impl Discrete {
         n: usize,
         out: &mut Vec<Successor>,
     ) {
-        let y = config.key_clock(n);
-        // What a node measures is still running on the exact reading, and over on a reading
-        // up to `ε_n` fast: each outcome where some reading gives it.
-        let fast = config.node_error;
-        let (refused, applied) = match self.availability[n] {
-            // Unavailable: the answer is a failure, which counts as answered.
-            Availability::Down => (Some(zone.clone()), None),
-            // Serving again, with no key (the crash lost it), once the delay is over.
-            Availability::Restarting => (
-                where_(zone, y, clock_guard::fails(config.restart_delay, 0)),
-                where_(zone, y, clock_guard::holds(config.restart_delay, fast)),
-            ),
-            Availability::Up if self.owners[n] == NO_OWNER => (None, Some(zone.clone())),
-            // SET NX is refused while the key lives, and sets a new key once it expired.
-            Availability::Up => (
-                where_(zone, y, clock_guard::holds(config.key_live, 0)),
-                where_(zone, y, clock_guard::fails(config.key_live, fast)),
-            ),
-        };
-        if let Some(z) = refused {
-            out.push(self.arrive(config, c, n, false, z));
+        let mut answers: Vec<(NodeAnswer, Dbm)> = Vec::new();
+        for ahead in node_readings(config) {
+            for (answer, z) in self.answers_at(config, zone, n, ahead) {
+                keep_largest(&mut answers, answer, z);
+            }
         }
-        if let Some(z) = applied {
-            out.push(self.arrive(config, c, n, true, z));
+        for (answer, z) in answers {
+            out.push(self.arrive(config, c, n, answer, z));
         }
     }
 
-    /// The successor where node `n` answered client `c`'s `SET` with `applied`.
-    fn arrive(&self, config: &ZoneConfig, c: usize, n: usize, applied: bool, z: Dbm) -> Successor {
+    /// Node `n`'s answers to a `SET` on its clock read `ahead` ticks fast, each where it
+    /// gives it.
+    fn answers_at(
+        &self,
+        config: &ZoneConfig,
+        zone: &Dbm,
+        n: usize,
+        ahead: i32,
+    ) -> Vec<(NodeAnswer, Dbm)> {
+        let refused = NodeAnswer {
+            applied: false,
+            counts: true,
+        };
+        let (serving, failing) = match self.availability[n] {
+            // Unavailable: the answer is a failure, which counts as answered.
+            Availability::Down => (None, Some(zone.clone())),
+            Availability::Restarting => {
+                let r = config.restart_clock(n);
+                (
+                    where_(zone, r, clock_guard::holds(config.restart_delay, ahead)),
+                    where_(zone, r, clock_guard::fails(config.restart_delay, ahead)),
+                )
+            }
+            Availability::Up => (Some(zone.clone()), None),
+        };
+        let mut out: Vec<(NodeAnswer, Dbm)> = failing.map(|z| (refused, z)).into_iter().collect();
+        let Some(serving) = serving else {
+            return out;
+        };
+        // SET NX is refused while the key lives, and sets a new key once it expired.
+        let (live, dead) = if self.owners[n] == NO_OWNER {
+            (None, Some(serving))
+        } else {
+            let y = config.key_clock(n);
+            (
+                where_(&serving, y, clock_guard::holds(config.key_live, ahead)),
+                where_(&serving, y, clock_guard::fails(config.key_live, ahead)),
+            )
+        };
+        out.extend(live.map(|z| (refused, z)));
+        let Some(applied) = dead else {
+            return out;
+        };
+        match config.young.filter(|_| self.young & (1 << n) != 0) {
+            Some(young) => {
+                let r = config.restart_clock(n);
+                for (counts, constraint) in [
+                    (false, clock_guard::holds(young, ahead)),
+                    (true, clock_guard::fails(young, ahead)),
+                ] {
+                    if let Some(z) = where_(&applied, r, constraint) {
+                        let answer = NodeAnswer {
+                            applied: true,
+                            counts,
+                        };
+                        out.push((answer, z));
+                    }
+                }
+            }
+            None => out.push((
+                NodeAnswer {
+                    applied: true,
+                    counts: true,
+                },
+                applied,
+            )),
+        }
+        out
+    }
+
+    /// The successor where node `n` answered client `c`'s `SET` with `answer`.
+    fn arrive(
+        &self,
+        config: &ZoneConfig,
+        c: usize,
+        n: usize,
+        answer: NodeAnswer,
+        z: Dbm,
+    ) -> Successor {
         let mut next = *self;
         let mut z = z;
-        if applied {
-            // A restarting node that serves is up from now on.
+        if answer.applied {
+            // A restarting node that serves is up from now on; the new key is not on disk.
             next.availability[n] = Availability::Up;
             next.owners[n] = c as u8;
+            next.durable &= !(1 << n);
             z.reset(config.key_clock(n));
         }
         let part = &mut next.clients[c];
@@ -271,14 +462,15 @@ impl Discrete {
         // The answer counts only while the client still collects answers.
         if part.phase == Phase::Acquiring {
             part.answered |= 1 << n;
-            if applied {
+            if answer.applied && answer.counts {
                 part.applied |= 1 << n;
             }
         }
         let step = ZoneStep::Deliver {
             client: c,
             node: n,
-            applied,
+            applied: answer.applied,
+            counts: answer.counts,
         };
         (step, next, z)
     }
@@ -307,6 +499,12 @@ impl Discrete {
             if let Some(won) = where_(&open, x, clock_guard::holds(config.validity, 0)) {
                 let mut next = *self;
                 next.clients[c] = ClientPart::new(Phase::Holding, part.inflight);
+                // The epoch is the storage's ghost; without storage nothing reads it, and
+                // counting it would tell apart states that are the same.
+                if config.storage.is_some() {
+                    next.epochs += 1;
+                    next.clients[c].work.epoch = next.epochs;
+                }
                 let step = ZoneStep::Decide {
                     client: c,
                     won: true,
@@ -327,17 +525,97 @@ impl Discrete {
         }
     }
 
+    /// Holder `c`'s next step in its storage cycle: land its pending op, or check its lease
+    /// and send the next one (or give up where the check fails).
+    fn work(&self, config: &ZoneConfig, zone: &Dbm, c: usize, out: &mut Vec<Successor>) {
+        let storage = config
+            .storage
+            .as_ref()
+            .expect("a holder works only with storage");
+        let work = self.clients[c].work;
+        if let Some(op) = work.pending {
+            out.push(self.land(config, zone, c, op));
+            return;
+        }
+        let x = config.client_clock(c);
+        let late = -config.client_error;
+        if let Some(mut z) = where_(zone, x, clock_guard::holds(storage.margin, late)) {
+            let epoch = u32::from(work.epoch);
+            // The ideal token source: the fencing token is the lease's epoch.
+            let op = storage.ops[usize::from(work.next)].op(epoch, epoch, work.read);
+            let mut next = *self;
+            next.clients[c].work.pending = Some(op);
+            next.clients[c].work.paused = false;
+            z.reset(config.op_clock(c));
+            out.push((ZoneStep::Issue { client: c, op }, next, z));
+        }
+        if let Some(mut z) = where_(zone, x, clock_guard::fails(storage.margin, late)) {
+            let mut next = *self;
+            next.release(config, &mut z, c);
+            out.push((ZoneStep::GiveUp(c), next, z));
+        }
+    }
+
+    /// Holder `c`'s pending `op` reaches the storage; the reply is applied at once (the
+    /// discrete model's shortcut), and after a rejection or the cycle's last op it releases.
+    fn land(&self, config: &ZoneConfig, zone: &Dbm, c: usize, op: StorageOp) -> Successor {
+        let storage = config.storage.as_ref().expect("storage");
+        let mut next = *self;
+        let mut z = zone.clone();
+        z.free(config.op_clock(c));
+        let reply = next.storage.apply(op, storage.protection);
+        let work = &mut next.clients[c].work;
+        work.pending = None;
+        work.paused = false;
+        let applied = reply != StorageReply::Rejected;
+        if let StorageReply::Value(value) = reply {
+            work.read = Some(value);
+        }
+        if applied {
+            work.next += 1;
+        }
+        if !applied || usize::from(work.next) >= storage.ops.len() {
+            next.release(config, &mut z, c);
+        }
+        let step = ZoneStep::Land {
+            client: c,
+            op,
+            applied,
+        };
+        (step, next, z)
+    }
+
     /// Compare-and-delete on every node client `c` reaches, then done: its keys (live or
-    /// expired, which is the same thing to everyone) are gone and its clock is read no more.
+    /// expired, which is the same thing to everyone) are gone and its clocks are read no more.
     fn release(&mut self, config: &ZoneConfig, zone: &mut Dbm, c: usize) {
         for n in 0..config.nodes {
             if config.reach[c] & (1 << n) != 0 && self.owners[n] == c as u8 {
-                self.owners[n] = NO_OWNER;
-                zone.free(config.key_clock(n));
+                self.remove_key(zone, config, n);
             }
         }
         let part = &mut self.clients[c];
         *part = ClientPart::new(Phase::Finished, part.inflight);
         zone.free(config.client_clock(c));
+        if config.storage.is_some() {
+            zone.free(config.op_clock(c));
+        }
     }
+}
+
+/// Adds `(answer, zone)` to `answers`, unless the same answer is there on a zone that includes
+/// it; a zone of the same answer that it includes is replaced.
+fn keep_largest(answers: &mut Vec<(NodeAnswer, Dbm)>, answer: NodeAnswer, zone: Dbm) {
+    for (kept, kept_zone) in answers.iter_mut() {
+        if *kept != answer {
+            continue;
+        }
+        if kept_zone.includes(&zone) {
+            return;
+        }
+        if zone.includes(kept_zone) {
+            *kept_zone = zone;
+            return;
+        }
+    }
+    answers.push((answer, zone));
 }

@@ -70,7 +70,13 @@ impl Discrete {
             let owned = (0..config.nodes)
                 .filter(|&n| self.owners[n] == c as u8)
                 .count();
-            (self.clients[c], owned, zone.get(x, 0), zone.get(0, x))
+            let op = config.storage.as_ref().map(|_| {
+                (
+                    zone.get(config.op_clock(c), 0),
+                    zone.get(0, config.op_clock(c)),
+                )
+            });
+            (self.clients[c], owned, zone.get(x, 0), zone.get(0, x), op)
         };
         let mut order: Vec<usize> = (0..config.clients).collect();
         order.sort_by_key(|&c| key(c));
@@ -92,6 +98,9 @@ impl Discrete {
         let mut from: Vec<usize> = (0..=config.clock_count()).collect();
         for (new, &old) in order.iter().enumerate() {
             from[config.client_clock(new)] = config.client_clock(old);
+            if config.storage.is_some() {
+                from[config.op_clock(new)] = config.op_clock(old);
+            }
         }
         (renamed, zone.permuted(&from), renaming)
     }
@@ -112,12 +121,19 @@ impl Discrete {
                 })
                 .collect();
             let owner = self.owners[n];
+            let restart = config.times_restarts().then(|| {
+                let r = config.restart_clock(n);
+                (zone.get(r, 0), zone.get(0, r))
+            });
             (
                 self.availability[n],
+                bit(self.young, n),
+                bit(self.durable, n),
                 owner,
                 per_client,
                 zone.get(y, 0),
                 zone.get(0, y),
+                restart,
             )
         };
         let mut order: Vec<usize> = (0..config.nodes).collect();
@@ -135,12 +151,14 @@ impl Discrete {
         for c in 0..config.clients {
             let p = self.clients[c];
             renamed.clients[c] = ClientPart {
-                phase: p.phase,
                 inflight: move_bits(p.inflight),
                 applied: move_bits(p.applied),
                 answered: move_bits(p.answered),
+                ..p
             };
         }
+        renamed.young = move_bits(self.young);
+        renamed.durable = move_bits(self.durable);
         for (new, &old) in order.iter().enumerate() {
             renamed.owners[new] = self.owners[old];
             renamed.availability[new] = self.availability[old];
@@ -149,6 +167,9 @@ impl Discrete {
         let mut from: Vec<usize> = (0..=config.clock_count()).collect();
         for (new, &old) in order.iter().enumerate() {
             from[config.key_clock(new)] = config.key_clock(old);
+            if config.times_restarts() {
+                from[config.restart_clock(new)] = config.restart_clock(old);
+            }
         }
         (renamed, zone.permuted(&from), renaming)
     }

@@ -97,9 +97,21 @@ pub fn run(args: &Args) -> Result<Outcome> {
 /// with events, diagrams and JSON comes from the discrete engine, which this file's constants
 /// are beyond).
 fn trace_zones(args: &Args, scenario: &Scenario, report: &Report) -> Result<Outcome> {
+    // As the discrete engine's trace: the property asked for, else the first one violated
+    // (a lost update first, the storage story a reader most needs), else mutual exclusion.
+    let violated = |name: &str| {
+        report
+            .property(name)
+            .is_some_and(|p| p.counterexample.is_some())
+    };
+    let first_violated = [property::NO_LOST_UPDATE]
+        .into_iter()
+        .chain(report.properties.iter().map(|p| p.name.as_str()))
+        .find(|name| violated(name));
     let wanted = args
         .property
         .as_deref()
+        .or(first_violated)
         .unwrap_or(property::MUTUAL_EXCLUSION);
     let Some(p) = report
         .property(wanted)

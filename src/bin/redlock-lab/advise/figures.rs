@@ -1,0 +1,282 @@
+//! The figures: the drift allowance first, then the restart delay (or guard) and the check
+//! margin with that allowance.
+
+use std::fmt::Write as _;
+
+use anyhow::Result;
+use redlock_lab::check::Engine;
+use redlock_lab::scenario::property;
+
+use super::args::{Args, Bound};
+use super::family::{Family, Found, run_family, write_files};
+use super::scale::{Scale, show_us};
+use super::texts::{Faults, crash_text, drift_text, storage_text};
+use crate::Outcome;
+
+/// Scales the deployment, runs every search, prints the figures, writes the files.
+pub fn run(args: &Args) -> Result<Outcome> {
+    let scale = match args.ticks {
+        Some(ticks) => Scale::coarse(args.ttl, ticks)?,
+        None => Scale::fine(args.ttl)?,
+    };
+    let faults = Faults::of(args, scale);
+    let mut out = scaling_header(args, &faults);
+    let (drift, mut found) = advise_drift(&faults, &mut out)?;
+    let Some(drift) = drift else {
+        return finish(args, &out, &found, Outcome::Mismatch);
+    };
+    advise_restart(&faults, drift, &mut out, &mut found)?;
+    advise_storage(&faults, drift, &mut out, &mut found)?;
+    finish(args, &out, &found, Outcome::Success)
+}
+
+/// Writes the files, then prints the figures and where the files went.
+fn finish(args: &Args, out: &str, found: &[Found], outcome: Outcome) -> Result<Outcome> {
+    // Files first: they are what `--out` asked for, even if the reader of stdout left.
+    let wrote = write_files(args, found)?;
+    out!("{out}{wrote}")?;
+    Ok(outcome)
+}
+
+/// The lines that say what a tick is and what every fault became in ticks.
+fn scaling_header(args: &Args, faults: &Faults) -> String {
+    let scale = faults.scale;
+    let t = scale.ttl_ticks();
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "Scaling: 1 tick = {} (the TTL, {}, is exactly {t} ticks).",
+        scale.show(1),
+        show_us(args.ttl.as_micros())
+    );
+    let _ = writeln!(
+        out,
+        "Every fault is rounded up to whole ticks, so the model is at least as harsh as the deployment:"
+    );
+    let ticks = |t: Option<u32>| t.map_or("unbounded".to_owned(), |t| t.to_string());
+    let _ = writeln!(
+        out,
+        "  clock error {} -> {} tick(s) on every node and client reading; max jump {} -> {}; max pause {} -> {}; network delay {} -> {}.",
+        show_us(args.clock_error.as_micros()),
+        faults.clock_error,
+        show_us(args.max_jump.as_micros()),
+        faults.jump,
+        bound_text(args.max_pause),
+        ticks(faults.pause),
+        bound_text(args.network_delay),
+        ticks(faults.delay),
+    );
+    let _ = writeln!(
+        out,
+        "Each figure is the smallest whole number of ticks at which the checker proves the property, converted back and rounded up to the microsecond (figures are minimums); use it or more.\n"
+    );
+    out
+}
+
+fn bound_text(bound: Bound) -> String {
+    match bound {
+        Bound::At(d) => show_us(d.as_micros()),
+        Bound::Unbounded => "unbounded".to_owned(),
+    }
+}
+
+/// Ticks to the user's units for a figure (with the tick count unless a tick is 1 ms), or
+/// why there is none.
+fn figure(faults: &Faults, value: Option<u32>) -> String {
+    match value {
+        Some(ticks) if faults.scale.is_millisecond() => faults.scale.show(ticks),
+        Some(ticks) => format!(
+            "{} ({ticks} tick{})",
+            faults.scale.show(ticks),
+            if ticks == 1 { "" } else { "s" }
+        ),
+        None => "none in range".to_owned(),
+    }
+}
+
+/// The evidence of a search, with how many checks it took and which engine made them.
+fn evidence(found: &Found) -> String {
+    let engine = if found.engine == Engine::Zones {
+        "zone engine"
+    } else {
+        "discrete engine"
+    };
+    let plural = if found.checks == 1 { "" } else { "s" };
+    format!(
+        "{} ({} check{plural}, {engine})",
+        found.evidence, found.checks
+    )
+}
+
+/// 1. The drift allowance: clock error on both sides and the jump, on a node (forward) and
+///    on a client (backward). The allowance is the largest of the families' figures, `None`
+///    if one has none; its line (or why there is none) goes to `out`.
+fn advise_drift(faults: &Faults, out: &mut String) -> Result<(Option<u32>, Vec<Found>)> {
+    let drift_families = drift_families(faults);
+    let mut found = Vec::new();
+    for family in &drift_families {
+        found.push(run_family(family)?);
+    }
+    let drift = found
+        .iter()
+        .map(|f| f.value)
+        .try_fold(0, |max, v| v.map(|v| v.max(max)));
+    let Some(drift) = drift else {
+        let _ = writeln!(
+            out,
+            "drift allowance: none below the TTL keeps mutual exclusion ({}).\nLengthen the TTL, or bound the clocks better; nothing else can be advised.",
+            found
+                .iter()
+                .map(|f| f.evidence.clone())
+                .collect::<Vec<_>>()
+                .join("; ")
+        );
+        return Ok((None, found));
+    };
+    let _ = writeln!(
+        out,
+        "drift allowance      {}   checker: {}",
+        figure(faults, Some(drift)),
+        found
+            .iter()
+            .zip(&drift_families)
+            .map(|(f, family)| format!("{}: {}", family.label, evidence(f)))
+            .collect::<Vec<_>>()
+            .join("; ")
+    );
+    Ok((Some(drift), found))
+}
+
+/// The drift families: a node's forward jump always (with clock error alone when there is no
+/// jump), and a client's backward jump when there is one.
+fn drift_families(faults: &Faults) -> Vec<Family<'_>> {
+    let t = faults.scale.ttl_ticks();
+    let mut families = vec![Family {
+        slug: "drift",
+        label: if faults.jump > 0 {
+            "clock error and a node's forward jump"
+        } else {
+            "clock error"
+        },
+        key: "lock.drift_ticks",
+        from: 0,
+        to: t - 1,
+        text: Box::new(|drift| drift_text(faults, drift, "node")),
+        must_hold: &[property::MUTUAL_EXCLUSION],
+    }];
+    if faults.jump > 0 {
+        families.push(Family {
+            slug: "drift-client-jump",
+            label: "clock error and a client's backward jump",
+            key: "lock.drift_ticks",
+            from: 0,
+            to: t - 1,
+            text: Box::new(|drift| drift_text(faults, drift, "client")),
+            must_hold: &[property::MUTUAL_EXCLUSION],
+        });
+    }
+    families
+}
+
+/// 2. After a crash: the restart delay, or the client's guard, with the drift above.
+fn advise_restart(
+    faults: &Faults,
+    drift: u32,
+    out: &mut String,
+    found: &mut Vec<Found>,
+) -> Result<()> {
+    let restart_to = 2 * faults.scale.ttl_ticks();
+    let delay = run_family(&Family {
+        slug: "restart-delay",
+        label: "restart delay",
+        key: "faults.crashes.restart_delay_ticks",
+        from: 0,
+        to: restart_to,
+        text: Box::new(|delay| crash_text(faults, drift, "advise-restart-delay", delay, 0)),
+        must_hold: &[property::MUTUAL_EXCLUSION],
+    })?;
+    let guard = run_family(&Family {
+        slug: "restart-guard",
+        label: "restart guard",
+        key: "faults.crashes.client_guard_ticks",
+        from: 0,
+        to: restart_to,
+        text: Box::new(|guard| crash_text(faults, drift, "advise-restart-guard", 0, guard)),
+        must_hold: &[property::MUTUAL_EXCLUSION],
+    })?;
+    let _ = writeln!(
+        out,
+        "restart delay        {}   checker: {}",
+        figure(faults, delay.value),
+        evidence(&delay)
+    );
+    let _ = writeln!(
+        out,
+        "  or restart guard   {}   checker: {}",
+        figure(faults, guard.value),
+        evidence(&guard)
+    );
+    found.push(delay);
+    found.push(guard);
+    Ok(())
+}
+
+/// 3. Before each write: the check margin, or fencing when no margin will do.
+fn advise_storage(
+    faults: &Faults,
+    drift: u32,
+    out: &mut String,
+    found: &mut Vec<Found>,
+) -> Result<()> {
+    let margin = run_family(&Family {
+        slug: "check-margin",
+        label: "check margin",
+        key: "storage.check_margin_ticks",
+        from: 1,
+        // A margin above the longest lease (ttl − drift) forbids every write, which would
+        // make storage safety hold vacuously: the search stops where writes are still possible.
+        to: faults.scale.ttl_ticks() - drift,
+        text: Box::new(|margin| storage_text(faults, drift, margin, "none")),
+        must_hold: &[property::STORAGE_SAFETY, property::NO_LOST_UPDATE],
+    })?;
+    let _ = writeln!(
+        out,
+        "check margin         {}   checker: {}",
+        figure(faults, margin.value),
+        evidence(&margin)
+    );
+    if let Some(m) = margin.value {
+        let _ = writeln!(
+            out,
+            "  write only while the lease has at least {} left (Guard::remaining() >= margin).",
+            faults.scale.show(m)
+        );
+        let _ = writeln!(
+            out,
+            "fencing              not required with that margin, for pauses and delays within the bounds given"
+        );
+        found.push(margin);
+        return Ok(());
+    }
+    let fencing = run_family(&Family {
+        slug: "fencing",
+        label: "fencing",
+        key: "storage.protection = fencing-token, check_margin_ticks",
+        from: 1,
+        to: 1,
+        text: Box::new(|margin| storage_text(faults, drift, margin, "fencing-token")),
+        must_hold: &[property::STORAGE_SAFETY, property::NO_LOST_UPDATE],
+    })?;
+    let _ = writeln!(
+        out,
+        "fencing              REQUIRED: no margin that still lets a holder write survives these pauses and delays; with a fencing token checked by the storage: {}",
+        if fencing.value.is_some() {
+            "storage safety holds (checked)"
+        } else {
+            "still violated (see the files)"
+        }
+    );
+    found.push(margin);
+    found.push(fencing);
+    Ok(())
+}
