@@ -24,5 +24,7 @@
 
 mod mermaid;
 mod story;
+mod timeline;
 
 pub use story::{Line, Story};
+pub use timeline::Timeline;

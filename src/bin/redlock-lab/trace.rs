@@ -24,6 +24,11 @@ pub enum Format {
     Svg,
     /// The story as a JSON object with one entry per event.
     Json,
+    /// A timeline page (one self-contained HTML file): true time across, a lane per process,
+    /// beliefs and keys as bars, the overlap in red, every step listed under the picture.
+    Html,
+    /// The timeline's picture alone, as SVG for embedding.
+    TimelineSvg,
 }
 
 /// Arguments of `trace`.
@@ -89,6 +94,8 @@ pub fn run(args: &Args) -> Result<Outcome> {
         Format::Mermaid => out!("{}", story.to_mermaid())?,
         Format::Json => outln!("{}", serde_json::to_string_pretty(story)?)?,
         Format::Svg => outln!("{}", told.model.sequence_diagram(&told.path))?,
+        Format::Html => out!("{}", told.timeline().to_html())?,
+        Format::TimelineSvg => outln!("{}", told.timeline().to_svg())?,
     }
     Ok(Outcome::Success)
 }
