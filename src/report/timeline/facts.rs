@@ -217,6 +217,8 @@ pub(super) struct Facts {
     pub overlaps: Vec<Overlap>,
     /// Where the property breaks.
     pub broken: Option<Break>,
+    /// Each clock jump: whose clock, when, and how far it reads from true time after it.
+    pub offsets: Vec<(Actor, At, i64)>,
 }
 
 /// A counterexample as a timeline: real time across, one lane per process, beliefs, keys,

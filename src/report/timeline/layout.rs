@@ -31,6 +31,8 @@ pub(super) struct Band {
     pub mid: f64,
     /// The baseline of its first row of labels.
     pub labels: f64,
+    /// The baseline of its own clock's readings, for a process whose clock jumped.
+    pub ruler: Option<f64>,
 }
 
 /// The positions of a timeline's parts.
@@ -81,7 +83,11 @@ impl Layout {
             if previous.is_some_and(|p| group(p) != group(actor)) {
                 top += 10.0;
             }
-            let band = band(actor, top, rows);
+            let mut band = band(actor, top, rows);
+            if facts.offsets.iter().any(|(a, _, _)| *a == actor) {
+                band.ruler = Some(top + band.height + 8.0);
+                band.height += 13.0;
+            }
             top += band.height;
             layout.bands.push(band);
             previous = Some(actor);
@@ -166,6 +172,7 @@ fn band(actor: Actor, top: f64, rows: usize) -> Band {
             height: 46.0 + rows * ROW,
             mid: top + 19.0,
             labels: top + 55.0,
+            ruler: None,
         },
         // The key's bar, a row for a restart or an outage, then the labels.
         Actor::Node(_) => Band {
@@ -174,6 +181,7 @@ fn band(actor: Actor, top: f64, rows: usize) -> Band {
             height: 36.0 + rows * ROW,
             mid: top + 13.0,
             labels: top + 45.0,
+            ruler: None,
         },
         // The ops are the labels, on the lane itself.
         _ => Band {
@@ -182,6 +190,7 @@ fn band(actor: Actor, top: f64, rows: usize) -> Band {
             height: 10.0 + rows.max(1.0) * (ROW + 4.0),
             mid: top + 14.0,
             labels: top + 18.0,
+            ruler: None,
         },
     }
 }

@@ -239,8 +239,10 @@ impl Reader {
                 }
                 self.clients[i].op_sent = Some(at);
             }
-            Event::ClockJumped { ticks, .. } => {
+            Event::ClockJumped { ticks, reads } => {
                 self.clients[i].deadline -= i64::from(*ticks);
+                let offset = reads - i64::from(line.t);
+                self.facts.offsets.push((c, at, offset));
                 self.flag(c, at, format!("clock {ticks:+}"), FlagKind::Fault, line);
             }
             Event::ClientCrashed { .. } => {

@@ -60,10 +60,11 @@ impl Reader {
                 }
             }
             Event::KeyExpired { owner, .. } => self.end_key(n, Some(*owner), at),
-            Event::ClockJumped { ticks, .. } => {
+            Event::ClockJumped { ticks, reads } => {
                 if let Some(key) = &mut self.nodes[i].key {
                     key.expiry -= i64::from(*ticks);
                 }
+                self.facts.offsets.push((n, at, reads - t));
                 self.flag(n, at, format!("clock {ticks:+}"), FlagKind::Fault, line);
             }
             event => match event_client(event) {

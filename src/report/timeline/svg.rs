@@ -6,7 +6,7 @@ use std::fmt::Write;
 
 use crate::actor::Actor;
 
-use super::facts::{Arrow, ArrowKind, Bar, BarKind, Facts, Flag, FlagKind, Timeline};
+use super::facts::{Arrow, ArrowKind, At, Bar, BarKind, Facts, Flag, FlagKind, Timeline};
 use super::layout::{LEFT, Layout, ROW, WIDTH};
 
 /// The colour of a break and of an overlap.
@@ -64,6 +64,7 @@ impl Timeline {
         self.draw_heading(&mut svg);
         draw_axis(&mut svg, facts, &layout, self.ms_per_tick);
         draw_lanes(&mut svg, &layout);
+        draw_rulers(&mut svg, facts, &layout);
         for bar in &facts.bars {
             draw_bar(&mut svg, bar, &layout);
         }
@@ -164,6 +165,42 @@ fn draw_lanes(svg: &mut String, layout: &Layout) {
             band.mid + 4.0,
             actor = band.actor
         );
+    }
+}
+
+/// Under the lane of a process whose clock jumped, what its own clock reads at each true
+/// tick: after the jump the two scales part, and the gap is the jump.
+fn draw_rulers(svg: &mut String, facts: &Facts, layout: &Layout) {
+    for band in &layout.bands {
+        let Some(y) = band.ruler else {
+            continue;
+        };
+        let _ = write!(
+            svg,
+            "<g class='ruler' data-actor='{}'><text x='{:.1}' y='{y:.1}' style='font-size:9px;fill:#777;text-anchor:end'>{} reads</text>",
+            band.actor,
+            LEFT - 12.0,
+            band.actor
+        );
+        for t in 0..=facts.end {
+            // The offset in force at the tick's start: a jump inside the tick counts from
+            // the next one.
+            let offset = facts
+                .offsets
+                .iter()
+                .filter(|(a, at, _)| *a == band.actor && *at < At::tick(t))
+                .map(|(_, _, offset)| *offset)
+                .next_back()
+                .unwrap_or(0);
+            let colour = if offset == 0 { "#999" } else { "#b4451f" };
+            let _ = write!(
+                svg,
+                "<text x='{:.1}' y='{y:.1}' data-t='{t}' style='font-size:9px;fill:{colour};text-anchor:middle'>{}</text>",
+                LEFT + f64::from(t) * layout.tick,
+                i64::from(t) + offset
+            );
+        }
+        svg.push_str("</g>");
     }
 }
 
