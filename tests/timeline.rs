@@ -12,7 +12,7 @@ use redlock_lab::model::{Event, breaks};
 use redlock_lab::property::Property;
 use redlock_lab::scenario::{Scenario, Verdict};
 
-use common::{redlock_lab, text};
+use common::{redlock_lab, scratch_dir, text};
 
 /// The picture's width: it must fit a 1 280-pixel window.
 const WIDTH: f64 = 1200.0;
@@ -279,6 +279,26 @@ fn trace_prints_the_timeline_as_a_page_and_as_svg() {
     let svg = redlock_lab(&["trace", name, "--format", "timeline-svg"]);
     assert_eq!(svg.status.code(), Some(0));
     assert_eq!(text(&svg.stdout).trim_end(), svg_of(&html));
+    // A file in real units labels its ticks with their milliseconds.
+    let dir = scratch_dir("timeline");
+    let file = catalog::find(name).expect("in the catalog");
+    let in_ms = file
+        .text
+        .replace("[lock]", "resolution = \"250ms\"\n\n[lock]")
+        .replace("aliases = ", "# aliases = ");
+    let path = dir.join("in-ms.toml");
+    std::fs::write(&path, in_ms).expect("write the file");
+    let ms = redlock_lab(&["trace", path.to_str().unwrap(), "--format", "timeline-svg"]);
+    assert_eq!(ms.status.code(), Some(0), "{}", text(&ms.stderr));
+    assert!(
+        text(&ms.stdout).contains(">750 ms<"),
+        "{}",
+        text(&ms.stdout)
+    );
+    assert!(
+        !svg_of(&html).contains(" ms<"),
+        "ticks without units have no milliseconds"
+    );
     let holds = redlock_lab(&[
         "trace",
         "node-clock-jump-forward-by-drift",

@@ -12,7 +12,7 @@ pub(super) const WIDTH: f64 = 1200.0;
 pub(super) const LEFT: f64 = 96.0;
 const RIGHT: f64 = 28.0;
 /// Where the lanes begin, under the title and the axis.
-const TOP: f64 = 92.0;
+pub(super) const TOP: f64 = 108.0;
 /// Pixels per character of an 11-pixel label, with some slack.
 const CHAR: f64 = 6.4;
 /// The height of one row of labels.
@@ -54,11 +54,11 @@ impl Layout {
     /// Lays out `facts`.
     pub fn new(facts: &Facts) -> Layout {
         let tick = (WIDTH - LEFT - RIGHT) / f64::from(facts.end.max(1));
-        // A tick's events share its first half, at most 18 pixels apart.
+        // A tick's events share its first three quarters, at most 18 pixels apart.
         let spread = facts
             .per_tick
             .iter()
-            .map(|&n| (tick * 0.5 / f64::from(n.max(1))).min(18.0))
+            .map(|&n| (tick * 0.75 / f64::from(n.max(1))).min(18.0))
             .collect();
         let mut layout = Layout {
             tick,

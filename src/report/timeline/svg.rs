@@ -7,14 +7,14 @@ use std::fmt::Write;
 use crate::actor::Actor;
 
 use super::facts::{Arrow, ArrowKind, At, Bar, BarKind, Facts, Flag, FlagKind, Timeline};
-use super::layout::{LEFT, Layout, ROW, WIDTH};
+use super::layout::{LEFT, Layout, ROW, TOP, WIDTH};
 
 /// The colour of a break and of an overlap.
 pub(super) const RED: &str = "#d7263d";
 
 /// The styles, inside the SVG so that it reads the same on its own and inside a page.
 const STYLE: &str = "text{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;font-size:11px;fill:#222}\
-.title{font-size:16px;font-weight:600}.subtitle{font-size:12px;fill:#444}\
+.title{font-size:16px;font-weight:600}.subtitle{font-size:13px;fill:#444}\
 .axis text{fill:#777;text-anchor:middle}.grid{stroke:#e4e4e4}\
 .lane-name{font-size:13px;font-weight:600;text-anchor:end}\
 .round{fill:none;stroke-width:1.4}.key{stroke:#fff;stroke-width:.5}\
@@ -102,11 +102,19 @@ impl Timeline {
         format!("{}: violated{at} ({why})", self.property)
     }
 
+    /// The name, the title (cut to the picture's width; the page's title has it whole) and
+    /// the verdict, one a line.
     fn draw_heading(&self, svg: &mut String) {
+        let title: String = if self.title.chars().count() > 160 {
+            self.title.chars().take(159).chain(['…']).collect()
+        } else {
+            self.title.clone()
+        };
         let _ = write!(
             svg,
-            "<text x='16' y='24' class='title'>{}</text><text x='16' y='42' class='subtitle'>✗ {}</text>",
-            escape(&self.heading()),
+            "<text x='16' y='22' class='title'>{}</text><text x='16' y='40' class='subtitle'>{}</text>             <text x='16' y='57' class='subtitle' style='fill:{RED};font-weight:600'>✗ {}</text>",
+            escape(&self.scenario),
+            escape(&title),
             escape(&self.verdict())
         );
     }
@@ -129,17 +137,19 @@ fn draw_axis(svg: &mut String, facts: &Facts, layout: &Layout, ms_per_tick: Opti
         let x = LEFT + f64::from(t) * layout.tick;
         let _ = write!(
             svg,
-            "<line class='grid' x1='{x:.1}' y1='66' x2='{x:.1}' y2='{:.1}'/>",
+            "<line class='grid' x1='{x:.1}' y1='{:.1}' x2='{x:.1}' y2='{:.1}'/>",
+            TOP - 26.0,
             layout.bottom
         );
         if t % every != 0 {
             continue;
         }
-        let _ = write!(svg, "<text x='{x:.1}' y='62'>t={t}</text>");
+        let _ = write!(svg, "<text x='{x:.1}' y='{:.1}'>t={t}</text>", TOP - 30.0);
         if let Some(ms) = ms_per_tick {
             let _ = write!(
                 svg,
-                "<text x='{x:.1}' y='74'>{} ms</text>",
+                "<text x='{x:.1}' y='{:.1}'>{} ms</text>",
+                TOP - 19.0,
                 u64::from(t) * ms
             );
         }
@@ -417,12 +427,14 @@ fn draw_break(svg: &mut String, facts: &Facts, layout: &Layout) {
     let _ = write!(
         svg,
         "<g class='broken' data-t='{}' data-step='{}'><title>{}</title>\
-         <line class='break' x1='{x:.1}' y1='80' x2='{x:.1}' y2='{:.1}'/>\
-         <text class='break-label' x='{lx:.1}' y='88' text-anchor='{anchor}'>{}</text></g>",
+         <line class='break' x1='{x:.1}' y1='{:.1}' x2='{x:.1}' y2='{:.1}'/>\
+         <text class='break-label' x='{lx:.1}' y='{:.1}' text-anchor='{anchor}'>{}</text></g>",
         broken.at.t,
         broken.step,
         escape(&broken.detail),
+        TOP - 12.0,
         layout.bottom,
+        TOP - 4.0,
         escape(&label)
     );
 }
