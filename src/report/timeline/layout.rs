@@ -163,34 +163,22 @@ fn group(actor: Actor) -> u8 {
 /// The band of `actor`'s lane from `top`, with `rows` rows of labels.
 fn band(actor: Actor, top: f64, rows: usize) -> Band {
     let rows = rows as f64;
-    match actor {
+    // (height, middle of the main bar, first label baseline), from the band's top.
+    let (height, mid, labels) = match actor {
         // A round's thin bar, the belief's thick one, a row for a pause or a crash, then
         // the labels.
-        Actor::Client(_) => Band {
-            actor,
-            top,
-            height: 46.0 + rows * ROW,
-            mid: top + 19.0,
-            labels: top + 55.0,
-            ruler: None,
-        },
+        Actor::Client(_) => (46.0 + rows * ROW, 19.0, 55.0),
         // The key's bar, a row for a restart or an outage, then the labels.
-        Actor::Node(_) => Band {
-            actor,
-            top,
-            height: 36.0 + rows * ROW,
-            mid: top + 13.0,
-            labels: top + 45.0,
-            ruler: None,
-        },
+        Actor::Node(_) => (36.0 + rows * ROW, 13.0, 45.0),
         // The ops are the labels, on the lane itself.
-        _ => Band {
-            actor,
-            top,
-            height: 10.0 + rows.max(1.0) * (ROW + 4.0),
-            mid: top + 14.0,
-            labels: top + 18.0,
-            ruler: None,
-        },
+        _ => (10.0 + rows.max(1.0) * (ROW + 4.0), 14.0, 18.0),
+    };
+    Band {
+        actor,
+        top,
+        height,
+        mid: top + mid,
+        labels: top + labels,
+        ruler: None,
     }
 }

@@ -11,15 +11,7 @@ use super::read::{KeyNow, Reader, index};
 
 /// An op as a storage lane labels it: what it does and the epoch or token it carries.
 fn op_label(op: &StorageOp) -> String {
-    let (what, epoch, fence) = match *op {
-        StorageOp::Mark { epoch } => ("mark".to_owned(), epoch, epoch),
-        StorageOp::Read { epoch, fence } => ("read".to_owned(), epoch, fence),
-        StorageOp::Write {
-            epoch,
-            fence,
-            value,
-        } => (format!("write {value}"), epoch, fence),
-    };
+    let (what, epoch, fence) = (op.action(), op.epoch(), op.fence());
     if fence == epoch || fence == 0 {
         format!("{what} e{epoch}")
     } else {
