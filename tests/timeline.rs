@@ -319,3 +319,27 @@ fn the_node_clock_jump_timeline_is_pinned() {
     let svg = told.timeline().to_svg().replace("><", ">\n<");
     expect_file!["data/timeline/node-clock-jump-forward-past-drift.svg"].assert_eq(&svg);
 }
+
+/// Each fault is labelled with its role: the checker re-run without it decides.
+#[test]
+fn faults_say_whether_the_violation_needs_them() {
+    let out = redlock_lab(&[
+        "trace",
+        "crash-delayed-restart-clock-jump",
+        "--format",
+        "timeline-svg",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let svg = text(&out.stdout);
+    for label in ["crash · needed", "clock +1 · needed", "restarting · needed"] {
+        assert!(svg.contains(label), "{label} in {svg}");
+    }
+    // Told that nothing is needed, the same faults say so.
+    let file = catalog::find("crash-delayed-restart-clock-jump").expect("in the catalog");
+    let scenario = Scenario::from_str(file.file, file.text).expect("valid");
+    let report = Check::new(&scenario).run();
+    let told = check::tell(&scenario, &report, "mutual exclusion").expect("violated");
+    let svg = told.timeline().with_causes(Vec::new()).to_svg();
+    assert!(svg.contains("crash · not needed"), "{svg}");
+    assert!(!told.timeline().to_svg().contains("needed"), "no role before it is known");
+}

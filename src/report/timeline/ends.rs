@@ -3,6 +3,7 @@
 //! of beliefs are found.
 
 use crate::actor::Actor;
+use crate::scenario::Ingredient;
 
 use super::facts::{Arrow, ArrowKind, At, Bar, BarKind, Overlap};
 use super::read::Reader;
@@ -42,6 +43,7 @@ impl Reader {
             if let Some(since) = self.clients[i].paused.take() {
                 let title = format!("{c} is paused when the run ends");
                 self.run_on(c, BarKind::Paused, None, since, At::tick(end), title);
+                self.caused(Ingredient::Pause);
             }
             let sent = self.clients[i].sent.unwrap_or(last);
             for node in std::mem::take(&mut self.clients[i].pending) {
@@ -76,9 +78,10 @@ impl Reader {
                 let since = (key.from, key.step);
                 self.run_on(node, BarKind::Key, Some(key.owner), since, to, title);
             }
-            if let Some((kind, since, step)) = self.nodes[n].out.take() {
+            if let Some((kind, since, step, cause)) = self.nodes[n].out.take() {
                 let title = format!("{node} refuses requests when the run ends");
                 self.run_on(node, kind, None, (since, step), At::tick(end), title);
+                self.caused(cause);
             }
             if let Some(since) = self.nodes[n].guarded.take() {
                 let title = format!("the clients' guard does not count {node}'s yes");

@@ -2,6 +2,7 @@
 //! fills these from a story's events, `layout.rs` places them, `svg.rs` and `html.rs` draw them.
 
 use crate::actor::Actor;
+use crate::scenario::Ingredient;
 
 /// An instant on the axis: a tick and the event's place among the events of that tick
 /// (`None`: the tick's start, for an instant no event tells, such as a deadline or an expiry
@@ -80,6 +81,10 @@ pub(super) struct Bar {
     pub step: usize,
     /// What it is, in words (a tooltip).
     pub title: String,
+    /// The fault or mistake it is, for a fault.
+    pub cause: Option<Ingredient>,
+    /// Whether the violation needs it (`needed`, `not needed`), once the causes are known.
+    pub role: Option<&'static str>,
 }
 
 /// What an arrow between lanes stands for.
@@ -140,6 +145,8 @@ pub(super) struct Flag {
     pub step: usize,
     /// The event's sentence.
     pub title: String,
+    /// The fault or mistake it is, for a fault.
+    pub cause: Option<Ingredient>,
 }
 
 /// How a [`Flag`] is drawn.
@@ -238,5 +245,33 @@ pub struct Timeline {
     pub ms_per_tick: Option<u64>,
     /// Each checker step in one line (`t=3 c1 checks its lease …`), from step 1.
     pub steps: Vec<String>,
+    /// The faults and mistakes the violation needs, once known
+    /// ([`Timeline::with_causes`]).
+    pub necessary: Option<Vec<Ingredient>>,
     pub(super) facts: Facts,
+}
+
+impl Timeline {
+    /// Labels every fault drawn with its role: `needed` when the property holds without it
+    /// (the checker re-run without that ingredient, as `check --why` does), `not needed`
+    /// when it does not. `necessary` is the traced property's list of needed ingredients.
+    pub fn with_causes(mut self, necessary: Vec<Ingredient>) -> Timeline {
+        let role = |cause: Ingredient| {
+            if necessary.contains(&cause) {
+                "needed"
+            } else {
+                "not needed"
+            }
+        };
+        for flag in &mut self.facts.flags {
+            if let Some(cause) = flag.cause {
+                flag.label = format!("{} · {}", flag.label, role(cause));
+            }
+        }
+        for bar in &mut self.facts.bars {
+            bar.role = bar.cause.map(role);
+        }
+        self.necessary = Some(necessary);
+        self
+    }
 }

@@ -9,6 +9,7 @@ use crate::actor::Actor;
 use crate::model::{Event, RedlockModel, Step, World, narrate_path, step_line};
 use crate::report::story::lanes;
 use crate::report::{Line, Story};
+use crate::scenario::Ingredient;
 use crate::time::Millis;
 
 use super::facts::{
@@ -47,8 +48,8 @@ pub(super) struct KeyNow {
 #[derive(Clone, Debug, Default)]
 pub(super) struct NodeNow {
     pub key: Option<KeyNow>,
-    /// Restarting or down since when, and the step.
-    pub out: Option<(BarKind, At, usize)>,
+    /// Restarting or down since when, the step, and the fault that put it there.
+    pub out: Option<(BarKind, At, usize, Ingredient)>,
     /// Guarded since when, and the step.
     pub guarded: Option<(At, usize)>,
 }
@@ -161,7 +162,16 @@ impl Reader {
             open: false,
             step,
             title,
+            cause: None,
+            role: None,
         });
+    }
+
+    /// Marks the bar added last as the fault `cause`.
+    pub(super) fn caused(&mut self, cause: Ingredient) {
+        if let Some(bar) = self.facts.bars.last_mut() {
+            bar.cause = Some(cause);
+        }
     }
 
     /// Adds a flag.
@@ -173,7 +183,23 @@ impl Reader {
             kind,
             step: line.step,
             title: line.sentence.clone(),
+            cause: None,
         });
+    }
+
+    /// Adds a flag for the fault `cause`.
+    pub(super) fn fault(
+        &mut self,
+        lane: Actor,
+        at: At,
+        label: String,
+        cause: Ingredient,
+        line: &Line,
+    ) {
+        self.flag(lane, at, label, FlagKind::Fault, line);
+        if let Some(flag) = self.facts.flags.last_mut() {
+            flag.cause = Some(cause);
+        }
     }
 
     /// A client's event: its rounds, its belief, its pause, its requests and ops.
@@ -236,6 +262,7 @@ impl Reader {
             Event::PauseEnded { .. } => {
                 if let Some(since) = self.clients[i].paused.take() {
                     self.bar(c, BarKind::Paused, None, since, at, "paused".to_owned());
+                    self.caused(Ingredient::Pause);
                 }
                 self.clients[i].op_sent = Some(at);
             }
@@ -243,7 +270,8 @@ impl Reader {
                 self.clients[i].deadline -= i64::from(*ticks);
                 let offset = reads - i64::from(line.t);
                 self.facts.offsets.push((c, at, offset));
-                self.flag(c, at, format!("clock {ticks:+}"), FlagKind::Fault, line);
+                let label = format!("clock {ticks:+}");
+                self.fault(c, at, label, Ingredient::ClockJump, line);
             }
             Event::ClientCrashed { .. } => {
                 self.end_round(c, at, "crashes");
@@ -256,7 +284,8 @@ impl Reader {
                     At::tick(u32::MAX),
                     "crashed for good".to_owned(),
                 );
-                self.flag(c, at, "crash".to_owned(), FlagKind::Fault, line);
+                self.caused(Ingredient::ClientCrash);
+                self.fault(c, at, "crash".to_owned(), Ingredient::ClientCrash, line);
             }
             Event::RequestLost { node } => {
                 let sent = self.clients[i].sent.unwrap_or(at);
@@ -347,6 +376,7 @@ impl Timeline {
             chosen: story.chosen.clone(),
             ms_per_tick: scenario.resolution.map(Millis::as_u64),
             steps,
+            necessary: None,
             facts: Reader::read(story, lanes, promotion_delay),
         }
     }

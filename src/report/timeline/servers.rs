@@ -4,6 +4,7 @@
 use crate::actor::Actor;
 use crate::model::Event;
 use crate::report::Line;
+use crate::scenario::Ingredient;
 use crate::storage::StorageOp;
 
 use super::facts::{Arrow, ArrowKind, At, BarKind, FlagKind};
@@ -30,9 +31,16 @@ impl Reader {
         }
         match &line.event {
             Event::KeySet {
-                client, expires_at, ..
+                client,
+                expires_at,
+                fast_by,
+                ..
             } => {
                 self.delivered(*client, n, at, ArrowKind::Applied, line);
+                if *fast_by > 0 {
+                    let label = format!("clock fast +{fast_by}");
+                    self.fault(n, at, label, Ingredient::NodeClockError, line);
+                }
                 self.end_key(n, None, at);
                 let clock = line.clock.unwrap_or(t);
                 self.nodes[i].key = Some(KeyNow {
@@ -57,7 +65,8 @@ impl Reader {
                     key.expiry -= i64::from(*ticks);
                 }
                 self.facts.offsets.push((n, at, reads - t));
-                self.flag(n, at, format!("clock {ticks:+}"), FlagKind::Fault, line);
+                let label = format!("clock {ticks:+}");
+                self.fault(n, at, label, Ingredient::ClockJump, line);
             }
             event => match event_client(event) {
                 Some(client) => {
@@ -88,13 +97,13 @@ impl Reader {
                 if let Some((owner, false)) = key {
                     self.end_key(n, Some(*owner), at);
                 }
-                self.flag(n, at, "crash".to_owned(), FlagKind::Fault, line);
+                self.fault(n, at, "crash".to_owned(), Ingredient::Crash, line);
                 let out = match (restarts, restart_delay) {
                     (false, _) => Some(BarKind::Down),
                     (true, 0) => None,
                     (true, _) => Some(BarKind::Restarting),
                 };
-                self.nodes[i].out = out.map(|kind| (kind, at, line.step));
+                self.nodes[i].out = out.map(|kind| (kind, at, line.step, Ingredient::Crash));
                 if guarded_until.is_some() {
                     self.nodes[i].guarded = Some((at, line.step));
                 }
@@ -110,9 +119,10 @@ impl Reader {
                 if let Some(owner) = lost {
                     self.end_key(n, Some(*owner), at);
                 }
-                self.flag(n, at, "failover".to_owned(), FlagKind::Fault, line);
+                self.fault(n, at, "failover".to_owned(), Ingredient::Failover, line);
                 if self.promotion_delay > 0 {
-                    self.nodes[i].out = Some((BarKind::Restarting, at, line.step));
+                    let out = (BarKind::Restarting, at, line.step, Ingredient::Failover);
+                    self.nodes[i].out = Some(out);
                 }
             }
             _ => {}
@@ -122,7 +132,7 @@ impl Reader {
     /// Ends node `n`'s restart delay (or its being down, for `kind` down) at `at`.
     pub(super) fn end_out(&mut self, n: Actor, kind: BarKind, at: At) {
         let slot = &mut self.nodes[index(n)];
-        if let Some((was, since, step)) = slot.out
+        if let Some((was, since, step, cause)) = slot.out
             && was == kind
         {
             slot.out = None;
@@ -131,6 +141,7 @@ impl Reader {
                 _ => format!("{n} restarted and refuses requests"),
             };
             self.bar(n, kind, None, (since, step), at, title);
+            self.caused(cause);
         }
     }
 
@@ -188,7 +199,7 @@ impl Reader {
                 return self.flag(lane, at, label, FlagKind::Lost, line);
             }
             Event::CounterCrashed { .. } => {
-                return self.flag(lane, at, "crash".to_owned(), FlagKind::Fault, line);
+                return self.fault(lane, at, "crash".to_owned(), Ingredient::Crash, line);
             }
             _ => return,
         };

@@ -249,7 +249,10 @@ fn draw_bar(svg: &mut String, bar: &Bar, layout: &Layout) {
             .map(|o| format!(" data-owner='{o}'"))
             .unwrap_or_default(),
         x1 - x0,
-        escape(&bar.title)
+        escape(&match bar.role {
+            Some(role) => format!("{} ({role})", bar.title),
+            None => bar.title.clone(),
+        })
     );
     if let Some(end) = bar.beyond_run.filter(|end| *end < bar.to) {
         // What the last state says will happen: drawn paler over the same bar.
@@ -275,6 +278,10 @@ fn draw_bar_label(svg: &mut String, bar: &Bar, (x0, x1): (f64, f64), y: f64) {
         BarKind::Dead => "crashed".to_owned(),
         BarKind::Guarded => "guard".to_owned(),
         BarKind::Round => return,
+    };
+    let label = match bar.role {
+        Some(role) => format!("{label} · {role}"),
+        None => label,
     };
     if Layout::label_width(&label) > x1 - x0 {
         return;
