@@ -341,5 +341,8 @@ fn faults_say_whether_the_violation_needs_them() {
     let told = check::tell(&scenario, &report, "mutual exclusion").expect("violated");
     let svg = told.timeline().with_causes(Vec::new()).to_svg();
     assert!(svg.contains("crash · not needed"), "{svg}");
-    assert!(!told.timeline().to_svg().contains("needed"), "no role before it is known");
+    assert!(
+        !told.timeline().to_svg().contains("needed"),
+        "no role before it is known"
+    );
 }

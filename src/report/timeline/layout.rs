@@ -118,33 +118,41 @@ impl Layout {
         label.chars().count() as f64 * CHAR + 10.0
     }
 
-    /// Each flag's row: the first row of its lane where it covers no earlier label.
+    /// Each flag's row: labels that would cover one another go down a row each, in the
+    /// order of their events, so a crowded instant reads top to bottom; a label clear of
+    /// every earlier one goes back to the first row.
     fn label_rows(&self, facts: &Facts) -> Vec<usize> {
         let mut order: Vec<usize> = (0..facts.flags.len()).collect();
         order.sort_by_key(|&i| facts.flags[i].at);
         let mut rows = vec![0; facts.flags.len()];
-        // Per lane, where each row's last label ends.
-        let mut ends: Vec<(Actor, Vec<f64>)> = Vec::new();
+        // Per lane, where each row's last label ends, and the row used last.
+        let mut ends: Vec<(Actor, Vec<f64>, usize)> = Vec::new();
         for i in order {
             let flag = &facts.flags[i];
             let x = self.x(flag.at);
-            let lane = match ends.iter().position(|(a, _)| *a == flag.lane) {
+            let lane = match ends.iter().position(|(a, _, _)| *a == flag.lane) {
                 Some(at) => at,
                 None => {
-                    ends.push((flag.lane, Vec::new()));
+                    ends.push((flag.lane, Vec::new(), 0));
                     ends.len() - 1
                 }
             };
-            let row_ends = &mut ends[lane].1;
-            let row = row_ends
-                .iter()
-                .position(|&end| end + 3.0 <= x)
-                .unwrap_or(row_ends.len());
+            let (_, row_ends, last) = &mut ends[lane];
+            let free = |row: usize| row_ends.get(row).is_none_or(|&end| end + 3.0 <= x);
+            let row = if row_ends.iter().all(|&end| end + 3.0 <= x) {
+                0
+            } else {
+                (*last + 1..=row_ends.len())
+                    .chain(0..*last)
+                    .find(|&row| free(row))
+                    .unwrap_or(row_ends.len())
+            };
             let end = x + Layout::label_width(&flag.label);
             match row_ends.get_mut(row) {
                 Some(slot) => *slot = end,
                 None => row_ends.push(end),
             }
+            *last = row;
             rows[i] = row;
         }
         rows

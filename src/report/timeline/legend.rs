@@ -34,6 +34,10 @@ const SWATCHES: &[(&str, &str)] = &[
         "lost request",
     ),
     (
+        "<line x1='0' y1='12' x2='22' y2='2' stroke='#aaa' stroke-dasharray='6 4' marker-end='url(#tl-head-grey)'/>",
+        "in flight: may still apply",
+    ),
+    (
         "<rect x='0' y='0' width='24' height='14' fill='url(#hatch)' stroke='#888'/>",
         "fault: pause, restart, down",
     ),
