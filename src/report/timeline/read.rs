@@ -25,8 +25,9 @@ pub(super) struct ClientNow {
     pub lease: Option<(At, usize)>,
     /// Its lease's deadline in true time (its clock's deadline, moved by its clock's jumps).
     pub deadline: i64,
-    /// When its latest requests went out, and the nodes that have not received them yet.
+    /// When its latest requests went out.
     pub sent: Option<At>,
+    /// The nodes that have not received them yet.
     pub pending: Vec<Actor>,
     /// When its storage op left (its lease check, or the end of its pause).
     pub op_sent: Option<At>,
@@ -37,16 +38,20 @@ pub(super) struct ClientNow {
 /// A key on a node while the events are read.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct KeyNow {
+    /// Whose key.
     pub owner: Actor,
+    /// Since when.
     pub from: At,
     /// Its expiry in true time (the node's clock's expiry, moved by that clock's jumps).
     pub expiry: i64,
+    /// The step that set it.
     pub step: usize,
 }
 
 /// What a node has under way while the events are read.
 #[derive(Clone, Debug, Default)]
 pub(super) struct NodeNow {
+    /// Its key.
     pub key: Option<KeyNow>,
     /// Restarting or down since when, the step, and the fault that put it there.
     pub out: Option<(BarKind, At, usize, Ingredient)>,
@@ -56,8 +61,11 @@ pub(super) struct NodeNow {
 
 /// The reader: the facts so far and what each process has under way.
 pub(super) struct Reader {
+    /// What the timeline shows so far.
     pub facts: Facts,
+    /// Each client's, by index.
     pub clients: Vec<ClientNow>,
+    /// Each node's, by index.
     pub nodes: Vec<NodeNow>,
     /// Ticks a promoted replica refuses requests for.
     pub promotion_delay: u32,
@@ -70,6 +78,7 @@ fn lane_of(lanes: &[Actor], name: &str) -> Option<Actor> {
     lanes.iter().copied().find(|a| a.to_string() == name)
 }
 
+/// A client's or a node's index (0 for the services, which have no slot).
 pub(super) fn index(actor: Actor) -> usize {
     match actor {
         Actor::Client(i) | Actor::Node(i) => usize::from(i),
