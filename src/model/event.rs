@@ -35,6 +35,18 @@ impl fmt::Display for Nodes {
     }
 }
 
+impl Nodes {
+    /// Whether the set holds `node` (an [`Actor::Node`]; any other actor is not in it).
+    pub fn contains(&self, node: Actor) -> bool {
+        self.0.iter().any(|n| Actor::node(n.index()) == node)
+    }
+
+    /// The nodes in the set, as actors.
+    pub fn actors(&self) -> impl Iterator<Item = Actor> + '_ {
+        self.0.iter().map(|n| Actor::node(n.index()))
+    }
+}
+
 impl Serialize for Nodes {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.collect_seq(self.0.iter().map(|n| Actor::node(n.index())))
@@ -177,6 +189,9 @@ pub enum Event {
         reason: String,
         /// Other clients' keys the unlock deleted, as (owner, node).
         deleted: Vec<(Actor, Actor)>,
+        /// The nodes where the unlock deleted the client's own key (so a timeline ends the
+        /// key there without replaying the nodes).
+        freed: Nodes,
     },
     /// A holder's lease is already over when it tries to extend: the core refuses at once and
     /// sends nothing.
@@ -217,6 +232,9 @@ pub enum Event {
         on: Nodes,
         /// Other clients' keys the release deleted, as (owner, node).
         deleted: Vec<(Actor, Actor)>,
+        /// The nodes where the release deleted the client's own key (so a timeline ends the
+        /// key there without replaying the nodes).
+        freed: Nodes,
     },
     /// A holder checks its lease before a storage op.
     LeaseChecked {
@@ -578,6 +596,7 @@ impl Event {
                 t2,
                 reason,
                 deleted,
+                ..
             } => write!(
                 f,
                 "fails to acquire (T2={t2}: {reason}) and unlocks every node it reaches{}",
@@ -610,7 +629,9 @@ impl Event {
                 f,
                 "fails to extend (T2={t2}); keeps believing until its clock reads {believes_until}"
             ),
-            Event::Released { how, on, deleted } => {
+            Event::Released {
+                how, on, deleted, ..
+            } => {
                 write!(f, "releases with {how} on {on}{}", deleted_words(deleted))
             }
             Event::LeaseChecked {
