@@ -263,8 +263,6 @@ fn reductions_table(dir: &Path, quick: bool, time_limit: u64) {
     }
 }
 
-/// The large file (5 nodes, 3 clients, storage, a jump, a crash and a pause), settled by the
-/// split safety run, and the same file with the cutoff and the split off (the full model).
 /// A file in milliseconds for the zone table: `nodes` × `clients`, a TTL of `ttl` ticks of
 /// 1 ms, a drift of 2, one node clock jump of +1 and node clock errors of 1 (so mutual
 /// exclusion holds, at the boundary: the jump and the error use the whole drift).
@@ -359,6 +357,8 @@ fn zones_table(dir: &Path, quick: bool, time_limit: u64, memory_mb: u64) {
     }
 }
 
+/// The large file (5 nodes, 3 clients, storage, a jump, a crash and a pause), settled by the
+/// split safety run, and the same file with the cutoff and the split off (the full model).
 fn large_file(time_limit: u64, memory_mb: u64) {
     let file = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("models/large/redlock-five-nodes-all-faults.toml");

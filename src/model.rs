@@ -74,5 +74,5 @@ pub use crate::event::{Event, Moment, Nodes};
 pub use redlock::{Invariant, InvariantFn, MAX_USER_INVARIANTS, RedlockModel, breaks};
 pub use shape::Mode;
 pub use step::Step;
-pub use told::narrate_path;
+pub use told::{line as step_line, narrate_path};
 pub use world::{Budget, ClientSlot, ClientView, Fences, NodeSlot, Phase, Work, World};

@@ -3,8 +3,10 @@
 //!
 //! A story's lines are the model's events ([`crate::model::narrate_path`]), so the same run
 //! reads the same as text (`redlock-lab trace`, `check`, `explain`), as a Mermaid
-//! `sequenceDiagram` (renders on GitHub), as JSON (serde, with each line's typed event) and
-//! in the Explorer's SVG diagram ([`crate::model::RedlockModel::sequence_diagram`]).
+//! `sequenceDiagram` (renders on GitHub), as JSON (serde, with each line's typed event), as a
+//! [`Timeline`] in true time (an HTML page or an SVG: beliefs and keys as bars, the overlap of
+//! two beliefs in red) and in the Explorer's SVG diagram
+//! ([`crate::model::RedlockModel::sequence_diagram`]).
 //! Which path a story tells is the checker's answer: see [`crate::check::story`].
 //!
 //! ```
@@ -24,5 +26,7 @@
 
 mod mermaid;
 mod story;
+mod timeline;
 
 pub use story::{Line, Story};
+pub use timeline::Timeline;

@@ -155,16 +155,11 @@ impl std::fmt::Display for StorageOp {
     /// (`write 1 (token 3, lock epoch 2)`); a token of 0 is one not taken yet (a separate
     /// counter is asked just before the op lands).
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let (what, epoch, fence) = match *self {
-            StorageOp::Mark { epoch } => return write!(f, "mark (epoch {epoch})"),
-            StorageOp::Read { epoch, fence } => ("read".to_owned(), epoch, fence),
-            StorageOp::Write {
-                epoch,
-                fence,
-                value,
-            } => (format!("write {value}"), epoch, fence),
-        };
-        match fence {
+        let (what, epoch) = (self.action(), self.epoch());
+        if let StorageOp::Mark { .. } = self {
+            return write!(f, "{what} (epoch {epoch})");
+        }
+        match self.fence() {
             0 => write!(f, "{what} (lock epoch {epoch}, token still to take)"),
             fence if fence != epoch => write!(f, "{what} (token {fence}, lock epoch {epoch})"),
             _ => write!(f, "{what} (epoch {epoch})"),
@@ -173,6 +168,15 @@ impl std::fmt::Display for StorageOp {
 }
 
 impl StorageOp {
+    /// What the operation does, without its epoch or token: `mark`, `read`, `write 1`.
+    pub fn action(&self) -> String {
+        match *self {
+            StorageOp::Mark { .. } => "mark".to_owned(),
+            StorageOp::Read { .. } => "read".to_owned(),
+            StorageOp::Write { value, .. } => format!("write {value}"),
+        }
+    }
+
     /// The epoch the operation was issued under.
     pub const fn epoch(&self) -> u32 {
         match *self {

@@ -13,7 +13,7 @@
 
 use crate::model::{Event, Mode, Phase, RedlockModel, Step, World, breaks, narrate_path};
 use crate::property::Property;
-use crate::report::Story;
+use crate::report::{Story, Timeline};
 use crate::scenario::{Scenario, Verdict, property};
 use crate::storage::StorageOp;
 
@@ -29,6 +29,13 @@ pub struct Told {
     pub model: RedlockModel,
     /// The path.
     pub path: Vec<(World, Option<Step>)>,
+}
+
+impl Told {
+    /// The story as a timeline (`trace --format html`).
+    pub fn timeline(&self) -> Timeline {
+        Timeline::new(&self.model, &self.story, &self.path)
+    }
 }
 
 /// The name of the helper invariant that finds a stale write about to land on a newer one.

@@ -116,7 +116,7 @@ fn check_moment(m: &Moment, before: &World, after: &World, set: &mut [u64]) -> R
 
 /// Whether the events of one step account for every key and belief the step changed: a key
 /// that appears is told as set, one that goes as expired, deleted, lost in a crash or a
-/// failover (or released by its owner), one whose expiry moves as extended; a belief that
+/// failover (or released by its owner, on a node its release names as freed), one whose expiry moves as extended; a belief that
 /// starts, ends or returns is told as such. This is what catches a step that does something
 /// its story leaves out.
 fn check_step(moments: &[Moment], before: &World, after: &World) -> Result<(), String> {
@@ -147,8 +147,10 @@ fn check_step(moments: &[Moment], before: &World, after: &World) -> Result<(), S
                     Event::KeyExpired { .. } | Event::Crashed { .. } | Event::Promoted { .. } => {
                         node_of(m.actor) == Some(n)
                     }
-                    Event::Released { deleted, .. } | Event::NotAcquired { deleted, .. } => {
-                        m.actor == owner || deleted.contains(&(owner, Actor::node(n)))
+                    Event::Released { deleted, freed, .. }
+                    | Event::NotAcquired { deleted, freed, .. } => {
+                        let own = m.actor == owner && freed.contains(Actor::node(n));
+                        own || deleted.contains(&(owner, Actor::node(n)))
                     }
                     _ => false,
                 })

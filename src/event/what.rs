@@ -22,6 +22,18 @@ impl fmt::Display for Nodes {
     }
 }
 
+impl Nodes {
+    /// Whether the set holds `node` (an [`Actor::Node`]; any other actor is not in it).
+    pub fn contains(&self, node: Actor) -> bool {
+        self.0.iter().any(|n| Actor::node(n.index()) == node)
+    }
+
+    /// The nodes in the set, as actors.
+    pub fn actors(&self) -> impl Iterator<Item = Actor> + '_ {
+        self.0.iter().map(|n| Actor::node(n.index()))
+    }
+}
+
 #[cfg(feature = "model")]
 impl serde::Serialize for Nodes {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -181,6 +193,10 @@ pub enum Event {
         failure: Failure,
         /// Other clients' keys the unlock deleted, as (owner, node).
         deleted: Vec<(Actor, Actor)>,
+        /// The nodes where the unlock deleted the client's own key (so a timeline ends the
+        /// key there without replaying the nodes); none in the simulator, whose nodes tell
+        /// each release they serve ([`ReleaseServed`](Event::ReleaseServed)).
+        freed: Nodes,
     },
     /// A holder's lease is already over when it tries to extend: the core refuses at once and
     /// sends nothing.
@@ -221,6 +237,10 @@ pub enum Event {
         on: Nodes,
         /// Other clients' keys the release deleted, as (owner, node).
         deleted: Vec<(Actor, Actor)>,
+        /// The nodes where the release deleted the client's own key (so a timeline ends the
+        /// key there without replaying the nodes); none in the simulator, whose nodes tell
+        /// each release they serve ([`ReleaseServed`](Event::ReleaseServed)).
+        freed: Nodes,
     },
     /// A holder checks its lease before a storage op.
     LeaseChecked {

@@ -264,6 +264,7 @@ impl Event {
                 t2,
                 failure,
                 deleted,
+                ..
             } => write!(
                 f,
                 "fails to acquire (T2={t2}: {}) and unlocks every node it reaches{}",
@@ -297,7 +298,9 @@ impl Event {
                 f,
                 "fails to extend (T2={t2}); keeps believing until its clock reads {believes_until}"
             ),
-            Event::Released { how, on, deleted } => {
+            Event::Released {
+                how, on, deleted, ..
+            } => {
                 write!(f, "releases with {how} on {on}{}", deleted_words(deleted))
             }
             Event::LeaseChecked {

@@ -19,8 +19,14 @@ use super::world::{Phase, Work, World};
 use crate::actor::{Actor, Process};
 use crate::event::{Event, Moment, Nodes, persistence_words, unlock_words};
 
-/// Keys of other clients a release deleted, as (owner, node); filled only for a listener.
-type Deleted = Vec<(Actor, Actor)>;
+/// What an unlock deleted; filled only for a listener.
+#[derive(Debug, Default)]
+struct Deleted {
+    /// Other clients' keys, as (owner, node).
+    others: Vec<(Actor, Actor)>,
+    /// The nodes where the unlocking client's own key went.
+    own: proto::NodeSet,
+}
 
 /// What bringing a node's state up to its clock changed.
 #[derive(Clone, Copy, Debug, Default)]
@@ -437,7 +443,7 @@ impl World {
     }
 
     /// The event of client `c`'s decision of the round it ran in `decided`, where the yes of
-    /// the `uncounted` nodes did not count; `deleted`: other clients' keys its unlock removed.
+    /// the `uncounted` nodes did not count; `deleted`: the keys its unlock removed.
     fn decision_event(
         &self,
         c: usize,
@@ -468,7 +474,8 @@ impl World {
             ) => Event::NotAcquired {
                 t2,
                 failure,
-                deleted,
+                deleted: deleted.others,
+                freed: Nodes(deleted.own),
             },
             Some(proto::Event::Extended {
                 deadline, nodes, ..
@@ -499,7 +506,7 @@ impl World {
     }
 
     /// Carries out what client `c`'s lock asked for, then reacts to its event; returns the
-    /// other clients' keys a release deleted (told only to a listener).
+    /// keys a release deleted (told only to a listener).
     ///
     /// An acquisition or extension request starts travelling to every node the client reaches
     /// (each delivery is a step of its own). A release is applied at once to every node the
@@ -510,7 +517,7 @@ impl World {
     /// released later, and the model already lets a holder release at any time.
     fn carry_out<T: Tell>(&mut self, c: usize, effects: Effects) -> Deleted {
         let shape = self.shape;
-        let mut deleted = Deleted::new();
+        let mut deleted = Deleted::default();
         if let Some(request) = effects.request {
             match request.op {
                 Op::SetNxPx { .. } | Op::PExpireIfEq { .. } | Op::RaiseFence { .. } => {
@@ -536,12 +543,12 @@ impl World {
     }
 
     /// Applies client `c`'s unlock `request` to every node at once (see
-    /// [`carry_out`](World::carry_out)); returns the other clients' keys it deleted.
+    /// [`carry_out`](World::carry_out)); returns the keys it deleted.
     fn release_at_once<T: Tell>(&mut self, c: usize, request: Request) -> Deleted {
         let shape = self.shape;
         let now = self.client_clock(c);
         let mut entropy = ModelEntropy::of(shape, c, &self.clients[c].lock);
-        let mut deleted = Deleted::new();
+        let mut deleted = Deleted::default();
         for n in 0..shape.nodes {
             let id = NodeId(n as u8);
             let clock = self.node_clock(n);
@@ -564,10 +571,14 @@ impl World {
                 Reply::Failed
             };
             if T::LISTENS
-                && let Some(owner) = owner.filter(|&o| o != c)
+                && let Some(owner) = owner
                 && self.nodes[n].state.entry.is_none()
             {
-                deleted.push((Actor::client(owner), Actor::node(n)));
+                if owner == c {
+                    deleted.own.insert(id);
+                } else {
+                    deleted.others.push((Actor::client(owner), Actor::node(n)));
+                }
             }
             let effects = self.clients[c].lock.handle_reply(
                 &shape.params,
@@ -584,7 +595,7 @@ impl World {
     }
 
     /// Client `c` releases its lock through the core (which stops its belief at once);
-    /// returns the other clients' keys the unlock deleted.
+    /// returns the keys the unlock deleted.
     fn release<T: Tell>(&mut self, c: usize) -> Deleted {
         let now = self.client_clock(c);
         let effects = self.clients[c].lock.release(&self.shape.params, now);
@@ -598,7 +609,8 @@ impl World {
         let event = Event::Released {
             how,
             on: Nodes(self.shape.reach[c]),
-            deleted,
+            deleted: deleted.others,
+            freed: Nodes(deleted.own),
         };
         tell.tell(|| self.moment(Actor::client(c), event));
     }

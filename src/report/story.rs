@@ -53,6 +53,8 @@ pub struct Line {
     /// Ticks the request the actor handles spent in the network, when more than none.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub delayed: Option<u32>,
+    /// The checker's step that told it, from 1 (the `#step-N` anchor of the HTML timeline).
+    pub step: usize,
 }
 
 impl From<Moment> for Line {
@@ -69,6 +71,7 @@ impl From<Moment> for Line {
             breaks: None,
             detail: None,
             event: m.event,
+            step: 0,
         }
     }
 }
@@ -142,19 +145,19 @@ fn detail(property: &str, state: &World) -> String {
 
 /// The story's lanes: the clients, the nodes, and the counter node, the replica and the
 /// storage when the path has them.
-fn lanes(scenario: &Scenario, path: &[(World, Option<Step>)]) -> Vec<String> {
-    let mut lanes: Vec<String> = (0..usize::from(scenario.lock.clients))
-        .map(client)
+pub(super) fn lanes(scenario: &Scenario, path: &[(World, Option<Step>)]) -> Vec<Actor> {
+    let mut lanes: Vec<Actor> = (0..usize::from(scenario.lock.clients))
+        .map(Actor::client)
         .collect();
-    lanes.extend((0..scenario.lock.params.node_count).map(|n| Actor::Node(n).to_string()));
+    lanes.extend((0..scenario.lock.params.node_count).map(Actor::Node));
     if path.first().is_some_and(|(w, _)| w.counter_node_in_play()) {
-        lanes.push(Actor::Counter.to_string());
+        lanes.push(Actor::Counter);
     }
     if path.iter().any(|(w, _)| w.replica.is_some()) {
-        lanes.push(Actor::Replica.to_string());
+        lanes.push(Actor::Replica);
     }
     if scenario.storage.is_some() {
-        lanes.push(Actor::Storage.to_string());
+        lanes.push(Actor::Storage);
     }
     lanes
 }
@@ -169,7 +172,7 @@ impl Story {
         path: &[(World, Option<Step>)],
     ) -> Story {
         let scenario = model.scenario();
-        let lanes = lanes(scenario, path);
+        let lanes = lanes(scenario, path).iter().map(Actor::to_string).collect();
         let mut lines = Vec::new();
         let mut steps = 0;
         let mut broke = false;
@@ -201,6 +204,9 @@ impl Story {
                 let line = &mut told[at];
                 line.breaks = Some(property.to_owned());
                 line.detail = Some(detail(property, after));
+            }
+            for line in &mut told {
+                line.step = steps;
             }
             lines.extend(told);
         }

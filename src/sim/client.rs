@@ -796,6 +796,7 @@ impl SimClient {
                 how: unlock_words(ctx.lock_config.unlock),
                 on: ctx.every_node(),
                 deleted: Vec::new(),
+                freed: Nodes(NodeSet::EMPTY),
             };
             ctx.tell(self.id, local, told);
         }
@@ -863,5 +864,6 @@ fn not_acquired(local: Millis, failure: Failure) -> event::Event {
         t2: local.since_origin(),
         failure,
         deleted: Vec::new(),
+        freed: Nodes(NodeSet::EMPTY),
     }
 }

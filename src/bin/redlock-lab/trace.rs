@@ -3,8 +3,10 @@
 use std::path::PathBuf;
 
 use anyhow::{Result, bail};
-use redlock_lab::check::{self, Check, Engine, Report, StopReason};
+use redlock_lab::cause;
+use redlock_lab::check::{self, Check, Engine, Report, StopReason, Told};
 use redlock_lab::model::RedlockModel;
+use redlock_lab::report::Timeline;
 use redlock_lab::scenario::{Scenario, property};
 use stateright::{Expectation, Model};
 
@@ -24,6 +26,11 @@ pub enum Format {
     Svg,
     /// The story as a JSON object with one entry per event.
     Json,
+    /// A timeline page (one self-contained HTML file): true time across, a lane per process,
+    /// beliefs and keys as bars, the overlap in red, every step listed under the picture.
+    Html,
+    /// The timeline's picture alone, as SVG for embedding.
+    TimelineSvg,
 }
 
 /// Arguments of `trace`.
@@ -59,9 +66,13 @@ pub fn run(args: &Args) -> Result<Outcome> {
             candidates.join(", ")
         );
     }
-    let report = Check::new(&scenario).run();
+    let mut report = Check::new(&scenario).run();
     if report.engine == Engine::Zones || report.stopped == Some(StopReason::DiscreteLimit) {
         return trace_zones(args, &scenario, &report);
+    }
+    if matches!(args.format, Format::Html | Format::TimelineSvg) {
+        // The timeline labels each fault needed or not: one more check per ingredient.
+        cause::annotate(&Check::new(&scenario), &mut report);
     }
     let name = match args.property.as_deref() {
         Some(wanted) => Some(wanted),
@@ -89,8 +100,23 @@ pub fn run(args: &Args) -> Result<Outcome> {
         Format::Mermaid => out!("{}", story.to_mermaid())?,
         Format::Json => outln!("{}", serde_json::to_string_pretty(story)?)?,
         Format::Svg => outln!("{}", told.model.sequence_diagram(&told.path))?,
+        Format::Html => out!("{}", timeline(&told, &report).to_html())?,
+        Format::TimelineSvg => outln!("{}", timeline(&told, &report).to_svg())?,
     }
     Ok(Outcome::Success)
+}
+
+/// The told story as a timeline, each fault labelled with whether the violation needs it
+/// (from `report`'s necessary causes, when it has them).
+fn timeline(told: &Told, report: &Report) -> Timeline {
+    let timeline = told.timeline();
+    let necessary = report
+        .property(&told.story.property)
+        .and_then(|p| p.necessary.clone());
+    match necessary {
+        Some(necessary) => timeline.with_causes(necessary),
+        None => timeline,
+    }
 }
 
 /// A file only the zone engine takes: its counterexample as the zone engine's steps (a story
