@@ -38,6 +38,7 @@
 //! ```
 
 mod bounded;
+mod concrete;
 mod dfs;
 mod engine;
 mod memory;

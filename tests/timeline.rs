@@ -275,7 +275,7 @@ fn trace_prints_the_timeline_as_a_page_and_as_svg() {
     let urls = html.matches("http").count();
     assert_eq!(urls, html.matches("http://www.w3.org/2000/svg").count());
     assert!(!html.contains(" src="), "nothing loaded");
-    assert!(html.contains("<li id='step-11' data-step='11' class='broken'>"));
+    assert!(html.contains("<li id='step-11' value='11' data-step='11' class='broken'>"));
     let svg = redlock_lab(&["trace", name, "--format", "timeline-svg"]);
     assert_eq!(svg.status.code(), Some(0));
     assert_eq!(text(&svg.stdout).trim_end(), svg_of(&html));

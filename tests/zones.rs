@@ -10,10 +10,12 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use redlock_lab::check::{Check, DISCRETE_TICKS, Engine, Report, largest_constant};
+use redlock_lab::model::RedlockModel;
 use redlock_lab::property::Property;
 use redlock_lab::scenario::{Bound, Scenario, Verdict};
 use redlock_lab::time::Millis;
 use redlock_lab::zones::{Options, ZoneConfig, ZoneStep, explore};
+use stateright::Model;
 
 fn catalog() -> Vec<PathBuf> {
     common::catalog_files()
@@ -453,4 +455,52 @@ fn a_feature_the_engine_lacks_is_refused_by_name() {
         error.to_string(),
         "the zone engine does not model message loss"
     );
+}
+
+/// Every counterexample the zone engine finds in the catalog, made concrete, is a run of the
+/// discrete model: replayed through it tick by tick, its last state breaks the property (an
+/// independent check of the zone engine's violations), and it is told as a story.
+#[test]
+fn every_zone_counterexample_is_a_run_of_the_discrete_model() {
+    let mut told = 0;
+    for file in catalog() {
+        let scenario = Scenario::load(&file).expect("catalog files are valid");
+        let Ok(check) = Check::new(&scenario).engine(Engine::Zones) else {
+            continue;
+        };
+        let report = check.run();
+        for p in report
+            .properties
+            .iter()
+            .filter(|p| p.verdict == Verdict::Violated)
+        {
+            let name = &scenario.name;
+            let steps = p
+                .steps
+                .as_ref()
+                .unwrap_or_else(|| panic!("{name}: {} has no model run", p.name));
+            // The zone run itself, step by step through the discrete model.
+            let model = RedlockModel::new(&scenario);
+            let mut state = model.init_states().remove(0);
+            for step in steps {
+                state = model
+                    .next_state(&state, *step)
+                    .unwrap_or_else(|| panic!("{name}: the model refuses {step:?}"));
+            }
+            let property = Property::from_name(&p.name).expect("a built-in property");
+            assert!(
+                redlock_lab::model::breaks(property, &state),
+                "{name}: the model's last state does not break {}",
+                p.name
+            );
+            // And it is told as a story, as a discrete counterexample is.
+            assert!(
+                redlock_lab::check::tell(&scenario, &report, &p.name).is_some(),
+                "{name}: {} is not told",
+                p.name
+            );
+            told += 1;
+        }
+    }
+    assert!(told >= 20, "{told} counterexamples told");
 }

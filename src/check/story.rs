@@ -11,6 +11,7 @@
 //! checker finds it, and [`default_property`] makes `no lost update` the story a storage
 //! scenario tells first.
 
+use super::engine::Engine;
 use crate::model::{Event, Mode, Phase, RedlockModel, Step, World, breaks, narrate_path};
 use crate::property::Property;
 use crate::report::{Story, Timeline};
@@ -91,7 +92,13 @@ pub fn tell(scenario: &Scenario, report: &Report, property: &str) -> Option<Told
         model = model.with_phantom_clients().unwrap_or(model);
     }
     let path = replay(&model, p.steps.as_deref()?)?;
-    let story = Story::from_path(&model, property, &path);
+    let mut story = Story::from_path(&model, property, &path);
+    if report.engine == Engine::Zones {
+        story.chosen = Some(
+            "the zone engine's shortest path, each step at the earliest time it can take"
+                .to_owned(),
+        );
+    }
     Some(Told { story, model, path })
 }
 

@@ -5,6 +5,7 @@ use std::time::Duration;
 use crate::property::Property;
 use crate::zones::{self, Options, Outcome, TimedRun, ZoneConfig};
 
+use super::concrete::model_steps;
 use super::engine::Engine;
 use super::options::Check;
 use super::report::{PropertyReport, Report, StopReason};
@@ -53,8 +54,14 @@ impl Check {
                         .as_ref()
                         .map(|steps| steps.iter().map(ToString::to_string).collect()),
                 };
+                // The same run through the discrete model, for its story and diagrams.
+                let steps = judgement
+                    .run
+                    .as_ref()
+                    .and_then(|run| model_steps(&self.scenario, run));
                 PropertyReport {
                     counterexample,
+                    steps,
                     ..PropertyReport::bare(name, self.scenario.expected(name), judgement.verdict)
                 }
             })

@@ -671,7 +671,7 @@ impl World {
             return Some(());
         }
         let op = op.with_fence(self.fence_of(c));
-        let waited = u32::from(work.stall);
+        let waited = work.stall;
         if work.paused {
             let checked_at = self.now.saturating_sub(waited);
             tell.tell(|| self.moment(Actor::client(c), Event::PauseEnded { op, checked_at }));

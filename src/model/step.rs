@@ -155,7 +155,7 @@ impl World {
         match work.pending {
             Some(_) => match self.shape.stall_allowance(work.paused) {
                 Bound::Unbounded => true,
-                Bound::Ticks(t) => u32::from(work.stall) < t,
+                Bound::Ticks(t) => work.stall < t,
             },
             // Between two ops of its cycle a holder computes in zero time.
             None => work.next == 0 || usize::from(work.next) >= self.shape.ops.len(),

@@ -75,7 +75,8 @@ pub(super) fn sequence_diagram(shape: &Shape, path: &[(World, Option<Step>)]) ->
         .max()
         .unwrap_or(0);
     let width = 120 + lanes.count * LANE_GAP + label_width.max(260);
-    let height = TOP + (path.len() + 1) * ROW_GAP;
+    let rows = rows(path, &told);
+    let height = TOP + (rows.len() + 2) * ROW_GAP;
     let mut svg = String::new();
     let _ = write!(
         svg,
@@ -84,20 +85,53 @@ pub(super) fn sequence_diagram(shape: &Shape, path: &[(World, Option<Step>)]) ->
     );
     lanes.draw(&mut svg, height);
     let text_x = 80 + lanes.count * LANE_GAP;
-    for (i, (_, step)) in path.iter().enumerate() {
-        let Some(step) = step else { continue };
-        let y = TOP + (i + 1) * ROW_GAP;
-        let label = escape(&labels[i]);
+    for (row, &(i, quiet)) in rows.iter().enumerate() {
+        let Some(step) = path[i].1 else { continue };
+        let y = TOP + (row + 1) * ROW_GAP;
+        let label = if quiet > 1 {
+            let to = path[i].0.now + quiet as u32;
+            format!(
+                "t={} time passes to t={to} ({quiet} ticks where nothing happens)",
+                path[i].0.now
+            )
+        } else {
+            labels[i].clone()
+        };
         let fault = told[i].iter().any(Moment::is_fault);
-        lanes.draw_step(&mut svg, *step, y, text_x, fault);
+        lanes.draw_step(&mut svg, step, y, text_x, fault);
         let _ = write!(
             svg,
-            "<text x='{text_x}' y='{}' font-size='12'>{label}</text>",
-            y + 4
+            "<text x='{text_x}' y='{}' font-size='12'>{}</text>",
+            y + 4,
+            escape(&label)
         );
     }
     let _ = write!(svg, "</svg>");
     svg
+}
+
+/// The shortest stretch of quiet ticks drawn as one row.
+const QUIET_RUN: usize = 20;
+
+/// The diagram's rows: each step's index in `path`, and how many quiet ticks the row stands
+/// for (1 for a step of its own). A long stretch where nothing but time happens (a run in
+/// milliseconds) is one row, so the diagram stays a picture of what happened.
+fn rows(path: &[(World, Option<Step>)], told: &[Vec<Moment>]) -> Vec<(usize, usize)> {
+    let quiet = |i: usize| path[i].1 == Some(Step::Tick) && told[i].is_empty();
+    let steps = told.len();
+    let mut rows = Vec::new();
+    let mut i = 0;
+    while i < steps {
+        let run = (i..steps).take_while(|&j| quiet(j)).count();
+        if run >= QUIET_RUN {
+            rows.push((i, run));
+            i += run;
+        } else {
+            rows.push((i, 1));
+            i += 1;
+        }
+    }
+    rows
 }
 
 /// Where the diagram's lanes lie: the clients', then the nodes', then the counter node's.

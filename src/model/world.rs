@@ -67,7 +67,7 @@ pub struct Work {
     /// The value the cycle's read returned.
     pub read: Option<u32>,
     /// Ticks the pending op has waited.
-    pub stall: u8,
+    pub stall: u32,
     /// Whether a pause fault stretched the pending op's wait.
     pub paused: bool,
 }

@@ -67,12 +67,12 @@ pub fn run(args: &Args) -> Result<Outcome> {
         );
     }
     let mut report = Check::new(&scenario).run();
-    if report.engine == Engine::Zones || report.stopped == Some(StopReason::DiscreteLimit) {
-        return trace_zones(args, &scenario, &report);
-    }
     if matches!(args.format, Format::Html | Format::TimelineSvg) {
         // The timeline labels each fault needed or not: one more check per ingredient.
         cause::annotate(&Check::new(&scenario), &mut report);
+    }
+    if report.engine == Engine::Zones || report.stopped == Some(StopReason::DiscreteLimit) {
+        return trace_zones(args, &scenario, &report);
     }
     let name = match args.property.as_deref() {
         Some(wanted) => Some(wanted),
@@ -94,14 +94,19 @@ pub fn run(args: &Args) -> Result<Outcome> {
         );
         return Ok(Outcome::Mismatch);
     };
+    render(args.format, &told, &report)
+}
+
+/// Prints `told` in `format`.
+fn render(format: Format, told: &Told, report: &Report) -> Result<Outcome> {
     let story = &told.story;
-    match args.format {
+    match format {
         Format::Text => out!("{}", story.to_text())?,
         Format::Mermaid => out!("{}", story.to_mermaid())?,
         Format::Json => outln!("{}", serde_json::to_string_pretty(story)?)?,
         Format::Svg => outln!("{}", told.model.sequence_diagram(&told.path))?,
-        Format::Html => out!("{}", timeline(&told, &report).to_html())?,
-        Format::TimelineSvg => outln!("{}", timeline(&told, &report).to_svg())?,
+        Format::Html => out!("{}", timeline(told, report).to_html())?,
+        Format::TimelineSvg => outln!("{}", timeline(told, report).to_svg())?,
     }
     Ok(Outcome::Success)
 }
@@ -119,9 +124,10 @@ fn timeline(told: &Told, report: &Report) -> Timeline {
     }
 }
 
-/// A file only the zone engine takes: its counterexample as the zone engine's steps (a story
-/// with events, diagrams and JSON comes from the discrete engine, which this file's constants
-/// are beyond).
+/// A file only the zone engine takes: its counterexample is the zone engine's concrete run,
+/// told through the discrete model like any other (the model's states do not depend on the
+/// constants; only its search does), or, if the model could not replay it, the zone
+/// engine's timed steps.
 fn trace_zones(args: &Args, scenario: &Scenario, report: &Report) -> Result<Outcome> {
     // As the discrete engine's trace: the property asked for, else the first one violated
     // (a lost update first, the storage story a reader most needs), else mutual exclusion.
@@ -160,6 +166,11 @@ fn trace_zones(args: &Args, scenario: &Scenario, report: &Report) -> Result<Outc
         );
         return Ok(Outcome::Mismatch);
     };
+    // The zone engine's concrete run, replayed through the discrete model: a story like any
+    // other.
+    if let Some(told) = check::tell(scenario, report, wanted) {
+        return render(args.format, &told, report);
+    }
     if !matches!(args.format, Format::Text) {
         bail!(
             "{}: its constants are beyond the discrete engine, which tells stories and draws \

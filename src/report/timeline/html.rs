@@ -42,20 +42,44 @@ impl Timeline {
         }
         page.push_str("<ol class='steps'>\n");
         let broken = self.facts.broken.as_ref().map(|b| b.step);
-        for (i, words) in self.steps.iter().enumerate() {
+        let mut i = 0;
+        while i < self.steps.len() {
             let step = i + 1;
             let class = if Some(step) == broken {
                 " class='broken'"
             } else {
                 ""
             };
+            // A long stretch where nothing but time happens (a run in milliseconds) is one
+            // item, numbered as its first step, so the list stays a list of what happened.
+            let quiet = quiet_run(&self.steps[i..]);
+            let words = if quiet >= QUIET_RUN {
+                let last = &self.steps[i + quiet - 1];
+                let end = last.rsplit("t=").next().unwrap_or_default();
+                let first = self.steps[i].split(' ').next().unwrap_or_default();
+                format!("{first} time passes to t={end} ({quiet} ticks where nothing happens)")
+            } else {
+                self.steps[i].clone()
+            };
             let _ = writeln!(
                 page,
-                "<li id='step-{step}' data-step='{step}'{class}>{}</li>",
-                escape(words)
+                "<li id='step-{step}' value='{step}' data-step='{step}'{class}>{}</li>",
+                escape(&words)
             );
+            i += if quiet >= QUIET_RUN { quiet } else { 1 };
         }
         let _ = write!(page, "</ol>\n<script>{SCRIPT}</script>\n</body>\n</html>\n");
         page
     }
+}
+
+/// The shortest stretch of quiet ticks the step list folds into one item.
+const QUIET_RUN: usize = 20;
+
+/// How many of `steps`, from the first, are ticks where nothing happens.
+fn quiet_run(steps: &[String]) -> usize {
+    steps
+        .iter()
+        .take_while(|words| words.contains(" time passes to t=") && !words.contains(':'))
+        .count()
 }

@@ -130,10 +130,12 @@ const DEFS: &str = "<defs>\
 /// The ticks along the top, each with its milliseconds for a file in real units, and a
 /// faint line down through every lane.
 fn draw_axis(svg: &mut String, facts: &Facts, layout: &Layout, ms_per_tick: Option<u64>) {
-    // Labels at least 40 pixels apart.
-    let every = (40.0 / layout.tick).ceil().max(1.0) as u32;
+    // Labels at least 40 pixels apart, on round numbers; a grid line per tick while ticks
+    // are wide enough to tell apart, else only under the labels.
+    let every = round_step((40.0 / layout.tick).ceil().max(1.0) as u32);
+    let grid_every = if layout.tick >= 4.0 { 1 } else { every };
     svg.push_str("<g class='axis'>");
-    for t in 0..=facts.end {
+    for t in (0..=facts.end).filter(|t| t % grid_every == 0) {
         let x = LEFT + f64::from(t) * layout.tick;
         let _ = write!(
             svg,
@@ -155,6 +157,19 @@ fn draw_axis(svg: &mut String, facts: &Facts, layout: &Layout, ms_per_tick: Opti
         }
     }
     svg.push_str("</g>");
+}
+
+/// The smallest of 1, 2, 5, 10, 20, 50, … that is at least `least`.
+fn round_step(least: u32) -> u32 {
+    let mut decade = 1u32;
+    loop {
+        for m in [1, 2, 5] {
+            if decade.saturating_mul(m) >= least {
+                return decade.saturating_mul(m);
+            }
+        }
+        decade = decade.saturating_mul(10);
+    }
 }
 
 /// Each lane's band and name.
@@ -312,7 +327,9 @@ fn draw_overlaps(svg: &mut String, facts: &Facts, layout: &Layout) {
             a.top.min(b.top) + 2.0,
             (a.top + a.height).max(b.top + b.height) - 2.0,
         );
-        let (x0, x1) = (layout.x(overlap.from), layout.x(overlap.to));
+        // At least a few pixels wide: a 1 ms overlap in a 10 s run is still the point.
+        let x0 = layout.x(overlap.from);
+        let x1 = layout.x(overlap.to).max(x0 + 4.0);
         let _ = write!(
             svg,
             "<rect class='overlap' data-clients='{} {}' data-from='{}' data-to='{}' x='{x0:.1}' y='{top:.1}' width='{:.1}' height='{:.1}'><title>{} and {} both believe they hold the lock</title></rect>",
