@@ -13,8 +13,8 @@
 //! has one clock per client (time since its T1, on its clock) and one per node (the age of its
 //! key on the node's clock); with storage, one more per client (the age of its pending op, in
 //! true time, bounded by an invariant: the op's delay, stretched by a pause), and with a
-//! restart delay or the restarted-node guard one more per node (the time since its restart, on
-//! its clock). Every timing decision is one of the core's guards ([`crate::proto::Guard`],
+//! restart delay or the restarted-node guard one more per crash in the budget (the time since
+//! the crashed node's restart, on its clock). Every timing decision is one of the core's guards ([`crate::proto::Guard`],
 //! [`crate::node::NodeState::restart_delay_guard`] and `restart_young_guard`) turned into a
 //! clock constraint: the engine holds no copy of the lock's arithmetic.
 //!

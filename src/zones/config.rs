@@ -345,15 +345,16 @@ impl ZoneConfig {
         1 + self.clients + self.nodes + c
     }
 
-    /// The clock of node `n`'s restart: the time since it restarted, on its clock (DBM
-    /// index; only when a restart delay or the guard reads it).
-    pub fn restart_clock(&self, n: usize) -> usize {
+    /// The clock of the `slot`-th crash's restart: the time since the crashed node restarted,
+    /// on its clock (DBM index; only when a restart delay or the guard reads it). A clock per
+    /// crash in the budget rather than per node: only a node that crashed measures it.
+    pub fn restart_clock(&self, slot: usize) -> usize {
         let ops = if self.storage.is_some() {
             self.clients
         } else {
             0
         };
-        1 + self.clients + self.nodes + ops + n
+        1 + self.clients + self.nodes + ops + slot
     }
 
     /// Whether a restarted node waits before it serves.
@@ -379,7 +380,11 @@ impl ZoneConfig {
         } else {
             0
         };
-        let restarts = if self.times_restarts() { self.nodes } else { 0 };
+        let restarts = if self.times_restarts() {
+            usize::from(self.crashes)
+        } else {
+            0
+        };
         self.clients + self.nodes + ops + restarts
     }
 

@@ -70,6 +70,9 @@ impl ClientPart {
 /// No key on a node.
 pub const NO_OWNER: u8 = u8::MAX;
 
+/// No restart clock for a node.
+pub const NO_SLOT: u8 = u8::MAX;
+
 /// Whether a node serves. A restarting node measures its restart delay on its restart clock.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Availability {
@@ -98,6 +101,8 @@ pub struct Discrete {
     /// Nodes still young to the restarted-node guard (one bit per node; their restart clock
     /// says until when).
     pub young: u8,
+    /// Which crash's restart clock each node reads ([`NO_SLOT`]: none).
+    pub restart_slot: [u8; MAX_NODES],
     /// Nodes whose key is on disk (`fsync-periodic`; one bit per node): it survives a crash.
     pub durable: u8,
     /// Pauses left in the budget.
@@ -156,6 +161,7 @@ impl Discrete {
             availability: [Availability::Up; MAX_NODES],
             crashes_left: config.crashes,
             young: 0,
+            restart_slot: [NO_SLOT; MAX_NODES],
             durable: 0,
             pauses_left: config.pauses,
             epochs: 0,
@@ -185,10 +191,9 @@ impl Discrete {
             if self.owners[n] != NO_OWNER {
                 note_guard(l, u, y, config.key_live, node_readings(config));
             }
-            if !config.times_restarts() {
+            let Some(r) = self.restart_clock(config, n) else {
                 continue;
-            }
-            let r = config.restart_clock(n);
+            };
             if self.availability[n] == Availability::Restarting {
                 note_guard(l, u, r, config.restart_delay, node_readings(config));
             }
@@ -274,9 +279,7 @@ impl Discrete {
             if self.owners[n] != NO_OWNER && expired {
                 self.remove_key(zone, config, n);
             }
-            if config.times_restarts() {
-                self.forget_restart(config, zone, n);
-            }
+            self.forget_restart(config, zone, n);
         }
     }
 
@@ -292,7 +295,9 @@ impl Discrete {
     /// (so on every reading) are over: the node serves, its yes counts, and its restart clock
     /// is read no more once neither is left.
     fn forget_restart(&mut self, config: &ZoneConfig, zone: &mut Dbm, n: usize) {
-        let r = config.restart_clock(n);
+        let Some(r) = self.restart_clock(config, n) else {
+            return;
+        };
         let served = certainly(zone, r, clock_guard::holds(config.restart_delay, 0));
         if self.availability[n] == Availability::Restarting && served {
             self.availability[n] = Availability::Up;
@@ -305,7 +310,14 @@ impl Discrete {
         }
         if self.availability[n] != Availability::Restarting && self.young & (1 << n) == 0 {
             zone.free(r);
+            self.restart_slot[n] = NO_SLOT;
         }
+    }
+
+    /// The restart clock node `n` reads, if it is restarting or young.
+    pub(crate) fn restart_clock(&self, config: &ZoneConfig, n: usize) -> Option<usize> {
+        let slot = self.restart_slot[n];
+        (slot != NO_SLOT).then(|| config.restart_clock(usize::from(slot)))
     }
 
     /// Whether two clients can believe at one instant of `zone` (delay-closed).

@@ -315,8 +315,8 @@ impl Discrete {
         next.jumps_left -= 1;
         let mut z = zone.clone();
         z.shift(config.key_clock(n), config.jump_ticks);
-        if config.times_restarts() {
-            z.shift(config.restart_clock(n), config.jump_ticks);
+        if let Some(r) = self.restart_clock(config, n) {
+            z.shift(r, config.jump_ticks);
         }
         (ZoneStep::Jump(n), next, z)
     }
@@ -325,6 +325,8 @@ impl Discrete {
     /// it is on disk; the node comes back at once, after its restart delay, or never, and is
     /// young to the guard for a while.
     fn crash(&mut self, config: &ZoneConfig, zone: &mut Dbm, n: usize) {
+        // This crash's restart clock: one per crash in the budget.
+        let slot = config.crashes - self.crashes_left;
         self.crashes_left -= 1;
         let on_disk = config.keeps_keys || (config.periodic_fsync && self.durable & (1 << n) != 0);
         // A key on a node that never serves again is the same as no key.
@@ -332,7 +334,11 @@ impl Discrete {
             self.remove_key(zone, config, n);
         }
         if config.times_restarts() {
-            zone.reset(config.restart_clock(n));
+            if let Some(old) = self.restart_clock(config, n) {
+                zone.free(old);
+            }
+            self.restart_slot[n] = slot;
+            zone.reset(config.restart_clock(usize::from(slot)));
         }
         if config.restarts && config.young.is_some() {
             self.young |= 1 << n;
@@ -386,7 +392,9 @@ impl Discrete {
             // Unavailable: the answer is a failure, which counts as answered.
             Availability::Down => (None, Some(zone.clone())),
             Availability::Restarting => {
-                let r = config.restart_clock(n);
+                let r = self
+                    .restart_clock(config, n)
+                    .expect("a restarting node is timed");
                 (
                     where_(zone, r, clock_guard::holds(config.restart_delay, ahead)),
                     where_(zone, r, clock_guard::fails(config.restart_delay, ahead)),
@@ -414,7 +422,9 @@ impl Discrete {
         };
         match config.young.filter(|_| self.young & (1 << n) != 0) {
             Some(young) => {
-                let r = config.restart_clock(n);
+                let r = self
+                    .restart_clock(config, n)
+                    .expect("a young node is timed");
                 for (counts, constraint) in [
                     (false, clock_guard::holds(young, ahead)),
                     (true, clock_guard::fails(young, ahead)),

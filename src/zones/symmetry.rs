@@ -121,10 +121,9 @@ impl Discrete {
                 })
                 .collect();
             let owner = self.owners[n];
-            let restart = config.times_restarts().then(|| {
-                let r = config.restart_clock(n);
-                (zone.get(r, 0), zone.get(0, r))
-            });
+            let restart = self
+                .restart_clock(config, n)
+                .map(|r| (zone.get(r, 0), zone.get(0, r)));
             (
                 self.availability[n],
                 bit(self.young, n),
@@ -158,6 +157,9 @@ impl Discrete {
             };
         }
         renamed.young = move_bits(self.young);
+        for (new, &old) in order.iter().enumerate() {
+            renamed.restart_slot[new] = self.restart_slot[old];
+        }
         renamed.durable = move_bits(self.durable);
         for (new, &old) in order.iter().enumerate() {
             renamed.owners[new] = self.owners[old];
@@ -167,9 +169,6 @@ impl Discrete {
         let mut from: Vec<usize> = (0..=config.clock_count()).collect();
         for (new, &old) in order.iter().enumerate() {
             from[config.key_clock(new)] = config.key_clock(old);
-            if config.times_restarts() {
-                from[config.restart_clock(new)] = config.restart_clock(old);
-            }
         }
         (renamed, zone.permuted(&from), renaming)
     }
