@@ -417,36 +417,46 @@ impl Discrete {
             )
         };
         out.extend(live.map(|z| (refused, z)));
-        let Some(applied) = dead else {
-            return out;
-        };
-        match config.young.filter(|_| self.young & (1 << n) != 0) {
-            Some(young) => {
-                let r = self
-                    .restart_clock(config, n)
-                    .expect("a young node is timed");
-                for (counts, constraint) in [
-                    (false, clock_guard::holds(young, ahead)),
-                    (true, clock_guard::fails(young, ahead)),
-                ] {
-                    if let Some(z) = where_(&applied, r, constraint) {
-                        let answer = NodeAnswer {
-                            applied: true,
-                            counts,
-                        };
-                        out.push((answer, z));
-                    }
-                }
-            }
-            None => out.push((
-                NodeAnswer {
-                    applied: true,
-                    counts: true,
-                },
-                applied,
-            )),
+        if let Some(applied) = dead {
+            self.applied_answers(config, applied, n, ahead, &mut out);
         }
         out
+    }
+
+    /// Node `n` sets the key where `zone` says: a yes that counts, or, while the
+    /// restarted-node guard covers the node on its clock read `ahead` ticks fast, one that
+    /// does not.
+    fn applied_answers(
+        &self,
+        config: &ZoneConfig,
+        zone: Dbm,
+        n: usize,
+        ahead: i32,
+        out: &mut Vec<(NodeAnswer, Dbm)>,
+    ) {
+        let Some(young) = config.young.filter(|_| self.young & (1 << n) != 0) else {
+            let answer = NodeAnswer {
+                applied: true,
+                counts: true,
+            };
+            out.push((answer, zone));
+            return;
+        };
+        let r = self
+            .restart_clock(config, n)
+            .expect("a young node is timed");
+        for (counts, constraint) in [
+            (false, clock_guard::holds(young, ahead)),
+            (true, clock_guard::fails(young, ahead)),
+        ] {
+            if let Some(z) = where_(&zone, r, constraint) {
+                let answer = NodeAnswer {
+                    applied: true,
+                    counts,
+                };
+                out.push((answer, z));
+            }
+        }
     }
 
     /// The successor where node `n` answered client `c`'s `SET` with `answer`.
