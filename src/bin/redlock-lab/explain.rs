@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
-use redlock_lab::check::{self, Check, PropertyReport, Report};
+use redlock_lab::check::{self, Check, Engine, PropertyReport, Report};
 use redlock_lab::report::Story;
 use redlock_lab::scenario::{Ingredient, Mitigation, Scenario, Source, Verdict, property};
 use redlock_lab::{catalog, cause};
@@ -85,7 +85,13 @@ fn join<S: AsRef<str>>(items: &[S]) -> String {
 
 /// The verdict and its reason, in one paragraph.
 fn reason(report: &Report, p: &PropertyReport, story: Option<&Story>) -> String {
-    let states = report.unique_states;
+    // The zone engine counts symbolic states: zones, each a set of clock values explored as
+    // one.
+    let counted = if report.engine == Engine::Zones {
+        format!("{} zones", report.unique_states)
+    } else {
+        format!("{} states", report.unique_states)
+    };
     match (story, p.verdict, p.name.as_str()) {
         (Some(story), _, _) => {
             let mut events: Vec<String> = story
@@ -98,7 +104,7 @@ fn reason(report: &Report, p: &PropertyReport, story: Option<&Story>) -> String 
                 events.push(format!("so {detail}"));
             }
             format!(
-                "{} is violated: among {states} states the checker found a run of {} steps \
+                "{} is violated: among {counted} the checker found a run of {} steps \
                  in which {}: {}.",
                 p.name,
                 story.steps,
@@ -108,7 +114,7 @@ fn reason(report: &Report, p: &PropertyReport, story: Option<&Story>) -> String 
         }
         (None, Verdict::Holds, property::LOCK_ACQUIRED) => format!(
             "lock acquired holds: some client does acquire the lock, so the other verdicts \
-             are not vacuous ({states} states explored)."
+             are not vacuous ({counted} explored)."
         ),
         (None, Verdict::Holds, _) => {
             // Nothing is violated: every property that holds is part of the answer.
@@ -120,7 +126,7 @@ fn reason(report: &Report, p: &PropertyReport, story: Option<&Story>) -> String 
                 .collect();
             let clauses: Vec<&str> = held.iter().map(|name| never(name)).collect();
             format!(
-                "{} {}: the checker explored all {states} reachable states — every \
+                "{} {}: the checker explored all {counted} reachable — every \
                  interleaving of the messages, clocks and faults the scenario allows — and {}.",
                 join(&held),
                 if held.len() == 1 { "holds" } else { "hold" },
@@ -128,11 +134,11 @@ fn reason(report: &Report, p: &PropertyReport, story: Option<&Story>) -> String 
             )
         }
         (None, Verdict::Violated, name) => format!(
-            "{name} is violated: among {states} states the checker found a run in which {}.",
+            "{name} is violated: among {counted} the checker found a run in which {}.",
             meaning(name)
         ),
         (None, Verdict::Incomplete, name) => format!(
-            "{name} is not settled: the check stopped after {states} states, before it could \
+            "{name} is not settled: the check stopped after {counted}, before it could \
              decide."
         ),
     }
