@@ -87,11 +87,13 @@ fn join<S: AsRef<str>>(items: &[S]) -> String {
 fn reason(report: &Report, p: &PropertyReport, story: Option<&Story>) -> String {
     // The zone engine counts symbolic states: zones, each a set of clock values explored as
     // one.
-    let counted = if report.engine == Engine::Zones {
-        format!("{} zones", report.unique_states)
+    let noun = if report.engine == Engine::Zones {
+        "zones"
     } else {
-        format!("{} states", report.unique_states)
+        "states"
     };
+    let n = report.unique_states;
+    let counted = format!("{n} {noun}");
     match (story, p.verdict, p.name.as_str()) {
         (Some(story), _, _) => {
             let mut events: Vec<String> = story
@@ -126,7 +128,7 @@ fn reason(report: &Report, p: &PropertyReport, story: Option<&Story>) -> String 
                 .collect();
             let clauses: Vec<&str> = held.iter().map(|name| never(name)).collect();
             format!(
-                "{} {}: the checker explored all {counted} reachable — every \
+                "{} {}: the checker explored all {n} reachable {noun} — every \
                  interleaving of the messages, clocks and faults the scenario allows — and {}.",
                 join(&held),
                 if held.len() == 1 { "holds" } else { "hold" },
