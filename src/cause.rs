@@ -66,7 +66,10 @@ pub fn annotate(check: &Check, report: &mut Report) {
         }
     }
     for ingredient in present {
-        let without = check.on(&ingredient.remove(check.scenario())).run();
+        let without = check
+            .on(&ingredient.remove(check.scenario()))
+            .reach(false)
+            .run();
         for p in &mut report.properties {
             let Some(necessary) = &mut p.necessary else {
                 continue;

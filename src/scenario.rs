@@ -39,6 +39,7 @@ mod patch;
 pub mod property;
 mod quote;
 mod raw;
+mod resize;
 mod resolution;
 mod settings;
 #[cfg(test)]
@@ -52,4 +53,5 @@ pub use error::{Location, ScenarioError};
 pub use ingredient::Ingredient;
 pub use patch::{PatchError, patch_text, patched};
 pub use quote::{QuoteError, find_quote, normalise};
+pub use resize::ResizeError;
 pub use settings::*;

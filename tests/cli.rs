@@ -131,6 +131,63 @@ fn json_has_the_documented_shape() {
         .find(|p| p["name"] == "lock acquired")
         .unwrap();
     assert!(acquired["counterexample"].is_null());
+    // Each verdict says how far it reaches: the pinned topology of the jump scenario carries
+    // nowhere, the fault-free single node holds at every size.
+    let reach = |model: &serde_json::Value| property(model, "mutual exclusion")["reach"].clone();
+    assert_eq!(
+        reach(jump),
+        serde_json::json!({"nodes": "checked", "clients": "checked", "argument": "none"})
+    );
+    assert_eq!(
+        reach(&models[1]),
+        serde_json::json!({"nodes": "every", "clients": "any", "argument": "one-node"})
+    );
+    assert_eq!(
+        (jump["nodes"].as_u64(), jump["clients"].as_u64()),
+        (Some(3), Some(2))
+    );
+}
+
+/// One restart without persistence: the table says odd `N` break and even `N` hold, and
+/// `explain` names the argument.
+#[test]
+fn check_and_explain_say_for_which_sizes_a_verdict_is_proved() {
+    let dir = scratch_dir("reach");
+    let out = redlock_lab_in(
+        &[
+            "check",
+            "crash-immediate-restart-no-persistence",
+            "four-nodes-one-crash-no-persistence",
+        ],
+        &dir,
+    );
+    let table = text(&out.stdout);
+    assert!(table.contains("proved for"), "{table}");
+    let row = |name: &str| {
+        let scenario = table.find(name).unwrap();
+        let line = table[scenario..]
+            .lines()
+            .find(|l| l.contains("mutual exclusion"))
+            .unwrap();
+        line.to_owned()
+    };
+    assert!(
+        row("crash-immediate").ends_with("odd N, 2+ clients"),
+        "{table}"
+    );
+    assert!(
+        row("four-nodes-one-crash").ends_with("even N, any clients"),
+        "{table}"
+    );
+    let out = redlock_lab_in(&["explain", "four-nodes-one-crash-no-persistence"], &dir);
+    let explained = text(&out.stdout);
+    assert!(
+        explained.contains(
+            "mutual exclusion: holds for every even number of nodes and any number of clients: \
+             two majorities of an even number of nodes share two nodes"
+        ),
+        "{explained}"
+    );
 }
 
 #[test]

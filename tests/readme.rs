@@ -242,8 +242,16 @@ fn the_readme_mermaid_diagram_is_what_trace_prints_now() {
     );
 }
 
-/// `(scenario, verdicts)` for every row of the scenario table.
-fn table_rows(text: &str) -> Vec<(String, Vec<(String, String)>)> {
+/// One row of the scenario table: the scenario, its verdicts, and the sizes its mutual
+/// exclusion verdict is proved for.
+struct Row {
+    scenario: String,
+    verdicts: Vec<(String, String)>,
+    sizes: String,
+}
+
+/// Every row of the scenario table.
+fn table_rows(text: &str) -> Vec<Row> {
     let section = text
         .split("## The controversy, scenario by scenario")
         .nth(1)
@@ -269,7 +277,11 @@ fn table_rows(text: &str) -> Vec<(String, Vec<(String, String)>)> {
                     (name.to_owned(), verdict.to_owned())
                 })
                 .collect();
-            (scenario, verdicts)
+            Row {
+                scenario,
+                verdicts,
+                sizes: cells[4].to_owned(),
+            }
         })
         .collect()
 }
@@ -279,7 +291,12 @@ fn the_scenario_table_covers_the_catalog_with_todays_verdicts() {
     let text = readme();
     let rows = table_rows(&text);
     let mut listed = BTreeMap::new();
-    for (scenario, verdicts) in &rows {
+    for Row {
+        scenario,
+        verdicts,
+        sizes,
+    } in &rows
+    {
         assert!(
             listed.insert(scenario.clone(), ()).is_none(),
             "{scenario} is listed twice"
@@ -288,6 +305,15 @@ fn the_scenario_table_covers_the_catalog_with_todays_verdicts() {
             .unwrap_or_else(|| panic!("the table links {scenario}, which is not in the catalog"));
         let scenario = Scenario::from_str(embedded.file, embedded.text).unwrap();
         let report = Check::new(&scenario).run();
+        let mutex = report.property("mutual exclusion").expect("always judged");
+        assert_eq!(
+            &mutex
+                .reach
+                .short(mutex.verdict, report.nodes, report.clients),
+            sizes,
+            "{}: the README's sizes for mutual exclusion",
+            scenario.name
+        );
         for (property, verdict) in verdicts {
             let found = report
                 .property(property)

@@ -95,6 +95,8 @@ pub struct Check {
     pub(super) view_invariants: bool,
     /// The zone engine's automaton when it settles this check (see [`Check::engine`]).
     pub(super) zones: Option<ZoneConfig>,
+    /// Whether [`Check::run`] also settles each verdict's reach (see [`Check::reach`]).
+    pub(super) reach: bool,
 }
 
 impl std::fmt::Debug for Check {
@@ -140,6 +142,7 @@ impl Check {
             progress_interval: Duration::from_secs(1),
             view_invariants: false,
             zones: None,
+            reach: true,
         }
         .with_automatic_engine()
     }
@@ -192,6 +195,15 @@ impl Check {
     pub fn invariant(mut self, invariant: Invariant) -> Check {
         self.invariants.push(invariant);
         self.zones = None;
+        self
+    }
+
+    /// Whether to settle each verdict's [`Reach`](super::reach::Reach) too (default on): the
+    /// numbers of nodes and clients it is proved for, from one-node lemmas the checker runs
+    /// after the verdicts (see [`crate::check::reach`](super::reach)). Off, every reach is
+    /// [`Reach::CHECKED`](super::reach::Reach::CHECKED).
+    pub fn reach(mut self, on: bool) -> Check {
+        self.reach = on;
         self
     }
 

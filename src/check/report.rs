@@ -7,6 +7,7 @@ use crate::report::Story;
 use crate::scenario::{Ingredient, Verdict};
 
 use super::engine::Engine;
+use super::reach::Reach;
 
 /// One property's outcome.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -42,6 +43,10 @@ pub struct PropertyReport {
     /// (they are in neither list of [`crate::cause::sentence`]'s verdict).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub undetermined: Vec<Ingredient>,
+    /// The numbers of nodes and clients the verdict is proved for, and the argument (see
+    /// [`crate::check::reach`]); [`Reach::CHECKED`] when none carries it further, or when
+    /// the check was run with [`Check::reach`](super::Check::reach) off.
+    pub reach: Reach,
 }
 
 impl PropertyReport {
@@ -57,6 +62,7 @@ impl PropertyReport {
             steps: None,
             necessary: None,
             undetermined: Vec::new(),
+            reach: Reach::CHECKED,
         }
     }
 }
@@ -99,6 +105,10 @@ pub struct Report {
     pub file: String,
     /// The scenario's name.
     pub name: String,
+    /// The number of nodes checked.
+    pub nodes: usize,
+    /// The number of clients checked.
+    pub clients: usize,
     /// Unique states explored, summed over the runs of the check: the verdict run, the
     /// breadth-first search for the shortest counterexample when an `always` property is
     /// violated, and the liveness run when `[expect]` names `eventually acquired`.

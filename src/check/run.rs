@@ -23,8 +23,19 @@ use super::report::*;
 /// One [`Check::run`]: the budgets left and what the runs so far explored.
 impl Check {
     /// Runs the checker until every property is settled or a limit is reached, and collects
-    /// the verdicts.
+    /// the verdicts and, unless [`Check::reach`] is off, how far each reaches.
     pub fn run(&self) -> Report {
+        let mut report = self.run_verdicts();
+        if self.reach {
+            let start = Instant::now();
+            self.attach_reach(&mut report);
+            report.seconds += start.elapsed().as_secs_f64();
+        }
+        report
+    }
+
+    /// The verdicts alone.
+    fn run_verdicts(&self) -> Report {
         if let Some(config) = &self.zones {
             return self.run_zones(config);
         }
@@ -58,6 +69,8 @@ impl Check {
         Report {
             file: self.scenario.file.clone(),
             name: self.scenario.name.clone(),
+            nodes: self.scenario.lock.nodes(),
+            clients: usize::from(self.scenario.lock.clients),
             unique_states: run.unique_states,
             max_depth: run.max_depth,
             seconds: start.elapsed().as_secs_f64(),
@@ -95,6 +108,8 @@ impl Check {
         Report {
             file: self.scenario.file.clone(),
             name: self.scenario.name.clone(),
+            nodes: self.scenario.lock.nodes(),
+            clients: usize::from(self.scenario.lock.clients),
             unique_states: 0,
             max_depth: 0,
             seconds: 0.0,

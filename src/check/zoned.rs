@@ -30,6 +30,8 @@ impl Check {
         Report {
             file: self.scenario.file.clone(),
             name: self.scenario.name.clone(),
+            nodes: self.scenario.lock.nodes(),
+            clients: usize::from(self.scenario.lock.clients),
             unique_states: outcome.zones,
             max_depth: outcome.max_depth,
             seconds: outcome.seconds,

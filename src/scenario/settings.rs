@@ -12,7 +12,7 @@ use crate::time::Millis;
 use super::ingredient::Ingredient;
 
 /// The most nodes a model may have (the state keeps fixed-size arrays).
-pub const MAX_MODEL_NODES: usize = 5;
+pub const MAX_MODEL_NODES: usize = 7;
 /// The most clients a model may have.
 pub const MAX_MODEL_CLIENTS: usize = 3;
 
@@ -129,7 +129,7 @@ impl From<RawBound> for Bound {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LockSettings {
     /// The lock every client runs, as the core resolves it at validation (one tick being one
-    /// millisecond): `nodes` (1..=5; default 3), `ttl_ticks` (default 10), `drift_ticks` (a
+    /// millisecond): `nodes` (1..=7; default 3), `ttl_ticks` (default 10), `drift_ticks` (a
     /// fixed allowance; default 1), `round_timeout_ticks` (default 1, capped at `ttl − drift`
     /// by the core), `attempts` (rounds per acquisition, the first included; default 1) with
     /// `retry_delay_ticks` (the least back-off; default 0, and the model lets every longer one

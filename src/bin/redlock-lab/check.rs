@@ -232,6 +232,7 @@ fn verdict_table(reports: &[Report], files: &[Option<String>]) -> Table {
         "",
         "states",
         "seconds",
+        "proved for",
     ]);
     for (report, file) in reports.iter().zip(files) {
         table.row(vec![
@@ -253,11 +254,18 @@ fn verdict_table(reports: &[Report], files: &[Option<String>]) -> Table {
                 Some(_) => "MISMATCH",
                 None => "",
             };
+            let reach = match property.verdict {
+                Verdict::Incomplete => String::new(),
+                verdict => property.reach.short(verdict, report.nodes, report.clients),
+            };
             table.row(vec![
                 format!("  {}", property.name),
                 expected,
                 property.verdict.to_string(),
                 mark.to_owned(),
+                String::new(),
+                String::new(),
+                reach,
             ]);
         }
     }

@@ -1,0 +1,253 @@
+//! The one-node lemmas of the node-count argument (stated in [`super::reach`]), built from a
+//! scenario and run after its verdicts, and each verdict's reach from theirs.
+
+use crate::proto::{NodeSet, RoundDecision, UnlockMode, ValidityCheck};
+use crate::scenario::{JumpTarget, Scenario, Tokens, Verdict, property};
+
+use super::options::Check;
+use super::reach::{Argument, ClientCounts, NodeCounts, Reach};
+use super::report::Report;
+
+impl Check {
+    /// Fills each property's [`reach`](super::PropertyReport::reach) in `report`, a report of
+    /// this check, running the one-node lemmas the module documentation states.
+    pub(super) fn attach_reach(&self, report: &mut Report) {
+        let nodes = self.scenario.lock.nodes();
+        for property in &mut report.properties {
+            property.reach = match (property.name.as_str(), property.verdict) {
+                (property::MUTUAL_EXCLUSION, Verdict::Holds) => self.holds_reach(nodes),
+                (property::MUTUAL_EXCLUSION, Verdict::Violated) => self.violated_reach(nodes),
+                (property::STORAGE_SAFETY | property::NO_LOST_UPDATE, Verdict::Holds)
+                    if report.split =>
+                {
+                    Reach {
+                        nodes: NodeCounts::Every,
+                        clients: ClientCounts::Checked,
+                        argument: Argument::ChaosNodes,
+                    }
+                }
+                _ => Reach::CHECKED,
+            };
+            if property.name == property::MUTUAL_EXCLUSION
+                && report.cutoff
+                && property.reach.argument == Argument::None
+            {
+                property.reach = Reach {
+                    clients: ClientCounts::Any,
+                    argument: Argument::PhantomClients,
+                    ..Reach::CHECKED
+                };
+            }
+        }
+    }
+
+    fn holds_reach(&self, nodes: usize) -> Reach {
+        let Some(lemmas) = Lemmas::of(&self.scenario, !self.invariants.is_empty()) else {
+            return Reach::CHECKED;
+        };
+        // Both lemmas keep two clients of any number: the projection drops the others.
+        let any_clients = if self.scenario.lock.clients >= 2 {
+            ClientCounts::Any
+        } else {
+            ClientCounts::Checked
+        };
+        if self.lemma(&lemmas.one_node) == Verdict::Holds {
+            return Reach {
+                nodes: NodeCounts::Every,
+                clients: any_clients,
+                argument: Argument::OneNode,
+            };
+        }
+        if nodes.is_multiple_of(2)
+            && faulted_nodes(&self.scenario) <= 1
+            && self.lemma(&lemmas.without_node_faults) == Verdict::Holds
+        {
+            return Reach {
+                nodes: NodeCounts::EveryEven,
+                clients: any_clients,
+                argument: Argument::SharedNodes,
+            };
+        }
+        Reach::CHECKED
+    }
+
+    fn violated_reach(&self, nodes: usize) -> Reach {
+        let Some(lemmas) = Lemmas::of(&self.scenario, !self.invariants.is_empty()) else {
+            return Reach::CHECKED;
+        };
+        if !reaches_every_node(&self.scenario) {
+            return Reach::CHECKED;
+        }
+        let every = |argument| Reach {
+            nodes: NodeCounts::Every,
+            clients: ClientCounts::Any,
+            argument,
+        };
+        if self.lemma(&lemmas.mirror) == Verdict::Violated {
+            return every(Argument::Mirror);
+        }
+        if self.scenario.lock.params.decision != RoundDecision::AtQuorum {
+            return Reach::CHECKED;
+        }
+        // Odd `N` needs `L` (one node repeats it), even `N` needs `L½` (two nodes do).
+        let (own, other, parity) = if nodes % 2 == 1 {
+            (&lemmas.spread, &lemmas.spread_halved, NodeCounts::EveryOdd)
+        } else {
+            (&lemmas.spread_halved, &lemmas.spread, NodeCounts::EveryEven)
+        };
+        if self.lemma(own) != Verdict::Violated {
+            return Reach::CHECKED;
+        }
+        if self.lemma(other) == Verdict::Violated {
+            return every(Argument::Spread);
+        }
+        Reach {
+            nodes: parity,
+            clients: ClientCounts::Any,
+            argument: Argument::Spread,
+        }
+    }
+
+    /// Mutual exclusion's verdict on a lemma scenario, under this check's limits.
+    fn lemma(&self, scenario: &Scenario) -> Verdict {
+        let mut lemma = Check::new(scenario).threads(self.threads).reach(false);
+        lemma.time_limit = self.time_limit;
+        lemma.memory_limit = self.memory_limit;
+        lemma
+            .run()
+            .property(property::MUTUAL_EXCLUSION)
+            .map_or(Verdict::Incomplete, |p| p.verdict)
+    }
+}
+
+/// The one-node scenarios of the node-count argument.
+struct Lemmas {
+    /// `S₁`.
+    one_node: Scenario,
+    /// `S₁⁰`.
+    without_node_faults: Scenario,
+    /// `S₁⁰` without message loss, with the scenario's own clients.
+    mirror: Scenario,
+    /// `L`.
+    spread: Scenario,
+    /// `L½`.
+    spread_halved: Scenario,
+}
+
+impl Lemmas {
+    /// The lemmas of an eligible scenario; `None` for one the argument does not cover.
+    fn of(scenario: &Scenario, user_invariants: bool) -> Option<Lemmas> {
+        let params = &scenario.lock.params;
+        let eligible = !user_invariants
+            && params.unlock == UnlockMode::CompareAndDelete
+            && scenario.lock.token == Tokens::Unique
+            && params.validity_check == ValidityCheck::On
+            && scenario.lock.extensions == 0
+            && scenario.storage.is_none();
+        if !eligible {
+            return None;
+        }
+        let one_node = on_one_node(scenario, scenario.lock.clients.min(2))?;
+        let without_node_faults = without_node_faults(&one_node);
+        let mut mirror = without_node_faults_in(on_one_node(scenario, scenario.lock.clients)?);
+        mirror.network.message_loss = 0;
+        let mut spread = one_node.clone();
+        spread.network.message_loss = 0;
+        spread.lock.params.retry.attempts = 1;
+        let spread_halved = halve_node_faults(&spread);
+        Some(Lemmas {
+            one_node,
+            without_node_faults,
+            mirror,
+            spread,
+            spread_halved,
+        })
+    }
+}
+
+/// The scenario on one node with `clients` clients, judging mutual exclusion alone. A jump
+/// pinned to a node is pinned to the one node; one pinned to a client past `clients`, to the
+/// first (the projection maps the pinned client, when it is one of the two kept, there).
+fn on_one_node(scenario: &Scenario, clients: u8) -> Option<Scenario> {
+    let mut one = scenario.clone();
+    one.network.reach = vec![NodeSet::first(scenario.lock.nodes()); usize::from(clients)];
+    one.lock.clients = clients;
+    if let Some(jumps) = &mut one.faults.clock_jumps
+        && let Some(index) = jumps.index
+        && (jumps.target == JumpTarget::Node || index >= clients)
+    {
+        jumps.index = Some(0);
+    }
+    one.expect = vec![(property::MUTUAL_EXCLUSION.to_owned(), Verdict::Holds)];
+    one.mechanism.clear();
+    one.with_nodes(1).ok()
+}
+
+fn without_node_faults(scenario: &Scenario) -> Scenario {
+    without_node_faults_in(scenario.clone())
+}
+
+fn without_node_faults_in(mut scenario: Scenario) -> Scenario {
+    scenario.faults.crashes = None;
+    scenario.failover = None;
+    if let Some(jumps) = &scenario.faults.clock_jumps {
+        match jumps.target {
+            JumpTarget::Node => scenario.faults.clock_jumps = None,
+            JumpTarget::Any => {
+                let mut clients_only = jumps.clone();
+                clients_only.target = JumpTarget::Client;
+                scenario.faults.clock_jumps = Some(clients_only);
+            }
+            JumpTarget::Client => {}
+        }
+    }
+    scenario
+}
+
+/// `L½`: every budget that may reach a node halved (the failover, on one node only, dropped),
+/// so that two nodes can each repeat a run of it.
+fn halve_node_faults(scenario: &Scenario) -> Scenario {
+    let mut halved = scenario.clone();
+    if let Some(crashes) = &mut halved.faults.crashes {
+        crashes.count /= 2;
+    }
+    if let Some(jumps) = &mut halved.faults.clock_jumps
+        && jumps.target != JumpTarget::Client
+    {
+        // Jumps pinned to one node cannot happen on two.
+        jumps.count = if jumps.index.is_some() {
+            0
+        } else {
+            jumps.count / 2
+        };
+    }
+    halved.failover = None;
+    halved
+}
+
+/// How many distinct nodes the node-fault budgets can reach in one run.
+fn faulted_nodes(scenario: &Scenario) -> usize {
+    let jumps = scenario
+        .faults
+        .clock_jumps
+        .as_ref()
+        .filter(|j| j.target != JumpTarget::Client)
+        .map_or(0, |j| {
+            if j.index.is_some() {
+                1
+            } else {
+                usize::from(j.count)
+            }
+        });
+    let crashes = scenario
+        .faults
+        .crashes
+        .as_ref()
+        .map_or(0, |c| usize::from(c.count));
+    jumps + crashes + usize::from(scenario.failover.is_some())
+}
+
+fn reaches_every_node(scenario: &Scenario) -> bool {
+    let all = NodeSet::first(scenario.lock.nodes());
+    scenario.network.reach.iter().all(|r| *r == all)
+}

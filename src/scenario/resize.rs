@@ -1,0 +1,84 @@
+//! The same scenario with another number of nodes: what the node-count argument and its
+//! cross-check across sizes run.
+
+use crate::proto::NodeSet;
+
+use super::{JumpTarget, MAX_MODEL_NODES, Scenario};
+
+/// Why a scenario cannot be run with another number of nodes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ResizeError {
+    /// The model holds at most [`MAX_MODEL_NODES`] nodes, and a lock at least one.
+    #[error("{0} nodes is outside 1..={MAX_MODEL_NODES}")]
+    OutOfRange(usize),
+    /// `[network] reach` names which client reaches which node: a topology, not a size.
+    #[error("[network] reach pins which client reaches which node")]
+    PinnedReach,
+    /// A clock jump pinned to a node the smaller scenario does not have.
+    #[error("the clock jump is pinned to node {0}, which {1} nodes do not have")]
+    PinnedJump(usize, usize),
+}
+
+impl Scenario {
+    /// The same scenario with `nodes` masters (quorum `nodes / 2 + 1`), every client reaching
+    /// every node, and everything else as written: the same TTL, drift, clients and fault
+    /// budgets (a budget counts faults in the whole run, so it is the same budget at every
+    /// size). `[simulate]` and `[mitigation]` are dropped: they describe the file's own size.
+    ///
+    /// # Errors
+    /// A topology that does not carry over to another size: reach lists, or a clock jump
+    /// pinned to a node past the new count; a count outside `1..=MAX_MODEL_NODES`.
+    pub fn with_nodes(&self, nodes: usize) -> Result<Scenario, ResizeError> {
+        if !(1..=MAX_MODEL_NODES).contains(&nodes) {
+            return Err(ResizeError::OutOfRange(nodes));
+        }
+        let all = NodeSet::first(self.lock.nodes());
+        if self.network.reach.iter().any(|r| *r != all) {
+            return Err(ResizeError::PinnedReach);
+        }
+        if let Some(jumps) = &self.faults.clock_jumps
+            && jumps.target != JumpTarget::Client
+            && let Some(index) = jumps.index
+            && usize::from(index) >= nodes
+        {
+            return Err(ResizeError::PinnedJump(usize::from(index) + 1, nodes));
+        }
+        let mut resized = self.clone();
+        resized.lock.params.node_count = nodes as u8;
+        resized.network.reach = vec![NodeSet::first(nodes); usize::from(self.lock.clients)];
+        resized.simulate = None;
+        resized.mitigation = None;
+        Ok(resized)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scenario(extra: &str) -> Scenario {
+        let text = format!(
+            "name = \"s\"\ntitle = \"t\"\nclaim = \"c\"\nsource = \"derived\"\nprose = \"p\"\n\
+             [lock]\nnodes = 3\nttl_ticks = 4\n{extra}\n[expect]\n\"mutual exclusion\" = \"holds\"\n"
+        );
+        Scenario::from_str("s.toml", &text).unwrap()
+    }
+
+    #[test]
+    fn a_resized_scenario_has_the_new_quorum_and_full_reach() {
+        let five = scenario("").with_nodes(5).unwrap();
+        assert_eq!(five.lock.nodes(), 5);
+        assert_eq!(five.lock.params.quorum(), 3);
+        assert!(five.network.reach.iter().all(|r| *r == NodeSet::first(5)));
+    }
+
+    #[test]
+    fn a_pinned_topology_does_not_resize() {
+        let reach = scenario("[network]\nreach = [[1, 2], [2, 3]]");
+        assert_eq!(reach.with_nodes(5), Err(ResizeError::PinnedReach));
+        let jump = scenario("[faults.clock_jumps]\ntarget = \"node\"\nindex = 3\njump_ticks = 2");
+        assert_eq!(jump.with_nodes(2), Err(ResizeError::PinnedJump(3, 2)));
+        assert!(jump.with_nodes(7).is_ok());
+        assert_eq!(jump.with_nodes(8), Err(ResizeError::OutOfRange(8)));
+    }
+}
