@@ -1,4 +1,5 @@
-//! The phantom-client cutoff (`RedlockModel::with_phantom_clients`) against the real model:
+//! The phantom-client cutoff (`RedlockModel::with_phantom_clients`) and the client half of a
+//! verdict's reach (`check::reach`) against the real model:
 //! with three clients, every verdict of mutual exclusion it settles is the real one.
 //!
 //! "Holds" with two clients and phantom refusals must mean "holds" with three; a violation it
@@ -197,4 +198,89 @@ fn check_uses_the_cutoff_and_reports_the_same_verdicts() {
             full.unique_states
         );
     }
+}
+
+/// The most states one run with three real clients may explore in `cargo test`, and for how
+/// long; a run that needs more is printed as not settled (never passed silently), and the
+/// ignored test runs it in full.
+const STATE_BUDGET: usize = 600_000;
+const TIME_BUDGET: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Every catalog scenario with two clients whose clients reach every node, run with three
+/// real clients: the verdict the cutoff settles (two clients and phantom refusals) and the
+/// verdict a reach of "any number of clients" predicts must both be the real one.
+#[test]
+fn every_catalog_scenario_with_a_third_real_client_agrees_with_the_cutoff_and_the_reach() {
+    third_client(true);
+}
+
+/// The same without budgets: every scenario settled with three real clients.
+#[test]
+#[ignore = "runs every two-client catalog scenario with three real clients in full; run with --ignored"]
+fn every_catalog_scenario_with_a_third_real_client_in_full() {
+    third_client(false);
+}
+
+fn third_client(budgeted: bool) {
+    use redlock_lab::check::Check;
+    use redlock_lab::check::reach::ClientCounts;
+    use redlock_lab::proto::NodeSet;
+    use redlock_lab::scenario::Verdict;
+
+    let mutex = |report: &redlock_lab::check::Report| {
+        let p = report.property("mutual exclusion").expect("judged");
+        (p.verdict, p.reach)
+    };
+    let (mut compared, mut by_cutoff, mut unsettled) = (0, 0, Vec::new());
+    for scenario in redlock_lab::catalog::scenarios().unwrap() {
+        let all = NodeSet::first(scenario.lock.nodes());
+        if scenario.lock.clients != 2 || scenario.network.reach.iter().any(|r| *r != all) {
+            continue;
+        }
+        let (verdict, reach) = mutex(&Check::new(&scenario).run());
+        let mut three = scenario.clone();
+        three.lock.clients = 3;
+        three.network.reach = vec![all; 3];
+        let mut real = Check::new(&three).cutoff(false).reach(false);
+        if budgeted {
+            real = real.max_states(STATE_BUDGET).time_limit(TIME_BUDGET);
+        }
+        let real = real.run();
+        let (real, _) = mutex(&real);
+        if real == Verdict::Incomplete {
+            unsettled.push(scenario.name.clone());
+            continue;
+        }
+        compared += 1;
+        if reach.clients == ClientCounts::Any {
+            assert_eq!(
+                real, verdict,
+                "{}: the reach says any number of clients",
+                scenario.name
+            );
+        }
+        let cut = Check::new(&three).reach(false).run();
+        if cut.cutoff {
+            by_cutoff += 1;
+            assert_eq!(
+                mutex(&cut).0,
+                real,
+                "{}: the cutoff's verdict",
+                scenario.name
+            );
+        }
+    }
+    if !unsettled.is_empty() {
+        println!(
+            "NOT SETTLED with three real clients within {STATE_BUDGET} states or {TIME_BUDGET:?}, so not compared: {}",
+            unsettled.join(", ")
+        );
+    }
+    println!(
+        "{compared} scenarios compared with three real clients, {by_cutoff} settled by the cutoff"
+    );
+    assert!(
+        compared >= 20 && by_cutoff >= 10,
+        "{compared} compared, {by_cutoff} by the cutoff"
+    );
 }

@@ -172,3 +172,31 @@ fn one_crash_breaks_every_odd_number_of_nodes_and_no_even_one() {
         (NodeCounts::EveryEven, Argument::SharedNodes)
     );
 }
+
+/// The simulator runs every size the model does: seven nodes, a quorum of four, locks taken
+/// and mutual exclusion kept without faults.
+#[test]
+fn the_simulator_runs_every_size_the_model_holds() {
+    use redlock_lab::property::Property;
+    use redlock_lab::sim::{self, SimConfig};
+
+    let scenario = redlock_lab::catalog::find("redlock-fault-free")
+        .unwrap()
+        .scenario()
+        .unwrap();
+    for nodes in 1..=MAX_MODEL_NODES {
+        let config = SimConfig::from_scenario(&scenario.with_nodes(nodes).unwrap()).unwrap();
+        assert_eq!(config.nodes(), nodes);
+        let mut acquisitions = 0;
+        for seed in 0..20 {
+            let outcome = sim::run(&config, seed).unwrap();
+            assert!(
+                outcome.holds(Property::MutualExclusion),
+                "N = {nodes}, seed {seed}"
+            );
+            assert!(outcome.stats.messages_sent >= nodes as u64);
+            acquisitions += outcome.stats.acquisitions;
+        }
+        assert!(acquisitions > 0, "N = {nodes}: no lock taken in 20 runs");
+    }
+}
