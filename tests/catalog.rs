@@ -512,6 +512,7 @@ const DEPLOYMENT_SETTINGS: &[&str] = &[
     "lock.drift",
     "lock.round_timeout_ticks",
     "lock.round_timeout",
+    "lock.attempts",
     "lock.retry_delay_ticks",
     "lock.retry_delay",
     "lock.unlock",
