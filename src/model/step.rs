@@ -8,6 +8,7 @@
 //! when the client acts, and the holder's work on the storage.
 
 use crate::actor::Process;
+use crate::fault::FaultKind;
 use crate::node::{Availability, Persistence};
 use crate::proto::{Answer, Effects, Entropy, LockPhase, LockState, NodeId, RetryPolicy, Token};
 use crate::scenario::{Bound, JumpTarget};
@@ -92,6 +93,22 @@ pub enum Step {
 }
 
 impl Step {
+    /// The kind of fault the step applies, if it is one: a jump, a crash (of a node or the
+    /// counter node), a client's crash, a pause, a lost request, a failover, or a request read
+    /// at the fast end of its node's clock error band.
+    pub fn fault_kind(&self) -> Option<FaultKind> {
+        Some(match self {
+            Step::Jump { .. } => FaultKind::ClockJump,
+            Step::Crash(_) | Step::CrashCounter => FaultKind::Crash,
+            Step::CrashClient(_) => FaultKind::ClientCrash,
+            Step::Pause(_) => FaultKind::Pause,
+            Step::Lose { .. } => FaultKind::MessageLoss,
+            Step::Promote => FaultKind::Failover,
+            Step::Deliver { early: true, .. } => FaultKind::NodeClockError,
+            _ => return None,
+        })
+    }
+
     /// Client `client`'s request reaches node `node`, read on the node's clock as it is.
     #[cfg(test)]
     pub(crate) const fn deliver(client: u8, node: u8) -> Step {
