@@ -8,6 +8,9 @@
 //! ([`FaultKind::name`], [`FaultKind::phrase`], [`FaultKind::plural`]) instead of spelling it
 //! again, so a new kind is added here, in the schema that grants it and in the step of each
 //! executor that applies it.
+//!
+//! Where a fault may strike is shared too when both executors aim it the same way: a client
+//! crash aimed at one client, while it holds the lock ([`ClientCrashAim`]).
 
 use std::fmt;
 
@@ -121,6 +124,65 @@ impl fmt::Display for FaultKind {
     }
 }
 
+/// When a client crash may strike, in its lock's life.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum CrashWhen {
+    /// At any point before the client is done: while it acquires, holds, extends or backs off.
+    #[default]
+    Any,
+    /// Only while the client believes it holds the lock (it holds a lease and its clock is
+    /// before the lease's deadline): the holder dies with its keys set.
+    Holding,
+}
+
+impl CrashWhen {
+    /// The word a scenario file and a printout use (`"any"`, `"holding"`).
+    pub const fn word(self) -> &'static str {
+        match self {
+            CrashWhen::Any => "any",
+            CrashWhen::Holding => "holding",
+        }
+    }
+}
+
+/// Where a client crash is aimed: which client, and when in its lock's life.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct ClientCrashAim {
+    /// The one client (0-based) that may crash; `None`: any client.
+    pub client: Option<u8>,
+    /// When it may crash.
+    pub when: CrashWhen,
+}
+
+impl ClientCrashAim {
+    /// Any client, at any point of its lock's life.
+    pub const ANY: ClientCrashAim = ClientCrashAim {
+        client: None,
+        when: CrashWhen::Any,
+    };
+
+    /// Whether the aim allows client `client` to crash now, given whether it believes it
+    /// holds the lock.
+    pub fn allows(self, client: usize, believes: bool) -> bool {
+        self.client.is_none_or(|c| usize::from(c) == client)
+            && (self.when == CrashWhen::Any || believes)
+    }
+}
+
+impl fmt::Display for ClientCrashAim {
+    /// `c1 while holding`, `any client`, `c2`, `any client while holding`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.client {
+            Some(c) => write!(f, "c{}", u32::from(c) + 1)?,
+            None => f.write_str("any client")?,
+        }
+        if self.when == CrashWhen::Holding {
+            f.write_str(" while holding")?;
+        }
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -133,5 +195,19 @@ mod tests {
                 assert_ne!(a.plural(), b.plural());
             }
         }
+    }
+
+    #[test]
+    fn an_aim_allows_only_its_client_and_timing() {
+        let aim = ClientCrashAim {
+            client: Some(0),
+            when: CrashWhen::Holding,
+        };
+        assert!(aim.allows(0, true));
+        assert!(!aim.allows(0, false));
+        assert!(!aim.allows(1, true));
+        assert!(ClientCrashAim::ANY.allows(1, false));
+        assert_eq!(aim.to_string(), "c1 while holding");
+        assert_eq!(ClientCrashAim::ANY.to_string(), "any client");
     }
 }

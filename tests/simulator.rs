@@ -14,6 +14,7 @@ use proptest::test_runner::{Config as ProptestConfig, RngSeed, TestCaseError, Te
 use redlock_lab::actor::{Actor, Process};
 use redlock_lab::catalog::{self, SIMULATOR_WORLDS};
 use redlock_lab::event::Event;
+use redlock_lab::fault::CrashWhen;
 use redlock_lab::node::Persistence;
 use redlock_lab::proto::Op;
 use redlock_lab::scenario::Verdict;
@@ -814,7 +815,10 @@ fn a_crashed_client_sends_nothing_more_and_its_keys_hold_the_lock_until_they_exp
     let crash_at = acquired + Millis(1);
     config.faults = FaultPlan::Explicit(vec![ScheduledFault {
         at: crash_at,
-        fault: Fault::CrashClient { client: dead },
+        fault: Fault::CrashClient {
+            client: dead,
+            when: CrashWhen::Any,
+        },
     }]);
     let outcome = run(&config, seed);
     assert!(outcome.is_clean(), "{}", outcome.report(60));
@@ -853,11 +857,17 @@ fn a_crashed_client_sends_nothing_more_and_its_keys_hold_the_lock_until_they_exp
     config.faults = FaultPlan::Explicit(vec![
         ScheduledFault {
             at: crash_at,
-            fault: Fault::CrashClient { client: dead },
+            fault: Fault::CrashClient {
+                client: dead,
+                when: CrashWhen::Any,
+            },
         },
         ScheduledFault {
             at: crash_at + Millis(5),
-            fault: Fault::CrashClient { client: dead },
+            fault: Fault::CrashClient {
+                client: dead,
+                when: CrashWhen::Any,
+            },
         },
     ]);
     assert_eq!(run(&config, seed).stats.faults_ignored, 1);

@@ -473,12 +473,15 @@ impl World {
             for c in 0..shape.clients {
                 // A client that is done has nothing left to lose. Not while one of its storage
                 // ops is on its way: that op still lands after the crash, so the run is the
-                // same as one where it lands first and the client crashes then.
+                // same as one where it lands first and the client crashes then. Only the
+                // client the crash is aimed at, and only when its aim allows (while it
+                // believes it holds the lock, with `when = "holding"`).
                 let slot = &self.clients[c];
                 if !matches!(
                     slot.lock.phase(),
                     LockPhase::Releasing(_) | LockPhase::Finished
                 ) && slot.work.pending.is_none()
+                    && shape.client_crash_aim.allows(c, self.believes(c))
                 {
                     out.push(Step::CrashClient(c as u8));
                 }
