@@ -615,6 +615,7 @@ impl<'a> CatalogMapping<'a> {
         }
         if let Some(crashes) = &scenario.faults.client_crashes {
             budget.client_crashes = Budget::new(u32::from(crashes.count), Millis(0), Millis(0));
+            budget.client_crash_aim = crashes.aim;
         }
     }
 

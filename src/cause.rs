@@ -86,20 +86,18 @@ pub fn annotate(check: &Check, report: &mut Report) {
 
 /// Whether `ingredient` is visible in a counterexample: `Some(true)` when a step or story line
 /// shows it acting, `Some(false)` when none does, `None` when the ingredient has no step of its
-/// own to look for (a partition is an absence; clock error on the client side, a storage delay
-/// and the missing validity check change how a step turns out, not which steps exist).
+/// own to look for (a fault that is a condition of the whole run rather than a strike, see
+/// [`FaultKind::strikes`](crate::fault::FaultKind::strikes); and the missing validity check,
+/// which changes how a step turns out, not which steps exist). A fault is found by the kind
+/// its step has ([`Step::fault_kind`]), so no kind is named here.
 pub fn witnessed(ingredient: Ingredient, steps: &[Step], story: &Story) -> Option<bool> {
-    let any = |f: fn(&Step) -> bool| Some(steps.iter().any(f));
+    if let Some(kind) = ingredient.fault() {
+        return kind
+            .strikes()
+            .then(|| steps.iter().any(|s| s.fault_kind() == Some(kind)));
+    }
     match ingredient {
-        Ingredient::ClockJump => any(|s| matches!(s, Step::Jump { .. })),
-        Ingredient::Crash => any(|s| matches!(s, Step::Crash(_) | Step::CrashCounter)),
-        Ingredient::ClientCrash => any(|s| matches!(s, Step::CrashClient(_))),
-        Ingredient::Pause => any(|s| matches!(s, Step::Pause(_))),
-        Ingredient::MessageLoss => any(|s| matches!(s, Step::Lose { .. })),
-        Ingredient::Failover => any(|s| matches!(s, Step::Promote)),
-        // A node read at the fast end of its error band.
-        Ingredient::NodeClockError => any(|s| matches!(s, Step::Deliver { early: true, .. })),
-        Ingredient::ExtensionAnyNode => any(|s| matches!(s, Step::Extend(_))),
+        Ingredient::ExtensionAnyNode => Some(steps.iter().any(|s| matches!(s, Step::Extend(_)))),
         // The mistake acts when a release deletes a key that is not the releaser's own.
         Ingredient::UnlockDel | Ingredient::SharedToken => {
             Some(story.lines.iter().any(|l| match &l.event {
@@ -109,10 +107,7 @@ pub fn witnessed(ingredient: Ingredient, steps: &[Step], story: &Story) -> Optio
                 _ => false,
             }))
         }
-        Ingredient::ClientClockError
-        | Ingredient::StorageDelay
-        | Ingredient::NoValidityCheck
-        | Ingredient::Partition => None,
+        _ => None,
     }
 }
 

@@ -6,8 +6,9 @@
 //! It sits below both executors, so a node that serves a `SET`, a client that acquires or a
 //! clock that jumps is one value whichever executor made it, and is said in one set of words
 //! (`Display for Event`, [`Moment::sentence`]). What a fault does is written here once, with
-//! its words ([`Event::is_fault`]); the step of each executor that applies a fault builds its
-//! event.
+//! its words ([`Event::is_fault`], and [`Event::fault_kind`]: which
+//! [`FaultKind`](crate::fault::FaultKind) it is); the step of each executor that applies a
+//! fault builds its event.
 //!
 //! True time and clock readings are whole ticks; the simulator's tick is one millisecond, and
 //! so is the model's when a scenario is read at a resolution of `1ms`. Clock readings count

@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 
 use redlock_lab::actor::Process;
 use redlock_lab::cause;
-use redlock_lab::check::{Check, Report, Strategy};
+use redlock_lab::check::{Check, Report, Strategy, story};
+use redlock_lab::event::Event;
 use redlock_lab::model::{RedlockModel, Step};
 use redlock_lab::scenario::{Scenario, ScenarioError, Verdict};
 use stateright::{Checker, Model};
@@ -192,6 +193,48 @@ fn the_node_jump_counterexample_is_pinned() {
         Some(
             "t=2 c2 acquires n2 n3 (T2=2, validity 1), believes it holds the lock until its clock reads 3"
         )
+    );
+}
+
+/// `client-crash-while-holding` aims its crash at c1 while it holds the lock: the shortest
+/// run in which c2 never acquires has c1 acquire, then die believing it holds the lock with its
+/// keys on the nodes, and c2's second attempt meet those keys.
+#[test]
+fn the_aimed_client_crash_strikes_the_holder_while_it_holds() {
+    let scenario = load("client-crash-while-holding");
+    let story = story(&scenario, "eventually acquired").expect("a counterexample");
+    let events: Vec<(&str, &Event)> = story
+        .lines
+        .iter()
+        .map(|l| (l.actor.as_str(), &l.event))
+        .collect();
+    let crash = events
+        .iter()
+        .position(|(_, e)| matches!(e, Event::ClientCrashed { .. }))
+        .expect("the counterexample has the client crash");
+    let (actor, Event::ClientCrashed { believed, keys }) = events[crash] else {
+        panic!("found above");
+    };
+    assert_eq!(actor, "c1", "the crash is aimed at c1");
+    assert!(believed, "c1 dies while it believes it holds the lock");
+    assert_eq!(keys.0.len(), 3, "its keys stay on every node");
+    assert!(
+        events[..crash]
+            .iter()
+            .any(|(a, e)| *a == "c1" && matches!(e, Event::Acquired { .. })),
+        "c1 acquired before it died"
+    );
+    assert!(
+        events[crash..]
+            .iter()
+            .any(|(a, e)| *a == "c2" && matches!(e, Event::RoundBegan { attempt: 2, .. })),
+        "c2 tries again after the crash"
+    );
+    assert!(
+        !events
+            .iter()
+            .any(|(a, e)| *a == "c2" && matches!(e, Event::Acquired { .. })),
+        "c2 never acquires"
     );
 }
 

@@ -106,6 +106,7 @@ fn schedules(config: &SimConfig) -> BoxedStrategy<Vec<ScheduledFault>> {
     };
     let (duration, nodes, clients) = (config.duration.0, config.nodes(), config.clients);
     let (pinned_node, pinned_client) = (budget.pinned_node, budget.pinned_client);
+    let crash_aim = budget.client_crash_aim;
     let mut kinds: Vec<BoxedStrategy<Vec<ScheduledFault>>> = Vec::new();
     for (name, kind) in budget.kinds() {
         if kind.count == 0 {
@@ -155,7 +156,10 @@ fn schedules(config: &SimConfig) -> BoxedStrategy<Vec<ScheduledFault>> {
                         extra: Millis(size),
                     },
                     "failovers" => Fault::Failover,
-                    "client_crashes" => Fault::CrashClient { client },
+                    "client_crashes" => Fault::CrashClient {
+                        client: crash_aim.client.map_or(client, usize::from),
+                        when: crash_aim.when,
+                    },
                     other => panic!("a fault kind this test does not know: {other}"),
                 };
                 ScheduledFault {

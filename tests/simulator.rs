@@ -14,6 +14,7 @@ use proptest::test_runner::{Config as ProptestConfig, RngSeed, TestCaseError, Te
 use redlock_lab::actor::{Actor, Process};
 use redlock_lab::catalog::{self, SIMULATOR_WORLDS};
 use redlock_lab::event::Event;
+use redlock_lab::fault::CrashWhen;
 use redlock_lab::node::Persistence;
 use redlock_lab::proto::Op;
 use redlock_lab::scenario::Verdict;
@@ -814,7 +815,10 @@ fn a_crashed_client_sends_nothing_more_and_its_keys_hold_the_lock_until_they_exp
     let crash_at = acquired + Millis(1);
     config.faults = FaultPlan::Explicit(vec![ScheduledFault {
         at: crash_at,
-        fault: Fault::CrashClient { client: dead },
+        fault: Fault::CrashClient {
+            client: dead,
+            when: CrashWhen::Any,
+        },
     }]);
     let outcome = run(&config, seed);
     assert!(outcome.is_clean(), "{}", outcome.report(60));
@@ -853,14 +857,60 @@ fn a_crashed_client_sends_nothing_more_and_its_keys_hold_the_lock_until_they_exp
     config.faults = FaultPlan::Explicit(vec![
         ScheduledFault {
             at: crash_at,
-            fault: Fault::CrashClient { client: dead },
+            fault: Fault::CrashClient {
+                client: dead,
+                when: CrashWhen::Any,
+            },
         },
         ScheduledFault {
             at: crash_at + Millis(5),
-            fault: Fault::CrashClient { client: dead },
+            fault: Fault::CrashClient {
+                client: dead,
+                when: CrashWhen::Any,
+            },
         },
     ]);
     assert_eq!(run(&config, seed).stats.faults_ignored, 1);
+}
+
+/// A crash aimed at a holder (`CrashWhen::Holding`, what `[faults.client_crashes] when =
+/// "holding"` becomes) applies only while the client believes it holds the lock: before its
+/// acquisition it is ignored, just after it the client dies believing.
+#[test]
+fn a_crash_aimed_at_a_holder_strikes_only_while_it_holds() {
+    let mut config = SimConfig {
+        clients: 2,
+        ..SimConfig::default()
+    };
+    config.workload.cycles_per_lock = 0;
+    config.workload.hold_max = Millis(50);
+    let seed = 3;
+    let (holder, started, acquired) = first_acquisition(&config, seed);
+    let aimed = |at| ScheduledFault {
+        at,
+        fault: Fault::CrashClient {
+            client: holder,
+            when: CrashWhen::Holding,
+        },
+    };
+    config.faults = FaultPlan::Explicit(vec![aimed(started)]);
+    let early = run(&config, seed);
+    assert_eq!(
+        (early.stats.faults_applied, early.stats.faults_ignored),
+        (0, 1),
+        "{}",
+        early.report(60)
+    );
+    config.faults = FaultPlan::Explicit(vec![aimed(acquired + Millis(1))]);
+    let holding = run(&config, seed);
+    assert_eq!(holding.stats.faults_applied, 1, "{}", holding.report(60));
+    let believed = holding.trace.iter().any(|e| {
+        matches!(
+            by_client(e),
+            Some((c, Event::ClientCrashed { believed: true, .. })) if c == holder
+        )
+    });
+    assert!(believed, "{}", holding.report(60));
 }
 
 #[test]

@@ -166,17 +166,45 @@ impl Lemmas {
 }
 
 /// The scenario on one node with `clients` clients, judging mutual exclusion alone. A jump
-/// pinned to a node is pinned to the one node; one pinned to a client past `clients`, to the
-/// first (the projection maps the pinned client, when it is one of the two kept, there).
+/// pinned to a node is pinned to the one node; a jump pinned to, or a crash aimed at, a client
+/// past `clients`, to the first (the projection maps that client, when it is one of the two
+/// kept, there); `None` when both are, since they may be two different clients.
 fn on_one_node(scenario: &Scenario, clients: u8) -> Option<Scenario> {
     let mut one = scenario.clone();
     one.network.reach = vec![NodeSet::first(scenario.lock.nodes()); usize::from(clients)];
     one.lock.clients = clients;
+    let aimed = one
+        .faults
+        .client_crashes
+        .as_ref()
+        .and_then(|c| c.aim.client);
     if let Some(jumps) = &mut one.faults.clock_jumps
         && let Some(index) = jumps.index
-        && (jumps.target == JumpTarget::Node || index >= clients)
     {
-        jumps.index = Some(0);
+        match jumps.target {
+            JumpTarget::Node => jumps.index = Some(0),
+            // Two pinned clients past the two kept could be any two of them: no lemma.
+            _ if index >= clients && aimed.is_some() => return None,
+            _ if index >= clients => jumps.index = Some(0),
+            _ => {}
+        }
+    }
+    if let Some(crashes) = &mut one.faults.client_crashes
+        && let Some(client) = crashes.aim.client
+        && client >= clients
+    {
+        if one
+            .faults
+            .clock_jumps
+            .as_ref()
+            .is_some_and(|j| j.index.is_some() && j.target != JumpTarget::Node)
+        {
+            return None;
+        }
+        crashes.aim.client = Some(0);
+    }
+    if one.liveness.client.is_some_and(|c| c >= clients) {
+        one.liveness.client = None;
     }
     one.expect = vec![(property::MUTUAL_EXCLUSION.to_owned(), Verdict::Holds)];
     one.mechanism.clear();

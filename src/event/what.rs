@@ -4,6 +4,7 @@
 use std::fmt;
 
 use crate::actor::Actor;
+use crate::fault::FaultKind;
 use crate::proto::{Failure, NodeSet};
 use crate::storage::StorageOp;
 
@@ -433,19 +434,24 @@ impl Event {
     /// Whether the event is a fault (a pause, a clock jump, a crash, a loss, a failover, a
     /// partition, a delay).
     pub fn is_fault(&self) -> bool {
-        matches!(
-            self,
-            Event::Paused { .. }
-                | Event::ClockJumped { .. }
-                | Event::Crashed { .. }
-                | Event::ClientCrashed { .. }
-                | Event::CounterCrashed { .. }
-                | Event::RequestLost { .. }
-                | Event::Promoted { .. }
-                | Event::Isolated { .. }
-                | Event::RequestDelayed { .. }
-                | Event::StorageOpDelayed { .. }
-        )
+        self.fault_kind().is_some() || matches!(self, Event::RequestDelayed { .. })
+    }
+
+    /// The kind of fault the event is, if it is one a scenario grants. A delayed lock request
+    /// is a fault of the simulator alone (the model checker leaves a request in flight as long
+    /// as it likes, at no cost), so it is a fault of no granted kind.
+    pub fn fault_kind(&self) -> Option<FaultKind> {
+        Some(match self {
+            Event::Paused { .. } => FaultKind::Pause,
+            Event::ClockJumped { .. } => FaultKind::ClockJump,
+            Event::Crashed { .. } | Event::CounterCrashed { .. } => FaultKind::Crash,
+            Event::ClientCrashed { .. } => FaultKind::ClientCrash,
+            Event::RequestLost { .. } => FaultKind::MessageLoss,
+            Event::Promoted { .. } => FaultKind::Failover,
+            Event::Isolated { .. } => FaultKind::Partition,
+            Event::StorageOpDelayed { .. } => FaultKind::StorageDelay,
+            _ => return None,
+        })
     }
 }
 

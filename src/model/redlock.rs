@@ -232,8 +232,9 @@ impl RedlockModel {
     pub fn with_phantom_clients(&self) -> Option<RedlockModel> {
         let shape = &self.shape;
         let reach = &shape.reach[..shape.clients];
-        let pinned_to_a_client =
-            shape.jump_index.is_some() && shape.jump_target != scenario::JumpTarget::Node;
+        let pinned_to_a_client = (shape.jump_index.is_some()
+            && shape.jump_target != scenario::JumpTarget::Node)
+            || shape.client_crash_aim.client.is_some();
         let eligible = shape.mode == Mode::Safety
             && shape.clients >= 3
             && shape.storage.is_none()
@@ -343,8 +344,12 @@ impl RedlockModel {
     /// no fault pinned to a client beyond them.
     pub fn with_fewer_clients(&self, clients: usize) -> Option<RedlockModel> {
         let shape = &self.shape;
-        let pinned_beyond = shape.jump_target == scenario::JumpTarget::Client
-            && shape.jump_index.is_some_and(|i| usize::from(i) >= clients);
+        let pinned_beyond = (shape.jump_target == scenario::JumpTarget::Client
+            && shape.jump_index.is_some_and(|i| usize::from(i) >= clients))
+            || shape
+                .client_crash_aim
+                .client
+                .is_some_and(|i| usize::from(i) >= clients);
         let liveness_beyond = shape
             .liveness_client
             .is_some_and(|c| usize::from(c) >= clients);

@@ -3,6 +3,7 @@
 
 use std::sync::Mutex;
 
+use crate::fault::ClientCrashAim;
 use crate::node::Persistence;
 use crate::proto::{LockParams, NodeSet};
 use crate::scenario::{Bound, JumpTarget, MAX_MODEL_CLIENTS, Scenario, Tokens};
@@ -48,6 +49,8 @@ pub(crate) struct Shape {
     pub crashes: u8,
     /// Client crashes in the whole run (`[faults.client_crashes]`).
     pub client_crashes: u8,
+    /// Which client may crash, and when (`[faults.client_crashes] client`, `when`).
+    pub client_crash_aim: ClientCrashAim,
     pub persistence: Persistence,
     pub restart_delay: Millis,
     pub restart: bool,
@@ -110,6 +113,7 @@ impl Shape {
         let pauses = scenario.faults.pauses.as_ref();
         let jumps = scenario.faults.clock_jumps.as_ref();
         let crashes = scenario.faults.crashes.as_ref();
+        let client_crashes = scenario.faults.client_crashes.as_ref();
         Shape {
             mode,
             nodes: lock.nodes(),
@@ -133,11 +137,8 @@ impl Shape {
             jump_target: jumps.map_or(JumpTarget::Any, |j| j.target),
             jump_index: jumps.and_then(|j| j.index),
             crashes: crashes.map_or(0, |c| c.count),
-            client_crashes: scenario
-                .faults
-                .client_crashes
-                .as_ref()
-                .map_or(0, |c| c.count),
+            client_crashes: client_crashes.map_or(0, |c| c.count),
+            client_crash_aim: client_crashes.map_or(ClientCrashAim::ANY, |c| c.aim),
             persistence: crashes.map_or(Persistence::None, |c| c.persistence),
             restart_delay: Millis(crashes.map_or(0, |c| u64::from(c.restart_delay_ticks))),
             restart: crashes.is_none_or(|c| c.restart),
@@ -204,10 +205,17 @@ fn symmetric(scenario: &Scenario, mode: Mode) -> bool {
     // (`fence.rs`), so they are permuted with them. With
     // `[failover]` on several nodes only n1 has a replica, and sorting the node rows
     // would forget which row is n1's: no symmetry reduction then. Nor in a liveness run
-    // that waits for one named client, which permuting the clients would swap.
+    // that waits for one named client, which permuting the clients would swap, nor with a
+    // client crash aimed at one client, whose role permuting would hand to another.
+    let crash_aimed = scenario
+        .faults
+        .client_crashes
+        .as_ref()
+        .is_some_and(|c| c.aim.client.is_some());
     scenario.symmetry
         && (scenario.failover.is_none() || scenario.lock.nodes() == 1)
         && !(mode == Mode::Liveness && scenario.liveness.client.is_some())
+        && !crash_aimed
 }
 
 /// The one shared copy of `shape`, made once per distinct shape and kept for the life of the

@@ -8,6 +8,7 @@
 //! when the client acts, and the holder's work on the storage.
 
 use crate::actor::Process;
+use crate::fault::FaultKind;
 use crate::node::{Availability, Persistence};
 use crate::proto::{Answer, Effects, Entropy, LockPhase, LockState, NodeId, RetryPolicy, Token};
 use crate::scenario::{Bound, JumpTarget};
@@ -92,6 +93,22 @@ pub enum Step {
 }
 
 impl Step {
+    /// The kind of fault the step applies, if it is one: a jump, a crash (of a node or the
+    /// counter node), a client's crash, a pause, a lost request, a failover, or a request read
+    /// at the fast end of its node's clock error band.
+    pub fn fault_kind(&self) -> Option<FaultKind> {
+        Some(match self {
+            Step::Jump { .. } => FaultKind::ClockJump,
+            Step::Crash(_) | Step::CrashCounter => FaultKind::Crash,
+            Step::CrashClient(_) => FaultKind::ClientCrash,
+            Step::Pause(_) => FaultKind::Pause,
+            Step::Lose { .. } => FaultKind::MessageLoss,
+            Step::Promote => FaultKind::Failover,
+            Step::Deliver { early: true, .. } => FaultKind::NodeClockError,
+            _ => return None,
+        })
+    }
+
     /// Client `client`'s request reaches node `node`, read on the node's clock as it is.
     #[cfg(test)]
     pub(crate) const fn deliver(client: u8, node: u8) -> Step {
@@ -456,12 +473,15 @@ impl World {
             for c in 0..shape.clients {
                 // A client that is done has nothing left to lose. Not while one of its storage
                 // ops is on its way: that op still lands after the crash, so the run is the
-                // same as one where it lands first and the client crashes then.
+                // same as one where it lands first and the client crashes then. Only the
+                // client the crash is aimed at, and only when its aim allows (while it
+                // believes it holds the lock, with `when = "holding"`).
                 let slot = &self.clients[c];
                 if !matches!(
                     slot.lock.phase(),
                     LockPhase::Releasing(_) | LockPhase::Finished
                 ) && slot.work.pending.is_none()
+                    && shape.client_crash_aim.allows(c, self.believes(c))
                 {
                     out.push(Step::CrashClient(c as u8));
                 }

@@ -13,6 +13,7 @@
 use serde::{Serialize, Serializer};
 
 use super::{Bound, Scenario, Tokens};
+use crate::fault::FaultKind;
 use crate::proto::{ExtensionQuorum, NodeSet, UnlockMode, ValidityCheck};
 
 /// One removable fault or mistake. The names ([`Ingredient::name`]) are part of the JSON report
@@ -50,6 +51,13 @@ pub enum Ingredient {
     SharedToken,
 }
 
+/// An ingredient as what it is: a kind of fault (its words are the kind's), or a mistake in
+/// the client with its name and its phrase.
+enum Grant {
+    Fault(FaultKind),
+    Mistake(&'static str, &'static str),
+}
+
 impl Ingredient {
     /// Every ingredient, in the order reports list them.
     pub const ALL: [Ingredient; 14] = [
@@ -69,23 +77,47 @@ impl Ingredient {
         Ingredient::SharedToken,
     ];
 
-    /// The stable name, as JSON and `[expect] mechanism` spell it.
-    pub fn name(self) -> &'static str {
+    /// What the ingredient is: a kind of fault, with its words in [`FaultKind`], or a mistake
+    /// in the client, with its name and its phrase.
+    const fn grant(self) -> Grant {
         match self {
-            Ingredient::ClockJump => "clock jump",
-            Ingredient::Crash => "crash",
-            Ingredient::ClientCrash => "client crash",
-            Ingredient::Pause => "pause",
-            Ingredient::NodeClockError => "node clock error",
-            Ingredient::ClientClockError => "client clock error",
-            Ingredient::MessageLoss => "message loss",
-            Ingredient::StorageDelay => "storage delay",
-            Ingredient::Failover => "failover",
-            Ingredient::UnlockDel => "unlock = del",
-            Ingredient::NoValidityCheck => "no validity check",
-            Ingredient::ExtensionAnyNode => "extension quorum = any-node",
-            Ingredient::Partition => "partition",
-            Ingredient::SharedToken => "token = shared",
+            Ingredient::ClockJump => Grant::Fault(FaultKind::ClockJump),
+            Ingredient::Crash => Grant::Fault(FaultKind::Crash),
+            Ingredient::ClientCrash => Grant::Fault(FaultKind::ClientCrash),
+            Ingredient::Pause => Grant::Fault(FaultKind::Pause),
+            Ingredient::NodeClockError => Grant::Fault(FaultKind::NodeClockError),
+            Ingredient::ClientClockError => Grant::Fault(FaultKind::ClientClockError),
+            Ingredient::MessageLoss => Grant::Fault(FaultKind::MessageLoss),
+            Ingredient::StorageDelay => Grant::Fault(FaultKind::StorageDelay),
+            Ingredient::Failover => Grant::Fault(FaultKind::Failover),
+            Ingredient::Partition => Grant::Fault(FaultKind::Partition),
+            Ingredient::UnlockDel => Grant::Mistake("unlock = del", "unlocking with plain DEL"),
+            Ingredient::NoValidityCheck => {
+                Grant::Mistake("no validity check", "skipping the validity check")
+            }
+            Ingredient::ExtensionAnyNode => Grant::Mistake(
+                "extension quorum = any-node",
+                "counting an extension on any node",
+            ),
+            Ingredient::SharedToken => {
+                Grant::Mistake("token = shared", "one token value shared by the clients")
+            }
+        }
+    }
+
+    /// The kind of fault this ingredient is, or `None` for a mistake in the client.
+    pub const fn fault(self) -> Option<FaultKind> {
+        match self.grant() {
+            Grant::Fault(kind) => Some(kind),
+            Grant::Mistake(..) => None,
+        }
+    }
+
+    /// The stable name, as JSON and `[expect] mechanism` spell it.
+    pub const fn name(self) -> &'static str {
+        match self.grant() {
+            Grant::Fault(kind) => kind.name(),
+            Grant::Mistake(name, _) => name,
         }
     }
 
@@ -94,23 +126,11 @@ impl Ingredient {
         Ingredient::ALL.into_iter().find(|i| i.name() == name)
     }
 
-    /// The ingredient in words, for sentences ("the clock jump", "plain DEL on unlock").
-    pub fn phrase(self) -> &'static str {
-        match self {
-            Ingredient::ClockJump => "the clock jump",
-            Ingredient::Crash => "the crash",
-            Ingredient::ClientCrash => "the client crash",
-            Ingredient::Pause => "the pause",
-            Ingredient::NodeClockError => "the node clock error",
-            Ingredient::ClientClockError => "the client clock error",
-            Ingredient::MessageLoss => "the message loss",
-            Ingredient::StorageDelay => "the storage delay",
-            Ingredient::Failover => "the failover",
-            Ingredient::UnlockDel => "unlocking with plain DEL",
-            Ingredient::NoValidityCheck => "skipping the validity check",
-            Ingredient::ExtensionAnyNode => "counting an extension on any node",
-            Ingredient::Partition => "the partition",
-            Ingredient::SharedToken => "one token value shared by the clients",
+    /// The ingredient in words, for sentences ("the clock jump", "unlocking with plain DEL").
+    pub const fn phrase(self) -> &'static str {
+        match self.grant() {
+            Grant::Fault(kind) => kind.phrase(),
+            Grant::Mistake(_, phrase) => phrase,
         }
     }
 
@@ -219,6 +239,20 @@ mod tests {
             assert_eq!(Ingredient::from_name(i.name()), Some(i));
         }
         assert_eq!(Ingredient::from_name("jump"), None);
+    }
+
+    #[test]
+    fn every_fault_kind_is_an_ingredient_with_its_words() {
+        for kind in FaultKind::ALL {
+            let ingredient = Ingredient::ALL
+                .into_iter()
+                .find(|i| i.fault() == Some(kind))
+                .unwrap_or_else(|| panic!("{kind} is no ingredient"));
+            assert_eq!(
+                (ingredient.name(), ingredient.phrase()),
+                (kind.name(), kind.phrase())
+            );
+        }
     }
 
     #[test]

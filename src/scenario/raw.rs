@@ -290,6 +290,8 @@ pub(crate) struct RawCrashes {
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawClientCrashes {
     pub count: Option<Spanned<u32>>,
+    pub client: Option<Spanned<u32>>,
+    pub when: Option<RawCrashWhen>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -362,6 +364,16 @@ pub(crate) enum RawTokenSource {
     LockQuorumMaxOnly,
     /// The largest per-node counter of the quorum, written back to a quorum first.
     LockQuorum,
+}
+
+/// When a client crash may strike (file values `"any"`, `"holding"`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) enum RawCrashWhen {
+    /// At any point before the client is done.
+    Any,
+    /// Only while the client believes it holds the lock.
+    Holding,
 }
 
 /// What a node keeps across a crash (file values `"none"`, `"fsync-always"`, `"fsync-periodic"`).

@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::raw::RawBound;
+use crate::fault::ClientCrashAim;
 use crate::node::Persistence;
 use crate::proto::{LockParams, NodeSet};
 use crate::storage::{Protection, TokenSource};
@@ -244,13 +245,16 @@ pub struct FaultSettings {
     pub client_crashes: Option<ClientCrashSettings>,
 }
 
-/// `[faults.client_crashes]`: a client process dies for good, wherever it is in its lock's
-/// life. It sends nothing more (no unlock), believes nothing more, and its keys stay on the
-/// nodes until they expire; requests it sent before dying still arrive.
+/// `[faults.client_crashes]`: a client process dies for good, wherever its aim allows in its
+/// lock's life. It sends nothing more (no unlock), believes nothing more, and its keys stay on
+/// the nodes until they expire; requests it sent before dying still arrive.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ClientCrashSettings {
     /// How many client crashes in the whole run (default 1 when the table is present).
     pub count: u8,
+    /// Which client may crash (`client`, 1-based in the file) and when (`when`); by default
+    /// any client at any point before it is done.
+    pub aim: ClientCrashAim,
 }
 
 /// `[failover]`: node n1 is a master with one asynchronously replicated replica that is

@@ -98,7 +98,10 @@ fn tokens_client_crashes_and_retry_delays_are_read_and_checked() {
     assert_eq!(s.lock.token, Tokens::Shared);
     assert_eq!(
         s.faults.client_crashes,
-        Some(ClientCrashSettings { count: 1 })
+        Some(ClientCrashSettings {
+            count: 1,
+            aim: crate::fault::ClientCrashAim::ANY
+        })
     );
     assert_eq!(s.lock.params.retry.delay_min, Millis(3));
     let e = parse(
@@ -121,6 +124,55 @@ fn tokens_client_crashes_and_retry_delays_are_read_and_checked() {
         parse("[lock]\nretry_delay_ticks = 1000001\n[expect]\n\"mutual exclusion\" = \"holds\"\n")
             .unwrap_err();
     assert!(e.to_string().contains("retry_delay_ticks"), "{e}");
+}
+
+#[test]
+fn a_client_crash_is_aimed_at_one_client_while_it_holds() {
+    use crate::fault::{ClientCrashAim, CrashWhen};
+    let s = parse(
+        "[faults.client_crashes]\nclient = 2\nwhen = \"holding\"\n\
+         [expect]\n\"mutual exclusion\" = \"holds\"\n",
+    )
+    .unwrap();
+    let aim = ClientCrashAim {
+        client: Some(1),
+        when: CrashWhen::Holding,
+    };
+    assert_eq!(
+        s.faults.client_crashes,
+        Some(ClientCrashSettings { count: 1, aim })
+    );
+    let s = parse(
+        "[faults.client_crashes]\nwhen = \"any\"\n[expect]\n\"mutual exclusion\" = \"holds\"\n",
+    )
+    .unwrap();
+    assert_eq!(s.faults.client_crashes.unwrap().aim, ClientCrashAim::ANY);
+}
+
+#[test]
+fn a_bad_client_crash_aim_is_refused_where_it_is_written() {
+    let refused = |body: &str| {
+        parse(&format!(
+            "[lock]\nclients = 2\n[faults.client_crashes]\n{body}\n[expect]\n\"mutual exclusion\" = \"holds\"\n"
+        ))
+        .unwrap_err()
+        .to_string()
+    };
+    // The header takes five lines and the table opens on line 8, so the key is on line 9.
+    let e = refused("client = 3");
+    assert!(e.starts_with("s.toml:9:10: "), "{e}");
+    assert!(e.contains("client_crashes.client"), "{e}");
+    let e = refused("client = 0");
+    assert!(e.starts_with("s.toml:9:10: "), "{e}");
+    let e = refused("count = 2\nclient = 1");
+    assert!(e.starts_with("s.toml:10:10: "), "{e}");
+    assert!(e.contains("dies once"), "{e}");
+    let e = refused("when = \"later\"");
+    assert!(e.starts_with("s.toml:9:8: "), "{e}");
+    assert!(e.contains("holding"), "{e}");
+    let e = refused("victim = 1");
+    assert!(e.starts_with("s.toml:9:"), "{e}");
+    assert!(e.contains("victim"), "{e}");
 }
 
 #[test]

@@ -7,9 +7,11 @@ use std::path::Path;
 use toml::Spanned;
 
 use super::raw::{
-    RawBound, RawDecision, RawExpectValue, RawExtensionQuorum, RawLock, RawPersistence,
-    RawProtection, RawScenario, RawScheduled, RawSimFaults, RawSimulate, RawTokenSource, RawUnlock,
+    RawBound, RawCrashWhen, RawDecision, RawExpectValue, RawExtensionQuorum, RawLock,
+    RawPersistence, RawProtection, RawScenario, RawScheduled, RawSimFaults, RawSimulate,
+    RawTokenSource, RawUnlock,
 };
+use crate::fault::{ClientCrashAim, CrashWhen};
 use crate::node::Persistence;
 use crate::proto::{
     Config, DriftPolicy, ExtensionQuorum, NodeId, NodeSet, RetryPolicy, RoundDecision, UnlockMode,
@@ -967,28 +969,55 @@ impl Validator<'_> {
         })
     }
 
-    /// `[faults.client_crashes]`: how many clients crash for good.
+    /// `[faults.client_crashes]`: how many clients crash for good, which and when.
     fn client_crashes(
         &self,
         raw: &RawScenario,
         lock: &LockSettings,
     ) -> Result<Option<ClientCrashSettings>, ScenarioError> {
-        Ok(match &raw.faults.client_crashes {
+        let Some(c) = &raw.faults.client_crashes else {
+            return Ok(None);
+        };
+        let count = self.opt_range(&c.count, 1, 0, 3, "client_crashes.count")?;
+        if count > u32::from(lock.clients) {
+            return Err(ScenarioError::TooManyFaults {
+                at: self.at(c.count.as_ref().expect("a count above 1 was written")),
+                message: format!(
+                    "{count} client crashes is more than the {} clients",
+                    lock.clients
+                ),
+            });
+        }
+        let client = match &c.client {
             None => None,
-            Some(c) => {
-                let count = self.opt_range(&c.count, 1, 0, 3, "client_crashes.count")?;
-                if count > u32::from(lock.clients) {
+            Some(i) => {
+                let index = self.range(
+                    i,
+                    1,
+                    lock.clients as u32,
+                    "client_crashes.client (a client, 1-based)",
+                )?;
+                // A process dies once: a second crash aimed at the same client has nothing
+                // left to kill.
+                if count > 1 {
                     return Err(ScenarioError::TooManyFaults {
-                        at: self.at(c.count.as_ref().expect("a count above 1 was written")),
+                        at: self.at(i),
                         message: format!(
-                            "{count} client crashes is more than the {} clients",
-                            lock.clients
+                            "client_crashes.client aims every crash at one client, which dies once, but count is {count}"
                         ),
                     });
                 }
-                Some(ClientCrashSettings { count: count as u8 })
+                Some(index as u8 - 1)
             }
-        })
+        };
+        let when = match c.when.unwrap_or(RawCrashWhen::Any) {
+            RawCrashWhen::Any => CrashWhen::Any,
+            RawCrashWhen::Holding => CrashWhen::Holding,
+        };
+        Ok(Some(ClientCrashSettings {
+            count: count as u8,
+            aim: ClientCrashAim { client, when },
+        }))
     }
 }
 

@@ -524,7 +524,7 @@ impl SimConfig {
             Fault::Crash { node, downtime } => (Process::node(node), downtime),
             Fault::Isolate { node, duration } => (Process::node(node), duration),
             Fault::Pause { client, duration } => (Process::client(client), duration),
-            Fault::CrashClient { client } => (Process::client(client), Millis::ZERO),
+            Fault::CrashClient { client, .. } => (Process::client(client), Millis::ZERO),
             // Aimed at whichever node is replicated; without one it is ignored when it strikes.
             Fault::Failover => return Ok(()),
             Fault::DelayStorageOp { client, extra } => (Process::client(client), extra),

@@ -12,6 +12,7 @@ use rand_chacha::ChaCha8Rng;
 
 use super::draw::uniform;
 use crate::actor::Process;
+use crate::fault::{ClientCrashAim, CrashWhen};
 use crate::time::Millis;
 
 /// One fault.
@@ -73,10 +74,13 @@ pub enum Fault {
     Failover,
     /// The client's process dies for good: it sends nothing more (not even its unlock) and
     /// believes nothing more, while what it already sent still arrives and the keys it set
-    /// stay on the nodes until they expire.
+    /// stay on the nodes until they expire. With [`CrashWhen::Holding`] it applies only while
+    /// the client believes it holds the lock (else it is ignored), as the model allows it.
     CrashClient {
         /// Which client.
         client: usize,
+        /// When it may strike.
+        when: CrashWhen,
     },
 }
 
@@ -111,8 +115,12 @@ impl fmt::Display for Fault {
                 Process::node(node)
             ),
             Fault::Failover => write!(f, "the replicated master fails over to its replica"),
-            Fault::CrashClient { client } => {
-                write!(f, "{} crashes for good", Process::client(client))
+            Fault::CrashClient { client, when } => {
+                write!(f, "{} crashes for good", Process::client(client))?;
+                match when {
+                    CrashWhen::Any => Ok(()),
+                    CrashWhen::Holding => f.write_str(" if it holds the lock then"),
+                }
             }
         }
     }
@@ -196,6 +204,10 @@ pub struct FaultBudget {
     pub failovers: Budget,
     /// Client processes that die for good ([`Fault::CrashClient`]); the size is unused.
     pub client_crashes: Budget,
+    /// Which client a client crash is aimed at, and when it may strike (over
+    /// [`pinned_client`](FaultBudget::pinned_client): the scenario's aim is what the model
+    /// allows).
+    pub client_crash_aim: ClientCrashAim,
     /// Lock requests left in flight (one client's next request to one node, delayed by the
     /// size: past the end of the run, the request never lands). The model leaves a request in
     /// flight as long as it likes, so a holder may win a quorum while its request to another
@@ -224,6 +236,7 @@ impl FaultBudget {
         request_delays: Budget::NONE,
         failovers: Budget::NONE,
         client_crashes: Budget::NONE,
+        client_crash_aim: ClientCrashAim::ANY,
         request_stalls: Budget::NONE,
         pinned_node: None,
         pinned_client: None,
@@ -299,7 +312,18 @@ impl FaultBudget {
         let client = uniform(rng, 0, clients.saturating_sub(1) as u64) as usize;
         let node = self.pinned_node.unwrap_or(node);
         let client = self.pinned_client.unwrap_or(client);
-        make(node, client, size)
+        self.aim_client_crash(make(node, client, size))
+    }
+
+    /// A client crash aimed as the scenario aims it: at its client, when it allows.
+    fn aim_client_crash(&self, fault: Fault) -> Fault {
+        match fault {
+            Fault::CrashClient { client, .. } => Fault::CrashClient {
+                client: self.client_crash_aim.client.map_or(client, usize::from),
+                when: self.client_crash_aim.when,
+            },
+            other => other,
+        }
     }
 
     /// Each kind's budget with the function that turns (node, client, size) into a fault, in
@@ -351,6 +375,7 @@ impl FaultBudget {
             (self.failovers, |_, _, _| Fault::Failover),
             (self.client_crashes, |_, client, _| Fault::CrashClient {
                 client,
+                when: CrashWhen::Any,
             }),
             (self.request_stalls, |node, client, extra| {
                 Fault::DelayRequest {
@@ -637,8 +662,12 @@ fn window(fault: Fault, aim: &Aim, when: u64, which: u64) -> Option<(Anchor, u64
             .failover_node
             .map(|node| (Anchor::KeySet { node }, when)),
         // A client dies while acquiring (its SETs out, its round undecided) or
-        // while it holds the lock.
-        Fault::CrashClient { client } => Some(match which {
+        // while it holds the lock; only the latter when it is aimed at a holder.
+        Fault::CrashClient {
+            client,
+            when: CrashWhen::Holding,
+        } => Some((Anchor::Acquired { client }, when)),
+        Fault::CrashClient { client, .. } => Some(match which {
             0 | 1 => (Anchor::Started { client }, when),
             _ => (Anchor::Acquired { client }, when),
         }),
@@ -748,6 +777,9 @@ impl fmt::Display for FaultBudget {
         }
         if let Some(client) = self.pinned_client {
             write!(f, "; client faults pinned to {}", Process::client(client))?;
+        }
+        if self.client_crashes.count > 0 && self.client_crash_aim != ClientCrashAim::ANY {
+            write!(f, "; client crashes aimed at {}", self.client_crash_aim)?;
         }
         Ok(())
     }

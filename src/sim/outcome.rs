@@ -189,22 +189,26 @@ impl Outcome {
     pub fn report(&self, tail: usize) -> String {
         let mut text = self.header();
         if !self.violations.is_empty() {
-            let end = self
-                .trace
-                .iter()
-                .position(|entry| matches!(entry.event, TraceEvent::Violation(_)))
-                .map_or(self.trace.len(), |i| i + 1);
-            let start = end.saturating_sub(tail);
-            let _ = writeln!(
-                text,
-                "trace (events {start}..{end} of {}):",
-                self.trace.len()
-            );
-            for entry in &self.trace[start..end] {
-                let _ = writeln!(text, "  {entry}");
-            }
+            text.push_str(&self.trace_tail("trace", tail));
         }
         text.push_str(&self.summary());
+        text
+    }
+
+    /// The last `tail` events up to and including the first violation (the whole trace's last
+    /// events when there is none), under a heading `title (events a..b of n):`. The one place a
+    /// trace is cut at its violation, for [`report`](Outcome::report) and the CLI alike.
+    pub fn trace_tail(&self, title: &str, tail: usize) -> String {
+        let end = self
+            .trace
+            .iter()
+            .position(|entry| matches!(entry.event, TraceEvent::Violation(_)))
+            .map_or(self.trace.len(), |i| i + 1);
+        let start = end.saturating_sub(tail);
+        let mut text = format!("{title} (events {start}..{end} of {}):\n", self.trace.len());
+        for entry in &self.trace[start..end] {
+            let _ = writeln!(text, "  {entry}");
+        }
         text
     }
 }

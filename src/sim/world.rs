@@ -22,6 +22,7 @@ use super::server::SimNode;
 use super::trace::{TraceEntry, TraceEvent};
 use crate::actor::{Actor, Process};
 use crate::event::{Event, Nodes, persistence_words};
+use crate::fault::CrashWhen;
 use crate::node::{Availability, NodeReply, NodeState, Persistence, Unavailable};
 use crate::proto::{Command, Config, Fencing, NodeId, NodeSet, Op, Reply};
 use crate::storage::{Storage, StorageOp, StorageReply};
@@ -456,7 +457,7 @@ impl<'a> World<'a> {
             }
             Fault::Crash { node, downtime } => self.crash_node(node, downtime),
             Fault::Failover => self.fail_over(),
-            Fault::CrashClient { client } => self.crash_client(client),
+            Fault::CrashClient { client, when } => self.crash_client(client, when),
             Fault::Pause { client, duration } => self.pause(client, duration),
             Fault::Isolate { node, duration } => {
                 let isolated = self.nodes.get_mut(node).map(|n| n.isolate(now, duration));
@@ -505,13 +506,14 @@ impl<'a> World<'a> {
         delayed
     }
 
-    /// Client `client` dies for good; its keys stay on the nodes until they expire.
-    fn crash_client(&mut self, client: usize) -> bool {
+    /// Client `client` dies for good; its keys stay on the nodes until they expire. A crash
+    /// aimed at a holder does not apply while the client does not believe it holds the lock.
+    fn crash_client(&mut self, client: usize, when: CrashWhen) -> bool {
         let now = self.now;
         let Some(believed) = self.clients.get(client).map(|c| c.belief(now).is_some()) else {
             return false;
         };
-        if !self.clients[client].crash(Millis(now)) {
+        if (when == CrashWhen::Holding && !believed) || !self.clients[client].crash(Millis(now)) {
             return false;
         }
         let owner = Some(Actor::client(client));

@@ -14,7 +14,7 @@ use anyhow::{Context, Result, bail};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use redlock_lab::catalog;
 use redlock_lab::scenario::{Scenario, Verdict, property};
-use redlock_lab::sim::{self, Outcome as Run, Property, SimConfig, TraceEvent};
+use redlock_lab::sim::{self, Outcome as Run, Property, SimConfig};
 
 use crate::Outcome;
 use crate::inputs;
@@ -93,7 +93,10 @@ pub fn run(args: &Args) -> Result<Outcome> {
         && !outcome.violations.is_empty()
     {
         outln!()?;
-        out!("{}", trace_tail(outcome))?;
+        out!(
+            "{}",
+            outcome.trace_tail(&format!("trace of seed {}", outcome.seed), TRACE_TAIL)
+        )?;
     }
     if contradictions.is_empty() {
         Ok(Outcome::Success)
@@ -375,25 +378,6 @@ fn shell_word(word: &str) -> String {
     } else {
         format!("'{}'", word.replace('\'', r"'\''"))
     }
-}
-
-/// The last events of a run up to and including its first violation.
-fn trace_tail(outcome: &Run) -> String {
-    let end = outcome
-        .trace
-        .iter()
-        .position(|entry| matches!(entry.event, TraceEvent::Violation(_)))
-        .map_or(outcome.trace.len(), |i| i + 1);
-    let start = end.saturating_sub(TRACE_TAIL);
-    let mut text = format!(
-        "trace of seed {} (events {start}..{end} of {}):\n",
-        outcome.seed,
-        outcome.trace.len()
-    );
-    for entry in &outcome.trace[start..end] {
-        let _ = writeln!(text, "  {entry}");
-    }
-    text
 }
 
 #[cfg(test)]
