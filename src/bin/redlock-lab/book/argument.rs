@@ -52,7 +52,10 @@ impl Argument {
             Ingredient::ClientClockError,
         ]) {
             Argument::Clocks
-        } else if !present.is_empty() || scenario.lock.extensions > 0 {
+        } else if !present.is_empty()
+            || scenario.lock.extensions > 0
+            || scenario.faults.pauses.is_some()
+        {
             Argument::Algorithm
         } else {
             Argument::Baseline

@@ -59,15 +59,15 @@ pub fn run(args: &Args) -> Result<Outcome> {
         entries.push(entry(&chapter));
     }
     let seconds = start.elapsed().as_secs_f64();
-    write(
-        &args.out.join("index.html"),
-        &index::render(&entries, seconds),
-    )?;
+    let index = args.out.join("index.html");
+    write(&index, &index::render(&entries, seconds))?;
     eprintln!(
         "wrote {} pages and index.html to {} in {seconds:.1} s",
         entries.len(),
         args.out.display()
     );
+    // The page to open, alone on stdout, so that `xdg-open "$(redlock-lab book …)"` works.
+    outln!("{}", index.display())?;
     Ok(Outcome::Success)
 }
 
