@@ -478,7 +478,7 @@ fn the_explorer_and_the_timeline_link_both_ways() {
         .filter(|l| l.contains("<li id='step-"))
         .filter_map(|l| l.split(&prefix).nth(1))
         .filter_map(|rest| rest.split('\'').next())
-        .last()
+        .next_back()
         .expect("the steps link to the Explorer");
     let state = explorer.step_at(last);
     assert_eq!(
