@@ -10,8 +10,8 @@ pub struct Args {
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
     /// Scenario files, folders or catalog names to write pages for (none = the whole
-    /// built-in catalog, which takes about two minutes on two cores); the index lists the
-    /// pages written.
+    /// built-in catalog, about half a minute on two cores); the index lists the pages
+    /// written.
     #[arg(value_name = "SCENARIO")]
     pub paths: Vec<PathBuf>,
     /// The port the pages' "explore" links point at: `redlock-lab explore NAME --port P`

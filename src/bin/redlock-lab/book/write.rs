@@ -21,11 +21,14 @@ use crate::inputs::{self, Loaded};
 pub fn run(args: &Args) -> Result<Outcome> {
     let start = Instant::now();
     let loaded = inputs::load_labelled(&args.paths)?;
-    let sources: Vec<(Scenario, String)> = loaded
+    // Each scenario with its text and the argument `explore` takes to open it: a catalog
+    // name, or the file's path for a file from disk.
+    let sources: Vec<(Scenario, String, String)> = loaded
         .into_iter()
         .map(|l| {
             let text = text_of(&l)?;
-            Ok((l.scenario, text))
+            let name = l.file.clone().unwrap_or_else(|| l.scenario.name.clone());
+            Ok((l.scenario, text, name))
         })
         .collect::<Result<_>>()?;
     fs::create_dir_all(&args.out)
@@ -33,20 +36,20 @@ pub fn run(args: &Args) -> Result<Outcome> {
     let explorer = format!("http://127.0.0.1:{}", args.explorer_port);
     let mut entries = Vec::new();
     let total = sources.len();
-    for (i, (scenario, text)) in sources.iter().enumerate() {
+    for (i, (scenario, text, opened_as)) in sources.iter().enumerate() {
         let fixes: Vec<String> = sources
             .iter()
-            .filter(|(s, _)| {
+            .filter(|(s, _, _)| {
                 s.mitigation
                     .as_ref()
                     .is_some_and(|m| m.scenario.as_deref() == Some(&scenario.name))
             })
-            .map(|(s, _)| s.name.clone())
+            .map(|(s, _, _)| s.name.clone())
             .collect();
         let chapter = Chapter::new(scenario.clone(), text.clone(), &explorer)?;
         let command = format!(
-            "redlock-lab explore {} --port {}",
-            scenario.name, args.explorer_port
+            "redlock-lab explore {opened_as} --port {}",
+            args.explorer_port
         );
         let html = page::render(&chapter, &fixes, &command);
         write(&args.out.join(format!("{}.html", scenario.name)), &html)?;

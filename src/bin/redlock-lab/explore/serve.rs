@@ -1,5 +1,6 @@
 //! The `explore` command: the Explorer on one port, the timelines on another.
 
+use std::io::Write;
 use std::net::{Ipv4Addr, TcpListener};
 use std::path::PathBuf;
 
@@ -34,19 +35,26 @@ pub fn run(args: &Args) -> Result<Outcome> {
     let probe = TcpListener::bind((Ipv4Addr::LOCALHOST, args.port))
         .with_context(|| format!("cannot listen on 127.0.0.1:{}", args.port))?;
     let port = probe.local_addr().context("the probe's address")?.port();
-    drop(probe);
+    // Bound while the probe still holds the Explorer's port, so that a free port picked
+    // here cannot be the one the Explorer is about to take.
     let timelines = TcpListener::bind((Ipv4Addr::LOCALHOST, args.timeline_port))
         .with_context(|| format!("cannot listen on 127.0.0.1:{}", args.timeline_port))?;
     let timeline_port = timelines
         .local_addr()
         .context("the timelines' address")?
         .port();
+    drop(probe);
     let address = (Ipv4Addr::LOCALHOST, port);
     eprintln!(
         "Explorer for {} ({}) on http://127.0.0.1:{port}/ — stop with Ctrl-C",
         scenario.name, scenario.title
     );
-    eprintln!("Timelines of its paths on http://127.0.0.1:{timeline_port}/timeline/…");
+    // A reader of stderr may leave after the first line (it has the port); `eprintln!` would
+    // then panic and take the server down with it.
+    let _ = writeln!(
+        std::io::stderr(),
+        "Timelines of its paths on http://127.0.0.1:{timeline_port}/timeline/…"
+    );
     // A `ui/` folder in the working directory would shadow the Explorer's own files.
     if std::path::Path::new("ui/index.htm").exists() {
         eprintln!("warning: ./ui/index.htm shadows the Explorer's page; run from another folder");

@@ -26,6 +26,8 @@ pub fn serve(listener: TcpListener, model: RedlockModel, explorer: String) {
 
 /// Reads one request and writes its answer.
 fn answer(stream: TcpStream, model: &RedlockModel, explorer: &str) -> std::io::Result<()> {
+    // A client that connects and says nothing must not hold the one thread for ever.
+    stream.set_read_timeout(Some(std::time::Duration::from_secs(10)))?;
     let mut reader = BufReader::new(stream.try_clone()?);
     let mut request = String::new();
     reader.read_line(&mut request)?;
