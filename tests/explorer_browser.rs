@@ -119,20 +119,26 @@ impl Drop for Group {
 /// the working directory would shadow the Explorer's page).
 struct Explorer {
     port: u16,
+    /// Where the timelines of its paths are served.
+    timeline_port: u16,
     _server: Group,
     _cwd: TempDir,
 }
 
 impl Explorer {
     fn start(scenario: &str) -> Explorer {
-        let port = TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .expect("a free port")
-            .port();
+        let free = || {
+            TcpListener::bind("127.0.0.1:0")
+                .and_then(|l| l.local_addr())
+                .expect("a free port")
+                .port()
+        };
+        let (port, timeline_port) = (free(), free());
         let cwd = TempDir::new("explore");
         let server = Group::spawn(
             Command::new(env!("CARGO_BIN_EXE_redlock-lab"))
                 .args(["explore", scenario, "--port", &port.to_string()])
+                .args(["--timeline-port", &timeline_port.to_string()])
                 .current_dir(&cwd.0)
                 .stdout(Stdio::null())
                 .stderr(Stdio::null()),
@@ -140,6 +146,7 @@ impl Explorer {
         .expect("start redlock-lab explore");
         let explorer = Explorer {
             port,
+            timeline_port,
             _server: server,
             _cwd: cwd,
         };
@@ -160,25 +167,37 @@ impl Explorer {
 
     /// One HTTP/1.0 request; the status code and the body.
     fn try_request(&self, method: &str, path: &str) -> std::io::Result<(u16, String)> {
-        let mut stream = TcpStream::connect(("127.0.0.1", self.port))?;
-        stream.set_read_timeout(Some(Duration::from_secs(30)))?;
-        write!(
-            stream,
-            "{method} {path} HTTP/1.0\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
-        )?;
-        let mut response = String::new();
-        stream.read_to_string(&mut response)?;
-        let (head, body) = response
-            .split_once("\r\n\r\n")
-            .ok_or_else(|| std::io::Error::other("no header end"))?;
-        let code = head
-            .split_whitespace()
-            .nth(1)
-            .and_then(|c| c.parse().ok())
-            .ok_or_else(|| std::io::Error::other("no status code"))?;
-        Ok((code, body.to_owned()))
+        request(self.port, method, path)
     }
 
+    /// A GET of the timeline server.
+    fn timeline(&self, path: &str) -> (u16, String) {
+        request(self.timeline_port, "GET", path).unwrap_or_else(|e| panic!("GET {path}: {e}"))
+    }
+}
+
+/// One HTTP/1.0 request to a loopback port; the status code and the body.
+fn request(port: u16, method: &str, path: &str) -> std::io::Result<(u16, String)> {
+    let mut stream = TcpStream::connect(("127.0.0.1", port))?;
+    stream.set_read_timeout(Some(Duration::from_secs(30)))?;
+    write!(
+        stream,
+        "{method} {path} HTTP/1.0\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+    )?;
+    let mut response = String::new();
+    stream.read_to_string(&mut response)?;
+    let (head, body) = response
+        .split_once("\r\n\r\n")
+        .ok_or_else(|| std::io::Error::other("no header end"))?;
+    let code = head
+        .split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .ok_or_else(|| std::io::Error::other("no status code"))?;
+    Ok((code, body.to_owned()))
+}
+
+impl Explorer {
     fn get(&self, path: &str) -> (u16, String) {
         self.try_request("GET", path)
             .unwrap_or_else(|e| panic!("GET {path}: {e}"))
@@ -287,12 +306,10 @@ fn the_http_api_serves_status_states_and_the_diagram() {
     assert!(page.contains("Stateright Explorer"), "{page}");
 
     let status = explorer.json("/.status");
-    // The Explorer names the model by its defining path; the public path is `model::RedlockModel`.
+    // The Explorer names the model by its defining path: the scenario's `RedlockModel`
+    // wrapped by the binary only to link each diagram to its timeline.
     let model = status["model"].as_str().unwrap();
-    assert!(
-        model.starts_with("redlock_lab::model::") && model.ends_with("::RedlockModel"),
-        "{model}"
-    );
+    assert_eq!(model, "redlock_lab::explore::linked::Linked");
     let names: Vec<&str> = status["properties"]
         .as_array()
         .unwrap()
@@ -413,4 +430,60 @@ fn headless_chromium_shows_the_counterexample_state_and_diagram() {
     if let Some(dir) = std::env::var_os("REDLOCK_LAB_SCREENSHOT_DIR") {
         std::fs::copy(&png, Path::new(&dir).join("explorer.png")).expect("keep the screenshot");
     }
+}
+
+/// The Explorer links each path to its timeline, the timeline links each step back to its
+/// state in the Explorer, and a book page's step opens the state it shows.
+#[test]
+fn the_explorer_and_the_timeline_link_both_ways() {
+    let explorer = Explorer::start(SCENARIO);
+    let path = explorer.counterexample("mutual exclusion");
+    // From the Explorer's state to the timeline: a link under the diagram.
+    let end = explorer.step_at(&path);
+    let svg = end["svg"].as_str().expect("an svg field");
+    let link = format!(
+        "http://127.0.0.1:{}/timeline/{path}",
+        explorer.timeline_port
+    );
+    assert!(svg.contains(&format!("href='{link}'")), "{svg}");
+    let (code, html) = explorer.timeline(&format!("/timeline/{path}"));
+    assert_eq!(code, 200, "{html}");
+    assert!(html.contains("mutual exclusion breaks"), "{html}");
+    // From the timeline back: its last step opens the state at the end of the path.
+    let back = format!("http://127.0.0.1:{}/#/steps/{path}", explorer.port);
+    assert!(html.contains(&format!("href='{back}'")), "{html}");
+    // A path that does not exist is a 404 that says why, and the server goes on.
+    let (code, why) = explorer.timeline("/timeline/0/99");
+    assert_eq!(code, 404);
+    assert!(why.contains("no enabled step 99"), "{why}");
+    assert_eq!(explorer.timeline("/elsewhere").0, 404);
+    assert_eq!(explorer.timeline(&format!("/timeline/{path}")).0, 200);
+
+    // From a book page's step to the Explorer: the state it names is the one the page shows.
+    let book = TempDir::new("book");
+    let out = Command::new(env!("CARGO_BIN_EXE_redlock-lab"))
+        .args(["book", "--out", book.0.to_str().unwrap(), SCENARIO])
+        .args(["--explorer-port", &explorer.port.to_string()])
+        .output()
+        .expect("redlock-lab book runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let page = std::fs::read_to_string(book.0.join(format!("{SCENARIO}.html"))).expect("the page");
+    let prefix = format!("href='http://127.0.0.1:{}/#/steps/", explorer.port);
+    let last = page
+        .lines()
+        .filter(|l| l.contains("<li id='step-"))
+        .filter_map(|l| l.split(&prefix).nth(1))
+        .filter_map(|rest| rest.split('\'').next())
+        .next_back()
+        .expect("the steps link to the Explorer");
+    let state = explorer.step_at(last);
+    assert_eq!(
+        count(state["state"].as_str().unwrap(), "BELIEVES"),
+        2,
+        "{state}"
+    );
 }

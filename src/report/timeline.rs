@@ -21,3 +21,4 @@ mod servers;
 mod svg;
 
 pub use facts::Timeline;
+pub use html::{PAGE_SCRIPT, PAGE_STYLE};

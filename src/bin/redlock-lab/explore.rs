@@ -1,47 +1,14 @@
-//! `redlock-lab explore`: the stateright Explorer for one scenario.
+//! `redlock-lab explore`: the stateright Explorer for one scenario, linked both ways with
+//! the timeline.
+//!
+//! The Explorer is stateright's own page and server; the model it serves wraps the
+//! scenario's model (`linked.rs`) only to add, under each path's sequence diagram, a link to
+//! that path drawn as a timeline. The timelines are served by a second small server on
+//! another loopback port (`timelines.rs`), each step of which links back to its state in the
+//! Explorer, as the book's pages do.
 
-use std::net::{Ipv4Addr, TcpListener};
-use std::path::PathBuf;
+mod linked;
+mod serve;
+mod timelines;
 
-use anyhow::{Context, Result};
-use redlock_lab::model::RedlockModel;
-use stateright::Model;
-
-use crate::Outcome;
-use crate::inputs;
-
-/// Arguments of `explore`.
-#[derive(Debug, clap::Args)]
-pub struct Args {
-    /// A scenario file or catalog name.
-    path: PathBuf,
-    /// The port to serve on (on 127.0.0.1 only); 0 picks a free one and prints it.
-    #[arg(long, default_value_t = 3000)]
-    port: u16,
-}
-
-/// Serves the Explorer until the process is stopped.
-pub fn run(args: &Args) -> Result<Outcome> {
-    let scenario = inputs::load_one(&args.path)?;
-    // stateright panics when it cannot bind; probe first so a busy port is a clean error. The
-    // probe also resolves port 0 to the free port the system picked, which is then served.
-    let probe = TcpListener::bind((Ipv4Addr::LOCALHOST, args.port))
-        .with_context(|| format!("cannot listen on 127.0.0.1:{}", args.port))?;
-    let port = probe.local_addr().context("the probe's address")?.port();
-    drop(probe);
-    let address = (Ipv4Addr::LOCALHOST, port);
-    eprintln!(
-        "Explorer for {} ({}) on http://127.0.0.1:{port}/ — stop with Ctrl-C",
-        scenario.name, scenario.title
-    );
-    // A `ui/` folder in the working directory would shadow the Explorer's own files.
-    if std::path::Path::new("ui/index.htm").exists() {
-        eprintln!("warning: ./ui/index.htm shadows the Explorer's page; run from another folder");
-    }
-    // Every state judged on its own (the checkers keep only the first violation per property).
-    RedlockModel::new(&scenario)
-        .for_explorer()
-        .checker()
-        .serve(address);
-    Ok(Outcome::Success)
-}
+pub use serve::{Args, run};

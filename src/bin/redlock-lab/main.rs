@@ -14,6 +14,7 @@
 #[macro_use]
 mod output;
 mod advise;
+mod book;
 mod check;
 mod explain;
 mod explore;
@@ -64,6 +65,10 @@ enum Command {
     Explain(explain::Args),
     /// Serve the stateright Explorer for one scenario on 127.0.0.1.
     Explore(explore::Args),
+    /// Write the catalog (or the given scenarios) as a static site: a page per scenario with
+    /// its claim, verdicts, timeline, necessary causes, mitigation re-checked and file, and
+    /// an index grouped by the debate's arguments; it opens from disk.
+    Book(book::Args),
     /// Seeded simulator runs of one scenario: violations per property, the first violating
     /// seed and the command that replays it. Exit 1 if a run violates a property the
     /// scenario expects to hold.
@@ -120,6 +125,7 @@ fn main() -> ExitCode {
         Some(Command::List(args)) => list::run(&args),
         Some(Command::Trace(args)) => trace::run(&args),
         Some(Command::Explore(args)) => explore::run(&args),
+        Some(Command::Book(args)) => book::run(&args),
         Some(Command::Simulate(args)) => simulate::run(&args),
         Some(Command::Explain(args)) => explain::run(&args),
         Some(Command::Sweep(args)) => sweep::run(&args),

@@ -248,6 +248,15 @@ pub struct Timeline {
     /// The faults and mistakes the violation needs, once known
     /// ([`Timeline::with_causes`]).
     pub necessary: Option<Vec<Ingredient>>,
+    /// The prefix of every step's anchor (`step` gives `#step-9`): two timelines on one page
+    /// need two.
+    pub anchor: String,
+    /// For each step from step 1, a link to the state after it in the Explorer
+    /// (`redlock-lab explore`), or none ([`Timeline::with_explorer`]).
+    pub explore: Vec<String>,
+    /// The line under the title in place of the verdict, for a run that is not a
+    /// counterexample ([`Timeline::with_caption`]).
+    pub caption: Option<String>,
     pub(super) facts: Facts,
 }
 
@@ -273,5 +282,42 @@ impl Timeline {
         }
         self.necessary = Some(necessary);
         self
+    }
+
+    /// Anchors each step as `#{prefix}-N` instead of `#step-N`.
+    pub fn with_anchor(mut self, prefix: &str) -> Timeline {
+        prefix.clone_into(&mut self.anchor);
+        self
+    }
+
+    /// Links step `i + 1` to `links[i]`: the state after it in the Explorer. A path the
+    /// Explorer's model cannot follow to its end gets links for the steps it can.
+    pub fn with_explorer(mut self, links: Vec<String>) -> Timeline {
+        self.explore = links;
+        self
+    }
+
+    /// Says `caption` under the title instead of the verdict: the run drawn is not a
+    /// counterexample (the same schedule replayed under a mitigation's patch).
+    pub fn with_caption(mut self, caption: String) -> Timeline {
+        self.caption = Some(caption);
+        self
+    }
+
+    /// The axis runs at least to tick `end`, so two runs drawn one above the other share
+    /// one scale.
+    pub fn with_axis_to(mut self, end: u32) -> Timeline {
+        self.facts.end = self.facts.end.max(end);
+        self
+    }
+
+    /// The tick the axis runs to.
+    pub fn axis_end(&self) -> u32 {
+        self.facts.end
+    }
+
+    /// Whether two clients' beliefs overlap somewhere in the run (the red band).
+    pub fn has_overlap(&self) -> bool {
+        !self.facts.overlaps.is_empty()
     }
 }

@@ -390,6 +390,9 @@ impl Timeline {
             ms_per_tick: scenario.resolution.map(Millis::as_u64),
             steps,
             necessary: None,
+            anchor: "step".to_owned(),
+            explore: Vec::new(),
+            caption: None,
             facts: Reader::read(story, lanes, promotion_delay),
         }
     }

@@ -76,7 +76,7 @@ impl Timeline {
             draw_flag(&mut svg, flag, row, &layout);
         }
         draw_break(&mut svg, facts, &layout);
-        draw_marks(&mut svg, facts, &layout);
+        draw_marks(&mut svg, facts, &layout, &self.anchor);
         super::legend::draw(&mut svg, layout.bottom + 22.0);
         svg.push_str("</svg>");
         svg
@@ -112,11 +112,23 @@ impl Timeline {
         };
         let _ = write!(
             svg,
-            "<text x='16' y='22' class='title'>{}</text><text x='16' y='40' class='subtitle'>{}</text>             <text x='16' y='57' class='subtitle' style='fill:{RED};font-weight:600'>✗ {}</text>",
+            "<text x='16' y='22' class='title'>{}</text><text x='16' y='40' class='subtitle'>{}</text>             ",
             escape(&self.scenario),
             escape(&title),
-            escape(&self.verdict())
         );
+        // A run that is not a counterexample says what it is, in green, without the cross.
+        let _ = match &self.caption {
+            Some(caption) => write!(
+                svg,
+                "<text x='16' y='57' class='subtitle caption' style='fill:#2a9d4b;font-weight:600'>{}</text>",
+                escape(caption)
+            ),
+            None => write!(
+                svg,
+                "<text x='16' y='57' class='subtitle' style='fill:{RED};font-weight:600'>✗ {}</text>",
+                escape(&self.verdict())
+            ),
+        };
     }
 }
 
@@ -139,7 +151,7 @@ fn draw_axis(svg: &mut String, facts: &Facts, layout: &Layout, ms_per_tick: Opti
         let x = LEFT + f64::from(t) * layout.tick;
         let _ = write!(
             svg,
-            "<line class='grid' x1='{x:.1}' y1='{:.1}' x2='{x:.1}' y2='{:.1}'/>",
+            "<line class='grid' data-t='{t}' x1='{x:.1}' y1='{:.1}' x2='{x:.1}' y2='{:.1}'/>",
             TOP - 26.0,
             layout.bottom
         );
@@ -464,14 +476,15 @@ fn draw_break(svg: &mut String, facts: &Facts, layout: &Layout) {
 }
 
 /// A dot per event at the top of its lane: its sentence on hover, a link to its step.
-fn draw_marks(svg: &mut String, facts: &Facts, layout: &Layout) {
+fn draw_marks(svg: &mut String, facts: &Facts, layout: &Layout, anchor: &str) {
     for mark in &facts.marks {
         let Some(band) = mark.lane.and_then(|lane| layout.band(lane)) else {
             continue;
         };
         let _ = write!(
             svg,
-            "<a href='#step-{step}'><circle class='event' data-step='{step}' cx='{:.1}' cy='{:.1}' r='2.5'><title>step {step}: {}</title></circle></a>",
+            "<a href='#{}-{step}'><circle class='event' data-step='{step}' cx='{:.1}' cy='{:.1}' r='2.5'><title>step {step}: {}</title></circle></a>",
+            escape(anchor),
             layout.x(mark.at),
             band.top + 3.0,
             escape(&mark.title),

@@ -1,0 +1,21 @@
+//! The arguments of `book`.
+
+use std::path::PathBuf;
+
+/// Arguments of `book`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The folder to write the book into (created if missing; pages already there are
+    /// overwritten).
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// Scenario files, folders or catalog names to write pages for (none = the whole
+    /// built-in catalog, about half a minute on two cores); the index lists the pages
+    /// written.
+    #[arg(value_name = "SCENARIO")]
+    pub paths: Vec<PathBuf>,
+    /// The port the pages' "explore" links point at: `redlock-lab explore NAME --port P`
+    /// must be serving the scenario there for a link to open its state.
+    #[arg(long, value_name = "P", default_value_t = 3000)]
+    pub explorer_port: u16,
+}

@@ -1,0 +1,109 @@
+//! Writing the book: a chapter per scenario, then the index.
+
+use std::fs;
+use std::path::Path;
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use redlock_lab::catalog::CATALOG;
+use redlock_lab::scenario::Scenario;
+
+use super::args::Args;
+use super::argument::Argument;
+use super::chapter::Chapter;
+use super::index::{self, Entry};
+use super::page;
+use crate::Outcome;
+use crate::inputs::{self, Loaded};
+
+/// Writes a page per scenario the arguments name (the whole catalog by default) and the
+/// index; progress on stderr, one line a page.
+pub fn run(args: &Args) -> Result<Outcome> {
+    let start = Instant::now();
+    let loaded = inputs::load_labelled(&args.paths)?;
+    // Each scenario with its text and the argument `explore` takes to open it: a catalog
+    // name, or the file's path for a file from disk.
+    let sources: Vec<(Scenario, String, String)> = loaded
+        .into_iter()
+        .map(|l| {
+            let text = text_of(&l)?;
+            let name = l.file.clone().unwrap_or_else(|| l.scenario.name.clone());
+            Ok((l.scenario, text, name))
+        })
+        .collect::<Result<_>>()?;
+    fs::create_dir_all(&args.out)
+        .with_context(|| format!("cannot create {}", args.out.display()))?;
+    let explorer = format!("http://127.0.0.1:{}", args.explorer_port);
+    let mut entries = Vec::new();
+    let total = sources.len();
+    for (i, (scenario, text, opened_as)) in sources.iter().enumerate() {
+        let fixes: Vec<String> = sources
+            .iter()
+            .filter(|(s, _, _)| {
+                s.mitigation
+                    .as_ref()
+                    .is_some_and(|m| m.scenario.as_deref() == Some(&scenario.name))
+            })
+            .map(|(s, _, _)| s.name.clone())
+            .collect();
+        let chapter = Chapter::new(scenario.clone(), text.clone(), &explorer)?;
+        let command = format!(
+            "redlock-lab explore {opened_as} --port {}",
+            args.explorer_port
+        );
+        let html = page::render(&chapter, &fixes, &command);
+        write(&args.out.join(format!("{}.html", scenario.name)), &html)?;
+        eprintln!(
+            "[{}/{total}] {} ({:.1} s)",
+            i + 1,
+            scenario.name,
+            chapter.seconds
+        );
+        entries.push(entry(&chapter));
+    }
+    let seconds = start.elapsed().as_secs_f64();
+    let index = args.out.join("index.html");
+    write(&index, &index::render(&entries, seconds))?;
+    eprintln!(
+        "wrote {} pages and index.html to {} in {seconds:.1} s",
+        entries.len(),
+        args.out.display()
+    );
+    // The page to open, alone on stdout, so that `xdg-open "$(redlock-lab book …)"` works.
+    outln!("{}", index.display())?;
+    Ok(Outcome::Success)
+}
+
+/// A scenario's file as the checker read it: the embedded catalog's text, or the file's.
+fn text_of(loaded: &Loaded) -> Result<String> {
+    match &loaded.file {
+        Some(file) => fs::read_to_string(file).with_context(|| format!("cannot read {file}")),
+        None => CATALOG
+            .iter()
+            .find(|e| e.file == loaded.scenario.file)
+            .map(|e| e.text.to_owned())
+            .with_context(|| format!("{} is not in the catalog", loaded.scenario.file)),
+    }
+}
+
+fn write(path: &Path, text: &str) -> Result<()> {
+    fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))
+}
+
+/// The index's line for a chapter.
+fn entry(chapter: &Chapter) -> Entry {
+    let scenario = &chapter.scenario;
+    Entry {
+        name: scenario.name.clone(),
+        title: scenario.title.clone(),
+        source: scenario.source.to_string(),
+        claim: scenario.claim.clone(),
+        argument: Argument::of(scenario),
+        verdicts: chapter
+            .report
+            .properties
+            .iter()
+            .map(|p| (p.name.clone(), p.verdict.to_string()))
+            .collect(),
+    }
+}
