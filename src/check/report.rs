@@ -67,6 +67,28 @@ impl PropertyReport {
     }
 }
 
+impl PropertyReport {
+    /// For which sizes a settled `always` verdict is proved, in one sentence ("mutual
+    /// exclusion: holds for every even number of nodes and any number of clients: two
+    /// majorities …"), for a report of `nodes` nodes and `clients` clients; `None` for an
+    /// unsettled verdict or a property that is not an invariant.
+    pub fn reach_sentence(&self, nodes: usize, clients: usize) -> Option<String> {
+        let settled = matches!(self.verdict, Verdict::Holds | Verdict::Violated);
+        let invariant = crate::property::Property::from_name(&self.name)
+            .is_some_and(|p| crate::property::Property::ALWAYS.contains(&p));
+        if !settled || !invariant {
+            return None;
+        }
+        let sizes = self.reach.describe(self.verdict, nodes, clients);
+        let mut sentence = format!("{}: {} for {sizes}", self.name, self.verdict);
+        if self.reach.argument != super::reach::Argument::None {
+            sentence.push_str(": ");
+            sentence.push_str(self.reach.argument.sentence());
+        }
+        Some(sentence)
+    }
+}
+
 /// Why a check stopped before exploring every reachable state.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]

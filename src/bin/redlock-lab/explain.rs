@@ -5,7 +5,6 @@
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
-use redlock_lab::check::reach::Argument;
 use redlock_lab::check::{self, Check, Engine, PropertyReport, Report};
 use redlock_lab::report::Story;
 use redlock_lab::scenario::{Ingredient, Mitigation, Scenario, Source, Verdict, property};
@@ -175,24 +174,19 @@ fn resolution(scenario: &Scenario) -> String {
 
 /// For which sizes each settled safety verdict is proved, and by which argument.
 fn sizes(report: &Report) -> String {
-    let mut out = String::new();
-    for p in &report.properties {
-        let settled = matches!(p.verdict, Verdict::Holds | Verdict::Violated);
-        if !settled || p.name == property::LOCK_ACQUIRED || p.name == property::EVENTUALLY_ACQUIRED
-        {
-            continue;
-        }
-        let sizes = p.reach.describe(p.verdict, report.nodes, report.clients);
-        out.push_str(&format!("  {}: {} for {sizes}", p.name, p.verdict));
-        if p.reach.argument != Argument::None {
-            out.push_str(&format!(": {}", p.reach.argument.sentence()));
-        }
-        out.push_str(".\n");
+    let lines: Vec<String> = report
+        .properties
+        .iter()
+        .filter_map(|p| p.reach_sentence(report.nodes, report.clients))
+        .map(|sentence| format!("  {sentence}.\n"))
+        .collect();
+    if lines.is_empty() {
+        return String::new();
     }
-    if out.is_empty() {
-        return out;
-    }
-    format!("\nSizes (the arguments are in the crate's `check::reach` documentation):\n{out}")
+    format!(
+        "\nSizes (the arguments are in the crate's `check::reach` documentation):\n{}",
+        lines.concat()
+    )
 }
 
 /// Prints the explanation; exit 1 when a verdict differs from `[expect]`.

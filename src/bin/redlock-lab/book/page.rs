@@ -111,7 +111,8 @@ fn verdicts(body: &mut String, chapter: &Chapter) {
     );
 }
 
-/// The configuration's size and what the search covered.
+/// The configuration's size, what the search covered, and for which sizes each verdict is
+/// proved.
 fn reach(scenario: &Scenario, report: &Report, seconds: f64) -> String {
     let params = &scenario.lock.params;
     let noun = if report.engine == Engine::Zones {
@@ -139,6 +140,11 @@ fn reach(scenario: &Scenario, report: &Report, seconds: f64) -> String {
     }
     if let Some(stopped) = &report.stopped {
         let _ = write!(words, " The check stopped early: {stopped}.");
+    }
+    for p in &report.properties {
+        if let Some(sentence) = p.reach_sentence(report.nodes, report.clients) {
+            let _ = write!(words, " Proved for sizes: {sentence}.");
+        }
     }
     escape(&words)
 }
