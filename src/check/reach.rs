@@ -57,6 +57,10 @@
 //! `tests/sizes.rs` on every eligible catalog scenario at `N = 3…7`, where they must agree
 //! with the checker run at each size.
 //!
+//! The quorum half (intersection, one key per node, the budget, with the per-node lemma as an
+//! axiom) is also discharged by an SMT solver for sorts of any size: `tests/proofs/quorum.smt2`,
+//! run by `tests/quorum_proof.rs`.
+//!
 //! Two more arguments are stated where the checker uses them: two clients with phantom
 //! refusals stand for any number ([`RedlockModel::with_phantom_clients`]), and one node that
 //! answers anything stands for any number of nodes for the storage properties
@@ -167,19 +171,19 @@ impl Reach {
 }
 
 impl Reach {
-    /// The sizes in a table cell: "every N, any clients", "odd N, 2+ clients", "N=3, 2
-    /// clients" (the README's scenario table and `check`'s "proved for" column).
+    /// The sizes in a table cell, `N` nodes and `C` clients: "all N, any C", "odd N, C≥2",
+    /// "N=3, C=2" (the README's scenario table and `check`'s "proved for" column).
     pub fn short(&self, verdict: Verdict, nodes: usize, clients: usize) -> String {
         let node_words = match self.nodes {
             NodeCounts::Checked => format!("N={nodes}"),
-            NodeCounts::Every => "every N".to_owned(),
+            NodeCounts::Every => "all N".to_owned(),
             NodeCounts::EveryOdd => "odd N".to_owned(),
             NodeCounts::EveryEven => "even N".to_owned(),
         };
         let client_words = match (self.clients, verdict) {
-            (ClientCounts::Checked, _) => format!("{clients} {}", plural(clients, "client")),
-            (ClientCounts::Any, Verdict::Violated) => "2+ clients".to_owned(),
-            (ClientCounts::Any, _) => "any clients".to_owned(),
+            (ClientCounts::Checked, _) => format!("C={clients}"),
+            (ClientCounts::Any, Verdict::Violated) => "C≥2".to_owned(),
+            (ClientCounts::Any, _) => "any C".to_owned(),
         };
         format!("{node_words}, {client_words}")
     }

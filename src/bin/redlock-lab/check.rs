@@ -223,25 +223,27 @@ fn render(
     out
 }
 
-/// A line per scenario, with its file when it is not the catalog's, then one per property.
+/// A line per scenario (what the search explored), with its file when it is not the
+/// catalog's, then one per property (its verdict, and for which sizes it is proved).
 fn verdict_table(reports: &[Report], files: &[Option<String>]) -> Table {
     let mut table = Table::new(&[
         "scenario / property",
         "expected",
         "verdict",
         "",
-        "states",
-        "seconds",
-        "proved for",
+        "explored / proved for",
     ]);
     for (report, file) in reports.iter().zip(files) {
+        let noun = match report.engine {
+            Engine::Zones => "zones",
+            _ => "states",
+        };
         table.row(vec![
             report.name.clone(),
             String::new(),
             String::new(),
             String::new(),
-            report.unique_states.to_string(),
-            format!("{:.2}", report.seconds),
+            format!("{} {noun}, {:.2} s", report.unique_states, report.seconds),
         ]);
         if let Some(file) = file {
             table.note(format!("from {file}"));
@@ -263,8 +265,6 @@ fn verdict_table(reports: &[Report], files: &[Option<String>]) -> Table {
                 expected,
                 property.verdict.to_string(),
                 mark.to_owned(),
-                String::new(),
-                String::new(),
                 reach,
             ]);
         }
