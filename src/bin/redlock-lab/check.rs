@@ -117,7 +117,7 @@ fn refuse_zero_limits(args: &Args) -> Result<()> {
 fn warn_of_worlds(scenarios: &[Scenario]) {
     for scenario in scenarios.iter().filter(|s| s.simulate.is_some()) {
         // A simulator world is sized for seeded runs, not for exhausting.
-        eprintln!(
+        errln!(
             "note: {name} is one of the simulator's worlds (it has a [simulate] table) and may be \
              far too large to check exhaustively: run `redlock-lab simulate {name}`, or bound the \
              check with --time-limit or --max-states",

@@ -62,9 +62,11 @@ pub fn load_labelled(paths: &[PathBuf]) -> Result<Vec<Loaded>> {
         match Scenario::from_str(&source.file, &source.text) {
             Ok(scenario) => {
                 if let Some(first) = scenarios.iter().find(|l| l.scenario.name == scenario.name) {
-                    eprintln!(
+                    errln!(
                         "warning: {} and {} are both called {}; reports cannot tell them apart",
-                        first.scenario.file, scenario.file, scenario.name
+                        first.scenario.file,
+                        scenario.file,
+                        scenario.name
                     );
                 }
                 scenarios.push(Loaded {

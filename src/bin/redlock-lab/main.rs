@@ -8,7 +8,7 @@
 //! leaves early (`| head`) ends any command quietly with status 141, as it ends `cat`.
 
 // Every line to stdout goes through `output`, which survives a closed pipe; `print!` panics.
-#![deny(clippy::print_stdout)]
+#![deny(clippy::print_stdout, clippy::print_stderr)]
 
 // First, so that its `out!` and `outln!` macros are in scope in every module below.
 #[macro_use]
@@ -144,7 +144,7 @@ fn main() -> ExitCode {
         Ok(Outcome::Incomplete) => ExitCode::from(3),
         Err(error) if output::is_closed(&error) => ExitCode::from(output::CLOSED_EXIT),
         Err(error) => {
-            eprintln!("error: {error:#}");
+            errln!("error: {error:#}");
             ExitCode::from(2)
         }
     }

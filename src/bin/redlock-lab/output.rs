@@ -6,7 +6,9 @@
 //! [`StdoutClosed`]; it travels up through `?` like any error, and `main` turns it into a
 //! silent exit with [`CLOSED_EXIT`], the status a shell reports for `cat` in the same place.
 //! Stopping at the first failed write is `cat`'s behaviour too: nobody reads what follows.
-//! `main.rs` denies `clippy::print_stdout`, so a `print!` cannot creep back in.
+//! `main.rs` denies `clippy::print_stdout` and `clippy::print_stderr`, so a `print!` or an
+//! `eprintln!` cannot creep back in: diagnostics go through `errln!`, which ignores a closed
+//! stderr.
 
 use std::fmt;
 use std::io::{self, Write};
@@ -67,6 +69,15 @@ macro_rules! outln {
     ($($arg:tt)*) => {
         $crate::output::write_fmt(format_args!("{}\n", format_args!($($arg)*)))
     };
+}
+
+/// `eprintln!` that ignores a closed stderr instead of panicking: a reader that wanted only the
+/// first line (the Explorer's port) may leave, and no diagnostic is worth a crash.
+macro_rules! errln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
 }
 
 #[cfg(test)]

@@ -211,7 +211,7 @@ pub fn run(args: &Args) -> Result<Outcome> {
                     Acquisition::Acquired(_) => unreachable!("handled above"),
                 };
                 if let Some(signal) = signals.received() {
-                    eprintln!(
+                    errln!(
                         "redlock-lab run: interrupted by signal {signal} while waiting for {}",
                         args.name
                     );
@@ -220,7 +220,7 @@ pub fn run(args: &Args) -> Result<Outcome> {
                 let waited = started.elapsed();
                 let out_of_time = args.nonblock || args.wait.is_some_and(|wait| waited >= wait);
                 if out_of_time {
-                    eprintln!(
+                    errln!(
                         "redlock-lab run: lock {} not acquired{}: {}",
                         args.name,
                         match args.wait {
@@ -285,7 +285,7 @@ fn supervise(
     Ok(match end {
         End::Exited(status) => exit_code(status),
         End::Interrupted { signal, status } => {
-            eprintln!(
+            errln!(
                 "redlock-lab run: got signal {signal}, passed it on; the command {}; lock {} {released}",
                 describe(status),
                 args.name
@@ -293,7 +293,7 @@ fn supervise(
             exit_code(status)
         }
         End::Lost { why, status } => {
-            eprintln!(
+            errln!(
                 "redlock-lab run: lock {} lost: {why}; the command was stopped ({}); {released}",
                 args.name,
                 describe(status)
@@ -301,9 +301,10 @@ fn supervise(
             args.lost_exit_code
         }
         End::NotStarted(error) => {
-            eprintln!(
+            errln!(
                 "redlock-lab run: cannot run {:?}: {error}; lock {} {released}",
-                args.command[0], args.name
+                args.command[0],
+                args.name
             );
             if error.kind() == ErrorKind::NotFound {
                 127

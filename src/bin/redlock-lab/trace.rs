@@ -83,7 +83,7 @@ pub fn run(args: &Args) -> Result<Outcome> {
             .property
             .as_deref()
             .unwrap_or(property::MUTUAL_EXCLUSION);
-        eprintln!(
+        errln!(
             "{}: {} holds, so there is no counterexample to trace",
             scenario.name,
             if args.property.is_some() {
@@ -160,7 +160,7 @@ fn trace_zones(args: &Args, scenario: &Scenario, report: &Report) -> Result<Outc
         );
     };
     let Some(steps) = &p.counterexample else {
-        eprintln!(
+        errln!(
             "{}: {wanted} holds, so there is no counterexample to trace",
             scenario.name
         );

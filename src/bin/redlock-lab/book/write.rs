@@ -53,7 +53,7 @@ pub fn run(args: &Args) -> Result<Outcome> {
         );
         let html = page::render(&chapter, &fixes, &command);
         write(&args.out.join(format!("{}.html", scenario.name)), &html)?;
-        eprintln!(
+        errln!(
             "[{}/{total}] {} ({:.1} s)",
             i + 1,
             scenario.name,
@@ -64,7 +64,7 @@ pub fn run(args: &Args) -> Result<Outcome> {
     let seconds = start.elapsed().as_secs_f64();
     let index = args.out.join("index.html");
     write(&index, &index::render(&entries, seconds))?;
-    eprintln!(
+    errln!(
         "wrote {} pages and index.html to {} in {seconds:.1} s",
         entries.len(),
         args.out.display()

@@ -1,6 +1,5 @@
 //! The `explore` command: the Explorer on one port, the timelines on another.
 
-use std::io::Write;
 use std::net::{Ipv4Addr, TcpListener};
 use std::path::PathBuf;
 
@@ -45,19 +44,16 @@ pub fn run(args: &Args) -> Result<Outcome> {
         .port();
     drop(probe);
     let address = (Ipv4Addr::LOCALHOST, port);
-    eprintln!(
+    errln!(
         "Explorer for {} ({}) on http://127.0.0.1:{port}/ — stop with Ctrl-C",
-        scenario.name, scenario.title
+        scenario.name,
+        scenario.title
     );
-    // A reader of stderr may leave after the first line (it has the port); `eprintln!` would
-    // then panic and take the server down with it.
-    let _ = writeln!(
-        std::io::stderr(),
-        "Timelines of its paths on http://127.0.0.1:{timeline_port}/timeline/…"
-    );
+    // A reader of stderr may leave after the first line (it has the port): `errln!` ignores it.
+    errln!("Timelines of its paths on http://127.0.0.1:{timeline_port}/timeline/…");
     // A `ui/` folder in the working directory would shadow the Explorer's own files.
     if std::path::Path::new("ui/index.htm").exists() {
-        eprintln!("warning: ./ui/index.htm shadows the Explorer's page; run from another folder");
+        errln!("warning: ./ui/index.htm shadows the Explorer's page; run from another folder");
     }
     let explorer = format!("http://127.0.0.1:{port}");
     let model = RedlockModel::new(&scenario);

@@ -19,7 +19,7 @@ pub fn serve(listener: TcpListener, model: RedlockModel, explorer: String) {
     for stream in listener.incoming().flatten() {
         // One request per connection, answered in turn: a reader clicks one link at a time.
         if let Err(error) = answer(stream, &model, &explorer) {
-            eprintln!("timeline server: {error}");
+            errln!("timeline server: {error}");
         }
     }
 }
