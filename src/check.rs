@@ -62,4 +62,4 @@ pub use options::{
     Check, DEFAULT_PROBE_STATES, Progress, ProgressFn, Strategy, available_threads, check,
 };
 pub use report::{PropertyReport, Report, StopReason};
-pub use story::{Told, default_property, story, tell};
+pub use story::{Told, default_property, story, tell, tell_path};

@@ -3,7 +3,6 @@
 use serde::Serialize;
 
 use crate::model::Step;
-use crate::report::Story;
 use crate::scenario::{Ingredient, Verdict};
 
 use super::engine::Engine;
@@ -26,12 +25,8 @@ pub struct PropertyReport {
     /// report when false.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub counterexample_not_shortest: bool,
-    /// The same counterexample told as a story (see [`crate::report`]); not in the JSON
-    /// report, whose `counterexample` field is the contract.
-    #[serde(skip)]
-    pub story: Option<Story>,
-    /// The same counterexample as the model's steps (for "the story contains the fault");
-    /// not in the JSON report.
+    /// The same counterexample as the model's steps, from which
+    /// [`tell_path`](super::tell_path) renders its story on demand; not in the JSON report.
     #[serde(skip)]
     pub steps: Option<Vec<Step>>,
     /// For a violated property, once computed ([`Check::run_with_causes`](super::Check::run_with_causes)): the ingredients
@@ -58,7 +53,6 @@ impl PropertyReport {
             verdict,
             counterexample: None,
             counterexample_not_shortest: false,
-            story: None,
             steps: None,
             necessary: None,
             undetermined: Vec::new(),

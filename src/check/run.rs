@@ -9,7 +9,6 @@ use std::time::{Duration, Instant};
 use stateright::{Checker, Expectation, HasDiscoveries, Model, Path};
 
 use crate::model::{Mode, RedlockModel, Step, World};
-use crate::report::Story;
 use crate::scenario::{Verdict, property};
 
 use super::bounded::Bounded;
@@ -416,18 +415,15 @@ impl Run<'_> {
         path: &Path<World, Step>,
         not_shortest: bool,
     ) -> PropertyReport {
+        // Verdicts and paths only: stories are rendered from the path on demand
+        // (`check::tell_path`).
         let path = path.clone().into_vec();
         let steps = model.describe_path(&path);
         let actions = path.iter().filter_map(|(_, step)| *step).collect();
-        let mut story = Story::from_path(model, name, &path);
-        if not_shortest {
-            story.chosen = Some("a counterexample, maybe not the shortest".to_owned());
-        }
         PropertyReport {
             steps: Some(actions),
             counterexample: Some(steps),
             counterexample_not_shortest: not_shortest,
-            story: Some(story),
             ..self.settled(name, Verdict::Violated)
         }
     }

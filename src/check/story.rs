@@ -49,7 +49,7 @@ pub fn default_property(report: &Report) -> Option<&str> {
     let violated = |name: &str| {
         report
             .property(name)
-            .is_some_and(|p| p.verdict == Verdict::Violated && p.story.is_some())
+            .is_some_and(|p| p.verdict == Verdict::Violated && has_story(report, p))
     };
     if violated(property::NO_LOST_UPDATE) {
         return Some(property::NO_LOST_UPDATE);
@@ -57,8 +57,14 @@ pub fn default_property(report: &Report) -> Option<&str> {
     report
         .properties
         .iter()
-        .find(|p| p.verdict == Verdict::Violated && p.story.is_some())
+        .find(|p| p.verdict == Verdict::Violated && has_story(report, p))
         .map(|p| p.name.as_str())
+}
+
+/// Whether the discrete engine found `p`'s counterexample (a zone engine's run is told as
+/// its own numbered steps first).
+fn has_story(report: &Report, p: &super::PropertyReport) -> bool {
+    report.engine == Engine::Discrete && p.steps.is_some()
 }
 
 /// Checks `scenario` and tells the counterexample of `property`, or `None` when the checker
@@ -70,7 +76,7 @@ pub fn story(scenario: &Scenario, property: &str) -> Option<Story> {
 
 /// Tells the counterexample of `property` that `report` (a check of `scenario`) found: for
 /// `no lost update`, the run where a stale write lands after a newer one, when the checker
-/// finds one; otherwise the report's own shortest counterexample.
+/// finds one; otherwise the report's own shortest counterexample ([`tell_path`]).
 pub fn tell(scenario: &Scenario, report: &Report, property: &str) -> Option<Told> {
     let p = report.property(property)?;
     if p.verdict != Verdict::Violated {
@@ -81,15 +87,31 @@ pub fn tell(scenario: &Scenario, report: &Report, property: &str) -> Option<Told
     {
         return Some(told);
     }
+    tell_path(scenario, report, property)
+}
+
+/// Tells exactly the counterexample of `property` that `report` returned, replayed through the
+/// model that found it: a report holds verdicts and paths, and its stories are rendered here,
+/// on demand.
+pub fn tell_path(scenario: &Scenario, report: &Report, property: &str) -> Option<Told> {
+    let p = report.property(property)?;
+    if p.verdict != Verdict::Violated {
+        return None;
+    }
     let mode = if property == property::EVENTUALLY_ACQUIRED {
         Mode::Liveness
     } else {
         Mode::Safety
     };
     let mut model = RedlockModel::with_mode(scenario, mode);
-    if report.cutoff && mode == Mode::Safety {
+    let fewer_clients = report.split && p.counterexample_not_shortest;
+    if mode == Mode::Safety && report.cutoff {
         // The verdict was settled by two clients standing for all: replay it there.
         model = model.with_phantom_clients().unwrap_or(model);
+    } else if mode == Mode::Safety && fewer_clients {
+        // The split found it with the first two clients alone (`Report::split`).
+        let lock = model.without_storage_properties();
+        model = lock.with_fewer_clients(2).unwrap_or(lock);
     }
     let path = replay(&model, p.steps.as_deref()?)?;
     let mut story = Story::from_path(&model, property, &path);
@@ -98,6 +120,8 @@ pub fn tell(scenario: &Scenario, report: &Report, property: &str) -> Option<Told
             "the zone engine's shortest path, each step at the earliest time it can take"
                 .to_owned(),
         );
+    } else if p.counterexample_not_shortest && !fewer_clients {
+        story.chosen = Some("a counterexample, maybe not the shortest".to_owned());
     }
     Some(Told { story, model, path })
 }

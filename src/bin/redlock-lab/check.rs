@@ -8,7 +8,7 @@ use anyhow::{Result, bail};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use redlock_lab::cause;
 use redlock_lab::check::{
-    Check, Engine, Progress, Report, StopReason, available_bytes, available_threads,
+    self, Check, Engine, Progress, Report, StopReason, available_bytes, available_threads,
 };
 use redlock_lab::scenario::{Ingredient, Scenario, Verdict};
 
@@ -285,22 +285,28 @@ fn push_stopped(out: &mut String, scenarios: &[Scenario], reports: &[Report]) {
 }
 
 /// One block per violated property (its story, and its necessary causes when asked), after
-/// the table so the table stays readable.
+/// the table so the table stays readable. The stories are rendered here, from the paths the
+/// reports hold.
 fn push_stories(out: &mut String, scenarios: &[Scenario], reports: &[Report]) {
-    for (scenario, engine, p) in scenarios
+    for (scenario, report, p) in scenarios
         .iter()
         .zip(reports)
-        .flat_map(|(s, r)| r.properties.iter().map(move |p| (s, r.engine, p)))
+        .flat_map(|(s, r)| r.properties.iter().map(move |p| (s, r, p)))
     {
-        if let Some(story) = &p.story {
+        let zone_steps = report.engine == Engine::Zones && p.counterexample.is_some();
+        let told = match report.engine {
+            Engine::Zones => None,
+            _ => check::tell_path(scenario, report, &p.name),
+        };
+        if let Some(told) = &told {
             if p.counterexample_not_shortest {
                 out.push_str(
                     "(this counterexample is real but may not be the shortest: a limit stopped \
                      the search for the shortest, or it was found with fewer clients)\n",
                 );
             }
-            out.push_str(&story.to_text());
-        } else if let (Engine::Zones, Some(steps)) = (engine, &p.counterexample) {
+            out.push_str(&told.story.to_text());
+        } else if let (true, Some(steps)) = (zone_steps, &p.counterexample) {
             out.push_str(&zone_steps::text(&scenario.name, &p.name, steps));
         }
         if let Some(necessary) = &p.necessary {
@@ -313,8 +319,7 @@ fn push_stories(out: &mut String, scenarios: &[Scenario], reports: &[Report]) {
                 cause::sentence(&Ingredient::present(scenario), necessary, &p.undetermined)
             ));
         }
-        let zone_steps = engine == Engine::Zones && p.counterexample.is_some();
-        if p.story.is_some() || zone_steps || p.necessary.is_some() {
+        if told.is_some() || zone_steps || p.necessary.is_some() {
             out.push('\n');
         }
     }
