@@ -48,7 +48,7 @@ mod node;
 mod script;
 mod url;
 
-pub use client::RedisRedlock;
+pub use client::{RedisRedlock, RedisRedlockPool};
 pub use error::{Cause, OpenError, RedisNodeError};
 pub use node::{NodeOptions, ROUND_OVERRUN, RedisNode, read_reply};
 pub use script::command;
