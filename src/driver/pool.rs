@@ -17,6 +17,9 @@ type Make<N, C, R> = Box<dyn Fn() -> Redlock<N, C, R> + Send + Sync>;
 /// a thread that finds them all checked out waits for one to come back. The client used last is
 /// handed out first, so a pool used by one thread at a time keeps one set of connections.
 ///
+/// A client stays checked out while a guard borrows it, watchdog included: size the pool for the
+/// locks held at once plus the threads trying to lock.
+///
 /// A single-threaded program keeps using [`Redlock`] directly: the pool adds one uncontended
 /// mutex per checkout and nothing per round.
 pub struct RedlockPool<N, C, R> {
@@ -260,6 +263,23 @@ mod tests {
                 .unlock();
         }
         assert_eq!((one.made(), one.max_size()), (1, 4));
+    }
+
+    #[test]
+    fn a_client_that_could_not_be_made_is_not_counted() {
+        let made = memory_pool(1).make;
+        let fail_once = AtomicBool::new(true);
+        let pool = RedlockPool::new(1, move || {
+            assert!(
+                !fail_once.swap(false, Ordering::SeqCst),
+                "the first make fails"
+            );
+            made()
+        });
+        let panicked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| pool.get()));
+        assert!(panicked.is_err());
+        assert_eq!(pool.made(), 0, "the failed make gave its place back");
+        assert!(pool.try_get().is_some(), "and the next one took it");
     }
 
     #[test]
