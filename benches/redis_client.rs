@@ -14,20 +14,29 @@
 //! machine), with feature `tokio` `async` (the async client on a current-thread runtime), and
 //! with features `tracing` and `metrics` `watched N=5` (the N=5 client with a subscriber and a
 //! recorder installed that take every span, event and sample: what watching costs; built with
-//! the features off, the `redlock` rows are the zero-cost baseline). Repeats are interleaved and every figure
-//! is the median over repeats. Target: redlock acquire p50 at N=5 ≤ 1.5 × raw acquire p50.
+//! the features off, the `redlock` rows are the zero-cost baseline). `pooled N=3` is the N=3 client
+//! checked out of a `RedisRedlockPool` for every cycle, from one thread (what the pool costs
+//! there). The `contended` rows are eight threads locking one resource (retrying until they get
+//! it) over three nodes, `own` with a client per thread (eight connection sets), `shared` through
+//! one pool of four (four sets); their acquire times include the waits for the lock, and
+//! cycles/s counts all threads. Repeats are interleaved and every figure is the median over
+//! repeats. Target: redlock acquire p50 at N=5 ≤ 1.5 × raw acquire p50.
+//!
+//! Arguments after `--` that are not flags pick the rows whose names contain one of them (the
+//! floor always runs): `cargo bench --bench redis_client -- contended`.
 
 #[path = "../tests/live_redis/harness.rs"]
 mod harness;
 
+use std::sync::Barrier;
 use std::time::{Duration, Instant};
 
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
 use redlock_lab::driver::redis::RedisNodeError;
-use redlock_lab::driver::{MonotonicClock, RedisNode, RedisRedlock, Redlock};
+use redlock_lab::driver::{MonotonicClock, RedisNode, RedisRedlock, RedisRedlockPool, Redlock};
 use redlock_lab::node::Node;
-use redlock_lab::proto::{Config, Token};
+use redlock_lab::proto::{Config, RetryPolicy, Token};
 use redlock_lab::time::Millis;
 
 use harness::RedisServer;
@@ -293,6 +302,114 @@ fn async_cycles(servers: &[RedisServer], ops: usize) -> Run {
     })
 }
 
+/// The threads of a `contended` row.
+const THREADS: usize = 8;
+/// The clients of the `contended shared` row's pool.
+const SHARED_POOL: usize = 4;
+
+/// Retries with short delays, as a service that waits for a busy lock would set them.
+fn contended_config() -> Config {
+    let mut config = Config::new(3);
+    config.retry = RetryPolicy {
+        attempts: 20,
+        delay_min: Millis(0),
+        delay_max: Millis(3),
+    };
+    config
+}
+
+/// One try at the contended lock through `redlock`: on success the cycle's times (the acquire
+/// time since `began`, the first try) go to `run` and it answers true.
+fn contended_cycle(redlock: &mut RedisRedlock, began: Instant, run: &mut Run) -> bool {
+    let Some(guard) = redlock.lock("bench:contended", TTL).expect("valid input") else {
+        return false;
+    };
+    let acquire = micros(began);
+    let t = Instant::now();
+    guard.unlock();
+    run.acquire_us.push(acquire);
+    run.release_us.push(micros(t));
+    true
+}
+
+/// One thread of a contended run: `ops` cycles, each retried until it gets the lock, through a
+/// client of its own when `shared` is `None`, else through one checked out for every try.
+fn contended_thread(
+    urls: &[String],
+    shared: Option<&RedisRedlockPool>,
+    ops: usize,
+    barrier: &Barrier,
+) -> Run {
+    let mut own = shared
+        .is_none()
+        .then(|| RedisRedlock::open(urls, contended_config()).expect("valid urls"));
+    let mut run = Run::default();
+    barrier.wait();
+    for _ in 0..ops {
+        let began = Instant::now();
+        loop {
+            let acquired = match (own.as_mut(), shared) {
+                (Some(own), _) => contended_cycle(own, began, &mut run),
+                (None, Some(pool)) => contended_cycle(&mut pool.get(), began, &mut run),
+                (None, None) => unreachable!("an own client when there is no pool"),
+            };
+            if acquired {
+                break;
+            }
+        }
+    }
+    run
+}
+
+/// `ops` cycles in all by `THREADS` threads on one resource, each thread through a client of
+/// its own (`shared` `None`) or through clients checked out of `shared` for every try.
+fn contended(servers: &[RedisServer], ops: usize, shared: Option<&RedisRedlockPool>) -> Run {
+    let urls: Vec<String> = servers.iter().map(RedisServer::url).collect();
+    let barrier = Barrier::new(THREADS);
+    let started = Instant::now();
+    let runs: Vec<Run> = std::thread::scope(|scope| {
+        let threads: Vec<_> = (0..THREADS)
+            .map(|_| scope.spawn(|| contended_thread(&urls, shared, ops / THREADS, &barrier)))
+            .collect();
+        threads
+            .into_iter()
+            .map(|t| t.join().expect("a bench thread"))
+            .collect()
+    });
+    let mut all = Run {
+        seconds: started.elapsed().as_secs_f64(),
+        ..Run::default()
+    };
+    for run in runs {
+        all.acquire_us.extend(run.acquire_us);
+        all.release_us.extend(run.release_us);
+    }
+    all
+}
+
+/// `ops` cycles from one thread, the client checked out of `pool` for each.
+fn pooled_cycles(pool: &RedisRedlockPool, ops: usize) -> Run {
+    let mut run = Run::default();
+    let started = Instant::now();
+    for i in 0..WARM_UP + ops {
+        let resource = format!("bench:{i}");
+        let mut redlock = pool.get();
+        let t = Instant::now();
+        let guard = redlock.lock(&resource, TTL).expect("valid input");
+        let acquire = micros(t);
+        let guard = guard.unwrap_or_else(|| panic!("lock {resource} on idle local nodes"));
+        let t = Instant::now();
+        guard.unlock();
+        let release = micros(t);
+        if i >= WARM_UP {
+            run.acquire_us.push(acquire);
+            run.release_us.push(release);
+        }
+    }
+    run.seconds = started.elapsed().as_secs_f64() * ops as f64 / (WARM_UP + ops) as f64;
+    run
+}
+
 fn redlock(servers: &[RedisServer]) -> RedisRedlock {
     let urls: Vec<String> = servers.iter().map(RedisServer::url).collect();
     RedisRedlock::open(&urls, Config::new(urls.len())).expect("valid urls")
@@ -324,9 +441,61 @@ fn env(name: &str, default: usize) -> usize {
         .unwrap_or(default)
 }
 
+/// One row: its name and how to run it once for `ops` cycles.
+type Row<'a> = (&'static str, Box<dyn FnMut(usize) -> Run + 'a>);
+
+fn row<'a>(name: &'static str, run: impl FnMut(usize) -> Run + 'a) -> Row<'a> {
+    (name, Box::new(run))
+}
+
+/// Every row, the floor first.
+fn rows(servers: &[RedisServer]) -> Vec<Row<'_>> {
+    let mut clients1 = redlock(&servers[..1]);
+    let mut clients3 = redlock(&servers[..3]);
+    let mut clients5 = redlock(&servers[..5]);
+    let mut sequential3 = sequential(&servers[..3]);
+    let mut sequential5 = sequential(&servers[..5]);
+    let urls3: Vec<String> = servers[..3].iter().map(RedisServer::url).collect();
+    let pool3 = RedisRedlockPool::open(&urls3, Config::new(3), 1).expect("valid urls");
+    let shared = RedisRedlockPool::open(&urls3, contended_config(), SHARED_POOL).expect("valid");
+    let mut rows = vec![
+        row("raw", |ops| raw(&servers[0], ops)),
+        row("redlock N=1", move |ops| cycles(&mut clients1, ops)),
+        row("redlock N=3", move |ops| cycles(&mut clients3, ops)),
+        row("redlock N=5", move |ops| cycles(&mut clients5, ops)),
+        row("pooled N=3", move |ops| pooled_cycles(&pool3, ops)),
+        row("sequential N=3", move |ops| cycles(&mut sequential3, ops)),
+        row("sequential N=5", move |ops| cycles(&mut sequential5, ops)),
+        row("raw fan-out N=5", |ops| raw_fanout(&servers[..5], ops)),
+        row("contended own x8", |ops| {
+            contended(&servers[..3], ops, None)
+        }),
+        row("contended shared x8", move |ops| {
+            contended(&servers[..3], ops, Some(&shared))
+        }),
+    ];
+    #[cfg(feature = "tokio")]
+    {
+        rows.push(row("async N=3", |ops| async_cycles(&servers[..3], ops)));
+        rows.push(row("async N=5", |ops| async_cycles(&servers[..5], ops)));
+    }
+    #[cfg(all(feature = "tracing", feature = "metrics"))]
+    {
+        let mut watched = redlock(&servers[..5]);
+        rows.push(row("watched N=5", move |ops| {
+            watched_cycles(&mut watched, ops)
+        }));
+    }
+    rows
+}
+
 fn main() {
     // `cargo test --benches` runs this binary with `--bench` absent; keep that quick.
     let benching = std::env::args().any(|a| a == "--bench");
+    let filters: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
     let ops = env("OPS", if benching { 3_000 } else { 50 });
     let repeats = env("REPEATS", if benching { 3 } else { 1 });
     let servers: Vec<RedisServer> = (0..5).map(|_| RedisServer::start()).collect();
@@ -335,51 +504,27 @@ fn main() {
         "redis_client bench: {ops} cycles x {repeats} repeats, ttl {TTL}, load {}",
         load.split_whitespace().next().unwrap_or("?")
     );
-
-    let mut rows = vec![
-        "raw",
-        "redlock N=1",
-        "redlock N=3",
-        "redlock N=5",
-        "sequential N=3",
-        "sequential N=5",
-        "raw fan-out N=5",
-    ];
-    if cfg!(feature = "tokio") {
-        rows.extend(["async N=3", "async N=5"]);
-    }
-    // The last row, when both features are on.
-    if cfg!(all(feature = "tracing", feature = "metrics")) {
-        rows.push("watched N=5");
-    }
-    // Index of each row in `results`, in the order they are pushed below.
-    let n5 = 3;
+    let mut rows: Vec<Row<'_>> = rows(&servers)
+        .into_iter()
+        .enumerate()
+        .filter(|(i, (name, _))| {
+            *i == 0 || filters.is_empty() || filters.iter().any(|f| name.contains(f.as_str()))
+        })
+        .map(|(_, row)| row)
+        .collect();
     let mut results: Vec<Vec<Summary>> = vec![Vec::new(); rows.len()];
-    let mut clients1 = redlock(&servers[..1]);
-    let mut clients3 = redlock(&servers[..3]);
-    let mut clients5 = redlock(&servers[..5]);
-    let mut sequential3 = sequential(&servers[..3]);
-    let mut sequential5 = sequential(&servers[..5]);
     for _ in 0..repeats {
-        results[0].push(raw(&servers[0], ops).summary());
-        results[1].push(cycles(&mut clients1, ops).summary());
-        results[2].push(cycles(&mut clients3, ops).summary());
-        results[3].push(cycles(&mut clients5, ops).summary());
-        results[4].push(cycles(&mut sequential3, ops).summary());
-        results[5].push(cycles(&mut sequential5, ops).summary());
-        results[6].push(raw_fanout(&servers[..5], ops).summary());
-        #[cfg(feature = "tokio")]
-        {
-            results[7].push(async_cycles(&servers[..3], ops).summary());
-            results[8].push(async_cycles(&servers[..5], ops).summary());
-        }
-        #[cfg(all(feature = "tracing", feature = "metrics"))]
-        {
-            let watched = results.len() - 1;
-            results[watched].push(watched_cycles(&mut clients5, ops).summary());
+        for ((_, run), results) in rows.iter_mut().zip(&mut results) {
+            results.push(run(ops).summary());
         }
         std::thread::sleep(Duration::from_millis(100));
     }
+    let names: Vec<&str> = rows.iter().map(|(name, _)| *name).collect();
+    report(&names, &results);
+}
+
+/// Prints each row's medians over the repeats, and the target's verdict when its rows ran.
+fn report(names: &[&str], results: &[Vec<Summary>]) {
     let medians: Vec<Summary> = results
         .iter()
         .map(|runs| Summary {
@@ -392,12 +537,12 @@ fn main() {
         .collect();
     let floor = medians[0];
     println!(
-        "{:<16} {:>9} {:>9} {:>9} {:>9} {:>9} {:>10} {:>10}",
+        "{:<20} {:>9} {:>9} {:>9} {:>9} {:>9} {:>10} {:>10}",
         "row", "acq p50", "acq p99", "rel p50", "rel p99", "cycles/s", "acq/floor", "rel/floor"
     );
-    for (row, m) in rows.iter().zip(&medians) {
+    for (row, m) in names.iter().zip(&medians) {
         println!(
-            "{row:<16} {:>7.0}us {:>7.0}us {:>7.0}us {:>7.0}us {:>9.0} {:>9.2}x {:>9.2}x",
+            "{row:<20} {:>7.0}us {:>7.0}us {:>7.0}us {:>7.0}us {:>9.0} {:>9.2}x {:>9.2}x",
             m.acquire_p50,
             m.acquire_p99,
             m.release_p50,
@@ -407,11 +552,13 @@ fn main() {
             m.release_p50 / floor.release_p50,
         );
     }
-    let ratio = medians[n5].acquire_p50 / floor.acquire_p50;
-    let fanout = medians[6].acquire_p50;
-    println!(
-        "RESULT acquire_p50_ratio_n5={ratio:.2} target<=1.50 {} acquire_p50_n5_over_raw_fanout={:.2}",
-        if ratio <= 1.5 { "met" } else { "missed" },
-        medians[n5].acquire_p50 / fanout
-    );
+    let find = |name: &str| names.iter().position(|n| *n == name).map(|i| medians[i]);
+    if let (Some(n5), Some(fanout)) = (find("redlock N=5"), find("raw fan-out N=5")) {
+        let ratio = n5.acquire_p50 / floor.acquire_p50;
+        println!(
+            "RESULT acquire_p50_ratio_n5={ratio:.2} target<=1.50 {} acquire_p50_n5_over_raw_fanout={:.2}",
+            if ratio <= 1.5 { "met" } else { "missed" },
+            n5.acquire_p50 / fanout.acquire_p50
+        );
+    }
 }

@@ -1,7 +1,8 @@
 //! Drivers: the loops that feed the sans-IO [`Lock`](crate::proto::Lock) with real (or
 //! in-memory) nodes and a clock.
 //!
-//! [`Redlock`] is the blocking client over any [`Node`](crate::node::Node);
+//! [`Redlock`] is the blocking client over any [`Node`](crate::node::Node), and
+//! [`RedlockPool`] a bounded pool of them that many threads share;
 //! [`MemoryNode`] is an in-process node on a [`ManualClock`], for examples and tests;
 //! [`watchdog`] keeps a held lock extended on its own thread and says when it is lost.
 //! [`redis`] (feature `redis`) is the real client over Redis masters.
@@ -39,6 +40,7 @@ mod clock;
 mod memory;
 mod observe;
 mod outcome;
+mod pool;
 #[cfg(feature = "redis")]
 pub mod redis;
 mod shared;
@@ -54,6 +56,7 @@ pub use observe::describe_metrics;
 pub use outcome::{Collision, NodeError, NotAcquired, Unreachable};
 #[cfg(feature = "tokio")]
 pub(crate) use outcome::{ErrorLog, Settled, late_answer};
+pub use pool::{Pooled, RedlockPool};
 #[cfg(feature = "redis")]
-pub use redis::{RedisNode, RedisRedlock};
+pub use redis::{RedisNode, RedisRedlock, RedisRedlockPool};
 pub use shared::SharedNode;

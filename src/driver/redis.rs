@@ -9,7 +9,8 @@
 //! The client itself is the same [`Redlock`](crate::driver::Redlock) that drives the sans-IO
 //! core for every other node type; only the batch execution differs: a round's requests are
 //! written to all `N` connections before any reply is read, so a round costs about one round
-//! trip.
+//! trip. [`RedisRedlockPool`] shares such clients among threads, at most a set number of
+//! connection sets however many threads lock through it.
 //!
 //! A master that stops answering (stopped by SIGSTOP, or its host black-holed) costs a round one
 //! round timeout at most, not one per connect, read or retry: every connect, write and read of
@@ -48,7 +49,7 @@ mod node;
 mod script;
 mod url;
 
-pub use client::RedisRedlock;
+pub use client::{RedisRedlock, RedisRedlockPool};
 pub use error::{Cause, OpenError, RedisNodeError};
 pub use node::{NodeOptions, ROUND_OVERRUN, RedisNode, read_reply};
 pub use script::command;

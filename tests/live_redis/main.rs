@@ -15,6 +15,7 @@ mod fencing;
 mod harness;
 #[cfg(all(feature = "tokio", feature = "metrics"))]
 mod observe;
+mod pool;
 #[cfg(feature = "cli")]
 mod run;
 mod security;
