@@ -98,6 +98,21 @@ fn the_readme_deployment_gets_figures_exact_to_the_millisecond() {
         "{stdout}"
     );
     assert!(stdout.contains("zone engine"), "{stdout}");
+    // Each figure says for which sizes its safe side is proved: the drift and the restart
+    // delay by the sizes argument for any number of masters and workers, the margin (which
+    // involves the storage) for the model's three nodes and two clients only.
+    for label in ["drift allowance", "restart delay", "or restart guard"] {
+        let line = stdout.lines().find(|l| l.trim_start().starts_with(label));
+        assert!(
+            line.is_some_and(|l| l.contains("proved for all N, any C)")),
+            "{label}: {stdout}"
+        );
+    }
+    let margin = stdout.lines().find(|l| l.starts_with("check margin"));
+    assert!(
+        margin.is_some_and(|l| l.contains("proved for N=3, C=2)")),
+        "{stdout}"
+    );
     let holds = std::fs::read_to_string(dir.join("advise-drift-holds.toml")).unwrap();
     assert!(holds.contains("resolution = \"1ms\""), "{holds}");
     assert!(holds.contains("drift_ticks = 100"), "{holds}");

@@ -212,12 +212,37 @@ fn every_shell_command_in_the_readme_runs() {
                         stdout.contains("\nboundary: "),
                         "README command `{command}` no longer shows a boundary"
                     );
+                    let comment = line.split_once('#').map_or("", |(_, c)| c);
+                    sweep_comment_states_its_boundary(&command, comment, &stdout);
                 }
             }
             ran += 1;
         }
     }
     assert!(ran >= 8, "only {ran} README commands found");
+}
+
+/// A sweep's comment states the boundary the sweep prints: "V breaks" and "H holds" for its
+/// `boundary: … violated at KEY = V, holds at H` line (sizes without their sign, as the comment
+/// says "a step back of 2").
+fn sweep_comment_states_its_boundary(command: &str, comment: &str, stdout: &str) {
+    let boundary = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("boundary: "))
+        .expect("a boundary line");
+    let value = |after: &str| -> String {
+        let rest = boundary.split(after).nth(1).expect("the boundary's values");
+        let rest = rest.split_once(" = ").map_or(rest, |(_, v)| v);
+        let number = rest.split([',', ' ']).next().unwrap_or("");
+        number.trim_start_matches('-').to_owned()
+    };
+    let (breaks, holds) = (value("violated at "), value("holds at "));
+    for claim in [format!("{breaks} breaks"), format!("{holds} holds")] {
+        assert!(
+            comment.contains(&claim),
+            "README command `{command}`: its comment should say {claim:?} (boundary: {boundary})"
+        );
+    }
 }
 
 #[test]
@@ -362,4 +387,124 @@ fn every_scenario_the_readme_links_exists() {
         links += 1;
     }
     assert!(links > 40, "{links} links");
+}
+
+/// The properties a ✓ or ✗ speaks of, by the block of the safety section it stands in: the
+/// pause-and-fencing condition is about the storage, the liveness paragraph about getting the
+/// lock, every other block about safety (mutual exclusion and the storage).
+fn marked_properties(block: &str) -> &'static [&'static str] {
+    if block.starts_with("- **A pause or delay") {
+        &["storage safety", "no lost update"]
+    } else if block.starts_with("Liveness needs more") {
+        &["eventually acquired", "lock acquired"]
+    } else {
+        &["mutual exclusion", "storage safety", "no lost update"]
+    }
+}
+
+/// The blocks of a section: its paragraphs, a bullet each on its own, without code blocks.
+fn blocks_of(section: &str) -> Vec<String> {
+    let mut blocks: Vec<String> = Vec::new();
+    for paragraph in section
+        .split("\n\n")
+        .filter(|p| !p.trim_start().starts_with("```"))
+    {
+        for line in paragraph.lines().filter(|l| !l.trim().is_empty()) {
+            match blocks.last_mut() {
+                Some(block) if !line.starts_with("- ") && !block.is_empty() => {
+                    block.push('\n');
+                    block.push_str(line);
+                }
+                _ => blocks.push(line.to_owned()),
+            }
+        }
+        blocks.push(String::new());
+    }
+    blocks.retain(|b| !b.is_empty() && !b.starts_with('#'));
+    blocks
+}
+
+/// Every `✓ [name](…)` and `✗ [name](…)` of a line: the scenario and whether it is said to hold.
+fn marks(line: &str) -> Vec<(String, bool)> {
+    let mut found = Vec::new();
+    for (mark, holds) in [("✓ [`", true), ("✗ [`", false)] {
+        for piece in line.split(mark).skip(1) {
+            let name = piece.split('`').next().expect("a scenario name");
+            found.push((name.to_owned(), holds));
+        }
+    }
+    found
+}
+
+/// Checks one block's marks against the table's verdicts (which the table test holds to the
+/// checker), and that each of its lines is backed by a mark, a sweep or a named test.
+fn check_marked_block(block: &str, verdicts: &BTreeMap<String, Vec<(String, String)>>) -> usize {
+    let properties = marked_properties(block);
+    let mut checked = 0;
+    for line in block.lines() {
+        let headline = line.starts_with("- **") && line.ends_with("**");
+        let found = marks(line);
+        assert!(
+            headline || !found.is_empty() || line.contains("sweep") || line.contains("`tests/"),
+            "a sentence the checker does not back (give it a ✓/✗ scenario, a sweep or a test):\n{line}"
+        );
+        assert_eq!(
+            found.len(),
+            line.matches("](models/").count(),
+            "every scenario linked here carries ✓ or ✗:\n{line}"
+        );
+        for (name, holds) in found {
+            let row = verdicts
+                .get(&name)
+                .unwrap_or_else(|| panic!("{name} is marked but not in the scenario table"));
+            let judged: Vec<&str> = row
+                .iter()
+                .filter(|(p, _)| properties.contains(&p.as_str()))
+                .map(|(_, v)| v.as_str())
+                .collect();
+            let ok = if holds {
+                !judged.is_empty() && judged.iter().all(|v| *v == "holds")
+            } else {
+                judged.contains(&"violated")
+            };
+            let mark = if holds { "✓" } else { "✗" };
+            assert!(
+                ok,
+                "{mark} {name}: its verdicts are {row:?} (properties {properties:?})\n{line}"
+            );
+            checked += 1;
+        }
+    }
+    checked
+}
+
+#[test]
+fn the_safety_section_and_the_advise_inequalities_are_what_the_checker_says() {
+    let text = readme();
+    let verdicts: BTreeMap<String, Vec<(String, String)>> = table_rows(&text)
+        .into_iter()
+        .map(|row| (row.scenario, row.verdicts))
+        .collect();
+    let safety = text
+        .split("\n## Safety assumptions\n")
+        .nth(1)
+        .expect("the safety section")
+        .split("\n## ")
+        .next()
+        .unwrap();
+    let advise = text
+        .split("\nThe figures agree with the inequalities")
+        .nth(1)
+        .expect("the advise inequalities")
+        .split("\n\n")
+        .next()
+        .unwrap();
+    let mut checked = 0;
+    for block in blocks_of(safety)
+        .iter()
+        .chain(&[format!("The figures agree with the inequalities{advise}")])
+    {
+        checked += check_marked_block(block, &verdicts);
+    }
+    assert!(checked > 50, "only {checked} marks");
 }

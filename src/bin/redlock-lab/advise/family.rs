@@ -36,6 +36,25 @@ pub struct Found {
     pub evidence: String,
     /// The engine that checked it.
     pub engine: Engine,
+    /// For which numbers of nodes and clients the safe side is proved (`all N, any C`), when
+    /// there is a safe side.
+    pub proved_for: Option<String>,
+}
+
+/// The sizes the safe side's properties are proved for: the narrowest when they differ (a
+/// figure is safe only where every property it guards holds).
+fn proved_for(report: &Report, properties: &[&str]) -> String {
+    let mut reaches: Vec<String> = properties
+        .iter()
+        .filter_map(|name| report.property(name))
+        .map(|p| p.reach.short(p.verdict, report.nodes, report.clients))
+        .collect();
+    reaches.dedup();
+    if reaches.len() == 1 {
+        reaches.remove(0)
+    } else {
+        format!("N={}, C={}", report.nodes, report.clients)
+    }
 }
 
 fn holds(report: &Report, properties: &[&str]) -> bool {
@@ -97,7 +116,7 @@ pub fn run_family(family: &Family<'_>) -> Result<Found> {
         );
         (format!("advise-{}-{side}.toml", family.slug), text)
     };
-    let (value, evidence, files) = match found {
+    let (value, evidence, files, proved) = match found {
         Search::Boundary { first, at, before } => {
             let first = first as u32;
             (
@@ -107,6 +126,7 @@ pub fn run_family(family: &Family<'_>) -> Result<Found> {
                     file(first, &at, "holds"),
                     file(first - 1, &before, "violated"),
                 ],
+                Some(proved_for(&at, family.must_hold)),
             )
         }
         Search::AtStart { at } => (
@@ -116,11 +136,13 @@ pub fn run_family(family: &Family<'_>) -> Result<Found> {
                 family.key, family.from
             ),
             vec![file(family.from, &at, "holds")],
+            Some(proved_for(&at, family.must_hold)),
         ),
         Search::Nowhere { last } => (
             None,
             format!("even {} = {} is violated", family.key, family.to),
             vec![file(family.to, &last, "violated")],
+            None,
         ),
     };
     Ok(Found {
@@ -129,6 +151,7 @@ pub fn run_family(family: &Family<'_>) -> Result<Found> {
         files,
         evidence,
         engine,
+        proved_for: proved,
     })
 }
 

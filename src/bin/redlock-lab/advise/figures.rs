@@ -102,8 +102,13 @@ fn evidence(found: &Found) -> String {
         "discrete engine"
     };
     let plural = if found.checks == 1 { "" } else { "s" };
+    let proved = found
+        .proved_for
+        .as_deref()
+        .map(|sizes| format!(", proved for {sizes}"))
+        .unwrap_or_default();
     format!(
-        "{} ({} check{plural}, {engine})",
+        "{} ({} check{plural}, {engine}{proved})",
         found.evidence, found.checks
     )
 }
