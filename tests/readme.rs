@@ -508,3 +508,68 @@ fn the_safety_section_and_the_advise_inequalities_are_what_the_checker_says() {
     }
     assert!(checked > 50, "only {checked} marks");
 }
+
+/// GitHub's anchor for a heading: lower case, spaces to `-`, other punctuation dropped.
+fn anchor(heading: &str) -> String {
+    heading
+        .trim()
+        .to_lowercase()
+        .chars()
+        .filter_map(|c| match c {
+            ' ' => Some('-'),
+            c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The README and the pages it sends readers to may not point into the void: every relative
+/// link names a file that exists, and a `#fragment` into a Markdown file names one of its
+/// headings.
+#[test]
+fn every_relative_link_of_the_readme_and_the_docs_resolves() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut pages = vec![root.join("README.md")];
+    for entry in std::fs::read_dir(root.join("docs")).expect("docs/") {
+        let path = entry.expect("an entry").path();
+        if path.extension().is_some_and(|e| e == "md") {
+            pages.push(path);
+        }
+    }
+    let mut links = 0;
+    for page in &pages {
+        let text = std::fs::read_to_string(page).expect("a page");
+        for piece in text.split("](").skip(1) {
+            let target = piece.split(')').next().unwrap();
+            if target.contains("://") || target.starts_with("mailto:") {
+                continue;
+            }
+            let (file, fragment) = target.split_once('#').unwrap_or((target, ""));
+            let resolved = if file.is_empty() {
+                page.clone()
+            } else {
+                page.parent().unwrap().join(file)
+            };
+            assert!(
+                resolved.exists(),
+                "{}: the link {target} names nothing",
+                page.display()
+            );
+            if !fragment.is_empty() && resolved.extension().is_some_and(|e| e == "md") {
+                let linked = std::fs::read_to_string(&resolved).unwrap();
+                let found = linked
+                    .lines()
+                    .filter_map(|l| l.strip_prefix('#'))
+                    .any(|h| anchor(h.trim_start_matches('#')) == fragment);
+                assert!(
+                    found,
+                    "{}: the link {target} names no heading of {}",
+                    page.display(),
+                    resolved.display()
+                );
+            }
+            links += 1;
+        }
+    }
+    assert!(links > 100, "{links} links");
+}
