@@ -141,8 +141,8 @@ impl SimConfig {
     ///   at: the model's holder may wait before any check and its rival begin at any moment,
     ///   and these are the moments a zero-slack boundary is crossed at. With a fencing
     ///   write-back, three in four runs whose rivals begin before the first holder's keys
-    ///   expire have the first client leave its write-back answers unread until a rival
-    ///   acquired ([`WorkloadConfig::late_answers`]): the model's client takes a reply
+    ///   expire have the first client leave its first acquisition's answers unread until a
+    ///   rival acquired ([`WorkloadConfig::late_answers`]): the model's client takes a reply
     ///   whenever it likes, so it may become the newer holder with the older fence.
     /// - **Clock error** `ε_n`, `ε_c` becomes a rate error `ρ_n = ε_n / ttl_ticks` on every node
     ///   clock and `ρ_c = ε_c / ttl_ticks` on every client clock: a fast node and a slow client

@@ -64,12 +64,13 @@ const ALWAYS: [Property; 3] = [
 /// update about 3: `redlock-lab simulate fencing-lock-quorum-counter-lost --seed 1 --runs
 /// 100000`).
 ///
-/// In `fencing-lock-quorum-node-clock-jump` (storage safety) c1 wins n1 and n2 and writes
-/// its token 1 back at tick 0, but takes the write-back's answers only at tick 2, after c2
-/// (which won n1 once its clock jumped, and n3) has acquired with token 2; c1, the newer
-/// holder with the smaller token, checks in tick 2 against its deadline at 3 with margin 1
-/// and its read lands before c2's. The simulator runs it with `late_answers` (c1 leaves its
-/// write-back answers unread until c2 has acquired, its rival aimed at the jump's edge), the
+/// In `fencing-lock-quorum-node-clock-jump` (storage safety) c1's SETs are applied on n1
+/// and n2 at tick 0 (both counters 1, so no write-back is needed), but c1 takes their answers
+/// only at tick 2, after c2 (which won n1 once its clock jumped, and n3) has acquired with
+/// token 2; c1, the newer holder with the smaller token, checks in tick 2 against its
+/// deadline at 3 with margin 1 and its read lands before c2's. The simulator runs it with
+/// `late_answers` (c1 leaves its acquisition's answers unread until c2 has acquired, its
+/// rival aimed at the jump's edge), the
 /// fast network (c2's four message legs and c1's read fit in tick 2), the model's margin
 /// (c1's check early in tick 2 lands in it) and `late_check` on c2, the first holder, whose
 /// read then lands after c1's (about 8 runs in 10 000).

@@ -1188,7 +1188,7 @@ fn a_check_too_late_in_its_tick_waits_for_the_next_and_its_op_lands_in_that_tick
 /// the newer holder, which is how `fencing-lock-quorum-node-clock-jump`'s counterexample
 /// orders its two acquisitions.
 #[test]
-fn a_late_answering_client_takes_its_write_back_answers_after_a_rival_acquired() {
+fn a_late_answering_client_takes_its_acquisition_answers_after_a_rival_acquired() {
     let file = catalog::find("fencing-lock-quorum-node-clock-jump").expect("in the catalog");
     let scenario = redlock_lab::scenario::Scenario::from_str(file.file, file.text).unwrap();
     let config = SimConfig::from_scenario_at(&scenario, 10).unwrap();
@@ -1212,33 +1212,34 @@ fn a_late_answering_client_takes_its_write_back_answers_after_a_rival_acquired()
             "seed {seed}: only with a rival aimed before the keys expire"
         );
         let first = drawn.faults.focused_client.unwrap_or(0);
-        let mut written_back = None;
+        let mut sent = None;
         let mut rival_acquired = false;
         for entry in &outcome.trace {
             if let TraceEvent::Sent { message, .. } = &entry.event
                 && message.from == Actor::client(first)
-                && written_back.is_none()
+                && sent.is_none()
                 && matches!(
                     message.payload,
-                    Payload::Command(command) if matches!(command.op, Op::RaiseFence { .. })
+                    Payload::Command(command) if matches!(command.op, Op::SetNxPx { .. })
                 )
             {
-                written_back = Some(entry.at.0);
+                sent = Some(entry.at.0);
             }
             match by_client(entry) {
                 Some((client, Event::Acquired { .. })) if client != first => rival_acquired = true,
                 Some((_, Event::Acquired { .. })) => {
-                    let sent = written_back.expect("a write-back comes first");
+                    let sent = sent.expect("an acquisition round comes first");
                     if rival_acquired {
                         after_rival += 1;
                     } else {
                         assert!(
                             entry.at.0 >= sent + config.ttl.0,
-                            "seed {seed}: c{} acquires at {} ms, its write-back sent at {sent} ms, before any rival",
+                            "seed {seed}: c{} acquires at {} ms, its SETs sent at {sent} ms, before any rival",
                             first + 1,
                             entry.at.0
                         );
                     }
+                    break;
                 }
                 _ => {}
             }

@@ -214,7 +214,7 @@ impl World {
                 slot.guarded.insert(id);
             }
             if first && served.reply == Reply::Applied {
-                self.saw_counter(c, served.counter);
+                self.saw_counter(c, id, served.counter);
             }
         }
         if T::LISTENS {

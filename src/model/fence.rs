@@ -12,8 +12,9 @@
 //!   also increments that node's counter and returns it ([`NodeState::apply_counted`]); the core
 //!   takes the largest counter among the yes answers ([`QuorumRound::fence`]) and, unless
 //!   max-only, writes it back to a quorum before the lock counts as acquired
-//!   ([`Fencing::WriteBack`]). The model only carries the answers' counters to the core; the
-//!   token is the core's [`Lease::fence`].
+//!   ([`Fencing::WriteBack`]), unless a quorum returned it already. The model only carries
+//!   the answers' counters to the core (the largest in a mailbox, and which nodes returned
+//!   it); the token is the core's [`Lease::fence`].
 //!
 //! The model's state grows by the counters: each lock node's counter lives in its
 //! [`NodeState`], the counter node is one more `NodeState`, and per client the largest counter
@@ -32,7 +33,7 @@
 use std::hash::{Hash, Hasher};
 
 use crate::node::Persistence;
-use crate::proto::{LockPhase, NodeSet, Op, Request, RoundKind};
+use crate::proto::{LockPhase, NodeId, NodeSet, Op, Request, RoundKind};
 use crate::storage::{StorageOp, TokenSource};
 use crate::time::Millis;
 
@@ -61,23 +62,37 @@ impl World {
     }
 
     /// Client `c`'s `SET` to `node` was applied and returned `counter`: it waits in the mailbox.
-    pub(crate) fn saw_counter(&mut self, c: usize, counter: u64) {
+    pub(crate) fn saw_counter(&mut self, c: usize, node: NodeId, counter: u64) {
         if from_lock(self.token_source()) {
-            self.fences.seen[c] = self.fences.seen[c].max(counter);
+            let fences = &mut self.fences;
+            if counter > fences.seen[c] {
+                fences.seen[c] = counter;
+                fences.at_seen[c] = NodeSet::EMPTY;
+            }
+            if counter == fences.seen[c] {
+                fences.at_seen[c].insert(node);
+            }
         }
     }
 
-    /// The counter handed to the core with a yes from client `c`'s mailbox. The model keeps
-    /// only the largest one per mailbox, and the core keeps only the largest of those it is
-    /// handed, so handing it with every yes gives the core the same fence.
-    pub(crate) fn mailbox_counter(&self, c: usize) -> u64 {
-        self.fences.seen[c]
+    /// The counter handed to the core with `node`'s yes from client `c`'s mailbox. The model
+    /// keeps only the largest one per mailbox and the nodes that returned it; the core keeps
+    /// only the largest counter it is handed and the nodes that returned that one, so handing
+    /// the largest with those nodes' yes and 0 with the others gives the core the same fence
+    /// and the same nodes at it.
+    pub(crate) fn mailbox_counter(&self, c: usize, node: NodeId) -> u64 {
+        if self.fences.at_seen[c].contains(node) {
+            self.fences.seen[c]
+        } else {
+            0
+        }
     }
 
     /// A new request of client `c` started travelling, or it acquired: what its mailbox held,
     /// or the token of its previous lease, is gone.
     pub(crate) fn reset_fences(&mut self, c: usize, acquired: bool) {
         self.fences.seen[c] = 0;
+        self.fences.at_seen[c] = NodeSet::EMPTY;
         if acquired {
             self.fences.taken[c] = 0;
         }

@@ -189,12 +189,18 @@ impl World {
         let mut entropy = ModelEntropy::of(shape, c, &lock);
         let round = lock.round();
         let mut effects = Effects::default();
-        for node in slot.mailbox.answered().iter() {
+        // The nodes that returned the mailbox's largest counter are handed first: the core
+        // decides at the quorum-th yes, and a client that has read every answer in the
+        // mailbox knows its largest counter and who returned it (a client that decided on
+        // fewer answers is the same client deciding earlier, a step the model also takes).
+        let answered = slot.mailbox.answered();
+        let at_fence = answered.difference(answered.difference(self.fences.at_seen[c]));
+        for node in at_fence.iter().chain(answered.difference(at_fence).iter()) {
             let reply = reply_in(&slot.mailbox, node);
             let answer = Answer {
                 reply,
                 counts: !slot.guarded.contains(node),
-                counter: self.mailbox_counter(c),
+                counter: self.mailbox_counter(c, node),
             };
             let e = lock.handle_reply(&shape.params, round, node, answer, now, &mut entropy);
             effects = merge(effects, e);

@@ -318,7 +318,13 @@ mod tests {
     #[test]
     fn the_write_back_and_the_token_are_told() {
         let model = fenced("lock-quorum");
+        // c2's SET raised n2's counter once before; c1 then wins n1 (counter 1) and n2
+        // (counter 2), so the fence 2 must be written back before c1 counts as acquired.
         let steps = [
+            Step::Begin(1),
+            deliver(1, 1),
+            Step::Tick,
+            Step::Decide(1),
             Step::Begin(0),
             deliver(0, 0),
             deliver(0, 1),
@@ -329,14 +335,33 @@ mod tests {
         ];
         let told = sentences(&narrate_path(&walk(&model, &steps)));
         let expected = [
-            "n1 sets c1's key, expiring when n1's clock reads 4, and its fencing counter becomes 1",
-            "c1 wins n1 n2 (T2=0); the largest fencing counter among them is 1, and it writes 1 back to every node it reaches before it counts as acquired",
-            "n1 takes c1's fencing write-back: its counter goes from 1 to 1",
-            "c1 the write-back reached n1 n2 (T2=0, validity 3), believes it holds the lock until its clock reads 3, fencing token 1",
+            "n1 sets c1's key, expiring when n1's clock reads 5, and its fencing counter becomes 1",
+            "c1 wins n1 n2 (T2=1); the largest fencing counter among them is 2, and it writes 2 back to every node it reaches before it counts as acquired",
+            "n1 takes c1's fencing write-back: its counter goes from 1 to 2",
         ];
         for line in expected {
             assert!(told.contains(&line.to_owned()), "{line}\n{told:#?}");
         }
+    }
+
+    /// When the nodes that said yes all returned the same counter, they already stand at the
+    /// fence: no write-back round, and the token is that counter.
+    #[test]
+    fn counters_that_agree_need_no_write_back() {
+        let model = fenced("lock-quorum");
+        let steps = [
+            Step::Begin(0),
+            deliver(0, 0),
+            deliver(0, 1),
+            Step::Decide(0),
+        ];
+        let told = sentences(&narrate_path(&walk(&model, &steps)));
+        assert!(
+            told.iter()
+                .any(|l| l.starts_with("c1 acquires n1 n2") && l.ends_with("fencing token 1")),
+            "{told:#?}"
+        );
+        assert!(!told.iter().any(|l| l.contains("write-back")), "{told:#?}");
     }
 
     /// A lost request is told, with whose it was and where it was going.

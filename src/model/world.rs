@@ -208,6 +208,9 @@ pub struct Fences {
     pub counter_node: NodeState,
     /// Per client: the largest counter a node returned with a yes now waiting in its mailbox.
     pub seen: [u64; crate::scenario::MAX_MODEL_CLIENTS],
+    /// Per client: the nodes whose yes in its mailbox carried that largest counter (the core
+    /// skips the write-back when they are a quorum).
+    pub at_seen: [crate::proto::NodeSet; crate::scenario::MAX_MODEL_CLIENTS],
     /// Per client: the token taken from the counter node for the lease it holds (0: not yet).
     pub taken: [u64; crate::scenario::MAX_MODEL_CLIENTS],
 }

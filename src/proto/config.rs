@@ -111,9 +111,10 @@ pub enum Fencing {
     /// to show where it breaks.
     MaxOnly,
     /// The largest counter of the quorum, written back to a quorum (counter := max(counter,
-    /// fence)) before the lock counts as acquired: a second round on every acquisition. The
-    /// token is monotonic while every node keeps its counter across a crash (`appendfsync
-    /// always`).
+    /// fence)) before the lock counts as acquired: a second round, skipped when a quorum of
+    /// nodes already returned the fence itself (their counters stand there: on idle masters,
+    /// whose counters move together, every acquisition). The token is monotonic while every
+    /// node keeps its counter across a crash (`appendfsync always`).
     WriteBack,
 }
 

@@ -464,8 +464,9 @@ mod tests {
         config.fencing = crate::proto::Fencing::WriteBack;
         let mut lock = start(&config);
         let sets = drain(&mut lock);
-        for command in &sets[..2] {
-            let answer = Answer::voting(Reply::Applied).with_counter(4);
+        // Counters that differ: only n1 stands at the fence, so it is written back.
+        for (command, counter) in sets[..2].iter().zip([4, 3]) {
+            let answer = Answer::voting(Reply::Applied).with_counter(counter);
             lock.handle_reply(command.round, command.node, answer, Millis(1));
         }
         let fences = drain(&mut lock);

@@ -95,6 +95,10 @@ pub struct QuorumRound {
     /// The largest fencing counter a node returned with a yes to this acquisition (0 if none
     /// did); for a [`RoundKind::Fence`] round, the fence being written back.
     pub fence: u64,
+    /// The nodes whose yes to this acquisition carried [`fence`](QuorumRound::fence) itself:
+    /// their counters already stand at the fence, so a quorum of them makes the write-back a
+    /// no-op ([`needs_write_back`](QuorumRound::needs_write_back)).
+    pub at_fence: NodeSet,
 }
 
 impl QuorumRound {
@@ -106,6 +110,7 @@ impl QuorumRound {
             t1: now,
             tally: Tally::default(),
             fence: 0,
+            at_fence: NodeSet::EMPTY,
         }
     }
 
@@ -115,6 +120,7 @@ impl QuorumRound {
         QuorumRound {
             kind: RoundKind::Fence,
             tally: Tally::default(),
+            at_fence: NodeSet::EMPTY,
             ..*self
         }
     }
@@ -165,13 +171,29 @@ impl QuorumRound {
         let first = !self.tally.answered().contains(node);
         self.tally.record(node, reply);
         if first && reply == Reply::Applied && self.kind == RoundKind::Acquire {
-            self.fence = self.fence.max(counter);
+            if counter > self.fence {
+                self.fence = counter;
+                self.at_fence = NodeSet::EMPTY;
+            }
+            if counter == self.fence {
+                self.at_fence.insert(node);
+            }
         }
     }
 
-    /// Whether winning this round still leaves the fencing write-back to do.
-    pub fn needs_write_back(&self, params: &LockParams) -> bool {
-        self.kind == RoundKind::Acquire && params.fencing == Fencing::WriteBack
+    /// Whether winning this round still leaves the fencing write-back to do, with the
+    /// `excluded` nodes' yes not counting (the restarted-node guard).
+    ///
+    /// The write-back exists so that a quorum's counters stand at the fence or above before
+    /// the lock counts as acquired: every later quorum intersects that one, so its largest
+    /// counter, once incremented, exceeds this fence. When a quorum of counted nodes already
+    /// returned the fence itself with their yes, their counters stand there (a counter only
+    /// grows, while its node persists it), so that quorum exists and the round is skipped: on
+    /// idle masters, whose counters move together, fencing costs no second round.
+    pub fn needs_write_back(&self, params: &LockParams, excluded: NodeSet) -> bool {
+        self.kind == RoundKind::Acquire
+            && params.fencing == Fencing::WriteBack
+            && self.at_fence.difference(excluded).len() < params.quorum()
     }
 
     /// Whether the round stops waiting: every node answered, or so many said no or failed that
@@ -531,9 +553,10 @@ mod tests {
         round.handle_counted_reply(NodeId(1), Reply::NotApplied, 50);
         round.handle_counted_reply(NodeId(2), Reply::Applied, 7);
         assert_eq!(round.fence, 7);
-        assert!(!round.needs_write_back(&p));
+        assert_eq!(round.at_fence, NodeSet::from_bits(0b100));
+        assert!(!round.needs_write_back(&p, NodeSet::EMPTY));
         p.fencing = Fencing::WriteBack;
-        assert!(round.needs_write_back(&p));
+        assert!(round.needs_write_back(&p, NodeSet::EMPTY));
         let write_back = round.fence_round();
         assert_eq!(write_back.kind, RoundKind::Fence);
         assert_eq!(
@@ -548,11 +571,28 @@ mod tests {
                 to: 7
             }
         );
-        assert!(!write_back.needs_write_back(&p));
+        assert!(!write_back.needs_write_back(&p, NodeSet::EMPTY));
         match round.finish(&p, Millis(101)) {
             RoundOutcome::Won(lease) => assert_eq!(lease.fence, 7),
             lost => panic!("two of three said yes, got {lost:?}"),
         }
+    }
+
+    #[test]
+    fn a_quorum_that_returned_the_fence_itself_needs_no_write_back() {
+        let mut p = params(3, 10, 1);
+        p.fencing = Fencing::WriteBack;
+        let mut round = QuorumRound::acquire(Token(9), Millis(100));
+        round.handle_counted_reply(NodeId(0), Reply::Applied, 5);
+        round.handle_counted_reply(NodeId(1), Reply::Applied, 5);
+        assert_eq!(round.fence, 5);
+        assert!(!round.needs_write_back(&p, NodeSet::EMPTY));
+        // A node the guard keeps out does not count toward that quorum.
+        assert!(round.needs_write_back(&p, NodeSet::from_bits(0b010)));
+        // A larger counter from a third node: only that node stands at the fence now.
+        round.handle_counted_reply(NodeId(2), Reply::Applied, 6);
+        assert_eq!(round.at_fence, NodeSet::from_bits(0b100));
+        assert!(round.needs_write_back(&p, NodeSet::EMPTY));
     }
 
     #[test]

@@ -487,7 +487,7 @@ impl LockState {
             return Effects::default();
         };
         match round.finish_excluding(params, now, self.excluded) {
-            RoundOutcome::Won(_) if round.needs_write_back(params) => {
+            RoundOutcome::Won(_) if round.needs_write_back(params, self.excluded) => {
                 // The fence is written back to a quorum before the lock counts as acquired,
                 // so every later quorum, which intersects this one, starts above it. The
                 // deadline stays anchored at this round's T1.

@@ -160,7 +160,7 @@ pub struct SimClient {
     worked: bool,
     /// The process died for good ([`crash`](SimClient::crash)).
     dead: bool,
-    /// Whether, and until when, the client leaves its write-back answers unread
+    /// Whether, and until when, the client leaves its first acquisition's answers unread
     /// ([`WorkloadConfig::late_answers`]).
     late_answers: LateAnswers,
 }
@@ -170,9 +170,9 @@ pub struct SimClient {
 enum LateAnswers {
     /// Not this client, or done.
     Off,
-    /// Waiting for its write-back round to go out.
+    /// Waiting for its first acquisition round to go out.
     Armed,
-    /// Its write-back round is out: it reads nothing while the run has had `acquisitions`
+    /// Its acquisition round is out: it reads nothing while the run has had `acquisitions`
     /// acquisitions and its clock reads before `until`.
     Waiting { acquisitions: u32, until: Millis },
 }
@@ -213,9 +213,9 @@ impl SimClient {
         }
     }
 
-    /// The client takes its first write-back round's answers only once another client has
+    /// The client takes its first acquisition round's answers only once another client has
     /// acquired, or a TTL later ([`WorkloadConfig::late_answers`]).
-    pub fn take_write_back_answers_late(&mut self) {
+    pub fn take_acquisition_answers_late(&mut self) {
         self.late_answers = LateAnswers::Armed;
     }
 
@@ -820,9 +820,7 @@ impl SimClient {
             return;
         };
         while let Some(command) = lock.poll_command() {
-            if self.late_answers == LateAnswers::Armed
-                && matches!(command.op, Op::RaiseFence { .. })
-            {
+            if self.late_answers == LateAnswers::Armed && matches!(command.op, Op::SetNxPx { .. }) {
                 self.late_answers = LateAnswers::Waiting {
                     acquisitions: *ctx.next_epoch,
                     until: self.clock.read(ctx.now) + ctx.ttl,

@@ -161,14 +161,14 @@ pub struct WorkloadConfig {
     /// rarely lands there. A swarm run draws it
     /// ([`SwarmRun::rival_start`](super::SwarmRun::rival_start)).
     pub rival_start: Option<Millis>,
-    /// The run's first client, once its acquisition's fencing write-back round is out, leaves
-    /// the answers unread until another client has acquired (at most a TTL of its clock),
-    /// then takes them and acquires: the newer holder, with the older fence. The model's
-    /// client handles a reply whenever it likes, so it may decide its write-back after a
-    /// rival's whole acquisition; that rival, in turn, needs every one of its own messages
-    /// in between, which uniform timing rarely gives it. Only the write-back round waits,
-    /// so a world without [`Fencing::WriteBack`](crate::proto::Fencing::WriteBack) is
-    /// unchanged. A swarm run draws it
+    /// The run's first client, once its first acquisition round is out, leaves the answers
+    /// unread until another client has acquired (at most a TTL of its clock), then takes them
+    /// and acquires (writing its fence back first when its nodes' counters disagree): the
+    /// newer holder, with the older fence. The model's client handles a reply whenever it
+    /// likes, so it may decide its round after a rival's whole acquisition; that rival, in
+    /// turn, needs every one of its own messages in between, which uniform timing rarely
+    /// gives it. Only worlds with [`Fencing::WriteBack`](crate::proto::Fencing::WriteBack)
+    /// draw it, where the order of fences is a property. A swarm run draws it
     /// ([`SwarmRun::late_answers`](super::SwarmRun::late_answers)).
     pub late_answers: bool,
 }
@@ -753,7 +753,7 @@ impl SimConfig {
             };
             writeln!(
                 f,
-                "swarm = each run draws its fault kinds, aims most faults at a window, and draws round_timeout in [{}, {}], think_max in [{}, {}], whether the first holder checks late, whether the first client takes its write-back answers only after a rival acquired, and a rival start after {starts} (plus up to two ticks) or none",
+                "swarm = each run draws its fault kinds, aims most faults at a window, and draws round_timeout in [{}, {}], think_max in [{}, {}], whether the first holder checks late, whether the first client takes its acquisition's answers only after a rival acquired, and a rival start after {starts} (plus up to two ticks) or none",
                 self.lock.round_timeout,
                 swarm.round_timeout_max,
                 self.workload.think_min,

@@ -273,7 +273,7 @@ impl<'a> World<'a> {
             .and_then(|drawn| drawn.faults.focused_client)
             .unwrap_or(0);
         if workload.late_answers {
-            clients[first_client].take_write_back_answers_late();
+            clients[first_client].take_acquisition_answers_late();
         }
         if workload.rival_start.is_some() {
             for (id, client) in clients.iter_mut().enumerate() {

@@ -116,7 +116,27 @@ pub fn run_family(family: &Family<'_>) -> Result<Found> {
         );
         (format!("advise-{}-{side}.toml", family.slug), text)
     };
-    let (value, evidence, files, proved) = match found {
+    let (value, evidence, files, proved) = sides(found, family, file);
+    Ok(Found {
+        value,
+        checks,
+        files,
+        evidence,
+        engine,
+        proved_for: proved,
+    })
+}
+
+/// What a family's search found, side by side: the safe value, the evidence in words, the
+/// files of both sides (`file` writes one), and the sizes the safe side is proved for.
+type Sides = (Option<u32>, String, Vec<(String, String)>, Option<String>);
+
+fn sides(
+    found: Search,
+    family: &Family<'_>,
+    file: impl Fn(u32, &Report, &str) -> (String, String),
+) -> Sides {
+    match found {
         Search::Boundary { first, at, before } => {
             let first = first as u32;
             (
@@ -144,15 +164,7 @@ pub fn run_family(family: &Family<'_>) -> Result<Found> {
             vec![file(family.to, &last, "violated")],
             None,
         ),
-    };
-    Ok(Found {
-        value,
-        checks,
-        files,
-        evidence,
-        engine,
-        proved_for: proved,
-    })
+    }
 }
 
 /// `text` with an `[expect]` table of every property the checker reported.
