@@ -263,10 +263,22 @@ fn stories_break_exactly_once_in_their_last_step_and_mitigations_flip_the_verdic
                         .iter()
                         .position(|l| l.breaks.as_deref() == Some(p.name.as_str()))
                         .expect("the breaking line names the property");
+                    // A liveness run breaks where the last client that counts gives up for
+                    // good; what follows until the run stops is no one trying again.
                     let consequences = &story.lines[at + 1..];
+                    let after_giving_up = |l: &redlock_lab::report::Line| {
+                        p.name == property::EVENTUALLY_ACQUIRED
+                            && !matches!(
+                                l.event,
+                                Event::RoundBegan { .. }
+                                    | Event::NotAcquired { .. }
+                                    | Event::Acquired { .. }
+                            )
+                    };
                     assert!(
-                        consequences.iter().all(|l| l.t == story.lines[at].t
-                            && matches!(l.event, Event::Released { .. })),
+                        consequences.iter().all(|l| after_giving_up(l)
+                            || l.t == story.lines[at].t
+                                && matches!(l.event, Event::Released { .. })),
                         "{name}: the story must end where {} breaks:\n{}",
                         p.name,
                         story.to_text()
@@ -613,4 +625,84 @@ fn aliases_and_mitigations_are_validated_with_their_location() {
     )
     .unwrap_err();
     assert!(unknown.to_string().contains("proof"), "{unknown}");
+}
+
+/// Counts are said with their plurals, and a count is not read as a need: a one-node lock's
+/// failed round is "0 nodes said yes, it needs 1", not "0 of the 1 nodes it needs".
+#[test]
+fn counts_are_told_with_their_plurals() {
+    let story = check::story(
+        &scenario("single-node-unlock-with-del"),
+        property::MUTUAL_EXCLUSION,
+    )
+    .expect("violated")
+    .to_text();
+    assert!(
+        story.contains("(T2=0: 0 nodes said yes, it needs 1)"),
+        "{story}"
+    );
+    let livelock = check::story(
+        &scenario("contention-livelock"),
+        property::EVENTUALLY_ACQUIRED,
+    )
+    .expect("violated")
+    .to_text();
+    assert!(
+        livelock.contains("(T2=1: 1 node said yes, it needs 2)"),
+        "{livelock}"
+    );
+    for text in [&story, &livelock] {
+        assert!(
+            !text.contains("of the 1 nodes") && !text.contains(" 1 ticks"),
+            "{text}"
+        );
+    }
+}
+
+/// A fencing write-back to the node whose own `SET` gave the largest counter changes
+/// nothing, and the story says so instead of "its counter goes from 1 to 1".
+#[test]
+fn a_write_back_that_changes_nothing_says_so() {
+    let story = check::story(
+        &scenario("fencing-lock-quorum-counter-lost"),
+        property::NO_LOST_UPDATE,
+    )
+    .expect("violated")
+    .to_text();
+    assert!(
+        story.contains("node n1    takes c1's fencing write-back: its counter is already 1"),
+        "{story}"
+    );
+    assert!(
+        story.contains("client c1  completes its write-back on n1 n2 (T2=0"),
+        "{story}"
+    );
+    assert!(!story.contains("from 1 to 1"), "{story}");
+}
+
+/// A liveness run breaks where the last client gives up for good, not on whatever line
+/// happens to end the run (a restart delay running out after the client stopped trying).
+#[test]
+fn the_liveness_mark_sits_on_the_round_that_gives_up() {
+    let story = check::story(
+        &scenario("majority-crash-delayed-restart-gives-up"),
+        property::EVENTUALLY_ACQUIRED,
+    )
+    .expect("violated")
+    .to_text();
+    let marked = story
+        .lines()
+        .find(|l| l.contains('✗'))
+        .expect("a breaking line");
+    assert!(
+        marked.contains("client c1  fails to acquire (T2=2: 1 node said yes, it needs 2)")
+            && marked.ends_with("it has no attempt left and gives up  ✗ eventually acquired"),
+        "{story}"
+    );
+    assert!(
+        story
+            .trim_end()
+            .ends_with("node n3    serves again: its restart delay is over"),
+        "{story}"
+    );
 }

@@ -185,6 +185,9 @@ pub enum Event {
     NotAcquired {
         /// T2 on the client's clock.
         t2: i64,
+        /// It has no attempt left and stops trying: the step after which it never acquires.
+        #[cfg_attr(feature = "model", serde(skip_serializing_if = "std::ops::Not::not"))]
+        gives_up: bool,
         /// Why the round failed, told (and serialised as `reason`) in words with durations in
         /// ticks.
         #[cfg_attr(

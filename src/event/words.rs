@@ -188,6 +188,12 @@ impl Event {
     /// What a node answers to a client's fencing write-back.
     fn tell_fence_answer(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            // A write-back only raises: from the node whose own `SET` gave the largest
+            // counter it changes nothing, and "from 1 to 1" would read as a bump.
+            Event::FenceRaised { client, from, to } if from == to => write!(
+                f,
+                "takes {client}'s fencing write-back: its counter is already {to}"
+            ),
             Event::FenceRaised { client, from, to } => write!(
                 f,
                 "takes {client}'s fencing write-back: its counter goes from {from} to {to}"
@@ -247,7 +253,7 @@ impl Event {
                 by_write_back,
             } => {
                 let how = if *by_write_back {
-                    "the write-back reached"
+                    "completes its write-back on"
                 } else {
                     "acquires"
                 };
@@ -262,15 +268,22 @@ impl Event {
             }
             Event::NotAcquired {
                 t2,
+                gives_up,
                 failure,
                 deleted,
                 ..
-            } => write!(
-                f,
-                "fails to acquire (T2={t2}: {}) and unlocks every node it reaches{}",
-                failure.words(Unit::Ticks),
-                deleted_words(deleted)
-            ),
+            } => {
+                write!(
+                    f,
+                    "fails to acquire (T2={t2}: {}) and unlocks every node it reaches{}",
+                    failure.words(Unit::Ticks),
+                    deleted_words(deleted)
+                )?;
+                if *gives_up {
+                    f.write_str("; it has no attempt left and gives up")?;
+                }
+                Ok(())
+            }
             other => unreachable!("`fmt` sends {other:?} elsewhere"),
         }
     }
@@ -358,10 +371,9 @@ impl Event {
             } => {
                 let verb = if *applied { "applies" } else { "rejects" };
                 write!(f, "{verb} {client}'s {op}")?;
-                match delayed_by {
-                    0 => {}
-                    1 => f.write_str(", delayed 1 tick in the network")?,
-                    n => write!(f, ", delayed {n} ticks in the network")?,
+                if *delayed_by > 0 {
+                    let ticks = Unit::Ticks.amount(u64::from(*delayed_by));
+                    write!(f, ", delayed {ticks} in the network")?;
                 }
                 if *stale {
                     f.write_str(", a stale holder's op")?;
@@ -464,9 +476,10 @@ impl Event {
                     (true, 0, 0) => f.write_str(" and restarts at once")?,
                     (true, 0, delay) => write!(
                         f,
-                        " and restarts, refusing requests for {delay} ticks of its clock"
+                        " and restarts, refusing requests for {} of its clock",
+                        Unit::Ticks.amount(*delay)
                     )?,
-                    (true, down, _) => write!(f, " and is down for {down} ticks")?,
+                    (true, down, _) => write!(f, " and is down for {}", Unit::Ticks.amount(*down))?,
                 }
                 if let Some(until) = guarded_until {
                     write!(

@@ -473,6 +473,7 @@ impl World {
                 proto::Event::Retrying { failure, .. } | proto::Event::NotAcquired { failure, .. },
             ) => Event::NotAcquired {
                 t2,
+                gives_up: matches!(effects.event, Some(proto::Event::NotAcquired { .. })),
                 failure,
                 deleted: deleted.others,
                 freed: Nodes(deleted.own),

@@ -331,8 +331,8 @@ mod tests {
         let expected = [
             "n1 sets c1's key, expiring when n1's clock reads 4, and its fencing counter becomes 1",
             "c1 wins n1 n2 (T2=0); the largest fencing counter among them is 1, and it writes 1 back to every node it reaches before it counts as acquired",
-            "n1 takes c1's fencing write-back: its counter goes from 1 to 1",
-            "c1 the write-back reached n1 n2 (T2=0, validity 3), believes it holds the lock until its clock reads 3, fencing token 1",
+            "n1 takes c1's fencing write-back: its counter is already 1",
+            "c1 completes its write-back on n1 n2 (T2=0, validity 3), believes it holds the lock until its clock reads 3, fencing token 1",
         ];
         for line in expected {
             assert!(told.contains(&line.to_owned()), "{line}\n{told:#?}");

@@ -469,11 +469,13 @@ impl SimClient {
                     ..
                 } => self.on_acquired(ctx, local, (validity, deadline, nodes), fence),
                 Event::Retrying { failure, .. } => {
-                    ctx.tell(client, local, not_acquired(local, failure));
+                    ctx.tell(client, local, not_acquired(local, failure, false));
                 }
                 Event::NotAcquired { failure, .. } => {
                     ctx.stats.not_acquired += 1;
-                    ctx.tell(client, local, not_acquired(local, failure));
+                    // The simulator's client thinks and starts a new acquisition: it gives up
+                    // this one, not the lock.
+                    ctx.tell(client, local, not_acquired(local, failure, false));
                     self.go_idle(ctx, local);
                 }
                 Event::Expired { .. } => self.on_expired(ctx, local),
@@ -858,10 +860,11 @@ fn with_fence(op: StorageOp, fence: u32) -> StorageOp {
     }
 }
 /// A round that failed, told as the model checker tells it: the core unlocks every node it
-/// reaches whether or not it retries.
-fn not_acquired(local: Millis, failure: Failure) -> event::Event {
+/// reaches whether or not it retries; `gives_up`: it never tries again.
+fn not_acquired(local: Millis, failure: Failure, gives_up: bool) -> event::Event {
     event::Event::NotAcquired {
         t2: local.since_origin(),
+        gives_up,
         failure,
         deleted: Vec::new(),
         freed: Nodes(NodeSet::EMPTY),
