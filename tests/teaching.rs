@@ -87,26 +87,26 @@ fn the_gc_pause_story_is_pinned() {
             t=0  client c1  begins attempt 1: T1=0, sends SET NX PX 4 to n1 n2 n3
             t=0  node n1    sets c1's key, expiring when n1's clock reads 4
             t=0  node n2    sets c1's key, expiring when n2's clock reads 4
-            t=0  client c1  acquires n1 n2 (T2=0, validity 3), believes it holds the lock until its clock reads 3
-            t=0  client c1  checks its lease (clock 0, deadline 3): still valid, sends read (epoch 1)
-            t=0  storage    applies c1's read (epoch 1): counter 0
-            t=0  client c1  checks its lease (clock 0, deadline 3): still valid, sends write 1 (epoch 1)
-            t=0  client c1  is paused (GC) between its lease check and its write 1 (epoch 1), which has not reached the storage
+            t=0  client c1  acquires n1 n2 (T2=0, validity 3), believes it holds the lock until its clock reads 3, token 1 (from an ideal counter: one above every earlier lock's)
+            t=0  client c1  checks its lease (clock 0, deadline 3): still valid, goes ahead with its read (token 1)
+            t=0  storage    applies c1's read (token 1): the storage checks no token; the counter reads 0
+            t=0  client c1  checks its lease (clock 0, deadline 3): still valid, goes ahead with its write counter=1 (token 1)
+            t=0  client c1  is paused (GC) after its lease check, before its write counter=1 (token 1) leaves
             t=2  client c2  begins attempt 1: T1=2, sends SET NX PX 4 to n1 n2 n3
             t=2  node n3    sets c2's key, expiring when n3's clock reads 6
             t=3  client c1  stops believing: its clock reached the lease's deadline
             t=4  node n1    c1's key expires
             t=4  node n2    c1's key expires
             t=4  node n1    gets c2's SET after 2 ticks in the network and sets c2's key, expiring when n1's clock reads 8
-            t=4  client c2  acquires n1 n3 (T2=4, validity 1), believes it holds the lock until its clock reads 5
-            t=4  client c2  checks its lease (clock 4, deadline 5): still valid, sends read (epoch 2)
-            t=4  storage    applies c2's read (epoch 2): counter 0
-            t=4  client c2  checks its lease (clock 4, deadline 5): still valid, sends write 1 (epoch 2)
-            t=4  storage    applies c2's write 1 (epoch 2): counter 1
+            t=4  client c2  acquires n1 n3 (T2=4, validity 1), believes it holds the lock until its clock reads 5, token 2 (from an ideal counter: one above every earlier lock's)
+            t=4  client c2  checks its lease (clock 4, deadline 5): still valid, goes ahead with its read (token 2)
+            t=4  storage    applies c2's read (token 2): the storage checks no token; the counter reads 0
+            t=4  client c2  checks its lease (clock 4, deadline 5): still valid, goes ahead with its write counter=1 (token 2)
+            t=4  storage    applies c2's write counter=1 (token 2): the storage checks no token; the counter is now 1
             t=4  client c2  releases with compare-and-delete on n1 n2 n3
-            t=4  client c1  wakes from its pause: its write 1 (epoch 1), checked at t=0, reaches the storage now
-            t=4  storage    applies c1's write 1 (epoch 1), a stale holder's op: counter 1
-            t=4  storage    c1's write (epoch 1) lands after c2's (epoch 2): c2's update is lost  ✗ no lost update
+            t=4  client c1  wakes from its pause and sends its write counter=1 (token 1), checked at t=0, without checking again
+            t=4  storage    applies c1's write counter=1 (token 1), a stale holder's op: the storage checks no token; the counter is now 1
+            t=4  storage    c1's write (for the 1st lock acquired) lands after c2's (for the 2nd): c2's update is lost  ✗ no lost update
                             the counter reads 1 but 2 writes were acknowledged: an update is lost
             t=4  client c1  releases with compare-and-delete on n1 n2 n3
         "#]],
@@ -121,26 +121,26 @@ fn the_gc_pause_story_is_pinned() {
                 Note over c1: t=0 begins attempt 1: T1=0, sends SET NX PX 4 to n1 n2 n3
                 c1->>n1: t=0 sets c1's key, expiring when n1's clock reads 4
                 c1->>n2: t=0 sets c1's key, expiring when n2's clock reads 4
-                Note over c1: t=0 acquires n1 n2 (T2=0, validity 3), believes it holds the lock until its clock reads 3
-                Note over c1: t=0 checks its lease (clock 0, deadline 3): still valid, sends read (epoch 1)
-                c1->>storage: t=0 applies c1's read (epoch 1): counter 0
-                Note over c1: t=0 checks its lease (clock 0, deadline 3): still valid, sends write 1 (epoch 1)
-                Note over c1: t=0 ⚡ is paused (GC) between its lease check and its write 1 (epoch 1), which has not reached the storage
+                Note over c1: t=0 acquires n1 n2 (T2=0, validity 3), believes it holds the lock until its clock reads 3, token 1 (from an ideal counter: one above every earlier lock's)
+                Note over c1: t=0 checks its lease (clock 0, deadline 3): still valid, goes ahead with its read (token 1)
+                c1->>storage: t=0 applies c1's read (token 1): the storage checks no token, the counter reads 0
+                Note over c1: t=0 checks its lease (clock 0, deadline 3): still valid, goes ahead with its write counter=1 (token 1)
+                Note over c1: t=0 ⚡ is paused (GC) after its lease check, before its write counter=1 (token 1) leaves
                 Note over c2: t=2 begins attempt 1: T1=2, sends SET NX PX 4 to n1 n2 n3
                 c2->>n3: t=2 sets c2's key, expiring when n3's clock reads 6
                 Note over c1: t=3 stops believing: its clock reached the lease's deadline
                 Note over n1: t=4 c1's key expires
                 Note over n2: t=4 c1's key expires
                 c2->>n1: t=4 gets c2's SET after 2 ticks in the network and sets c2's key, expiring when n1's clock reads 8
-                Note over c2: t=4 acquires n1 n3 (T2=4, validity 1), believes it holds the lock until its clock reads 5
-                Note over c2: t=4 checks its lease (clock 4, deadline 5): still valid, sends read (epoch 2)
-                c2->>storage: t=4 applies c2's read (epoch 2): counter 0
-                Note over c2: t=4 checks its lease (clock 4, deadline 5): still valid, sends write 1 (epoch 2)
-                c2->>storage: t=4 applies c2's write 1 (epoch 2): counter 1
+                Note over c2: t=4 acquires n1 n3 (T2=4, validity 1), believes it holds the lock until its clock reads 5, token 2 (from an ideal counter: one above every earlier lock's)
+                Note over c2: t=4 checks its lease (clock 4, deadline 5): still valid, goes ahead with its read (token 2)
+                c2->>storage: t=4 applies c2's read (token 2): the storage checks no token, the counter reads 0
+                Note over c2: t=4 checks its lease (clock 4, deadline 5): still valid, goes ahead with its write counter=1 (token 2)
+                c2->>storage: t=4 applies c2's write counter=1 (token 2): the storage checks no token, the counter is now 1
                 Note over c2: t=4 releases with compare-and-delete on n1 n2 n3
-                Note over c1: t=4 wakes from its pause: its write 1 (epoch 1), checked at t=0, reaches the storage now
-                c1->>storage: t=4 applies c1's write 1 (epoch 1), a stale holder's op: counter 1
-                Note over storage: t=4 c1's write (epoch 1) lands after c2's (epoch 2): c2's update is lost
+                Note over c1: t=4 wakes from its pause and sends its write counter=1 (token 1), checked at t=0, without checking again
+                c1->>storage: t=4 applies c1's write counter=1 (token 1), a stale holder's op: the storage checks no token, the counter is now 1
+                Note over storage: t=4 c1's write (for the 1st lock acquired) lands after c2's (for the 2nd): c2's update is lost
                 Note over c1,storage: ✗ no lost update: the counter reads 1 but 2 writes were acknowledged: an update is lost
                 Note over c1: t=4 releases with compare-and-delete on n1 n2 n3
         "#]],
@@ -165,12 +165,15 @@ fn storage_stories_show_the_damage() {
             .find(|l| l.contains('✗'))
             .expect("a breaking line");
         assert!(
-            last.contains("c1's write (epoch 1) lands after c2's (epoch 2): c2's update is lost"),
+            last.contains(
+                "c1's write (for the 1st lock acquired) lands after c2's (for the 2nd): \
+                 c2's update is lost"
+            ),
             "{text}"
         );
         let check = text.find("checks its lease").expect("a lease check");
         let lands = text
-            .find("applies c1's write 1 (epoch 1)")
+            .find("applies c1's write counter=1 (token 1)")
             .expect("the stale write");
         assert!(check < lands, "{text}");
     }
@@ -179,7 +182,8 @@ fn storage_stories_show_the_damage() {
     let fenced = stdout(&redlock_lab(&["trace", "fencing-on-writes-only"]));
     assert!(
         fenced.contains(
-            "c2's write (epoch 2) comes from a read taken before c1's write (epoch 1) landed: \
+            "c2's write (for the 2nd lock acquired) comes from a read taken before c1's write \
+             (for the 1st) landed: \
              c1's update is lost  ✗ no lost update"
         ),
         "{fenced}"
@@ -191,7 +195,7 @@ fn storage_stories_show_the_damage() {
     );
     let paused = stdout(&redlock_lab(&["trace", "gc-pause-after-acquisition"]));
     let pause = paused
-        .find("is paused (GC) between its lease check")
+        .find("is paused (GC) after its lease check")
         .expect("the pause");
     let wakes = paused
         .find("wakes from its pause")
@@ -705,4 +709,181 @@ fn the_liveness_mark_sits_on_the_round_that_gives_up() {
             .ends_with("node n3    serves again: its restart delay is over"),
         "{story}"
     );
+}
+
+/// The text of `name`'s story of `property`.
+fn story_text(name: &str, property: &str) -> String {
+    check::story(&scenario(name), property)
+        .expect("violated")
+        .to_text()
+}
+
+/// The storage stories a newcomer reads to learn about fencing.
+const STORAGE_STORIES: [(&str, &str); 6] = [
+    ("gc-pause-after-acquisition", property::NO_LOST_UPDATE),
+    ("network-delayed-write", property::NO_LOST_UPDATE),
+    (
+        "fencing-counter-after-acquire-pause",
+        property::STORAGE_SAFETY,
+    ),
+    ("fencing-lock-quorum-counter-lost", property::NO_LOST_UPDATE),
+    ("fencing-on-writes-only", property::NO_LOST_UPDATE),
+    ("antirez-random-token-cas", property::STORAGE_SAFETY),
+];
+
+/// One word, *token*, for the number the storage compares, and the story says where it came
+/// from: an ideal counter, the counter node's `INCR`, or the lock nodes' counters. The ghost
+/// epoch is never named; when a token does not follow the order of the acquisitions, the op
+/// says which lock it belongs to.
+#[test]
+fn the_token_the_storage_compares_has_one_word_and_an_origin() {
+    for (name, property) in STORAGE_STORIES {
+        let text = story_text(name, property);
+        assert!(!text.contains("epoch"), "{name}:\n{text}");
+    }
+    let ideal = story_text("gc-pause-after-acquisition", property::NO_LOST_UPDATE);
+    assert!(
+        ideal.contains(
+            "believes it holds the lock until its clock reads 3, token 1 (from an ideal counter: \
+             one above every earlier lock's)"
+        ),
+        "{ideal}"
+    );
+    let counter = story_text(
+        "fencing-counter-after-acquire-pause",
+        property::STORAGE_SAFETY,
+    );
+    assert!(
+        counter.contains("counter    INCR for c1: token 2"),
+        "{counter}"
+    );
+    assert!(
+        counter
+            .contains("goes ahead with its read (token still to take, for the 1st lock acquired)")
+            && counter.contains("applies c1's read (token 2, for the 1st lock acquired)"),
+        "{counter}"
+    );
+    assert!(
+        counter.contains(
+            "the storage applied an op of an earlier lock after one of the 2nd lock acquired"
+        ),
+        "{counter}"
+    );
+    let quorum = story_text("fencing-lock-quorum-counter-lost", property::NO_LOST_UPDATE);
+    assert!(
+        quorum.contains("the largest fencing counter among them is 1")
+            && quorum.contains("fencing token 1\n"),
+        "{quorum}"
+    );
+}
+
+/// A write says the value it stores, so "write 1" is not read as an op's number.
+#[test]
+fn a_write_says_the_value_it_stores() {
+    for (name, property) in STORAGE_STORIES {
+        let text = story_text(name, property);
+        assert!(!text.contains("write 1"), "{name}:\n{text}");
+    }
+    let text = story_text("gc-pause-after-acquisition", property::NO_LOST_UPDATE);
+    assert!(
+        text.contains(
+            "storage    applies c2's write counter=1 (token 2): the storage checks no token; \
+             the counter is now 1"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "applies c1's read (token 1): the storage checks no token; the counter reads 0"
+        ),
+        "{text}"
+    );
+}
+
+/// The lease check lets the op go ahead, the pause falls before the op leaves, and the op
+/// leaves when the pause ends, unchecked: no op is "sent" before the pause that holds it.
+#[test]
+fn the_pause_is_told_before_the_op_leaves() {
+    let text = story_text("gc-pause-after-acquisition", property::NO_LOST_UPDATE);
+    assert!(
+        !text.contains("sends write") && !text.contains("sends read"),
+        "{text}"
+    );
+    let ahead = text
+        .find("still valid, goes ahead with its write counter=1 (token 1)")
+        .expect("the check");
+    let paused = text
+        .find(
+            "client c1  is paused (GC) after its lease check, before its write counter=1 \
+             (token 1) leaves",
+        )
+        .expect("the pause");
+    let sent = text
+        .find(
+            "client c1  wakes from its pause and sends its write counter=1 (token 1), checked \
+             at t=0, without checking again",
+        )
+        .expect("the send");
+    assert!(ahead < paused && paused < sent, "{text}");
+}
+
+/// A storage that applies a stale holder's op says why: the comparison its protection made
+/// (tokens side by side, a mark, or no check at all); a refused op says what it was below.
+#[test]
+fn the_storage_says_why_it_applied_or_refused_an_op() {
+    let counter = story_text(
+        "fencing-counter-after-acquire-pause",
+        property::STORAGE_SAFETY,
+    );
+    assert!(
+        counter.contains(
+            "applies c1's read (token 2, for the 1st lock acquired), a stale holder's op: token 2 \
+             is not below 1, the largest the storage has seen; the counter reads 0  ✗ storage safety"
+        ),
+        "{counter}"
+    );
+    let quorum = story_text("fencing-lock-quorum-counter-lost", property::NO_LOST_UPDATE);
+    assert!(
+        quorum.contains(
+            "applies c1's write counter=1 (token 1), a stale holder's op: token 1 is not below 1, \
+             the largest the storage has seen; the counter is now 1"
+        ),
+        "{quorum}"
+    );
+    let writes_only = story_text("fencing-on-writes-only", property::NO_LOST_UPDATE);
+    assert!(
+        writes_only.contains("the storage does not check a read"),
+        "{writes_only}"
+    );
+    let cas = story_text("antirez-random-token-cas", property::STORAGE_SAFETY);
+    assert!(
+        cas.contains(
+            "a stale holder's op: the storage does not check a mark; the storage's mark is now token 1"
+        ),
+        "{cas}"
+    );
+    // A fenced storage refuses a stale op in the simulator's fenced pause: it names the token
+    // the op fell below.
+    let file = catalog::find_world("pause-past-validity-fenced").expect("a simulator world");
+    let config = redlock_lab::sim::SimConfig::from_scenario(&file.scenario().expect("valid"))
+        .expect("a simulator world");
+    let refusals: Vec<String> = (0..20)
+        .flat_map(|seed| redlock_lab::sim::run(&config, seed).expect("valid").trace)
+        .filter_map(|entry| match entry.event {
+            redlock_lab::sim::TraceEvent::Told(moment) => match moment.event {
+                Event::OpArrived { applied: false, .. } => Some(moment.words()),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect();
+    assert!(!refusals.is_empty(), "no refusal in 20 seeds");
+    for words in &refusals {
+        assert!(
+            words.starts_with("rejects c")
+                && words.contains(", the largest the storage has seen")
+                && words.contains(" is below "),
+            "{words}"
+        );
+    }
 }

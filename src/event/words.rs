@@ -6,6 +6,7 @@ use std::fmt;
 use crate::actor::Actor;
 use crate::node::Persistence;
 use crate::proto::UnlockMode;
+use crate::storage::{Guard, StorageOp, ordinal};
 use crate::time::Unit;
 
 use super::what::Event;
@@ -251,6 +252,7 @@ impl Event {
                 believes_until,
                 fence,
                 by_write_back,
+                ideal_token,
             } => {
                 let how = if *by_write_back {
                     "completes its write-back on"
@@ -263,6 +265,12 @@ impl Event {
                 )?;
                 if let Some(fence) = fence {
                     write!(f, ", fencing token {fence}")?;
+                }
+                if let Some(token) = ideal_token {
+                    write!(
+                        f,
+                        ", token {token} (from an ideal counter: one above every earlier lock's)"
+                    )?;
                 }
                 Ok(())
             }
@@ -321,9 +329,10 @@ impl Event {
                 deadline,
                 op,
             } => match op {
+                // The op leaves only after the check: a pause may still fall in between.
                 Some(op) => write!(
                     f,
-                    "checks its lease (clock {clock}, deadline {deadline}): still valid, sends {op}"
+                    "checks its lease (clock {clock}, deadline {deadline}): still valid, goes ahead with its {op}"
                 ),
                 None => write!(
                     f,
@@ -336,17 +345,14 @@ impl Event {
                     write!(f, " until t={until}")?;
                 }
                 match op {
-                    Some(op) => write!(
-                        f,
-                        " between its lease check and its {op}, which has not reached the storage"
-                    ),
+                    Some(op) => write!(f, " after its lease check, before its {op} leaves"),
                     None => Ok(()),
                 }
             }
             Event::Resumed => f.write_str("wakes from its pause"),
             Event::PauseEnded { op, checked_at } => write!(
                 f,
-                "wakes from its pause: its {op}, checked at t={checked_at}, reaches the storage now"
+                "wakes from its pause and sends its {op}, checked at t={checked_at}, without checking again"
             ),
             Event::BeliefEnded => {
                 f.write_str("stops believing: its clock reached the lease's deadline")
@@ -365,6 +371,7 @@ impl Event {
                 client,
                 op,
                 applied,
+                guard,
                 counter,
                 stale,
                 delayed_by,
@@ -378,10 +385,15 @@ impl Event {
                 if *stale {
                     f.write_str(", a stale holder's op")?;
                 }
-                if *applied {
-                    write!(f, ": counter {counter}")?;
+                write!(f, ": {}", guard_words(*guard, op))?;
+                match (applied, op) {
+                    (false, _) => Ok(()),
+                    (true, StorageOp::Write { .. }) => write!(f, "; the counter is now {counter}"),
+                    (true, StorageOp::Mark { epoch }) => {
+                        write!(f, "; the storage's mark is now token {epoch}")
+                    }
+                    (true, StorageOp::Read { .. }) => write!(f, "; the counter reads {counter}"),
                 }
-                Ok(())
             }
             Event::TokenTaken {
                 client,
@@ -401,7 +413,9 @@ impl Event {
                 overwritten_epoch,
             } => write!(
                 f,
-                "{stale}'s write (epoch {stale_epoch}) lands after {overwritten}'s (epoch {overwritten_epoch}): {overwritten}'s update is lost"
+                "{stale}'s write (for the {} lock acquired) lands after {overwritten}'s (for the {}): {overwritten}'s update is lost",
+                ordinal(*stale_epoch),
+                ordinal(*overwritten_epoch)
             ),
             Event::WriteOnStaleRead {
                 writer,
@@ -410,7 +424,9 @@ impl Event {
                 lost_epoch,
             } => write!(
                 f,
-                "{writer}'s write (epoch {writer_epoch}) comes from a read taken before {lost}'s write (epoch {lost_epoch}) landed: {lost}'s update is lost"
+                "{writer}'s write (for the {} lock acquired) comes from a read taken before {lost}'s write (for the {}) landed: {lost}'s update is lost",
+                ordinal(*writer_epoch),
+                ordinal(*lost_epoch)
             ),
             other => unreachable!("`fmt` sends {other:?} elsewhere"),
         }
@@ -540,6 +556,30 @@ impl Event {
                 Ok(())
             }
             other => unreachable!("`fmt` sends {other:?} elsewhere"),
+        }
+    }
+}
+
+/// Why the storage took or refused `op`: the comparison its protection made ([`Guard`]).
+fn guard_words(guard: Guard, op: &StorageOp) -> String {
+    let token = op.fence();
+    let applied = guard.allows(*op);
+    match guard {
+        Guard::Unprotected => "the storage checks no token".to_owned(),
+        Guard::Unchecked => format!("the storage does not check a {}", op.action()),
+        Guard::Token { largest: 0 } => format!("token {token} is the first the storage sees"),
+        Guard::Token { largest } if applied => {
+            format!("token {token} is not below {largest}, the largest the storage has seen")
+        }
+        Guard::Token { largest } => {
+            format!("token {token} is below {largest}, the largest the storage has seen")
+        }
+        Guard::Owner { mark } if applied => {
+            format!("the storage's mark is still its token {mark}")
+        }
+        Guard::Owner { mark: 0 } => "the storage was never marked".to_owned(),
+        Guard::Owner { mark } => {
+            format!("the storage's mark is token {mark}, not its {}", op.epoch())
         }
     }
 }

@@ -6,6 +6,7 @@ use crate::actor::Actor;
 use crate::model::{Event, Moment, Phase, RedlockModel, Step, World, breaks, narrate_path};
 use crate::property::Property;
 use crate::scenario::{Scenario, property};
+use crate::storage::ordinal;
 
 /// A counterexample told as a story.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -130,13 +131,13 @@ fn detail(property: &str, state: &World) -> String {
         }
         property::STORAGE_SAFETY if state.counters_matter() || state.counter_node_in_play() => {
             format!(
-                "the storage applied an op of an older lock epoch after one of lock epoch {}: the tokens did not follow the order of the acquisitions",
-                state.storage.max_epoch_applied
+                "the storage applied an op of an earlier lock after one of the {} lock acquired: the tokens did not follow the order of the acquisitions",
+                ordinal(state.storage.max_epoch_applied)
             )
         }
         property::STORAGE_SAFETY => format!(
-            "the storage applied an op of an older epoch after one of epoch {}",
-            state.storage.max_epoch_applied
+            "the storage applied an op of an earlier lock after one of the {} lock acquired",
+            ordinal(state.storage.max_epoch_applied)
         ),
         property::NO_LOST_UPDATE => format!(
             "the counter reads {} but {} writes were acknowledged: an update is lost",

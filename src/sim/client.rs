@@ -529,6 +529,9 @@ impl SimClient {
             believes_until: deadline.since_origin(),
             fence,
             by_write_back: ctx.lock_config.fencing == Fencing::WriteBack,
+            // With no counter on the lock nodes nor a counter node, the token is the epoch, an
+            // ideal counter's.
+            ideal_token: (fence.is_none() && !ctx.workload.counter_node).then_some(self.fence),
         };
         ctx.tell(self.id, local, told);
         let first = match ctx.workload.protection {

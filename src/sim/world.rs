@@ -782,11 +782,14 @@ impl<'a> World<'a> {
             Actor::Client(c) => usize::from(c),
             _ => return,
         };
-        let reply = self.storage.apply(op, self.config.workload.protection);
+        let (reply, guard) = self
+            .storage
+            .apply_guarded(op, self.config.workload.protection);
         let event = Event::OpArrived {
             client: Actor::client(client),
             op,
             applied: reply != StorageReply::Rejected,
+            guard,
             counter: self.storage.value,
             stale: self.clients[client].belief(self.now).is_none(),
             delayed_by: 0,
