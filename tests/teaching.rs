@@ -887,3 +887,32 @@ fn the_storage_says_why_it_applied_or_refused_an_op() {
         );
     }
 }
+
+/// `--why` names what a liveness scenario teaches: rounds retried in lockstep split the votes
+/// (not only the partition that frames them), and a holder that extends without a cap starves
+/// the others (not "no fault").
+#[test]
+fn why_names_the_mistake_a_liveness_scenario_teaches() {
+    let livelock = redlock_lab(&["check", "--why", "contention-livelock"]);
+    assert_eq!(livelock.status.code(), Some(0), "{}", stderr(&livelock));
+    assert!(
+        stdout(&livelock).contains(
+            "contention-livelock: eventually acquired needs [partition, lockstep retries]: both \
+             the partition and retrying in lockstep (no random delay between rival rounds) are \
+             needed; either alone is harmless."
+        ),
+        "{}",
+        stdout(&livelock)
+    );
+    let unbounded = redlock_lab(&["check", "--why", "lock-extension-unbounded"]);
+    assert_eq!(unbounded.status.code(), Some(0), "{}", stderr(&unbounded));
+    let text = stdout(&unbounded);
+    assert!(
+        text.contains(
+            "lock-extension-unbounded: eventually acquired needs [unbounded extensions]: \
+             extending without a cap is needed"
+        ),
+        "{text}"
+    );
+    assert!(!text.contains("no fault or mistake is needed"), "{text}");
+}
