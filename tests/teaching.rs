@@ -8,10 +8,13 @@ use std::collections::BTreeMap;
 use std::process::Output;
 
 use expect_test::{Expect, expect};
+use redlock_lab::actor::{Actor, Process};
 use redlock_lab::catalog::{self, CATALOG, LookupError};
 use redlock_lab::check::{self, Check, Engine, Report};
 use redlock_lab::model::Event;
 use redlock_lab::scenario::{Scenario, Verdict, property};
+use redlock_lab::sim::SimConfig;
+use redlock_lab::time::Millis;
 
 use common::redlock_lab;
 
@@ -915,4 +918,72 @@ fn why_names_the_mistake_a_liveness_scenario_teaches() {
         "{text}"
     );
     assert!(!text.contains("no fault or mistake is needed"), "{text}");
+}
+
+/// A clock step back that brings a belief back is told, right after the jump, by both
+/// executors: the checker's story and the simulator's trace.
+#[test]
+fn a_belief_a_clock_step_brings_back_is_told() {
+    let story = story_text(
+        "client-clock-jump-backward-past-drift",
+        property::MUTUAL_EXCLUSION,
+    );
+    assert!(
+        story.contains(
+            "client c1  clock jumps -2 (it now reads 2)\nt=4  client c1  believes it holds the \
+             lock again: its clock is back before the lease's deadline  ✗ mutual exclusion"
+        ),
+        "{story}"
+    );
+    // The simulator: a holder whose op is still on its way when its belief ends keeps its
+    // lease; a step of its clock back, scheduled just after, brings the belief back.
+    use redlock_lab::sim::{Fault, FaultPlan, ScheduledFault, TraceEvent};
+    let world = catalog::find_world("pause-past-validity").expect("a simulator world");
+    let config = SimConfig::from_scenario(&world.scenario().expect("valid")).expect("valid");
+    let mut returned = 0;
+    for seed in 0..30 {
+        let first = redlock_lab::sim::run(&config, seed).expect("valid");
+        let Some((at, client)) = first.trace.iter().find_map(|entry| match &entry.event {
+            TraceEvent::Told(m) if m.event == Event::BeliefEnded => Some((entry.at, m.actor)),
+            _ => None,
+        }) else {
+            continue;
+        };
+        let Actor::Client(c) = client else { continue };
+        let mut schedule = first.schedule.clone();
+        schedule.push(ScheduledFault {
+            at: Millis(at.0 + 1),
+            fault: Fault::ClockJump {
+                process: Process::client(usize::from(c)),
+                by_ms: -40,
+            },
+        });
+        let mut stepped = config.clone();
+        stepped.faults = FaultPlan::Explicit(schedule);
+        let told: Vec<_> = redlock_lab::sim::run(&stepped, seed)
+            .expect("valid")
+            .trace
+            .into_iter()
+            .filter_map(|entry| match entry.event {
+                TraceEvent::Told(moment) => Some((entry.at, moment)),
+                _ => None,
+            })
+            .collect();
+        for (i, (at, moment)) in told.iter().enumerate() {
+            if moment.event != Event::BeliefReturned {
+                continue;
+            }
+            returned += 1;
+            let (jumped_at, jump) = &told[i - 1];
+            assert!(
+                jumped_at == at
+                    && jump.actor == moment.actor
+                    && matches!(jump.event, Event::ClockJumped { ticks, .. } if ticks < 0),
+                "seed {seed}: {} follows {}",
+                moment.sentence(),
+                jump.sentence()
+            );
+        }
+    }
+    assert!(returned > 0, "no belief came back in 30 seeds");
 }
