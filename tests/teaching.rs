@@ -664,6 +664,21 @@ fn counts_are_told_with_their_plurals() {
             "{text}"
         );
     }
+    // The book's page says the size of a one-node lock with its plurals too.
+    let dir = std::env::temp_dir().join(format!("redlock-lab-plurals-{}", std::process::id()));
+    let out = redlock_lab(&[
+        "book",
+        "--out",
+        dir.to_str().expect("a utf-8 path"),
+        "lock-extension-unbounded",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let page = std::fs::read_to_string(dir.join("lock-extension-unbounded.html")).expect("a page");
+    std::fs::remove_dir_all(&dir).ok();
+    assert!(
+        page.contains("1 node × 2 clients, TTL 3 ticks and drift 1 tick."),
+        "{page}"
+    );
 }
 
 /// A fencing write-back to the node whose own `SET` gave the largest counter changes
