@@ -252,9 +252,10 @@ pub enum Guard {
     /// The protection lets this kind of op through unchecked (a read when only writes are
     /// fenced; a mark or a read under antirez's check-and-set).
     Unchecked,
-    /// The op's token was compared with the largest token the storage had seen.
+    /// The op's token was compared with the largest token the storage had accepted in a
+    /// checked op ([`Storage::max_fence`]).
     Token {
-        /// The largest token seen before this op.
+        /// The largest token accepted before this op (0: none yet).
         largest: u32,
     },
     /// antirez's check-and-set: the write's token was compared with the storage's mark.

@@ -856,7 +856,7 @@ fn the_storage_says_why_it_applied_or_refused_an_op() {
     assert!(
         counter.contains(
             "applies c1's read (token 2, for the 1st lock acquired), a stale holder's op: token 2 \
-             is not below 1, the largest the storage has seen; the counter reads 0  ✗ storage safety"
+             is not below 1, the largest the storage has accepted; the counter reads 0  ✗ storage safety"
         ),
         "{counter}"
     );
@@ -864,13 +864,17 @@ fn the_storage_says_why_it_applied_or_refused_an_op() {
     assert!(
         quorum.contains(
             "applies c1's write counter=1 (token 1), a stale holder's op: token 1 is not below 1, \
-             the largest the storage has seen; the counter is now 1"
+             the largest the storage has accepted; the counter is now 1"
         ),
         "{quorum}"
     );
     let writes_only = story_text("fencing-on-writes-only", property::NO_LOST_UPDATE);
     assert!(
-        writes_only.contains("the storage does not check a read"),
+        writes_only.contains("the storage does not check a read")
+            && writes_only.contains(
+                "applies c1's write counter=1 (token 1), delayed 4 ticks in the network, a stale \
+                 holder's op: token 1 is the first the storage checks; the counter is now 1"
+            ),
         "{writes_only}"
     );
     let cas = story_text("antirez-random-token-cas", property::STORAGE_SAFETY);
@@ -899,7 +903,7 @@ fn the_storage_says_why_it_applied_or_refused_an_op() {
     for words in &refusals {
         assert!(
             words.starts_with("rejects c")
-                && words.contains(", the largest the storage has seen")
+                && words.contains(", the largest the storage has accepted")
                 && words.contains(" is below "),
             "{words}"
         );

@@ -567,12 +567,12 @@ fn guard_words(guard: Guard, op: &StorageOp) -> String {
     match guard {
         Guard::Unprotected => "the storage checks no token".to_owned(),
         Guard::Unchecked => format!("the storage does not check a {}", op.action()),
-        Guard::Token { largest: 0 } => format!("token {token} is the first the storage sees"),
+        Guard::Token { largest: 0 } => format!("token {token} is the first the storage checks"),
         Guard::Token { largest } if applied => {
-            format!("token {token} is not below {largest}, the largest the storage has seen")
+            format!("token {token} is not below {largest}, the largest the storage has accepted")
         }
         Guard::Token { largest } => {
-            format!("token {token} is below {largest}, the largest the storage has seen")
+            format!("token {token} is below {largest}, the largest the storage has accepted")
         }
         Guard::Owner { mark } if applied => {
             format!("the storage's mark is still its token {mark}")
