@@ -727,6 +727,23 @@ fn the_liveness_mark_sits_on_the_round_that_gives_up() {
             .ends_with("node n3    serves again: its restart delay is over"),
         "{story}"
     );
+    // A client that still tries when time runs out: the mark is where time reaches the
+    // horizon, not on the key its last round set.
+    let timeout = story_text("long-connection-timeout", property::EVENTUALLY_ACQUIRED);
+    assert!(
+        timeout.trim_end().ends_with(
+            "t=14  time       time passes to t=14  ✗ eventually acquired\n                 \
+             the run ends at t=14 and no client ever acquired the lock"
+        ),
+        "{timeout}"
+    );
+    let crash = story_text("client-crash-while-holding", property::EVENTUALLY_ACQUIRED);
+    let marked = crash.lines().find(|l| l.contains('✗')).expect("a mark");
+    assert!(
+        marked.starts_with("t=3  client c2  fails to acquire")
+            && marked.contains("it has no attempt left and gives up"),
+        "{crash}"
+    );
 }
 
 /// The text of `name`'s story of `property`.

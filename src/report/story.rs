@@ -150,8 +150,9 @@ fn detail(property: &str, state: &World) -> String {
 /// Marks where an `eventually acquired` counterexample breaks, in a run that ends at `end`
 /// with nobody (or `client`, when the scenario names one) ever acquiring: on the round after
 /// which no client that counts tries again, the one that gives up for good; else, when a
-/// client still tries until the run stops, on the run's last line.
-fn mark_never_acquired(lines: &mut [Line], client: Option<u8>, end: u32) {
+/// client still tries until the run stops, where time reaches the horizon (a line of its own
+/// when the last event came earlier, so the mark does not sit on a key set or expired then).
+fn mark_never_acquired(lines: &mut Vec<Line>, client: Option<u8>, end: u32) {
     let counts =
         |l: &Line| client.is_none_or(|c| l.actor == Actor::client(usize::from(c)).to_string());
     let tries = |l: &Line| {
@@ -166,10 +167,23 @@ fn mark_never_acquired(lines: &mut [Line], client: Option<u8>, end: u32) {
         .rposition(|l| counts(l) && matches!(l.event, Event::NotAcquired { gives_up: true, .. }));
     let at = match gave_up {
         Some(i) if !lines[i + 1..].iter().any(tries) => i,
-        _ => match lines.len() {
-            0 => return,
-            n => n - 1,
-        },
+        _ => {
+            let Some(last) = lines.last() else { return };
+            if last.t < end {
+                let step = last.step;
+                let mut horizon = Line::from(Moment {
+                    t: end,
+                    actor: Actor::Time,
+                    from: None,
+                    clock: None,
+                    event: Event::TimePassed { to: end },
+                    delayed: None,
+                });
+                horizon.step = step;
+                lines.push(horizon);
+            }
+            lines.len() - 1
+        }
     };
     let who = match client {
         Some(c) => format!("c{} never acquired the lock", c + 1),
