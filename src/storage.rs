@@ -150,30 +150,48 @@ pub enum StorageOp {
 }
 
 impl std::fmt::Display for StorageOp {
-    /// `read (epoch 1)`, `write 1 (epoch 1)`: the words every story, diagram and trace uses.
-    /// With a real token source the token and the lock's epoch may differ, so both are shown
-    /// (`write 1 (token 3, lock epoch 2)`); a token of 0 is one not taken yet (a separate
-    /// counter is asked just before the op lands).
+    /// `read (token 1)`, `write counter=1 (token 1)`: the words every story, diagram and
+    /// trace uses. The one number the storage compares is the *token*; the ghost epoch is
+    /// told only when the token does not follow it, as which lock acquired the op belongs to
+    /// (`write counter=1 (token 3, for the 2nd lock acquired)`); a token of 0 is one not taken
+    /// yet (a separate counter is asked just before the op lands). A mark carries its epoch as
+    /// its token.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let (what, epoch) = (self.action(), self.epoch());
-        if let StorageOp::Mark { .. } = self {
-            return write!(f, "{what} (epoch {epoch})");
-        }
+        let nth = ordinal(epoch);
         match self.fence() {
-            0 => write!(f, "{what} (lock epoch {epoch}, token still to take)"),
-            fence if fence != epoch => write!(f, "{what} (token {fence}, lock epoch {epoch})"),
-            _ => write!(f, "{what} (epoch {epoch})"),
+            0 => write!(
+                f,
+                "{what} (token still to take, for the {nth} lock acquired)"
+            ),
+            fence if fence != epoch => {
+                write!(f, "{what} (token {fence}, for the {nth} lock acquired)")
+            }
+            fence => write!(f, "{what} (token {fence})"),
         }
     }
 }
 
+/// `1st`, `2nd`, `3rd`, `4th`, `11th`, `21st`: which lock acquired, in a sentence.
+pub(crate) fn ordinal(n: u32) -> String {
+    let suffix = match (n % 10, n % 100) {
+        (_, 11..=13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
+}
+
 impl StorageOp {
-    /// What the operation does, without its epoch or token: `mark`, `read`, `write 1`.
+    /// What the operation does, without its token: `mark`, `read`, `write counter=1` (the
+    /// value it stores, which a bare `write 1` would let a reader take for an op's number).
     pub fn action(&self) -> String {
         match *self {
             StorageOp::Mark { .. } => "mark".to_owned(),
             StorageOp::Read { .. } => "read".to_owned(),
-            StorageOp::Write { value, .. } => format!("write {value}"),
+            StorageOp::Write { value, .. } => format!("write counter={value}"),
         }
     }
 
@@ -219,6 +237,58 @@ pub enum StorageReply {
     Rejected,
 }
 
+/// What the storage's protection compared before it applied or refused an op: the reason a
+/// story gives for either (a stale op that a fenced storage still applies is the lesson of
+/// several scenarios, and it is only understood with the two tokens side by side).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "model",
+    derive(serde::Serialize),
+    serde(tag = "check", rename_all = "kebab-case")
+)]
+pub enum Guard {
+    /// The storage has no protection: it checks nothing.
+    Unprotected,
+    /// The protection lets this kind of op through unchecked (a read when only writes are
+    /// fenced; a mark or a read under antirez's check-and-set).
+    Unchecked,
+    /// The op's token was compared with the largest token the storage had accepted in a
+    /// checked op ([`Storage::max_fence`]).
+    Token {
+        /// The largest token accepted before this op (0: none yet).
+        largest: u32,
+    },
+    /// antirez's check-and-set: the write's token was compared with the storage's mark.
+    Owner {
+        /// The token the storage was marked with (0: never marked).
+        mark: u32,
+    },
+}
+
+impl Guard {
+    /// The check `protection` makes on `op`, given the largest token seen and the mark.
+    const fn of(op: StorageOp, protection: Protection, largest: u32, mark: u32) -> Guard {
+        match (protection, op) {
+            (Protection::None, _) => Guard::Unprotected,
+            (Protection::FencingToken, _)
+            | (Protection::FencingOnWritesOnly, StorageOp::Write { .. }) => {
+                Guard::Token { largest }
+            }
+            (Protection::RandomTokenCas, StorageOp::Write { .. }) => Guard::Owner { mark },
+            (Protection::FencingOnWritesOnly | Protection::RandomTokenCas, _) => Guard::Unchecked,
+        }
+    }
+
+    /// Whether the check lets `op` through.
+    pub const fn allows(self, op: StorageOp) -> bool {
+        match self {
+            Guard::Unprotected | Guard::Unchecked => true,
+            Guard::Token { largest } => op.fence() >= largest,
+            Guard::Owner { mark } => mark == op.epoch(),
+        }
+    }
+}
+
 /// The counter, its protection state, and the ghost bookkeeping of the two properties.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Storage {
@@ -241,19 +311,27 @@ impl Storage {
     /// Applies one operation atomically (the check and the apply are one step, as fencing
     /// requires).
     pub fn apply(&mut self, op: StorageOp, protection: Protection) -> StorageReply {
+        self.apply_guarded(op, protection).0
+    }
+
+    /// [`apply`](Storage::apply), with the check that decided it: a story tells why the
+    /// storage took or refused the op from the very comparison that decided.
+    pub fn apply_guarded(
+        &mut self,
+        op: StorageOp,
+        protection: Protection,
+    ) -> (StorageReply, Guard) {
+        let guard = Guard::of(op, protection, self.max_fence, self.owner);
+        if !guard.allows(op) {
+            return (StorageReply::Rejected, guard);
+        }
+        (self.take(op, protection), guard)
+    }
+
+    /// Applies `op`, which the protection let through.
+    fn take(&mut self, op: StorageOp, protection: Protection) -> StorageReply {
         let epoch = op.epoch();
         let fence = op.fence();
-        let allowed = match (protection, op) {
-            (Protection::None, _) => true,
-            (Protection::FencingToken, _) => fence >= self.max_fence,
-            (Protection::FencingOnWritesOnly, StorageOp::Write { .. }) => fence >= self.max_fence,
-            (Protection::FencingOnWritesOnly, _) => true,
-            (Protection::RandomTokenCas, StorageOp::Write { .. }) => self.owner == epoch,
-            (Protection::RandomTokenCas, _) => true,
-        };
-        if !allowed {
-            return StorageReply::Rejected;
-        }
         let fenced_op = match protection {
             Protection::FencingToken => true,
             Protection::FencingOnWritesOnly => matches!(op, StorageOp::Write { .. }),

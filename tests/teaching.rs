@@ -8,10 +8,13 @@ use std::collections::BTreeMap;
 use std::process::Output;
 
 use expect_test::{Expect, expect};
+use redlock_lab::actor::{Actor, Process};
 use redlock_lab::catalog::{self, CATALOG, LookupError};
 use redlock_lab::check::{self, Check, Engine, Report};
 use redlock_lab::model::Event;
 use redlock_lab::scenario::{Scenario, Verdict, property};
+use redlock_lab::sim::SimConfig;
+use redlock_lab::time::Millis;
 
 use common::redlock_lab;
 
@@ -87,26 +90,26 @@ fn the_gc_pause_story_is_pinned() {
             t=0  client c1  begins attempt 1: T1=0, sends SET NX PX 4 to n1 n2 n3
             t=0  node n1    sets c1's key, expiring when n1's clock reads 4
             t=0  node n2    sets c1's key, expiring when n2's clock reads 4
-            t=0  client c1  acquires n1 n2 (T2=0, validity 3), believes it holds the lock until its clock reads 3
-            t=0  client c1  checks its lease (clock 0, deadline 3): still valid, sends read (epoch 1)
-            t=0  storage    applies c1's read (epoch 1): counter 0
-            t=0  client c1  checks its lease (clock 0, deadline 3): still valid, sends write 1 (epoch 1)
-            t=0  client c1  is paused (GC) between its lease check and its write 1 (epoch 1), which has not reached the storage
+            t=0  client c1  acquires n1 n2 (T2=0, validity 3), believes it holds the lock until its clock reads 3, token 1 (from an ideal counter: one above every earlier lock's)
+            t=0  client c1  checks its lease (clock 0, deadline 3): still valid, goes ahead with its read (token 1)
+            t=0  storage    applies c1's read (token 1): the storage checks no token; the counter reads 0
+            t=0  client c1  checks its lease (clock 0, deadline 3): still valid, goes ahead with its write counter=1 (token 1)
+            t=0  client c1  is paused (GC) after its lease check, before its write counter=1 (token 1) leaves
             t=2  client c2  begins attempt 1: T1=2, sends SET NX PX 4 to n1 n2 n3
             t=2  node n3    sets c2's key, expiring when n3's clock reads 6
             t=3  client c1  stops believing: its clock reached the lease's deadline
             t=4  node n1    c1's key expires
             t=4  node n2    c1's key expires
             t=4  node n1    gets c2's SET after 2 ticks in the network and sets c2's key, expiring when n1's clock reads 8
-            t=4  client c2  acquires n1 n3 (T2=4, validity 1), believes it holds the lock until its clock reads 5
-            t=4  client c2  checks its lease (clock 4, deadline 5): still valid, sends read (epoch 2)
-            t=4  storage    applies c2's read (epoch 2): counter 0
-            t=4  client c2  checks its lease (clock 4, deadline 5): still valid, sends write 1 (epoch 2)
-            t=4  storage    applies c2's write 1 (epoch 2): counter 1
+            t=4  client c2  acquires n1 n3 (T2=4, validity 1), believes it holds the lock until its clock reads 5, token 2 (from an ideal counter: one above every earlier lock's)
+            t=4  client c2  checks its lease (clock 4, deadline 5): still valid, goes ahead with its read (token 2)
+            t=4  storage    applies c2's read (token 2): the storage checks no token; the counter reads 0
+            t=4  client c2  checks its lease (clock 4, deadline 5): still valid, goes ahead with its write counter=1 (token 2)
+            t=4  storage    applies c2's write counter=1 (token 2): the storage checks no token; the counter is now 1
             t=4  client c2  releases with compare-and-delete on n1 n2 n3
-            t=4  client c1  wakes from its pause: its write 1 (epoch 1), checked at t=0, reaches the storage now
-            t=4  storage    applies c1's write 1 (epoch 1), a stale holder's op: counter 1
-            t=4  storage    c1's write (epoch 1) lands after c2's (epoch 2): c2's update is lost  ✗ no lost update
+            t=4  client c1  wakes from its pause and sends its write counter=1 (token 1), checked at t=0, without checking again
+            t=4  storage    applies c1's write counter=1 (token 1), a stale holder's op: the storage checks no token; the counter is now 1
+            t=4  storage    c1's write (for the 1st lock acquired) lands after c2's (for the 2nd): c2's update is lost  ✗ no lost update
                             the counter reads 1 but 2 writes were acknowledged: an update is lost
             t=4  client c1  releases with compare-and-delete on n1 n2 n3
         "#]],
@@ -121,26 +124,26 @@ fn the_gc_pause_story_is_pinned() {
                 Note over c1: t=0 begins attempt 1: T1=0, sends SET NX PX 4 to n1 n2 n3
                 c1->>n1: t=0 sets c1's key, expiring when n1's clock reads 4
                 c1->>n2: t=0 sets c1's key, expiring when n2's clock reads 4
-                Note over c1: t=0 acquires n1 n2 (T2=0, validity 3), believes it holds the lock until its clock reads 3
-                Note over c1: t=0 checks its lease (clock 0, deadline 3): still valid, sends read (epoch 1)
-                c1->>storage: t=0 applies c1's read (epoch 1): counter 0
-                Note over c1: t=0 checks its lease (clock 0, deadline 3): still valid, sends write 1 (epoch 1)
-                Note over c1: t=0 ⚡ is paused (GC) between its lease check and its write 1 (epoch 1), which has not reached the storage
+                Note over c1: t=0 acquires n1 n2 (T2=0, validity 3), believes it holds the lock until its clock reads 3, token 1 (from an ideal counter: one above every earlier lock's)
+                Note over c1: t=0 checks its lease (clock 0, deadline 3): still valid, goes ahead with its read (token 1)
+                c1->>storage: t=0 applies c1's read (token 1): the storage checks no token, the counter reads 0
+                Note over c1: t=0 checks its lease (clock 0, deadline 3): still valid, goes ahead with its write counter=1 (token 1)
+                Note over c1: t=0 ⚡ is paused (GC) after its lease check, before its write counter=1 (token 1) leaves
                 Note over c2: t=2 begins attempt 1: T1=2, sends SET NX PX 4 to n1 n2 n3
                 c2->>n3: t=2 sets c2's key, expiring when n3's clock reads 6
                 Note over c1: t=3 stops believing: its clock reached the lease's deadline
                 Note over n1: t=4 c1's key expires
                 Note over n2: t=4 c1's key expires
                 c2->>n1: t=4 gets c2's SET after 2 ticks in the network and sets c2's key, expiring when n1's clock reads 8
-                Note over c2: t=4 acquires n1 n3 (T2=4, validity 1), believes it holds the lock until its clock reads 5
-                Note over c2: t=4 checks its lease (clock 4, deadline 5): still valid, sends read (epoch 2)
-                c2->>storage: t=4 applies c2's read (epoch 2): counter 0
-                Note over c2: t=4 checks its lease (clock 4, deadline 5): still valid, sends write 1 (epoch 2)
-                c2->>storage: t=4 applies c2's write 1 (epoch 2): counter 1
+                Note over c2: t=4 acquires n1 n3 (T2=4, validity 1), believes it holds the lock until its clock reads 5, token 2 (from an ideal counter: one above every earlier lock's)
+                Note over c2: t=4 checks its lease (clock 4, deadline 5): still valid, goes ahead with its read (token 2)
+                c2->>storage: t=4 applies c2's read (token 2): the storage checks no token, the counter reads 0
+                Note over c2: t=4 checks its lease (clock 4, deadline 5): still valid, goes ahead with its write counter=1 (token 2)
+                c2->>storage: t=4 applies c2's write counter=1 (token 2): the storage checks no token, the counter is now 1
                 Note over c2: t=4 releases with compare-and-delete on n1 n2 n3
-                Note over c1: t=4 wakes from its pause: its write 1 (epoch 1), checked at t=0, reaches the storage now
-                c1->>storage: t=4 applies c1's write 1 (epoch 1), a stale holder's op: counter 1
-                Note over storage: t=4 c1's write (epoch 1) lands after c2's (epoch 2): c2's update is lost
+                Note over c1: t=4 wakes from its pause and sends its write counter=1 (token 1), checked at t=0, without checking again
+                c1->>storage: t=4 applies c1's write counter=1 (token 1), a stale holder's op: the storage checks no token, the counter is now 1
+                Note over storage: t=4 c1's write (for the 1st lock acquired) lands after c2's (for the 2nd): c2's update is lost
                 Note over c1,storage: ✗ no lost update: the counter reads 1 but 2 writes were acknowledged: an update is lost
                 Note over c1: t=4 releases with compare-and-delete on n1 n2 n3
         "#]],
@@ -165,12 +168,15 @@ fn storage_stories_show_the_damage() {
             .find(|l| l.contains('✗'))
             .expect("a breaking line");
         assert!(
-            last.contains("c1's write (epoch 1) lands after c2's (epoch 2): c2's update is lost"),
+            last.contains(
+                "c1's write (for the 1st lock acquired) lands after c2's (for the 2nd): \
+                 c2's update is lost"
+            ),
             "{text}"
         );
         let check = text.find("checks its lease").expect("a lease check");
         let lands = text
-            .find("applies c1's write 1 (epoch 1)")
+            .find("applies c1's write counter=1 (token 1)")
             .expect("the stale write");
         assert!(check < lands, "{text}");
     }
@@ -179,7 +185,8 @@ fn storage_stories_show_the_damage() {
     let fenced = stdout(&redlock_lab(&["trace", "fencing-on-writes-only"]));
     assert!(
         fenced.contains(
-            "c2's write (epoch 2) comes from a read taken before c1's write (epoch 1) landed: \
+            "c2's write (for the 2nd lock acquired) comes from a read taken before c1's write \
+             (for the 1st) landed: \
              c1's update is lost  ✗ no lost update"
         ),
         "{fenced}"
@@ -191,7 +198,7 @@ fn storage_stories_show_the_damage() {
     );
     let paused = stdout(&redlock_lab(&["trace", "gc-pause-after-acquisition"]));
     let pause = paused
-        .find("is paused (GC) between its lease check")
+        .find("is paused (GC) after its lease check")
         .expect("the pause");
     let wakes = paused
         .find("wakes from its pause")
@@ -263,10 +270,22 @@ fn stories_break_exactly_once_in_their_last_step_and_mitigations_flip_the_verdic
                         .iter()
                         .position(|l| l.breaks.as_deref() == Some(p.name.as_str()))
                         .expect("the breaking line names the property");
+                    // A liveness run breaks where the last client that counts gives up for
+                    // good; what follows until the run stops is no one trying again.
                     let consequences = &story.lines[at + 1..];
+                    let after_giving_up = |l: &redlock_lab::report::Line| {
+                        p.name == property::EVENTUALLY_ACQUIRED
+                            && !matches!(
+                                l.event,
+                                Event::RoundBegan { .. }
+                                    | Event::NotAcquired { .. }
+                                    | Event::Acquired { .. }
+                            )
+                    };
                     assert!(
-                        consequences.iter().all(|l| l.t == story.lines[at].t
-                            && matches!(l.event, Event::Released { .. })),
+                        consequences.iter().all(|l| after_giving_up(l)
+                            || l.t == story.lines[at].t
+                                && matches!(l.event, Event::Released { .. })),
                         "{name}: the story must end where {} breaks:\n{}",
                         p.name,
                         story.to_text()
@@ -613,4 +632,406 @@ fn aliases_and_mitigations_are_validated_with_their_location() {
     )
     .unwrap_err();
     assert!(unknown.to_string().contains("proof"), "{unknown}");
+}
+
+/// Counts are said with their plurals, and a count is not read as a need: a one-node lock's
+/// failed round is "0 nodes said yes, it needs 1", not "0 of the 1 nodes it needs".
+#[test]
+fn counts_are_told_with_their_plurals() {
+    let story = check::story(
+        &scenario("single-node-unlock-with-del"),
+        property::MUTUAL_EXCLUSION,
+    )
+    .expect("violated")
+    .to_text();
+    assert!(
+        story.contains("(T2=0: 0 nodes said yes, it needs 1)"),
+        "{story}"
+    );
+    let livelock = check::story(
+        &scenario("contention-livelock"),
+        property::EVENTUALLY_ACQUIRED,
+    )
+    .expect("violated")
+    .to_text();
+    assert!(
+        livelock.contains("(T2=1: 1 node said yes, it needs 2)"),
+        "{livelock}"
+    );
+    for text in [&story, &livelock] {
+        assert!(
+            !text.contains("of the 1 nodes") && !text.contains(" 1 ticks"),
+            "{text}"
+        );
+    }
+    // The book's page says the size of a one-node lock with its plurals too.
+    let dir = std::env::temp_dir().join(format!("redlock-lab-plurals-{}", std::process::id()));
+    let out = redlock_lab(&[
+        "book",
+        "--out",
+        dir.to_str().expect("a utf-8 path"),
+        "lock-extension-unbounded",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let page = std::fs::read_to_string(dir.join("lock-extension-unbounded.html")).expect("a page");
+    std::fs::remove_dir_all(&dir).ok();
+    assert!(
+        page.contains("1 node × 2 clients, TTL 3 ticks and drift 1 tick."),
+        "{page}"
+    );
+}
+
+/// A fencing write-back to the node whose own `SET` gave the largest counter changes
+/// nothing, and the story says so instead of "its counter goes from 1 to 1".
+#[test]
+fn a_write_back_that_changes_nothing_says_so() {
+    let story = check::story(
+        &scenario("fencing-lock-quorum-node-clock-jump"),
+        property::STORAGE_SAFETY,
+    )
+    .expect("violated")
+    .to_text();
+    assert!(
+        story.contains("node n1    takes c2's fencing write-back: its counter is already 2"),
+        "{story}"
+    );
+    assert!(
+        story.contains("node n3    takes c2's fencing write-back: its counter goes from 1 to 2"),
+        "{story}"
+    );
+    assert!(
+        story.contains("client c2  completes its write-back on n1 n3 (T2=2"),
+        "{story}"
+    );
+}
+
+/// A liveness run breaks where the last client gives up for good, not on whatever line
+/// happens to end the run (a restart delay running out after the client stopped trying).
+#[test]
+fn the_liveness_mark_sits_on_the_round_that_gives_up() {
+    let story = check::story(
+        &scenario("majority-crash-delayed-restart-gives-up"),
+        property::EVENTUALLY_ACQUIRED,
+    )
+    .expect("violated")
+    .to_text();
+    let marked = story
+        .lines()
+        .find(|l| l.contains('✗'))
+        .expect("a breaking line");
+    assert!(
+        marked.contains("client c1  fails to acquire (T2=2: 1 node said yes, it needs 2)")
+            && marked.ends_with("it has no attempt left and gives up  ✗ eventually acquired"),
+        "{story}"
+    );
+    assert!(
+        story
+            .trim_end()
+            .ends_with("node n3    serves again: its restart delay is over"),
+        "{story}"
+    );
+    // A client that still tries when time runs out: the mark is where time reaches the
+    // horizon, not on the key its last round set.
+    let timeout = story_text("long-connection-timeout", property::EVENTUALLY_ACQUIRED);
+    assert!(
+        timeout.trim_end().ends_with(
+            "t=14  time       time passes to t=14  ✗ eventually acquired\n                 \
+             the run ends at t=14 and no client ever acquired the lock"
+        ),
+        "{timeout}"
+    );
+    let crash = story_text("client-crash-while-holding", property::EVENTUALLY_ACQUIRED);
+    let marked = crash.lines().find(|l| l.contains('✗')).expect("a mark");
+    assert!(
+        marked.starts_with("t=3  client c2  fails to acquire")
+            && marked.contains("it has no attempt left and gives up"),
+        "{crash}"
+    );
+}
+
+/// The text of `name`'s story of `property`.
+fn story_text(name: &str, property: &str) -> String {
+    check::story(&scenario(name), property)
+        .expect("violated")
+        .to_text()
+}
+
+/// The storage stories a newcomer reads to learn about fencing.
+const STORAGE_STORIES: [(&str, &str); 6] = [
+    ("gc-pause-after-acquisition", property::NO_LOST_UPDATE),
+    ("network-delayed-write", property::NO_LOST_UPDATE),
+    (
+        "fencing-counter-after-acquire-pause",
+        property::STORAGE_SAFETY,
+    ),
+    ("fencing-lock-quorum-counter-lost", property::NO_LOST_UPDATE),
+    ("fencing-on-writes-only", property::NO_LOST_UPDATE),
+    ("antirez-random-token-cas", property::STORAGE_SAFETY),
+];
+
+/// One word, *token*, for the number the storage compares, and the story says where it came
+/// from: an ideal counter, the counter node's `INCR`, or the lock nodes' counters. The ghost
+/// epoch is never named; when a token does not follow the order of the acquisitions, the op
+/// says which lock it belongs to.
+#[test]
+fn the_token_the_storage_compares_has_one_word_and_an_origin() {
+    for (name, property) in STORAGE_STORIES {
+        let text = story_text(name, property);
+        assert!(!text.contains("epoch"), "{name}:\n{text}");
+    }
+    let ideal = story_text("gc-pause-after-acquisition", property::NO_LOST_UPDATE);
+    assert!(
+        ideal.contains(
+            "believes it holds the lock until its clock reads 3, token 1 (from an ideal counter: \
+             one above every earlier lock's)"
+        ),
+        "{ideal}"
+    );
+    let counter = story_text(
+        "fencing-counter-after-acquire-pause",
+        property::STORAGE_SAFETY,
+    );
+    assert!(
+        counter.contains("counter    INCR for c1: token 2"),
+        "{counter}"
+    );
+    assert!(
+        counter
+            .contains("goes ahead with its read (token still to take, for the 1st lock acquired)")
+            && counter.contains("applies c1's read (token 2, for the 1st lock acquired)"),
+        "{counter}"
+    );
+    assert!(
+        counter.contains(
+            "the storage applied an op of an earlier lock after one of the 2nd lock acquired"
+        ),
+        "{counter}"
+    );
+    // Counters that agree need no write-back: the token is the counter the quorum returned.
+    let quorum = story_text("fencing-lock-quorum-counter-lost", property::NO_LOST_UPDATE);
+    assert!(
+        quorum.contains("client c1  acquires n1 n2 (T2=0, validity 3), believes it holds the lock until its clock reads 3, fencing token 1\n"),
+        "{quorum}"
+    );
+    let written_back = story_text(
+        "fencing-lock-quorum-node-clock-jump",
+        property::STORAGE_SAFETY,
+    );
+    assert!(
+        written_back.contains("the largest fencing counter among them is 2")
+            && written_back.contains("fencing token 2\n"),
+        "{written_back}"
+    );
+}
+
+/// A write says the value it stores, so "write 1" is not read as an op's number.
+#[test]
+fn a_write_says_the_value_it_stores() {
+    for (name, property) in STORAGE_STORIES {
+        let text = story_text(name, property);
+        assert!(!text.contains("write 1"), "{name}:\n{text}");
+    }
+    let text = story_text("gc-pause-after-acquisition", property::NO_LOST_UPDATE);
+    assert!(
+        text.contains(
+            "storage    applies c2's write counter=1 (token 2): the storage checks no token; \
+             the counter is now 1"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "applies c1's read (token 1): the storage checks no token; the counter reads 0"
+        ),
+        "{text}"
+    );
+}
+
+/// The lease check lets the op go ahead, the pause falls before the op leaves, and the op
+/// leaves when the pause ends, unchecked: no op is "sent" before the pause that holds it.
+#[test]
+fn the_pause_is_told_before_the_op_leaves() {
+    let text = story_text("gc-pause-after-acquisition", property::NO_LOST_UPDATE);
+    assert!(
+        !text.contains("sends write") && !text.contains("sends read"),
+        "{text}"
+    );
+    let ahead = text
+        .find("still valid, goes ahead with its write counter=1 (token 1)")
+        .expect("the check");
+    let paused = text
+        .find(
+            "client c1  is paused (GC) after its lease check, before its write counter=1 \
+             (token 1) leaves",
+        )
+        .expect("the pause");
+    let sent = text
+        .find(
+            "client c1  wakes from its pause and sends its write counter=1 (token 1), checked \
+             at t=0, without checking again",
+        )
+        .expect("the send");
+    assert!(ahead < paused && paused < sent, "{text}");
+}
+
+/// A storage that applies a stale holder's op says why: the comparison its protection made
+/// (tokens side by side, a mark, or no check at all); a refused op says what it was below.
+#[test]
+fn the_storage_says_why_it_applied_or_refused_an_op() {
+    let counter = story_text(
+        "fencing-counter-after-acquire-pause",
+        property::STORAGE_SAFETY,
+    );
+    assert!(
+        counter.contains(
+            "applies c1's read (token 2, for the 1st lock acquired), a stale holder's op: token 2 \
+             is not below 1, the largest the storage has accepted; the counter reads 0  ✗ storage safety"
+        ),
+        "{counter}"
+    );
+    let quorum = story_text("fencing-lock-quorum-counter-lost", property::NO_LOST_UPDATE);
+    assert!(
+        quorum.contains(
+            "applies c1's write counter=1 (token 1), a stale holder's op: token 1 is not below 1, \
+             the largest the storage has accepted; the counter is now 1"
+        ),
+        "{quorum}"
+    );
+    let writes_only = story_text("fencing-on-writes-only", property::NO_LOST_UPDATE);
+    assert!(
+        writes_only.contains("the storage does not check a read")
+            && writes_only.contains(
+                "applies c1's write counter=1 (token 1), delayed 4 ticks in the network, a stale \
+                 holder's op: token 1 is the first the storage checks; the counter is now 1"
+            ),
+        "{writes_only}"
+    );
+    let cas = story_text("antirez-random-token-cas", property::STORAGE_SAFETY);
+    assert!(
+        cas.contains(
+            "a stale holder's op: the storage does not check a mark; the storage's mark is now token 1"
+        ),
+        "{cas}"
+    );
+    // A fenced storage refuses a stale op in the simulator's fenced pause: it names the token
+    // the op fell below.
+    let file = catalog::find_world("pause-past-validity-fenced").expect("a simulator world");
+    let config = redlock_lab::sim::SimConfig::from_scenario(&file.scenario().expect("valid"))
+        .expect("a simulator world");
+    let refusals: Vec<String> = (0..20)
+        .flat_map(|seed| redlock_lab::sim::run(&config, seed).expect("valid").trace)
+        .filter_map(|entry| match entry.event {
+            redlock_lab::sim::TraceEvent::Told(moment) => match moment.event {
+                Event::OpArrived { applied: false, .. } => Some(moment.words()),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect();
+    assert!(!refusals.is_empty(), "no refusal in 20 seeds");
+    for words in &refusals {
+        assert!(
+            words.starts_with("rejects c")
+                && words.contains(", the largest the storage has accepted")
+                && words.contains(" is below "),
+            "{words}"
+        );
+    }
+}
+
+/// `--why` names what a liveness scenario teaches: rounds retried in lockstep split the votes
+/// (not only the partition that frames them), and a holder that extends without a cap starves
+/// the others (not "no fault").
+#[test]
+fn why_names_the_mistake_a_liveness_scenario_teaches() {
+    let livelock = redlock_lab(&["check", "--why", "contention-livelock"]);
+    assert_eq!(livelock.status.code(), Some(0), "{}", stderr(&livelock));
+    assert!(
+        stdout(&livelock).contains(
+            "contention-livelock: eventually acquired needs [partition, lockstep retries]: both \
+             the partition and retrying in lockstep (no random delay between rival rounds) are \
+             needed; either alone is harmless."
+        ),
+        "{}",
+        stdout(&livelock)
+    );
+    let unbounded = redlock_lab(&["check", "--why", "lock-extension-unbounded"]);
+    assert_eq!(unbounded.status.code(), Some(0), "{}", stderr(&unbounded));
+    let text = stdout(&unbounded);
+    assert!(
+        text.contains(
+            "lock-extension-unbounded: eventually acquired needs [unbounded extensions]: \
+             extending without a cap is needed"
+        ),
+        "{text}"
+    );
+    assert!(!text.contains("no fault or mistake is needed"), "{text}");
+}
+
+/// A clock step back that brings a belief back is told, right after the jump, by both
+/// executors: the checker's story and the simulator's trace.
+#[test]
+fn a_belief_a_clock_step_brings_back_is_told() {
+    let story = story_text(
+        "client-clock-jump-backward-past-drift",
+        property::MUTUAL_EXCLUSION,
+    );
+    assert!(
+        story.contains(
+            "client c1  clock jumps -2 (it now reads 2)\nt=4  client c1  believes it holds the \
+             lock again: its clock is back before the lease's deadline  ✗ mutual exclusion"
+        ),
+        "{story}"
+    );
+    // The simulator: a holder whose op is still on its way when its belief ends keeps its
+    // lease; a step of its clock back, scheduled just after, brings the belief back.
+    use redlock_lab::sim::{Fault, FaultPlan, ScheduledFault, TraceEvent};
+    let world = catalog::find_world("pause-past-validity").expect("a simulator world");
+    let config = SimConfig::from_scenario(&world.scenario().expect("valid")).expect("valid");
+    let mut returned = 0;
+    for seed in 0..30 {
+        let first = redlock_lab::sim::run(&config, seed).expect("valid");
+        let Some((at, client)) = first.trace.iter().find_map(|entry| match &entry.event {
+            TraceEvent::Told(m) if m.event == Event::BeliefEnded => Some((entry.at, m.actor)),
+            _ => None,
+        }) else {
+            continue;
+        };
+        let Actor::Client(c) = client else { continue };
+        let mut schedule = first.schedule.clone();
+        schedule.push(ScheduledFault {
+            at: Millis(at.0 + 1),
+            fault: Fault::ClockJump {
+                process: Process::client(usize::from(c)),
+                by_ms: -40,
+            },
+        });
+        let mut stepped = config.clone();
+        stepped.faults = FaultPlan::Explicit(schedule);
+        let told: Vec<_> = redlock_lab::sim::run(&stepped, seed)
+            .expect("valid")
+            .trace
+            .into_iter()
+            .filter_map(|entry| match entry.event {
+                TraceEvent::Told(moment) => Some((entry.at, moment)),
+                _ => None,
+            })
+            .collect();
+        for (i, (at, moment)) in told.iter().enumerate() {
+            if moment.event != Event::BeliefReturned {
+                continue;
+            }
+            returned += 1;
+            let (jumped_at, jump) = &told[i - 1];
+            assert!(
+                jumped_at == at
+                    && jump.actor == moment.actor
+                    && matches!(jump.event, Event::ClockJumped { ticks, .. } if ticks < 0),
+                "seed {seed}: {} follows {}",
+                moment.sentence(),
+                jump.sentence()
+            );
+        }
+    }
+    assert!(returned > 0, "no belief came back in 30 seeds");
 }

@@ -6,7 +6,7 @@ use std::fmt;
 use crate::actor::Actor;
 use crate::fault::FaultKind;
 use crate::proto::{Failure, NodeSet};
-use crate::storage::StorageOp;
+use crate::storage::{Guard, StorageOp};
 
 /// A set of nodes, told as `n1 n2 n3` (and serialised as `["n1", "n2", "n3"]`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -180,11 +180,19 @@ pub enum Event {
         /// The round decided was the fencing write-back, not the `SET`s.
         #[cfg_attr(feature = "model", serde(skip_serializing_if = "std::ops::Not::not"))]
         by_write_back: bool,
+        /// The token an ideal counter hands this acquisition (one above every earlier
+        /// acquisition's), when the holder's storage ops carry it: the story says where the
+        /// token its ops carry comes from.
+        #[cfg_attr(feature = "model", serde(skip_serializing_if = "Option::is_none"))]
+        ideal_token: Option<u32>,
     },
     /// A client decides its round and did not get the lock; it unlocks every node it reaches.
     NotAcquired {
         /// T2 on the client's clock.
         t2: i64,
+        /// It has no attempt left and stops trying: the step after which it never acquires.
+        #[cfg_attr(feature = "model", serde(skip_serializing_if = "std::ops::Not::not"))]
+        gives_up: bool,
         /// Why the round failed, told (and serialised as `reason`) in words with durations in
         /// ticks.
         #[cfg_attr(
@@ -278,6 +286,8 @@ pub enum Event {
         op: StorageOp,
         /// Whether the storage applied it (a fencing check may reject it).
         applied: bool,
+        /// What the storage's protection compared to apply or reject it.
+        guard: Guard,
         /// The counter afterwards.
         counter: u32,
         /// The sender no longer believes it holds the lock.

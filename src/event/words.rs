@@ -6,6 +6,7 @@ use std::fmt;
 use crate::actor::Actor;
 use crate::node::Persistence;
 use crate::proto::UnlockMode;
+use crate::storage::{Guard, StorageOp, ordinal};
 use crate::time::Unit;
 
 use super::what::Event;
@@ -188,6 +189,12 @@ impl Event {
     /// What a node answers to a client's fencing write-back.
     fn tell_fence_answer(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            // A write-back only raises: from the node whose own `SET` gave the largest
+            // counter it changes nothing, and "from 1 to 1" would read as a bump.
+            Event::FenceRaised { client, from, to } if from == to => write!(
+                f,
+                "takes {client}'s fencing write-back: its counter is already {to}"
+            ),
             Event::FenceRaised { client, from, to } => write!(
                 f,
                 "takes {client}'s fencing write-back: its counter goes from {from} to {to}"
@@ -245,9 +252,10 @@ impl Event {
                 believes_until,
                 fence,
                 by_write_back,
+                ideal_token,
             } => {
                 let how = if *by_write_back {
-                    "the write-back reached"
+                    "completes its write-back on"
                 } else {
                     "acquires"
                 };
@@ -258,19 +266,32 @@ impl Event {
                 if let Some(fence) = fence {
                     write!(f, ", fencing token {fence}")?;
                 }
+                if let Some(token) = ideal_token {
+                    write!(
+                        f,
+                        ", token {token} (from an ideal counter: one above every earlier lock's)"
+                    )?;
+                }
                 Ok(())
             }
             Event::NotAcquired {
                 t2,
+                gives_up,
                 failure,
                 deleted,
                 ..
-            } => write!(
-                f,
-                "fails to acquire (T2={t2}: {}) and unlocks every node it reaches{}",
-                failure.words(Unit::Ticks),
-                deleted_words(deleted)
-            ),
+            } => {
+                write!(
+                    f,
+                    "fails to acquire (T2={t2}: {}) and unlocks every node it reaches{}",
+                    failure.words(Unit::Ticks),
+                    deleted_words(deleted)
+                )?;
+                if *gives_up {
+                    f.write_str("; it has no attempt left and gives up")?;
+                }
+                Ok(())
+            }
             other => unreachable!("`fmt` sends {other:?} elsewhere"),
         }
     }
@@ -308,9 +329,10 @@ impl Event {
                 deadline,
                 op,
             } => match op {
+                // The op leaves only after the check: a pause may still fall in between.
                 Some(op) => write!(
                     f,
-                    "checks its lease (clock {clock}, deadline {deadline}): still valid, sends {op}"
+                    "checks its lease (clock {clock}, deadline {deadline}): still valid, goes ahead with its {op}"
                 ),
                 None => write!(
                     f,
@@ -323,17 +345,14 @@ impl Event {
                     write!(f, " until t={until}")?;
                 }
                 match op {
-                    Some(op) => write!(
-                        f,
-                        " between its lease check and its {op}, which has not reached the storage"
-                    ),
+                    Some(op) => write!(f, " after its lease check, before its {op} leaves"),
                     None => Ok(()),
                 }
             }
             Event::Resumed => f.write_str("wakes from its pause"),
             Event::PauseEnded { op, checked_at } => write!(
                 f,
-                "wakes from its pause: its {op}, checked at t={checked_at}, reaches the storage now"
+                "wakes from its pause and sends its {op}, checked at t={checked_at}, without checking again"
             ),
             Event::BeliefEnded => {
                 f.write_str("stops believing: its clock reached the lease's deadline")
@@ -352,24 +371,29 @@ impl Event {
                 client,
                 op,
                 applied,
+                guard,
                 counter,
                 stale,
                 delayed_by,
             } => {
                 let verb = if *applied { "applies" } else { "rejects" };
                 write!(f, "{verb} {client}'s {op}")?;
-                match delayed_by {
-                    0 => {}
-                    1 => f.write_str(", delayed 1 tick in the network")?,
-                    n => write!(f, ", delayed {n} ticks in the network")?,
+                if *delayed_by > 0 {
+                    let ticks = Unit::Ticks.amount(u64::from(*delayed_by));
+                    write!(f, ", delayed {ticks} in the network")?;
                 }
                 if *stale {
                     f.write_str(", a stale holder's op")?;
                 }
-                if *applied {
-                    write!(f, ": counter {counter}")?;
+                write!(f, ": {}", guard_words(*guard, op))?;
+                match (applied, op) {
+                    (false, _) => Ok(()),
+                    (true, StorageOp::Write { .. }) => write!(f, "; the counter is now {counter}"),
+                    (true, StorageOp::Mark { epoch }) => {
+                        write!(f, "; the storage's mark is now token {epoch}")
+                    }
+                    (true, StorageOp::Read { .. }) => write!(f, "; the counter reads {counter}"),
                 }
-                Ok(())
             }
             Event::TokenTaken {
                 client,
@@ -389,7 +413,9 @@ impl Event {
                 overwritten_epoch,
             } => write!(
                 f,
-                "{stale}'s write (epoch {stale_epoch}) lands after {overwritten}'s (epoch {overwritten_epoch}): {overwritten}'s update is lost"
+                "{stale}'s write (for the {} lock acquired) lands after {overwritten}'s (for the {}): {overwritten}'s update is lost",
+                ordinal(*stale_epoch),
+                ordinal(*overwritten_epoch)
             ),
             Event::WriteOnStaleRead {
                 writer,
@@ -398,7 +424,9 @@ impl Event {
                 lost_epoch,
             } => write!(
                 f,
-                "{writer}'s write (epoch {writer_epoch}) comes from a read taken before {lost}'s write (epoch {lost_epoch}) landed: {lost}'s update is lost"
+                "{writer}'s write (for the {} lock acquired) comes from a read taken before {lost}'s write (for the {}) landed: {lost}'s update is lost",
+                ordinal(*writer_epoch),
+                ordinal(*lost_epoch)
             ),
             other => unreachable!("`fmt` sends {other:?} elsewhere"),
         }
@@ -464,9 +492,10 @@ impl Event {
                     (true, 0, 0) => f.write_str(" and restarts at once")?,
                     (true, 0, delay) => write!(
                         f,
-                        " and restarts, refusing requests for {delay} ticks of its clock"
+                        " and restarts, refusing requests for {} of its clock",
+                        Unit::Ticks.amount(*delay)
                     )?,
-                    (true, down, _) => write!(f, " and is down for {down} ticks")?,
+                    (true, down, _) => write!(f, " and is down for {}", Unit::Ticks.amount(*down))?,
                 }
                 if let Some(until) = guarded_until {
                     write!(
@@ -527,6 +556,30 @@ impl Event {
                 Ok(())
             }
             other => unreachable!("`fmt` sends {other:?} elsewhere"),
+        }
+    }
+}
+
+/// Why the storage took or refused `op`: the comparison its protection made ([`Guard`]).
+fn guard_words(guard: Guard, op: &StorageOp) -> String {
+    let token = op.fence();
+    let applied = guard.allows(*op);
+    match guard {
+        Guard::Unprotected => "the storage checks no token".to_owned(),
+        Guard::Unchecked => format!("the storage does not check a {}", op.action()),
+        Guard::Token { largest: 0 } => format!("token {token} is the first the storage checks"),
+        Guard::Token { largest } if applied => {
+            format!("token {token} is not below {largest}, the largest the storage has accepted")
+        }
+        Guard::Token { largest } => {
+            format!("token {token} is below {largest}, the largest the storage has accepted")
+        }
+        Guard::Owner { mark } if applied => {
+            format!("the storage's mark is still its token {mark}")
+        }
+        Guard::Owner { mark: 0 } => "the storage was never marked".to_owned(),
+        Guard::Owner { mark } => {
+            format!("the storage's mark is token {mark}, not its {}", op.epoch())
         }
     }
 }

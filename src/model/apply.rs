@@ -468,11 +468,13 @@ impl World {
                 believes_until: deadline.since_origin(),
                 fence: self.counters_matter().then_some(fence.unwrap_or(0)),
                 by_write_back,
+                ideal_token: self.ideal_token(c),
             },
             Some(
                 proto::Event::Retrying { failure, .. } | proto::Event::NotAcquired { failure, .. },
             ) => Event::NotAcquired {
                 t2,
+                gives_up: matches!(effects.event, Some(proto::Event::NotAcquired { .. })),
                 failure,
                 deleted: deleted.others,
                 freed: Nodes(deleted.own),
@@ -678,11 +680,12 @@ impl World {
         }
         // Shortcut, sound: the storage's reply reaches the client at once; the client's next
         // op is checked against its clock anyway.
-        let reply = self.storage.apply(op, protection);
+        let (reply, guard) = self.storage.apply_guarded(op, protection);
         let arrived = Event::OpArrived {
             client: Actor::client(c),
             op,
             applied: reply != StorageReply::Rejected,
+            guard,
             counter: self.storage.value,
             stale,
             delayed_by: if work.paused { 0 } else { waited },

@@ -34,7 +34,7 @@ use std::hash::{Hash, Hasher};
 
 use crate::node::Persistence;
 use crate::proto::{LockPhase, NodeId, NodeSet, Op, Request, RoundKind};
-use crate::storage::{StorageOp, TokenSource};
+use crate::storage::{Protection, StorageOp, TokenSource};
 use crate::time::Millis;
 
 use super::world::World;
@@ -108,6 +108,15 @@ impl World {
                 token(slot.lock.lease().map_or(0, |lease| lease.fence))
             }
         }
+    }
+
+    /// The token an ideal counter handed client `c`'s acquisition (its epoch), when its
+    /// storage ops carry it: there is a storage and the tokens come from no real counter.
+    /// antirez's check-and-set draws a random token instead, which the epoch only stands for.
+    pub(crate) fn ideal_token(&self, c: usize) -> Option<u32> {
+        let counted = matches!(self.shape.storage, Some(p) if p != Protection::RandomTokenCas);
+        (counted && self.token_source() == TokenSource::Ideal)
+            .then(|| u32::from(self.clients[c].epoch))
     }
 
     /// `counter-after-acquire`: whether client `c`'s pending op must first take a token from

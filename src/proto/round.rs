@@ -319,11 +319,13 @@ pub enum Failure {
 
 impl Failure {
     /// Why the round failed, in the words every story uses, with durations in `unit`
-    /// (`2 of the 3 nodes it needs`, `the round took 4 ticks, no validity left`).
+    /// (`1 node said yes, it needs 2`, `the round took 4 ticks, no validity left`).
     pub fn words(self, unit: crate::time::Unit) -> String {
         match self {
+            // "of the 1 nodes" would misread a one-node lock: the count and the need are told
+            // apart, each with its own plural.
             Failure::NoQuorum { applied, quorum } => {
-                format!("{applied} of the {quorum} nodes it needs")
+                format!("{} said yes, it needs {quorum}", nodes_amount(applied))
             }
             Failure::ValidityExhausted { elapsed } => format!(
                 "the round took {}, no validity left",
@@ -331,6 +333,14 @@ impl Failure {
             ),
             Failure::LeaseExpired => "its lease had expired".to_owned(),
         }
+    }
+}
+
+/// `1 node`, `2 nodes`.
+fn nodes_amount(n: usize) -> String {
+    match n {
+        1 => "1 node".to_owned(),
+        n => format!("{n} nodes"),
     }
 }
 

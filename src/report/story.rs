@@ -6,6 +6,7 @@ use crate::actor::Actor;
 use crate::model::{Event, Moment, Phase, RedlockModel, Step, World, breaks, narrate_path};
 use crate::property::Property;
 use crate::scenario::{Scenario, property};
+use crate::storage::ordinal;
 
 /// A counterexample told as a story.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -114,7 +115,10 @@ fn detail(property: &str, state: &World) -> String {
                     };
                     let late = match state.shape.eps_c {
                         0 => String::new(),
-                        eps => format!(" and may run {eps} late"),
+                        eps => format!(
+                            ", and may read up to {} late",
+                            crate::time::Unit::Ticks.amount(u64::from(eps))
+                        ),
                     };
                     format!(
                         "{} believes it holds the lock until its clock reads {deadline} (it reads {}{late})",
@@ -127,13 +131,13 @@ fn detail(property: &str, state: &World) -> String {
         }
         property::STORAGE_SAFETY if state.counters_matter() || state.counter_node_in_play() => {
             format!(
-                "the storage applied an op of an older lock epoch after one of lock epoch {}: the tokens did not follow the order of the acquisitions",
-                state.storage.max_epoch_applied
+                "the storage applied an op of an earlier lock after one of the {} lock acquired: the tokens did not follow the order of the acquisitions",
+                ordinal(state.storage.max_epoch_applied)
             )
         }
         property::STORAGE_SAFETY => format!(
-            "the storage applied an op of an older epoch after one of epoch {}",
-            state.storage.max_epoch_applied
+            "the storage applied an op of an earlier lock after one of the {} lock acquired",
+            ordinal(state.storage.max_epoch_applied)
         ),
         property::NO_LOST_UPDATE => format!(
             "the counter reads {} but {} writes were acknowledged: an update is lost",
@@ -141,6 +145,52 @@ fn detail(property: &str, state: &World) -> String {
         ),
         _ => String::new(),
     }
+}
+
+/// Marks where an `eventually acquired` counterexample breaks, in a run that ends at `end`
+/// with nobody (or `client`, when the scenario names one) ever acquiring: on the round after
+/// which no client that counts tries again, the one that gives up for good; else, when a
+/// client still tries until the run stops, where time reaches the horizon (a line of its own
+/// when the last event came earlier, so the mark does not sit on a key set or expired then).
+fn mark_never_acquired(lines: &mut Vec<Line>, client: Option<u8>, end: u32) {
+    let counts =
+        |l: &Line| client.is_none_or(|c| l.actor == Actor::client(usize::from(c)).to_string());
+    let tries = |l: &Line| {
+        counts(l)
+            && matches!(
+                l.event,
+                Event::RoundBegan { .. } | Event::NotAcquired { .. }
+            )
+    };
+    let gave_up = lines
+        .iter()
+        .rposition(|l| counts(l) && matches!(l.event, Event::NotAcquired { gives_up: true, .. }));
+    let at = match gave_up {
+        Some(i) if !lines[i + 1..].iter().any(tries) => i,
+        _ => {
+            let Some(last) = lines.last() else { return };
+            if last.t < end {
+                let step = last.step;
+                let mut horizon = Line::from(Moment {
+                    t: end,
+                    actor: Actor::Time,
+                    from: None,
+                    clock: None,
+                    event: Event::TimePassed { to: end },
+                    delayed: None,
+                });
+                horizon.step = step;
+                lines.push(horizon);
+            }
+            lines.len() - 1
+        }
+    };
+    let who = match client {
+        Some(c) => format!("c{} never acquired the lock", c + 1),
+        None => "no client ever acquired the lock".to_owned(),
+    };
+    lines[at].breaks = Some(property::EVENTUALLY_ACQUIRED.to_owned());
+    lines[at].detail = Some(format!("the run ends at t={end} and {who}"));
 }
 
 /// The story's lanes: the clients, the nodes, and the counter node, the replica and the
@@ -210,18 +260,11 @@ impl Story {
             }
             lines.extend(told);
         }
-        // An `eventually` counterexample breaks nowhere in particular: at its end, the run
-        // stops (at the horizon, or with nothing left to do) and nobody ever acquired.
         if !broke
             && property == property::EVENTUALLY_ACQUIRED
-            && let (Some(last), Some((end, _))) = (lines.last_mut(), path.last())
+            && let Some((end, _)) = path.last()
         {
-            last.breaks = Some(property.to_owned());
-            let who = match scenario.liveness.client {
-                Some(c) => format!("c{} never acquired the lock", c + 1),
-                None => "no client ever acquired the lock".to_owned(),
-            };
-            last.detail = Some(format!("the run ends at t={} and {who}", end.now));
+            mark_never_acquired(&mut lines, scenario.liveness.client, end.now);
         }
         Story {
             scenario: scenario.name.clone(),

@@ -2,17 +2,20 @@
 //!
 //! A violated property is explained by the ingredients it cannot do without. An ingredient is
 //! one thing the file adds to the correct, fault-free algorithm: a fault budget (clock jumps,
-//! node and client crashes, pauses, clock error, message loss, storage delay, a failover), a mistake in the
-//! client (`unlock = "del"`, `validity_check = false`, `extension_quorum = "any-node"`,
-//! `token = "shared"`), or a partition. [`Ingredient::remove`] turns a validated [`Scenario`] into the same scenario
-//! minus that one thing (its budget set to zero, or the correct setting restored), so that
+//! node and client crashes, pauses, clock error, message loss, storage delay, a failover), a
+//! mistake in the client (`unlock = "del"`, `validity_check = false`, `extension_quorum =
+//! "any-node"`, `token = "shared"`), a partition, or a condition a liveness scenario teaches
+//! (rival rounds retried in lockstep, extensions without a cap). [`Ingredient::remove`] turns a
+//! validated [`Scenario`] into the same scenario minus that one thing (its budget set to zero,
+//! or the correct setting restored), so that
 //! re-checking it answers "is this ingredient necessary?". Everything else — sizes, TTL,
 //! drift, timeouts, persistence, restart delays, guards, margins — is configuration, not an
 //! ingredient: removing it would not be "the same scenario without the fault".
 
 use serde::{Serialize, Serializer};
 
-use super::{Bound, Scenario, Tokens};
+use super::property::EVENTUALLY_ACQUIRED;
+use super::{Bound, Scenario, Tokens, UNBOUNDED_EXTENSIONS};
 use crate::fault::FaultKind;
 use crate::proto::{ExtensionQuorum, NodeSet, UnlockMode, ValidityCheck};
 
@@ -49,7 +52,16 @@ pub enum Ingredient {
     Partition,
     /// `[lock] token = "shared"`: every client draws the same token value.
     SharedToken,
+    /// `[liveness] isolated_rounds = false` with rival clients: their rounds may start
+    /// together again and again (no random retry delay), so they may split the votes forever.
+    LockstepRetries,
+    /// `[lock] extensions = "unbounded"`: a holder may extend for as long as it likes.
+    UnboundedExtensions,
 }
+
+/// The extensions a holder keeps when [`Ingredient::UnboundedExtensions`] is removed: the cap
+/// of the catalog's capped variant (`lock-extension-capped`).
+const EXTENSION_CAP: u8 = 3;
 
 /// An ingredient as what it is: a kind of fault (its words are the kind's), or a mistake in
 /// the client with its name and its phrase.
@@ -60,7 +72,7 @@ enum Grant {
 
 impl Ingredient {
     /// Every ingredient, in the order reports list them.
-    pub const ALL: [Ingredient; 14] = [
+    pub const ALL: [Ingredient; 16] = [
         Ingredient::ClockJump,
         Ingredient::Crash,
         Ingredient::ClientCrash,
@@ -75,6 +87,8 @@ impl Ingredient {
         Ingredient::ExtensionAnyNode,
         Ingredient::Partition,
         Ingredient::SharedToken,
+        Ingredient::LockstepRetries,
+        Ingredient::UnboundedExtensions,
     ];
 
     /// What the ingredient is: a kind of fault, with its words in [`FaultKind`], or a mistake
@@ -101,6 +115,15 @@ impl Ingredient {
             ),
             Ingredient::SharedToken => {
                 Grant::Mistake("token = shared", "one token value shared by the clients")
+            }
+            // Conditions a liveness scenario teaches, not faults: naming them lets `--why` say
+            // what the scenario is about instead of "no fault" or the partition that frames it.
+            Ingredient::LockstepRetries => Grant::Mistake(
+                "lockstep retries",
+                "retrying in lockstep (no random delay between rival rounds)",
+            ),
+            Ingredient::UnboundedExtensions => {
+                Grant::Mistake("unbounded extensions", "extending without a cap")
             }
         }
     }
@@ -163,6 +186,13 @@ impl Ingredient {
                 scenario.network.reach.iter().any(|&reach| reach != all)
             }
             Ingredient::SharedToken => scenario.lock.token == Tokens::Shared,
+            // Only a liveness check with rivals can suffer from rounds that start together.
+            Ingredient::LockstepRetries => {
+                scenario.expected(EVENTUALLY_ACQUIRED).is_some()
+                    && scenario.lock.clients > 1
+                    && !scenario.liveness.isolated_rounds
+            }
+            Ingredient::UnboundedExtensions => scenario.lock.extensions == UNBOUNDED_EXTENSIONS,
         }
     }
 
@@ -204,6 +234,8 @@ impl Ingredient {
                 s.network.reach = vec![all; s.lock.clients as usize];
             }
             Ingredient::SharedToken => s.lock.token = Tokens::Unique,
+            Ingredient::LockstepRetries => s.liveness.isolated_rounds = true,
+            Ingredient::UnboundedExtensions => s.lock.extensions = EXTENSION_CAP,
         }
         s
     }

@@ -13,7 +13,7 @@
 use std::collections::BTreeSet;
 use std::fmt;
 
-use crate::storage::Storage;
+use crate::storage::{Storage, ordinal};
 use crate::time::Millis;
 
 pub use crate::property::Property;
@@ -84,20 +84,21 @@ impl fmt::Display for Violation {
         match *self {
             Violation::MutualExclusion { at, first, second } => write!(
                 f,
-                "{}: at t={} both c{} (epoch {}) and c{} (epoch {}) believe they hold the lock",
+                "{}: at t={} both c{} (holding the {} lock acquired) and c{} (the {}) believe they hold the lock",
                 self.property(),
                 at.0,
                 first.client + 1,
-                first.epoch,
+                ordinal(first.epoch),
                 second.client + 1,
-                second.epoch
+                ordinal(second.epoch)
             ),
             Violation::StorageSafety { at, client, epoch } => write!(
                 f,
-                "{}: at t={} the storage applied an op of c{} under epoch {epoch} after an op of a newer epoch",
+                "{}: at t={} the storage applied an op of c{} for the {} lock acquired after an op of a later lock",
                 self.property(),
                 at.0,
-                client + 1
+                client + 1,
+                ordinal(epoch)
             ),
             Violation::LostUpdate {
                 at,
@@ -206,7 +207,7 @@ mod tests {
         assert_eq!(checker.check_beliefs(Millis(4), &three).len(), 2);
         assert_eq!(
             found[0].to_string(),
-            "mutual exclusion: at t=2 both c2 (epoch 1) and c1 (epoch 2) believe they hold the lock"
+            "mutual exclusion: at t=2 both c2 (holding the 1st lock acquired) and c1 (the 2nd) believe they hold the lock"
         );
     }
 

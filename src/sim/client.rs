@@ -160,6 +160,9 @@ pub struct SimClient {
     worked: bool,
     /// The process died for good ([`crash`](SimClient::crash)).
     dead: bool,
+    /// The trace told the end of the current lease's belief: a clock step back that brings
+    /// it back must be told too ([`step_clock`](SimClient::step_clock)).
+    belief_ended: bool,
     /// Whether, and until when, the client leaves its first acquisition's answers unread
     /// ([`WorkloadConfig::late_answers`]).
     late_answers: LateAnswers,
@@ -198,6 +201,7 @@ impl SimClient {
             storage_seq: 0,
             pending_send: None,
             pending_token: None,
+            belief_ended: false,
             token_taken: false,
             storage_delay: Millis::ZERO,
             arrive_by: None,
@@ -219,8 +223,6 @@ impl SimClient {
         self.late_answers = LateAnswers::Armed;
     }
 
-    /// The epoch of the lease the client believes in at true time `now`, if it believes: it
-    /// holds a lease and its own clock reads before the lease's deadline.
     /// The deadline of the lease the client holds, on its clock (the clock's origin when it
     /// holds none, which no caller asks: it tells a lease it holds).
     fn deadline(&self) -> Millis {
@@ -230,6 +232,21 @@ impl SimClient {
             .map_or(Millis::ZERO, |lease| lease.deadline)
     }
 
+    /// Steps the client's clock by `by_ms` at true time `now`; returns whether the step
+    /// brought back a belief whose end the trace told (its clock is back before the lease's
+    /// deadline), which the caller tells after the jump.
+    pub fn step_clock(&mut self, now: u64, by_ms: i64) -> bool {
+        let before = self.belief(now);
+        self.clock.jump(now, by_ms);
+        let returned = self.belief_ended && before.is_none() && self.belief(now).is_some();
+        if returned {
+            self.belief_ended = false;
+        }
+        returned
+    }
+
+    /// The epoch of the lease the client believes in at true time `now`, if it believes: it
+    /// holds a lease and its own clock reads before the lease's deadline.
     pub fn belief(&self, now: u64) -> Option<u32> {
         let local = self.clock.read(now);
         self.lock
@@ -469,11 +486,13 @@ impl SimClient {
                     ..
                 } => self.on_acquired(ctx, local, (validity, deadline, nodes), fence),
                 Event::Retrying { failure, .. } => {
-                    ctx.tell(client, local, not_acquired(local, failure));
+                    ctx.tell(client, local, not_acquired(local, failure, false));
                 }
                 Event::NotAcquired { failure, .. } => {
                     ctx.stats.not_acquired += 1;
-                    ctx.tell(client, local, not_acquired(local, failure));
+                    // The simulator's client thinks and starts a new acquisition: it gives up
+                    // this one, not the lock.
+                    ctx.tell(client, local, not_acquired(local, failure, false));
                     self.go_idle(ctx, local);
                 }
                 Event::Expired { .. } => self.on_expired(ctx, local),
@@ -514,6 +533,7 @@ impl SimClient {
         fence: Option<u64>,
     ) {
         let (validity, deadline, nodes) = lease;
+        self.belief_ended = false;
         *ctx.next_epoch += 1;
         ctx.stats.acquisitions += 1;
         self.epoch = *ctx.next_epoch;
@@ -527,6 +547,9 @@ impl SimClient {
             believes_until: deadline.since_origin(),
             fence,
             by_write_back: ctx.lock_config.fencing == Fencing::WriteBack,
+            // With no counter on the lock nodes nor a counter node, the token is the epoch, an
+            // ideal counter's.
+            ideal_token: (fence.is_none() && !ctx.workload.counter_node).then_some(self.fence),
         };
         ctx.tell(self.id, local, told);
         let first = match ctx.workload.protection {
@@ -553,6 +576,7 @@ impl SimClient {
     /// The lease's deadline passed on the client's clock.
     fn on_expired(&mut self, ctx: &mut StepContext<'_>, local: Millis) {
         ctx.tell(self.id, local, event::Event::BeliefEnded);
+        self.belief_ended = true;
         // A holder with an op between its check and its landing releases once
         // that op has landed, as the model's holder, whose only move with an op
         // pending is to apply it: an unlock sent first could let a rival acquire
@@ -856,10 +880,11 @@ fn with_fence(op: StorageOp, fence: u32) -> StorageOp {
     }
 }
 /// A round that failed, told as the model checker tells it: the core unlocks every node it
-/// reaches whether or not it retries.
-fn not_acquired(local: Millis, failure: Failure) -> event::Event {
+/// reaches whether or not it retries; `gives_up`: it never tries again.
+fn not_acquired(local: Millis, failure: Failure, gives_up: bool) -> event::Event {
     event::Event::NotAcquired {
         t2: local.since_origin(),
+        gives_up,
         failure,
         deleted: Vec::new(),
         freed: Nodes(NodeSet::EMPTY),

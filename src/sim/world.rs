@@ -528,29 +528,34 @@ impl<'a> World<'a> {
         true
     }
 
-    /// A step of a node's or a client's clock.
+    /// A step of a node's or a client's clock; a client's step back may bring back a belief
+    /// that had ended, which is told after the jump.
     fn jump_clock(&mut self, process: Process, by_ms: i64) -> bool {
         let now = self.now;
-        let clock = match process {
-            Process::Node(n) => self
-                .nodes
-                .get_mut(usize::from(n))
-                .map(|node| &mut node.clock),
-            Process::Client(c) => self
-                .clients
-                .get_mut(usize::from(c))
-                .map(|client| &mut client.clock),
+        let (reads, returned) = match process {
+            Process::Node(n) => {
+                let Some(node) = self.nodes.get_mut(usize::from(n)) else {
+                    return false;
+                };
+                node.clock.jump(now, by_ms);
+                (node.clock.read(now), false)
+            }
+            Process::Client(c) => {
+                let Some(client) = self.clients.get_mut(usize::from(c)) else {
+                    return false;
+                };
+                let returned = client.step_clock(now, by_ms);
+                (client.clock.read(now), returned)
+            }
         };
-        let Some(clock) = clock else {
-            return false;
-        };
-        clock.jump(now, by_ms);
-        let reads = clock.read(now).since_origin();
         let event = Event::ClockJumped {
             ticks: by_ms,
-            reads,
+            reads: reads.since_origin(),
         };
         self.tell(Actor::from(process), None, event);
+        if returned {
+            self.tell(Actor::from(process), Some(reads), Event::BeliefReturned);
+        }
         true
     }
 
@@ -782,11 +787,14 @@ impl<'a> World<'a> {
             Actor::Client(c) => usize::from(c),
             _ => return,
         };
-        let reply = self.storage.apply(op, self.config.workload.protection);
+        let (reply, guard) = self
+            .storage
+            .apply_guarded(op, self.config.workload.protection);
         let event = Event::OpArrived {
             client: Actor::client(client),
             op,
             applied: reply != StorageReply::Rejected,
+            guard,
             counter: self.storage.value,
             stale: self.clients[client].belief(self.now).is_none(),
             delayed_by: 0,

@@ -37,7 +37,7 @@ fn meaning(name: &str) -> &'static str {
     match name {
         property::MUTUAL_EXCLUSION => "two clients believe they hold the lock at the same time",
         property::STORAGE_SAFETY => {
-            "the storage applies an op of an older epoch (fencing token) after one of a newer epoch"
+            "the storage applies an op of an earlier lock after one of a later lock (the fencing tokens did not keep the order of the acquisitions)"
         }
         property::NO_LOST_UPDATE => "an acknowledged write is lost",
         property::LOCK_ACQUIRED => "no client ever acquires the lock",
@@ -56,7 +56,7 @@ fn never(name: &str) -> &'static str {
             "in none of them do two clients believe they hold the lock at the same time"
         }
         property::STORAGE_SAFETY => {
-            "the storage never applies an op of an older epoch (fencing token) after one of a newer epoch"
+            "the storage never applies an op of an earlier lock after one of a later lock"
         }
         property::NO_LOST_UPDATE => "no acknowledged write is ever lost",
         property::EVENTUALLY_ACQUIRED => {

@@ -69,8 +69,6 @@ pub(super) struct Reader {
     pub nodes: Vec<NodeNow>,
     /// Ticks a promoted replica refuses requests for.
     pub promotion_delay: u32,
-    /// Whether the run's tokens are not its epochs, so ops are labelled with their tokens.
-    pub tokens: bool,
 }
 
 /// The lane of an actor named as a story names it (`c1`, `n2`, `storage`); `None` for time.
@@ -102,9 +100,7 @@ impl Reader {
             clients: vec![ClientNow::default(); clients],
             nodes: vec![NodeNow::default(); nodes],
             promotion_delay,
-            tokens: false,
         };
-        reader.label_tokens(story);
         for line in &story.lines {
             let at = reader.place(line.t);
             reader.close_silent_expiries(line.t);

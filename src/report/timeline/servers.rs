@@ -3,34 +3,23 @@
 
 use crate::actor::Actor;
 use crate::model::Event;
-use crate::report::{Line, Story};
+use crate::report::Line;
 use crate::scenario::Ingredient;
 use crate::storage::StorageOp;
 
 use super::facts::{Arrow, ArrowKind, At, BarKind, FlagKind};
 use super::read::{KeyNow, Reader, index};
 
-/// An op as a storage lane labels it: what it does and the epoch it was issued under, or,
-/// in a run whose tokens are not the epochs (`tokens`), the token it carries.
-fn op_label(op: &StorageOp, tokens: bool) -> String {
-    let (what, epoch, fence) = (op.action(), op.epoch(), op.fence());
-    if tokens && fence != 0 {
-        format!("{what} tok {fence}")
-    } else {
-        format!("{what} e{epoch}")
+/// An op as a storage lane labels it: what it does and the token it carries, the one number
+/// the storage compares (as the story says it), so that two equal tokens look equal.
+fn op_label(op: &StorageOp) -> String {
+    match op.fence() {
+        0 => format!("{} tok ?", op.action()),
+        fence => format!("{} tok {fence}", op.action()),
     }
 }
 
 impl Reader {
-    /// Labels ops with their tokens when some op of `story` carries a token other than its
-    /// epoch, so that two equal tokens look equal.
-    pub(super) fn label_tokens(&mut self, story: &Story) {
-        self.tokens = story.lines.iter().any(|l| match &l.event {
-            Event::OpArrived { op, .. } => op.fence() != 0 && op.fence() != op.epoch(),
-            _ => false,
-        });
-    }
-
     /// A node's event: keys set, extended, expired; answers to requests; clock jumps.
     pub(super) fn node_event(&mut self, n: Actor, line: &Line, at: At) {
         let i = index(n);
@@ -198,7 +187,7 @@ impl Reader {
                     (true, true) => FlagKind::Stale(*client),
                     (true, false) => FlagKind::Applied(*client),
                 };
-                (*client, op_label(op, self.tokens), kind)
+                (*client, op_label(op), kind)
             }
             Event::UpdateLost { overwritten, .. } => {
                 let label = format!("{overwritten}'s update lost");

@@ -120,13 +120,18 @@ fn reach(scenario: &Scenario, report: &Report, seconds: f64) -> String {
     } else {
         "states"
     };
+    // Each count with its own plural: a one-node lock is "1 node", a drift of 1 is "1 tick".
+    let count = |n: u64, one: &str, many: &str| match n {
+        1 => format!("1 {one}"),
+        n => format!("{n} {many}"),
+    };
     let mut words = format!(
-        "{} nodes × {} clients, TTL {} and drift {} ticks. The {} engine explored {} reachable {noun} \
+        "{} × {}, TTL {} and drift {}. The {} engine explored {} reachable {noun} \
          (depth {}) in {:.1} s; this page took {seconds:.1} s with every re-check.",
-        params.node_count,
-        scenario.lock.clients,
-        params.ttl.as_u64(),
-        params.drift.as_u64(),
+        count(u64::from(params.node_count), "node", "nodes"),
+        count(u64::from(scenario.lock.clients), "client", "clients"),
+        count(params.ttl.as_u64(), "tick", "ticks"),
+        count(params.drift.as_u64(), "tick", "ticks"),
         report.engine,
         report.unique_states,
         report.max_depth,
