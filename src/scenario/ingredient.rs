@@ -4,7 +4,7 @@
 //! one thing the file adds to the correct, fault-free algorithm: a fault budget (clock jumps,
 //! node and client crashes, pauses, clock error, message loss, storage delay, a failover), a mistake in the
 //! client (`unlock = "del"`, `validity_check = false`, `extension_quorum = "any-node"`,
-//! `token = "shared"`), or a partition. [`Ingredient::remove`] turns a validated [`Scenario`] into the same scenario
+//! `token = "shared"`, a `quorum` of half the nodes or fewer), or a partition. [`Ingredient::remove`] turns a validated [`Scenario`] into the same scenario
 //! minus that one thing (its budget set to zero, or the correct setting restored), so that
 //! re-checking it answers "is this ingredient necessary?". Everything else — sizes, TTL,
 //! drift, timeouts, persistence, restart delays, guards, margins — is configuration, not an
@@ -49,6 +49,8 @@ pub enum Ingredient {
     Partition,
     /// `[lock] token = "shared"`: every client draws the same token value.
     SharedToken,
+    /// `[lock] quorum` of `N/2` or fewer: two disjoint sets of nodes can each be a quorum.
+    MinorityQuorum,
 }
 
 /// An ingredient as what it is: a kind of fault (its words are the kind's), or a mistake in
@@ -60,7 +62,7 @@ enum Grant {
 
 impl Ingredient {
     /// Every ingredient, in the order reports list them.
-    pub const ALL: [Ingredient; 14] = [
+    pub const ALL: [Ingredient; 15] = [
         Ingredient::ClockJump,
         Ingredient::Crash,
         Ingredient::ClientCrash,
@@ -75,6 +77,7 @@ impl Ingredient {
         Ingredient::ExtensionAnyNode,
         Ingredient::Partition,
         Ingredient::SharedToken,
+        Ingredient::MinorityQuorum,
     ];
 
     /// What the ingredient is: a kind of fault, with its words in [`FaultKind`], or a mistake
@@ -102,6 +105,10 @@ impl Ingredient {
             Ingredient::SharedToken => {
                 Grant::Mistake("token = shared", "one token value shared by the clients")
             }
+            Ingredient::MinorityQuorum => Grant::Mistake(
+                "quorum below majority",
+                "counting a quorum of half the nodes or fewer",
+            ),
         }
     }
 
@@ -163,6 +170,9 @@ impl Ingredient {
                 scenario.network.reach.iter().any(|&reach| reach != all)
             }
             Ingredient::SharedToken => scenario.lock.token == Tokens::Shared,
+            Ingredient::MinorityQuorum => {
+                2 * scenario.lock.params.quorum() <= scenario.lock.nodes()
+            }
         }
     }
 
@@ -204,6 +214,7 @@ impl Ingredient {
                 s.network.reach = vec![all; s.lock.clients as usize];
             }
             Ingredient::SharedToken => s.lock.token = Tokens::Unique,
+            Ingredient::MinorityQuorum => s.lock.params.quorum = None,
         }
         s
     }
@@ -263,7 +274,7 @@ mod tests {
     #[test]
     fn removing_an_ingredient_removes_exactly_it() {
         let s = parse(
-            "[lock]\nunlock = \"del\"\nvalidity_check = false\n\
+            "[lock]\nnodes = 4\nquorum = 2\nunlock = \"del\"\nvalidity_check = false\n\
              [clock]\nnode_error_ticks = 1\n[network]\nreach = [[1, 2], [2, 3]]\n\
              [faults.clock_jumps]\njump_ticks = 2\n[faults.crashes]\nrestart_delay_ticks = 3\n",
         );
@@ -277,6 +288,7 @@ mod tests {
                 Ingredient::UnlockDel,
                 Ingredient::NoValidityCheck,
                 Ingredient::Partition,
+                Ingredient::MinorityQuorum,
             ]
         );
         for i in present.iter().copied() {
