@@ -752,6 +752,7 @@ fn scaled_config(params: &LockParams, scale: u64) -> Config {
         decision: params.decision,
         extension_quorum: params.extension_quorum,
         fencing: params.fencing,
+        quorum: params.quorum.map(usize::from),
         ..Config::new(usize::from(params.node_count))
     }
 }

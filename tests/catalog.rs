@@ -551,6 +551,9 @@ fn a_bad_patch_value_fails_validation() {
 /// model states as rounds that do not overlap.
 const DEPLOYMENT_SETTINGS: &[&str] = &[
     "lock.nodes",
+    "lock.quorum",
+    "lock.ttl_ticks",
+    "lock.ttl",
     "lock.drift_ticks",
     "lock.drift",
     "lock.round_timeout_ticks",

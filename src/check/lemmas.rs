@@ -143,7 +143,9 @@ impl Lemmas {
             && scenario.lock.token == Tokens::Unique
             && params.validity_check == ValidityCheck::On
             && scenario.lock.extensions == 0
-            && scenario.storage.is_none();
+            && scenario.storage.is_none()
+            // The argument rests on two quorums sharing a node: a majority.
+            && params.quorum.is_none();
         if !eligible {
             return None;
         }

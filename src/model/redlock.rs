@@ -308,6 +308,7 @@ impl RedlockModel {
         // One node answering anything stands for any number of them (see above).
         chaos.nodes = 1;
         chaos.params.node_count = 1;
+        chaos.params.quorum = None;
         chaos.reach = [crate::proto::NodeSet::first(1); MAX_MODEL_CLIENTS];
         // The faults that act only on nodes have nothing left to act on.
         chaos.failover = None;

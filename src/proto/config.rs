@@ -168,6 +168,11 @@ pub struct Config {
     pub extension_quorum: ExtensionQuorum,
     /// Whether acquisition derives a fencing token from the round (and writes it back).
     pub fencing: Fencing,
+    /// How many nodes a client must lock: `None` is the majority `N/2 + 1`. `Some(q)` pins
+    /// it to any `q` in `1..=N`; a `q` of `N/2` or fewer is the wrong-quorum mistake, kept for
+    /// the model to show where it breaks (two disjoint sets of `q` nodes let two clients hold
+    /// the lock at once).
+    pub quorum: Option<usize>,
 }
 
 impl Config {
@@ -183,12 +188,14 @@ impl Config {
             decision: RoundDecision::default(),
             extension_quorum: ExtensionQuorum::default(),
             fencing: Fencing::default(),
+            quorum: None,
         }
     }
 
-    /// `Q = N/2 + 1`, the number of nodes a client must lock.
+    /// `Q`, the number of nodes a client must lock: `N/2 + 1` unless [`Config::quorum`] pins
+    /// another.
     pub fn quorum(&self) -> usize {
-        quorum(self.node_count)
+        self.quorum.unwrap_or(quorum(self.node_count))
     }
 
     /// Checks everything that does not depend on a particular lock's TTL.
@@ -204,6 +211,14 @@ impl Config {
         let factor = self.drift.factor;
         if !(0.0..1.0).contains(&factor) {
             return Err(ConfigError::DriftFactor { factor });
+        }
+        if let Some(q) = self.quorum
+            && !(1..=self.node_count).contains(&q)
+        {
+            return Err(ConfigError::QuorumOutOfRange {
+                quorum: q,
+                nodes: self.node_count,
+            });
         }
         if self.round_timeout == Millis::ZERO {
             return Err(ConfigError::ZeroRoundTimeout);
@@ -241,6 +256,7 @@ impl Config {
             extension_quorum: self.extension_quorum,
             fencing: self.fencing,
             retry: self.retry,
+            quorum: self.quorum.map(|q| q as u8),
         })
     }
 }
@@ -274,12 +290,18 @@ pub struct LockParams {
     pub fencing: Fencing,
     /// Retries after a failed acquisition round.
     pub retry: RetryPolicy,
+    /// A quorum pinned by [`Config::quorum`] (already checked against `N`), or `None` for the
+    /// majority.
+    pub quorum: Option<u8>,
 }
 
 impl LockParams {
-    /// `Q = N/2 + 1`.
+    /// `Q`: the pinned quorum, or `N/2 + 1`.
     pub const fn quorum(&self) -> usize {
-        quorum(self.node_count as usize)
+        match self.quorum {
+            Some(q) => q as usize,
+            None => quorum(self.node_count as usize),
+        }
     }
 
     /// The most validity an acquisition can ever report: `ttl − drift`.
@@ -321,6 +343,16 @@ pub enum ConfigError {
         ttl: Millis,
         /// The drift it resolves to.
         drift: Millis,
+    },
+    /// A pinned quorum of no node, or of more nodes than the lock has.
+    #[error(
+        "quorum {quorum} is outside 1..={nodes}: a client must lock at least one of the {nodes} nodes and cannot lock more"
+    )]
+    QuorumOutOfRange {
+        /// The quorum given.
+        quorum: usize,
+        /// `N`.
+        nodes: usize,
     },
     /// A zero round timeout.
     #[error("round timeout must be positive: a round that waits for nothing never gets a quorum")]
@@ -379,6 +411,15 @@ mod tests {
     }
 
     #[test]
+    fn a_pinned_quorum_reaches_the_lock_params() {
+        let mut config = Config::new(4);
+        assert_eq!(config.params(Millis(100)).unwrap().quorum(), 3);
+        config.quorum = Some(2);
+        assert_eq!(config.quorum(), 2);
+        assert_eq!(config.params(Millis(100)).unwrap().quorum(), 2);
+    }
+
+    #[test]
     fn round_timeout_is_capped_by_the_validity() {
         let mut config = Config::new(3);
         config.drift = DriftPolicy::fixed(Millis(1));
@@ -408,6 +449,11 @@ mod tests {
         inverted.retry.delay_min = Millis(5);
         inverted.retry.delay_max = Millis(4);
         assert!(check(inverted, 100).contains("delay range"));
+        for q in [0, 4] {
+            let mut pinned = Config::new(3);
+            pinned.quorum = Some(q);
+            assert!(check(pinned, 100).contains(&format!("quorum {q} is outside 1..=3")));
+        }
         assert!(validate_resource("").is_err());
         assert!(validate_resource("orders").is_ok());
         assert!(validate_resource("orders:fence").is_ok());

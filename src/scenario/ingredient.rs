@@ -4,10 +4,10 @@
 //! one thing the file adds to the correct, fault-free algorithm: a fault budget (clock jumps,
 //! node and client crashes, pauses, clock error, message loss, storage delay, a failover), a
 //! mistake in the client (`unlock = "del"`, `validity_check = false`, `extension_quorum =
-//! "any-node"`, `token = "shared"`), a partition, or a condition a liveness scenario teaches
-//! (rival rounds retried in lockstep, extensions without a cap). [`Ingredient::remove`] turns a
-//! validated [`Scenario`] into the same scenario minus that one thing (its budget set to zero,
-//! or the correct setting restored), so that
+//! "any-node"`, `token = "shared"`, a `quorum` of half the nodes or fewer), a partition, or a
+//! condition a liveness scenario teaches (rival rounds retried in lockstep, extensions without
+//! a cap). [`Ingredient::remove`] turns a validated [`Scenario`] into the same scenario minus
+//! that one thing (its budget set to zero, or the correct setting restored), so that
 //! re-checking it answers "is this ingredient necessary?". Everything else — sizes, TTL,
 //! drift, timeouts, persistence, restart delays, guards, margins — is configuration, not an
 //! ingredient: removing it would not be "the same scenario without the fault".
@@ -57,6 +57,8 @@ pub enum Ingredient {
     LockstepRetries,
     /// `[lock] extensions = "unbounded"`: a holder may extend for as long as it likes.
     UnboundedExtensions,
+    /// `[lock] quorum` of `N/2` or fewer: two disjoint sets of nodes can each be a quorum.
+    MinorityQuorum,
 }
 
 /// The extensions a holder keeps when [`Ingredient::UnboundedExtensions`] is removed: the cap
@@ -72,7 +74,7 @@ enum Grant {
 
 impl Ingredient {
     /// Every ingredient, in the order reports list them.
-    pub const ALL: [Ingredient; 16] = [
+    pub const ALL: [Ingredient; 17] = [
         Ingredient::ClockJump,
         Ingredient::Crash,
         Ingredient::ClientCrash,
@@ -89,6 +91,7 @@ impl Ingredient {
         Ingredient::SharedToken,
         Ingredient::LockstepRetries,
         Ingredient::UnboundedExtensions,
+        Ingredient::MinorityQuorum,
     ];
 
     /// What the ingredient is: a kind of fault, with its words in [`FaultKind`], or a mistake
@@ -125,6 +128,10 @@ impl Ingredient {
             Ingredient::UnboundedExtensions => {
                 Grant::Mistake("unbounded extensions", "extending without a cap")
             }
+            Ingredient::MinorityQuorum => Grant::Mistake(
+                "quorum below majority",
+                "counting a quorum of half the nodes or fewer",
+            ),
         }
     }
 
@@ -193,6 +200,9 @@ impl Ingredient {
                     && !scenario.liveness.isolated_rounds
             }
             Ingredient::UnboundedExtensions => scenario.lock.extensions == UNBOUNDED_EXTENSIONS,
+            Ingredient::MinorityQuorum => {
+                2 * scenario.lock.params.quorum() <= scenario.lock.nodes()
+            }
         }
     }
 
@@ -236,6 +246,7 @@ impl Ingredient {
             Ingredient::SharedToken => s.lock.token = Tokens::Unique,
             Ingredient::LockstepRetries => s.liveness.isolated_rounds = true,
             Ingredient::UnboundedExtensions => s.lock.extensions = EXTENSION_CAP,
+            Ingredient::MinorityQuorum => s.lock.params.quorum = None,
         }
         s
     }
@@ -295,7 +306,7 @@ mod tests {
     #[test]
     fn removing_an_ingredient_removes_exactly_it() {
         let s = parse(
-            "[lock]\nunlock = \"del\"\nvalidity_check = false\n\
+            "[lock]\nnodes = 4\nquorum = 2\nunlock = \"del\"\nvalidity_check = false\n\
              [clock]\nnode_error_ticks = 1\n[network]\nreach = [[1, 2], [2, 3]]\n\
              [faults.clock_jumps]\njump_ticks = 2\n[faults.crashes]\nrestart_delay_ticks = 3\n",
         );
@@ -309,6 +320,7 @@ mod tests {
                 Ingredient::UnlockDel,
                 Ingredient::NoValidityCheck,
                 Ingredient::Partition,
+                Ingredient::MinorityQuorum,
             ]
         );
         for i in present.iter().copied() {

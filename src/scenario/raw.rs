@@ -199,6 +199,7 @@ pub(crate) struct RawMitigation {
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawLock {
     pub nodes: Option<Spanned<u32>>,
+    pub quorum: Option<Spanned<u32>>,
     pub clients: Option<Spanned<u32>>,
     pub ttl_ticks: Option<Spanned<u32>>,
     pub ttl: Option<Spanned<RawDuration>>,

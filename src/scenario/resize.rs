@@ -17,6 +17,10 @@ pub enum ResizeError {
     /// A clock jump pinned to a node the smaller scenario does not have.
     #[error("the clock jump is pinned to node {0}, which {1} nodes do not have")]
     PinnedJump(usize, usize),
+    /// `[lock] quorum` pins a number of nodes that is not the majority: a count of this
+    /// size, which says nothing about another.
+    #[error("[lock] quorum pins {0} of {1} nodes instead of the majority")]
+    PinnedQuorum(usize, usize),
 }
 
 impl Scenario {
@@ -26,8 +30,9 @@ impl Scenario {
     /// size). `[simulate]` and `[mitigation]` are dropped: they describe the file's own size.
     ///
     /// # Errors
-    /// A topology that does not carry over to another size: reach lists, or a clock jump
-    /// pinned to a node past the new count; a count outside `1..=MAX_MODEL_NODES`.
+    /// A topology that does not carry over to another size: reach lists, a clock jump
+    /// pinned to a node past the new count, or a quorum other than the majority; a count
+    /// outside `1..=MAX_MODEL_NODES`.
     pub fn with_nodes(&self, nodes: usize) -> Result<Scenario, ResizeError> {
         if !(1..=MAX_MODEL_NODES).contains(&nodes) {
             return Err(ResizeError::OutOfRange(nodes));
@@ -42,6 +47,12 @@ impl Scenario {
             && usize::from(index) >= nodes
         {
             return Err(ResizeError::PinnedJump(usize::from(index) + 1, nodes));
+        }
+        if self.lock.params.quorum.is_some() {
+            return Err(ResizeError::PinnedQuorum(
+                self.lock.params.quorum(),
+                self.lock.nodes(),
+            ));
         }
         let mut resized = self.clone();
         resized.lock.params.node_count = nodes as u8;
@@ -80,5 +91,10 @@ mod tests {
         assert_eq!(jump.with_nodes(2), Err(ResizeError::PinnedJump(3, 2)));
         assert!(jump.with_nodes(7).is_ok());
         assert_eq!(jump.with_nodes(8), Err(ResizeError::OutOfRange(8)));
+        let minority = scenario("quorum = 1");
+        assert_eq!(minority.with_nodes(5), Err(ResizeError::PinnedQuorum(1, 3)));
+        // Pinned to the majority is the default, and resizes with the count.
+        let majority = scenario("quorum = 2").with_nodes(5).unwrap();
+        assert_eq!(majority.lock.params.quorum(), 3);
     }
 }

@@ -207,6 +207,25 @@ fn failover_may_replicate_one_of_several_nodes() {
 }
 
 #[test]
+fn a_pinned_quorum_is_read_into_the_cores_params_and_checked_against_the_nodes() {
+    let expect = "[expect]\n\"mutual exclusion\" = \"holds\"\n";
+    let s = parse(&format!("[lock]\nnodes = 4\nquorum = 2\n{expect}")).unwrap();
+    assert_eq!((s.lock.params.quorum(), s.lock.params.quorum), (2, Some(2)));
+    // The majority written out is the default, not a pinned choice.
+    let s = parse(&format!("[lock]\nnodes = 4\nquorum = 3\n{expect}")).unwrap();
+    assert_eq!((s.lock.params.quorum(), s.lock.params.quorum), (3, None));
+    for bad in [0, 5] {
+        let e = parse(&format!("[lock]\nnodes = 4\nquorum = {bad}\n{expect}")).unwrap_err();
+        assert!(
+            e.to_string().starts_with(&format!(
+                "s.toml:8:10: quorum is {bad}, but must lie in 1..=4"
+            )),
+            "{e}"
+        );
+    }
+}
+
+#[test]
 fn errors_point_at_the_offending_text() {
     let e = parse(
         "[lock]\nttl_ticks = 2\ndrift_ticks = 2\n[expect]\n\"mutual exclusion\" = \"holds\"\n",

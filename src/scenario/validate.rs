@@ -15,7 +15,7 @@ use crate::fault::{ClientCrashAim, CrashWhen};
 use crate::node::Persistence;
 use crate::proto::{
     Config, DriftPolicy, ExtensionQuorum, NodeId, NodeSet, RetryPolicy, RoundDecision, UnlockMode,
-    ValidityCheck,
+    ValidityCheck, quorum,
 };
 use crate::storage::{Protection, TokenSource};
 use crate::time::Millis;
@@ -684,6 +684,9 @@ impl Validator<'_> {
     fn lock(&self, raw: &RawScenario, failover: bool) -> Result<LockSettings, ScenarioError> {
         let l = &raw.lock;
         let nodes = self.opt_range(&l.nodes, 3, 1, MAX_MODEL_NODES as u32, "nodes")?;
+        // A quorum pinned to its default is the default: only another value is a choice.
+        let majority = quorum(nodes as usize) as u32;
+        let pinned_quorum = self.opt_range(&l.quorum, majority, 1, nodes, "quorum")?;
         let clients = self.opt_range(&l.clients, 2, 1, MAX_MODEL_CLIENTS as u32, "clients")?;
         let (ttl_ticks, drift_ticks) = self.ttl_and_drift(raw)?;
         let round_timeout_ticks = self.opt_range(
@@ -725,6 +728,7 @@ impl Validator<'_> {
                 RawExtensionQuorum::Majority => ExtensionQuorum::Majority,
                 RawExtensionQuorum::AnyNode => ExtensionQuorum::AnyNode,
             },
+            quorum: (pinned_quorum != majority).then_some(pinned_quorum as usize),
             ..Config::new(nodes as usize)
         };
         // The one resolution of the lock configuration, by the core's own rules.

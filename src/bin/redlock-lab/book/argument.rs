@@ -99,7 +99,7 @@ impl Argument {
                 "A node that loses a key while a lease depends on it gives a second client a majority; persistence, a restart delay or the client's guard decide."
             }
             Argument::Algorithm => {
-                "The validity check, compare-and-delete, majority extensions and unique tokens, each shown by the scenario that leaves it out."
+                "The validity check, compare-and-delete, a majority quorum, majority extensions and unique tokens, each shown by the scenario that leaves it out."
             }
             Argument::Storage => {
                 "No lease lock stops a paused holder's late write; a fencing token checked by the storage does, if the token is right."
