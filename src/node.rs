@@ -201,6 +201,17 @@ pub enum Persistence {
     FsyncPeriodic,
 }
 
+impl Persistence {
+    /// The value a scenario file writes (`persistence = "fsync-always"`), and printouts use.
+    pub const fn word(self) -> &'static str {
+        match self {
+            Persistence::None => "none",
+            Persistence::FsyncAlways => "fsync-always",
+            Persistence::FsyncPeriodic => "fsync-periodic",
+        }
+    }
+}
+
 /// Whether a node answers.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Availability {

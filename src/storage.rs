@@ -32,6 +32,18 @@ pub enum Protection {
     RandomTokenCas,
 }
 
+impl Protection {
+    /// The value a scenario file writes (`protection = "fencing-token"`), and printouts use.
+    pub const fn word(self) -> &'static str {
+        match self {
+            Protection::None => "none",
+            Protection::FencingToken => "fencing-token",
+            Protection::FencingOnWritesOnly => "fencing-on-writes-only",
+            Protection::RandomTokenCas => "random-token-cas",
+        }
+    }
+}
+
 /// Where a holder's fencing token comes from.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum TokenSource {

@@ -608,7 +608,7 @@ fn a_run_prints_the_seed_and_every_option_first_and_a_failure_its_replay_command
     for option in [
         "nodes = 3",
         "ttl = 100 ms",
-        "unlock = PlainDel",
+        "unlock = del",
         "schedule (0 faults)",
     ] {
         assert!(report.contains(option), "missing {option:?}:\n{report}");

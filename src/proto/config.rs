@@ -54,6 +54,16 @@ pub enum UnlockMode {
     PlainDel,
 }
 
+impl UnlockMode {
+    /// The value a scenario file writes (`unlock = "del"`), and printouts use.
+    pub const fn word(self) -> &'static str {
+        match self {
+            UnlockMode::CompareAndDelete => "compare-and-delete",
+            UnlockMode::PlainDel => "del",
+        }
+    }
+}
+
 /// Whether the client checks the remaining validity after a round (Redlock step 3).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum ValidityCheck {
@@ -63,6 +73,16 @@ pub enum ValidityCheck {
     /// Acquired on any majority, with the lease timed from the last reply (T2): the mistake
     /// Martin Kleppmann's GC-pause example exploits. Kept for the model.
     Off,
+}
+
+impl ValidityCheck {
+    /// The value a scenario file writes (`validity_check = false`), and printouts use.
+    pub const fn word(self) -> &'static str {
+        match self {
+            ValidityCheck::On => "true",
+            ValidityCheck::Off => "false",
+        }
+    }
 }
 
 /// When an acquisition or extension round stops waiting for answers.
@@ -80,6 +100,16 @@ pub enum RoundDecision {
     /// Only when every node answered, a quorum is out of reach, or the round timed out: the
     /// behaviour before early decision, kept to show what a hung node costs.
     AllReplies,
+}
+
+impl RoundDecision {
+    /// The value a scenario file writes (`decision = "all-replies"`), and printouts use.
+    pub const fn word(self) -> &'static str {
+        match self {
+            RoundDecision::AtQuorum => "at-quorum",
+            RoundDecision::AllReplies => "all-replies",
+        }
+    }
 }
 
 /// How an extension round is counted.

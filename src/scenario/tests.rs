@@ -464,3 +464,53 @@ fn a_citation_that_does_not_add_up_is_refused_where_it_is() {
         assert!(error.to_string().starts_with(expected), "{keys:?}: {error}");
     }
 }
+
+/// The words the simulator and other printouts use for the core's settings are the words a
+/// scenario file writes: each one, written into a file, reads back as its own value.
+#[test]
+fn every_settings_word_reads_back_as_its_value() {
+    use crate::node::Persistence;
+    use crate::storage::Protection;
+    const EXPECT: &str = "[expect]\n\"mutual exclusion\" = \"holds\"\n";
+    for unlock in [UnlockMode::CompareAndDelete, UnlockMode::PlainDel] {
+        let s = parse(&format!("[lock]\nunlock = \"{}\"\n{EXPECT}", unlock.word())).unwrap();
+        assert_eq!(s.lock.params.unlock, unlock);
+    }
+    for check in [ValidityCheck::On, ValidityCheck::Off] {
+        let s = parse(&format!(
+            "[lock]\nvalidity_check = {}\n{EXPECT}",
+            check.word()
+        ))
+        .unwrap();
+        assert_eq!(s.lock.params.validity_check, check);
+    }
+    for decision in [RoundDecision::AtQuorum, RoundDecision::AllReplies] {
+        let text = format!("[lock]\ndecision = \"{}\"\n{EXPECT}", decision.word());
+        assert_eq!(parse(&text).unwrap().lock.params.decision, decision);
+    }
+    for persistence in [
+        Persistence::None,
+        Persistence::FsyncAlways,
+        Persistence::FsyncPeriodic,
+    ] {
+        let text = format!(
+            "[faults.crashes]\ncount = 1\npersistence = \"{}\"\n{EXPECT}",
+            persistence.word()
+        );
+        let s = parse(&text).unwrap();
+        assert_eq!(s.faults.crashes.map(|c| c.persistence), Some(persistence));
+    }
+    for protection in [
+        Protection::None,
+        Protection::FencingToken,
+        Protection::FencingOnWritesOnly,
+        Protection::RandomTokenCas,
+    ] {
+        let text = format!(
+            "[storage]\nprotection = \"{}\"\n{EXPECT}",
+            protection.word()
+        );
+        let s = parse(&text).unwrap();
+        assert_eq!(s.storage.map(|st| st.protection), Some(protection));
+    }
+}

@@ -636,9 +636,9 @@ impl SimConfig {
             "retry = {} attempts, delay [{}, {}]",
             self.lock.retry.attempts, self.lock.retry.delay_min, self.lock.retry.delay_max
         )?;
-        writeln!(f, "unlock = {:?}", self.lock.unlock)?;
-        writeln!(f, "validity_check = {:?}", self.lock.validity_check)?;
-        writeln!(f, "decision = {:?}", self.lock.decision)?;
+        writeln!(f, "unlock = {}", self.lock.unlock.word())?;
+        writeln!(f, "validity_check = {}", self.lock.validity_check.word())?;
+        writeln!(f, "decision = {}", self.lock.decision.word())?;
         Ok(())
     }
 
@@ -681,8 +681,10 @@ impl SimConfig {
     fn fmt_crash(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "crash = persistence {:?}, fsync period {}, restart delay {} (node clock)",
-            self.crash.persistence, self.crash.fsync_period, self.crash.restart_delay
+            "crash = persistence {}, fsync period {}, restart delay {} (node clock)",
+            self.crash.persistence.word(),
+            self.crash.fsync_period,
+            self.crash.restart_delay
         )?;
         if self.crash.client_guard > Millis::ZERO {
             write!(f, ", client guard {} (node clock)", self.crash.client_guard)?;
@@ -705,7 +707,7 @@ impl SimConfig {
         let w = &self.workload;
         writeln!(
             f,
-            "workload = think [{}, {}], {} cycles per lock, hold [0, {}], {} acquisitions per client, op margin {}, storage timeout {}, protection {:?}, {} extensions per lock{}{}",
+            "workload = think [{}, {}], {} cycles per lock, hold [0, {}], {} acquisitions per client, op margin {}, storage timeout {}, protection {}, {} extensions per lock{}{}",
             w.think_min,
             w.think_max,
             w.cycles_per_lock,
@@ -714,7 +716,7 @@ impl SimConfig {
                 .map_or_else(|| "unlimited".to_owned(), |n| n.to_string()),
             w.op_margin,
             w.storage_timeout,
-            w.protection,
+            w.protection.word(),
             w.extensions,
             if w.counter_node {
                 ", token from a separate counter node after acquiring"
@@ -901,7 +903,7 @@ mod tests {
             "round_timeout = 20 ms",
             "duration = 1000 ms",
             "network = delay [1 ms, 5 ms], loss 0‰",
-            "protection None",
+            "protection none",
             "faults = generated: none",
         ] {
             assert!(text.contains(key), "missing {key:?} in\n{text}");
