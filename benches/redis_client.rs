@@ -235,11 +235,26 @@ impl Node for Sequential {
     }
 }
 
-/// `ops` lock + unlock cycles on distinct resources.
-fn cycles<N: Node>(redlock: &mut Redlock<N, MonotonicClock, ChaCha20Rng>, ops: usize) -> Run {
+/// `ops` measured cycles after [`WARM_UP`] unmeasured ones: `cycle(i)` runs cycle `i` and
+/// returns its acquire and release times in microseconds. Every single-thread row times its
+/// cycles through this one loop, so they warm up and count seconds alike.
+fn timed_cycles(ops: usize, mut cycle: impl FnMut(usize) -> (f64, f64)) -> Run {
     let mut run = Run::default();
     let started = Instant::now();
     for i in 0..WARM_UP + ops {
+        let (acquire, release) = cycle(i);
+        if i >= WARM_UP {
+            run.acquire_us.push(acquire);
+            run.release_us.push(release);
+        }
+    }
+    run.seconds = started.elapsed().as_secs_f64() * ops as f64 / (WARM_UP + ops) as f64;
+    run
+}
+
+/// `ops` lock + unlock cycles on distinct resources.
+fn cycles<N: Node>(redlock: &mut Redlock<N, MonotonicClock, ChaCha20Rng>, ops: usize) -> Run {
+    timed_cycles(ops, |i| {
         let resource = format!("bench:{i}");
         let t = Instant::now();
         let guard = redlock.lock(&resource, TTL).expect("valid input");
@@ -249,13 +264,8 @@ fn cycles<N: Node>(redlock: &mut Redlock<N, MonotonicClock, ChaCha20Rng>, ops: u
         let released = guard.unlock();
         let release = micros(t);
         assert_eq!(released.applied.len(), redlock.nodes().len());
-        if i >= WARM_UP {
-            run.acquire_us.push(acquire);
-            run.release_us.push(release);
-        }
-    }
-    run.seconds = started.elapsed().as_secs_f64() * ops as f64 / (WARM_UP + ops) as f64;
-    run
+        (acquire, release)
+    })
 }
 
 /// The N=5 cycles with every span, event and sample taken: a subscriber on the registry (which
@@ -393,9 +403,7 @@ fn contended(servers: &[RedisServer], ops: usize, shared: Option<&RedisRedlockPo
 
 /// `ops` cycles from one thread, the client checked out of `pool` for each.
 fn pooled_cycles(pool: &RedisRedlockPool, ops: usize) -> Run {
-    let mut run = Run::default();
-    let started = Instant::now();
-    for i in 0..WARM_UP + ops {
+    timed_cycles(ops, |i| {
         let resource = format!("bench:{i}");
         let mut redlock = pool.get();
         let t = Instant::now();
@@ -404,14 +412,8 @@ fn pooled_cycles(pool: &RedisRedlockPool, ops: usize) -> Run {
         let guard = guard.unwrap_or_else(|| panic!("lock {resource} on idle local nodes"));
         let t = Instant::now();
         guard.unlock();
-        let release = micros(t);
-        if i >= WARM_UP {
-            run.acquire_us.push(acquire);
-            run.release_us.push(release);
-        }
-    }
-    run.seconds = started.elapsed().as_secs_f64() * ops as f64 / (WARM_UP + ops) as f64;
-    run
+        (acquire, micros(t))
+    })
 }
 
 fn redlock(servers: &[RedisServer]) -> RedisRedlock {
@@ -436,9 +438,7 @@ fn rslock_cycles(servers: &[RedisServer], ops: usize) -> Run {
         .expect("a tokio runtime");
     let manager = rslock::LockManager::new(urls);
     let ttl = Duration::from_millis(TTL.as_u64());
-    let mut run = Run::default();
-    let started = Instant::now();
-    for i in 0..WARM_UP + ops {
+    timed_cycles(ops, |i| {
         let resource = format!("rslock:{i}");
         let t = Instant::now();
         let lock = runtime
@@ -447,14 +447,8 @@ fn rslock_cycles(servers: &[RedisServer], ops: usize) -> Run {
         let acquire = micros(t);
         let t = Instant::now();
         runtime.block_on(lock.release());
-        let release = micros(t);
-        if i >= WARM_UP {
-            run.acquire_us.push(acquire);
-            run.release_us.push(release);
-        }
-    }
-    run.seconds = started.elapsed().as_secs_f64() * ops as f64 / (WARM_UP + ops) as f64;
-    run
+        (acquire, micros(t))
+    })
 }
 
 fn sequential(servers: &[RedisServer]) -> Redlock<Sequential, MonotonicClock, ChaCha20Rng> {
