@@ -116,6 +116,26 @@ fn unique_state_counts_are_pinned() {
     }
 }
 
+/// A probe cut short hands over to depth first, which explores its states again: the count
+/// is depth first's, whatever the probe's size and wherever its threads saw the stop, so one
+/// file gives one count in every run.
+#[test]
+fn a_cut_probe_does_not_change_the_state_count() {
+    let scenario = load("crash-delayed-restart-ttl-minus-drift");
+    for probe in [0, 500, 5_000] {
+        for threads in [1, 2] {
+            let report = Check::new(&scenario)
+                .threads(threads)
+                .probe_states(probe)
+                .run();
+            assert_eq!(
+                report.unique_states, 15401,
+                "probe {probe}, {threads} threads"
+            );
+        }
+    }
+}
+
 /// The default strategy (depth-first verdicts on two threads, then breadth first on one for
 /// each violated property) gives exactly the verdicts and counterexamples of plain breadth
 /// first on one thread, and, where nothing is violated, the same state count (both exhaust
