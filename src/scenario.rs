@@ -50,7 +50,7 @@ pub use duration::{
     DriftText, DurationError, drift_text, exact_millis, parse_duration, signed_millis,
 };
 pub use error::{Location, ScenarioError};
-pub use ingredient::Ingredient;
+pub use ingredient::{Ingredient, Mistake};
 pub use patch::{PatchError, patch_text, patched};
 pub use quote::{QuoteError, find_quote, normalise};
 pub use resize::ResizeError;

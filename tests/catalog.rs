@@ -437,7 +437,11 @@ fn a_false_mechanism_is_refuted_by_the_checker() {
     let mutex = report.property("mutual exclusion").unwrap();
     assert_eq!(
         mutex.necessary.as_deref(),
-        Some(&[redlock_lab::scenario::Ingredient::ClockJump][..])
+        Some(
+            &[redlock_lab::scenario::Ingredient::Fault(
+                redlock_lab::fault::FaultKind::ClockJump
+            )][..]
+        )
     );
     let problems = cause::mechanism_problems(&scenario, &report);
     assert_eq!(problems.len(), 2, "{problems:?}");
