@@ -829,6 +829,39 @@ mod tests {
         );
     }
 
+    /// The `[simulate]` keys a file budgets with are the classes' own names: a header that
+    /// prints `FaultClass::key` prints what the file wrote.
+    #[test]
+    fn a_simulate_budget_key_is_its_fault_class_s_name() {
+        use crate::sim::FaultClass;
+        let budgeted = [
+            FaultClass::Crash,
+            FaultClass::Isolation,
+            FaultClass::Pause,
+            FaultClass::StorageDelay,
+            FaultClass::NodeJumpForward,
+            FaultClass::ClientJumpBackward,
+        ];
+        for class in budgeted {
+            let s = scenario(&format!(
+                "[simulate]\n{} = {{ count = 2, min_ms = 1, max_ms = 7 }}",
+                class.key()
+            ));
+            let b = budget(&SimConfig::from_scenario(&s).unwrap());
+            for (other, its) in b.kinds() {
+                let expected = if other == class { 2 } else { 0 };
+                assert_eq!(
+                    its.count, expected,
+                    "{class} in the file, {other} in the budget"
+                );
+            }
+            assert_eq!(
+                (b.budget(class).min, b.budget(class).max),
+                (Millis(1), Millis(7))
+            );
+        }
+    }
+
     #[test]
     fn partitions_and_pinned_jumps_are_exact() {
         let s = scenario(

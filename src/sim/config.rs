@@ -499,7 +499,8 @@ impl SimConfig {
                         return Err(SimConfigError::NoSuchPinnedProcess { target });
                     }
                 }
-                for (what, budget) in budget.kinds() {
+                for (class, budget) in budget.kinds() {
+                    let what = class.key();
                     range(what, budget.min, budget.max)?;
                     if budget.max > MAX_SPAN {
                         return Err(SimConfigError::SpanTooLarge {
