@@ -523,3 +523,82 @@ fn the_length_count_runs_from_fn_to_its_closing_brace() {
     );
     assert!(long_functions(&text, 10).is_empty());
 }
+
+/// What a face file (`src/x.rs` beside a folder `src/x/`) holds besides declarations: every
+/// statement that is not a `mod` or a `use`, by its first words. Comments and attributes are
+/// left out; a face file says what its folder has and lets the children hold the code.
+fn face_offences(text: &str) -> Vec<String> {
+    let code: String = text
+        .lines()
+        .filter(|line| !line.trim_start().starts_with("//"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let mut plain = String::new();
+    let mut depth = 0usize;
+    let mut chars = code.chars().peekable();
+    while let Some(c) = chars.next() {
+        let opens = c == '#' && matches!(chars.peek(), Some('[' | '!'));
+        if opens || (depth > 0 && c == '[') {
+            depth += 1;
+            if c == '#' && chars.peek() == Some(&'!') {
+                chars.next();
+            }
+            if c == '#' {
+                chars.next();
+            }
+        } else if depth > 0 && c == ']' {
+            depth -= 1;
+        } else if depth == 0 {
+            plain.push(c);
+        }
+    }
+    plain
+        .split(';')
+        .map(str::trim)
+        // A block's closing brace is left over after its inner statements: the block's
+        // opening statement is the offence.
+        .filter(|statement| !statement.is_empty() && *statement != "}")
+        .filter(|statement| {
+            let words = statement
+                .trim_start_matches("pub(crate) ")
+                .trim_start_matches("pub ");
+            !(words.starts_with("mod ") || words.starts_with("use "))
+        })
+        .map(|statement| statement.lines().next().unwrap_or_default().to_owned())
+        .collect()
+}
+
+#[test]
+fn face_files_only_declare_and_re_export() {
+    let src = src();
+    let mut paths = Vec::new();
+    rust_files(&src, &mut paths);
+    let mut offences = Vec::new();
+    for path in paths {
+        if !path.with_extension("").is_dir() {
+            continue;
+        }
+        let text = fs::read_to_string(&path).unwrap();
+        for statement in face_offences(&text) {
+            offences.push(format!("{}: `{statement}`", path.display()));
+        }
+    }
+    assert!(
+        offences.is_empty(),
+        "face files hold code; move it into a child module:\n{}",
+        offences.join("\n")
+    );
+}
+
+#[test]
+fn the_face_check_fires_on_code_and_not_on_declarations() {
+    let face = "//! Docs; with a semicolon.\n#![allow(x, reason = \"a [b]; c\")]\n\
+                mod a;\n#[cfg(feature = \"m\")]\npub mod b;\npub use a::{X, Y};\n\
+                pub(crate) use b::Z;\n";
+    assert_eq!(face_offences(face), Vec::<String>::new());
+    let code = format!("{face}pub const N: usize = 3;\npub trait T {{\n    fn f();\n}}\n");
+    assert_eq!(
+        face_offences(&code),
+        ["pub const N: usize = 3", "pub trait T {"]
+    );
+}
