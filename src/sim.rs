@@ -100,7 +100,7 @@ pub use config::{
     NetworkConfig, Provenance, SimConfig, SimConfigError, Swarm, WorkloadConfig,
 };
 pub use fault::{
-    Aim, AimedFault, Anchor, Budget, Fault, FaultBudget, FaultPlan, ScheduledFault, SwarmFaults,
+    Aim, AimedFault, Anchor, Fault, FaultBudget, FaultPlan, KindBudget, ScheduledFault, SwarmFaults,
 };
 pub use network::{Message, Payload};
 pub use outcome::{Outcome, Stats, SwarmRun};
