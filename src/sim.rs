@@ -94,7 +94,6 @@ mod trace;
 mod world;
 
 pub use check::{Believer, Property, Violation};
-pub use clock::SimClock;
 pub use config::{
     ClockConfig, CrashConfig, Failover, MAX_CLIENTS, MAX_DURATION, MAX_RATE_ERROR_PPM, MAX_SPAN,
     NetworkConfig, Provenance, SimConfig, SimConfigError, Swarm, WorkloadConfig,
