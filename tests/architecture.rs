@@ -574,13 +574,21 @@ fn surface(text: &str) -> Surface {
         if skip {
             continue;
         }
-        if let Some(module) = code.strip_prefix("mod ").or(code.strip_prefix("pub mod ")) {
+        // A `pub(crate)` module is read too: a `pub use` may re-export its `pub` items.
+        let declared = ["pub(crate) ", "pub(super) "]
+            .iter()
+            .find_map(|visibility| code.strip_prefix(visibility))
+            .unwrap_or(code);
+        if let Some(module) = declared
+            .strip_prefix("mod ")
+            .or(declared.strip_prefix("pub mod "))
+        {
             let name = module
                 .strip_suffix(';')
                 .unwrap_or_else(|| panic!("`{code}`: an inline module; give it a file of its own"));
             surface
                 .children
-                .insert(name.to_owned(), code.starts_with("pub "));
+                .insert(name.to_owned(), declared.starts_with("pub "));
         } else if let Some(tree) = code.strip_prefix("pub use ") {
             let mut statement = tree.to_owned();
             while !statement.ends_with(';') {
@@ -824,8 +832,9 @@ fn the_name_check_fires_on_two_public_types_of_one_name() {
         ),
         (
             "a.rs",
-            "mod inner;\npub use inner::{\n    Outcome, Same,\n};\npub use super::b::Outcome as Other;\npub struct Thing;\npub(crate) struct Readme;\n",
+            "mod inner;\npub(crate) mod deep;\npub use inner::{\n    Outcome, Same,\n};\npub use super::b::Outcome as Other;\npub use deep::Same as Twin;\npub struct Thing;\npub(crate) struct Readme;\n",
         ),
+        ("a/deep.rs", "pub struct Same;\n"),
         (
             "a/inner.rs",
             "pub struct Outcome;\npub enum Same {}\npub(crate) struct Hidden;\npub const fn Thing() {}\n",
@@ -840,8 +849,8 @@ fn the_name_check_fires_on_two_public_types_of_one_name() {
     let tree = module_tree(&|path| files.get(path).map(|text| (*text).to_owned()));
     assert_eq!(
         public_types(&tree).len(),
-        6,
-        "a::{{Other, Outcome, Same, Thing}}, Outcome and Thing: {:?}",
+        7,
+        "a::{{Other, Outcome, Same, Thing, Twin}}, Outcome and Thing: {:?}",
         public_types(&tree)
     );
     assert_eq!(
