@@ -15,9 +15,9 @@ use crate::time::Millis;
 /// One lock on one resource across `N` nodes, from the first `SET` to the last release.
 ///
 /// The lock never performs I/O and never reads a clock: every input carries `now`, the
-/// *client's* clock reading, and every output is a [`Command`] for some driver to send or an
-/// [`LockEvent`] for the caller. Randomness (tokens, retry jitter) comes from the `R` you pass in —
-/// a CSPRNG in production, a seeded generator in the simulator.
+/// *client's* clock reading, and every output is a [`Command`] for some driver to send or a
+/// [`LockEvent`] for the caller. Randomness (tokens, retry jitter) comes from the `R` you pass
+/// in — a CSPRNG in production, a seeded generator in the simulator.
 ///
 /// A driver loops on the `poll_*` method of the operation it started
 /// ([`poll_acquisition`](Lock::poll_acquisition), [`poll_extension`](Lock::poll_extension),
@@ -28,9 +28,9 @@ use crate::time::Millis;
 /// [`poll_timeout`](Lock::poll_timeout)) are there for a driver that wants every event, as the
 /// simulator does.
 ///
-/// The life cycle itself is `LockState` (crate-internal), a `Copy` value with pure transitions; this type only
-/// adds the generator and the queues, so the model checker, which drives `LockState` directly,
-/// checks exactly the algorithm that ships.
+/// The life cycle itself is `LockState` (crate-internal), a `Copy` value with pure
+/// transitions; this type only adds the generator and the queues, so the model checker, which
+/// drives `LockState` directly, checks exactly the algorithm that ships.
 #[derive(Clone, Debug)]
 pub struct Lock<R> {
     pub(super) params: LockParams,

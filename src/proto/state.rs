@@ -3,8 +3,8 @@
 //! Every transition takes the lock's [`LockParams`], the client's clock reading and, where the
 //! algorithm needs randomness (a fresh token, a retry delay), an [`Entropy`] source; it
 //! returns the [`Effects`] to carry out: at most one request for every node and at most one
-//! [`LockEvent`]. Nothing here owns a queue or a generator, so the value can live inside a model
-//! checker's state and be hashed, while [`Lock`](super::Lock) wraps it with a random
+//! [`LockEvent`]. Nothing here owns a queue or a generator, so the value can live inside a
+//! model checker's state and be hashed, while [`Lock`](super::Lock) wraps it with a random
 //! generator and the queues a driver drains.
 
 use thiserror::Error;
