@@ -13,8 +13,8 @@ use redlock_lab::check::{Check, DISCRETE_TICKS, Engine, Report, largest_constant
 use redlock_lab::model::RedlockModel;
 use redlock_lab::property::Property;
 use redlock_lab::scenario::{Bound, Scenario, Verdict};
+use redlock_lab::testing::{Options, ZoneConfig, ZoneStep, explore};
 use redlock_lab::time::Millis;
-use redlock_lab::zones::{Options, ZoneConfig, ZoneStep, explore};
 use stateright::Model;
 
 fn catalog() -> Vec<PathBuf> {

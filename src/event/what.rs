@@ -6,7 +6,7 @@ use std::fmt;
 use crate::actor::Actor;
 use crate::fault::FaultKind;
 use crate::proto::{Failure, NodeSet};
-use crate::storage::{Guard, StorageOp};
+use crate::storage::{Comparison, StorageOp};
 
 /// A set of nodes, told as `n1 n2 n3` (and serialised as `["n1", "n2", "n3"]`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -287,7 +287,7 @@ pub enum Event {
         /// Whether the storage applied it (a fencing check may reject it).
         applied: bool,
         /// What the storage's protection compared to apply or reject it.
-        guard: Guard,
+        guard: Comparison,
         /// The counter afterwards.
         counter: u32,
         /// The sender no longer believes it holds the lock.

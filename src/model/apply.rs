@@ -455,7 +455,7 @@ impl World {
         let t2 = self.client_clock(c).since_origin();
         let by_write_back = matches!(decided, Phase::Acquiring(r) if r.kind == RoundKind::Fence);
         match effects.event {
-            Some(proto::Event::Acquired {
+            Some(proto::LockEvent::Acquired {
                 validity,
                 deadline,
                 nodes,
@@ -471,15 +471,16 @@ impl World {
                 ideal_token: self.ideal_token(c),
             },
             Some(
-                proto::Event::Retrying { failure, .. } | proto::Event::NotAcquired { failure, .. },
+                proto::LockEvent::Retrying { failure, .. }
+                | proto::LockEvent::NotAcquired { failure, .. },
             ) => Event::NotAcquired {
                 t2,
-                gives_up: matches!(effects.event, Some(proto::Event::NotAcquired { .. })),
+                gives_up: matches!(effects.event, Some(proto::LockEvent::NotAcquired { .. })),
                 failure,
                 deleted: deleted.others,
                 freed: Nodes(deleted.own),
             },
-            Some(proto::Event::Extended {
+            Some(proto::LockEvent::Extended {
                 deadline, nodes, ..
             }) => Event::Extended {
                 on: Nodes(nodes.applied.difference(uncounted)),
@@ -533,7 +534,7 @@ impl World {
                 Op::DelIfEq { .. } | Op::Del => deleted = self.release_at_once::<T>(c, request),
             }
         }
-        if let Some(proto::Event::Acquired { .. }) = effects.event {
+        if let Some(proto::LockEvent::Acquired { .. }) = effects.event {
             self.epochs += 1;
             self.acquired |= 1 << c;
             self.reset_fences(c, true);

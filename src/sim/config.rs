@@ -890,7 +890,7 @@ pub enum SimConfigError {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::{Budget, FaultBudget, ScheduledFault};
+    use crate::sim::{FaultBudget, KindBudget, ScheduledFault};
 
     #[test]
     fn the_default_is_valid_and_prints_every_option() {
@@ -956,7 +956,7 @@ mod tests {
         assert!(
             refuse(|c| {
                 c.faults = FaultPlan::Generated(FaultBudget {
-                    pauses: Budget::new(1, Millis(5), Millis(4)),
+                    pauses: KindBudget::new(1, Millis(5), Millis(4)),
                     ..FaultBudget::NONE
                 })
             })

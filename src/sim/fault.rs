@@ -144,7 +144,7 @@ impl fmt::Display for ScheduledFault {
 /// How many faults of one kind a generated schedule has, and the range of their size (a jump's
 /// step, a crash's downtime, a pause's length, …).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct Budget {
+pub struct KindBudget {
     /// Exactly this many faults of the kind, at uniformly random true times.
     pub count: u32,
     /// The smallest size.
@@ -153,21 +153,21 @@ pub struct Budget {
     pub max: Millis,
 }
 
-impl Budget {
+impl KindBudget {
     /// No faults of this kind.
-    pub const NONE: Budget = Budget {
+    pub const NONE: KindBudget = KindBudget {
         count: 0,
         min: Millis(0),
         max: Millis(0),
     };
 
     /// `count` faults with sizes in `[min, max]`.
-    pub const fn new(count: u32, min: Millis, max: Millis) -> Budget {
-        Budget { count, min, max }
+    pub const fn new(count: u32, min: Millis, max: Millis) -> KindBudget {
+        KindBudget { count, min, max }
     }
 }
 
-impl fmt::Display for Budget {
+impl fmt::Display for KindBudget {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.count == 0 {
             write!(f, "none")
@@ -315,28 +315,28 @@ impl fmt::Display for FaultClass {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct FaultBudget {
     /// Forward jumps of node clocks (Kleppmann's jump: keys expire early).
-    pub node_jumps_forward: Budget,
+    pub node_jumps_forward: KindBudget,
     /// Backward jumps of node clocks (keys live longer: liveness only).
-    pub node_jumps_backward: Budget,
+    pub node_jumps_backward: KindBudget,
     /// Forward jumps of client clocks (beliefs end early: liveness only).
-    pub client_jumps_forward: Budget,
+    pub client_jumps_forward: KindBudget,
     /// Backward jumps of client clocks (a holder believes too long).
-    pub client_jumps_backward: Budget,
+    pub client_jumps_backward: KindBudget,
     /// Node crashes; the size is the downtime.
-    pub crashes: Budget,
+    pub crashes: KindBudget,
     /// Client pauses; the size is the pause.
-    pub pauses: Budget,
+    pub pauses: KindBudget,
     /// Node isolations (partitions); the size is their length.
-    pub isolations: Budget,
+    pub isolations: KindBudget,
     /// Delayed storage operations; the size is the extra delay.
-    pub storage_delays: Budget,
+    pub storage_delays: KindBudget,
     /// Delayed lock requests (one client's next request to one node); the size is the extra
     /// delay.
-    pub request_delays: Budget,
+    pub request_delays: KindBudget,
     /// Failovers of the replicated master ([`Fault::Failover`]); the size is unused.
-    pub failovers: Budget,
+    pub failovers: KindBudget,
     /// Client processes that die for good ([`Fault::CrashClient`]); the size is unused.
-    pub client_crashes: Budget,
+    pub client_crashes: KindBudget,
     /// Which client a client crash is aimed at, and when it may strike (over
     /// [`pinned_client`](FaultBudget::pinned_client): the scenario's aim is what the model
     /// allows).
@@ -347,7 +347,7 @@ pub struct FaultBudget {
     /// node is still on its way when a rival takes that node. A swarm run stalls first
     /// rounds (or a holder's next request), and a focused one aims its stalls around the
     /// focused node: different clients, different nodes.
-    pub request_stalls: Budget,
+    pub request_stalls: KindBudget,
     /// Aim every node fault (jump, crash, isolation) at this node instead of a drawn one.
     pub pinned_node: Option<usize>,
     /// Aim every client fault (jump, pause, storage delay) at this client instead of a drawn
@@ -358,25 +358,25 @@ pub struct FaultBudget {
 impl FaultBudget {
     /// No faults at all.
     pub const NONE: FaultBudget = FaultBudget {
-        node_jumps_forward: Budget::NONE,
-        node_jumps_backward: Budget::NONE,
-        client_jumps_forward: Budget::NONE,
-        client_jumps_backward: Budget::NONE,
-        crashes: Budget::NONE,
-        pauses: Budget::NONE,
-        isolations: Budget::NONE,
-        storage_delays: Budget::NONE,
-        request_delays: Budget::NONE,
-        failovers: Budget::NONE,
-        client_crashes: Budget::NONE,
+        node_jumps_forward: KindBudget::NONE,
+        node_jumps_backward: KindBudget::NONE,
+        client_jumps_forward: KindBudget::NONE,
+        client_jumps_backward: KindBudget::NONE,
+        crashes: KindBudget::NONE,
+        pauses: KindBudget::NONE,
+        isolations: KindBudget::NONE,
+        storage_delays: KindBudget::NONE,
+        request_delays: KindBudget::NONE,
+        failovers: KindBudget::NONE,
+        client_crashes: KindBudget::NONE,
         client_crash_aim: ClientCrashAim::ANY,
-        request_stalls: Budget::NONE,
+        request_stalls: KindBudget::NONE,
         pinned_node: None,
         pinned_client: None,
     };
 
     /// The budget of `class`.
-    pub const fn budget(&self, class: FaultClass) -> Budget {
+    pub const fn budget(&self, class: FaultClass) -> KindBudget {
         match class {
             FaultClass::NodeJumpForward => self.node_jumps_forward,
             FaultClass::NodeJumpBackward => self.node_jumps_backward,
@@ -394,7 +394,7 @@ impl FaultBudget {
     }
 
     /// Every class with its budget, in [`FaultClass::ALL`] order.
-    pub fn kinds(&self) -> impl Iterator<Item = (FaultClass, Budget)> + '_ {
+    pub fn kinds(&self) -> impl Iterator<Item = (FaultClass, KindBudget)> + '_ {
         FaultClass::ALL
             .into_iter()
             .map(|class| (class, self.budget(class)))
@@ -429,7 +429,7 @@ impl FaultBudget {
     fn draw_fault(
         &self,
         rng: &mut ChaCha8Rng,
-        budget: Budget,
+        budget: KindBudget,
         class: FaultClass,
         nodes: usize,
         clients: usize,
@@ -623,7 +623,7 @@ impl FaultBudget {
 
 /// A fault's size: boundaries are where the verdicts flip, so a quarter of the sizes are the
 /// smallest, a quarter the largest.
-fn draw_size(rng: &mut ChaCha8Rng, budget: Budget) -> Millis {
+fn draw_size(rng: &mut ChaCha8Rng, budget: KindBudget) -> Millis {
     match uniform(rng, 0, 3) {
         0 => budget.min,
         1 => budget.max,
@@ -893,8 +893,8 @@ mod tests {
     #[test]
     fn a_generated_schedule_respects_the_budget_and_replays() {
         let budget = FaultBudget {
-            node_jumps_forward: Budget::new(3, Millis(5), Millis(9)),
-            pauses: Budget::new(2, Millis(100), Millis(100)),
+            node_jumps_forward: KindBudget::new(3, Millis(5), Millis(9)),
+            pauses: KindBudget::new(2, Millis(100), Millis(100)),
             ..FaultBudget::NONE
         };
         let draw = |seed| budget.generate(&mut ChaCha8Rng::seed_from_u64(seed), Millis(1000), 3, 2);
@@ -921,10 +921,10 @@ mod tests {
     #[test]
     fn a_swarm_draw_stays_within_the_budget_and_replays() {
         let budget = FaultBudget {
-            node_jumps_forward: Budget::new(2, Millis(10), Millis(10)),
-            crashes: Budget::new(1, Millis(0), Millis(0)),
-            pauses: Budget::new(1, Millis(1), Millis(30)),
-            request_delays: Budget::new(3, Millis(0), Millis(40)),
+            node_jumps_forward: KindBudget::new(2, Millis(10), Millis(10)),
+            crashes: KindBudget::new(1, Millis(0), Millis(0)),
+            pauses: KindBudget::new(1, Millis(1), Millis(30)),
+            request_delays: KindBudget::new(3, Millis(0), Millis(40)),
             ..FaultBudget::NONE
         };
         let aim = Aim {
@@ -983,7 +983,7 @@ mod tests {
     #[test]
     fn stalls_stall_a_first_round_or_a_holders_next_request() {
         let budget = FaultBudget {
-            request_stalls: Budget::new(2, Millis(500), Millis(500)),
+            request_stalls: KindBudget::new(2, Millis(500), Millis(500)),
             ..FaultBudget::NONE
         };
         let aim = Aim {
@@ -1031,10 +1031,10 @@ mod tests {
     #[test]
     fn a_focused_run_aims_its_faults_at_one_check_and_stalls_around_the_focused_node() {
         let budget = FaultBudget {
-            crashes: Budget::new(1, Millis(0), Millis(0)),
-            pauses: Budget::new(1, Millis(1), Millis(30)),
-            storage_delays: Budget::new(2, Millis(0), Millis(13)),
-            request_stalls: Budget::new(3, Millis(500), Millis(500)),
+            crashes: KindBudget::new(1, Millis(0), Millis(0)),
+            pauses: KindBudget::new(1, Millis(1), Millis(30)),
+            storage_delays: KindBudget::new(2, Millis(0), Millis(13)),
+            request_stalls: KindBudget::new(3, Millis(500), Millis(500)),
             ..FaultBudget::NONE
         };
         let aim = Aim {
