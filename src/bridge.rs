@@ -69,8 +69,8 @@ impl SimConfig {
     ///
     /// # Exact
     ///
-    /// - `[lock]`: nodes, clients, `ttl_ticks`, `drift_ticks` (a fixed drift), unlock mode and
-    ///   validity check; `attempts` becomes the rounds of the client's one acquisition, and
+    /// - `[lock]`: nodes, clients, `ttl_ticks`, `drift_ticks` (a fixed drift), unlock mode,
+    ///   validity check and `release_after_failed_round` (the core's); `attempts` becomes the rounds of the client's one acquisition, and
     ///   every client acquires once per run (`acquisitions_per_client = 1`), as in the model.
     /// - `[lock] extensions`, `extension_quorum`: each holder runs up to `extensions`
     ///   extension rounds of the core (`Lock::extend`, counted by the scenario's extension
@@ -193,7 +193,8 @@ impl SimConfig {
     /// ignores the table), and none of the above applies: its clients lock, work and release
     /// again and again until `duration_ms`, as a real workload does, against exactly the
     /// faults the table lists. From the scenario keys (scaled by `R`) come the nodes, clients,
-    /// TTL, fixed drift, round timeout, attempts, unlock mode and validity check of `[lock]`;
+    /// TTL, fixed drift, round timeout, attempts, unlock mode, validity check and release after
+    /// a failed round of `[lock]`;
     /// the persistence, restart delay and client guard of `[faults.crashes]` (whose `count` is
     /// the checker's: the simulator's crashes are `[simulate] crashes`); and the protection,
     /// token source and check margin (`op_margin = check_margin_ticks · R`, default 0) of
@@ -647,6 +648,7 @@ impl<'a> CatalogMapping<'a> {
             late_check: false,
             rival_start: None,
             late_answers: false,
+            late_release: None,
         };
         let pauses = scenario.faults.pauses.as_ref();
         match &scenario.storage {
@@ -751,6 +753,7 @@ fn scaled_config(params: &LockParams, scale: u64) -> Config {
         validity_check: params.validity_check,
         decision: params.decision,
         extension_quorum: params.extension_quorum,
+        failed_round: params.failed_round,
         fencing: params.fencing,
         quorum: params.quorum.map(usize::from),
         ..Config::new(usize::from(params.node_count))

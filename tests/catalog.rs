@@ -563,6 +563,7 @@ const DEPLOYMENT_SETTINGS: &[&str] = &[
     "lock.retry_delay",
     "lock.unlock",
     "lock.validity_check",
+    "lock.release_after_failed_round",
     "lock.extensions",
     "lock.extension_quorum",
     "lock.token",

@@ -212,6 +212,7 @@ pub(crate) struct RawLock {
     pub retry_delay: Option<Spanned<RawDuration>>,
     pub unlock: Option<RawUnlock>,
     pub validity_check: Option<bool>,
+    pub release_after_failed_round: Option<bool>,
     pub decision: Option<RawDecision>,
     pub extensions: Option<Spanned<RawBound>>,
     pub extension_quorum: Option<RawExtensionQuorum>,

@@ -14,8 +14,8 @@ use super::raw::{
 use crate::fault::{ClientCrashAim, CrashWhen};
 use crate::node::Persistence;
 use crate::proto::{
-    Config, DriftPolicy, ExtensionQuorum, NodeId, NodeSet, RetryPolicy, RoundDecision, UnlockMode,
-    ValidityCheck, quorum,
+    Config, DriftPolicy, ExtensionQuorum, FailedRound, NodeId, NodeSet, RetryPolicy, RoundDecision,
+    UnlockMode, ValidityCheck, quorum,
 };
 use crate::storage::{Protection, TokenSource};
 use crate::time::Millis;
@@ -719,6 +719,11 @@ impl Validator<'_> {
                 ValidityCheck::On
             } else {
                 ValidityCheck::Off
+            },
+            failed_round: if l.release_after_failed_round.unwrap_or(true) {
+                FailedRound::Release
+            } else {
+                FailedRound::Keep
             },
             decision: match l.decision.unwrap_or(RawDecision::AtQuorum) {
                 RawDecision::AtQuorum => RoundDecision::AtQuorum,

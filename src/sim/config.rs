@@ -171,6 +171,13 @@ pub struct WorkloadConfig {
     /// draw it, where the order of fences is a property. A swarm run draws it
     /// ([`SwarmRun::late_answers`](super::SwarmRun::late_answers)).
     pub late_answers: bool,
+    /// The run's first holder, once its belief ended, releases only this long later (on its
+    /// clock) instead of at once. The model's holder may release at any time, also long after
+    /// its keys expired: with plain `DEL` that late release deletes whatever key is there, a
+    /// rival's included (redis.io's stale holder). Only worlds that unlock with `DEL` draw it:
+    /// with compare-and-delete a late release can only delete the holder's own key. A swarm
+    /// run draws it ([`SwarmRun::late_release`](super::SwarmRun::late_release)).
+    pub late_release: Option<Millis>,
 }
 
 impl Default for WorkloadConfig {
@@ -191,6 +198,7 @@ impl Default for WorkloadConfig {
             late_check: false,
             rival_start: None,
             late_answers: false,
+            late_release: None,
         }
     }
 }
@@ -753,9 +761,15 @@ impl SimConfig {
                 Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
                 _ => starts.concat(),
             };
+            // Only worlds that unlock with DEL draw a late release.
+            let late_release = if self.lock.unlock == crate::proto::UnlockMode::PlainDel {
+                " whether the first holder releases up to a TTL after its belief ended,"
+            } else {
+                ""
+            };
             writeln!(
                 f,
-                "swarm = each run draws its fault kinds, aims most faults at a window, and draws round_timeout in [{}, {}], think_max in [{}, {}], whether the first holder checks late, whether the first client takes its acquisition's answers only after a rival acquired, and a rival start after {starts} (plus up to two ticks) or none",
+                "swarm = each run draws its fault kinds, aims most faults at a window, and draws round_timeout in [{}, {}], think_max in [{}, {}], whether the first holder checks late, whether the first client takes its acquisition's answers only after a rival acquired,{late_release} and a rival start after {starts} (plus up to two ticks) or none",
                 self.lock.round_timeout,
                 swarm.round_timeout_max,
                 self.workload.think_min,

@@ -45,7 +45,8 @@ fn stream(seed: u64, stream: u64) -> ChaCha8Rng {
 }
 
 /// The lock, the workload and the network as this run drew them: a swarm run draws its
-/// round timeout, think time, late check, rival start, late answers and message delay.
+/// round timeout, think time, late check, rival start, late answers, late release and message
+/// delay.
 fn as_drawn(
     config: &SimConfig,
     swarm: Option<&SwarmRun>,
@@ -59,6 +60,7 @@ fn as_drawn(
         workload.late_check = drawn.late_check;
         workload.rival_start = drawn.rival_start;
         workload.late_answers = drawn.late_answers;
+        workload.late_release = drawn.late_release;
         network.delay_max = drawn.delay_max;
     }
     (lock_config, workload, network)
@@ -179,9 +181,15 @@ fn draw_swarm_run(
     // client take that round's answers only after a rival acquired. Any other
     // rival would rarely acquire in time, and the wait would only cost the first
     // client its lease.
+    let mut knob_rng = stream(seed, KNOB_STREAM);
     let late_answers = config.lock.fencing == crate::proto::Fencing::WriteBack
         && rival_start.is_some_and(|after| after < config.ttl)
-        && uniform(&mut stream(seed, KNOB_STREAM), 0, 3) > 0;
+        && uniform(&mut knob_rng, 0, 3) > 0;
+    // With plain DEL, half the runs have their first holder release up to a TTL after
+    // its belief ended (drawn after `late_answers`, whose draws stay as they were).
+    let late_release = (config.lock.unlock == crate::proto::UnlockMode::PlainDel
+        && uniform(&mut knob_rng, 0, 1) == 1)
+        .then(|| Millis(uniform(&mut knob_rng, 0, config.ttl.0)));
     let timed = faults.timed.clone();
     let drawn = SwarmRun {
         round_timeout,
@@ -190,6 +198,7 @@ fn draw_swarm_run(
         late_check,
         rival_start,
         late_answers,
+        late_release,
         faults,
     };
     (timed, drawn)

@@ -2,7 +2,9 @@
 
 use crate::fault::FaultKind;
 use crate::node::{NodeState, Persistence};
-use crate::proto::{Guard, LockParams, Relation, RoundDecision, UnlockMode, ValidityCheck};
+use crate::proto::{
+    FailedRound, Guard, LockParams, Relation, RoundDecision, UnlockMode, ValidityCheck,
+};
 use crate::scenario::{Bound, Ingredient, JumpTarget, Scenario, StorageSettings, Tokens};
 use crate::storage::{OpKind, Protection, TokenSource};
 use crate::time::Millis;
@@ -264,6 +266,10 @@ impl ZoneConfig {
         let lock = &scenario.lock;
         let params: &LockParams = &lock.params;
         refuse(lock.attempts() != 1, "more than one attempt")?;
+        refuse(
+            params.failed_round != FailedRound::Release,
+            "release_after_failed_round = false",
+        )?;
         refuse(
             params.unlock != UnlockMode::CompareAndDelete,
             "unlock = del",
