@@ -18,7 +18,7 @@ use crate::sim::{
     Budget, ClockConfig, CrashConfig, Failover, Fault, FaultBudget, FaultPlan, MAX_RATE_ERROR_PPM,
     NetworkConfig, Provenance, ScheduledFault, SimConfig, SimConfigError, Swarm, WorkloadConfig,
 };
-use crate::storage::TokenSource;
+use crate::storage::{CheckAndApply, TokenSource};
 use crate::time::Millis;
 
 /// The longest a scenario's "unbounded" pause or storage delay lasts in the simulator, in
@@ -104,6 +104,10 @@ impl SimConfig {
     ///   once here, so the collision that matters (two clients' rounds with one value) is the
     ///   same.
     /// - `[storage] protection`; one read-modify-write cycle per lock, as in the model.
+    ///   `check = "two-step"`: the storage checks an op when it arrives and applies one it lets
+    ///   through up to the longest storage delay later
+    ///   ([`WorkloadConfig::storage_apply_gap`]), as the model's checked op waits at most as
+    ///   long as an op may travel.
     /// - `[storage] token_source`: the lock-quorum sources run with the same per-node counters
     ///   as the model (the core's fence and write-back); `counter-after-acquire` is a separate
     ///   counter node ([`WorkloadConfig::counter_node`]): the holder checks its lease, runs
@@ -649,6 +653,7 @@ impl<'a> CatalogMapping<'a> {
             rival_start: None,
             late_answers: false,
             late_release: None,
+            storage_apply_gap: None,
         };
         let pauses = scenario.faults.pauses.as_ref();
         match &scenario.storage {
@@ -661,6 +666,9 @@ impl<'a> CatalogMapping<'a> {
                 if extra_max > Millis::ZERO {
                     budget.storage_delays = Budget::new(self.clients as u32, Millis(0), extra_max);
                 }
+                // The model's checked op waits at the storage as long as an op may travel.
+                workload.storage_apply_gap =
+                    (storage.check == CheckAndApply::TwoStep).then_some(extra_max);
                 if let Some(p) = pauses.filter(|p| p.count > 0) {
                     budget.pauses = Budget::new(u32::from(p.count), Millis(1), self.bound(p.max));
                 }

@@ -570,6 +570,7 @@ const DEPLOYMENT_SETTINGS: &[&str] = &[
     "storage.protection",
     "storage.token_source",
     "storage.check_margin_ticks",
+    "storage.check",
     "storage.check_margin",
     "faults.crashes.persistence",
     "faults.crashes.restart_delay_ticks",

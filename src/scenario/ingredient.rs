@@ -18,6 +18,7 @@ use super::property::EVENTUALLY_ACQUIRED;
 use super::{Bound, Scenario, Tokens, UNBOUNDED_EXTENSIONS};
 use crate::fault::FaultKind;
 use crate::proto::{ExtensionQuorum, NodeSet, UnlockMode, ValidityCheck};
+use crate::storage::CheckAndApply;
 
 /// One removable fault or mistake. The names ([`Ingredient::name`]) are part of the JSON report
 /// and of the `[expect] mechanism` key.
@@ -59,6 +60,9 @@ pub enum Ingredient {
     UnboundedExtensions,
     /// `[lock] quorum` of `N/2` or fewer: two disjoint sets of nodes can each be a quorum.
     MinorityQuorum,
+    /// `[storage] check = "two-step"`: the storage checks an op's token, then applies it in a
+    /// later step.
+    TwoStepCheck,
 }
 
 /// The extensions a holder keeps when [`Ingredient::UnboundedExtensions`] is removed: the cap
@@ -74,7 +78,7 @@ enum Grant {
 
 impl Ingredient {
     /// Every ingredient, in the order reports list them.
-    pub const ALL: [Ingredient; 17] = [
+    pub const ALL: [Ingredient; 18] = [
         Ingredient::ClockJump,
         Ingredient::Crash,
         Ingredient::ClientCrash,
@@ -92,6 +96,7 @@ impl Ingredient {
         Ingredient::LockstepRetries,
         Ingredient::UnboundedExtensions,
         Ingredient::MinorityQuorum,
+        Ingredient::TwoStepCheck,
     ];
 
     /// What the ingredient is: a kind of fault, with its words in [`FaultKind`], or a mistake
@@ -131,6 +136,10 @@ impl Ingredient {
             Ingredient::MinorityQuorum => Grant::Mistake(
                 "quorum below majority",
                 "counting a quorum of half the nodes or fewer",
+            ),
+            Ingredient::TwoStepCheck => Grant::Mistake(
+                "storage check = two-step",
+                "a storage that checks the token and applies the op in two steps",
             ),
         }
     }
@@ -203,6 +212,10 @@ impl Ingredient {
             Ingredient::MinorityQuorum => {
                 2 * scenario.lock.params.quorum() <= scenario.lock.nodes()
             }
+            Ingredient::TwoStepCheck => scenario
+                .storage
+                .as_ref()
+                .is_some_and(|s| s.check == CheckAndApply::TwoStep),
         }
     }
 
@@ -247,6 +260,11 @@ impl Ingredient {
             Ingredient::LockstepRetries => s.liveness.isolated_rounds = true,
             Ingredient::UnboundedExtensions => s.lock.extensions = EXTENSION_CAP,
             Ingredient::MinorityQuorum => s.lock.params.quorum = None,
+            Ingredient::TwoStepCheck => {
+                if let Some(storage) = &mut s.storage {
+                    storage.check = CheckAndApply::Atomic;
+                }
+            }
         }
         s
     }

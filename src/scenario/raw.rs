@@ -247,6 +247,7 @@ pub(crate) struct RawStorage {
     pub check_margin: Option<Spanned<RawDuration>>,
     pub max_delay_ticks: Option<RawBound>,
     pub max_delay: Option<Spanned<RawDuration>>,
+    pub check: Option<RawCheckAndApply>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -351,6 +352,17 @@ pub(crate) enum RawProtection {
     FencingOnWritesOnly,
     /// antirez's alternative: mark the storage with the token, write only if still marked.
     RandomTokenCas,
+}
+
+/// Whether the storage checks and applies an op in one step (file values `"atomic"`,
+/// `"two-step"`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) enum RawCheckAndApply {
+    /// One atomic step.
+    Atomic,
+    /// A check, then an apply in a later step.
+    TwoStep,
 }
 
 /// Where fencing tokens come from (file values `"ideal"`, `"counter-after-acquire"`,

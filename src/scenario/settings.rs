@@ -7,7 +7,7 @@ use super::raw::RawBound;
 use crate::fault::ClientCrashAim;
 use crate::node::Persistence;
 use crate::proto::{LockParams, NodeSet};
-use crate::storage::{Protection, TokenSource};
+use crate::storage::{CheckAndApply, Protection, TokenSource};
 use crate::time::Millis;
 
 use super::ingredient::Ingredient;
@@ -192,6 +192,9 @@ pub struct StorageSettings {
     pub check_margin_ticks: Option<u32>,
     /// How long a storage op may travel (default 0: applied in the tick it was sent).
     pub max_delay: Bound,
+    /// Whether the storage checks an op and applies it in one atomic step (the default), or
+    /// in two, with other ops free to run in between.
+    pub check: CheckAndApply,
 }
 
 /// `[faults.pauses]`: process pauses of a holder between its check and its op reaching storage.

@@ -7,8 +7,8 @@ use std::path::Path;
 use toml::Spanned;
 
 use super::raw::{
-    RawBound, RawCrashWhen, RawDecision, RawExpectValue, RawExtensionQuorum, RawLock,
-    RawPersistence, RawProtection, RawScenario, RawScheduled, RawSimFaults, RawSimulate,
+    RawBound, RawCheckAndApply, RawCrashWhen, RawDecision, RawExpectValue, RawExtensionQuorum,
+    RawLock, RawPersistence, RawProtection, RawScenario, RawScheduled, RawSimFaults, RawSimulate,
     RawTokenSource, RawUnlock,
 };
 use crate::fault::{ClientCrashAim, CrashWhen};
@@ -17,7 +17,7 @@ use crate::proto::{
     Config, DriftPolicy, ExtensionQuorum, FailedRound, NodeId, NodeSet, RetryPolicy, RoundDecision,
     UnlockMode, ValidityCheck, quorum,
 };
-use crate::storage::{Protection, TokenSource};
+use crate::storage::{CheckAndApply, Protection, TokenSource};
 use crate::time::Millis;
 
 use super::error::{Location, ScenarioError};
@@ -569,6 +569,10 @@ impl Validator<'_> {
             token_source,
             check_margin_ticks,
             max_delay,
+            check: match inner.check.unwrap_or(RawCheckAndApply::Atomic) {
+                RawCheckAndApply::Atomic => CheckAndApply::Atomic,
+                RawCheckAndApply::TwoStep => CheckAndApply::TwoStep,
+            },
         }))
     }
 

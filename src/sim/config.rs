@@ -178,6 +178,10 @@ pub struct WorkloadConfig {
     /// with compare-and-delete a late release can only delete the holder's own key. A swarm
     /// run draws it ([`SwarmRun::late_release`](super::SwarmRun::late_release)).
     pub late_release: Option<Millis>,
+    /// The storage checks an op when it arrives and applies one it lets through a span drawn
+    /// up to this long later, other ops free to run in between (`[storage] check =
+    /// "two-step"`); `None`: the check and the apply are one atomic step.
+    pub storage_apply_gap: Option<Millis>,
 }
 
 impl Default for WorkloadConfig {
@@ -199,6 +203,7 @@ impl Default for WorkloadConfig {
             rival_start: None,
             late_answers: false,
             late_release: None,
+            storage_apply_gap: None,
         }
     }
 }
@@ -737,6 +742,12 @@ impl SimConfig {
                 ""
             }
         )?;
+        if let Some(gap) = w.storage_apply_gap {
+            writeln!(
+                f,
+                "storage check = two-step: the storage checks an op when it arrives and applies it up to {gap} later"
+            )?;
+        }
         if let Some(cap) = w.op_arrival_cap {
             writeln!(
                 f,

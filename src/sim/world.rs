@@ -25,7 +25,7 @@ use crate::event::{Event, Nodes, persistence_words};
 use crate::fault::CrashWhen;
 use crate::node::{Availability, NodeReply, NodeState, Persistence, Unavailable};
 use crate::proto::{Command, Config, Fencing, NodeId, NodeSet, Op, Reply};
-use crate::storage::{Storage, StorageOp, StorageReply};
+use crate::storage::{Guard, Storage, StorageOp, StorageReply};
 use crate::time::Millis;
 
 /// The generator streams of a run: one seed, separate streams, so that (say) an explicit
@@ -256,6 +256,9 @@ struct World<'a> {
     /// With `workload.shared_token`, the one seed every client's lock generator starts from.
     shared_token_seed: Option<u64>,
     outbox: Vec<(Message, Millis)>,
+    /// With `workload.storage_apply_gap`: ops the storage has checked and not yet applied, as
+    /// (true time it applies the op, the op's message, its sequence number, the op).
+    checked_ops: Vec<(u64, Message, u32, StorageOp)>,
     believers: Vec<Believer>,
     /// With `workload.rival_start`: the client that begins first (the focused client of a
     /// focused run, else c1), the others waiting for it.
@@ -318,6 +321,7 @@ impl<'a> World<'a> {
             counter: (NodeState::new(), config.crash.persistence),
             shared_token_seed,
             outbox: Vec::new(),
+            checked_ops: Vec::new(),
             believers: Vec::new(),
             first_client,
             rivals_timed: false,
@@ -357,6 +361,7 @@ impl<'a> World<'a> {
             self.now = now;
             self.apply_faults();
             self.tick_nodes();
+            self.apply_checked_ops();
             self.deliver();
             self.step_clients();
             self.check_beliefs();
@@ -790,15 +795,68 @@ impl<'a> World<'a> {
         false
     }
 
-    /// A storage op reaches the storage, which applies it, is checked, and answers.
+    /// A storage op reaches the storage, which applies it, is checked, and answers. With
+    /// `workload.storage_apply_gap` the storage only checks an op it lets through, and applies
+    /// it a drawn span later ([`apply_checked_ops`](World::apply_checked_ops)).
     fn deliver_storage_op(&mut self, message: Message, seq: u32, op: StorageOp) {
         let client = match message.from {
             Actor::Client(c) => usize::from(c),
             _ => return,
         };
-        let (reply, guard) = self
-            .storage
-            .apply_guarded(op, self.config.workload.protection);
+        let protection = self.config.workload.protection;
+        if let Some(gap) = self.workload.storage_apply_gap
+            && self.storage.check(op, protection).allows(op)
+        {
+            let event = Event::OpChecked {
+                client: Actor::client(client),
+                op,
+                guard: self.storage.check(op, protection),
+                stale: self.clients[client].belief(self.now).is_none(),
+                delayed_by: 0,
+            };
+            self.trace.push(TraceEntry::told_from(
+                self.now,
+                Actor::Storage,
+                Actor::client(client),
+                None,
+                event,
+            ));
+            let due = self.now + uniform(&mut self.network_rng, 0, gap.0);
+            self.checked_ops.push((due, message, seq, op));
+            return;
+        }
+        let (reply, guard) = self.storage.apply_guarded(op, protection);
+        self.answer_storage_op(message, seq, op, reply, guard);
+    }
+
+    /// Applies every op the storage checked earlier whose time has come, in the order checked.
+    fn apply_checked_ops(&mut self) {
+        let now = self.now;
+        let (due, later): (Vec<_>, Vec<_>) = std::mem::take(&mut self.checked_ops)
+            .into_iter()
+            .partition(|&(at, ..)| at <= now);
+        self.checked_ops = later;
+        for (_, message, seq, op) in due {
+            let reply = self
+                .storage
+                .apply_checked(op, self.config.workload.protection);
+            self.answer_storage_op(message, seq, op, reply, Guard::CheckedEarlier);
+        }
+    }
+
+    /// Tells what the storage did with `op`, judges the storage, and answers.
+    fn answer_storage_op(
+        &mut self,
+        message: Message,
+        seq: u32,
+        op: StorageOp,
+        reply: StorageReply,
+        guard: Guard,
+    ) {
+        let Actor::Client(c) = message.from else {
+            return;
+        };
+        let client = usize::from(c);
         let event = Event::OpArrived {
             client: Actor::client(client),
             op,

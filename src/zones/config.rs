@@ -6,7 +6,7 @@ use crate::proto::{
     FailedRound, Guard, LockParams, Relation, RoundDecision, UnlockMode, ValidityCheck,
 };
 use crate::scenario::{Bound, Ingredient, JumpTarget, Scenario, StorageSettings, Tokens};
-use crate::storage::{OpKind, Protection, TokenSource};
+use crate::storage::{CheckAndApply, OpKind, Protection, TokenSource};
 use crate::time::Millis;
 
 /// The most nodes a configuration may have (one bit each in the discrete part's masks).
@@ -249,6 +249,10 @@ impl ZoneConfig {
         refuse(
             storage.token_source != TokenSource::Ideal,
             "fencing tokens from a counter (only the ideal token source)",
+        )?;
+        refuse(
+            storage.check != CheckAndApply::Atomic,
+            "a storage that checks and applies in two steps (check = two-step)",
         )?;
         // The model's default margin is 1: the check is then the belief itself.
         let margin = storage.check_margin_ticks.unwrap_or(1);
