@@ -615,6 +615,7 @@ impl<'a> CatalogMapping<'a> {
                 node: 0,
                 replication_period: self.ttl,
                 promotion_delay: self.span(failover.promotion_delay_ticks),
+                wait: failover.wait,
             });
             budget.failovers = Budget::new(1, Millis(0), Millis(0));
         }
@@ -1015,7 +1016,8 @@ mod tests {
             Some(Failover {
                 node: 0,
                 replication_period: Millis(100),
-                promotion_delay: Millis(30)
+                promotion_delay: Millis(30),
+                wait: false,
             })
         );
         let b = budget(&config);

@@ -579,6 +579,7 @@ const DEPLOYMENT_SETTINGS: &[&str] = &[
     "faults.crashes.client_guard",
     "failover.promotion_delay_ticks",
     "failover.promotion_delay",
+    "failover.wait",
     "liveness.isolated_rounds",
 ];
 

@@ -220,6 +220,13 @@ impl World {
         if T::LISTENS {
             self.tell_served(c, n, &request.op, &served, guarded, tell);
         }
+        // `[failover] wait`: the master answers only once its replica has what it wrote
+        // (`WAIT 1`), so the answer the client holds is never ahead of the replica. Copying
+        // in the same step is sound: until the answer arrives the client counts nothing, and
+        // a key on the master alone only refuses more.
+        if n == 0 && shape.failover_wait && served.reply == Reply::Applied {
+            self.replicate(tell);
+        }
         Some(())
     }
 

@@ -59,6 +59,8 @@ pub(crate) struct Shape {
     /// The clients' restarted-node guard, on the restarted node's clock.
     pub client_guard: Millis,
     pub failover: Option<Millis>,
+    /// `[failover] wait`: the master answers a write only once its replica has the key.
+    pub failover_wait: bool,
     /// Every client draws the same token value (`[lock] token = "shared"`).
     pub shared_token: bool,
     pub symmetry: bool,
@@ -150,6 +152,7 @@ impl Shape {
                 .failover
                 .as_ref()
                 .map(|f| Millis(u64::from(f.promotion_delay_ticks))),
+            failover_wait: scenario.failover.as_ref().is_some_and(|f| f.wait),
             shared_token: lock.token == Tokens::Shared,
             symmetry: symmetric(scenario, mode),
             horizon: scenario.liveness.horizon_ticks,

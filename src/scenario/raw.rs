@@ -302,6 +302,7 @@ pub(crate) struct RawClientCrashes {
 pub(crate) struct RawFailover {
     pub promotion_delay_ticks: Option<u32>,
     pub promotion_delay: Option<Spanned<RawDuration>>,
+    pub wait: Option<bool>,
 }
 
 #[derive(Debug, Default, Deserialize)]

@@ -268,6 +268,9 @@ pub struct ClientCrashSettings {
 pub struct FailoverSettings {
     /// The promoted replica refuses requests for this many ticks (default 0).
     pub promotion_delay_ticks: u32,
+    /// The master answers a write only once its replica has the key (`WAIT 1` after every
+    /// write; default false: the replica copies asynchronously).
+    pub wait: bool,
 }
 
 /// `[liveness]`: the bounded run that judges `eventually acquired`.

@@ -437,6 +437,7 @@ impl Validator<'_> {
         let mitigation = self.mitigation(&raw)?;
         let failover = raw.failover.as_ref().map(|f| FailoverSettings {
             promotion_delay_ticks: f.get_ref().promotion_delay_ticks.unwrap_or(0),
+            wait: f.get_ref().wait.unwrap_or(false),
         });
         let mut lock = self.lock(&raw, failover.is_some())?;
         let clock = self.clock(&raw)?;

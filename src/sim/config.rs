@@ -95,6 +95,9 @@ pub struct Failover {
     pub replication_period: Millis,
     /// The promoted replica refuses requests for this long on the node's clock.
     pub promotion_delay: Millis,
+    /// The master answers a write only once its replica has the key (`WAIT 1`): the replica
+    /// copies the key with every write the master applies, besides its periodic copy.
+    pub wait: bool,
 }
 
 /// What the clients do with the lock.
