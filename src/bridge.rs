@@ -201,8 +201,9 @@ impl SimConfig {
     /// a failed round of `[lock]`;
     /// the persistence, restart delay and client guard of `[faults.crashes]` (whose `count` is
     /// the checker's: the simulator's crashes are `[simulate] crashes`); and the protection,
-    /// token source and check margin (`op_margin = check_margin_ticks · R`, default 0) of
-    /// `[storage]`. From `[simulate]`, in simulated milliseconds: the run's duration, message
+    /// token source, check margin (`op_margin = check_margin_ticks · R`, default 0) and check
+    /// (a two-step storage applies a checked op up to `delay_max_ms` later) of `[storage]`.
+    /// From `[simulate]`, in simulated milliseconds: the run's duration, message
     /// delays and loss, clock rate errors (else `[clock]` as above) and offsets, retry delays,
     /// think time, storage cycles per lock, and the faults: budgets drawn at uniform times
     /// ([`FaultPlan::Generated`]) or a schedule ([`FaultPlan::Explicit`]). A run stops at its
@@ -442,6 +443,12 @@ fn world_workload(scenario: &Scenario, simulate: &SimulateSettings, scale: u64) 
         extensions: u32::from(lock.extensions),
         counter_node: token_source == Some(TokenSource::CounterAfterAcquire),
         shared_token: lock.token == Tokens::Shared,
+        // A two-step storage applies a checked op within one of the world's message delays.
+        storage_apply_gap: scenario
+            .storage
+            .as_ref()
+            .filter(|s| s.check == CheckAndApply::TwoStep)
+            .map(|_| ms(simulate.delay_max_ms)),
         ..WorkloadConfig::default()
     }
 }
