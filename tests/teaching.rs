@@ -678,6 +678,31 @@ fn the_stale_holder_del_story_is_redis_io_s() {
     }
 }
 
+/// A storage that checks and applies in two steps: the stale op passes its check before the
+/// newer one is applied, and is applied after it, and the story says so.
+#[test]
+fn the_two_step_storage_story_shows_both_checks_before_the_stale_apply() {
+    let story = check::story(
+        &scenario("fencing-token-two-step-check"),
+        property::STORAGE_SAFETY,
+    )
+    .expect("violated")
+    .to_text();
+    let mut rest = story.as_str();
+    for sentence in [
+        "storage    checks c1's read (token 1): token 1 is the first the storage checks; it applies the op in a later step",
+        "client c2  acquires",
+        "storage    checks c2's read (token 2)",
+        "storage    applies c2's read (token 2)",
+        "storage    applies c1's read (token 1), a stale holder's op: it passed the storage's check when it arrived, and is not checked again",
+    ] {
+        let at = rest
+            .find(sentence)
+            .unwrap_or_else(|| panic!("{sentence:?} after the sentences before it: {story}"));
+        rest = &rest[at + sentence.len()..];
+    }
+}
+
 /// Counts are said with their plurals, and a count is not read as a need: a one-node lock's
 /// failed round is "0 nodes said yes, it needs 1", not "0 of the 1 nodes it needs".
 #[test]
