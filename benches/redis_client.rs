@@ -31,6 +31,11 @@
 
 #[path = "../tests/live_redis/harness.rs"]
 mod harness;
+// The harness reports to the live tests' watchdog when built as a test (clippy's and
+// `cargo test --benches`' build of this file); the benchmark itself runs unwatched.
+#[cfg(test)]
+#[path = "../tests/live_redis/watchdog.rs"]
+mod watchdog;
 
 use std::sync::Barrier;
 use std::time::{Duration, Instant};

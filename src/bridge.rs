@@ -15,8 +15,9 @@ use crate::scenario::{
     StorageSettings, Tokens,
 };
 use crate::sim::{
-    Budget, ClockConfig, CrashConfig, Failover, Fault, FaultBudget, FaultPlan, MAX_RATE_ERROR_PPM,
-    NetworkConfig, Provenance, ScheduledFault, SimConfig, SimConfigError, Swarm, WorkloadConfig,
+    ClockConfig, CrashConfig, Failover, Fault, FaultBudget, FaultPlan, KindBudget,
+    MAX_RATE_ERROR_PPM, NetworkConfig, Provenance, ScheduledFault, SimConfig, SimConfigError,
+    Swarm, WorkloadConfig,
 };
 use crate::storage::{CheckAndApply, TokenSource};
 use crate::time::Millis;
@@ -339,7 +340,7 @@ impl SimConfig {
 /// A `[simulate]` world's faults: budgets drawn at uniform times, or its schedule.
 fn world_faults(simulate: &SimulateSettings) -> FaultPlan {
     let ms = |ms: u32| Millis(u64::from(ms));
-    let budget = |b: SimulateBudget| Budget::new(b.count, ms(b.min_ms), ms(b.max_ms));
+    let budget = |b: SimulateBudget| KindBudget::new(b.count, ms(b.min_ms), ms(b.max_ms));
     match &simulate.faults {
         SimulateFaults::Generated {
             crashes,
@@ -534,8 +535,8 @@ impl<'a> CatalogMapping<'a> {
             JumpTarget::Client => (0, count),
             JumpTarget::Any => (count.div_ceil(2), count / 2),
         };
-        let node = Budget::new(node_count, size, size);
-        let client = Budget::new(client_count, size, size);
+        let node = KindBudget::new(node_count, size, size);
+        let client = KindBudget::new(client_count, size, size);
         if jumps.jump_ticks > 0 {
             budget.node_jumps_forward = node;
             budget.client_jumps_forward = client;
@@ -591,11 +592,11 @@ impl<'a> CatalogMapping<'a> {
     fn add_in_flight_budgets(&self, budget: &mut FaultBudget, nodes: usize, duration: Millis) {
         // The model leaves a request in flight as long as it likes: up to one request per
         // node arrives up to a TTL late.
-        budget.request_delays = Budget::new(nodes as u32, Millis(0), self.ttl);
+        budget.request_delays = KindBudget::new(nodes as u32, Millis(0), self.ttl);
         // And it may leave one in flight for good: a holder's request to the node it did not
         // win, still on its way when a rival takes that node after a crash or a jump, keeps
         // that node's fencing counter from counting the holder.
-        budget.request_stalls = Budget::new(nodes as u32, duration, duration);
+        budget.request_stalls = KindBudget::new(nodes as u32, duration, duration);
     }
 
     /// The crashes of nodes and clients, and the failover.
@@ -610,7 +611,7 @@ impl<'a> CatalogMapping<'a> {
             // The model reboots a crashed node at once; one that never restarts is down for
             // longer than the run.
             let downtime = if crashes.restart { Millis(0) } else { duration };
-            budget.crashes = Budget::new(u32::from(crashes.count), downtime, downtime);
+            budget.crashes = KindBudget::new(u32::from(crashes.count), downtime, downtime);
         }
         if let Some(failover) = &scenario.failover {
             // The model's replica copies the key whenever it likes, or not before the
@@ -624,10 +625,10 @@ impl<'a> CatalogMapping<'a> {
                 promotion_delay: self.span(failover.promotion_delay_ticks),
                 wait: failover.wait,
             });
-            budget.failovers = Budget::new(1, Millis(0), Millis(0));
+            budget.failovers = KindBudget::new(1, Millis(0), Millis(0));
         }
         if let Some(crashes) = &scenario.faults.client_crashes {
-            budget.client_crashes = Budget::new(u32::from(crashes.count), Millis(0), Millis(0));
+            budget.client_crashes = KindBudget::new(u32::from(crashes.count), Millis(0), Millis(0));
             budget.client_crash_aim = crashes.aim;
         }
     }
@@ -672,13 +673,15 @@ impl<'a> CatalogMapping<'a> {
                 workload.op_arrival_cap = cap;
                 workload.op_margin = margin;
                 if extra_max > Millis::ZERO {
-                    budget.storage_delays = Budget::new(self.clients as u32, Millis(0), extra_max);
+                    budget.storage_delays =
+                        KindBudget::new(self.clients as u32, Millis(0), extra_max);
                 }
                 // The model's checked op waits at the storage as long as an op may travel.
                 workload.storage_apply_gap =
                     (storage.check == CheckAndApply::TwoStep).then_some(extra_max);
                 if let Some(p) = pauses.filter(|p| p.count > 0) {
-                    budget.pauses = Budget::new(u32::from(p.count), Millis(1), self.bound(p.max));
+                    budget.pauses =
+                        KindBudget::new(u32::from(p.count), Millis(1), self.bound(p.max));
                 }
             }
             None => {
@@ -686,7 +689,7 @@ impl<'a> CatalogMapping<'a> {
                 // own pauses (which need a storage op to strike) add to the count.
                 let own = pauses.map_or(0, |p| u32::from(p.count));
                 budget.pauses =
-                    Budget::new(self.clients as u32 + own, Millis(1), Millis(2 * self.ttl.0));
+                    KindBudget::new(self.clients as u32 + own, Millis(1), Millis(2 * self.ttl.0));
             }
         }
         workload
@@ -848,6 +851,39 @@ mod tests {
         );
     }
 
+    /// The `[simulate]` keys a file budgets with are the classes' own names: a header that
+    /// prints `FaultClass::key` prints what the file wrote.
+    #[test]
+    fn a_simulate_budget_key_is_its_fault_class_s_name() {
+        use crate::sim::FaultClass;
+        let budgeted = [
+            FaultClass::Crash,
+            FaultClass::Isolation,
+            FaultClass::Pause,
+            FaultClass::StorageDelay,
+            FaultClass::NodeJumpForward,
+            FaultClass::ClientJumpBackward,
+        ];
+        for class in budgeted {
+            let s = scenario(&format!(
+                "[simulate]\n{} = {{ count = 2, min_ms = 1, max_ms = 7 }}",
+                class.key()
+            ));
+            let b = budget(&SimConfig::from_scenario(&s).unwrap());
+            for (other, its) in b.kinds() {
+                let expected = if other == class { 2 } else { 0 };
+                assert_eq!(
+                    its.count, expected,
+                    "{class} in the file, {other} in the budget"
+                );
+            }
+            assert_eq!(
+                (b.budget(class).min, b.budget(class).max),
+                (Millis(1), Millis(7))
+            );
+        }
+    }
+
     #[test]
     fn partitions_and_pinned_jumps_are_exact() {
         let s = scenario(
@@ -862,7 +898,10 @@ mod tests {
         assert_eq!(config.reach, vec![set(&[0, 1]), set(&[1, 2])]);
         assert!(config.reaches(0, 1) && !config.reaches(0, 2));
         let b = budget(&config);
-        assert_eq!(b.node_jumps_forward, Budget::new(1, Millis(20), Millis(20)));
+        assert_eq!(
+            b.node_jumps_forward,
+            KindBudget::new(1, Millis(20), Millis(20))
+        );
         assert_eq!(b.pinned_node, Some(1));
         assert_eq!(
             b.client_jumps_forward.count + b.client_jumps_backward.count,
@@ -874,7 +913,7 @@ mod tests {
         let b = budget(&SimConfig::from_scenario(&back).unwrap());
         assert_eq!(
             b.client_jumps_backward,
-            Budget::new(2, Millis(3), Millis(3))
+            KindBudget::new(2, Millis(3), Millis(3))
         );
         assert_eq!(b.pinned_client, None);
 
@@ -932,7 +971,7 @@ mod tests {
         assert_eq!(config.crash.restart_delay, Millis(30));
         assert_eq!(
             budget(&config).crashes,
-            Budget::new(2, Millis(0), Millis(0))
+            KindBudget::new(2, Millis(0), Millis(0))
         );
         // The clients' guard is a span of the node's clock, scaled like the restart delay.
         let guarded = scenario("[faults.crashes]\nrestart_delay_ticks = 1\nclient_guard_ticks = 3");
@@ -963,11 +1002,11 @@ mod tests {
         assert_eq!(config.workload.op_arrival_cap, Some(Millis(19)));
         assert_eq!(
             budget(&config).storage_delays,
-            Budget::new(2, Millis(0), Millis(13))
+            KindBudget::new(2, Millis(0), Millis(13))
         );
         assert_eq!(
             budget(&config).pauses,
-            Budget::new(1, Millis(1), Millis(20))
+            KindBudget::new(1, Millis(1), Millis(20))
         );
         assert_eq!(config.workload.cycles_per_lock, 1);
         assert_eq!(config.workload.protection, Protection::None);
@@ -983,7 +1022,7 @@ mod tests {
         assert_eq!(config.workload.op_arrival_cap, Some(Millis(9)));
         assert_eq!(
             budget(&config).storage_delays,
-            Budget::new(2, Millis(0), Millis(3))
+            KindBudget::new(2, Millis(0), Millis(3))
         );
         // At 1 ms per tick the simulator needs 2 ms where the model allows 1: the margin
         // grows by the difference, and no extra delay is left.
@@ -1007,7 +1046,7 @@ mod tests {
         let config = SimConfig::from_scenario(&scenario("[lock]\nclients = 3")).unwrap();
         assert_eq!(
             budget(&config).pauses,
-            Budget::new(3, Millis(1), Millis(20))
+            KindBudget::new(3, Millis(1), Millis(20))
         );
         assert_eq!(config.workload.cycles_per_lock, 0);
         assert_eq!(config.workload.hold_max, Millis(20));
@@ -1051,10 +1090,10 @@ mod tests {
         let s = scenario("[lock]\nnodes = 3\n[faults.crashes]\nrestart_delay_ticks = 4");
         let config = SimConfig::from_scenario_at(&s, 10).unwrap();
         let b = budget(&config);
-        assert_eq!(b.request_delays, Budget::new(3, Millis(0), config.ttl));
+        assert_eq!(b.request_delays, KindBudget::new(3, Millis(0), config.ttl));
         assert_eq!(
             b.request_stalls,
-            Budget::new(3, config.duration, config.duration)
+            KindBudget::new(3, config.duration, config.duration)
         );
         // A rival may begin once the crashed node serves again, and later.
         let swarm = config.swarm.unwrap();
@@ -1118,7 +1157,7 @@ mod tests {
         assert_eq!(config.swarm, None);
         assert!(config.reach.is_empty());
         let b = budget(&config);
-        assert_eq!(b.isolations, Budget::new(4, Millis(10), Millis(200)));
+        assert_eq!(b.isolations, KindBudget::new(4, Millis(10), Millis(200)));
         assert_eq!(
             (b.crashes.count, b.pauses.count, b.request_delays.count),
             (0, 0, 0)

@@ -9,6 +9,7 @@
 //!
 //! ```
 //! use redlock_lab::check::Check;
+//! use redlock_lab::fault::FaultKind;
 //! use redlock_lab::scenario::{Ingredient, Scenario};
 //!
 //! let scenario = Scenario::from_str("jump.toml", r#"
@@ -29,7 +30,7 @@
 //! "#)?;
 //! let report = Check::new(&scenario).run_with_causes();
 //! let mutex = report.property("mutual exclusion").unwrap();
-//! assert_eq!(mutex.necessary.as_deref(), Some(&[Ingredient::ClockJump][..]));
+//! assert_eq!(mutex.necessary.as_deref(), Some(&[Ingredient::Fault(FaultKind::ClockJump)][..]));
 //! assert!(redlock_lab::cause::mechanism_problems(&scenario, &report).is_empty());
 //! # Ok::<(), redlock_lab::scenario::ScenarioError>(())
 //! ```
@@ -37,7 +38,7 @@
 use crate::check::{Check, PropertyReport, Report};
 use crate::model::{Event, Step};
 use crate::report::Story;
-use crate::scenario::{Ingredient, Scenario, Verdict};
+use crate::scenario::{Ingredient, Mistake, Scenario, Verdict};
 
 impl Check {
     /// Runs the check, then fills [`PropertyReport::necessary`] for every violated property:
@@ -97,9 +98,11 @@ pub fn witnessed(ingredient: Ingredient, steps: &[Step], story: &Story) -> Optio
             .then(|| steps.iter().any(|s| s.fault_kind() == Some(kind)));
     }
     match ingredient {
-        Ingredient::ExtensionAnyNode => Some(steps.iter().any(|s| matches!(s, Step::Extend(_)))),
+        Ingredient::Mistake(Mistake::ExtensionAnyNode) => {
+            Some(steps.iter().any(|s| matches!(s, Step::Extend(_))))
+        }
         // The mistake acts when a release deletes a key that is not the releaser's own.
-        Ingredient::UnlockDel | Ingredient::SharedToken => {
+        Ingredient::Mistake(Mistake::UnlockDel) | Ingredient::Mistake(Mistake::SharedToken) => {
             Some(story.lines.iter().any(|l| match &l.event {
                 Event::Released { deleted, .. } | Event::NotAcquired { deleted, .. } => {
                     !deleted.is_empty()
@@ -256,40 +259,43 @@ fn join(items: &[&str]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fault::FaultKind;
 
     #[test]
     fn sentences_say_what_is_needed() {
-        use Ingredient::{ClockJump, Crash, Partition};
+        const CLOCK_JUMP: Ingredient = Ingredient::Fault(FaultKind::ClockJump);
+        const CRASH: Ingredient = Ingredient::Fault(FaultKind::Crash);
+        const PARTITION: Ingredient = Ingredient::Fault(FaultKind::Partition);
         assert_eq!(
-            sentence(&[ClockJump, Crash], &[ClockJump, Crash], &[]),
+            sentence(&[CLOCK_JUMP, CRASH], &[CLOCK_JUMP, CRASH], &[]),
             "both the clock jump and the crash are needed; either alone is harmless"
         );
         assert_eq!(
-            sentence(&[ClockJump], &[ClockJump], &[]),
+            sentence(&[CLOCK_JUMP], &[CLOCK_JUMP], &[]),
             "the clock jump is needed: without it the property holds"
         );
         assert_eq!(
-            sentence(&[ClockJump, Crash], &[ClockJump], &[]),
+            sentence(&[CLOCK_JUMP, CRASH], &[CLOCK_JUMP], &[]),
             "the clock jump is needed; the crash is not (without it the property is still violated)"
         );
         assert_eq!(
             sentence(
-                &[ClockJump, Crash, Partition],
-                &[ClockJump, Crash, Partition],
+                &[CLOCK_JUMP, CRASH, PARTITION],
+                &[CLOCK_JUMP, CRASH, PARTITION],
                 &[]
             ),
             "all of the clock jump, the crash and the partition are needed; without any one of them the property holds"
         );
         assert!(sentence(&[], &[], &[]).starts_with("no fault or mistake"));
-        assert!(sentence(&[Crash], &[], &[]).starts_with("no single ingredient"));
+        assert!(sentence(&[CRASH], &[], &[]).starts_with("no single ingredient"));
         // A re-check stopped at a limit proves nothing either way.
         assert_eq!(
-            sentence(&[ClockJump, Crash], &[ClockJump], &[Crash]),
+            sentence(&[CLOCK_JUMP, CRASH], &[CLOCK_JUMP], &[CRASH]),
             "the clock jump is needed: without it the property holds; whether the crash is \
              needed is not known: the check without it stopped at a limit"
         );
         assert_eq!(
-            sentence(&[Crash], &[], &[Crash]),
+            sentence(&[CRASH], &[], &[CRASH]),
             "whether the crash is needed is not known: the check without it stopped at a limit"
         );
     }
@@ -313,7 +319,7 @@ mod tests {
                 .necessary
                 .as_ref()
                 .unwrap()
-                .contains(&Ingredient::UnlockDel)
+                .contains(&Ingredient::Mistake(Mistake::UnlockDel))
         );
         assert!(mutex.undetermined.is_empty());
         let limited = Check::new(&scenario)
@@ -328,8 +334,12 @@ mod tests {
                 .necessary
                 .as_ref()
                 .unwrap()
-                .contains(&Ingredient::UnlockDel)
+                .contains(&Ingredient::Mistake(Mistake::UnlockDel))
         );
-        assert!(mutex.undetermined.contains(&Ingredient::UnlockDel));
+        assert!(
+            mutex
+                .undetermined
+                .contains(&Ingredient::Mistake(Mistake::UnlockDel))
+        );
     }
 }

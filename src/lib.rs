@@ -75,9 +75,11 @@ pub mod storage;
 #[cfg(feature = "model")]
 pub mod sweep;
 mod sync;
+#[cfg(feature = "testing")]
+pub mod testing;
 pub mod time;
 #[cfg(feature = "model")]
-pub mod zones;
+mod zones;
 
 pub use rand_chacha;
 pub use rand_core;

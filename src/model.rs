@@ -32,7 +32,7 @@
 //! | `lock acquired` | sometimes | some client acquires: the witness that a verdict of "holds" is not vacuous |
 //! | `eventually acquired` | eventually | on every run, some client (the one `[liveness] client` names, if any) acquires before the horizon |
 //!
-//! `eventually acquired` is judged on a separate, bounded run ([`Mode::Liveness`]): stateright's
+//! `eventually acquired` is judged on a separate, bounded run (`Mode::Liveness`): stateright's
 //! `eventually` is incomplete on cyclic graphs, so that run hashes true time and stops at
 //! `[liveness] horizon_ticks`. Its **fairness assumption**: processes and the network are
 //! prompt — time passes only when no client step and no delivery is enabled — while faults stay
@@ -70,9 +70,9 @@ mod told;
 mod view;
 mod world;
 
-pub use crate::event::{Event, Moment, Nodes};
+pub(crate) use crate::event::{Event, Moment};
 pub use redlock::{Invariant, InvariantFn, MAX_USER_INVARIANTS, RedlockModel, breaks};
-pub use shape::Mode;
+pub(crate) use shape::Mode;
 pub use step::Step;
-pub use told::{line as step_line, narrate_path};
-pub use world::{Budget, ClientSlot, ClientView, Fences, NodeSlot, Phase, Work, World};
+pub(crate) use told::{line as step_line, narrate_path};
+pub use world::{ClientView, Phase, Work, World};

@@ -276,7 +276,11 @@ impl NodeState {
 
     /// When a node restarted with `delay` serves again: once `delay` has passed since the
     /// restart on its own clock (what [`is_serving`](NodeState::is_serving) decides).
-    pub fn restart_delay_guard(delay: Millis) -> Guard {
+    #[cfg_attr(
+        not(feature = "model"),
+        allow(dead_code, reason = "the zone engine (feature `model`) reads it")
+    )]
+    pub(crate) fn restart_delay_guard(delay: Millis) -> Guard {
         Guard {
             anchor: Anchor::Restarted,
             relation: Relation::AtLeast,
@@ -287,7 +291,11 @@ impl NodeState {
     /// While a node restarted with `delay` is young to the clients' restarted-node guard of
     /// `guard`: less than `delay + guard` since the restart on its own clock (the end
     /// [`restart_guarded`](NodeState::restart_guarded) returns).
-    pub fn restart_young_guard(delay: Millis, guard: Millis) -> Guard {
+    #[cfg_attr(
+        not(feature = "model"),
+        allow(dead_code, reason = "the zone engine (feature `model`) reads it")
+    )]
+    pub(crate) fn restart_young_guard(delay: Millis, guard: Millis) -> Guard {
         Guard {
             anchor: Anchor::Restarted,
             relation: Relation::Below,

@@ -18,7 +18,7 @@
 //! Release is compare-and-delete on all nodes; extension is compare-and-pexpire, counted against
 //! a majority of all `N`, and refused once the lease's own deadline has passed.
 //!
-//! [`QuorumRound`] and [`ReleaseRound`] are the rounds as plain values; [`LockState`] composes
+//! [`QuorumRound`] and `ReleaseRound` are the rounds as plain values; `LockState` composes
 //! them with retries, extension and release into a lock's whole life, as a `Copy` value with
 //! pure transitions (the model checker keeps one per client in its state); [`Lock`] wraps it
 //! with a random generator and the command and event queues a driver drains, and with the one
@@ -31,6 +31,13 @@ mod lock;
 mod outcome;
 mod round;
 mod state;
+#[cfg_attr(
+    not(feature = "model"),
+    allow(
+        dead_code,
+        reason = "the zone engine (feature `model`) reads most guards"
+    )
+)]
 mod timing;
 
 pub use command::{Command, MAX_NODES, NodeId, NodeSet, Op, Reply, RoundId, Token};
@@ -41,8 +48,8 @@ pub use config::{
 pub use drive::Next;
 pub use lock::Lock;
 pub use outcome::{AcquireOutcome, Extension, Heard, Refusal};
-pub use round::{
-    Failure, Lease, NodeResult, QuorumRound, ReleaseRound, RoundKind, RoundOutcome, Tally,
-};
-pub use state::{Answer, Effects, Entropy, Event, LockPhase, LockState, Request, UsageError};
-pub use timing::{Anchor, Guard, Relation};
+pub use round::{Failure, Lease, NodeResult, QuorumRound, RoundKind, RoundOutcome, Tally};
+pub use state::{Answer, LockEvent, UsageError};
+#[cfg(feature = "model")]
+pub(crate) use state::{Effects, Entropy, LockPhase, LockState, Request};
+pub(crate) use timing::{Anchor, Guard, Relation};

@@ -46,12 +46,10 @@ mod settings;
 mod tests;
 mod validate;
 
-pub use duration::{
-    DriftText, DurationError, drift_text, exact_millis, parse_duration, signed_millis,
-};
+pub use duration::{DriftText, DurationError, drift_text, parse_duration};
 pub use error::{Location, ScenarioError};
-pub use ingredient::Ingredient;
-pub use patch::{PatchError, patch_text, patched};
+pub use ingredient::{Ingredient, Mistake};
+pub use patch::{PatchError, patched};
 pub use quote::{QuoteError, find_quote, normalise};
 pub use resize::ResizeError;
 pub use settings::*;

@@ -94,13 +94,13 @@ mod trace;
 mod world;
 
 pub use check::{Believer, Property, Violation};
-pub use clock::SimClock;
 pub use config::{
     ClockConfig, CrashConfig, Failover, MAX_CLIENTS, MAX_DURATION, MAX_RATE_ERROR_PPM, MAX_SPAN,
     NetworkConfig, Provenance, SimConfig, SimConfigError, Swarm, WorkloadConfig,
 };
 pub use fault::{
-    Aim, AimedFault, Anchor, Budget, Fault, FaultBudget, FaultPlan, ScheduledFault, SwarmFaults,
+    Aim, AimedFault, Anchor, Fault, FaultBudget, FaultClass, FaultPlan, KindBudget, ScheduledFault,
+    SwarmFaults,
 };
 pub use network::{Message, Payload};
 pub use outcome::{Outcome, Stats, SwarmRun};

@@ -281,7 +281,7 @@ pub enum StorageReply {
     derive(serde::Serialize),
     serde(tag = "check", rename_all = "kebab-case")
 )]
-pub enum Guard {
+pub enum Comparison {
     /// The storage has no protection: it checks nothing.
     Unprotected,
     /// The protection lets this kind of op through unchecked (a read when only writes are
@@ -303,26 +303,28 @@ pub enum Guard {
     CheckedEarlier,
 }
 
-impl Guard {
+impl Comparison {
     /// The check `protection` makes on `op`, given the largest token seen and the mark.
-    const fn of(op: StorageOp, protection: Protection, largest: u32, mark: u32) -> Guard {
+    const fn of(op: StorageOp, protection: Protection, largest: u32, mark: u32) -> Comparison {
         match (protection, op) {
-            (Protection::None, _) => Guard::Unprotected,
+            (Protection::None, _) => Comparison::Unprotected,
             (Protection::FencingToken, _)
             | (Protection::FencingOnWritesOnly, StorageOp::Write { .. }) => {
-                Guard::Token { largest }
+                Comparison::Token { largest }
             }
-            (Protection::RandomTokenCas, StorageOp::Write { .. }) => Guard::Owner { mark },
-            (Protection::FencingOnWritesOnly | Protection::RandomTokenCas, _) => Guard::Unchecked,
+            (Protection::RandomTokenCas, StorageOp::Write { .. }) => Comparison::Owner { mark },
+            (Protection::FencingOnWritesOnly | Protection::RandomTokenCas, _) => {
+                Comparison::Unchecked
+            }
         }
     }
 
     /// Whether the check lets `op` through.
     pub const fn allows(self, op: StorageOp) -> bool {
         match self {
-            Guard::Unprotected | Guard::Unchecked | Guard::CheckedEarlier => true,
-            Guard::Token { largest } => op.fence() >= largest,
-            Guard::Owner { mark } => mark == op.epoch(),
+            Comparison::Unprotected | Comparison::Unchecked | Comparison::CheckedEarlier => true,
+            Comparison::Token { largest } => op.fence() >= largest,
+            Comparison::Owner { mark } => mark == op.epoch(),
         }
     }
 }
@@ -358,8 +360,8 @@ impl Storage {
         &mut self,
         op: StorageOp,
         protection: Protection,
-    ) -> (StorageReply, Guard) {
-        let guard = Guard::of(op, protection, self.max_fence, self.owner);
+    ) -> (StorageReply, Comparison) {
+        let guard = Comparison::of(op, protection, self.max_fence, self.owner);
         if !guard.allows(op) {
             return (StorageReply::Rejected, guard);
         }
@@ -370,8 +372,8 @@ impl Storage {
     /// changing nothing. An op it allows is applied later with
     /// [`apply_checked`](Storage::apply_checked); one it refuses is refused by
     /// [`apply_guarded`](Storage::apply_guarded) with the same guard.
-    pub const fn check(&self, op: StorageOp, protection: Protection) -> Guard {
-        Guard::of(op, protection, self.max_fence, self.owner)
+    pub const fn check(&self, op: StorageOp, protection: Protection) -> Comparison {
+        Comparison::of(op, protection, self.max_fence, self.owner)
     }
 
     /// [`CheckAndApply::TwoStep`]'s second step: applies `op`, which passed its

@@ -49,7 +49,13 @@ mod state;
 mod successors;
 mod symmetry;
 
-pub use concrete::{TimedRun, TimedStep};
-pub use config::{MAX_CLIENTS, MAX_CLOCKS, MAX_NODES, StorageConfig, Unsupported, ZoneConfig};
-pub use explore::{Judgement, Options, Outcome, explore};
+pub use concrete::TimedRun;
+#[cfg(feature = "testing")]
+pub use concrete::TimedStep;
+#[cfg(feature = "testing")]
+pub use config::StorageConfig;
+pub use config::{Unsupported, ZoneConfig};
+#[cfg(feature = "testing")]
+pub use explore::Judgement;
+pub use explore::{Options, ZoneOutcome, explore};
 pub use successors::ZoneStep;

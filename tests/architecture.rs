@@ -7,6 +7,8 @@
 //!   types from it, never from `std::sync` or `std::thread::spawn`: a `std` type inside a loom
 //!   model is invisible to the checker, so a slip would make `tests/loom_watchdog.rs` pass
 //!   while checking nothing.
+//! - No two public types share a name: the crate's public API, walked from `src/lib.rs`
+//!   through `pub mod` and `pub use`, names each type once.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -522,4 +524,416 @@ fn the_length_count_runs_from_fn_to_its_closing_brace() {
         vec![("long".to_owned(), 1, 7), ("method".to_owned(), 10, 10)]
     );
     assert!(long_functions(&text, 10).is_empty());
+}
+
+/// The kinds of item that name a type: two public ones of one name are a collision.
+const TYPE_KINDS: &[&str] = &["struct", "enum", "trait", "type", "union"];
+
+/// Every kind of item a `pub` declaration can open with.
+const ITEM_KINDS: &[&str] = &[
+    "struct", "enum", "trait", "type", "union", "fn", "const", "static", "macro",
+];
+
+/// One module file's surface, as its top-level lines declare it: its `pub` items (name →
+/// kind), its child modules (name → whether `pub`) and what its `pub use` lines re-export
+/// (path, the name it gets). `pub(crate)` and `pub(super)` declarations are not `pub`.
+#[derive(Debug, Default)]
+struct Surface {
+    items: BTreeMap<String, String>,
+    children: BTreeMap<String, bool>,
+    uses: Vec<(Vec<String>, String)>,
+}
+
+/// What a name a module exports stands for: an item (its kind, and where it is declared: the
+/// same item re-exported twice is one item), a module, or something from another crate.
+#[derive(Clone, Debug, PartialEq)]
+enum Export {
+    Item { kind: String, origin: String },
+    Module(Vec<String>),
+    External,
+}
+
+/// The surface of one module file. Crude like the greps above: it reads the formatting
+/// `cargo fmt` gives, where an item at the top level starts in column 0. A declaration after
+/// `#[cfg(test)]` or a doctest-only `cfg` is no API; an inline `pub mod name { … }` is refused,
+/// since its contents would escape this reading.
+fn surface(text: &str) -> Surface {
+    let mut surface = Surface::default();
+    let mut test_only = false;
+    let mut lines = text.lines();
+    while let Some(line) = lines.next() {
+        let code = line.split("//").next().unwrap_or_default().trim_end();
+        if code.starts_with("#[") {
+            test_only |= code.contains("cfg(test)") || code.contains("doctest");
+            continue;
+        }
+        if code.is_empty() || code.starts_with(' ') || code.starts_with(')') {
+            continue;
+        }
+        let skip = std::mem::take(&mut test_only);
+        if skip {
+            continue;
+        }
+        // A `pub(crate)` module is read too: a `pub use` may re-export its `pub` items.
+        let declared = ["pub(crate) ", "pub(super) "]
+            .iter()
+            .find_map(|visibility| code.strip_prefix(visibility))
+            .unwrap_or(code);
+        if let Some(module) = declared
+            .strip_prefix("mod ")
+            .or(declared.strip_prefix("pub mod "))
+        {
+            let name = module
+                .strip_suffix(';')
+                .unwrap_or_else(|| panic!("`{code}`: an inline module; give it a file of its own"));
+            surface
+                .children
+                .insert(name.to_owned(), declared.starts_with("pub "));
+        } else if let Some(tree) = code.strip_prefix("pub use ") {
+            let mut statement = tree.to_owned();
+            while !statement.ends_with(';') {
+                let next = lines.next().expect("a `pub use` ends with `;`");
+                statement.push(' ');
+                statement.push_str(next.split("//").next().unwrap_or_default());
+            }
+            let statement = statement.split_whitespace().collect::<Vec<_>>().join(" ");
+            let statement = statement
+                .trim_end_matches(';')
+                .replace(", ", ",")
+                .replace("{ ", "{")
+                .replace(" }", "}");
+            surface.uses.extend(use_paths(&statement));
+        } else if let Some(declaration) = code.strip_prefix("pub ") {
+            let (kind, name) = item(declaration);
+            surface.items.insert(name, kind);
+        }
+    }
+    surface
+}
+
+/// The kind and name a `pub` declaration (after `pub `) declares: `const fn` is a function,
+/// `async`, `unsafe` and `extern "C"` qualify one.
+fn item(declaration: &str) -> (String, String) {
+    let words: Vec<&str> = declaration
+        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|word| !word.is_empty())
+        .collect();
+    let at = words
+        .iter()
+        .position(|word| ITEM_KINDS.contains(word))
+        .unwrap_or_else(|| panic!("`pub {declaration}`: no item kind this check knows"));
+    let at = if words[at] == "const" && words.get(at + 1) == Some(&"fn") {
+        at + 1
+    } else {
+        at
+    };
+    let name = words.get(at + 1).expect("an item has a name");
+    (words[at].to_owned(), (*name).to_owned())
+}
+
+/// The paths of one use tree (no spaces but around `as`), each with the name it gets:
+/// `a::{b, c::{d as e, self}}` is `a::b` as `b`, `a::c::d` as `e`, `a::c` as `c`.
+fn use_paths(tree: &str) -> Vec<(Vec<String>, String)> {
+    let Some(open) = tree.find('{') else {
+        let (path, alias) = match tree.split_once(" as ") {
+            Some((path, alias)) => (path, Some(alias)),
+            None => (tree, None),
+        };
+        let mut segments: Vec<String> = path.split("::").map(str::to_owned).collect();
+        if segments.last().is_some_and(|last| last == "self") {
+            segments.pop();
+        }
+        let name = alias.map_or_else(
+            || segments.last().cloned().unwrap_or_default(),
+            str::to_owned,
+        );
+        return vec![(segments, name)];
+    };
+    let (head, inner) = (&tree[..open], &tree[open + 1..tree.len() - 1]);
+    let mut parts = Vec::new();
+    let (mut depth, mut start) = (0, 0);
+    for (at, c) in inner.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => depth -= 1,
+            ',' if depth == 0 => {
+                parts.push(&inner[start..at]);
+                start = at + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&inner[start..]);
+    parts
+        .into_iter()
+        .filter(|part| !part.is_empty())
+        .flat_map(|part| use_paths(&format!("{head}{part}")))
+        .collect()
+}
+
+/// Every module file of the crate, by module path, read through `read` (a path under `src/`:
+/// `lib.rs`, `a.rs`, `a/b.rs` or `a/b/mod.rs`), from the root down through every `mod`.
+fn module_tree(read: &dyn Fn(&str) -> Option<String>) -> BTreeMap<Vec<String>, Surface> {
+    let mut tree = BTreeMap::new();
+    let mut pending = vec![Vec::<String>::new()];
+    while let Some(module) = pending.pop() {
+        let text = if module.is_empty() {
+            read("lib.rs")
+        } else {
+            let base = module.join("/");
+            read(&format!("{base}.rs")).or_else(|| read(&format!("{base}/mod.rs")))
+        };
+        let text = text.unwrap_or_else(|| panic!("no file for module {module:?}"));
+        let surface = surface(&text);
+        for child in surface.children.keys() {
+            pending.push([module.clone(), vec![child.clone()]].concat());
+        }
+        tree.insert(module, surface);
+    }
+    tree
+}
+
+/// Every name `module` exports (its `pub` items, its `pub mod`s and its `pub use`s), resolved
+/// to what it stands for.
+fn exports(tree: &BTreeMap<Vec<String>, Surface>, module: &[String]) -> BTreeMap<String, Export> {
+    let surface = &tree[module];
+    let origin = |name: &str| {
+        format!(
+            "{}::{name}",
+            [&["crate".to_owned()], module].concat().join("::")
+        )
+    };
+    let mut out: BTreeMap<String, Export> = surface
+        .items
+        .iter()
+        .map(|(name, kind)| {
+            (
+                name.clone(),
+                Export::Item {
+                    kind: kind.clone(),
+                    origin: origin(name),
+                },
+            )
+        })
+        .collect();
+    for (child, public) in &surface.children {
+        if *public {
+            out.insert(
+                child.clone(),
+                Export::Module([module, std::slice::from_ref(child)].concat()),
+            );
+        }
+    }
+    for (path, name) in &surface.uses {
+        let first = [module, &path[..1]].concat();
+        if !matches!(path[0].as_str(), "crate" | "self" | "super") && !tree.contains_key(&first) {
+            out.insert(name.clone(), Export::External);
+            continue;
+        }
+        let target = resolve(module, &path[..path.len() - 1]);
+        let last = &path[path.len() - 1];
+        if last == "*" {
+            for (glob, export) in exports(tree, &target) {
+                out.entry(glob).or_insert(export);
+            }
+            continue;
+        }
+        let child = [target.clone(), vec![last.clone()]].concat();
+        let export = if tree.contains_key(&child) {
+            Export::Module(child)
+        } else {
+            exports(tree, &target).remove(last).unwrap_or_else(|| {
+                panic!(
+                    "`pub use {}` in {module:?}: no such public item",
+                    path.join("::")
+                )
+            })
+        };
+        out.insert(name.clone(), export);
+    }
+    out
+}
+
+/// The module that a path of this crate's modules names from `module`.
+fn resolve(module: &[String], segments: &[String]) -> Vec<String> {
+    let mut at = module.to_vec();
+    for segment in segments {
+        match segment.as_str() {
+            "crate" => at.clear(),
+            "self" => {}
+            "super" => {
+                at.pop();
+            }
+            name => at.push(name.to_owned()),
+        }
+    }
+    at
+}
+
+/// Every public type of the crate, as (the public path it is reached by, where it is
+/// declared), walking from the root through `pub mod`s.
+fn public_types(tree: &BTreeMap<Vec<String>, Surface>) -> Vec<(String, String)> {
+    let mut found = Vec::new();
+    let mut pending = vec![Vec::<String>::new()];
+    while let Some(module) = pending.pop() {
+        for (name, export) in exports(tree, &module) {
+            match export {
+                Export::Module(child) if child == [module.clone(), vec![name.clone()]].concat() => {
+                    pending.push(child);
+                }
+                Export::Item { kind, origin } if TYPE_KINDS.contains(&kind.as_str()) => {
+                    let path = [&["crate".to_owned()], &module[..], &[name]].concat();
+                    found.push((path.join("::"), origin));
+                }
+                _ => {}
+            }
+        }
+    }
+    found
+}
+
+/// Each name that two distinct public types share, with where each is declared.
+fn colliding_names(tree: &BTreeMap<Vec<String>, Surface>) -> Vec<String> {
+    let mut by_name: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (path, origin) in public_types(tree) {
+        let name = path.rsplit("::").next().expect("a path").to_owned();
+        by_name.entry(name).or_default().insert(origin);
+    }
+    by_name
+        .into_iter()
+        .filter(|(_, origins)| origins.len() > 1)
+        .map(|(name, origins)| format!("`{name}`: {}", Vec::from_iter(origins).join(", ")))
+        .collect()
+}
+
+#[test]
+fn no_two_public_types_share_a_name() {
+    let src = src();
+    let tree = module_tree(&|path| fs::read_to_string(src.join(path)).ok());
+    let types = public_types(&tree);
+    assert!(
+        types.len() > 100,
+        "expected the crate's public types, found {types:?}"
+    );
+    let collisions = colliding_names(&tree);
+    assert!(
+        collisions.is_empty(),
+        "public types of one name (rename one, or make it `pub(crate)`):\n{}",
+        collisions.join("\n")
+    );
+}
+
+#[test]
+fn the_name_check_fires_on_two_public_types_of_one_name() {
+    let files: BTreeMap<&str, &str> = [
+        (
+            "lib.rs",
+            "//! A crate.\npub mod a;\nmod b;\npub use a::Outcome;\npub use b::{Thing, self as c};\n#[cfg(test)]\nmod tests;\n#[cfg(doctest)]\npub struct Readme;\npub use rand_core;\n",
+        ),
+        (
+            "a.rs",
+            "mod inner;\npub(crate) mod deep;\npub use inner::{\n    Outcome, Same,\n};\npub use super::b::Outcome as Other;\npub use deep::Same as Twin;\npub struct Thing;\npub(crate) struct Readme;\n",
+        ),
+        ("a/deep.rs", "pub struct Same;\n"),
+        (
+            "a/inner.rs",
+            "pub struct Outcome;\npub enum Same {}\npub(crate) struct Hidden;\npub const fn Thing() {}\n",
+        ),
+        (
+            "b.rs",
+            "pub struct Thing;\npub struct Outcome; // reached only as `a::Other`\npub struct Same;\n",
+        ),
+    ]
+    .into_iter()
+    .collect();
+    let tree = module_tree(&|path| files.get(path).map(|text| (*text).to_owned()));
+    assert_eq!(
+        public_types(&tree).len(),
+        7,
+        "a::{{Other, Outcome, Same, Thing, Twin}}, Outcome and Thing: {:?}",
+        public_types(&tree)
+    );
+    assert_eq!(
+        colliding_names(&tree),
+        vec!["`Thing`: crate::a::Thing, crate::b::Thing".to_owned()]
+    );
+}
+
+/// What a face file (`src/x.rs` beside a folder `src/x/`) holds besides declarations: every
+/// statement that is not a `mod` or a `use`, by its first words. Comments and attributes are
+/// left out; a face file says what its folder has and lets the children hold the code.
+fn face_offences(text: &str) -> Vec<String> {
+    let code: String = text
+        .lines()
+        .filter(|line| !line.trim_start().starts_with("//"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let mut plain = String::new();
+    let mut depth = 0usize;
+    let mut chars = code.chars().peekable();
+    while let Some(c) = chars.next() {
+        let opens = c == '#' && matches!(chars.peek(), Some('[' | '!'));
+        if opens || (depth > 0 && c == '[') {
+            depth += 1;
+            if c == '#' && chars.peek() == Some(&'!') {
+                chars.next();
+            }
+            if c == '#' {
+                chars.next();
+            }
+        } else if depth > 0 && c == ']' {
+            depth -= 1;
+        } else if depth == 0 {
+            plain.push(c);
+        }
+    }
+    plain
+        .split(';')
+        .map(str::trim)
+        // A block's closing brace is left over after its inner statements: the block's
+        // opening statement is the offence.
+        .filter(|statement| !statement.is_empty() && *statement != "}")
+        .filter(|statement| {
+            let words = statement
+                .trim_start_matches("pub(crate) ")
+                .trim_start_matches("pub ");
+            !(words.starts_with("mod ") || words.starts_with("use "))
+        })
+        .map(|statement| statement.lines().next().unwrap_or_default().to_owned())
+        .collect()
+}
+
+#[test]
+fn face_files_only_declare_and_re_export() {
+    let src = src();
+    let mut paths = Vec::new();
+    rust_files(&src, &mut paths);
+    let mut offences = Vec::new();
+    for path in paths {
+        if !path.with_extension("").is_dir() {
+            continue;
+        }
+        let text = fs::read_to_string(&path).unwrap();
+        for statement in face_offences(&text) {
+            offences.push(format!("{}: `{statement}`", path.display()));
+        }
+    }
+    assert!(
+        offences.is_empty(),
+        "face files hold code; move it into a child module:\n{}",
+        offences.join("\n")
+    );
+}
+
+#[test]
+fn the_face_check_fires_on_code_and_not_on_declarations() {
+    let face = "//! Docs; with a semicolon.\n#![allow(x, reason = \"a [b]; c\")]\n\
+                mod a;\n#[cfg(feature = \"m\")]\npub mod b;\npub use a::{X, Y};\n\
+                pub(crate) use b::Z;\n";
+    assert_eq!(face_offences(face), Vec::<String>::new());
+    let code = format!("{face}pub const N: usize = 3;\npub trait T {{\n    fn f();\n}}\n");
+    assert_eq!(
+        face_offences(&code),
+        ["pub const N: usize = 3", "pub trait T {"]
+    );
 }

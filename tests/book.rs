@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 
 use redlock_lab::catalog::{self, CATALOG};
 use redlock_lab::check::{self, Check};
-use redlock_lab::model::Event;
+use redlock_lab::event::Event;
 use redlock_lab::scenario::Scenario;
 use serde_json::Value;
 

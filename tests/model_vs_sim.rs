@@ -21,7 +21,6 @@ use std::sync::OnceLock;
 use proptest::prelude::*;
 use proptest::strategy::BoxedStrategy;
 use proptest::test_runner::{TestCaseError, TestRunner};
-use redlock_lab::actor::Process;
 use redlock_lab::catalog::CATALOG;
 use redlock_lab::check::{Check, Report};
 use redlock_lab::scenario::{Scenario, Verdict, property};
@@ -108,7 +107,7 @@ fn schedules(config: &SimConfig) -> BoxedStrategy<Vec<ScheduledFault>> {
     let (pinned_node, pinned_client) = (budget.pinned_node, budget.pinned_client);
     let crash_aim = budget.client_crash_aim;
     let mut kinds: Vec<BoxedStrategy<Vec<ScheduledFault>>> = Vec::new();
-    for (name, kind) in budget.kinds() {
+    for (class, kind) in budget.kinds() {
         if kind.count == 0 {
             continue;
         }
@@ -116,51 +115,12 @@ fn schedules(config: &SimConfig) -> BoxedStrategy<Vec<ScheduledFault>> {
             move |(at, size, node, client)| {
                 let node = pinned_node.unwrap_or(node);
                 let client = pinned_client.unwrap_or(client);
-                let step = size as i64;
-                let fault = match name {
-                    "node_jumps_forward" => Fault::ClockJump {
-                        process: Process::node(node),
-                        by_ms: step,
-                    },
-                    "node_jumps_backward" => Fault::ClockJump {
-                        process: Process::node(node),
-                        by_ms: -step,
-                    },
-                    "client_jumps_forward" => Fault::ClockJump {
-                        process: Process::client(client),
-                        by_ms: step,
-                    },
-                    "client_jumps_backward" => Fault::ClockJump {
-                        process: Process::client(client),
-                        by_ms: -step,
-                    },
-                    "crashes" => Fault::Crash {
-                        node,
-                        downtime: Millis(size),
-                    },
-                    "pauses" => Fault::Pause {
-                        client,
-                        duration: Millis(size),
-                    },
-                    "isolations" => Fault::Isolate {
-                        node,
-                        duration: Millis(size),
-                    },
-                    "storage_delays" => Fault::DelayStorageOp {
-                        client,
-                        extra: Millis(size),
-                    },
-                    "request_delays" | "request_stalls" => Fault::DelayRequest {
-                        client,
-                        node,
-                        extra: Millis(size),
-                    },
-                    "failovers" => Fault::Failover,
-                    "client_crashes" => Fault::CrashClient {
+                let fault = match class.make(node, client, Millis(size)) {
+                    Fault::CrashClient { client, .. } => Fault::CrashClient {
                         client: crash_aim.client.map_or(client, usize::from),
                         when: crash_aim.when,
                     },
-                    other => panic!("a fault kind this test does not know: {other}"),
+                    fault => fault,
                 };
                 ScheduledFault {
                     at: Millis(at),

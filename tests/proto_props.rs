@@ -24,8 +24,8 @@ use rand_chacha::ChaCha8Rng;
 use rand_core::SeedableRng;
 use redlock_lab::node::{NodeState, Persistence};
 use redlock_lab::proto::{
-    AcquireOutcome, Answer, Command, Config, DriftPolicy, Event, Fencing, Lock, Next, NodeId, Op,
-    Reply, RetryPolicy, RoundId, Token, UnlockMode,
+    AcquireOutcome, Answer, Command, Config, DriftPolicy, Fencing, Lock, LockEvent, Next, NodeId,
+    Op, Reply, RetryPolicy, RoundId, Token, UnlockMode,
 };
 use redlock_lab::storage::{Protection, Storage, StorageOp, StorageReply};
 use redlock_lab::time::Millis;
@@ -127,7 +127,7 @@ struct Driver {
 
 struct Batch {
     commands: Vec<Command>,
-    events: Vec<Event>,
+    events: Vec<LockEvent>,
 }
 
 impl Driver {
@@ -224,7 +224,7 @@ proptest! {
         let quorum = setup.config.quorum();
         drive(&setup, &steps, |driver, current, batch| {
             for event in &batch.events {
-                if let Event::Acquired { token, nodes, .. } = event {
+                if let LockEvent::Acquired { token, nodes, .. } = event {
                     let round = current.expect("an acquisition answers a round");
                     let log = &driver.rounds[&round];
                     prop_assert_eq!(Some(*token), log.token);
@@ -250,7 +250,7 @@ proptest! {
         let budget = params.ttl - params.drift;
         drive(&setup, &steps, |driver, current, batch| {
             for event in &batch.events {
-                if let Event::Acquired { validity, deadline, .. } = event {
+                if let LockEvent::Acquired { validity, deadline, .. } = event {
                     let t1 = driver.rounds[&current.expect("a round")].t1;
                     prop_assert!(*validity <= budget, "validity {} > {}", validity, budget);
                     prop_assert!(*validity > Millis::ZERO);
@@ -273,7 +273,7 @@ proptest! {
         let unlock = setup.config.unlock;
         drive(&setup, &steps, |driver, current, batch| {
             for event in &batch.events {
-                if matches!(event, Event::Retrying { .. } | Event::NotAcquired { .. }) {
+                if matches!(event, LockEvent::Retrying { .. } | LockEvent::NotAcquired { .. }) {
                     let token = driver.rounds[&current.expect("a round")].token.expect("token");
                     let expected = match unlock {
                         UnlockMode::CompareAndDelete => Op::DelIfEq { token },
@@ -311,8 +311,10 @@ fn the_failed_round_property_is_exercised() {
         drive(&setup, &steps, |_, _, batch| {
             for event in &batch.events {
                 match event {
-                    Event::Retrying { .. } | Event::NotAcquired { .. } => failed_rounds += 1,
-                    Event::Acquired { .. } => acquired += 1,
+                    LockEvent::Retrying { .. } | LockEvent::NotAcquired { .. } => {
+                        failed_rounds += 1
+                    }
+                    LockEvent::Acquired { .. } => acquired += 1,
                     _ => {}
                 }
             }

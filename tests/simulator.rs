@@ -399,7 +399,7 @@ fn fencing_reads_as_well_as_writes_matters() {
     config.workload.protection = Protection::FencingOnWritesOnly;
     config.stop_on_violation = false;
     config.faults = FaultPlan::Generated(FaultBudget {
-        storage_delays: sim::Budget::new(8, Millis(20), Millis(300)),
+        storage_delays: sim::KindBudget::new(8, Millis(20), Millis(300)),
         ..FaultBudget::NONE
     });
     find_violation(&config, 300, Property::NoLostUpdate);
@@ -1030,7 +1030,7 @@ fn a_bridged_storage_op_lands_within_the_models_ticks() {
     assert_eq!(config.workload.op_arrival_cap, Some(Millis(19)));
     // Without pauses, so that the cap is never stretched.
     if let FaultPlan::Generated(budget) = &mut config.faults {
-        budget.pauses = sim::Budget::NONE;
+        budget.pauses = sim::KindBudget::NONE;
     }
     let mut latest = 0;
     for seed in 0..300 {
@@ -1154,7 +1154,7 @@ fn a_check_too_late_in_its_tick_waits_for_the_next_and_its_op_lands_in_that_tick
     assert_eq!(config.workload.op_arrival_cap, Some(Millis(9)));
     // Without pauses, so that the cap is never stretched.
     if let FaultPlan::Generated(budget) = &mut config.faults {
-        budget.pauses = sim::Budget::NONE;
+        budget.pauses = sim::KindBudget::NONE;
     }
     let mut checks = 0;
     for seed in 0..500 {

@@ -11,7 +11,7 @@ use expect_test::{Expect, expect};
 use redlock_lab::actor::{Actor, Process};
 use redlock_lab::catalog::{self, CATALOG, LookupError};
 use redlock_lab::check::{self, Check, Engine, Report};
-use redlock_lab::model::Event;
+use redlock_lab::event::Event;
 use redlock_lab::scenario::{Scenario, Verdict, property};
 use redlock_lab::sim::SimConfig;
 use redlock_lab::time::Millis;

@@ -8,7 +8,8 @@ mod common;
 use expect_test::expect_file;
 use redlock_lab::catalog::{self, CATALOG};
 use redlock_lab::check::{self, Check, Told};
-use redlock_lab::model::{Event, breaks};
+use redlock_lab::event::Event;
+use redlock_lab::model::breaks;
 use redlock_lab::property::Property;
 use redlock_lab::scenario::{Scenario, Verdict};
 

@@ -13,8 +13,8 @@ use redlock_lab::check::{Check, DISCRETE_TICKS, Engine, Report, largest_constant
 use redlock_lab::model::RedlockModel;
 use redlock_lab::property::Property;
 use redlock_lab::scenario::{Bound, Scenario, Verdict};
+use redlock_lab::testing::{Options, ZoneConfig, ZoneStep, explore};
 use redlock_lab::time::Millis;
-use redlock_lab::zones::{Options, ZoneConfig, ZoneStep, explore};
 use stateright::Model;
 
 fn catalog() -> Vec<PathBuf> {
@@ -323,13 +323,15 @@ fn every_catalog_scenario_the_zone_engine_models_gets_the_discrete_verdicts() {
         table,
         "docs/zones.md's catalog table is stale: run with UPDATE_EXPECT=1"
     );
-    // The README says how much of the catalog the engine takes.
+    // The README and docs/scale.md say how much of the catalog the engine takes.
     let modelled = table.matches("| models").count();
     let total = catalog().len();
-    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
-        .expect("README.md");
     let claim = format!("({modelled} of its {total} files)");
-    assert!(readme.contains(&claim), "the README should say {claim}");
+    for file in ["README.md", "docs/scale.md"] {
+        let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(file))
+            .unwrap_or_else(|e| panic!("{file}: {e}"));
+        assert!(text.contains(&claim), "{file} should say {claim}");
+    }
     // The boundary pairs are among the files the engine models, so the test cannot pass on
     // an empty list.
     for name in [

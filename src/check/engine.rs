@@ -15,9 +15,10 @@ pub enum Engine {
     Auto,
     /// Discrete time: one state per clock reading, every feature and property, stories.
     Discrete,
-    /// Symbolic time ([`crate::zones`]): a state per zone, whatever the constants; mutual
-    /// exclusion, `lock acquired` and the storage properties on the features
-    /// [`ZoneConfig::from_scenario`](crate::zones::ZoneConfig::from_scenario) accepts.
+    /// Symbolic time (the zone engine, `src/zones/`): a state per zone, whatever the
+    /// constants; mutual exclusion, `lock acquired` and the storage properties on the features
+    /// the zone engine accepts (what it refuses, [`Check::engine`](crate::check::Check::engine)
+    /// names as an [`Unsupported`](crate::check::Unsupported)).
     Zones,
 }
 

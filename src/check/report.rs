@@ -127,7 +127,9 @@ pub struct Report {
     pub clients: usize,
     /// Unique states explored, summed over the runs of the check: the verdict run, the
     /// breadth-first search for the shortest counterexample when an `always` property is
-    /// violated, and the liveness run when `[expect]` names `eventually acquired`.
+    /// violated, and the liveness run when `[expect]` names `eventually acquired`. A
+    /// breadth-first probe that hands over to depth first is not counted: depth first
+    /// explores its states again, and where the probe stops depends on timing.
     pub unique_states: usize,
     /// The longest path explored, in steps from the initial state, over the runs.
     pub max_depth: usize,

@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use crate::property::Property;
-use crate::zones::{self, Options, Outcome, TimedRun, ZoneConfig};
+use crate::zones::{self, Options, TimedRun, ZoneConfig, ZoneOutcome};
 
 use super::concrete::model_steps;
 use super::engine::Engine;
@@ -44,7 +44,7 @@ impl Check {
     }
 
     /// The properties the zone engine judges, in report order.
-    fn zone_properties(&self, outcome: &Outcome) -> Vec<PropertyReport> {
+    fn zone_properties(&self, outcome: &ZoneOutcome) -> Vec<PropertyReport> {
         outcome
             .judgements
             .iter()

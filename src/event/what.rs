@@ -6,7 +6,7 @@ use std::fmt;
 use crate::actor::Actor;
 use crate::fault::FaultKind;
 use crate::proto::{Failure, NodeSet};
-use crate::storage::{Guard, StorageOp};
+use crate::storage::{Comparison, StorageOp};
 
 /// A set of nodes, told as `n1 n2 n3` (and serialised as `["n1", "n2", "n3"]`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -287,7 +287,7 @@ pub enum Event {
         /// Whether the storage applied it (a fencing check may reject it).
         applied: bool,
         /// What the storage's protection compared to apply or reject it.
-        guard: Guard,
+        guard: Comparison,
         /// The counter afterwards.
         counter: u32,
         /// The sender no longer believes it holds the lock.
@@ -297,14 +297,14 @@ pub enum Event {
     },
     /// A storage that checks and applies in two steps (`[storage] check = "two-step"`) lets a
     /// holder's op through its check; it applies the op in a later step ([`Event::OpArrived`]
-    /// with [`Guard::CheckedEarlier`]), other ops free to run in between.
+    /// with [`Comparison::CheckedEarlier`]), other ops free to run in between.
     OpChecked {
         /// Whose op.
         client: Actor,
         /// The op.
         op: StorageOp,
         /// What the storage's protection compared to let it through.
-        guard: Guard,
+        guard: Comparison,
         /// The sender no longer believes it holds the lock.
         stale: bool,
         /// Ticks the op spent in the network beyond the instant, when it was not paused.

@@ -6,7 +6,7 @@ use std::fmt;
 use crate::actor::Actor;
 use crate::node::Persistence;
 use crate::proto::UnlockMode;
-use crate::storage::{Guard, StorageOp, ordinal};
+use crate::storage::{Comparison, StorageOp, ordinal};
 use crate::time::Unit;
 
 use super::what::Event;
@@ -572,7 +572,7 @@ fn tell_op_at_storage(
     op: &StorageOp,
     stale: bool,
     delayed_by: u32,
-    guard: Guard,
+    guard: Comparison,
 ) -> fmt::Result {
     write!(f, "{verb} {client}'s {op}")?;
     if delayed_by > 0 {
@@ -585,28 +585,30 @@ fn tell_op_at_storage(
     write!(f, ": {}", guard_words(guard, op))
 }
 
-/// Why the storage took or refused `op`: the comparison its protection made ([`Guard`]).
-fn guard_words(guard: Guard, op: &StorageOp) -> String {
+/// Why the storage took or refused `op`: the comparison its protection made ([`Comparison`]).
+fn guard_words(guard: Comparison, op: &StorageOp) -> String {
     let token = op.fence();
     let applied = guard.allows(*op);
     match guard {
-        Guard::Unprotected => "the storage checks no token".to_owned(),
-        Guard::Unchecked => format!("the storage does not check a {}", op.action()),
-        Guard::Token { largest: 0 } => format!("token {token} is the first the storage checks"),
-        Guard::Token { largest } if applied => {
+        Comparison::Unprotected => "the storage checks no token".to_owned(),
+        Comparison::Unchecked => format!("the storage does not check a {}", op.action()),
+        Comparison::Token { largest: 0 } => {
+            format!("token {token} is the first the storage checks")
+        }
+        Comparison::Token { largest } if applied => {
             format!("token {token} is not below {largest}, the largest the storage has accepted")
         }
-        Guard::Token { largest } => {
+        Comparison::Token { largest } => {
             format!("token {token} is below {largest}, the largest the storage has accepted")
         }
-        Guard::Owner { mark } if applied => {
+        Comparison::Owner { mark } if applied => {
             format!("the storage's mark is still its token {mark}")
         }
-        Guard::Owner { mark: 0 } => "the storage was never marked".to_owned(),
-        Guard::CheckedEarlier => {
+        Comparison::Owner { mark: 0 } => "the storage was never marked".to_owned(),
+        Comparison::CheckedEarlier => {
             "it passed the storage's check when it arrived, and is not checked again".to_owned()
         }
-        Guard::Owner { mark } => {
+        Comparison::Owner { mark } => {
             format!("the storage's mark is token {mark}, not its {}", op.epoch())
         }
     }

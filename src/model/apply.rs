@@ -9,7 +9,7 @@
 use crate::node::{Availability, Entry};
 use crate::proto::{self, Effects, LockPhase, NodeId, Op, Reply, Request, RoundKind};
 use crate::scenario::{MAX_MODEL_NODES, UNBOUNDED_EXTENSIONS};
-use crate::storage::{CheckAndApply, Guard, Protection, StorageOp, StorageReply};
+use crate::storage::{CheckAndApply, Comparison, Protection, StorageOp, StorageReply};
 use crate::time::Millis;
 
 use super::event::owner_on;
@@ -462,7 +462,7 @@ impl World {
         let t2 = self.client_clock(c).since_origin();
         let by_write_back = matches!(decided, Phase::Acquiring(r) if r.kind == RoundKind::Fence);
         match effects.event {
-            Some(proto::Event::Acquired {
+            Some(proto::LockEvent::Acquired {
                 validity,
                 deadline,
                 nodes,
@@ -478,15 +478,16 @@ impl World {
                 ideal_token: self.ideal_token(c),
             },
             Some(
-                proto::Event::Retrying { failure, .. } | proto::Event::NotAcquired { failure, .. },
+                proto::LockEvent::Retrying { failure, .. }
+                | proto::LockEvent::NotAcquired { failure, .. },
             ) => Event::NotAcquired {
                 t2,
-                gives_up: matches!(effects.event, Some(proto::Event::NotAcquired { .. })),
+                gives_up: matches!(effects.event, Some(proto::LockEvent::NotAcquired { .. })),
                 failure,
                 deleted: deleted.others,
                 freed: Nodes(deleted.own),
             },
-            Some(proto::Event::Extended {
+            Some(proto::LockEvent::Extended {
                 deadline, nodes, ..
             }) => Event::Extended {
                 on: Nodes(nodes.applied.difference(uncounted)),
@@ -540,7 +541,7 @@ impl World {
                 Op::DelIfEq { .. } | Op::Del => deleted = self.release_at_once::<T>(c, request),
             }
         }
-        if let Some(proto::Event::Acquired { .. }) = effects.event {
+        if let Some(proto::LockEvent::Acquired { .. }) = effects.event {
             self.epochs += 1;
             self.acquired |= 1 << c;
             self.reset_fences(c, true);
@@ -692,7 +693,7 @@ impl World {
         // op is checked against its clock anyway.
         let (reply, guard) = if work.checked {
             let reply = self.storage.apply_checked(op, protection);
-            (reply, Guard::CheckedEarlier)
+            (reply, Comparison::CheckedEarlier)
         } else {
             self.storage.apply_guarded(op, protection)
         };

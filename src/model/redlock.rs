@@ -14,7 +14,7 @@ use super::shape::{self, Mode};
 use super::step::Step;
 use super::svg;
 use super::told::{self, narrate_path};
-use super::world::{Budget, ClientSlot, Fences, NodeSlot, World};
+use super::world::{ClientSlot, FaultsLeft, Fences, NodeSlot, World};
 
 /// A user-defined invariant over a read-only [`World`].
 pub type InvariantFn = Arc<dyn Fn(&World) -> bool + Send + Sync>;
@@ -149,7 +149,7 @@ impl RedlockModel {
     }
 
     /// The run of `scenario` in `mode`.
-    pub fn with_mode(scenario: &Scenario, mode: Mode) -> RedlockModel {
+    pub(crate) fn with_mode(scenario: &Scenario, mode: Mode) -> RedlockModel {
         RedlockModel {
             shape: shape::intern(shape::Shape::new(scenario, mode)),
             scenario: Arc::new(scenario.clone()),
@@ -426,11 +426,6 @@ impl RedlockModel {
         &self.scenario
     }
 
-    /// Safety or liveness run.
-    pub fn mode(&self) -> Mode {
-        self.shape.mode
-    }
-
     /// The initial state: every clock at the same reading, every node up and empty.
     pub fn initial(&self) -> World {
         let shape = &self.shape;
@@ -446,7 +441,7 @@ impl RedlockModel {
             replica: shape.failover.map(|_| NodeState::new()),
             clients: [ClientSlot::new(); MAX_MODEL_CLIENTS],
             storage: Storage::default(),
-            budget: Budget {
+            budget: FaultsLeft {
                 jumps: shape.jumps,
                 crashes: shape.crashes,
                 client_crashes: shape.client_crashes,
@@ -478,7 +473,7 @@ impl RedlockModel {
     }
 
     /// Every step of `path` (states with the step taken from each; the last step is `None`)
-    /// in one line each, told from the path's events (see [`narrate_path`]): the `--json`
+    /// in one line each, told from the path's events (see `narrate_path`): the `--json`
     /// counterexample.
     pub fn describe_path(&self, path: &[(World, Option<Step>)]) -> Vec<String> {
         let told = narrate_path(path);

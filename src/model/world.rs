@@ -24,7 +24,7 @@ pub struct NodeSlot {
     pub setter: u8,
 }
 
-/// What a client is doing, as reports and user invariants see it: the core's [`LockPhase`]
+/// What a client is doing, as reports and user invariants see it: the core's `LockPhase`
 /// with the holder's storage work and the lock epoch added (see [`World::phase`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Phase {
@@ -221,7 +221,7 @@ pub struct Fences {
 
 /// Fault budgets left.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct Budget {
+pub struct FaultsLeft {
     /// Clock jumps left.
     pub jumps: u8,
     /// Node crashes left.
@@ -256,13 +256,13 @@ pub struct World {
     /// The guarded counter (the core's value).
     pub storage: Storage,
     /// Fault budgets left.
-    pub budget: Budget,
+    pub(crate) budget: FaultsLeft,
     /// Successful acquisitions so far.
     pub epochs: u8,
     /// Bit `c`: client `c` has acquired at least once.
     pub acquired: u8,
     /// Where the fencing tokens come from, besides the lock nodes' counters (`fence.rs`).
-    pub fences: Fences,
+    pub(crate) fences: Fences,
 }
 
 impl std::fmt::Debug for World {

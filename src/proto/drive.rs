@@ -16,7 +16,7 @@ use super::command::{Command, RoundId};
 use super::lock::Lock;
 use super::outcome::{AcquireOutcome, Extension};
 use super::round::Tally;
-use super::state::{Event, LockPhase, UsageError};
+use super::state::{LockEvent, LockPhase, UsageError};
 use crate::time::Millis;
 
 /// What a driver does next for the operation in progress.
@@ -55,10 +55,10 @@ impl<R: RngCore> Lock<R> {
             return Ok(batch);
         }
         match self.take_ended() {
-            Some(Event::Acquired { .. }) => Ok(Next::Done(AcquireOutcome::Acquired {
+            Some(LockEvent::Acquired { .. }) => Ok(Next::Done(AcquireOutcome::Acquired {
                 heard: self.heard_set,
             })),
-            Some(Event::NotAcquired {
+            Some(LockEvent::NotAcquired {
                 failure, attempts, ..
             }) => {
                 let n = usize::from(self.params.node_count);
@@ -81,10 +81,10 @@ impl<R: RngCore> Lock<R> {
             return Ok(batch);
         }
         match self.take_ended() {
-            Some(Event::Extended {
+            Some(LockEvent::Extended {
                 deadline, nodes, ..
             }) => Ok(Next::Done(Extension::Extended { deadline, nodes })),
-            Some(Event::NotExtended { failure, nodes }) => {
+            Some(LockEvent::NotExtended { failure, nodes }) => {
                 Ok(Next::Done(Extension::NotExtended { failure, nodes }))
             }
             _ => match self.state.phase() {
@@ -103,7 +103,7 @@ impl<R: RngCore> Lock<R> {
             return batch;
         }
         match (self.take_ended(), self.state.phase()) {
-            (Some(Event::Released { nodes }), _) => Next::Done(nodes),
+            (Some(LockEvent::Released { nodes }), _) => Next::Done(nodes),
             (_, LockPhase::Releasing(release)) => Next::WaitUntil(release.deadline(&self.params)),
             _ => Next::Done(Tally::default()),
         }
@@ -116,15 +116,15 @@ impl<R: RngCore> Lock<R> {
 
     /// Drains the event queue and returns the event that ended the operation in progress, if
     /// one has (kept, so that asking again gives the same answer).
-    fn take_ended(&mut self) -> Option<Event> {
+    fn take_ended(&mut self) -> Option<LockEvent> {
         for event in self.events.drain(..) {
             if matches!(
                 event,
-                Event::Acquired { .. }
-                    | Event::NotAcquired { .. }
-                    | Event::Extended { .. }
-                    | Event::NotExtended { .. }
-                    | Event::Released { .. }
+                LockEvent::Acquired { .. }
+                    | LockEvent::NotAcquired { .. }
+                    | LockEvent::Extended { .. }
+                    | LockEvent::NotExtended { .. }
+                    | LockEvent::Released { .. }
             ) {
                 self.ended = Some(event);
             }

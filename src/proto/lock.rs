@@ -9,15 +9,15 @@ use super::command::{Command, NodeId, RoundId, Token};
 use super::config::{Config, ConfigError, LockParams, RetryPolicy};
 use super::outcome::Heard;
 use super::round::{Lease, RoundKind};
-use super::state::{Answer, Effects, Entropy, Event, LockPhase, LockState, UsageError};
+use super::state::{Answer, Effects, Entropy, LockEvent, LockPhase, LockState, UsageError};
 use crate::time::Millis;
 
 /// One lock on one resource across `N` nodes, from the first `SET` to the last release.
 ///
 /// The lock never performs I/O and never reads a clock: every input carries `now`, the
-/// *client's* clock reading, and every output is a [`Command`] for some driver to send or an
-/// [`Event`] for the caller. Randomness (tokens, retry jitter) comes from the `R` you pass in —
-/// a CSPRNG in production, a seeded generator in the simulator.
+/// *client's* clock reading, and every output is a [`Command`] for some driver to send or a
+/// [`LockEvent`] for the caller. Randomness (tokens, retry jitter) comes from the `R` you pass
+/// in — a CSPRNG in production, a seeded generator in the simulator.
 ///
 /// A driver loops on the `poll_*` method of the operation it started
 /// ([`poll_acquisition`](Lock::poll_acquisition), [`poll_extension`](Lock::poll_extension),
@@ -28,18 +28,18 @@ use crate::time::Millis;
 /// [`poll_timeout`](Lock::poll_timeout)) are there for a driver that wants every event, as the
 /// simulator does.
 ///
-/// The life cycle itself is [`LockState`], a `Copy` value with pure transitions; this type only
-/// adds the generator and the queues, so the model checker, which drives `LockState` directly,
-/// checks exactly the algorithm that ships.
+/// The life cycle itself is `LockState` (crate-internal), a `Copy` value with pure
+/// transitions; this type only adds the generator and the queues, so the model checker, which
+/// drives `LockState` directly, checks exactly the algorithm that ships.
 #[derive(Clone, Debug)]
 pub struct Lock<R> {
     pub(super) params: LockParams,
     rng: R,
     pub(super) state: LockState,
     pub(super) commands: VecDeque<Command>,
-    pub(super) events: VecDeque<Event>,
+    pub(super) events: VecDeque<LockEvent>,
     /// The event that ended the operation in progress, once drained (see `drive.rs`).
-    pub(super) ended: Option<Event>,
+    pub(super) ended: Option<LockEvent>,
     /// Every answer to the last acquisition `SET` round.
     pub(super) heard_set: Heard,
     /// Every answer to the last round of the acquisition (the `SET` round, or its fencing
@@ -100,7 +100,8 @@ impl<R: RngCore> Lock<R> {
     }
 
     /// The lock's life-cycle value.
-    pub fn state(&self) -> &LockState {
+    #[cfg(test)]
+    pub(crate) fn state(&self) -> &LockState {
         &self.state
     }
 
@@ -112,7 +113,7 @@ impl<R: RngCore> Lock<R> {
 
     /// The next event for the caller, if any.
     #[must_use]
-    pub fn poll_event(&mut self) -> Option<Event> {
+    pub fn poll_event(&mut self) -> Option<LockEvent> {
         self.events.pop_front()
     }
 
@@ -181,7 +182,7 @@ impl<R: RngCore> Lock<R> {
     /// Asks all `N` nodes to extend the lease by a full TTL from now.
     ///
     /// Past the lease's deadline the extension is refused at once with
-    /// [`Event::NotExtended`] and [`Failure::LeaseExpired`](super::Failure::LeaseExpired): keys
+    /// [`LockEvent::NotExtended`] and [`Failure::LeaseExpired`](super::Failure::LeaseExpired): keys
     /// that may have expired cannot be extended back into a lock.
     pub fn extend(&mut self, now: Millis) -> Result<(), UsageError> {
         let effects = self.state.extend(&self.params, now)?;
@@ -302,7 +303,7 @@ mod tests {
                 .iter()
                 .all(|c| c.op == Op::DelIfEq { token: first })
         );
-        let Some(Event::Retrying { attempt: 1, at, .. }) = lock.poll_event() else {
+        let Some(LockEvent::Retrying { attempt: 1, at, .. }) = lock.poll_event() else {
             panic!("expected a retry")
         };
         assert!(
@@ -331,7 +332,7 @@ mod tests {
         }
         assert_eq!(
             lock.poll_event(),
-            Some(Event::Acquired {
+            Some(LockEvent::Acquired {
                 token: second,
                 validity: Millis(7),
                 deadline: at + Millis(9),
@@ -351,7 +352,7 @@ mod tests {
         assert!(lock.poll_event().is_none(), "one of three is not a quorum");
         lock.handle_reply(sets[1].round, NodeId(1), Reply::Applied, Millis(2));
         // Decided at the second yes, long before the round's deadline of 5.
-        let Some(Event::Acquired {
+        let Some(LockEvent::Acquired {
             validity, deadline, ..
         }) = lock.poll_event()
         else {
@@ -405,7 +406,7 @@ mod tests {
         assert_eq!(lock.lease(), Some(&lease));
         assert!(
             lock.poll_event()
-                .is_some_and(|e| matches!(e, Event::Acquired { .. }))
+                .is_some_and(|e| matches!(e, LockEvent::Acquired { .. }))
         );
         assert!(lock.poll_event().is_none(), "a straggler raises no event");
 
@@ -475,7 +476,10 @@ mod tests {
         for command in &fences {
             lock.handle_reply(command.round, command.node, Reply::Applied, Millis(2));
         }
-        assert!(matches!(lock.poll_event(), Some(Event::Acquired { .. })));
+        assert!(matches!(
+            lock.poll_event(),
+            Some(LockEvent::Acquired { .. })
+        ));
         let heard = lock.acquisition();
         assert_eq!(heard.round(), sets[0].round, "the SET round, not the fence");
         assert_eq!(heard.result(NodeId(2)), NodeResult::NotApplied);
@@ -494,7 +498,7 @@ mod tests {
         assert!(lock.poll_event().is_none(), "it waits for n3");
         assert_eq!(lock.poll_timeout(), Some(Millis(5)));
         lock.handle_timeout(Millis(5));
-        let Some(Event::Acquired {
+        let Some(LockEvent::Acquired {
             validity, deadline, ..
         }) = lock.poll_event()
         else {
@@ -520,7 +524,10 @@ mod tests {
             "one voter said yes, n3 may still"
         );
         lock.handle_reply(sets[2].round, NodeId(2), Reply::Applied, Millis(2));
-        assert!(matches!(lock.poll_event(), Some(Event::Acquired { .. })));
+        assert!(matches!(
+            lock.poll_event(),
+            Some(LockEvent::Acquired { .. })
+        ));
     }
 
     #[test]
@@ -539,7 +546,7 @@ mod tests {
         );
         assert!(matches!(
             lock.poll_event(),
-            Some(Event::NotAcquired {
+            Some(LockEvent::NotAcquired {
                 failure: Failure::NoQuorum {
                     applied: 0,
                     quorum: 2
@@ -559,7 +566,7 @@ mod tests {
         answer_all(&mut lock, Reply::Applied, Millis(0));
         assert!(matches!(
             lock.poll_event(),
-            Some(Event::Acquired {
+            Some(LockEvent::Acquired {
                 deadline: Millis(9),
                 ..
             })
@@ -571,7 +578,10 @@ mod tests {
         lock.handle_reply(extends[0].round, NodeId(0), Reply::Applied, Millis(4));
         lock.handle_reply(extends[1].round, NodeId(1), Reply::NotApplied, Millis(4));
         lock.handle_reply(extends[2].round, NodeId(2), Reply::NotApplied, Millis(4));
-        assert!(matches!(lock.poll_event(), Some(Event::NotExtended { .. })));
+        assert!(matches!(
+            lock.poll_event(),
+            Some(LockEvent::NotExtended { .. })
+        ));
         assert_eq!(
             lock.lease().unwrap().deadline,
             Millis(9),
@@ -582,7 +592,7 @@ mod tests {
         answer_all(&mut lock, Reply::Applied, Millis(6));
         assert!(matches!(
             lock.poll_event(),
-            Some(Event::Extended {
+            Some(LockEvent::Extended {
                 deadline: Millis(14),
                 ..
             })
@@ -595,7 +605,7 @@ mod tests {
         );
         assert!(matches!(
             lock.poll_event(),
-            Some(Event::NotExtended {
+            Some(LockEvent::NotExtended {
                 failure: Failure::LeaseExpired,
                 ..
             })
@@ -606,7 +616,10 @@ mod tests {
     fn release_stops_the_belief_before_any_node_answers() {
         let mut lock = start(&config());
         answer_all(&mut lock, Reply::Applied, Millis(0));
-        assert!(matches!(lock.poll_event(), Some(Event::Acquired { .. })));
+        assert!(matches!(
+            lock.poll_event(),
+            Some(LockEvent::Acquired { .. })
+        ));
         assert!(lock.believes(Millis(1)));
         lock.release(Millis(1));
         assert!(!lock.believes(Millis(1)));
@@ -616,7 +629,7 @@ mod tests {
             lock.handle_reply(command.round, command.node, Reply::Applied, Millis(2));
         }
         assert!(
-            matches!(lock.poll_event(), Some(Event::Released { nodes }) if nodes.applied.len() == 3)
+            matches!(lock.poll_event(), Some(LockEvent::Released { nodes }) if nodes.applied.len() == 3)
         );
         assert!(lock.is_finished());
         lock.release(Millis(3));
@@ -639,7 +652,7 @@ mod tests {
         // Without the exclusion two of three would have won.
         assert!(matches!(
             lock.poll_event(),
-            Some(Event::Retrying {
+            Some(LockEvent::Retrying {
                 failure: Failure::NoQuorum {
                     applied: 1,
                     quorum: 2
@@ -659,7 +672,10 @@ mod tests {
         lock.handle_reply(round, NodeId(0), Reply::Applied, at);
         lock.handle_reply(round, NodeId(1), Reply::Applied, at);
         lock.handle_reply(round, NodeId(2), Reply::NotApplied, at);
-        assert!(matches!(lock.poll_event(), Some(Event::Acquired { .. })));
+        assert!(matches!(
+            lock.poll_event(),
+            Some(LockEvent::Acquired { .. })
+        ));
     }
 
     #[test]
@@ -672,7 +688,10 @@ mod tests {
         for node in 1..3 {
             lock.handle_reply(round, NodeId(node), Reply::Applied, Millis(1));
         }
-        assert!(matches!(lock.poll_event(), Some(Event::Acquired { .. })));
+        assert!(matches!(
+            lock.poll_event(),
+            Some(LockEvent::Acquired { .. })
+        ));
         assert_eq!(lock.state().excluded(), NodeSet::from_bits(0b001));
         // The extension round counts every node again.
         lock.extend(Millis(2)).unwrap();
@@ -681,7 +700,10 @@ mod tests {
         lock.handle_reply(round, NodeId(0), Reply::Applied, Millis(3));
         lock.handle_reply(round, NodeId(1), Reply::NotApplied, Millis(3));
         lock.handle_reply(round, NodeId(2), Reply::Applied, Millis(3));
-        assert!(matches!(lock.poll_event(), Some(Event::Extended { .. })));
+        assert!(matches!(
+            lock.poll_event(),
+            Some(LockEvent::Extended { .. })
+        ));
         // A guarded answer to a round that is over changes nothing.
         lock.handle_reply(round, NodeId(1), Answer::guarded(Reply::Applied), Millis(4));
         assert_eq!(lock.state().excluded(), NodeSet::EMPTY);

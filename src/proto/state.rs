@@ -3,8 +3,8 @@
 //! Every transition takes the lock's [`LockParams`], the client's clock reading and, where the
 //! algorithm needs randomness (a fresh token, a retry delay), an [`Entropy`] source; it
 //! returns the [`Effects`] to carry out: at most one request for every node and at most one
-//! [`Event`]. Nothing here owns a queue or a generator, so the value can live inside a model
-//! checker's state and be hashed, while [`Lock`](super::Lock) wraps it with a random
+//! [`LockEvent`]. Nothing here owns a queue or a generator, so the value can live inside a
+//! model checker's state and be hashed, while [`Lock`](super::Lock) wraps it with a random
 //! generator and the queues a driver drains.
 
 use thiserror::Error;
@@ -16,7 +16,7 @@ use crate::time::Millis;
 
 /// Something the lock wants its owner to know.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Event {
+pub enum LockEvent {
     /// A round won a majority with validity left. The caller may act until its clock reads
     /// `deadline`.
     Acquired {
@@ -175,7 +175,7 @@ pub struct Effects {
     /// Send this to all `N` nodes.
     pub request: Option<Request>,
     /// Tell the caller this.
-    pub event: Option<Event>,
+    pub event: Option<LockEvent>,
 }
 
 /// Where a lock is in its life.
@@ -194,7 +194,7 @@ pub enum LockPhase {
     Holding {
         /// The lease.
         lease: Lease,
-        /// Whether [`Event::Expired`] was reported.
+        /// Whether [`LockEvent::Expired`] was reported.
         expiry_reported: bool,
     },
     /// Holding a lease while an extension round for it runs; the lease stands meanwhile.
@@ -259,7 +259,8 @@ impl LockState {
     }
 
     /// Nodes whose yes does not count toward the quorum of the round in flight.
-    pub fn excluded(&self) -> NodeSet {
+    #[cfg(test)]
+    pub(crate) fn excluded(&self) -> NodeSet {
         self.excluded
     }
 
@@ -363,7 +364,7 @@ impl LockState {
                 if release.is_decided(params) {
                     let nodes = release.tally;
                     self.phase = LockPhase::Finished;
-                    return event(Event::Released { nodes });
+                    return event(LockEvent::Released { nodes });
                 }
             }
             LockPhase::Idle
@@ -392,7 +393,7 @@ impl LockState {
                 expiry_reported,
             } => {
                 *expiry_reported = true;
-                event(Event::Expired {
+                event(LockEvent::Expired {
                     deadline: lease.deadline,
                 })
             }
@@ -400,7 +401,7 @@ impl LockState {
             LockPhase::Releasing(release) => {
                 let nodes = release.tally;
                 self.phase = LockPhase::Finished;
-                event(Event::Released { nodes })
+                event(LockEvent::Released { nodes })
             }
             LockPhase::Idle | LockPhase::Finished => Effects::default(),
         }
@@ -409,7 +410,7 @@ impl LockState {
     /// Asks all `N` nodes to extend the lease by a full TTL from now.
     ///
     /// Past the lease's deadline the extension is refused at once with
-    /// [`Event::NotExtended`] and [`Failure::LeaseExpired`]: keys that may have expired
+    /// [`LockEvent::NotExtended`] and [`Failure::LeaseExpired`]: keys that may have expired
     /// cannot be extended back into a lock.
     pub fn extend(&mut self, params: &LockParams, now: Millis) -> Result<Effects, UsageError> {
         let lease = match &self.phase {
@@ -418,7 +419,7 @@ impl LockState {
             _ => return Err(UsageError::NotHeld),
         };
         if !lease.believes(now) {
-            return Ok(event(Event::NotExtended {
+            return Ok(event(LockEvent::NotExtended {
                 failure: Failure::LeaseExpired,
                 nodes: Tally::default(),
             }));
@@ -501,7 +502,7 @@ impl LockState {
                     lease,
                     expiry_reported: false,
                 };
-                event(Event::Acquired {
+                event(LockEvent::Acquired {
                     token: lease.token,
                     validity: lease.validity,
                     deadline: lease.deadline,
@@ -523,14 +524,14 @@ impl LockState {
                 if self.attempt < params.retry.attempts {
                     let at = now + entropy.backoff(&params.retry);
                     self.phase = LockPhase::BackingOff { until: at };
-                    effects.event = Some(Event::Retrying {
+                    effects.event = Some(LockEvent::Retrying {
                         attempt: self.attempt,
                         failure,
                         at,
                     });
                 } else {
                     self.phase = LockPhase::Finished;
-                    effects.event = Some(Event::NotAcquired {
+                    effects.event = Some(LockEvent::NotAcquired {
                         failure,
                         attempts: self.attempt,
                         nodes: round.tally,
@@ -548,7 +549,7 @@ impl LockState {
         let (lease, outcome) = match round.finish_excluding(params, now, self.excluded) {
             RoundOutcome::Won(extended) => (
                 extended,
-                Event::Extended {
+                LockEvent::Extended {
                     validity: extended.validity,
                     deadline: extended.deadline,
                     nodes: extended.tally,
@@ -556,7 +557,7 @@ impl LockState {
             ),
             RoundOutcome::Lost(failure) => (
                 lease,
-                Event::NotExtended {
+                LockEvent::NotExtended {
                     failure,
                     nodes: round.tally,
                 },
@@ -570,7 +571,7 @@ impl LockState {
     }
 }
 
-fn event(event: Event) -> Effects {
+fn event(event: LockEvent) -> Effects {
     Effects {
         request: None,
         event: Some(event),

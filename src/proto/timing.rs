@@ -18,7 +18,7 @@ use crate::time::Millis;
 
 /// The moment an elapsed span is measured from, and on whose clock.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Anchor {
+pub(crate) enum Anchor {
     /// The round's T1, on the client's clock.
     RoundStart,
     /// The round's decision (T2), on the client's clock.
@@ -31,7 +31,7 @@ pub enum Anchor {
 
 /// How the elapsed span compares with the bound.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Relation {
+pub(crate) enum Relation {
     /// `elapsed < bound`.
     Below,
     /// `elapsed ≥ bound`.
@@ -40,7 +40,7 @@ pub enum Relation {
 
 /// One timing decision: `elapsed since anchor` against `bound`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Guard {
+pub(crate) struct Guard {
     /// What the span is measured from.
     pub anchor: Anchor,
     /// How it compares.
@@ -60,7 +60,8 @@ impl Guard {
     }
 
     /// Whether the guard holds at clock reading `now` for an anchor read at `anchor`.
-    pub fn holds_at(&self, anchor: Millis, now: Millis) -> bool {
+    #[cfg(test)]
+    pub(crate) fn holds_at(&self, anchor: Millis, now: Millis) -> bool {
         self.holds(now - anchor)
     }
 }
@@ -68,7 +69,7 @@ impl Guard {
 impl LockParams {
     /// Redlock's step 4 with the validity check: a round that won a quorum is acquired with
     /// validity left iff less than `ttl − drift` passed between T1 and T2.
-    pub fn validity_guard(&self) -> Guard {
+    pub(crate) fn validity_guard(&self) -> Guard {
         Guard {
             anchor: Anchor::RoundStart,
             relation: Relation::Below,
@@ -77,7 +78,7 @@ impl LockParams {
     }
 
     /// A round stops waiting for answers once `round_timeout` has passed since its T1.
-    pub fn round_timeout_guard(&self) -> Guard {
+    pub(crate) fn round_timeout_guard(&self) -> Guard {
         Guard {
             anchor: Anchor::RoundStart,
             relation: Relation::AtLeast,
@@ -87,7 +88,7 @@ impl LockParams {
 
     /// A holder may act while this holds: less than `ttl − drift` since T1 with the validity
     /// check on; with it off (the mistake), the same span timed from T2.
-    pub fn belief_guard(&self) -> Guard {
+    pub(crate) fn belief_guard(&self) -> Guard {
         Guard {
             anchor: match self.validity_check {
                 ValidityCheck::On => Anchor::RoundStart,
@@ -101,7 +102,7 @@ impl LockParams {
     /// A holder may still use the guarded resource while at least `margin` of its lease is left
     /// ([`Lease::has_left`](super::Lease::has_left)): less than `ttl − drift − margin + 1` since
     /// the belief's anchor (never, when the margin exceeds the lease).
-    pub fn margin_guard(&self, margin: Millis) -> Guard {
+    pub(crate) fn margin_guard(&self, margin: Millis) -> Guard {
         let belief = self.belief_guard();
         Guard {
             bound: (belief.bound + Millis(1)) - margin,
@@ -111,7 +112,7 @@ impl LockParams {
 
     /// A node's key is live while less than `ttl` has passed since it was set, on the node's
     /// clock (Redis's `PX ttl`).
-    pub fn key_live_guard(&self) -> Guard {
+    pub(crate) fn key_live_guard(&self) -> Guard {
         Guard {
             anchor: Anchor::KeySet,
             relation: Relation::Below,

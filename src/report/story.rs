@@ -215,7 +215,7 @@ pub(super) fn lanes(scenario: &Scenario, path: &[(World, Option<Step>)]) -> Vec<
 impl Story {
     /// Tells `path` (states with the step taken from each; the last step is `None`), marking
     /// the first state where `property` breaks. The lines are the model's events
-    /// ([`narrate_path`]), so the story says what every other rendering of the path says.
+    /// (`model::narrate_path`), so the story says what every other rendering of the path says.
     pub fn from_path(
         model: &RedlockModel,
         property: &str,

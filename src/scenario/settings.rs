@@ -24,7 +24,7 @@ pub const UNBOUNDED_EXTENSIONS: u8 = u8::MAX;
 /// The largest count of ticks a timing key may hold: a TTL, drift, round timeout, retry delay,
 /// clock jump, restart delay, guard or clock error (about 16 minutes at 1 ms a tick). The
 /// discrete engine explores constants up to [`crate::check::DISCRETE_TICKS`]; the zone engine
-/// ([`crate::zones`]) any of these.
+/// (`src/zones/`) any of these.
 pub const MAX_TICKS: u32 = 1_000_000;
 
 /// Who made the claim a scenario tests.

@@ -662,7 +662,7 @@ impl Validator<'_> {
         let mut out = Vec::new();
         for name in names {
             let Some(ingredient) = Ingredient::from_name(name) else {
-                let known: Vec<&str> = Ingredient::ALL.iter().map(|i| i.name()).collect();
+                let known: Vec<&str> = Ingredient::all().map(|i| i.name()).collect();
                 return Err(ScenarioError::Mechanism {
                     at: self.at(key),
                     message: format!("unknown ingredient {name:?} (known: {})", known.join(", ")),

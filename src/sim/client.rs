@@ -25,7 +25,7 @@ use super::trace::TraceEntry;
 use crate::actor::Actor;
 use crate::event::{self, Nodes, unlock_words};
 use crate::node::{NodeState, Persistence};
-use crate::proto::{Config, Event, Failure, Fencing, Lock, NodeSet, Op, Tally};
+use crate::proto::{Config, Failure, Fencing, Lock, LockEvent, NodeSet, Op, Tally};
 use crate::storage::{Protection, StorageOp, StorageReply};
 use crate::time::Millis;
 
@@ -482,29 +482,29 @@ impl SimClient {
         // Each event is produced by a handler call above; the queue is finite.
         while let Some(event) = self.lock.as_mut().and_then(Lock::poll_event) {
             match event {
-                Event::Acquired {
+                LockEvent::Acquired {
                     validity,
                     deadline,
                     nodes,
                     fence,
                     ..
                 } => self.on_acquired(ctx, local, (validity, deadline, nodes), fence),
-                Event::Retrying { failure, .. } => {
+                LockEvent::Retrying { failure, .. } => {
                     ctx.tell(client, local, not_acquired(local, failure, false));
                 }
-                Event::NotAcquired { failure, .. } => {
+                LockEvent::NotAcquired { failure, .. } => {
                     ctx.stats.not_acquired += 1;
                     // The simulator's client thinks and starts a new acquisition: it gives up
                     // this one, not the lock.
                     ctx.tell(client, local, not_acquired(local, failure, false));
                     self.go_idle(ctx, local);
                 }
-                Event::Expired { .. } => self.on_expired(ctx, local),
-                Event::Released { .. } => {
+                LockEvent::Expired { .. } => self.on_expired(ctx, local),
+                LockEvent::Released { .. } => {
                     ctx.stats.releases += 1;
                     self.go_idle(ctx, local);
                 }
-                Event::Extended {
+                LockEvent::Extended {
                     deadline, nodes, ..
                 } => {
                     let told = event::Event::Extended {
@@ -515,7 +515,7 @@ impl SimClient {
                     ctx.tell(client, local, told);
                     self.extension_done(ctx, local);
                 }
-                Event::NotExtended { .. } => {
+                LockEvent::NotExtended { .. } => {
                     let told = event::Event::ExtensionFailed {
                         t2: local.since_origin(),
                         believes_until: self.deadline().since_origin(),

@@ -55,11 +55,6 @@ impl SimClock {
         Millis(self.resolution)
     }
 
-    /// The rate error in parts per million.
-    pub fn rate_ppm(&self) -> i32 {
-        self.rate_ppm
-    }
-
     fn micro_at(&self, now: u64) -> i128 {
         let elapsed = i128::from(now.saturating_sub(self.anchor_true));
         self.anchor_local_micro + elapsed * (PPM + i128::from(self.rate_ppm))

@@ -515,7 +515,8 @@ impl SimConfig {
                         return Err(SimConfigError::NoSuchPinnedProcess { target });
                     }
                 }
-                for (what, budget) in budget.kinds() {
+                for (class, budget) in budget.kinds() {
+                    let what = class.key();
                     range(what, budget.min, budget.max)?;
                     if budget.max > MAX_SPAN {
                         return Err(SimConfigError::SpanTooLarge {
@@ -917,7 +918,7 @@ pub enum SimConfigError {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::{Budget, FaultBudget, ScheduledFault};
+    use crate::sim::{FaultBudget, KindBudget, ScheduledFault};
 
     #[test]
     fn the_default_is_valid_and_prints_every_option() {
@@ -983,7 +984,7 @@ mod tests {
         assert!(
             refuse(|c| {
                 c.faults = FaultPlan::Generated(FaultBudget {
-                    pauses: Budget::new(1, Millis(5), Millis(4)),
+                    pauses: KindBudget::new(1, Millis(5), Millis(4)),
                     ..FaultBudget::NONE
                 })
             })

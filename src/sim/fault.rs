@@ -12,7 +12,7 @@ use rand_chacha::ChaCha8Rng;
 
 use super::draw::uniform;
 use crate::actor::Process;
-use crate::fault::{ClientCrashAim, CrashWhen};
+use crate::fault::{ClientCrashAim, CrashWhen, FaultKind};
 use crate::time::Millis;
 
 /// One fault.
@@ -144,7 +144,7 @@ impl fmt::Display for ScheduledFault {
 /// How many faults of one kind a generated schedule has, and the range of their size (a jump's
 /// step, a crash's downtime, a pause's length, …).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct Budget {
+pub struct KindBudget {
     /// Exactly this many faults of the kind, at uniformly random true times.
     pub count: u32,
     /// The smallest size.
@@ -153,21 +153,21 @@ pub struct Budget {
     pub max: Millis,
 }
 
-impl Budget {
+impl KindBudget {
     /// No faults of this kind.
-    pub const NONE: Budget = Budget {
+    pub const NONE: KindBudget = KindBudget {
         count: 0,
         min: Millis(0),
         max: Millis(0),
     };
 
     /// `count` faults with sizes in `[min, max]`.
-    pub const fn new(count: u32, min: Millis, max: Millis) -> Budget {
-        Budget { count, min, max }
+    pub const fn new(count: u32, min: Millis, max: Millis) -> KindBudget {
+        KindBudget { count, min, max }
     }
 }
 
-impl fmt::Display for Budget {
+impl fmt::Display for KindBudget {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.count == 0 {
             write!(f, "none")
@@ -178,32 +178,165 @@ impl fmt::Display for Budget {
     }
 }
 
-/// The budgets of a generated schedule, one per kind of fault.
+/// A class of the simulator's faults: what one budget of a [`FaultBudget`] draws. Finer than
+/// the shared [`FaultKind`] (a clock jump's process and direction), and with the asynchrony
+/// a run injects (late and stalled requests), which is no fault.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum FaultClass {
+    /// A node's clock steps forward (Kleppmann's jump: keys expire early).
+    NodeJumpForward,
+    /// A node's clock steps backward (keys live longer: liveness only).
+    NodeJumpBackward,
+    /// A client's clock steps forward (beliefs end early: liveness only).
+    ClientJumpForward,
+    /// A client's clock steps backward (a holder believes too long).
+    ClientJumpBackward,
+    /// A node crashes; the size is the downtime.
+    Crash,
+    /// A client pauses; the size is the pause.
+    Pause,
+    /// A node is cut off (a partition); the size is how long.
+    Isolation,
+    /// A storage operation is delayed; the size is the extra delay.
+    StorageDelay,
+    /// One client's next request to one node is late; the size is the extra delay.
+    RequestDelay,
+    /// The replicated master fails over ([`Fault::Failover`]); the size is unused.
+    Failover,
+    /// A client process dies for good ([`Fault::CrashClient`]); the size is unused.
+    ClientCrash,
+    /// One client's next request to one node is left in flight; the size is the delay (past
+    /// the end of the run, the request never lands).
+    RequestStall,
+}
+
+impl FaultClass {
+    /// Every class, in the order a schedule draws them: a seed replays a run only while
+    /// this order stays.
+    pub const ALL: [FaultClass; 12] = [
+        FaultClass::NodeJumpForward,
+        FaultClass::NodeJumpBackward,
+        FaultClass::ClientJumpForward,
+        FaultClass::ClientJumpBackward,
+        FaultClass::Crash,
+        FaultClass::Pause,
+        FaultClass::Isolation,
+        FaultClass::StorageDelay,
+        FaultClass::RequestDelay,
+        FaultClass::Failover,
+        FaultClass::ClientCrash,
+        FaultClass::RequestStall,
+    ];
+
+    /// The class's name: its word in a run's header, and the `[simulate]` key of the classes
+    /// a file budgets (crashes, isolations, pauses, storage delays, forward node jumps and
+    /// backward client jumps; the others come from the scenario's own fault keys).
+    pub const fn key(self) -> &'static str {
+        match self {
+            FaultClass::NodeJumpForward => "node_jumps_forward",
+            FaultClass::NodeJumpBackward => "node_jumps_backward",
+            FaultClass::ClientJumpForward => "client_jumps_forward",
+            FaultClass::ClientJumpBackward => "client_jumps_backward",
+            FaultClass::Crash => "crashes",
+            FaultClass::Pause => "pauses",
+            FaultClass::Isolation => "isolations",
+            FaultClass::StorageDelay => "storage_delays",
+            FaultClass::RequestDelay => "request_delays",
+            FaultClass::Failover => "failovers",
+            FaultClass::ClientCrash => "client_crashes",
+            FaultClass::RequestStall => "request_stalls",
+        }
+    }
+
+    /// The kind of fault the class is, as the model and the reports know it; `None` for a
+    /// late or stalled request, which is asynchrony the model allows without a budget.
+    pub const fn kind(self) -> Option<FaultKind> {
+        match self {
+            FaultClass::NodeJumpForward
+            | FaultClass::NodeJumpBackward
+            | FaultClass::ClientJumpForward
+            | FaultClass::ClientJumpBackward => Some(FaultKind::ClockJump),
+            FaultClass::Crash => Some(FaultKind::Crash),
+            FaultClass::Pause => Some(FaultKind::Pause),
+            FaultClass::Isolation => Some(FaultKind::Partition),
+            FaultClass::StorageDelay => Some(FaultKind::StorageDelay),
+            FaultClass::Failover => Some(FaultKind::Failover),
+            FaultClass::ClientCrash => Some(FaultKind::ClientCrash),
+            FaultClass::RequestDelay | FaultClass::RequestStall => None,
+        }
+    }
+
+    /// The fault of this class at `node` or `client` (whichever it strikes) of size `size`.
+    /// A client crash strikes at any point of the client's life; aiming it is the budget's.
+    pub fn make(self, node: usize, client: usize, size: Millis) -> Fault {
+        let jump = |process, by_ms| Fault::ClockJump { process, by_ms };
+        match self {
+            FaultClass::NodeJumpForward => jump(Process::node(node), size_ms(size)),
+            FaultClass::NodeJumpBackward => jump(Process::node(node), -size_ms(size)),
+            FaultClass::ClientJumpForward => jump(Process::client(client), size_ms(size)),
+            FaultClass::ClientJumpBackward => jump(Process::client(client), -size_ms(size)),
+            FaultClass::Crash => Fault::Crash {
+                node,
+                downtime: size,
+            },
+            FaultClass::Pause => Fault::Pause {
+                client,
+                duration: size,
+            },
+            FaultClass::Isolation => Fault::Isolate {
+                node,
+                duration: size,
+            },
+            FaultClass::StorageDelay => Fault::DelayStorageOp {
+                client,
+                extra: size,
+            },
+            FaultClass::RequestDelay | FaultClass::RequestStall => Fault::DelayRequest {
+                client,
+                node,
+                extra: size,
+            },
+            FaultClass::Failover => Fault::Failover,
+            FaultClass::ClientCrash => Fault::CrashClient {
+                client,
+                when: CrashWhen::Any,
+            },
+        }
+    }
+}
+
+impl fmt::Display for FaultClass {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.key())
+    }
+}
+
+/// The budgets of a generated schedule, one per [`FaultClass`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct FaultBudget {
     /// Forward jumps of node clocks (Kleppmann's jump: keys expire early).
-    pub node_jumps_forward: Budget,
+    pub node_jumps_forward: KindBudget,
     /// Backward jumps of node clocks (keys live longer: liveness only).
-    pub node_jumps_backward: Budget,
+    pub node_jumps_backward: KindBudget,
     /// Forward jumps of client clocks (beliefs end early: liveness only).
-    pub client_jumps_forward: Budget,
+    pub client_jumps_forward: KindBudget,
     /// Backward jumps of client clocks (a holder believes too long).
-    pub client_jumps_backward: Budget,
+    pub client_jumps_backward: KindBudget,
     /// Node crashes; the size is the downtime.
-    pub crashes: Budget,
+    pub crashes: KindBudget,
     /// Client pauses; the size is the pause.
-    pub pauses: Budget,
+    pub pauses: KindBudget,
     /// Node isolations (partitions); the size is their length.
-    pub isolations: Budget,
+    pub isolations: KindBudget,
     /// Delayed storage operations; the size is the extra delay.
-    pub storage_delays: Budget,
+    pub storage_delays: KindBudget,
     /// Delayed lock requests (one client's next request to one node); the size is the extra
     /// delay.
-    pub request_delays: Budget,
+    pub request_delays: KindBudget,
     /// Failovers of the replicated master ([`Fault::Failover`]); the size is unused.
-    pub failovers: Budget,
+    pub failovers: KindBudget,
     /// Client processes that die for good ([`Fault::CrashClient`]); the size is unused.
-    pub client_crashes: Budget,
+    pub client_crashes: KindBudget,
     /// Which client a client crash is aimed at, and when it may strike (over
     /// [`pinned_client`](FaultBudget::pinned_client): the scenario's aim is what the model
     /// allows).
@@ -214,7 +347,7 @@ pub struct FaultBudget {
     /// node is still on its way when a rival takes that node. A swarm run stalls first
     /// rounds (or a holder's next request), and a focused one aims its stalls around the
     /// focused node: different clients, different nodes.
-    pub request_stalls: Budget,
+    pub request_stalls: KindBudget,
     /// Aim every node fault (jump, crash, isolation) at this node instead of a drawn one.
     pub pinned_node: Option<usize>,
     /// Aim every client fault (jump, pause, storage delay) at this client instead of a drawn
@@ -225,42 +358,49 @@ pub struct FaultBudget {
 impl FaultBudget {
     /// No faults at all.
     pub const NONE: FaultBudget = FaultBudget {
-        node_jumps_forward: Budget::NONE,
-        node_jumps_backward: Budget::NONE,
-        client_jumps_forward: Budget::NONE,
-        client_jumps_backward: Budget::NONE,
-        crashes: Budget::NONE,
-        pauses: Budget::NONE,
-        isolations: Budget::NONE,
-        storage_delays: Budget::NONE,
-        request_delays: Budget::NONE,
-        failovers: Budget::NONE,
-        client_crashes: Budget::NONE,
+        node_jumps_forward: KindBudget::NONE,
+        node_jumps_backward: KindBudget::NONE,
+        client_jumps_forward: KindBudget::NONE,
+        client_jumps_backward: KindBudget::NONE,
+        crashes: KindBudget::NONE,
+        pauses: KindBudget::NONE,
+        isolations: KindBudget::NONE,
+        storage_delays: KindBudget::NONE,
+        request_delays: KindBudget::NONE,
+        failovers: KindBudget::NONE,
+        client_crashes: KindBudget::NONE,
         client_crash_aim: ClientCrashAim::ANY,
-        request_stalls: Budget::NONE,
+        request_stalls: KindBudget::NONE,
         pinned_node: None,
         pinned_client: None,
     };
 
-    /// Every budget with its name, for printing and validation.
-    pub fn kinds(&self) -> [(&'static str, Budget); 12] {
-        [
-            ("node_jumps_forward", self.node_jumps_forward),
-            ("node_jumps_backward", self.node_jumps_backward),
-            ("client_jumps_forward", self.client_jumps_forward),
-            ("client_jumps_backward", self.client_jumps_backward),
-            ("crashes", self.crashes),
-            ("pauses", self.pauses),
-            ("isolations", self.isolations),
-            ("storage_delays", self.storage_delays),
-            ("request_delays", self.request_delays),
-            ("failovers", self.failovers),
-            ("client_crashes", self.client_crashes),
-            ("request_stalls", self.request_stalls),
-        ]
+    /// The budget of `class`.
+    pub const fn budget(&self, class: FaultClass) -> KindBudget {
+        match class {
+            FaultClass::NodeJumpForward => self.node_jumps_forward,
+            FaultClass::NodeJumpBackward => self.node_jumps_backward,
+            FaultClass::ClientJumpForward => self.client_jumps_forward,
+            FaultClass::ClientJumpBackward => self.client_jumps_backward,
+            FaultClass::Crash => self.crashes,
+            FaultClass::Pause => self.pauses,
+            FaultClass::Isolation => self.isolations,
+            FaultClass::StorageDelay => self.storage_delays,
+            FaultClass::RequestDelay => self.request_delays,
+            FaultClass::Failover => self.failovers,
+            FaultClass::ClientCrash => self.client_crashes,
+            FaultClass::RequestStall => self.request_stalls,
+        }
     }
 
-    /// Draws the schedule: for each kind in the order of [`kinds`](FaultBudget::kinds),
+    /// Every class with its budget, in [`FaultClass::ALL`] order.
+    pub fn kinds(&self) -> impl Iterator<Item = (FaultClass, KindBudget)> + '_ {
+        FaultClass::ALL
+            .into_iter()
+            .map(|class| (class, self.budget(class)))
+    }
+
+    /// Draws the schedule: for each class in [`FaultClass::ALL`] order,
     /// `count` faults at uniform true times in `[0, duration)`, each aimed at a uniformly drawn
     /// node or client. Sorted by time (stable, so ties keep the draw order).
     pub fn generate(
@@ -274,10 +414,10 @@ impl FaultBudget {
         // a kind to a budget never shifts the draws of the kinds before it.
         let mut schedule = Vec::new();
         let last_tick = duration.0.saturating_sub(1);
-        for (budget, make) in self.makers() {
+        for (class, budget) in self.kinds() {
             for _ in 0..budget.count {
                 let at = Millis(uniform(rng, 0, last_tick));
-                let fault = self.draw_fault(rng, budget, make, nodes, clients);
+                let fault = self.draw_fault(rng, budget, class, nodes, clients);
                 schedule.push(ScheduledFault { at, fault });
             }
         }
@@ -289,13 +429,13 @@ impl FaultBudget {
     fn draw_fault(
         &self,
         rng: &mut ChaCha8Rng,
-        budget: Budget,
-        make: Make,
+        budget: KindBudget,
+        class: FaultClass,
         nodes: usize,
         clients: usize,
     ) -> Fault {
         let size = Millis(uniform(rng, budget.min.0, budget.max.0));
-        self.make_fault(rng, size, make, nodes, clients)
+        self.make_fault(rng, size, class, nodes, clients)
     }
 
     /// One fault of size `size`, its target drawn or pinned.
@@ -303,7 +443,7 @@ impl FaultBudget {
         &self,
         rng: &mut ChaCha8Rng,
         size: Millis,
-        make: Make,
+        class: FaultClass,
         nodes: usize,
         clients: usize,
     ) -> Fault {
@@ -312,7 +452,7 @@ impl FaultBudget {
         let client = uniform(rng, 0, clients.saturating_sub(1) as u64) as usize;
         let node = self.pinned_node.unwrap_or(node);
         let client = self.pinned_client.unwrap_or(client);
-        self.aim_client_crash(make(node, client, size))
+        self.aim_client_crash(class.make(node, client, size))
     }
 
     /// A client crash aimed as the scenario aims it: at its client, when it allows.
@@ -324,67 +464,6 @@ impl FaultBudget {
             },
             other => other,
         }
-    }
-
-    /// Each kind's budget with the function that turns (node, client, size) into a fault, in
-    /// the order of [`kinds`](FaultBudget::kinds).
-    fn makers(&self) -> [(Budget, Make); 12] {
-        [
-            (self.node_jumps_forward, |node, _, size| Fault::ClockJump {
-                process: Process::node(node),
-                by_ms: size_ms(size),
-            }),
-            (self.node_jumps_backward, |node, _, size| Fault::ClockJump {
-                process: Process::node(node),
-                by_ms: -size_ms(size),
-            }),
-            (self.client_jumps_forward, |_, client, size| {
-                Fault::ClockJump {
-                    process: Process::client(client),
-                    by_ms: size_ms(size),
-                }
-            }),
-            (self.client_jumps_backward, |_, client, size| {
-                Fault::ClockJump {
-                    process: Process::client(client),
-                    by_ms: -size_ms(size),
-                }
-            }),
-            (self.crashes, |node, _, downtime| Fault::Crash {
-                node,
-                downtime,
-            }),
-            (self.pauses, |_, client, duration| Fault::Pause {
-                client,
-                duration,
-            }),
-            (self.isolations, |node, _, duration| Fault::Isolate {
-                node,
-                duration,
-            }),
-            (self.storage_delays, |_, client, extra| {
-                Fault::DelayStorageOp { client, extra }
-            }),
-            (self.request_delays, |node, client, extra| {
-                Fault::DelayRequest {
-                    client,
-                    node,
-                    extra,
-                }
-            }),
-            (self.failovers, |_, _, _| Fault::Failover),
-            (self.client_crashes, |_, client, _| Fault::CrashClient {
-                client,
-                when: CrashWhen::Any,
-            }),
-            (self.request_stalls, |node, client, extra| {
-                Fault::DelayRequest {
-                    client,
-                    node,
-                    extra,
-                }
-            }),
-        ]
     }
 }
 
@@ -461,8 +540,8 @@ impl fmt::Display for AimedFault {
 /// at windows (the rest of its faults strike at drawn times, listed in the schedule).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct SwarmFaults {
-    /// The kinds this run enabled, by the names of [`FaultBudget::kinds`].
-    pub enabled: Vec<&'static str>,
+    /// The classes this run enabled.
+    pub enabled: Vec<FaultClass>,
     /// The faults at drawn times.
     pub timed: Vec<ScheduledFault>,
     /// The faults waiting for an event.
@@ -506,20 +585,14 @@ impl FaultBudget {
             this.pinned_node.get_or_insert(focus.node);
             drawn.focused_client = Some(*this.pinned_client.get_or_insert(focus.client));
         }
-        let names = self.kinds();
-        for (index, (budget, make)) in this.makers().into_iter().enumerate() {
+        for (class, budget) in this.kinds() {
             if budget.count == 0 || uniform(rng, 0, 1) == 0 {
                 continue;
             }
-            let name = names[index].0;
-            drawn.enabled.push(name);
+            drawn.enabled.push(class);
             // A late request is asynchrony rather than a fault: it stays unfocused, so one
             // client's request to one node and another's to another can both be late.
-            let this = if name == "request_delays" || name == "request_stalls" {
-                *self
-            } else {
-                this
-            };
+            let this = if class.kind().is_none() { *self } else { this };
             // Half the enabled kinds spend their whole budget: faults that share a budget
             // (two jumps within one drift) break safety only together.
             let spent = uniform(rng, 1, u64::from(budget.count));
@@ -530,17 +603,17 @@ impl FaultBudget {
             };
             // Half the time a late request is one client's whole round: each request waits
             // while its node is busy, so the client takes every node that frees up in time.
-            if name == "request_delays" && uniform(rng, 0, 1) == 1 {
+            if class == FaultClass::RequestDelay && uniform(rng, 0, 1) == 1 {
                 drawn.delay_one_round(rng, &aim);
             }
             for step in 0..count as usize {
                 let size = draw_size(rng, budget);
-                let mut fault = this.make_fault(rng, size, make, aim.nodes, aim.clients);
-                if name == "request_stalls" && focus.focused {
+                let mut fault = this.make_fault(rng, size, class, aim.nodes, aim.clients);
+                if class == FaultClass::RequestStall && focus.focused {
                     focus.aim_stall(&mut fault, &this, step, &aim);
                 }
                 let shot = Shot::draw(rng, fault, &aim);
-                drawn.place(rng, shot, name, &aim, &focus);
+                drawn.place(rng, shot, class, &aim, &focus);
             }
         }
         drawn.timed.sort_by_key(|f| f.at);
@@ -550,7 +623,7 @@ impl FaultBudget {
 
 /// A fault's size: boundaries are where the verdicts flip, so a quarter of the sizes are the
 /// smallest, a quarter the largest.
-fn draw_size(rng: &mut ChaCha8Rng, budget: Budget) -> Millis {
+fn draw_size(rng: &mut ChaCha8Rng, budget: KindBudget) -> Millis {
     match uniform(rng, 0, 3) {
         0 => budget.min,
         1 => budget.max,
@@ -713,7 +786,14 @@ impl SwarmFaults {
     }
 
     /// Adds `shot` to the aimed faults, or to the timed ones.
-    fn place(&mut self, rng: &mut ChaCha8Rng, shot: Shot, name: &str, aim: &Aim, focus: &Focus) {
+    fn place(
+        &mut self,
+        rng: &mut ChaCha8Rng,
+        shot: Shot,
+        class: FaultClass,
+        aim: &Aim,
+        focus: &Focus,
+    ) {
         let Shot {
             fault,
             aimed,
@@ -741,7 +821,7 @@ impl SwarmFaults {
             }),
             // A stall at a drawn time would mostly stall a request nobody waits
             // for; unaimed, it stalls the client's first round.
-            _ if name == "request_stalls" => self.timed.push(ScheduledFault {
+            _ if class == FaultClass::RequestStall => self.timed.push(ScheduledFault {
                 at: Millis::ZERO,
                 fault,
             }),
@@ -753,13 +833,10 @@ impl SwarmFaults {
     }
 }
 
-/// Turns a drawn (node, client, size) into one fault of a kind.
-type Make = fn(usize, usize, Millis) -> Fault;
-
 impl fmt::Display for FaultBudget {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut first = true;
-        for (name, budget) in self.kinds() {
+        for (class, budget) in self.kinds() {
             if budget.count == 0 {
                 continue;
             }
@@ -767,7 +844,7 @@ impl fmt::Display for FaultBudget {
                 write!(f, ", ")?;
             }
             first = false;
-            write!(f, "{name} {budget}")?;
+            write!(f, "{class} {budget}")?;
         }
         if first {
             write!(f, "none")?;
@@ -816,8 +893,8 @@ mod tests {
     #[test]
     fn a_generated_schedule_respects_the_budget_and_replays() {
         let budget = FaultBudget {
-            node_jumps_forward: Budget::new(3, Millis(5), Millis(9)),
-            pauses: Budget::new(2, Millis(100), Millis(100)),
+            node_jumps_forward: KindBudget::new(3, Millis(5), Millis(9)),
+            pauses: KindBudget::new(2, Millis(100), Millis(100)),
             ..FaultBudget::NONE
         };
         let draw = |seed| budget.generate(&mut ChaCha8Rng::seed_from_u64(seed), Millis(1000), 3, 2);
@@ -844,10 +921,10 @@ mod tests {
     #[test]
     fn a_swarm_draw_stays_within_the_budget_and_replays() {
         let budget = FaultBudget {
-            node_jumps_forward: Budget::new(2, Millis(10), Millis(10)),
-            crashes: Budget::new(1, Millis(0), Millis(0)),
-            pauses: Budget::new(1, Millis(1), Millis(30)),
-            request_delays: Budget::new(3, Millis(0), Millis(40)),
+            node_jumps_forward: KindBudget::new(2, Millis(10), Millis(10)),
+            crashes: KindBudget::new(1, Millis(0), Millis(0)),
+            pauses: KindBudget::new(1, Millis(1), Millis(30)),
+            request_delays: KindBudget::new(3, Millis(0), Millis(40)),
             ..FaultBudget::NONE
         };
         let aim = Aim {
@@ -906,7 +983,7 @@ mod tests {
     #[test]
     fn stalls_stall_a_first_round_or_a_holders_next_request() {
         let budget = FaultBudget {
-            request_stalls: Budget::new(2, Millis(500), Millis(500)),
+            request_stalls: KindBudget::new(2, Millis(500), Millis(500)),
             ..FaultBudget::NONE
         };
         let aim = Aim {
@@ -954,10 +1031,10 @@ mod tests {
     #[test]
     fn a_focused_run_aims_its_faults_at_one_check_and_stalls_around_the_focused_node() {
         let budget = FaultBudget {
-            crashes: Budget::new(1, Millis(0), Millis(0)),
-            pauses: Budget::new(1, Millis(1), Millis(30)),
-            storage_delays: Budget::new(2, Millis(0), Millis(13)),
-            request_stalls: Budget::new(3, Millis(500), Millis(500)),
+            crashes: KindBudget::new(1, Millis(0), Millis(0)),
+            pauses: KindBudget::new(1, Millis(1), Millis(30)),
+            storage_delays: KindBudget::new(2, Millis(0), Millis(13)),
+            request_stalls: KindBudget::new(3, Millis(500), Millis(500)),
             ..FaultBudget::NONE
         };
         let aim = Aim {

@@ -96,7 +96,8 @@ impl fmt::Display for SwarmRun {
             if self.faults.enabled.is_empty() {
                 "none".to_owned()
             } else {
-                self.faults.enabled.join(", ")
+                let keys: Vec<&str> = self.faults.enabled.iter().map(|c| c.key()).collect();
+                keys.join(", ")
             }
         )?;
         for aimed in &self.faults.aimed {

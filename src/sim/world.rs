@@ -25,7 +25,7 @@ use crate::event::{Event, Nodes, persistence_words};
 use crate::fault::CrashWhen;
 use crate::node::{Availability, NodeReply, NodeState, Persistence, Unavailable};
 use crate::proto::{Command, Config, Fencing, NodeId, NodeSet, Op, Reply};
-use crate::storage::{Guard, Storage, StorageOp, StorageReply};
+use crate::storage::{Comparison, Storage, StorageOp, StorageReply};
 use crate::time::Millis;
 
 /// The generator streams of a run: one seed, separate streams, so that (say) an explicit
@@ -840,7 +840,7 @@ impl<'a> World<'a> {
             let reply = self
                 .storage
                 .apply_checked(op, self.config.workload.protection);
-            self.answer_storage_op(message, seq, op, reply, Guard::CheckedEarlier);
+            self.answer_storage_op(message, seq, op, reply, Comparison::CheckedEarlier);
         }
     }
 
@@ -851,7 +851,7 @@ impl<'a> World<'a> {
         seq: u32,
         op: StorageOp,
         reply: StorageReply,
-        guard: Guard,
+        guard: Comparison,
     ) {
         let Actor::Client(c) = message.from else {
             return;

@@ -55,7 +55,7 @@ pub enum Unsupported {
 
 /// The timed automaton's configuration: the lock as the core resolved it, and the faults.
 ///
-/// Every timing decision is one of the core's [`Guard`]s, read here once; the engine turns
+/// Every timing decision is one of the core's `Guard`s, read here once; the engine turns
 /// each into a clock constraint and never restates the arithmetic behind it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ZoneConfig {
@@ -66,13 +66,13 @@ pub struct ZoneConfig {
     /// `N/2 + 1`, from the core.
     pub quorum: u32,
     /// A round that won a quorum keeps validity while this holds on the client's clock.
-    pub validity: Guard,
+    pub(crate) validity: Guard,
     /// A round stops waiting once this holds on the client's clock.
-    pub round_timeout: Guard,
+    pub(crate) round_timeout: Guard,
     /// A holder believes while this holds on its clock (read up to `client_error` late).
-    pub belief: Guard,
+    pub(crate) belief: Guard,
     /// A node's key lives while this holds on the node's clock (read up to `node_error` early).
-    pub key_live: Guard,
+    pub(crate) key_live: Guard,
     /// Whether a round may be decided as soon as a quorum applied.
     pub at_quorum: bool,
     /// The nodes each client reaches, one bit per node.
@@ -99,10 +99,10 @@ pub struct ZoneConfig {
     /// Whether a crashed node comes back.
     pub restarts: bool,
     /// A restarted node serves once this holds on its clock (read up to `node_error` early).
-    pub restart_delay: Guard,
+    pub(crate) restart_delay: Guard,
     /// The clients' restarted-node guard: a restarted node's yes is kept out of a quorum
     /// while this holds on its clock (`None`: no guard).
-    pub young: Option<Guard>,
+    pub(crate) young: Option<Guard>,
     /// The guarded storage and the holders' cycle, if the scenario has one.
     pub storage: Option<StorageConfig>,
     /// Pauses of a holder in the whole run (each stretches one pending op's wait).
@@ -123,7 +123,7 @@ pub struct StorageConfig {
     pub ops: &'static [OpKind],
     /// A holder sends its next op only while this holds on its clock (read up to
     /// `client_error` late): the core's check margin.
-    pub margin: Guard,
+    pub(crate) margin: Guard,
     /// How long an op may travel, in ticks (`None`: unbounded).
     pub delay: Option<i32>,
     /// How much longer a pause lets it wait (`None`: unbounded).

@@ -60,7 +60,7 @@ pub struct Judgement {
 
 /// What one exploration found.
 #[derive(Clone, Debug)]
-pub struct Outcome {
+pub struct ZoneOutcome {
     /// Every property the engine judged, in report order: mutual exclusion, the storage
     /// properties when the scenario has storage, `lock acquired`.
     pub judgements: Vec<Judgement>,
@@ -70,26 +70,50 @@ pub struct Outcome {
     /// The longest path explored, in steps from the initial state.
     pub max_depth: usize,
     /// Symbolic states left in the passed list at the end.
+    #[cfg_attr(
+        not(feature = "testing"),
+        allow(dead_code, reason = "tests/zones.rs reads it through `testing`")
+    )]
     pub stored: usize,
     /// Distinct discrete parts among them.
+    #[cfg_attr(
+        not(feature = "testing"),
+        allow(dead_code, reason = "tests/zones.rs reads it through `testing`")
+    )]
     pub discrete: usize,
     /// Successor zones dropped because a stored zone included them.
+    #[cfg_attr(
+        not(feature = "testing"),
+        allow(dead_code, reason = "tests/zones.rs reads it through `testing`")
+    )]
     pub subsumed: usize,
     /// Wall-clock seconds.
     pub seconds: f64,
 }
 
-impl Outcome {
+impl ZoneOutcome {
     /// The verdict on `property`, if the engine judged it.
+    #[cfg_attr(
+        not(feature = "testing"),
+        allow(dead_code, reason = "tests/zones.rs reads it through `testing`")
+    )]
     pub fn verdict(&self, property: Property) -> Option<Verdict> {
         self.judgement(property).map(|j| j.verdict)
     }
 
     /// The steps to `property`'s first violation, if it is violated.
+    #[cfg_attr(
+        not(feature = "testing"),
+        allow(dead_code, reason = "tests/zones.rs reads it through `testing`")
+    )]
     pub fn counterexample(&self, property: Property) -> Option<&[ZoneStep]> {
         self.judgement(property)?.counterexample.as_deref()
     }
 
+    #[cfg_attr(
+        not(feature = "testing"),
+        allow(dead_code, reason = "tests/zones.rs reads it through `testing`")
+    )]
     fn judgement(&self, property: Property) -> Option<&Judgement> {
         self.judgements.iter().find(|j| j.property == property)
     }
@@ -140,7 +164,7 @@ struct Search<'a> {
 
 /// Explores the zone graph of `config` and judges mutual exclusion, the storage properties
 /// (with storage) and `lock acquired`.
-pub fn explore(config: &ZoneConfig, options: Options) -> Outcome {
+pub fn explore(config: &ZoneConfig, options: Options) -> ZoneOutcome {
     let started = Instant::now();
     let mut search = Search {
         config,
@@ -316,7 +340,7 @@ impl Search<'_> {
         steps
     }
 
-    fn outcome(&self, expanded: usize, stopped: bool, started: Instant) -> Outcome {
+    fn outcome(&self, expanded: usize, stopped: bool, started: Instant) -> ZoneOutcome {
         // The search may have ended early because every invariant broke; then `lock
         // acquired` was not searched to the end.
         let cut_short = stopped || self.all_violated();
@@ -350,7 +374,7 @@ impl Search<'_> {
             counterexample: None,
             run: None,
         });
-        Outcome {
+        ZoneOutcome {
             judgements,
             zones: expanded,
             max_depth: self.entries.iter().map(|e| e.depth).max().unwrap_or(0),

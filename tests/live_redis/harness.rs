@@ -19,6 +19,9 @@ use std::sync::{Condvar, Mutex, MutexGuard, OnceLock, PoisonError};
 use std::thread;
 use std::time::{Duration, Instant};
 
+#[cfg(test)]
+use crate::watchdog;
+
 const INSTALL_HINT: &str = "the live tests need redis-server (7.x) on PATH, or REDIS_SERVER=/path/to/redis-server; \
      on Debian or Ubuntu: apt-get install -y --no-install-recommends redis-server redis-tools \
      (scripts/test does this); \
@@ -208,6 +211,8 @@ pub struct Alone(());
 impl Alone {
     /// Waits until every other test's servers are gone, then keeps new ones from starting.
     pub fn wait() -> Alone {
+        #[cfg(test)]
+        watchdog::begin();
         let mut m = machine();
         m.waiting_alone += 1;
         let mut m = wait_for_machine(m, |m| m.alone || m.servers > 0);
@@ -226,6 +231,8 @@ impl Alone {
 
 impl Drop for Alone {
     fn drop(&mut self) {
+        #[cfg(test)]
+        watchdog::end();
         machine().alone = false;
         MACHINE_CHANGED.notify_all();
     }
@@ -312,6 +319,8 @@ impl RedisServer {
         if let Some(mut child) = self.child.take() {
             let _ = child.kill();
             let _ = child.wait();
+            #[cfg(test)]
+            watchdog::stopped(child.id());
         }
     }
 
@@ -405,6 +414,8 @@ impl RedisServer {
         let deadline = Instant::now() + Duration::from_secs(10);
         loop {
             if read_to_string(&log).contains("Ready to accept connections") {
+                #[cfg(test)]
+                watchdog::started(child.id());
                 self.child = Some(child);
                 return true;
             }

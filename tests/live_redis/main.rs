@@ -20,6 +20,7 @@ mod pool;
 mod run;
 mod security;
 mod stopped;
+mod watchdog;
 
 use redlock_lab::driver::RedisRedlock;
 use redlock_lab::driver::redis::NodeOptions;

@@ -3,6 +3,7 @@
 //! of beliefs are found.
 
 use crate::actor::Actor;
+use crate::fault::FaultKind;
 use crate::scenario::Ingredient;
 
 use super::facts::{Arrow, ArrowKind, At, Bar, BarKind, Overlap};
@@ -43,7 +44,7 @@ impl Reader {
             if let Some(since) = self.clients[i].paused.take() {
                 let title = format!("{c} is paused when the run ends");
                 self.run_on(c, BarKind::Paused, None, since, At::tick(end), title);
-                self.caused(Ingredient::Pause);
+                self.caused(Ingredient::Fault(FaultKind::Pause));
             }
             let sent = self.clients[i].sent.unwrap_or(last);
             for node in std::mem::take(&mut self.clients[i].pending) {

@@ -6,6 +6,7 @@
 //! from the model's states, so the picture says what the story says.
 
 use crate::actor::Actor;
+use crate::fault::FaultKind;
 use crate::model::{Event, RedlockModel, Step, World, narrate_path, step_line};
 use crate::report::story::lanes;
 use crate::report::{Line, Story};
@@ -271,7 +272,7 @@ impl Reader {
             Event::PauseEnded { .. } => {
                 if let Some(since) = self.clients[i].paused.take() {
                     self.bar(c, BarKind::Paused, None, since, at, "paused".to_owned());
-                    self.caused(Ingredient::Pause);
+                    self.caused(Ingredient::Fault(FaultKind::Pause));
                 }
                 self.clients[i].op_sent = Some(at);
             }
@@ -280,7 +281,7 @@ impl Reader {
                 let offset = reads - i64::from(line.t);
                 self.facts.offsets.push((c, at, offset));
                 let label = format!("clock {ticks:+}");
-                self.fault(c, at, label, Ingredient::ClockJump, line);
+                self.fault(c, at, label, Ingredient::Fault(FaultKind::ClockJump), line);
             }
             Event::ClientCrashed { .. } => {
                 self.end_round(c, at, "crashes");
@@ -293,8 +294,14 @@ impl Reader {
                     At::tick(u32::MAX),
                     "crashed for good".to_owned(),
                 );
-                self.caused(Ingredient::ClientCrash);
-                self.fault(c, at, "crash".to_owned(), Ingredient::ClientCrash, line);
+                self.caused(Ingredient::Fault(FaultKind::ClientCrash));
+                self.fault(
+                    c,
+                    at,
+                    "crash".to_owned(),
+                    Ingredient::Fault(FaultKind::ClientCrash),
+                    line,
+                );
             }
             Event::RequestLost { node } => {
                 let sent = self.clients[i].sent.unwrap_or(at);

@@ -2,6 +2,7 @@
 //! bars, arrows from the clients that sent the requests, and labelled instants.
 
 use crate::actor::Actor;
+use crate::fault::FaultKind;
 use crate::model::Event;
 use crate::report::Line;
 use crate::scenario::Ingredient;
@@ -38,7 +39,13 @@ impl Reader {
                 self.delivered(*client, n, at, ArrowKind::Applied, line);
                 if *fast_by > 0 {
                     let label = format!("clock fast +{fast_by}");
-                    self.fault(n, at, label, Ingredient::NodeClockError, line);
+                    self.fault(
+                        n,
+                        at,
+                        label,
+                        Ingredient::Fault(FaultKind::NodeClockError),
+                        line,
+                    );
                 }
                 self.end_key(n, None, at);
                 let clock = line.clock.unwrap_or(t);
@@ -65,7 +72,7 @@ impl Reader {
                 }
                 self.facts.offsets.push((n, at, reads - t));
                 let label = format!("clock {ticks:+}");
-                self.fault(n, at, label, Ingredient::ClockJump, line);
+                self.fault(n, at, label, Ingredient::Fault(FaultKind::ClockJump), line);
             }
             event => match event_client(event) {
                 Some(client) => {
@@ -96,13 +103,20 @@ impl Reader {
                 if let Some((owner, false)) = key {
                     self.end_key(n, Some(*owner), at);
                 }
-                self.fault(n, at, "crash".to_owned(), Ingredient::Crash, line);
+                self.fault(
+                    n,
+                    at,
+                    "crash".to_owned(),
+                    Ingredient::Fault(FaultKind::Crash),
+                    line,
+                );
                 let out = match (restarts, restart_delay) {
                     (false, _) => Some(BarKind::Down),
                     (true, 0) => None,
                     (true, _) => Some(BarKind::Restarting),
                 };
-                self.nodes[i].out = out.map(|kind| (kind, at, line.step, Ingredient::Crash));
+                self.nodes[i].out =
+                    out.map(|kind| (kind, at, line.step, Ingredient::Fault(FaultKind::Crash)));
                 if guarded_until.is_some() {
                     self.nodes[i].guarded = Some((at, line.step));
                 }
@@ -118,9 +132,20 @@ impl Reader {
                 if let Some(owner) = lost {
                     self.end_key(n, Some(*owner), at);
                 }
-                self.fault(n, at, "failover".to_owned(), Ingredient::Failover, line);
+                self.fault(
+                    n,
+                    at,
+                    "failover".to_owned(),
+                    Ingredient::Fault(FaultKind::Failover),
+                    line,
+                );
                 if self.promotion_delay > 0 {
-                    let out = (BarKind::Restarting, at, line.step, Ingredient::Failover);
+                    let out = (
+                        BarKind::Restarting,
+                        at,
+                        line.step,
+                        Ingredient::Fault(FaultKind::Failover),
+                    );
                     self.nodes[i].out = Some(out);
                 }
             }
@@ -198,7 +223,13 @@ impl Reader {
                 return self.flag(lane, at, label, FlagKind::Lost, line);
             }
             Event::CounterCrashed { .. } => {
-                return self.fault(lane, at, "crash".to_owned(), Ingredient::Crash, line);
+                return self.fault(
+                    lane,
+                    at,
+                    "crash".to_owned(),
+                    Ingredient::Fault(FaultKind::Crash),
+                    line,
+                );
             }
             _ => return,
         };

@@ -6,6 +6,7 @@
 //! order, so a file with a crash and a clock jump (a restart delay measured on a jumping
 //! clock) sits with the restarts, where its boundary pair sits.
 
+use redlock_lab::fault::FaultKind;
 use redlock_lab::scenario::{Ingredient, Scenario, property};
 
 /// One argument of the debate, a section of the index.
@@ -44,12 +45,15 @@ impl Argument {
             Argument::Liveness
         } else if scenario.storage.is_some() {
             Argument::Storage
-        } else if has(&[Ingredient::Crash, Ingredient::Failover]) {
+        } else if has(&[
+            Ingredient::Fault(FaultKind::Crash),
+            Ingredient::Fault(FaultKind::Failover),
+        ]) {
             Argument::Restarts
         } else if has(&[
-            Ingredient::ClockJump,
-            Ingredient::NodeClockError,
-            Ingredient::ClientClockError,
+            Ingredient::Fault(FaultKind::ClockJump),
+            Ingredient::Fault(FaultKind::NodeClockError),
+            Ingredient::Fault(FaultKind::ClientClockError),
         ]) {
             Argument::Clocks
         } else if !present.is_empty()
