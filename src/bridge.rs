@@ -19,7 +19,7 @@ use crate::sim::{
     MAX_RATE_ERROR_PPM, NetworkConfig, Provenance, ScheduledFault, SimConfig, SimConfigError,
     Swarm, WorkloadConfig,
 };
-use crate::storage::TokenSource;
+use crate::storage::{CheckAndApply, TokenSource};
 use crate::time::Millis;
 
 /// The longest a scenario's "unbounded" pause or storage delay lasts in the simulator, in
@@ -70,8 +70,8 @@ impl SimConfig {
     ///
     /// # Exact
     ///
-    /// - `[lock]`: nodes, clients, `ttl_ticks`, `drift_ticks` (a fixed drift), unlock mode and
-    ///   validity check; `attempts` becomes the rounds of the client's one acquisition, and
+    /// - `[lock]`: nodes, clients, `ttl_ticks`, `drift_ticks` (a fixed drift), unlock mode,
+    ///   validity check and `release_after_failed_round` (the core's); `attempts` becomes the rounds of the client's one acquisition, and
     ///   every client acquires once per run (`acquisitions_per_client = 1`), as in the model.
     /// - `[lock] extensions`, `extension_quorum`: each holder runs up to `extensions`
     ///   extension rounds of the core (`Lock::extend`, counted by the scenario's extension
@@ -105,6 +105,10 @@ impl SimConfig {
     ///   once here, so the collision that matters (two clients' rounds with one value) is the
     ///   same.
     /// - `[storage] protection`; one read-modify-write cycle per lock, as in the model.
+    ///   `check = "two-step"`: the storage checks an op when it arrives and applies one it lets
+    ///   through up to the longest storage delay later
+    ///   ([`WorkloadConfig::storage_apply_gap`]), as the model's checked op waits at most as
+    ///   long as an op may travel.
     /// - `[storage] token_source`: the lock-quorum sources run with the same per-node counters
     ///   as the model (the core's fence and write-back); `counter-after-acquire` is a separate
     ///   counter node ([`WorkloadConfig::counter_node`]): the holder checks its lease, runs
@@ -194,11 +198,13 @@ impl SimConfig {
     /// ignores the table), and none of the above applies: its clients lock, work and release
     /// again and again until `duration_ms`, as a real workload does, against exactly the
     /// faults the table lists. From the scenario keys (scaled by `R`) come the nodes, clients,
-    /// TTL, fixed drift, round timeout, attempts, unlock mode and validity check of `[lock]`;
+    /// TTL, fixed drift, round timeout, attempts, unlock mode, validity check and release after
+    /// a failed round of `[lock]`;
     /// the persistence, restart delay and client guard of `[faults.crashes]` (whose `count` is
     /// the checker's: the simulator's crashes are `[simulate] crashes`); and the protection,
-    /// token source and check margin (`op_margin = check_margin_ticks · R`, default 0) of
-    /// `[storage]`. From `[simulate]`, in simulated milliseconds: the run's duration, message
+    /// token source, check margin (`op_margin = check_margin_ticks · R`, default 0) and check
+    /// (a two-step storage applies a checked op up to `delay_max_ms` later) of `[storage]`.
+    /// From `[simulate]`, in simulated milliseconds: the run's duration, message
     /// delays and loss, clock rate errors (else `[clock]` as above) and offsets, retry delays,
     /// think time, storage cycles per lock, and the faults: budgets drawn at uniform times
     /// ([`FaultPlan::Generated`]) or a schedule ([`FaultPlan::Explicit`]). A run stops at its
@@ -438,6 +444,12 @@ fn world_workload(scenario: &Scenario, simulate: &SimulateSettings, scale: u64) 
         extensions: u32::from(lock.extensions),
         counter_node: token_source == Some(TokenSource::CounterAfterAcquire),
         shared_token: lock.token == Tokens::Shared,
+        // A two-step storage applies a checked op within one of the world's message delays.
+        storage_apply_gap: scenario
+            .storage
+            .as_ref()
+            .filter(|s| s.check == CheckAndApply::TwoStep)
+            .map(|_| ms(simulate.delay_max_ms)),
         ..WorkloadConfig::default()
     }
 }
@@ -611,6 +623,7 @@ impl<'a> CatalogMapping<'a> {
                 node: 0,
                 replication_period: self.ttl,
                 promotion_delay: self.span(failover.promotion_delay_ticks),
+                wait: failover.wait,
             });
             budget.failovers = KindBudget::new(1, Millis(0), Millis(0));
         }
@@ -648,6 +661,8 @@ impl<'a> CatalogMapping<'a> {
             late_check: false,
             rival_start: None,
             late_answers: false,
+            late_release: None,
+            storage_apply_gap: None,
         };
         let pauses = scenario.faults.pauses.as_ref();
         match &scenario.storage {
@@ -661,6 +676,9 @@ impl<'a> CatalogMapping<'a> {
                     budget.storage_delays =
                         KindBudget::new(self.clients as u32, Millis(0), extra_max);
                 }
+                // The model's checked op waits at the storage as long as an op may travel.
+                workload.storage_apply_gap =
+                    (storage.check == CheckAndApply::TwoStep).then_some(extra_max);
                 if let Some(p) = pauses.filter(|p| p.count > 0) {
                     budget.pauses =
                         KindBudget::new(u32::from(p.count), Millis(1), self.bound(p.max));
@@ -754,6 +772,7 @@ fn scaled_config(params: &LockParams, scale: u64) -> Config {
         validity_check: params.validity_check,
         decision: params.decision,
         extension_quorum: params.extension_quorum,
+        failed_round: params.failed_round,
         fencing: params.fencing,
         quorum: params.quorum.map(usize::from),
         ..Config::new(usize::from(params.node_count))
@@ -1043,7 +1062,8 @@ mod tests {
             Some(Failover {
                 node: 0,
                 replication_period: Millis(100),
-                promotion_delay: Millis(30)
+                promotion_delay: Millis(30),
+                wait: false,
             })
         );
         let b = budget(&config);

@@ -42,8 +42,8 @@ mod timing;
 
 pub use command::{Command, MAX_NODES, NodeId, NodeSet, Op, Reply, RoundId, Token};
 pub use config::{
-    Config, ConfigError, DriftPolicy, ExtensionQuorum, FENCE_COUNTER_KEY, Fencing, LockParams,
-    RetryPolicy, RoundDecision, UnlockMode, ValidityCheck, quorum, validate_resource,
+    Config, ConfigError, DriftPolicy, ExtensionQuorum, FENCE_COUNTER_KEY, FailedRound, Fencing,
+    LockParams, RetryPolicy, RoundDecision, UnlockMode, ValidityCheck, quorum, validate_resource,
 };
 pub use drive::Next;
 pub use lock::Lock;

@@ -44,6 +44,29 @@ impl Protection {
     }
 }
 
+/// Whether the storage checks an op and applies it in one step.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum CheckAndApply {
+    /// The check and the apply are one atomic step, as fencing requires. Correct.
+    #[default]
+    Atomic,
+    /// The storage checks an op's token when it arrives and applies it in a later step, with
+    /// other ops free to run in between (a check-then-act race: a read of the largest token,
+    /// then a write, not one transaction). Two ops may both pass their check before either is
+    /// applied, and the older one be applied last. Kept for the model.
+    TwoStep,
+}
+
+impl CheckAndApply {
+    /// The value a scenario file writes (`check = "two-step"`), and printouts use.
+    pub const fn word(self) -> &'static str {
+        match self {
+            CheckAndApply::Atomic => "atomic",
+            CheckAndApply::TwoStep => "two-step",
+        }
+    }
+}
+
 /// Where a holder's fencing token comes from.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum TokenSource {
@@ -275,6 +298,9 @@ pub enum Comparison {
         /// The token the storage was marked with (0: never marked).
         mark: u32,
     },
+    /// [`CheckAndApply::TwoStep`]: the op passed its check when it arrived, and is applied
+    /// now without a second look.
+    CheckedEarlier,
 }
 
 impl Comparison {
@@ -296,7 +322,7 @@ impl Comparison {
     /// Whether the check lets `op` through.
     pub const fn allows(self, op: StorageOp) -> bool {
         match self {
-            Comparison::Unprotected | Comparison::Unchecked => true,
+            Comparison::Unprotected | Comparison::Unchecked | Comparison::CheckedEarlier => true,
             Comparison::Token { largest } => op.fence() >= largest,
             Comparison::Owner { mark } => mark == op.epoch(),
         }
@@ -340,6 +366,20 @@ impl Storage {
             return (StorageReply::Rejected, guard);
         }
         (self.take(op, protection), guard)
+    }
+
+    /// [`CheckAndApply::TwoStep`]'s first step: the check the protection makes on `op` now,
+    /// changing nothing. An op it allows is applied later with
+    /// [`apply_checked`](Storage::apply_checked); one it refuses is refused by
+    /// [`apply_guarded`](Storage::apply_guarded) with the same guard.
+    pub const fn check(&self, op: StorageOp, protection: Protection) -> Comparison {
+        Comparison::of(op, protection, self.max_fence, self.owner)
+    }
+
+    /// [`CheckAndApply::TwoStep`]'s second step: applies `op`, which passed its
+    /// [`check`](Storage::check) earlier, without looking again.
+    pub fn apply_checked(&mut self, op: StorageOp, protection: Protection) -> StorageReply {
+        self.take(op, protection)
     }
 
     /// Applies `op`, which the protection let through.
@@ -467,6 +507,24 @@ mod tests {
         );
         assert!(storage.no_lost_update_holds());
         assert!(!storage.fenced_order_holds());
+    }
+
+    #[test]
+    fn a_two_step_check_lets_both_ops_pass_and_the_older_land_last() {
+        let p = Protection::FencingToken;
+        let mut storage = Storage::default();
+        let older = StorageOp::Read { epoch: 1, fence: 1 };
+        let newer = StorageOp::Read { epoch: 2, fence: 2 };
+        assert!(storage.check(older, p).allows(older));
+        assert!(storage.check(newer, p).allows(newer));
+        storage.apply_checked(newer, p);
+        storage.apply_checked(older, p);
+        assert!(!storage.fenced_order_holds());
+        // The atomic storage refuses the older op once the newer one is applied.
+        let mut atomic = Storage::default();
+        atomic.apply(newer, p);
+        assert_eq!(atomic.apply(older, p), StorageReply::Rejected);
+        assert!(atomic.fenced_order_holds());
     }
 
     #[test]

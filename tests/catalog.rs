@@ -587,12 +587,14 @@ const DEPLOYMENT_SETTINGS: &[&str] = &[
     "lock.retry_delay",
     "lock.unlock",
     "lock.validity_check",
+    "lock.release_after_failed_round",
     "lock.extensions",
     "lock.extension_quorum",
     "lock.token",
     "storage.protection",
     "storage.token_source",
     "storage.check_margin_ticks",
+    "storage.check",
     "storage.check_margin",
     "faults.crashes.persistence",
     "faults.crashes.restart_delay_ticks",
@@ -601,6 +603,7 @@ const DEPLOYMENT_SETTINGS: &[&str] = &[
     "faults.crashes.client_guard",
     "failover.promotion_delay_ticks",
     "failover.promotion_delay",
+    "failover.wait",
     "liveness.isolated_rounds",
 ];
 

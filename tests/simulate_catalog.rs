@@ -58,6 +58,10 @@ const ALWAYS: [Property; 3] = [
 /// a lease that ends at 5, its write is paused two ticks and delayed the rest of a tick,
 /// and the rival, beginning as the holder's keys expire, reads before that write lands
 /// (storage safety about 5 runs in 10 000, a lost update about 4).
+/// In worlds that unlock with `DEL`, `late_release` has the first holder release up to a TTL
+/// after its belief ended, as the model's holder may release at any time: so
+/// `single-node-stale-holder-del` runs redis.io's story, the stale holder's `DEL` landing on
+/// the key of a rival that acquired since (in run 95 from seed 1).
 /// In `fencing-lock-quorum-counter-lost` the rival begins a tick or two after the crashed
 /// node serves again, and the holder's pause, aimed at its write in half the focused runs,
 /// lets the rival read and write in between (storage safety about 8 runs in 10 000, a lost

@@ -920,6 +920,7 @@ fn a_failover_replicates_one_node_and_promotes_it_once() {
         node: 1,
         replication_period: Millis(1_000),
         promotion_delay: Millis(0),
+        wait: false,
     });
     let at = |ms: u64, fault: Fault| ScheduledFault {
         at: Millis(ms),
@@ -975,6 +976,7 @@ fn a_failover_replicates_one_node_and_promotes_it_once() {
         node: 3,
         replication_period: Millis(1_000),
         promotion_delay: Millis(0),
+        wait: false,
     });
     assert_eq!(
         sim::run(&config, 0).unwrap_err().to_string(),

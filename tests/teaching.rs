@@ -634,6 +634,75 @@ fn aliases_and_mitigations_are_validated_with_their_location() {
     assert!(unknown.to_string().contains("proof"), "{unknown}");
 }
 
+/// redis.io's stale holder, the shortest story once a failed round sends nothing: the holder
+/// outlives its lease, the successor acquires, the stale holder's DEL deletes the successor's
+/// key, and a third client acquires while the successor still believes.
+#[test]
+fn the_stale_holder_del_story_is_redis_io_s() {
+    let story = check::story(
+        &scenario("single-node-stale-holder-del"),
+        property::MUTUAL_EXCLUSION,
+    )
+    .expect("violated")
+    .to_text();
+    expect![[r#"
+        single-node-stale-holder-del: mutual exclusion violated (shortest counterexample: 13 steps)
+        t=0  client c1  begins attempt 1: T1=0, sends SET NX PX 3 to n1
+        t=0  node n1    sets c1's key, expiring when n1's clock reads 3
+        t=0  client c1  acquires n1 (T2=0, validity 3), believes it holds the lock until its clock reads 3
+        t=1  client c2  begins attempt 1: T1=1, sends SET NX PX 3 to n1
+        t=1  client c3  begins attempt 1: T1=1, sends SET NX PX 3 to n1
+        t=3  node n1    c1's key expires
+        t=3  client c1  stops believing: its clock reached the lease's deadline
+        t=3  node n1    gets c2's SET after 2 ticks in the network and sets c2's key, expiring when n1's clock reads 6
+        t=3  client c1  releases with DEL on n1, deleting c2's key on n1
+        t=3  client c2  acquires n1 (T2=3, validity 1), believes it holds the lock until its clock reads 4
+        t=3  node n1    gets c3's SET after 2 ticks in the network and sets c3's key, expiring when n1's clock reads 6
+        t=3  client c3  acquires n1 (T2=3, validity 1), believes it holds the lock until its clock reads 4  ✗ mutual exclusion
+                        at t=3 c2 believes it holds the lock until its clock reads 4 (it reads 3), and c3 believes it holds the lock until its clock reads 4 (it reads 3)
+    "#]].assert_eq(&story);
+    // The key sentences, in the order redis.io tells them.
+    let mut rest = story.as_str();
+    for sentence in [
+        "client c1  acquires n1",
+        "client c1  stops believing",
+        "sets c2's key",
+        "client c1  releases with DEL on n1, deleting c2's key on n1",
+        "client c3  acquires n1",
+        "c2 believes it holds the lock",
+    ] {
+        let at = rest
+            .find(sentence)
+            .unwrap_or_else(|| panic!("{sentence:?} after the sentences before it: {story}"));
+        rest = &rest[at + sentence.len()..];
+    }
+}
+
+/// A storage that checks and applies in two steps: the stale op passes its check before the
+/// newer one is applied, and is applied after it, and the story says so.
+#[test]
+fn the_two_step_storage_story_shows_both_checks_before_the_stale_apply() {
+    let story = check::story(
+        &scenario("fencing-token-two-step-check"),
+        property::STORAGE_SAFETY,
+    )
+    .expect("violated")
+    .to_text();
+    let mut rest = story.as_str();
+    for sentence in [
+        "storage    checks c1's read (token 1): token 1 is the first the storage checks; it applies the op in a later step",
+        "client c2  acquires",
+        "storage    checks c2's read (token 2)",
+        "storage    applies c2's read (token 2)",
+        "storage    applies c1's read (token 1), a stale holder's op: it passed the storage's check when it arrived, and is not checked again",
+    ] {
+        let at = rest
+            .find(sentence)
+            .unwrap_or_else(|| panic!("{sentence:?} after the sentences before it: {story}"));
+        rest = &rest[at + sentence.len()..];
+    }
+}
+
 /// Counts are said with their plurals, and a count is not read as a need: a one-node lock's
 /// failed round is "0 nodes said yes, it needs 1", not "0 of the 1 nodes it needs".
 #[test]

@@ -295,6 +295,21 @@ pub enum Event {
         /// Ticks the op spent in the network beyond the instant, when it was not paused.
         delayed_by: u32,
     },
+    /// A storage that checks and applies in two steps (`[storage] check = "two-step"`) lets a
+    /// holder's op through its check; it applies the op in a later step ([`Event::OpArrived`]
+    /// with [`Comparison::CheckedEarlier`]), other ops free to run in between.
+    OpChecked {
+        /// Whose op.
+        client: Actor,
+        /// The op.
+        op: StorageOp,
+        /// What the storage's protection compared to let it through.
+        guard: Comparison,
+        /// The sender no longer believes it holds the lock.
+        stale: bool,
+        /// Ticks the op spent in the network beyond the instant, when it was not paused.
+        delayed_by: u32,
+    },
     /// The separate counter node answers a holder's `INCR` with its fencing token
     /// (`counter-after-acquire`), just before the holder's first fenced op.
     TokenTaken {

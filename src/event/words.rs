@@ -56,6 +56,7 @@ impl fmt::Display for Event {
             | Event::BeliefEnded
             | Event::BeliefReturned => self.tell_lease(f),
             Event::OpArrived { .. }
+            | Event::OpChecked { .. }
             | Event::TokenTaken { .. }
             | Event::UpdateLost { .. }
             | Event::WriteOnStaleRead { .. } => self.tell_storage(f),
@@ -377,15 +378,7 @@ impl Event {
                 delayed_by,
             } => {
                 let verb = if *applied { "applies" } else { "rejects" };
-                write!(f, "{verb} {client}'s {op}")?;
-                if *delayed_by > 0 {
-                    let ticks = Unit::Ticks.amount(u64::from(*delayed_by));
-                    write!(f, ", delayed {ticks} in the network")?;
-                }
-                if *stale {
-                    f.write_str(", a stale holder's op")?;
-                }
-                write!(f, ": {}", guard_words(*guard, op))?;
+                tell_op_at_storage(f, verb, *client, op, *stale, *delayed_by, *guard)?;
                 match (applied, op) {
                     (false, _) => Ok(()),
                     (true, StorageOp::Write { .. }) => write!(f, "; the counter is now {counter}"),
@@ -394,6 +387,16 @@ impl Event {
                     }
                     (true, StorageOp::Read { .. }) => write!(f, "; the counter reads {counter}"),
                 }
+            }
+            Event::OpChecked {
+                client,
+                op,
+                guard,
+                stale,
+                delayed_by,
+            } => {
+                tell_op_at_storage(f, "checks", *client, op, *stale, *delayed_by, *guard)?;
+                f.write_str("; it applies the op in a later step")
             }
             Event::TokenTaken {
                 client,
@@ -560,6 +563,28 @@ impl Event {
     }
 }
 
+/// `{verb} c1's read (token 1)`, how late it came, whether its holder is stale, and the
+/// comparison the storage made: the start of what the storage says of an op.
+fn tell_op_at_storage(
+    f: &mut fmt::Formatter<'_>,
+    verb: &str,
+    client: Actor,
+    op: &StorageOp,
+    stale: bool,
+    delayed_by: u32,
+    guard: Comparison,
+) -> fmt::Result {
+    write!(f, "{verb} {client}'s {op}")?;
+    if delayed_by > 0 {
+        let ticks = Unit::Ticks.amount(u64::from(delayed_by));
+        write!(f, ", delayed {ticks} in the network")?;
+    }
+    if stale {
+        f.write_str(", a stale holder's op")?;
+    }
+    write!(f, ": {}", guard_words(guard, op))
+}
+
 /// Why the storage took or refused `op`: the comparison its protection made ([`Comparison`]).
 fn guard_words(guard: Comparison, op: &StorageOp) -> String {
     let token = op.fence();
@@ -580,6 +605,9 @@ fn guard_words(guard: Comparison, op: &StorageOp) -> String {
             format!("the storage's mark is still its token {mark}")
         }
         Comparison::Owner { mark: 0 } => "the storage was never marked".to_owned(),
+        Comparison::CheckedEarlier => {
+            "it passed the storage's check when it arrived, and is not checked again".to_owned()
+        }
         Comparison::Owner { mark } => {
             format!("the storage's mark is token {mark}, not its {}", op.epoch())
         }

@@ -9,7 +9,7 @@
 use crate::node::{Availability, Entry};
 use crate::proto::{self, Effects, LockPhase, NodeId, Op, Reply, Request, RoundKind};
 use crate::scenario::{MAX_MODEL_NODES, UNBOUNDED_EXTENSIONS};
-use crate::storage::{StorageOp, StorageReply};
+use crate::storage::{CheckAndApply, Comparison, Protection, StorageOp, StorageReply};
 use crate::time::Millis;
 
 use super::event::owner_on;
@@ -219,6 +219,13 @@ impl World {
         }
         if T::LISTENS {
             self.tell_served(c, n, &request.op, &served, guarded, tell);
+        }
+        // `[failover] wait`: the master answers only once its replica has what it wrote
+        // (`WAIT 1`), so the answer the client holds is never ahead of the replica. Copying
+        // in the same step is sound: until the answer arrives the client counts nothing, and
+        // a key on the master alone only refuses more.
+        if n == 0 && shape.failover_wait && served.reply == Reply::Applied {
+            self.replicate(tell);
         }
         Some(())
     }
@@ -675,13 +682,21 @@ impl World {
         }
         let op = op.with_fence(self.fence_of(c));
         let waited = work.stall;
-        if work.paused {
+        if work.paused && !work.checked {
             let checked_at = self.now.saturating_sub(waited);
             tell.tell(|| self.moment(Actor::client(c), Event::PauseEnded { op, checked_at }));
         }
+        if self.checks_first(c, op, protection, tell) {
+            return Some(());
+        }
         // Shortcut, sound: the storage's reply reaches the client at once; the client's next
         // op is checked against its clock anyway.
-        let (reply, guard) = self.storage.apply_guarded(op, protection);
+        let (reply, guard) = if work.checked {
+            let reply = self.storage.apply_checked(op, protection);
+            (reply, Comparison::CheckedEarlier)
+        } else {
+            self.storage.apply_guarded(op, protection)
+        };
         let arrived = Event::OpArrived {
             client: Actor::client(c),
             op,
@@ -689,11 +704,17 @@ impl World {
             guard,
             counter: self.storage.value,
             stale,
-            delayed_by: if work.paused { 0 } else { waited },
+            // A checked op's delay was told at its check.
+            delayed_by: if work.paused || work.checked {
+                0
+            } else {
+                waited
+            },
         };
         tell.tell(|| self.moment(Actor::Storage, arrived).from(Actor::client(c)));
         work.stall = 0;
         work.paused = false;
+        work.checked = false;
         match reply {
             StorageReply::Rejected => {
                 self.clients[c].work = work;
@@ -709,6 +730,42 @@ impl World {
             self.release_told(c, tell);
         }
         Some(())
+    }
+
+    /// With `[storage] check = "two-step"`, the first of holder `c`'s two steps at the
+    /// storage: an `op` not checked yet that its protection lets through is marked checked
+    /// and stays pending, to be applied by a later step (`true`). An op the check refuses is
+    /// refused at once, as the atomic storage refuses it (`false`, like every op of an atomic
+    /// storage and every op already checked).
+    fn checks_first<T: Tell>(
+        &mut self,
+        c: usize,
+        op: StorageOp,
+        protection: Protection,
+        tell: &mut T,
+    ) -> bool {
+        let work = self.clients[c].work;
+        if self.shape.check_and_apply != CheckAndApply::TwoStep || work.checked {
+            return false;
+        }
+        let guard = self.storage.check(op, protection);
+        if !guard.allows(op) {
+            return false;
+        }
+        self.clients[c].work = Work {
+            pending: Some(op),
+            checked: true,
+            ..work
+        };
+        let checked = Event::OpChecked {
+            client: Actor::client(c),
+            op,
+            guard,
+            stale: !self.believes(c),
+            delayed_by: if work.paused { 0 } else { work.stall },
+        };
+        tell.tell(|| self.moment(Actor::Storage, checked).from(Actor::client(c)));
+        true
     }
 
     /// Holder `c` is paused while its op waits.

@@ -7,7 +7,7 @@ use crate::fault::ClientCrashAim;
 use crate::node::Persistence;
 use crate::proto::{LockParams, NodeSet};
 use crate::scenario::{Bound, JumpTarget, MAX_MODEL_CLIENTS, Scenario, Tokens};
-use crate::storage::{OpKind, Protection, TokenSource};
+use crate::storage::{CheckAndApply, OpKind, Protection, TokenSource};
 use crate::time::Millis;
 
 /// Which run of the model this is.
@@ -35,6 +35,8 @@ pub(crate) struct Shape {
     pub reach: [NodeSet; MAX_MODEL_CLIENTS],
     pub message_loss: u8,
     pub storage: Option<Protection>,
+    /// Whether the storage checks and applies an op in one step or two.
+    pub check_and_apply: CheckAndApply,
     /// Where the fencing tokens come from (`fence.rs`).
     pub token_source: TokenSource,
     pub ops: &'static [OpKind],
@@ -57,6 +59,8 @@ pub(crate) struct Shape {
     /// The clients' restarted-node guard, on the restarted node's clock.
     pub client_guard: Millis,
     pub failover: Option<Millis>,
+    /// `[failover] wait`: the master answers a write only once its replica has the key.
+    pub failover_wait: bool,
     /// Every client draws the same token value (`[lock] token = "shared"`).
     pub shared_token: bool,
     pub symmetry: bool,
@@ -126,6 +130,7 @@ impl Shape {
             reach: reach(scenario),
             message_loss: scenario.network.message_loss,
             storage: protection,
+            check_and_apply: storage.map_or(CheckAndApply::Atomic, |s| s.check),
             token_source,
             ops,
             check_margin: storage.and_then(|s| s.check_margin_ticks).unwrap_or(1),
@@ -147,6 +152,7 @@ impl Shape {
                 .failover
                 .as_ref()
                 .map(|f| Millis(u64::from(f.promotion_delay_ticks))),
+            failover_wait: scenario.failover.as_ref().is_some_and(|f| f.wait),
             shared_token: lock.token == Tokens::Shared,
             symmetry: symmetric(scenario, mode),
             horizon: scenario.liveness.horizon_ticks,

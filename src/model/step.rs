@@ -63,7 +63,9 @@ pub enum Step {
     Release(u8),
     /// Client `c` checks its lease and sends its next storage op.
     Issue(u8),
-    /// Client `c`'s storage op reaches the storage; the reply is applied at once.
+    /// Client `c`'s storage op reaches the storage; the reply is applied at once. A storage
+    /// that checks and applies in two steps takes two: the check when the op arrives, the
+    /// apply later.
     Apply(u8),
     /// Client `c` is paused (GC, page fault) while its op waits: the wait may now be longer.
     Pause(u8),
@@ -427,9 +429,11 @@ impl World {
         if b.pauses > 0 {
             for c in 0..shape.clients {
                 let slot = &self.clients[c];
+                // An op a two-step storage has checked is at the storage already.
                 if matches!(slot.lock.phase(), LockPhase::Holding { .. })
                     && slot.work.pending.is_some()
                     && !slot.work.paused
+                    && !slot.work.checked
                 {
                     out.push(Step::Pause(c as u8));
                 }

@@ -380,8 +380,9 @@ impl World {
         params.round_timeout.max(params.ttl - params.drift).as_u64() as i64
     }
 
-    /// A holder's storage work, at bits 21 to 44 of its row: the next op, the one on its
-    /// way, the value read, the stall and the pause.
+    /// A holder's storage work, at bits 21 to 45 of its row: the next op, the one on its
+    /// way, the value read, the stall, the pause, and whether a two-step storage has checked
+    /// the op (bit 45 is the extension round's age only in an extending row).
     fn work_bits(&self, work: Work) -> u64 {
         let pending = match work.pending {
             None => 0,
@@ -398,6 +399,7 @@ impl World {
             | work.read.map_or(0, |v| 1 | u64::from(v.min(31)) << 1) << 30
             | stall.min(255) << 36
             | u64::from(work.paused) << 44
+            | u64::from(work.checked) << 45
     }
 
     /// What every permutation re-assembles: the node rows' parts, the replica's, the client

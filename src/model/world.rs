@@ -70,6 +70,9 @@ pub struct Work {
     pub stall: u32,
     /// Whether a pause fault stretched the pending op's wait.
     pub paused: bool,
+    /// The pending op passed the storage's check and waits to be applied (`[storage] check =
+    /// "two-step"` only).
+    pub checked: bool,
 }
 
 /// One client: its clock offset, the core's lock, and what the network and the storage hold
@@ -123,6 +126,7 @@ impl ClientSlot {
                 read: None,
                 stall: 0,
                 paused: false,
+                checked: false,
             },
         }
     }

@@ -112,6 +112,30 @@ impl RoundDecision {
     }
 }
 
+/// What a client does with the keys of an acquisition round it lost.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum FailedRound {
+    /// Redlock step 5: release on all `N` nodes, also those that said no or never answered (a
+    /// timed-out `SET` may still have been applied). Correct.
+    #[default]
+    Release,
+    /// Send nothing: the round's keys, if any were set, stay until they expire. What a
+    /// single-instance client does after a refused `SET NX`; kept for the model, where it makes
+    /// redis.io's stale holder (not a loser's release) the shortest story of the `DEL` mistake.
+    Keep,
+}
+
+impl FailedRound {
+    /// The value a scenario file writes (`release_after_failed_round = false`), and printouts
+    /// use.
+    pub const fn word(self) -> &'static str {
+        match self {
+            FailedRound::Release => "true",
+            FailedRound::Keep => "false",
+        }
+    }
+}
+
 /// How an extension round is counted.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum ExtensionQuorum {
@@ -196,6 +220,8 @@ pub struct Config {
     pub decision: RoundDecision,
     /// A majority for extensions, or the any-node mistake.
     pub extension_quorum: ExtensionQuorum,
+    /// Release a lost round on every node (Redlock step 5), or send nothing.
+    pub failed_round: FailedRound,
     /// Whether acquisition derives a fencing token from the round (and writes it back).
     pub fencing: Fencing,
     /// How many nodes a client must lock: `None` is the majority `N/2 + 1`. `Some(q)` pins
@@ -217,6 +243,7 @@ impl Config {
             validity_check: ValidityCheck::default(),
             decision: RoundDecision::default(),
             extension_quorum: ExtensionQuorum::default(),
+            failed_round: FailedRound::default(),
             fencing: Fencing::default(),
             quorum: None,
         }
@@ -284,6 +311,7 @@ impl Config {
             validity_check: self.validity_check,
             decision: self.decision,
             extension_quorum: self.extension_quorum,
+            failed_round: self.failed_round,
             fencing: self.fencing,
             retry: self.retry,
             quorum: self.quorum.map(|q| q as u8),
@@ -316,6 +344,8 @@ pub struct LockParams {
     pub decision: RoundDecision,
     /// A majority for extensions, or the any-node mistake.
     pub extension_quorum: ExtensionQuorum,
+    /// Release a lost round on every node, or send nothing.
+    pub failed_round: FailedRound,
     /// The fencing token's derivation.
     pub fencing: Fencing,
     /// Retries after a failed acquisition round.

@@ -191,6 +191,22 @@ mod tests {
     }
 
     #[test]
+    fn a_lost_round_kept_sends_no_release() {
+        let mut config = Config::new(1);
+        config.retry.attempts = 1;
+        config.failed_round = crate::proto::FailedRound::Keep;
+        let rng = ChaCha8Rng::seed_from_u64(3);
+        let mut lock = Lock::acquire(&config, Millis(1_000), rng, Millis(0)).unwrap();
+        let sets = send(&mut lock);
+        answer(&mut lock, &sets, &[Answer::voting(Reply::NotApplied)]);
+        let outcome = lock.poll_acquisition().unwrap();
+        assert!(
+            matches!(outcome, Next::Done(AcquireOutcome::NotAcquired { .. })),
+            "no release batch before the outcome: {outcome:?}"
+        );
+    }
+
+    #[test]
     fn failures_that_put_a_quorum_out_of_reach_are_unreachable() {
         let mut lock = lock(3);
         let sets = send(&mut lock);

@@ -10,7 +10,7 @@
 use thiserror::Error;
 
 use super::command::{NodeId, NodeSet, Op, Reply, RoundId, Token};
-use super::config::{Fencing, LockParams, RetryPolicy};
+use super::config::{FailedRound, Fencing, LockParams, RetryPolicy};
 use super::round::{Failure, Lease, QuorumRound, ReleaseRound, RoundOutcome, Tally};
 use crate::time::Millis;
 
@@ -512,9 +512,15 @@ impl LockState {
             }
             RoundOutcome::Lost(failure) => {
                 // Redlock step 5: release on *all* nodes, also those that said no or did not
-                // answer — a timed-out SET may still have been applied.
-                let release = ReleaseRound::new(round.token, now);
-                let mut effects = self.request(release.op(params));
+                // answer — a timed-out SET may still have been applied. With
+                // `FailedRound::Keep` nothing is sent and the keys expire on their own.
+                let mut effects = match params.failed_round {
+                    FailedRound::Release => {
+                        let release = ReleaseRound::new(round.token, now);
+                        self.request(release.op(params))
+                    }
+                    FailedRound::Keep => Effects::default(),
+                };
                 if self.attempt < params.retry.attempts {
                     let at = now + entropy.backoff(&params.retry);
                     self.phase = LockPhase::BackingOff { until: at };

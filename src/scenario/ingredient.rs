@@ -18,6 +18,7 @@ use super::property::EVENTUALLY_ACQUIRED;
 use super::{Bound, Scenario, Tokens, UNBOUNDED_EXTENSIONS};
 use crate::fault::FaultKind;
 use crate::proto::{ExtensionQuorum, NodeSet, UnlockMode, ValidityCheck};
+use crate::storage::CheckAndApply;
 
 /// One removable fault or mistake. The names ([`Ingredient::name`]) are part of the JSON report
 /// and of the `[expect] mechanism` key.
@@ -53,6 +54,9 @@ pub enum Mistake {
     UnboundedExtensions,
     /// `[lock] quorum` of `N/2` or fewer: two disjoint sets of nodes can each be a quorum.
     MinorityQuorum,
+    /// `[storage] check = "two-step"`: the storage checks an op's token, then applies it in a
+    /// later step.
+    TwoStepCheck,
 }
 
 /// The extensions a holder keeps when [`Mistake::UnboundedExtensions`] is removed: the cap
@@ -61,7 +65,7 @@ const EXTENSION_CAP: u8 = 3;
 
 impl Mistake {
     /// Every mistake, in the order reports list them.
-    pub const ALL: [Mistake; 7] = [
+    pub const ALL: [Mistake; 8] = [
         Mistake::UnlockDel,
         Mistake::NoValidityCheck,
         Mistake::ExtensionAnyNode,
@@ -69,6 +73,7 @@ impl Mistake {
         Mistake::LockstepRetries,
         Mistake::UnboundedExtensions,
         Mistake::MinorityQuorum,
+        Mistake::TwoStepCheck,
     ];
 
     /// The stable name (`"unlock = del"`), as JSON and `[expect] mechanism` spell it.
@@ -84,6 +89,7 @@ impl Mistake {
             Mistake::LockstepRetries => "lockstep retries",
             Mistake::UnboundedExtensions => "unbounded extensions",
             Mistake::MinorityQuorum => "quorum below majority",
+            Mistake::TwoStepCheck => "storage check = two-step",
         }
     }
 
@@ -99,6 +105,9 @@ impl Mistake {
             }
             Mistake::UnboundedExtensions => "extending without a cap",
             Mistake::MinorityQuorum => "counting a quorum of half the nodes or fewer",
+            Mistake::TwoStepCheck => {
+                "a storage that checks the token and applies the op in two steps"
+            }
         }
     }
 
@@ -120,6 +129,10 @@ impl Mistake {
             }
             Mistake::UnboundedExtensions => scenario.lock.extensions == UNBOUNDED_EXTENSIONS,
             Mistake::MinorityQuorum => 2 * params.quorum() <= scenario.lock.nodes(),
+            Mistake::TwoStepCheck => scenario
+                .storage
+                .as_ref()
+                .is_some_and(|s| s.check == CheckAndApply::TwoStep),
         }
     }
 
@@ -133,6 +146,11 @@ impl Mistake {
             Mistake::LockstepRetries => s.liveness.isolated_rounds = true,
             Mistake::UnboundedExtensions => s.lock.extensions = EXTENSION_CAP,
             Mistake::MinorityQuorum => s.lock.params.quorum = None,
+            Mistake::TwoStepCheck => {
+                if let Some(storage) = &mut s.storage {
+                    storage.check = CheckAndApply::Atomic;
+                }
+            }
         }
     }
 }

@@ -212,6 +212,7 @@ pub(crate) struct RawLock {
     pub retry_delay: Option<Spanned<RawDuration>>,
     pub unlock: Option<RawUnlock>,
     pub validity_check: Option<bool>,
+    pub release_after_failed_round: Option<bool>,
     pub decision: Option<RawDecision>,
     pub extensions: Option<Spanned<RawBound>>,
     pub extension_quorum: Option<RawExtensionQuorum>,
@@ -246,6 +247,7 @@ pub(crate) struct RawStorage {
     pub check_margin: Option<Spanned<RawDuration>>,
     pub max_delay_ticks: Option<RawBound>,
     pub max_delay: Option<Spanned<RawDuration>>,
+    pub check: Option<RawCheckAndApply>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -300,6 +302,7 @@ pub(crate) struct RawClientCrashes {
 pub(crate) struct RawFailover {
     pub promotion_delay_ticks: Option<u32>,
     pub promotion_delay: Option<Spanned<RawDuration>>,
+    pub wait: Option<bool>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -350,6 +353,17 @@ pub(crate) enum RawProtection {
     FencingOnWritesOnly,
     /// antirez's alternative: mark the storage with the token, write only if still marked.
     RandomTokenCas,
+}
+
+/// Whether the storage checks and applies an op in one step (file values `"atomic"`,
+/// `"two-step"`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) enum RawCheckAndApply {
+    /// One atomic step.
+    Atomic,
+    /// A check, then an apply in a later step.
+    TwoStep,
 }
 
 /// Where fencing tokens come from (file values `"ideal"`, `"counter-after-acquire"`,

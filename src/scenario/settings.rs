@@ -7,7 +7,7 @@ use super::raw::RawBound;
 use crate::fault::ClientCrashAim;
 use crate::node::Persistence;
 use crate::proto::{LockParams, NodeSet};
-use crate::storage::{Protection, TokenSource};
+use crate::storage::{CheckAndApply, Protection, TokenSource};
 use crate::time::Millis;
 
 use super::ingredient::Ingredient;
@@ -134,7 +134,8 @@ pub struct LockSettings {
     /// fixed allowance; default 1), `round_timeout_ticks` (default 1, capped at `ttl − drift`
     /// by the core), `attempts` (rounds per acquisition, the first included; default 1) with
     /// `retry_delay_ticks` (the least back-off; default 0, and the model lets every longer one
-    /// happen too), `unlock`, `validity_check`, `decision`, `extension_quorum`, and the
+    /// happen too), `unlock`, `validity_check`, `release_after_failed_round`, `decision`,
+    /// `extension_quorum`, and the
     /// fencing rule that `[storage] token_source` asks for. The model runs it as it is and
     /// the simulator scales its spans; nothing resolves it again.
     pub params: LockParams,
@@ -191,6 +192,9 @@ pub struct StorageSettings {
     pub check_margin_ticks: Option<u32>,
     /// How long a storage op may travel (default 0: applied in the tick it was sent).
     pub max_delay: Bound,
+    /// Whether the storage checks an op and applies it in one atomic step (the default), or
+    /// in two, with other ops free to run in between.
+    pub check: CheckAndApply,
 }
 
 /// `[faults.pauses]`: process pauses of a holder between its check and its op reaching storage.
@@ -264,6 +268,9 @@ pub struct ClientCrashSettings {
 pub struct FailoverSettings {
     /// The promoted replica refuses requests for this many ticks (default 0).
     pub promotion_delay_ticks: u32,
+    /// The master answers a write only once its replica has the key (`WAIT 1` after every
+    /// write; default false: the replica copies asynchronously).
+    pub wait: bool,
 }
 
 /// `[liveness]`: the bounded run that judges `eventually acquired`.

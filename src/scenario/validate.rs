@@ -7,17 +7,17 @@ use std::path::Path;
 use toml::Spanned;
 
 use super::raw::{
-    RawBound, RawCrashWhen, RawDecision, RawExpectValue, RawExtensionQuorum, RawLock,
-    RawPersistence, RawProtection, RawScenario, RawScheduled, RawSimFaults, RawSimulate,
+    RawBound, RawCheckAndApply, RawCrashWhen, RawDecision, RawExpectValue, RawExtensionQuorum,
+    RawLock, RawPersistence, RawProtection, RawScenario, RawScheduled, RawSimFaults, RawSimulate,
     RawTokenSource, RawUnlock,
 };
 use crate::fault::{ClientCrashAim, CrashWhen};
 use crate::node::Persistence;
 use crate::proto::{
-    Config, DriftPolicy, ExtensionQuorum, NodeId, NodeSet, RetryPolicy, RoundDecision, UnlockMode,
-    ValidityCheck, quorum,
+    Config, DriftPolicy, ExtensionQuorum, FailedRound, NodeId, NodeSet, RetryPolicy, RoundDecision,
+    UnlockMode, ValidityCheck, quorum,
 };
-use crate::storage::{Protection, TokenSource};
+use crate::storage::{CheckAndApply, Protection, TokenSource};
 use crate::time::Millis;
 
 use super::error::{Location, ScenarioError};
@@ -437,6 +437,7 @@ impl Validator<'_> {
         let mitigation = self.mitigation(&raw)?;
         let failover = raw.failover.as_ref().map(|f| FailoverSettings {
             promotion_delay_ticks: f.get_ref().promotion_delay_ticks.unwrap_or(0),
+            wait: f.get_ref().wait.unwrap_or(false),
         });
         let mut lock = self.lock(&raw, failover.is_some())?;
         let clock = self.clock(&raw)?;
@@ -569,6 +570,10 @@ impl Validator<'_> {
             token_source,
             check_margin_ticks,
             max_delay,
+            check: match inner.check.unwrap_or(RawCheckAndApply::Atomic) {
+                RawCheckAndApply::Atomic => CheckAndApply::Atomic,
+                RawCheckAndApply::TwoStep => CheckAndApply::TwoStep,
+            },
         }))
     }
 
@@ -719,6 +724,11 @@ impl Validator<'_> {
                 ValidityCheck::On
             } else {
                 ValidityCheck::Off
+            },
+            failed_round: if l.release_after_failed_round.unwrap_or(true) {
+                FailedRound::Release
+            } else {
+                FailedRound::Keep
             },
             decision: match l.decision.unwrap_or(RawDecision::AtQuorum) {
                 RawDecision::AtQuorum => RoundDecision::AtQuorum,

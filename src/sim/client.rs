@@ -166,6 +166,9 @@ pub struct SimClient {
     /// Whether, and until when, the client leaves its first acquisition's answers unread
     /// ([`WorkloadConfig::late_answers`]).
     late_answers: LateAnswers,
+    /// Client-clock reading at which a holder whose belief ended releases, when it releases
+    /// late ([`WorkloadConfig::late_release`]).
+    release_at: Option<Millis>,
 }
 
 /// Where a client with [`WorkloadConfig::late_answers`] stands.
@@ -214,6 +217,7 @@ impl SimClient {
             worked: false,
             dead: false,
             late_answers: LateAnswers::Off,
+            release_at: None,
         }
     }
 
@@ -591,7 +595,11 @@ impl SimClient {
                 }
             );
         if matches!(self.phase, Phase::Working { .. }) && !in_flight {
-            self.begin_release(ctx, local);
+            match ctx.workload.late_release {
+                // The run's first holder releases late: see `WorkloadConfig::late_release`.
+                Some(span) if self.epoch == 1 => self.release_at = Some(local + span),
+                _ => self.begin_release(ctx, local),
+            }
         }
     }
 
@@ -610,6 +618,15 @@ impl SimClient {
     }
 
     fn act(&mut self, ctx: &mut StepContext<'_>, local: Millis) {
+        if let Some(at) = self.release_at
+            && matches!(self.phase, Phase::Working { .. })
+        {
+            if local >= at {
+                self.release_at = None;
+                self.begin_release(ctx, local);
+            }
+            return;
+        }
         if matches!(self.phase, Phase::Working { .. })
             && self.extends_first()
             && self.extension_takes_the_step(ctx, local)

@@ -95,6 +95,9 @@ pub struct Failover {
     pub replication_period: Millis,
     /// The promoted replica refuses requests for this long on the node's clock.
     pub promotion_delay: Millis,
+    /// The master answers a write only once its replica has the key (`WAIT 1`): the replica
+    /// copies the key with every write the master applies, besides its periodic copy.
+    pub wait: bool,
 }
 
 /// What the clients do with the lock.
@@ -171,6 +174,17 @@ pub struct WorkloadConfig {
     /// draw it, where the order of fences is a property. A swarm run draws it
     /// ([`SwarmRun::late_answers`](super::SwarmRun::late_answers)).
     pub late_answers: bool,
+    /// The run's first holder, once its belief ended, releases only this long later (on its
+    /// clock) instead of at once. The model's holder may release at any time, also long after
+    /// its keys expired: with plain `DEL` that late release deletes whatever key is there, a
+    /// rival's included (redis.io's stale holder). Only worlds that unlock with `DEL` draw it:
+    /// with compare-and-delete a late release can only delete the holder's own key. A swarm
+    /// run draws it ([`SwarmRun::late_release`](super::SwarmRun::late_release)).
+    pub late_release: Option<Millis>,
+    /// The storage checks an op when it arrives and applies one it lets through a span drawn
+    /// up to this long later, other ops free to run in between (`[storage] check =
+    /// "two-step"`); `None`: the check and the apply are one atomic step.
+    pub storage_apply_gap: Option<Millis>,
 }
 
 impl Default for WorkloadConfig {
@@ -191,6 +205,8 @@ impl Default for WorkloadConfig {
             late_check: false,
             rival_start: None,
             late_answers: false,
+            late_release: None,
+            storage_apply_gap: None,
         }
     }
 }
@@ -730,6 +746,12 @@ impl SimConfig {
                 ""
             }
         )?;
+        if let Some(gap) = w.storage_apply_gap {
+            writeln!(
+                f,
+                "storage check = two-step: the storage checks an op when it arrives and applies it up to {gap} later"
+            )?;
+        }
         if let Some(cap) = w.op_arrival_cap {
             writeln!(
                 f,
@@ -754,9 +776,15 @@ impl SimConfig {
                 Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
                 _ => starts.concat(),
             };
+            // Only worlds that unlock with DEL draw a late release.
+            let late_release = if self.lock.unlock == crate::proto::UnlockMode::PlainDel {
+                " whether the first holder releases up to a TTL after its belief ended,"
+            } else {
+                ""
+            };
             writeln!(
                 f,
-                "swarm = each run draws its fault kinds, aims most faults at a window, and draws round_timeout in [{}, {}], think_max in [{}, {}], whether the first holder checks late, whether the first client takes its acquisition's answers only after a rival acquired, and a rival start after {starts} (plus up to two ticks) or none",
+                "swarm = each run draws its fault kinds, aims most faults at a window, and draws round_timeout in [{}, {}], think_max in [{}, {}], whether the first holder checks late, whether the first client takes its acquisition's answers only after a rival acquired,{late_release} and a rival start after {starts} (plus up to two ticks) or none",
                 self.lock.round_timeout,
                 swarm.round_timeout_max,
                 self.workload.think_min,

@@ -70,6 +70,9 @@ pub struct SwarmRun {
     /// another client has acquired
     /// ([`WorkloadConfig::late_answers`](super::WorkloadConfig::late_answers)).
     pub late_answers: bool,
+    /// How long after its belief ended this run's first holder releases, if it releases late
+    /// ([`WorkloadConfig::late_release`](super::WorkloadConfig::late_release)).
+    pub late_release: Option<Millis>,
     /// The fault kinds it enabled and its faults, timed and aimed.
     pub faults: SwarmFaults,
 }
@@ -80,7 +83,7 @@ impl fmt::Display for SwarmRun {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(
             f,
-            "this run: round_timeout = {}, think_max = {}, delay_max = {}, late_check = {}, rival_start = {}, late_answers = {}, fault kinds = {}",
+            "this run: round_timeout = {}, think_max = {}, delay_max = {}, late_check = {}, rival_start = {}, late_answers = {}, late_release = {}, fault kinds = {}",
             self.round_timeout,
             self.think_max,
             self.delay_max,
@@ -88,6 +91,8 @@ impl fmt::Display for SwarmRun {
             self.rival_start
                 .map_or_else(|| "none".to_owned(), |after| after.to_string()),
             self.late_answers,
+            self.late_release
+                .map_or_else(|| "none".to_owned(), |after| after.to_string()),
             if self.faults.enabled.is_empty() {
                 "none".to_owned()
             } else {

@@ -127,6 +127,14 @@ impl SimNode {
         if matches!(op, Op::SetNxPx { .. }) && reply.is_ok_and(|reply| reply.applied) {
             self.setter = Some(client);
         }
+        // `WAIT 1`: the answer leaves only once the replica has what the master wrote.
+        if self.crash.failover.is_some_and(|f| f.wait)
+            && reply.is_ok_and(|reply| reply.applied)
+            && let Some(replica) = &mut self.replica
+        {
+            replica.entry = self.state.entry;
+            self.replica_setter = self.setter;
+        }
         reply
     }
 

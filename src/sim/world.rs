@@ -25,7 +25,7 @@ use crate::event::{Event, Nodes, persistence_words};
 use crate::fault::CrashWhen;
 use crate::node::{Availability, NodeReply, NodeState, Persistence, Unavailable};
 use crate::proto::{Command, Config, Fencing, NodeId, NodeSet, Op, Reply};
-use crate::storage::{Storage, StorageOp, StorageReply};
+use crate::storage::{Comparison, Storage, StorageOp, StorageReply};
 use crate::time::Millis;
 
 /// The generator streams of a run: one seed, separate streams, so that (say) an explicit
@@ -45,7 +45,8 @@ fn stream(seed: u64, stream: u64) -> ChaCha8Rng {
 }
 
 /// The lock, the workload and the network as this run drew them: a swarm run draws its
-/// round timeout, think time, late check, rival start, late answers and message delay.
+/// round timeout, think time, late check, rival start, late answers, late release and message
+/// delay.
 fn as_drawn(
     config: &SimConfig,
     swarm: Option<&SwarmRun>,
@@ -59,6 +60,7 @@ fn as_drawn(
         workload.late_check = drawn.late_check;
         workload.rival_start = drawn.rival_start;
         workload.late_answers = drawn.late_answers;
+        workload.late_release = drawn.late_release;
         network.delay_max = drawn.delay_max;
     }
     (lock_config, workload, network)
@@ -179,9 +181,15 @@ fn draw_swarm_run(
     // client take that round's answers only after a rival acquired. Any other
     // rival would rarely acquire in time, and the wait would only cost the first
     // client its lease.
+    let mut knob_rng = stream(seed, KNOB_STREAM);
     let late_answers = config.lock.fencing == crate::proto::Fencing::WriteBack
         && rival_start.is_some_and(|after| after < config.ttl)
-        && uniform(&mut stream(seed, KNOB_STREAM), 0, 3) > 0;
+        && uniform(&mut knob_rng, 0, 3) > 0;
+    // With plain DEL, half the runs have their first holder release up to a TTL after
+    // its belief ended (drawn after `late_answers`, whose draws stay as they were).
+    let late_release = (config.lock.unlock == crate::proto::UnlockMode::PlainDel
+        && uniform(&mut knob_rng, 0, 1) == 1)
+        .then(|| Millis(uniform(&mut knob_rng, 0, config.ttl.0)));
     let timed = faults.timed.clone();
     let drawn = SwarmRun {
         round_timeout,
@@ -190,6 +198,7 @@ fn draw_swarm_run(
         late_check,
         rival_start,
         late_answers,
+        late_release,
         faults,
     };
     (timed, drawn)
@@ -247,6 +256,9 @@ struct World<'a> {
     /// With `workload.shared_token`, the one seed every client's lock generator starts from.
     shared_token_seed: Option<u64>,
     outbox: Vec<(Message, Millis)>,
+    /// With `workload.storage_apply_gap`: ops the storage has checked and not yet applied, as
+    /// (true time it applies the op, the op's message, its sequence number, the op).
+    checked_ops: Vec<(u64, Message, u32, StorageOp)>,
     believers: Vec<Believer>,
     /// With `workload.rival_start`: the client that begins first (the focused client of a
     /// focused run, else c1), the others waiting for it.
@@ -309,6 +321,7 @@ impl<'a> World<'a> {
             counter: (NodeState::new(), config.crash.persistence),
             shared_token_seed,
             outbox: Vec::new(),
+            checked_ops: Vec::new(),
             believers: Vec::new(),
             first_client,
             rivals_timed: false,
@@ -348,6 +361,7 @@ impl<'a> World<'a> {
             self.now = now;
             self.apply_faults();
             self.tick_nodes();
+            self.apply_checked_ops();
             self.deliver();
             self.step_clients();
             self.check_beliefs();
@@ -781,15 +795,68 @@ impl<'a> World<'a> {
         false
     }
 
-    /// A storage op reaches the storage, which applies it, is checked, and answers.
+    /// A storage op reaches the storage, which applies it, is checked, and answers. With
+    /// `workload.storage_apply_gap` the storage only checks an op it lets through, and applies
+    /// it a drawn span later ([`apply_checked_ops`](World::apply_checked_ops)).
     fn deliver_storage_op(&mut self, message: Message, seq: u32, op: StorageOp) {
         let client = match message.from {
             Actor::Client(c) => usize::from(c),
             _ => return,
         };
-        let (reply, guard) = self
-            .storage
-            .apply_guarded(op, self.config.workload.protection);
+        let protection = self.config.workload.protection;
+        if let Some(gap) = self.workload.storage_apply_gap
+            && self.storage.check(op, protection).allows(op)
+        {
+            let event = Event::OpChecked {
+                client: Actor::client(client),
+                op,
+                guard: self.storage.check(op, protection),
+                stale: self.clients[client].belief(self.now).is_none(),
+                delayed_by: 0,
+            };
+            self.trace.push(TraceEntry::told_from(
+                self.now,
+                Actor::Storage,
+                Actor::client(client),
+                None,
+                event,
+            ));
+            let due = self.now + uniform(&mut self.network_rng, 0, gap.0);
+            self.checked_ops.push((due, message, seq, op));
+            return;
+        }
+        let (reply, guard) = self.storage.apply_guarded(op, protection);
+        self.answer_storage_op(message, seq, op, reply, guard);
+    }
+
+    /// Applies every op the storage checked earlier whose time has come, in the order checked.
+    fn apply_checked_ops(&mut self) {
+        let now = self.now;
+        let (due, later): (Vec<_>, Vec<_>) = std::mem::take(&mut self.checked_ops)
+            .into_iter()
+            .partition(|&(at, ..)| at <= now);
+        self.checked_ops = later;
+        for (_, message, seq, op) in due {
+            let reply = self
+                .storage
+                .apply_checked(op, self.config.workload.protection);
+            self.answer_storage_op(message, seq, op, reply, Comparison::CheckedEarlier);
+        }
+    }
+
+    /// Tells what the storage did with `op`, judges the storage, and answers.
+    fn answer_storage_op(
+        &mut self,
+        message: Message,
+        seq: u32,
+        op: StorageOp,
+        reply: StorageReply,
+        guard: Comparison,
+    ) {
+        let Actor::Client(c) = message.from else {
+            return;
+        };
+        let client = usize::from(c);
         let event = Event::OpArrived {
             client: Actor::client(client),
             op,

@@ -2,9 +2,11 @@
 
 use crate::fault::FaultKind;
 use crate::node::{NodeState, Persistence};
-use crate::proto::{Guard, LockParams, Relation, RoundDecision, UnlockMode, ValidityCheck};
+use crate::proto::{
+    FailedRound, Guard, LockParams, Relation, RoundDecision, UnlockMode, ValidityCheck,
+};
 use crate::scenario::{Bound, Ingredient, JumpTarget, Scenario, StorageSettings, Tokens};
-use crate::storage::{OpKind, Protection, TokenSource};
+use crate::storage::{CheckAndApply, OpKind, Protection, TokenSource};
 use crate::time::Millis;
 
 /// The most nodes a configuration may have (one bit each in the discrete part's masks).
@@ -248,6 +250,10 @@ impl ZoneConfig {
             storage.token_source != TokenSource::Ideal,
             "fencing tokens from a counter (only the ideal token source)",
         )?;
+        refuse(
+            storage.check != CheckAndApply::Atomic,
+            "a storage that checks and applies in two steps (check = two-step)",
+        )?;
         // The model's default margin is 1: the check is then the belief itself.
         let margin = storage.check_margin_ticks.unwrap_or(1);
         Ok(StorageConfig {
@@ -264,6 +270,10 @@ impl ZoneConfig {
         let lock = &scenario.lock;
         let params: &LockParams = &lock.params;
         refuse(lock.attempts() != 1, "more than one attempt")?;
+        refuse(
+            params.failed_round != FailedRound::Release,
+            "release_after_failed_round = false",
+        )?;
         refuse(
             params.unlock != UnlockMode::CompareAndDelete,
             "unlock = del",
@@ -285,6 +295,11 @@ impl ZoneConfig {
     /// The environment the engine does not model: every kind of fault the scenario grants
     /// that is not in [`MODELLED_FAULTS`], by its name, then liveness.
     fn refuse_environment(scenario: &Scenario) -> Result<(), Unsupported> {
+        // Named before the failover it belongs to, which the loop below refuses too.
+        refuse(
+            scenario.failover.as_ref().is_some_and(|f| f.wait),
+            "a master that waits for its replica ([failover] wait)",
+        )?;
         for kind in Ingredient::present(scenario)
             .into_iter()
             .filter_map(Ingredient::fault)
