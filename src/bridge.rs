@@ -260,6 +260,7 @@ impl SimConfig {
                 ..resolved
             },
             clients: m.clients,
+            client_quorums: client_quorums(scenario),
             ttl,
             duration,
             // Runs are short; running on after a violation lets one of a property the
@@ -306,6 +307,7 @@ impl SimConfig {
                 ..resolved
             },
             clients: usize::from(lock.clients),
+            client_quorums: client_quorums(scenario),
             ttl,
             duration: ms(simulate.duration_ms),
             clocks,
@@ -737,6 +739,16 @@ fn with_provenance(config: SimConfig) -> SimConfig {
             }
         }
         _ => config,
+    }
+}
+
+/// The clients' own quorums where they differ (`[lock] quorum = [3, 2]`), else none: every
+/// client then runs the scenario's one quorum.
+fn client_quorums(scenario: &Scenario) -> Vec<usize> {
+    if scenario.lock.quorums_differ() {
+        scenario.lock.quorums()
+    } else {
+        Vec::new()
     }
 }
 

@@ -119,7 +119,10 @@ impl Mistake {
                     && !scenario.liveness.isolated_rounds
             }
             Mistake::UnboundedExtensions => scenario.lock.extensions == UNBOUNDED_EXTENSIONS,
-            Mistake::MinorityQuorum => 2 * params.quorum() <= scenario.lock.nodes(),
+            Mistake::MinorityQuorum => {
+                let nodes = scenario.lock.nodes();
+                scenario.lock.quorums().iter().any(|&q| 2 * q <= nodes)
+            }
         }
     }
 
@@ -132,7 +135,14 @@ impl Mistake {
             Mistake::SharedToken => s.lock.token = Tokens::Unique,
             Mistake::LockstepRetries => s.liveness.isolated_rounds = true,
             Mistake::UnboundedExtensions => s.lock.extensions = EXTENSION_CAP,
-            Mistake::MinorityQuorum => s.lock.params.quorum = None,
+            // Every client counting half the nodes or fewer counts the majority instead.
+            Mistake::MinorityQuorum => {
+                let nodes = s.lock.nodes();
+                let quorums: Vec<usize> = (s.lock.quorums().into_iter())
+                    .map(|q| if 2 * q <= nodes { nodes / 2 + 1 } else { q })
+                    .collect();
+                s.lock.set_quorums(&quorums);
+            }
         }
     }
 }
