@@ -1045,8 +1045,8 @@ fn a_holder_with_all_three_keys_loses_the_lock_to_two_crashes_not_one() {
     let lines = [
         "client c1  acquires n1 n2 n3 (T2=0, validity 3), believes it holds the lock",
         "node n1    crashes (no persistence), losing c1's key and restarts at once",
-        "node n2    crashes (no persistence), losing c1's key and restarts at once",
         "node n1    sets c2's key",
+        "node n2    crashes (no persistence), losing c1's key and restarts at once",
         "node n2    sets c2's key",
         "client c2  acquires n1 n2 (T2=0, validity 3), believes it holds the lock until its clock reads 3  ✗ mutual exclusion",
     ];
