@@ -80,6 +80,8 @@ impl SimConfig {
     ///   request after an acquisition (an extension's or a release's) as it holds back a
     ///   `SET`.
     /// - `[network] reach`: a partition for the whole run ([`SimConfig::reach`]).
+    /// - `[lock] quorum = [3, 2]`: each client runs the lock with its own quorum
+    ///   ([`SimConfig::client_quorums`]), as the model's clients do.
     /// - `[faults.clock_jumps]`: `count` jumps of exactly `jump_ticks` on the target's
     ///   processes, pinned to `index` when given ([`FaultBudget::pinned_node`]).
     /// - `[faults.crashes]`: `count` crashes, persistence none or `fsync=always`, restart at

@@ -299,6 +299,20 @@ mod tests {
     }
 
     #[test]
+    fn a_minority_quorum_of_one_client_is_the_mistake_and_its_removal_keeps_the_others() {
+        let minority = |s: &Scenario| {
+            Ingredient::present(s).contains(&Ingredient::Mistake(Mistake::MinorityQuorum))
+        };
+        // All nodes for c1, the majority for c2: no mistake, a stricter count is not one.
+        assert!(!minority(&parse("[lock]\nnodes = 3\nquorum = [3, 2]\n")));
+        let s = parse("[lock]\nnodes = 3\nclients = 3\nquorum = [3, 1, 2]\n");
+        assert!(minority(&s));
+        let without = Ingredient::Mistake(Mistake::MinorityQuorum).remove(&s);
+        assert_eq!(without.lock.quorums(), [3, 2, 2]);
+        assert!(!minority(&without));
+    }
+
+    #[test]
     fn removing_an_ingredient_removes_exactly_it() {
         let s = parse(
             "[lock]\nnodes = 4\nquorum = 2\nunlock = \"del\"\nvalidity_check = false\n\
