@@ -930,6 +930,28 @@ mod tests {
     use crate::sim::{FaultBudget, KindBudget, ScheduledFault};
 
     #[test]
+    fn each_client_runs_its_own_quorum_one_per_client_within_the_nodes() {
+        let mut config = SimConfig {
+            client_quorums: vec![3, 2],
+            ..SimConfig::default()
+        };
+        config.validate().unwrap();
+        assert_eq!(config.client_lock(0, &config.lock).quorum(), 3);
+        assert_eq!(config.client_lock(1, &config.lock).quorum(), 2);
+        assert!(config.to_string().contains("client_quorums = 3, 2"));
+        config.client_quorums = vec![3];
+        assert_eq!(
+            config.validate(),
+            Err(SimConfigError::Quorums {
+                lists: 1,
+                clients: 2
+            })
+        );
+        config.client_quorums = vec![3, 4];
+        assert!(matches!(config.validate(), Err(SimConfigError::Lock(_))));
+    }
+
+    #[test]
     fn the_default_is_valid_and_prints_every_option() {
         let config = SimConfig::default();
         config.validate().unwrap();
