@@ -726,8 +726,6 @@ impl Validator<'_> {
                 RawExtensionQuorum::Majority => ExtensionQuorum::Majority,
                 RawExtensionQuorum::AnyNode => ExtensionQuorum::AnyNode,
             },
-            // A quorum pinned to its default is the default: only another value is a choice.
-            quorum: (quorums[0] != quorum(nodes as usize)).then_some(quorums[0]),
             ..Config::new(nodes as usize)
         };
         // The one resolution of the lock configuration, by the core's own rules.
@@ -744,6 +742,7 @@ impl Validator<'_> {
             extensions,
             token,
         };
+        // Each client's quorum, checked against the nodes above (`quorums`).
         lock.set_quorums(&quorums);
         Ok(lock)
     }
