@@ -192,9 +192,16 @@ impl LockSettings {
             .collect()
     }
 
-    /// Sets each client's quorum (one value per client, each within `1..=N`): equal values
-    /// are the one quorum of `params`, values that differ go to `client_quorums`. A quorum
-    /// pinned to the majority is the default: only another value is a choice.
+    /// The same lock with each client's quorum (one value per client, each within `1..=N`):
+    /// equal values are the one quorum of `params`, values that differ go to
+    /// `client_quorums`. A quorum pinned to the majority is the default: only another value
+    /// is a choice.
+    pub(crate) fn with_quorums(mut self, quorums: &[usize]) -> LockSettings {
+        self.set_quorums(quorums);
+        self
+    }
+
+    /// [`with_quorums`](LockSettings::with_quorums) in place.
     pub(crate) fn set_quorums(&mut self, quorums: &[usize]) {
         let majority = quorum(self.nodes());
         let first = quorums.first().copied().unwrap_or(majority);

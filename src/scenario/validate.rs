@@ -735,16 +735,14 @@ impl Validator<'_> {
                 at: self.at(&raw.name),
                 reason: reason.to_string(),
             })?;
-        let mut lock = LockSettings {
+        Ok(LockSettings {
             params,
             client_quorums: Vec::new(),
             clients: clients as u8,
             extensions,
             token,
-        };
-        // Each client's quorum, checked against the nodes above (`quorums`).
-        lock.set_quorums(&quorums);
-        Ok(lock)
+        }
+        .with_quorums(&quorums))
     }
 
     /// `[lock] quorum`: one count for every client, or an array of one per client, each in
