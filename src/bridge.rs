@@ -80,6 +80,8 @@ impl SimConfig {
     ///   request after an acquisition (an extension's or a release's) as it holds back a
     ///   `SET`.
     /// - `[network] reach`: a partition for the whole run ([`SimConfig::reach`]).
+    /// - `[lock] quorum = [3, 2]`: each client runs the lock with its own quorum
+    ///   ([`SimConfig::client_quorums`]), as the model's clients do.
     /// - `[faults.clock_jumps]`: `count` jumps of exactly `jump_ticks` on the target's
     ///   processes, pinned to `index` when given ([`FaultBudget::pinned_node`]).
     /// - `[faults.crashes]`: `count` crashes, persistence none or `fsync=always`, restart at
@@ -266,6 +268,7 @@ impl SimConfig {
                 ..resolved
             },
             clients: m.clients,
+            client_quorums: client_quorums(scenario),
             ttl,
             duration,
             // Runs are short; running on after a violation lets one of a property the
@@ -312,6 +315,7 @@ impl SimConfig {
                 ..resolved
             },
             clients: usize::from(lock.clients),
+            client_quorums: client_quorums(scenario),
             ttl,
             duration: ms(simulate.duration_ms),
             clocks,
@@ -755,6 +759,16 @@ fn with_provenance(config: SimConfig) -> SimConfig {
             }
         }
         _ => config,
+    }
+}
+
+/// The clients' own quorums where they differ (`[lock] quorum = [3, 2]`), else none: every
+/// client then runs the scenario's one quorum.
+fn client_quorums(scenario: &Scenario) -> Vec<usize> {
+    if scenario.lock.quorums_differ() {
+        scenario.lock.quorums()
+    } else {
+        Vec::new()
     }
 }
 

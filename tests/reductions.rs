@@ -40,7 +40,7 @@ fn verdicts_on_two_threads(model: RedlockModel) -> (Vec<(&'static str, bool)>, O
     (verdicts, complete.then(|| checker.unique_state_count()))
 }
 
-const SMALL: [&str; 12] = [
+const SMALL: [&str; 14] = [
     "single-node-unlock-with-del",
     "single-node-unlock-with-cad",
     "master-replica-failover",
@@ -53,6 +53,9 @@ const SMALL: [&str; 12] = [
     "clock-drift-covered",
     "clock-drift-uncovered",
     "crash-immediate-restart-no-persistence",
+    // Clients whose quorums differ: the client permutation is off, the node sort stays.
+    "holder-all-nodes-one-crash",
+    "holder-all-nodes-two-crashes",
 ];
 
 /// Scenarios whose fencing tokens come from counters (on the lock nodes or a counter node),
@@ -300,5 +303,48 @@ fn states_with_one_fingerprint_have_the_same_futures() {
                 );
             }
         }
+    }
+}
+
+/// Clients whose quorums differ (`[lock] quorum = [3, 2]`) are not interchangeable: the
+/// symmetry reduction permutes no clients then, the phantom-client cutoff does not apply, and
+/// a check with the cutoff and the split on agrees with the plain model, every reduction off.
+#[test]
+fn per_client_quorums_keep_their_verdicts_with_every_reduction_off() {
+    for name in ["holder-all-nodes-one-crash", "holder-all-nodes-two-crashes"] {
+        let scenario = load(name);
+        let (reduced, _) = verdicts(RedlockModel::new(&scenario));
+        let (plain, _) = verdicts(unreduced(&scenario).with_symmetry(false));
+        assert_eq!(reduced, plain, "{name}");
+    }
+    // Three clients, two of them locking every node: two clients of the three would not
+    // stand for every pair (c1 and c2 alone survive two crashes, c1 and c3 do not), so no
+    // cutoff; the check's verdicts are the plain model's.
+    for (name, crashes) in [
+        ("three-clients-one-crash", 1),
+        ("three-clients-two-crashes", 2),
+    ] {
+        let scenario = generated(
+            name,
+            &format!(
+                "[lock]\nnodes = 3\nclients = 3\nquorum = [3, 3, 2]\nttl_ticks = 3\ndrift_ticks = 1\n\
+                 [faults.crashes]\ncount = {crashes}\npersistence = \"none\""
+            ),
+        );
+        let model = RedlockModel::new(&scenario);
+        assert!(model.with_phantom_clients().is_none(), "{name}");
+        // The node sort off too; the other reductions are cross-checked on the catalog above.
+        let (plain, _) = verdicts_on_two_threads(model.clone().with_symmetry(false));
+        let report = redlock_lab::check::Check::new(&scenario).run();
+        let checked = report
+            .property("mutual exclusion")
+            .expect("mutual exclusion is checked");
+        assert!(!report.cutoff, "{name}");
+        assert_eq!(
+            checked.verdict == redlock_lab::scenario::Verdict::Violated,
+            mutual_exclusion_violated(&plain),
+            "{name}"
+        );
+        assert_eq!(mutual_exclusion_violated(&plain), crashes == 2, "{name}");
     }
 }

@@ -1104,3 +1104,31 @@ fn a_belief_a_clock_step_brings_back_is_told() {
     }
     assert!(returned > 0, "no belief came back in 30 seeds");
 }
+
+/// The quorum arithmetic with a holder that locked every node: c1 (quorum 3) wins all three
+/// nodes, two crashes without persistence take two of its keys, and c2 (quorum 2) wins the two
+/// restarted nodes while c1 still believes. With one crash the same file holds.
+#[test]
+fn a_holder_with_all_three_keys_loses_the_lock_to_two_crashes_not_one() {
+    let text = story_text("holder-all-nodes-two-crashes", property::MUTUAL_EXCLUSION);
+    let lines = [
+        "client c1  acquires n1 n2 n3 (T2=0, validity 3), believes it holds the lock",
+        "node n1    crashes (no persistence), losing c1's key and restarts at once",
+        "node n1    sets c2's key",
+        "node n2    crashes (no persistence), losing c1's key and restarts at once",
+        "node n2    sets c2's key",
+        "client c2  acquires n1 n2 (T2=0, validity 3), believes it holds the lock until its clock reads 3  ✗ mutual exclusion",
+    ];
+    let mut rest = text.as_str();
+    for line in lines {
+        let at = rest
+            .find(line)
+            .unwrap_or_else(|| panic!("{line:?} missing or out of order in:\n{text}"));
+        rest = &rest[at + line.len()..];
+    }
+    let one = Check::new(&scenario("holder-all-nodes-one-crash")).run();
+    assert_eq!(
+        one.property(property::MUTUAL_EXCLUSION).map(|p| p.verdict),
+        Some(Verdict::Holds)
+    );
+}

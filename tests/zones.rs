@@ -457,6 +457,13 @@ fn a_feature_the_engine_lacks_is_refused_by_name() {
         error.to_string(),
         "the zone engine does not model message loss"
     );
+    // One quorum for every client is what the automaton counts.
+    let text = jump_text(3, 2, 6, 1, 1, 0).replace("[lock]", "[lock]\nquorum = [3, 2]");
+    let error = ZoneConfig::from_scenario(&parse(&text)).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "the zone engine does not model per-client quorums"
+    );
 }
 
 /// Every counterexample the zone engine finds in the catalog, made concrete, is a run of the

@@ -145,8 +145,8 @@ impl Lemmas {
             && params.validity_check == ValidityCheck::On
             && scenario.lock.extensions == 0
             && scenario.storage.is_none()
-            // The argument rests on two quorums sharing a node: a majority.
-            && params.quorum.is_none();
+            // The argument rests on two quorums sharing a node: a majority, for every client.
+            && !scenario.lock.quorum_pinned();
         if !eligible {
             return None;
         }

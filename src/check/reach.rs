@@ -4,7 +4,8 @@
 //! # The node-count argument
 //!
 //! It covers mutual exclusion in the safety run of a scenario whose clients unlock with
-//! compare-and-delete and unique tokens, with the validity check on, the majority quorum, no
+//! compare-and-delete and unique tokens, with the validity check on, the majority quorum (for
+//! every client: a file whose clients count different quorums is checked at its size only), no
 //! extensions, no storage and no user invariant (the *eligible* scenarios). Write `S[N]` for the scenario
 //! with `N` nodes ([`Scenario::with_nodes`]) and `Q = N/2 + 1`. Three one-node scenarios
 //! are its lemmas, each settled exhaustively by the checker:

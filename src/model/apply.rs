@@ -153,8 +153,8 @@ impl World {
         let lock = &mut self.clients[c].lock;
         let mut entropy = ModelEntropy::of(shape, c, lock);
         let effects = match lock.phase() {
-            LockPhase::Idle => lock.begin(&shape.params, now, &mut entropy),
-            _ => lock.handle_timeout(&shape.params, now, &mut entropy),
+            LockPhase::Idle => lock.begin(&shape.client_params[c], now, &mut entropy),
+            _ => lock.handle_timeout(&shape.client_params[c], now, &mut entropy),
         };
         effects.request?;
         tell.tell(|| {
@@ -413,7 +413,10 @@ impl World {
         if shape.extensions != UNBOUNDED_EXTENSIONS {
             self.clients[c].extensions += 1;
         }
-        let effects = self.clients[c].lock.extend(&shape.params, now).ok()?;
+        let effects = self.clients[c]
+            .lock
+            .extend(&shape.client_params[c], now)
+            .ok()?;
         let event = match (effects.request, self.clients[c].lock.lease()) {
             (None, Some(lease)) => Event::TooLateToExtend {
                 clock: now.since_origin(),
@@ -591,7 +594,7 @@ impl World {
                 }
             }
             let effects = self.clients[c].lock.handle_reply(
-                &shape.params,
+                &shape.client_params[c],
                 request.round,
                 id,
                 reply,
@@ -608,7 +611,9 @@ impl World {
     /// returns the keys the unlock deleted.
     fn release<T: Tell>(&mut self, c: usize) -> Deleted {
         let now = self.client_clock(c);
-        let effects = self.clients[c].lock.release(&self.shape.params, now);
+        let effects = self.clients[c]
+            .lock
+            .release(&self.shape.client_params[c], now);
         self.carry_out::<T>(c, effects)
     }
 
@@ -877,7 +882,7 @@ impl World {
         // it asks for is never sent, because the process is gone. The client stays in the
         // core's releasing phase, where it takes no step again.
         let now = self.client_clock(c);
-        let _unsent = self.clients[c].lock.release(&shape.params, now);
+        let _unsent = self.clients[c].lock.release(&shape.client_params[c], now);
         let slot = &mut self.clients[c];
         slot.mailbox = Default::default();
         slot.guarded = proto::NodeSet::EMPTY;

@@ -227,8 +227,9 @@ impl RedlockModel {
     /// It applies to the safety run of a scenario with at least three clients, compare-and-
     /// delete with unique tokens (a shared token lets another client delete `i`'s key), no
     /// storage (its properties involve every client's writes), no user invariant, the same
-    /// reach for every client and no fault pinned to one client (so that any two clients are
-    /// alike). Only mutual exclusion is judged by it.
+    /// reach for every client, one quorum for every client and no fault pinned to one client
+    /// (so that any two clients are alike: with `[lock] quorum = [3, 2, 2]` the two kept would
+    /// stand for the pair c2, c3 with c1's quorum). Only mutual exclusion is judged by it.
     pub fn with_phantom_clients(&self) -> Option<RedlockModel> {
         let shape = &self.shape;
         let reach = &shape.reach[..shape.clients];
@@ -242,6 +243,7 @@ impl RedlockModel {
             && shape.params.unlock == crate::proto::UnlockMode::CompareAndDelete
             && !shape.shared_token
             && reach.iter().all(|r| *r == reach[0])
+            && !shape.quorums_differ
             && !pinned_to_a_client;
         if !eligible {
             return None;
@@ -309,6 +311,11 @@ impl RedlockModel {
         chaos.nodes = 1;
         chaos.params.node_count = 1;
         chaos.params.quorum = None;
+        // Every client's quorum too: which round is won is the chaos node's choice anyway.
+        for params in &mut chaos.client_params {
+            params.node_count = 1;
+            params.quorum = None;
+        }
         chaos.reach = [crate::proto::NodeSet::first(1); MAX_MODEL_CLIENTS];
         // The faults that act only on nodes have nothing left to act on.
         chaos.failover = None;
@@ -341,7 +348,8 @@ impl RedlockModel {
     /// only: a run here is a run of the scenario in which the other clients never begin (a
     /// client may stay idle forever, and time passes around it), so a property broken here
     /// is broken there (`sometimes`: met here, met there). A property that holds here settles
-    /// nothing. `None` unless the model has more clients than that, the same reach for all and
+    /// nothing. Each client kept keeps its own lock, its quorum included, so clients whose
+    /// quorums differ are not merged: the run here is one of those clients as they are. `None` unless the model has more clients than that, the same reach for all and
     /// no fault pinned to a client beyond them.
     pub fn with_fewer_clients(&self, clients: usize) -> Option<RedlockModel> {
         let shape = &self.shape;

@@ -27,7 +27,13 @@ pub(crate) struct Shape {
     pub mode: Mode,
     pub nodes: usize,
     pub clients: usize,
+    /// The lock every client runs; a client's own rounds read `client_params`.
     pub params: LockParams,
+    /// Per client, the lock it runs: `params` with the client's own quorum
+    /// (`[lock] quorum = [3, 2]`).
+    pub client_params: [LockParams; MAX_MODEL_CLIENTS],
+    /// The clients' quorums differ, so no two clients are interchangeable (`view.rs`).
+    pub quorums_differ: bool,
     pub attempts: u8,
     pub extensions: u8,
     pub eps_n: u32,
@@ -123,6 +129,8 @@ impl Shape {
             nodes: lock.nodes(),
             clients: lock.clients as usize,
             params: lock.params,
+            client_params: std::array::from_fn(|c| lock.client_params(c)),
+            quorums_differ: lock.quorums_differ(),
             attempts: lock.attempts(),
             extensions: lock.extensions,
             eps_n: scenario.clock.node_error_ticks,

@@ -204,13 +204,20 @@ impl World {
                 counts: !slot.guarded.contains(node),
                 counter: self.mailbox_counter(c, node),
             };
-            let e = lock.handle_reply(&shape.params, round, node, answer, now, &mut entropy);
+            let e = lock.handle_reply(
+                &shape.client_params[c],
+                round,
+                node,
+                answer,
+                now,
+                &mut entropy,
+            );
             effects = merge(effects, e);
         }
         if effects.event.is_none() {
             effects = merge(
                 effects,
-                lock.handle_timeout(&shape.params, now, &mut entropy),
+                lock.handle_timeout(&shape.client_params[c], now, &mut entropy),
             );
         }
         // A won acquisition that still writes its fence back yields a request and no event.

@@ -192,6 +192,41 @@ fn symmetric_states_share_a_fingerprint_unless_symmetry_is_off() {
 }
 
 #[test]
+fn clients_with_different_quorums_are_not_swapped_but_nodes_still_are() {
+    let s = scenario("[lock]\nquorum = [3, 2]\nttl_ticks = 4\ndrift_ticks = 1");
+    let model = RedlockModel::new(&s);
+    assert_eq!(
+        (
+            model.shape.client_params[0].quorum(),
+            model.shape.client_params[1].quorum()
+        ),
+        (3, 2)
+    );
+    // c1 with one yes of the three it needs is not c2 with one yes of its two.
+    let a = run(&model, &[Step::Begin(0), deliver(0, 0)]);
+    let b = run(&model, &[Step::Begin(1), deliver(1, 0)]);
+    assert_ne!(fingerprint(&a), fingerprint(&b));
+    // One client's key on n1 or on n3 is the same state up to the nodes' order.
+    let c = run(&model, &[Step::Begin(0), deliver(0, 2)]);
+    assert_eq!(fingerprint(&a), fingerprint(&c));
+    // c2 wins with two yeses, c1 does not.
+    let two = [deliver(0, 0), deliver(0, 1)];
+    let c1 = run(&model, &[&[Step::Begin(0)][..], &two].concat());
+    assert!(
+        model
+            .next_state(&c1, Step::Decide(0))
+            .is_none_or(|w| !w.believes(0))
+    );
+    let two = [deliver(1, 0), deliver(1, 1)];
+    let c2 = run(&model, &[&[Step::Begin(1)][..], &two].concat());
+    assert!(
+        model
+            .next_state(&c2, Step::Decide(1))
+            .is_some_and(|w| w.believes(1))
+    );
+}
+
+#[test]
 fn a_pinned_role_keeps_nodes_apart() {
     // Node 2 is the only node both clients reach: a key there is not a key on node 1.
     let model = RedlockModel::new(&scenario(

@@ -19,7 +19,10 @@
 //!   process) are part of each row, so only permutations that preserve the configuration can
 //!   make two views equal: symmetry stays sound with partitions and pinned faults. The
 //!   fencing counters (`fence.rs`) travel with their node's or client's row through the sort
-//!   and the permutation, so the minimum is taken over rows and counters together.
+//!   and the permutation, so the minimum is taken over rows and counters together. Clients
+//!   whose quorums differ (`[lock] quorum = [3, 2]`) are not interchangeable: a permutation
+//!   would hand one client's count of nodes to another, so only the identity is tried then.
+//!   The node rows are still sorted: a round counts how many nodes said yes, never which.
 //! - **Ghost fields.** Whether a process has jumped is dead once the budget is spent and is
 //!   left out. No step reads the `acquired` bits, and `lock acquired` and `eventually
 //!   acquired` read only whether *some* client acquired, so only that one bit is hashed.
@@ -167,7 +170,7 @@ impl World {
         if self.write_back_pending(c) {
             return Settled::Open;
         }
-        let quorum = round.quorum(&shape.params);
+        let quorum = round.quorum(&shape.client_params[c]);
         let counting = slot.mailbox.applied.difference(slot.guarded).len();
         if shape.params.decision == RoundDecision::AtQuorum && counting >= quorum {
             return Settled::Won;
@@ -413,6 +416,7 @@ impl World {
         }
         let perms: &'static [[usize; 3]] = match (shape.symmetry, shape.clients) {
             (false, _) | (_, 1) => &PERMS_1,
+            _ if shape.quorums_differ => &PERMS_1,
             (true, 2) => &PERMS_2,
             (true, _) => &PERMS_3,
         };

@@ -128,7 +128,10 @@ impl Mistake {
                     && !scenario.liveness.isolated_rounds
             }
             Mistake::UnboundedExtensions => scenario.lock.extensions == UNBOUNDED_EXTENSIONS,
-            Mistake::MinorityQuorum => 2 * params.quorum() <= scenario.lock.nodes(),
+            Mistake::MinorityQuorum => {
+                let nodes = scenario.lock.nodes();
+                scenario.lock.quorums().iter().any(|&q| 2 * q <= nodes)
+            }
             Mistake::TwoStepCheck => scenario
                 .storage
                 .as_ref()
@@ -145,7 +148,14 @@ impl Mistake {
             Mistake::SharedToken => s.lock.token = Tokens::Unique,
             Mistake::LockstepRetries => s.liveness.isolated_rounds = true,
             Mistake::UnboundedExtensions => s.lock.extensions = EXTENSION_CAP,
-            Mistake::MinorityQuorum => s.lock.params.quorum = None,
+            // Every client counting half the nodes or fewer counts the majority instead.
+            Mistake::MinorityQuorum => {
+                let nodes = s.lock.nodes();
+                let quorums: Vec<usize> = (s.lock.quorums().into_iter())
+                    .map(|q| if 2 * q <= nodes { nodes / 2 + 1 } else { q })
+                    .collect();
+                s.lock.set_quorums(&quorums);
+            }
             Mistake::TwoStepCheck => {
                 if let Some(storage) = &mut s.storage {
                     storage.check = CheckAndApply::Atomic;
@@ -304,6 +314,20 @@ mod tests {
     #[test]
     fn a_fault_free_correct_scenario_has_no_ingredient() {
         assert_eq!(Ingredient::present(&parse("")), vec![]);
+    }
+
+    #[test]
+    fn a_minority_quorum_of_one_client_is_the_mistake_and_its_removal_keeps_the_others() {
+        let minority = |s: &Scenario| {
+            Ingredient::present(s).contains(&Ingredient::Mistake(Mistake::MinorityQuorum))
+        };
+        // All nodes for c1, the majority for c2: no mistake, a stricter count is not one.
+        assert!(!minority(&parse("[lock]\nnodes = 3\nquorum = [3, 2]\n")));
+        let s = parse("[lock]\nnodes = 3\nclients = 3\nquorum = [3, 1, 2]\n");
+        assert!(minority(&s));
+        let without = Ingredient::Mistake(Mistake::MinorityQuorum).remove(&s);
+        assert_eq!(without.lock.quorums(), [3, 2, 2]);
+        assert!(!minority(&without));
     }
 
     #[test]

@@ -45,6 +45,47 @@ impl<'de> Deserialize<'de> for RawBound {
     }
 }
 
+/// `[lock] quorum`: one count for every client, or an array of one count per client, each
+/// with its span.
+#[derive(Debug)]
+pub(crate) enum RawQuorum {
+    One(u32),
+    PerClient(Vec<Spanned<u32>>),
+}
+
+impl<'de> Deserialize<'de> for RawQuorum {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = RawQuorum;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a number, or an array of one number per client")
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<RawQuorum, E> {
+                u32::try_from(v)
+                    .map(RawQuorum::One)
+                    .map_err(|_| E::invalid_value(serde::de::Unexpected::Signed(v), &self))
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<RawQuorum, E> {
+                u32::try_from(v)
+                    .map(RawQuorum::One)
+                    .map_err(|_| E::invalid_value(serde::de::Unexpected::Unsigned(v), &self))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<RawQuorum, A::Error> {
+                let mut values = Vec::new();
+                while let Some(value) = seq.next_element::<Spanned<u32>>()? {
+                    values.push(value);
+                }
+                Ok(RawQuorum::PerClient(values))
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
+}
+
 /// A time key written as a duration (`"10s"`); a number here is refused with a pointer to
 /// the key's `_ticks` spelling, which is where a count of ticks goes.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -199,7 +240,7 @@ pub(crate) struct RawMitigation {
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawLock {
     pub nodes: Option<Spanned<u32>>,
-    pub quorum: Option<Spanned<u32>>,
+    pub quorum: Option<Spanned<RawQuorum>>,
     pub clients: Option<Spanned<u32>>,
     pub ttl_ticks: Option<Spanned<u32>>,
     pub ttl: Option<Spanned<RawDuration>>,

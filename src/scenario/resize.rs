@@ -21,6 +21,9 @@ pub enum ResizeError {
     /// size, which says nothing about another.
     #[error("[lock] quorum pins {0} of {1} nodes instead of the majority")]
     PinnedQuorum(usize, usize),
+    /// `[lock] quorum` gives each client its own count of nodes: counts of this size too.
+    #[error("[lock] quorum gives each client its own count of the {0} nodes")]
+    PerClientQuorums(usize),
 }
 
 impl Scenario {
@@ -47,6 +50,9 @@ impl Scenario {
             && usize::from(index) >= nodes
         {
             return Err(ResizeError::PinnedJump(usize::from(index) + 1, nodes));
+        }
+        if self.lock.quorums_differ() {
+            return Err(ResizeError::PerClientQuorums(self.lock.nodes()));
         }
         if self.lock.params.quorum.is_some() {
             return Err(ResizeError::PinnedQuorum(
@@ -93,6 +99,11 @@ mod tests {
         assert_eq!(jump.with_nodes(8), Err(ResizeError::OutOfRange(8)));
         let minority = scenario("quorum = 1");
         assert_eq!(minority.with_nodes(5), Err(ResizeError::PinnedQuorum(1, 3)));
+        let per_client = scenario("clients = 2\nquorum = [3, 2]");
+        assert_eq!(
+            per_client.with_nodes(5).unwrap_err(),
+            ResizeError::PerClientQuorums(3)
+        );
         // Pinned to the majority is the default, and resizes with the count.
         let majority = scenario("quorum = 2").with_nodes(5).unwrap();
         assert_eq!(majority.lock.params.quorum(), 3);

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use super::raw::RawBound;
 use crate::fault::ClientCrashAim;
 use crate::node::Persistence;
-use crate::proto::{LockParams, NodeSet};
+use crate::proto::{LockParams, NodeSet, quorum};
 use crate::storage::{CheckAndApply, Protection, TokenSource};
 use crate::time::Millis;
 
@@ -137,8 +137,14 @@ pub struct LockSettings {
     /// happen too), `unlock`, `validity_check`, `release_after_failed_round`, `decision`,
     /// `extension_quorum`, and the
     /// fencing rule that `[storage] token_source` asks for. The model runs it as it is and
-    /// the simulator scales its spans; nothing resolves it again.
+    /// the simulator scales its spans; nothing resolves it again. With one quorum per client
+    /// (`client_quorums`) its quorum is the first client's: read a client's lock with
+    /// [`client_params`](LockSettings::client_params).
     pub params: LockParams,
+    /// `[lock] quorum` as an array of values that differ: per client, the number of nodes its
+    /// rounds must win (each already checked against `N`). Empty when one quorum, the one in
+    /// `params`, applies to every client (an array of equal values is that one value).
+    pub client_quorums: Vec<u8>,
     /// Clients contending for the lock (1..=3; default 2).
     pub clients: u8,
     /// Extension rounds a client may run while it holds the lock (default 0), or
@@ -158,6 +164,54 @@ impl LockSettings {
     pub fn attempts(&self) -> u8 {
         // Validation keeps it within 1..=4.
         self.params.retry.attempts as u8
+    }
+
+    /// The lock client `client` (0-based) runs: `params` with that client's own quorum.
+    pub fn client_params(&self, client: usize) -> LockParams {
+        let mut params = self.params;
+        if let Some(&q) = self.client_quorums.get(client) {
+            params.quorum = (usize::from(q) != quorum(self.nodes())).then_some(q);
+        }
+        params
+    }
+
+    /// Whether the clients' quorums differ (`[lock] quorum = [3, 2]`): the clients are then
+    /// not interchangeable, which the symmetry reduction and the cutoffs must respect.
+    pub fn quorums_differ(&self) -> bool {
+        !self.client_quorums.is_empty()
+    }
+
+    /// Whether some client's quorum is not the majority `N/2 + 1`.
+    pub fn quorum_pinned(&self) -> bool {
+        self.params.quorum.is_some() || self.quorums_differ()
+    }
+
+    /// Each client's quorum, in client order.
+    pub fn quorums(&self) -> Vec<usize> {
+        (0..usize::from(self.clients))
+            .map(|c| self.client_params(c).quorum())
+            .collect()
+    }
+
+    /// The same lock with each client's quorum (one value per client, each within `1..=N`):
+    /// equal values are the one quorum of `params`, values that differ go to
+    /// `client_quorums`. A quorum pinned to the majority is the default: only another value
+    /// is a choice.
+    pub(crate) fn with_quorums(mut self, quorums: &[usize]) -> LockSettings {
+        self.set_quorums(quorums);
+        self
+    }
+
+    /// [`with_quorums`](LockSettings::with_quorums) in place.
+    pub(crate) fn set_quorums(&mut self, quorums: &[usize]) {
+        let majority = quorum(self.nodes());
+        let first = quorums.first().copied().unwrap_or(majority);
+        self.params.quorum = (first != majority).then_some(first as u8);
+        self.client_quorums = if quorums.iter().all(|&q| q == first) {
+            Vec::new()
+        } else {
+            quorums.iter().map(|&q| q as u8).collect()
+        };
     }
 }
 
@@ -464,7 +518,7 @@ impl Scenario {
             .map(|&(_, verdict)| verdict)
     }
 
-    /// The quorum `N/2 + 1`.
+    /// The first client's quorum: `N/2 + 1` unless `[lock] quorum` pins another.
     pub fn quorum(&self) -> usize {
         self.lock.params.quorum()
     }

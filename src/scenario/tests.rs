@@ -226,6 +226,51 @@ fn a_pinned_quorum_is_read_into_the_cores_params_and_checked_against_the_nodes()
 }
 
 #[test]
+fn a_quorum_array_gives_each_client_its_own_lock_and_is_checked_per_value() {
+    let expect = "[expect]\n\"mutual exclusion\" = \"holds\"\n";
+    let s = parse(&format!("[lock]\nnodes = 3\nquorum = [3, 2]\n{expect}")).unwrap();
+    assert!(s.lock.quorums_differ() && s.lock.quorum_pinned());
+    assert_eq!(s.lock.quorums(), [3, 2]);
+    assert_eq!(s.lock.client_params(0).quorum(), 3);
+    assert_eq!(
+        (
+            s.lock.client_params(1).quorum(),
+            s.lock.client_params(1).quorum
+        ),
+        (2, None)
+    );
+    // Equal values are the one value: nothing per client.
+    let s = parse(&format!("[lock]\nnodes = 3\nquorum = [2, 2]\n{expect}")).unwrap();
+    assert!(!s.lock.quorums_differ() && !s.lock.quorum_pinned());
+    let s = parse(&format!("[lock]\nnodes = 3\nquorum = [1, 1]\n{expect}")).unwrap();
+    assert_eq!(
+        (s.lock.quorums_differ(), s.lock.params.quorum),
+        (false, Some(1))
+    );
+    for (text, error) in [
+        (
+            "[3, 2, 2]",
+            "s.toml:8:10: quorum lists 3 values, but there are 2 clients",
+        ),
+        (
+            "[3]",
+            "s.toml:8:10: quorum lists 1 values, but there are 2 clients",
+        ),
+        (
+            "[3, 4]",
+            "s.toml:8:14: quorum of c2 is 4, but must lie in 1..=3",
+        ),
+        (
+            "[0, 2]",
+            "s.toml:8:11: quorum of c1 is 0, but must lie in 1..=3",
+        ),
+    ] {
+        let e = parse(&format!("[lock]\nnodes = 3\nquorum = {text}\n{expect}")).unwrap_err();
+        assert!(e.to_string().starts_with(error), "{e}");
+    }
+}
+
+#[test]
 fn errors_point_at_the_offending_text() {
     let e = parse(
         "[lock]\nttl_ticks = 2\ndrift_ticks = 2\n[expect]\n\"mutual exclusion\" = \"holds\"\n",

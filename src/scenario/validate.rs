@@ -8,8 +8,8 @@ use toml::Spanned;
 
 use super::raw::{
     RawBound, RawCheckAndApply, RawCrashWhen, RawDecision, RawExpectValue, RawExtensionQuorum,
-    RawLock, RawPersistence, RawProtection, RawScenario, RawScheduled, RawSimFaults, RawSimulate,
-    RawTokenSource, RawUnlock,
+    RawLock, RawPersistence, RawProtection, RawQuorum, RawScenario, RawScheduled, RawSimFaults,
+    RawSimulate, RawTokenSource, RawUnlock,
 };
 use crate::fault::{ClientCrashAim, CrashWhen};
 use crate::node::Persistence;
@@ -689,10 +689,8 @@ impl Validator<'_> {
     fn lock(&self, raw: &RawScenario, failover: bool) -> Result<LockSettings, ScenarioError> {
         let l = &raw.lock;
         let nodes = self.opt_range(&l.nodes, 3, 1, MAX_MODEL_NODES as u32, "nodes")?;
-        // A quorum pinned to its default is the default: only another value is a choice.
-        let majority = quorum(nodes as usize) as u32;
-        let pinned_quorum = self.opt_range(&l.quorum, majority, 1, nodes, "quorum")?;
         let clients = self.opt_range(&l.clients, 2, 1, MAX_MODEL_CLIENTS as u32, "clients")?;
+        let quorums = self.quorums(l, nodes, clients)?;
         let (ttl_ticks, drift_ticks) = self.ttl_and_drift(raw)?;
         let round_timeout_ticks = self.opt_range(
             &l.round_timeout_ticks,
@@ -738,7 +736,6 @@ impl Validator<'_> {
                 RawExtensionQuorum::Majority => ExtensionQuorum::Majority,
                 RawExtensionQuorum::AnyNode => ExtensionQuorum::AnyNode,
             },
-            quorum: (pinned_quorum != majority).then_some(pinned_quorum as usize),
             ..Config::new(nodes as usize)
         };
         // The one resolution of the lock configuration, by the core's own rules.
@@ -750,10 +747,44 @@ impl Validator<'_> {
             })?;
         Ok(LockSettings {
             params,
+            client_quorums: Vec::new(),
             clients: clients as u8,
             extensions,
             token,
-        })
+        }
+        .with_quorums(&quorums))
+    }
+
+    /// `[lock] quorum`: one count for every client, or an array of one per client, each in
+    /// `1..=nodes` (default the majority); one value per client in client order.
+    fn quorums(&self, l: &RawLock, nodes: u32, clients: u32) -> Result<Vec<usize>, ScenarioError> {
+        let majority = quorum(nodes as usize) as u32;
+        let one = match &l.quorum {
+            None => majority,
+            Some(spanned) => match spanned.get_ref() {
+                RawQuorum::One(q) => {
+                    self.range(&Spanned::new(spanned.span(), *q), 1, nodes, "quorum")?
+                }
+                RawQuorum::PerClient(values) => {
+                    if values.len() != clients as usize {
+                        return Err(ScenarioError::OutOfRange {
+                            at: self.at(spanned),
+                            message: format!(
+                                "quorum lists {} values, but there are {clients} clients: give one per client",
+                                values.len()
+                            ),
+                        });
+                    }
+                    let mut quorums = Vec::with_capacity(values.len());
+                    for (c, value) in values.iter().enumerate() {
+                        let what = format!("quorum of c{}", c + 1);
+                        quorums.push(self.range(value, 1, nodes, &what)? as usize);
+                    }
+                    return Ok(quorums);
+                }
+            },
+        };
+        Ok(vec![one as usize; clients as usize])
     }
 
     /// `[lock] ttl_ticks` and `drift_ticks`: a lease needs a TTL above its drift.

@@ -250,6 +250,9 @@ pub struct SimConfig {
     pub lock: Config,
     /// The lock clients.
     pub clients: usize,
+    /// Per client, the quorum its rounds must win, where the clients' quorums differ (a
+    /// scenario's `[lock] quorum = [3, 2]`); empty: `lock`'s quorum for every client.
+    pub client_quorums: Vec<usize>,
     /// The lock's TTL.
     pub ttl: Millis,
     /// How long the run lasts in true time (the bound of the main loop).
@@ -317,6 +320,7 @@ impl Default for SimConfig {
                 ..Config::new(3)
             },
             clients: 2,
+            client_quorums: Vec::new(),
             ttl: Millis(100),
             duration: Millis(1_000),
             stop_on_violation: true,
@@ -359,6 +363,15 @@ impl SimConfig {
         Ok(self.lock.params(self.ttl)?)
     }
 
+    /// The lock client `client` (from 0) runs: `lock` (or the run's drawn copy of it) with
+    /// the client's own quorum, if [`client_quorums`](SimConfig::client_quorums) gives one.
+    pub fn client_lock(&self, client: usize, lock: &Config) -> Config {
+        Config {
+            quorum: self.client_quorums.get(client).copied().or(lock.quorum),
+            ..*lock
+        }
+    }
+
     /// The drift allowance that covers this configuration's clock rate error, per the timing
     /// condition (I1) of the scenario notes: a node clock fast by `ρ` and a client clock slow
     /// by `ρ` open a gap of about `2ρ·ttl`, and whole-millisecond readings add up to 1 ms at
@@ -377,6 +390,9 @@ impl SimConfig {
     /// Checks every value; the first problem found is returned.
     pub fn validate(&self) -> Result<(), SimConfigError> {
         let params = self.lock_params()?;
+        for client in 0..self.client_quorums.len() {
+            self.client_lock(client, &self.lock).params(self.ttl)?;
+        }
         self.check_processes_and_clocks()?;
         self.check_network_crash_and_workload()?;
         self.check_spans()?;
@@ -410,6 +426,12 @@ impl SimConfig {
         if !self.reach.is_empty() && self.reach.len() != self.clients {
             return Err(SimConfigError::Reach {
                 lists: self.reach.len(),
+                clients: self.clients,
+            });
+        }
+        if !self.client_quorums.is_empty() && self.client_quorums.len() != self.clients {
+            return Err(SimConfigError::Quorums {
+                lists: self.client_quorums.len(),
                 clients: self.clients,
             });
         }
@@ -623,6 +645,11 @@ impl SimConfig {
         match self.lock_params() {
             Ok(params) => {
                 writeln!(f, "quorum = {}", params.quorum())?;
+                if !self.client_quorums.is_empty() {
+                    let each: Vec<String> =
+                        self.client_quorums.iter().map(usize::to_string).collect();
+                    writeln!(f, "client_quorums = {}", each.join(", "))?;
+                }
                 writeln!(
                     f,
                     "drift = {} (factor {} + floor {})",
@@ -856,6 +883,16 @@ pub enum SimConfigError {
         /// The clients configured.
         clients: usize,
     },
+    /// Per-client quorums that do not give one quorum per client.
+    #[error(
+        "client_quorums lists {lists} clients, but there are {clients}: give one quorum per client"
+    )]
+    Quorums {
+        /// The quorums given.
+        lists: usize,
+        /// The clients configured.
+        clients: usize,
+    },
     /// A scenario asks for something the simulator does not model.
     #[error("scenario {scenario}: the simulator does not model {feature}: {reason}")]
     Unsupported {
@@ -919,6 +956,28 @@ pub enum SimConfigError {
 mod tests {
     use super::*;
     use crate::sim::{FaultBudget, KindBudget, ScheduledFault};
+
+    #[test]
+    fn each_client_runs_its_own_quorum_one_per_client_within_the_nodes() {
+        let mut config = SimConfig {
+            client_quorums: vec![3, 2],
+            ..SimConfig::default()
+        };
+        config.validate().unwrap();
+        assert_eq!(config.client_lock(0, &config.lock).quorum(), 3);
+        assert_eq!(config.client_lock(1, &config.lock).quorum(), 2);
+        assert!(config.to_string().contains("client_quorums = 3, 2"));
+        config.client_quorums = vec![3];
+        assert_eq!(
+            config.validate(),
+            Err(SimConfigError::Quorums {
+                lists: 1,
+                clients: 2
+            })
+        );
+        config.client_quorums = vec![3, 4];
+        assert!(matches!(config.validate(), Err(SimConfigError::Lock(_))));
+    }
 
     #[test]
     fn the_default_is_valid_and_prints_every_option() {

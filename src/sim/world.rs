@@ -889,10 +889,12 @@ impl<'a> World<'a> {
 
     fn step_clients(&mut self) {
         let mut outbox = std::mem::take(&mut self.outbox);
-        for client in &mut self.clients {
+        for (id, client) in self.clients.iter_mut().enumerate() {
+            // Each client runs the drawn lock with its own quorum.
+            let lock_config = self.config.client_lock(id, &self.lock_config);
             let mut ctx = StepContext {
                 now: self.now,
-                lock_config: &self.lock_config,
+                lock_config: &lock_config,
                 ttl: self.config.ttl,
                 workload: &self.workload,
                 outbox: &mut outbox,

@@ -289,6 +289,8 @@ impl ZoneConfig {
             "a belief that is not a span below a bound",
         )?;
         refuse(lock.token != Tokens::Unique, "token = shared")?;
+        // The automaton counts one quorum for every client.
+        refuse(lock.quorums_differ(), "per-client quorums")?;
         Ok(())
     }
 
