@@ -257,24 +257,29 @@ impl RedisServer {
             let mut m = wait_for_machine(m, |m| m.alone || m.waiting_alone > 0);
             m.servers += 1;
         }
-        let dir = temp_dir("node");
         // Another process may take the port between our probe and the server's bind; try a few.
+        // A failed attempt is dropped uncounted, in a dir of its own: its drop must neither
+        // give back the machine's count taken above nor delete the next attempt's dir.
+        let mut last_log = String::new();
         for _ in 0..5 {
             let mut server = RedisServer {
                 port: free_port(),
-                dir: dir.clone(),
+                dir: temp_dir("node"),
                 options: options.clone(),
                 child: None,
-                counted,
+                counted: false,
             };
             if server.spawn() {
+                server.counted = counted;
                 return server;
             }
+            last_log = read_to_string(&server.log());
         }
-        panic!(
-            "redis-server did not come up on five free ports; see {}",
-            dir.display()
-        );
+        if counted {
+            machine().servers -= 1;
+            MACHINE_CHANGED.notify_all();
+        }
+        panic!("redis-server did not come up on five free ports; the last one's log:\n{last_log}");
     }
 
     /// `redis://127.0.0.1:<port>` (or `rediss://` for a TLS server).
