@@ -486,3 +486,24 @@ pub fn cluster(n: usize) -> Vec<RedisServer> {
 pub fn urls(servers: &[RedisServer]) -> Vec<String> {
     servers.iter().map(RedisServer::url).collect()
 }
+
+/// A start that fails on every port gives up with its own message and leaves the machine's
+/// count as it found it (each failed attempt used to give the count back once more, which
+/// later underflowed in another test's drop).
+#[cfg(test)]
+#[test]
+fn a_server_that_never_comes_up_fails_with_its_own_message() {
+    let options = ServerOptions {
+        args: vec!["--no-such-directive".to_owned(), "yes".to_owned()],
+        tls: None,
+    };
+    let failed = std::panic::catch_unwind(|| RedisServer::start_with(options))
+        .expect_err("redis-server refuses an unknown directive");
+    let message = failed.downcast_ref::<String>().cloned().unwrap_or_default();
+    assert!(
+        message.contains("did not come up on five free ports"),
+        "{message}"
+    );
+    // The machine is usable afterwards: a server starts and is dropped without a panic.
+    drop(RedisServer::start());
+}
