@@ -25,8 +25,8 @@ struct Mutant {
 const MUTANTS: [Mutant; 2] = [
     Mutant {
         name: "no-release-after-a-lost-round",
-        from: "let mut effects = self.request(release.op(params));",
-        to: "let mut effects = { let _ = release; Effects::default() };",
+        from: "let mut effects = match params.failed_round {",
+        to: "let mut effects = match FailedRound::Keep {",
         scenario: "redlock-unlock-del-on-failed-acquire",
     },
     Mutant {
