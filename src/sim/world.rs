@@ -804,23 +804,18 @@ impl<'a> World<'a> {
             _ => return,
         };
         let protection = self.config.workload.protection;
+        let guard = self.storage.check(op, protection);
         if let Some(gap) = self.workload.storage_apply_gap
-            && self.storage.check(op, protection).allows(op)
+            && guard.allows(op)
         {
             let event = Event::OpChecked {
                 client: Actor::client(client),
                 op,
-                guard: self.storage.check(op, protection),
+                guard,
                 stale: self.clients[client].belief(self.now).is_none(),
                 delayed_by: 0,
             };
-            self.trace.push(TraceEntry::told_from(
-                self.now,
-                Actor::Storage,
-                Actor::client(client),
-                None,
-                event,
-            ));
+            self.tell_storage(client, event);
             let due = self.now + uniform(&mut self.network_rng, 0, gap.0);
             self.checked_ops.push((due, message, seq, op));
             return;
@@ -842,6 +837,17 @@ impl<'a> World<'a> {
                 .apply_checked(op, self.config.workload.protection);
             self.answer_storage_op(message, seq, op, reply, Comparison::CheckedEarlier);
         }
+    }
+
+    /// Puts the storage's `event` about `client`'s op in the trace.
+    fn tell_storage(&mut self, client: usize, event: Event) {
+        self.trace.push(TraceEntry::told_from(
+            self.now,
+            Actor::Storage,
+            Actor::client(client),
+            None,
+            event,
+        ));
     }
 
     /// Tells what the storage did with `op`, judges the storage, and answers.
@@ -866,13 +872,7 @@ impl<'a> World<'a> {
             stale: self.clients[client].belief(self.now).is_none(),
             delayed_by: 0,
         };
-        self.trace.push(TraceEntry::told_from(
-            self.now,
-            Actor::Storage,
-            Actor::client(client),
-            None,
-            event,
-        ));
+        self.tell_storage(client, event);
         let found = self
             .checker
             .check_storage(Millis(self.now), &self.storage, client, op.epoch());
