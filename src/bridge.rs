@@ -782,14 +782,7 @@ fn scaled_config(params: &LockParams, scale: u64) -> Config {
             delay_min: span(params.retry.delay_min),
             delay_max: span(params.retry.delay_max),
         },
-        unlock: params.unlock,
-        validity_check: params.validity_check,
-        decision: params.decision,
-        extension_quorum: params.extension_quorum,
-        failed_round: params.failed_round,
-        fencing: params.fencing,
-        quorum: params.quorum.map(usize::from),
-        ..Config::new(usize::from(params.node_count))
+        ..params.to_config()
     }
 }
 

@@ -42,13 +42,14 @@ mod timing;
 
 pub use command::{Command, MAX_NODES, NodeId, NodeSet, Op, Reply, RoundId, Token};
 pub use config::{
-    Config, ConfigError, DriftPolicy, ExtensionQuorum, FENCE_COUNTER_KEY, FailedRound, Fencing,
-    LockParams, RetryPolicy, RoundDecision, UnlockMode, ValidityCheck, quorum, validate_resource,
+    Config, ConfigError, Contact, DriftPolicy, ExtensionQuorum, FENCE_COUNTER_KEY, FailedRound,
+    Fencing, LockParams, RetryPolicy, RoundDecision, UnlockMode, ValidityCheck, quorum,
+    validate_resource,
 };
 pub use drive::Next;
 pub use lock::Lock;
 pub use outcome::{AcquireOutcome, Extension, Heard, Refusal};
-pub use round::{Failure, Lease, NodeResult, QuorumRound, RoundKind, RoundOutcome, Tally};
+pub use round::{Asking, Failure, Lease, NodeResult, QuorumRound, RoundKind, RoundOutcome, Tally};
 pub use state::{Answer, LockEvent, UsageError};
 #[cfg(feature = "model")]
 pub(crate) use state::{Effects, Entropy, LockPhase, LockState, Request};

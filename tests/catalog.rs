@@ -590,6 +590,7 @@ const DEPLOYMENT_SETTINGS: &[&str] = &[
     "lock.release_after_failed_round",
     "lock.extensions",
     "lock.extension_quorum",
+    "lock.contact",
     "lock.token",
     "storage.protection",
     "storage.token_source",

@@ -236,3 +236,23 @@ fn fencing_tokens_come_from_the_lock_round_and_grow_only_with_the_write_back() {
     // Without the write-back the later holder's token went backwards (2 < 6); with it, the
     // counters of nodes 1 and 2 were raised to 6 before the first holder counted as acquired.
 }
+
+#[test]
+fn a_sequential_client_asks_one_node_after_another_and_skips_a_dead_one() {
+    let clock = ManualClock::new(Millis(0));
+    let mut nodes: Vec<MemoryNode> = (0..3).map(|_| MemoryNode::new(clock.clone())).collect();
+    nodes[0].crash();
+    let mut config = Config::new(3);
+    config.retry.attempts = 1;
+    config.contact = redlock_lab::proto::Contact::Sequential;
+    let mut a = Redlock::new(nodes, config, clock.clone(), ChaCha20Rng::seed_from_u64(1)).unwrap();
+    let guard = a
+        .lock("orders", TTL)
+        .unwrap()
+        .expect("n2 and n3 are a majority");
+    let token = guard.token();
+    assert_eq!(guard.nodes().result(NodeId(0)), NodeResult::Failed);
+    std::mem::forget(guard);
+    let holders: Vec<_> = a.nodes().iter().map(|node| node.holder("orders")).collect();
+    assert_eq!(holders, vec![None, Some(token), Some(token)]);
+}

@@ -1132,3 +1132,27 @@ fn a_holder_with_all_three_keys_loses_the_lock_to_two_crashes_not_one() {
         Some(Verdict::Holds)
     );
 }
+
+/// The seed's sequential `SET`s: the story says the round asks one node at a time, names
+/// each unreachable node whose timeout passed before the next is asked, measures each SET's
+/// trip from its own request (not from T1), and ends with the round that took the whole lease.
+#[test]
+fn the_sequential_set_story_tells_each_timeout_in_turn() {
+    let text = story_text(
+        "seed-sequential-set-two-nodes-down",
+        property::EVENTUALLY_ACQUIRED,
+    );
+    for line in [
+        "sends SET NX PX 6 to n1 (one node at a time, the next once it answers or times out)",
+        "hears nothing from n1 before its timeout, counts it as failed, and sends SET NX PX 6 to n2",
+        "hears nothing from n2 before its timeout, counts it as failed, and sends SET NX PX 6 to n3",
+        "sends SET NX PX 6 to n4, the next node",
+        "the round took 6 ticks, no validity left",
+    ] {
+        assert!(text.contains(line), "missing {line:?} in:\n{text}");
+    }
+    assert!(
+        !text.contains("after 6 ticks in the network"),
+        "a SET's trip is timed from its own request:\n{text}"
+    );
+}

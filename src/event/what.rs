@@ -58,8 +58,23 @@ pub enum Event {
         t1: i64,
         /// The key's time to live.
         ttl: u64,
-        /// The nodes it sends to.
+        /// The nodes it sends to (with `one_at_a_time`, the first).
         to: Nodes,
+        /// A sequential round: the other nodes are asked one after another
+        /// ([`NodeAsked`](Event::NodeAsked)).
+        #[cfg_attr(feature = "model", serde(skip_serializing_if = "std::ops::Not::not"))]
+        one_at_a_time: bool,
+    },
+    /// A sequential acquisition asks its next node, in the same round, once the node before
+    /// answered or its own timeout passed.
+    NodeAsked {
+        /// The node asked now.
+        node: Actor,
+        /// The key's time to live.
+        ttl: u64,
+        /// The node before, when its timeout passed with no answer (the round counts it as
+        /// failed).
+        silent: Option<Actor>,
     },
     /// A node sets a client's key.
     KeySet {

@@ -40,10 +40,10 @@ impl fmt::Display for Event {
             Event::Isolated { .. }
             | Event::RequestDelayed { .. }
             | Event::StorageOpDelayed { .. } => self.tell_delay(f),
-            Event::RoundBegan { .. }
-            | Event::WriteBackBegan { .. }
-            | Event::Acquired { .. }
-            | Event::NotAcquired { .. } => self.tell_acquisition(f),
+            Event::RoundBegan { .. } | Event::NodeAsked { .. } => self.tell_round_sent(f),
+            Event::WriteBackBegan { .. } | Event::Acquired { .. } | Event::NotAcquired { .. } => {
+                self.tell_acquisition(f)
+            }
             Event::TooLateToExtend { .. }
             | Event::ExtensionBegan { .. }
             | Event::Extended { .. }
@@ -230,18 +230,45 @@ impl Event {
         }
     }
 
-    /// A client's acquisition round, from its first SET to its verdict.
-    fn tell_acquisition(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    /// A client's acquisition round sends its SETs: to every node, or to the next one.
+    fn tell_round_sent(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Event::RoundBegan {
                 attempt,
                 t1,
                 ttl,
                 to,
+                one_at_a_time,
+            } => {
+                write!(
+                    f,
+                    "begins attempt {attempt}: T1={t1}, sends SET NX PX {ttl} to {to}"
+                )?;
+                if *one_at_a_time {
+                    f.write_str(" (one node at a time, the next once it answers or times out)")?;
+                }
+                Ok(())
+            }
+            Event::NodeAsked {
+                node,
+                ttl,
+                silent: Some(silent),
             } => write!(
                 f,
-                "begins attempt {attempt}: T1={t1}, sends SET NX PX {ttl} to {to}"
+                "hears nothing from {silent} before its timeout, counts it as failed, and sends SET NX PX {ttl} to {node}"
             ),
+            Event::NodeAsked {
+                node,
+                ttl,
+                silent: None,
+            } => write!(f, "sends SET NX PX {ttl} to {node}, the next node"),
+            other => unreachable!("`fmt` sends {other:?} elsewhere"),
+        }
+    }
+
+    /// A client's acquisition round, from its answers to its verdict.
+    fn tell_acquisition(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
             Event::WriteBackBegan { on, t2, fence } => write!(
                 f,
                 "wins {on} (T2={t2}); the largest fencing counter among them is {fence}, and it writes {fence} back to every node it reaches before it counts as acquired"

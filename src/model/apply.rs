@@ -156,15 +156,22 @@ impl World {
             LockPhase::Idle => lock.begin(&shape.client_params[c], now, &mut entropy),
             _ => lock.handle_timeout(&shape.client_params[c], now, &mut entropy),
         };
-        effects.request?;
+        let request = effects.request?;
         tell.tell(|| {
+            // A sequential round names the node it asks first, reachable or not: an
+            // unreachable one costs its timeout, which the story tells when it passes.
+            let to = match request.only {
+                Some(node) => proto::NodeSet::single(node),
+                None => shape.reach[c],
+            };
             self.moment(
                 Actor::client(c),
                 Event::RoundBegan {
                     attempt: self.clients[c].lock.attempts(),
                     t1: now.since_origin(),
                     ttl: shape.params.ttl.as_u64(),
-                    to: Nodes(shape.reach[c]),
+                    to: Nodes(to),
+                    one_at_a_time: request.only.is_some(),
                 },
             )
         });
@@ -490,6 +497,11 @@ impl World {
                 deleted: deleted.others,
                 freed: Nodes(deleted.own),
             },
+            Some(proto::LockEvent::Asking { node, silent }) => Event::NodeAsked {
+                node: Actor::node(node.index()),
+                ttl: self.shape.params.ttl.as_u64(),
+                silent: silent.map(|n| Actor::node(n.index())),
+            },
             Some(proto::LockEvent::Extended {
                 deadline, nodes, ..
             }) => Event::Extended {
@@ -537,7 +549,8 @@ impl World {
                     self.reset_fences(c, false);
                     let slot = &mut self.clients[c];
                     slot.request = Some(request);
-                    slot.inflight = shape.reach[c];
+                    slot.inflight =
+                        shape.reach[c].intersection(request.to(shape.params.node_count));
                     slot.mailbox = Default::default();
                     slot.guarded = proto::NodeSet::EMPTY;
                 }

@@ -54,6 +54,7 @@ impl PathMemory {
             match (&m.event, m.from) {
                 (
                     Event::RoundBegan { .. }
+                    | Event::NodeAsked { .. }
                     | Event::ExtensionBegan { .. }
                     | Event::WriteBackBegan { .. },
                     _,

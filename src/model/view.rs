@@ -61,7 +61,9 @@
 use std::hash::{Hash, Hasher};
 
 use crate::node::{Availability, NodeState};
-use crate::proto::{Fencing, LockPhase, NodeId, NodeSet, RoundDecision, RoundKind, Token};
+use crate::proto::{
+    Fencing, LockPhase, NodeId, NodeSet, QuorumRound, RoundDecision, RoundKind, Tally, Token,
+};
 use crate::scenario::{Bound, JumpTarget, MAX_MODEL_CLIENTS, MAX_MODEL_NODES};
 use crate::storage::StorageOp;
 use crate::time::Millis;
@@ -86,6 +88,18 @@ const PERMS_3: [[usize; 3]; 6] = [
 
 fn clamp8(v: i64) -> u64 {
     (v + 128).clamp(0, 255) as u64
+}
+
+/// An acquiring client's round at bits 8 to 27 of its row: its age and, in a sequential
+/// round, the node it waits for and for how long (that node's timeout runs from there).
+fn acquiring_bits(round: &QuorumRound, clock: Millis, age_cap: i64) -> u64 {
+    let age = clock.signed_sub(round.t1).min(age_cap);
+    let mut bits = clamp8(age) << 8;
+    if let Some(asking) = round.asking {
+        let waited = clock.signed_sub(asking.since).min(age_cap);
+        bits |= (u64::from(asking.node.0) + 1) << 16 | clamp8(waited) << 20;
+    }
+    bits
 }
 
 /// A node's (or the replica's) row without the parts a client permutation changes, plus the
@@ -170,6 +184,11 @@ impl World {
         if self.write_back_pending(c) {
             return Settled::Open;
         }
+        // A sequential round's earlier answers are the core's, and a late answer of a node
+        // that timed out sits in the mailbox though the core counts it failed: not merged.
+        if round.asking.is_some() {
+            return Settled::Open;
+        }
         let quorum = round.quorum(&shape.client_params[c]);
         let counting = slot.mailbox.applied.difference(slot.guarded).len();
         if shape.params.decision == RoundDecision::AtQuorum && counting >= quorum {
@@ -211,6 +230,8 @@ impl World {
                 {
                     shape.reach[c]
                 }
+                // A sequential round will still ask the nodes after the one it waits for.
+                LockPhase::Acquiring(round) if round.asking.is_some() => shape.reach[c],
                 LockPhase::Acquiring(_) => slot.inflight,
                 LockPhase::Holding { .. } | LockPhase::Extending { .. } if may_extend => {
                     shape.reach[c]
@@ -285,13 +306,24 @@ impl World {
             // Whether the guard kept this node's yes out matters only while the round runs.
             let slot = &self.clients[c];
             let (tally, excluded) = if facts[c].open_round {
-                let tally = match slot.mailbox.result(node) {
+                // The answers the core already has (a sequential round hands them over one
+                // by one; any other round has none before it is decided), then the mailbox's.
+                let handed = match slot.lock.phase() {
+                    LockPhase::Acquiring(round) | LockPhase::Extending { round, .. } => round.tally,
+                    _ => Tally::default(),
+                };
+                let result = match handed.result(node) {
+                    crate::proto::NodeResult::NoReply => slot.mailbox.result(node),
+                    handed => handed,
+                };
+                let tally = match result {
                     crate::proto::NodeResult::NoReply => 0,
                     crate::proto::NodeResult::Applied => 1,
                     crate::proto::NodeResult::NotApplied => 2,
                     crate::proto::NodeResult::Failed => 3,
                 };
-                (tally, slot.guarded.contains(node))
+                let excluded = slot.guarded.union(slot.lock.excluded());
+                (tally, excluded.contains(node))
             } else {
                 (0, false)
             };
@@ -357,10 +389,7 @@ impl World {
                 row |= clamp8(until.signed_sub(clock).max(-back)) << 8;
             }
             LockPhase::Releasing(_) | LockPhase::Finished => row |= 1 << 5,
-            LockPhase::Acquiring(round) => {
-                let age = clock.signed_sub(round.t1).min(age_cap);
-                row |= 2 << 5 | clamp8(age) << 8;
-            }
+            LockPhase::Acquiring(round) => row |= 2 << 5 | acquiring_bits(&round, clock, age_cap),
             LockPhase::Extending { lease, round } => {
                 let left = lease.deadline.signed_sub(clock).max(left_floor);
                 let age = clock.signed_sub(round.t1).min(age_cap);

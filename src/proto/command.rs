@@ -48,6 +48,11 @@ impl NodeSet {
         }
     }
 
+    /// The set of `node` alone.
+    pub const fn single(node: NodeId) -> NodeSet {
+        NodeSet::from_bits(1 << node.0)
+    }
+
     /// The raw bit mask (bit `i` is node `i`).
     pub const fn bits(self) -> u64 {
         self.0
@@ -86,6 +91,11 @@ impl NodeSet {
     /// The union of two sets.
     pub const fn union(self, other: NodeSet) -> NodeSet {
         NodeSet(self.0 | other.0)
+    }
+
+    /// The nodes in both sets.
+    pub const fn intersection(self, other: NodeSet) -> NodeSet {
+        NodeSet(self.0 & other.0)
     }
 
     /// The nodes of `self` that are not in `other`.

@@ -112,6 +112,33 @@ impl RoundDecision {
     }
 }
 
+/// How an acquisition round reaches its `N` nodes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Contact {
+    /// Every node's `SET` leaves at T1, together; the round waits at most
+    /// [`round_timeout`](Config::round_timeout) for all of them. An unreachable node costs one
+    /// timeout, however many there are.
+    #[default]
+    Multiplexed,
+    /// One node at a time, in node order, the next asked once the last answered or its own
+    /// timeout passed: the seed's loop over its connection pools (§3 step 2, "sequencialmente"),
+    /// where [`round_timeout`](Config::round_timeout) is each request's timeout. Every
+    /// unreachable node before the quorum costs a whole timeout of the lease, in turn. Only
+    /// acquisition rounds are sequential; extensions, the fencing write-back and releases go to
+    /// every node at once.
+    Sequential,
+}
+
+impl Contact {
+    /// The value a scenario file writes (`contact = "sequential"`), and printouts use.
+    pub const fn word(self) -> &'static str {
+        match self {
+            Contact::Multiplexed => "multiplexed",
+            Contact::Sequential => "sequential",
+        }
+    }
+}
+
 /// What a client does with the keys of an acquisition round it lost.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum FailedRound {
@@ -218,6 +245,8 @@ pub struct Config {
     pub validity_check: ValidityCheck,
     /// Whether a round is decided at quorum or waits for every answer.
     pub decision: RoundDecision,
+    /// Whether an acquisition asks every node at once or one after another.
+    pub contact: Contact,
     /// A majority for extensions, or the any-node mistake.
     pub extension_quorum: ExtensionQuorum,
     /// Release a lost round on every node (Redlock step 5), or send nothing.
@@ -242,6 +271,7 @@ impl Config {
             unlock: UnlockMode::default(),
             validity_check: ValidityCheck::default(),
             decision: RoundDecision::default(),
+            contact: Contact::default(),
             extension_quorum: ExtensionQuorum::default(),
             failed_round: FailedRound::default(),
             fencing: Fencing::default(),
@@ -310,6 +340,7 @@ impl Config {
             unlock: self.unlock,
             validity_check: self.validity_check,
             decision: self.decision,
+            contact: self.contact,
             extension_quorum: self.extension_quorum,
             failed_round: self.failed_round,
             fencing: self.fencing,
@@ -342,6 +373,8 @@ pub struct LockParams {
     pub validity_check: ValidityCheck,
     /// Decide at quorum, or wait for every answer.
     pub decision: RoundDecision,
+    /// Every node at once, or one after another (then `round_timeout` is each node's).
+    pub contact: Contact,
     /// A majority for extensions, or the any-node mistake.
     pub extension_quorum: ExtensionQuorum,
     /// Release a lost round on every node, or send nothing.
@@ -367,6 +400,42 @@ impl LockParams {
     /// The most validity an acquisition can ever report: `ttl − drift`.
     pub fn max_validity(&self) -> Millis {
         self.ttl - self.drift
+    }
+
+    /// A [`Config`] that resolves to these numbers for this TTL: the fixed drift, the
+    /// (capped) timeout, and every choice of algorithm as it is. Whoever rescales a lock (the
+    /// simulator's bridge) starts here, so a choice added to the core travels with it.
+    pub fn to_config(&self) -> Config {
+        // Every field named, so a new one does not compile until it is carried over.
+        let LockParams {
+            node_count,
+            ttl: _,
+            drift,
+            round_timeout,
+            unlock,
+            validity_check,
+            decision,
+            contact,
+            extension_quorum,
+            failed_round,
+            fencing,
+            retry,
+            quorum,
+        } = *self;
+        Config {
+            node_count: usize::from(node_count),
+            drift: DriftPolicy::fixed(drift),
+            round_timeout,
+            retry,
+            unlock,
+            validity_check,
+            decision,
+            contact,
+            extension_quorum,
+            failed_round,
+            fencing,
+            quorum: quorum.map(usize::from),
+        }
     }
 }
 
@@ -477,6 +546,19 @@ mod tests {
         config.quorum = Some(2);
         assert_eq!(config.quorum(), 2);
         assert_eq!(config.params(Millis(100)).unwrap().quorum(), 2);
+    }
+
+    #[test]
+    fn params_give_back_a_config_that_resolves_to_them() {
+        let mut config = Config::new(5);
+        config.drift = DriftPolicy::fixed(Millis(7));
+        config.contact = Contact::Sequential;
+        config.decision = RoundDecision::AllReplies;
+        config.failed_round = FailedRound::Keep;
+        config.fencing = Fencing::WriteBack;
+        config.quorum = Some(4);
+        let params = config.params(Millis(100)).unwrap();
+        assert_eq!(params.to_config().params(Millis(100)), Ok(params));
     }
 
     #[test]

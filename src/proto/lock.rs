@@ -223,20 +223,23 @@ impl<R: RngCore> Lock<R> {
     /// Queues a transition's request for every node and its event.
     fn carry_out(&mut self, effects: Effects) {
         if let Some(request) = effects.request {
-            // A new acquisition round (or its write-back) starts a fresh record of answers.
-            if let LockPhase::Acquiring(round) = self.state.phase() {
+            // A new acquisition round (or its write-back) starts a fresh record of answers;
+            // the next node of a sequential round adds to its round's record.
+            if let LockPhase::Acquiring(round) = self.state.phase()
+                && request.round != self.heard_last.round()
+            {
                 let heard = Heard::of(request, self.params.node_count);
                 if round.kind == RoundKind::Acquire {
                     self.heard_set = heard;
                 }
                 self.heard_last = heard;
             }
-            self.commands
-                .extend((0..self.params.node_count).map(|node| Command {
-                    node: NodeId(node),
-                    round: request.round,
-                    op: request.op,
-                }));
+            let to = request.to(self.params.node_count);
+            self.commands.extend(to.iter().map(|node| Command {
+                node,
+                round: request.round,
+                op: request.op,
+            }));
         }
         self.events.extend(effects.event);
     }
@@ -249,7 +252,7 @@ mod tests {
 
     use super::*;
     use crate::proto::{
-        Answer, DriftPolicy, Failure, NodeResult, NodeSet, Op, Reply, RoundDecision,
+        Answer, Contact, DriftPolicy, Failure, NodeResult, NodeSet, Op, Reply, RoundDecision,
     };
 
     fn config() -> Config {
@@ -506,6 +509,105 @@ mod tests {
         };
         // The same deadline (anchored at T1), less validity left.
         assert_eq!((validity, deadline), (Millis(4), Millis(9)));
+    }
+
+    #[test]
+    fn sequential_asks_one_node_at_a_time_and_each_dead_node_costs_its_own_timeout() {
+        let mut config = config();
+        config.contact = Contact::Sequential;
+        config.decision = RoundDecision::AllReplies;
+        let mut lock = start(&config);
+        let first = drain(&mut lock);
+        assert_eq!(first.len(), 1, "n1 alone is asked at T1");
+        assert_eq!(first[0].node, NodeId(0));
+        // n1 never answers: its own timeout, then n2.
+        assert_eq!(lock.poll_timeout(), Some(Millis(5)));
+        lock.handle_timeout(Millis(5));
+        let second = drain(&mut lock);
+        assert_eq!(
+            (second.len(), second[0].node, second[0].round),
+            (1, NodeId(1), first[0].round),
+            "n2 is asked next, in the same round"
+        );
+        assert_eq!(
+            lock.poll_timeout(),
+            Some(Millis(10)),
+            "n2's timeout runs from its request"
+        );
+        lock.handle_reply(second[0].round, NodeId(1), Reply::Applied, Millis(6));
+        let third = drain(&mut lock);
+        assert_eq!(
+            third.iter().map(|c| c.node).collect::<Vec<_>>(),
+            [NodeId(2)]
+        );
+        lock.handle_reply(third[0].round, NodeId(2), Reply::Applied, Millis(8));
+        // Two of three said yes, but n1's timeout and the others' answers took 8 of the
+        // lease's 9 (ttl 10 − drift 1): the validity left is 1. Each move was told.
+        let events: Vec<LockEvent> = std::iter::from_fn(|| lock.poll_event()).collect();
+        let [
+            LockEvent::Asking {
+                node: NodeId(1),
+                silent: Some(NodeId(0)),
+            },
+            LockEvent::Asking {
+                node: NodeId(2),
+                silent: None,
+            },
+            LockEvent::Acquired { validity, .. },
+        ] = events[..]
+        else {
+            panic!("expected two moves on and the lock, got {events:?}")
+        };
+        assert_eq!(validity, Millis(1));
+        assert_eq!(lock.acquisition().result(NodeId(0)), NodeResult::NoReply);
+        assert_eq!(lock.acquisition().result(NodeId(2)), NodeResult::Applied);
+    }
+
+    #[test]
+    fn sequential_two_dead_nodes_leave_no_validity_where_a_multiplexed_round_has_some() {
+        let mut config = Config::new(5);
+        config.drift = DriftPolicy::fixed(Millis(1));
+        config.round_timeout = Millis(3);
+        config.decision = RoundDecision::AllReplies;
+        config.retry.attempts = 1;
+        let dead = [NodeId(0), NodeId(1)];
+        let run = |config: &Config| {
+            let mut lock =
+                Lock::acquire(config, Millis(6), ChaCha8Rng::seed_from_u64(1), Millis(0)).unwrap();
+            let mut now = Millis(0);
+            loop {
+                // A live node answers at once, which may ask the next node.
+                while let Some(command) = lock.poll_command() {
+                    if !dead.contains(&command.node) {
+                        lock.handle_reply(command.round, command.node, Reply::Applied, now);
+                    }
+                }
+                if let Some(event) = std::iter::from_fn(|| lock.poll_event())
+                    .find(|event| !matches!(event, LockEvent::Asking { .. }))
+                {
+                    return event;
+                }
+                now = lock.poll_timeout().expect("a round in flight");
+                lock.handle_timeout(now);
+            }
+        };
+        let LockEvent::NotAcquired { failure, .. } = run(&Config {
+            contact: Contact::Sequential,
+            ..config
+        }) else {
+            panic!("the sequential round must fail")
+        };
+        assert_eq!(failure, Failure::ValidityExhausted { elapsed: Millis(6) });
+        assert!(
+            matches!(
+                run(&config),
+                LockEvent::Acquired {
+                    validity: Millis(2),
+                    ..
+                }
+            ),
+            "one timeout for both dead nodes: 6 − 3 − 1 left"
+        );
     }
 
     #[test]

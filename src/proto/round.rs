@@ -5,7 +5,7 @@
 
 use super::command::{NodeId, NodeSet, Op, Reply, Token};
 use super::config::{
-    ExtensionQuorum, Fencing, LockParams, RoundDecision, UnlockMode, ValidityCheck,
+    Contact, ExtensionQuorum, Fencing, LockParams, RoundDecision, UnlockMode, ValidityCheck,
 };
 use crate::time::Millis;
 
@@ -99,6 +99,18 @@ pub struct QuorumRound {
     /// their counters already stand at the fence, so a quorum of them makes the write-back a
     /// no-op ([`needs_write_back`](QuorumRound::needs_write_back)).
     pub at_fence: NodeSet,
+    /// With [`Contact::Sequential`], the node the round is waiting for and since when (its
+    /// own timeout runs from there); `None` when every node was asked at T1.
+    pub asking: Option<Asking>,
+}
+
+/// The node a sequential acquisition is waiting for ([`Contact::Sequential`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Asking {
+    /// The node asked last.
+    pub node: NodeId,
+    /// The client's clock when its request left.
+    pub since: Millis,
 }
 
 impl QuorumRound {
@@ -111,6 +123,19 @@ impl QuorumRound {
             tally: Tally::default(),
             fence: 0,
             at_fence: NodeSet::EMPTY,
+            asking: None,
+        }
+    }
+
+    /// Starts an acquisition round at client time `now` (T1) as `params` contact the nodes:
+    /// all at once, or the first node alone.
+    pub fn acquire_with(params: &LockParams, token: Token, now: Millis) -> QuorumRound {
+        QuorumRound {
+            asking: (params.contact == Contact::Sequential).then_some(Asking {
+                node: NodeId(0),
+                since: now,
+            }),
+            ..QuorumRound::acquire(token, now)
         }
     }
 
@@ -121,6 +146,7 @@ impl QuorumRound {
             kind: RoundKind::Fence,
             tally: Tally::default(),
             at_fence: NodeSet::EMPTY,
+            asking: None,
             ..*self
         }
     }
@@ -226,9 +252,37 @@ impl QuorumRound {
         won || answered.len() == n || still_possible < quorum
     }
 
-    /// The client time at which the round stops waiting for answers.
+    /// The client time at which the round stops waiting for answers: from T1, or, in a
+    /// sequential round, from the request to the node it waits for.
     pub fn deadline(&self, params: &LockParams) -> Millis {
-        self.t1 + params.round_timeout
+        self.asking.map_or(self.t1, |asking| asking.since) + params.round_timeout
+    }
+
+    /// In a sequential round that is not decided, moves on to the node after the one it waits
+    /// for, once `answered` is that node (its answer came) or `None` (its timeout passed, which
+    /// counts as a failure, as the seed's `lockInstance` returns false). Returns the node to
+    /// ask now, at client time `now`.
+    pub fn ask_next(
+        &mut self,
+        params: &LockParams,
+        answered: Option<NodeId>,
+        now: Millis,
+    ) -> Option<NodeId> {
+        let asking = self.asking?;
+        match answered {
+            Some(node) if node != asking.node => return None,
+            Some(_) => {}
+            None => self.tally.record(asking.node, Reply::Failed),
+        }
+        let next = NodeId(asking.node.0 + 1);
+        if next.index() >= usize::from(params.node_count) {
+            return None;
+        }
+        self.asking = Some(Asking {
+            node: next,
+            since: now,
+        });
+        Some(next)
     }
 
     /// Decides the round at client time `now` (this is T2): a majority of all `N` and, with

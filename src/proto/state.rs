@@ -41,6 +41,15 @@ pub enum LockEvent {
         /// Client time of the next round.
         at: Millis,
     },
+    /// A sequential acquisition ([`Contact::Sequential`](super::Contact::Sequential)) asks
+    /// its next node, in the same round.
+    Asking {
+        /// The node asked now.
+        node: NodeId,
+        /// The node asked before it, when its own timeout passed with no answer (the round
+        /// counts it as failed); `None` when it answered.
+        silent: Option<NodeId>,
+    },
     /// Every round failed. Not an error: somebody else holds the lock, or too few nodes answered.
     NotAcquired {
         /// Why the last round failed.
@@ -159,13 +168,25 @@ impl From<Reply> for Answer {
     }
 }
 
-/// One operation for every one of the `N` nodes, tagged with the round its answers belong to.
+/// One operation for every one of the `N` nodes (or for one of them, in a sequential
+/// acquisition), tagged with the round its answers belong to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Request {
     /// The round the answers are fed back with.
     pub round: RoundId,
     /// The operation.
     pub op: Op,
+    /// `Some(node)`: for that node alone, the next of a sequential acquisition (same round);
+    /// `None`: for every node.
+    pub only: Option<NodeId>,
+}
+
+impl Request {
+    /// The nodes, of `node_count`, that this request goes to.
+    pub fn to(&self, node_count: u8) -> NodeSet {
+        self.only
+            .map_or(NodeSet::first(usize::from(node_count)), NodeSet::single)
+    }
 }
 
 /// What a transition asks its driver to do.
@@ -259,7 +280,7 @@ impl LockState {
     }
 
     /// Nodes whose yes does not count toward the quorum of the round in flight.
-    #[cfg(test)]
+    #[cfg(any(test, feature = "model"))]
     pub(crate) fn excluded(&self) -> NodeSet {
         self.excluded
     }
@@ -352,6 +373,10 @@ impl LockState {
                 if r.is_decided_excluding(params, excluded) {
                     return self.finish_acquire(params, now, entropy);
                 }
+                if let Some(next) = r.ask_next(params, Some(node), now) {
+                    let op = r.op(params);
+                    return self.ask(next, None, op);
+                }
             }
             LockPhase::Extending { round: r, .. } => {
                 r.handle_reply(node, reply);
@@ -385,8 +410,18 @@ impl LockState {
         if self.poll_timeout(params).is_none_or(|due| now < due) {
             return Effects::default();
         }
+        let excluded = self.excluded;
         match &mut self.phase {
-            LockPhase::Acquiring(_) => self.finish_acquire(params, now, entropy),
+            LockPhase::Acquiring(r) => {
+                let silent = r.asking.map(|asking| asking.node);
+                match r.ask_next(params, None, now) {
+                    Some(next) if !r.is_decided_excluding(params, excluded) => {
+                        let op = r.op(params);
+                        self.ask(next, silent, op)
+                    }
+                    _ => self.finish_acquire(params, now, entropy),
+                }
+            }
             LockPhase::BackingOff { .. } => self.begin_round(params, now, entropy),
             LockPhase::Holding {
                 lease,
@@ -451,15 +486,34 @@ impl LockState {
         self.request(release.op(params))
     }
 
-    /// Moves to a new round and asks for `op` on every node.
+    /// Moves to a new round and asks for `op` on every node (or, when the round is
+    /// sequential, on its first node).
     fn request(&mut self, op: Op) -> Effects {
         self.round = RoundId(self.round.0.wrapping_add(1));
+        let only = match &self.phase {
+            LockPhase::Acquiring(round) => round.asking.map(|asking| asking.node),
+            _ => None,
+        };
         Effects {
             request: Some(Request {
                 round: self.round,
                 op,
+                only,
             }),
             event: None,
+        }
+    }
+
+    /// Asks `node` alone for `op` in the round in flight: the next node of a sequential
+    /// acquisition, after the `silent` one timed out (or after an answer).
+    fn ask(&mut self, node: NodeId, silent: Option<NodeId>, op: Op) -> Effects {
+        Effects {
+            request: Some(Request {
+                round: self.round,
+                op,
+                only: Some(node),
+            }),
+            event: Some(LockEvent::Asking { node, silent }),
         }
     }
 
@@ -471,7 +525,7 @@ impl LockState {
     ) -> Effects {
         // A fresh token per round: a late release of an earlier round must never match the
         // keys of a later one.
-        let round = QuorumRound::acquire(entropy.token(), now);
+        let round = QuorumRound::acquire_with(params, entropy.token(), now);
         self.attempt += 1;
         self.excluded = NodeSet::EMPTY;
         self.phase = LockPhase::Acquiring(round);

@@ -17,7 +17,7 @@ use serde::{Serialize, Serializer};
 use super::property::EVENTUALLY_ACQUIRED;
 use super::{Bound, Scenario, Tokens, UNBOUNDED_EXTENSIONS};
 use crate::fault::FaultKind;
-use crate::proto::{ExtensionQuorum, NodeSet, UnlockMode, ValidityCheck};
+use crate::proto::{Contact, ExtensionQuorum, NodeSet, UnlockMode, ValidityCheck};
 use crate::storage::CheckAndApply;
 
 /// One removable fault or mistake. The names ([`Ingredient::name`]) are part of the JSON report
@@ -57,6 +57,9 @@ pub enum Mistake {
     /// `[storage] check = "two-step"`: the storage checks an op's token, then applies it in a
     /// later step.
     TwoStepCheck,
+    /// `[lock] contact = "sequential"`: an acquisition asks one node after another, so the
+    /// unreachable nodes' timeouts add up.
+    SequentialContact,
 }
 
 /// The extensions a holder keeps when [`Mistake::UnboundedExtensions`] is removed: the cap
@@ -65,7 +68,7 @@ const EXTENSION_CAP: u8 = 3;
 
 impl Mistake {
     /// Every mistake, in the order reports list them.
-    pub const ALL: [Mistake; 8] = [
+    pub const ALL: [Mistake; 9] = [
         Mistake::UnlockDel,
         Mistake::NoValidityCheck,
         Mistake::ExtensionAnyNode,
@@ -74,6 +77,7 @@ impl Mistake {
         Mistake::UnboundedExtensions,
         Mistake::MinorityQuorum,
         Mistake::TwoStepCheck,
+        Mistake::SequentialContact,
     ];
 
     /// The stable name (`"unlock = del"`), as JSON and `[expect] mechanism` spell it.
@@ -90,6 +94,7 @@ impl Mistake {
             Mistake::UnboundedExtensions => "unbounded extensions",
             Mistake::MinorityQuorum => "quorum below majority",
             Mistake::TwoStepCheck => "storage check = two-step",
+            Mistake::SequentialContact => "contact = sequential",
         }
     }
 
@@ -108,6 +113,7 @@ impl Mistake {
             Mistake::TwoStepCheck => {
                 "a storage that checks the token and applies the op in two steps"
             }
+            Mistake::SequentialContact => "asking the nodes one after another",
         }
     }
 
@@ -136,6 +142,7 @@ impl Mistake {
                 .storage
                 .as_ref()
                 .is_some_and(|s| s.check == CheckAndApply::TwoStep),
+            Mistake::SequentialContact => params.contact == Contact::Sequential,
         }
     }
 
@@ -161,6 +168,7 @@ impl Mistake {
                     storage.check = CheckAndApply::Atomic;
                 }
             }
+            Mistake::SequentialContact => s.lock.params.contact = Contact::Multiplexed,
         }
     }
 }

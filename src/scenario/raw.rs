@@ -255,6 +255,7 @@ pub(crate) struct RawLock {
     pub validity_check: Option<bool>,
     pub release_after_failed_round: Option<bool>,
     pub decision: Option<RawDecision>,
+    pub contact: Option<RawContact>,
     pub extensions: Option<Spanned<RawBound>>,
     pub extension_quorum: Option<RawExtensionQuorum>,
     pub token: Option<Spanned<super::Tokens>>,
@@ -379,6 +380,16 @@ pub(crate) enum RawDecision {
     AtQuorum,
     /// Only once every node answered, a quorum is out of reach, or the round timed out.
     AllReplies,
+}
+
+/// How an acquisition reaches its nodes (file values `"multiplexed"`, `"sequential"`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) enum RawContact {
+    /// Every node at once.
+    Multiplexed,
+    /// One after another, the seed's loop.
+    Sequential,
 }
 
 /// How the storage protects itself from stale holders (file values `"none"`, `"fencing-token"`,

@@ -134,7 +134,7 @@ pub struct LockSettings {
     /// fixed allowance; default 1), `round_timeout_ticks` (default 1, capped at `ttl − drift`
     /// by the core), `attempts` (rounds per acquisition, the first included; default 1) with
     /// `retry_delay_ticks` (the least back-off; default 0, and the model lets every longer one
-    /// happen too), `unlock`, `validity_check`, `release_after_failed_round`, `decision`,
+    /// happen too), `unlock`, `validity_check`, `release_after_failed_round`, `decision`, `contact`,
     /// `extension_quorum`, and the
     /// fencing rule that `[storage] token_source` asks for. The model runs it as it is and
     /// the simulator scales its spans; nothing resolves it again. With one quorum per client

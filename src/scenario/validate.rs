@@ -7,15 +7,15 @@ use std::path::Path;
 use toml::Spanned;
 
 use super::raw::{
-    RawBound, RawCheckAndApply, RawCrashWhen, RawDecision, RawExpectValue, RawExtensionQuorum,
-    RawLock, RawPersistence, RawProtection, RawQuorum, RawScenario, RawScheduled, RawSimFaults,
-    RawSimulate, RawTokenSource, RawUnlock,
+    RawBound, RawCheckAndApply, RawContact, RawCrashWhen, RawDecision, RawExpectValue,
+    RawExtensionQuorum, RawLock, RawPersistence, RawProtection, RawQuorum, RawScenario,
+    RawScheduled, RawSimFaults, RawSimulate, RawTokenSource, RawUnlock,
 };
 use crate::fault::{ClientCrashAim, CrashWhen};
 use crate::node::Persistence;
 use crate::proto::{
-    Config, DriftPolicy, ExtensionQuorum, FailedRound, NodeId, NodeSet, RetryPolicy, RoundDecision,
-    UnlockMode, ValidityCheck, quorum,
+    Config, Contact, DriftPolicy, ExtensionQuorum, FailedRound, NodeId, NodeSet, RetryPolicy,
+    RoundDecision, UnlockMode, ValidityCheck, quorum,
 };
 use crate::storage::{CheckAndApply, Protection, TokenSource};
 use crate::time::Millis;
@@ -714,29 +714,7 @@ impl Validator<'_> {
                 delay_min: Millis(u64::from(retry_delay_ticks)),
                 delay_max: Millis(u64::from(retry_delay_ticks)),
             },
-            unlock: match l.unlock.unwrap_or(RawUnlock::CompareAndDelete) {
-                RawUnlock::CompareAndDelete => UnlockMode::CompareAndDelete,
-                RawUnlock::Del => UnlockMode::PlainDel,
-            },
-            validity_check: if l.validity_check.unwrap_or(true) {
-                ValidityCheck::On
-            } else {
-                ValidityCheck::Off
-            },
-            failed_round: if l.release_after_failed_round.unwrap_or(true) {
-                FailedRound::Release
-            } else {
-                FailedRound::Keep
-            },
-            decision: match l.decision.unwrap_or(RawDecision::AtQuorum) {
-                RawDecision::AtQuorum => RoundDecision::AtQuorum,
-                RawDecision::AllReplies => RoundDecision::AllReplies,
-            },
-            extension_quorum: match l.extension_quorum.unwrap_or(RawExtensionQuorum::Majority) {
-                RawExtensionQuorum::Majority => ExtensionQuorum::Majority,
-                RawExtensionQuorum::AnyNode => ExtensionQuorum::AnyNode,
-            },
-            ..Config::new(nodes as usize)
+            ..lock_modes(l, Config::new(nodes as usize))
         };
         // The one resolution of the lock configuration, by the core's own rules.
         let params = config
@@ -1072,4 +1050,39 @@ fn names_or_none(ingredients: &[Ingredient]) -> String {
     }
     let names: Vec<&str> = ingredients.iter().map(|i| i.name()).collect();
     names.join(", ")
+}
+
+/// `config` with the `[lock]` table's choices of algorithm (each default the correct one):
+/// `unlock`, `validity_check`, `release_after_failed_round`, `decision`, `contact`,
+/// `extension_quorum`.
+fn lock_modes(l: &RawLock, config: Config) -> Config {
+    Config {
+        unlock: match l.unlock.unwrap_or(RawUnlock::CompareAndDelete) {
+            RawUnlock::CompareAndDelete => UnlockMode::CompareAndDelete,
+            RawUnlock::Del => UnlockMode::PlainDel,
+        },
+        validity_check: if l.validity_check.unwrap_or(true) {
+            ValidityCheck::On
+        } else {
+            ValidityCheck::Off
+        },
+        failed_round: if l.release_after_failed_round.unwrap_or(true) {
+            FailedRound::Release
+        } else {
+            FailedRound::Keep
+        },
+        decision: match l.decision.unwrap_or(RawDecision::AtQuorum) {
+            RawDecision::AtQuorum => RoundDecision::AtQuorum,
+            RawDecision::AllReplies => RoundDecision::AllReplies,
+        },
+        contact: match l.contact.unwrap_or(RawContact::Multiplexed) {
+            RawContact::Multiplexed => Contact::Multiplexed,
+            RawContact::Sequential => Contact::Sequential,
+        },
+        extension_quorum: match l.extension_quorum.unwrap_or(RawExtensionQuorum::Majority) {
+            RawExtensionQuorum::Majority => ExtensionQuorum::Majority,
+            RawExtensionQuorum::AnyNode => ExtensionQuorum::AnyNode,
+        },
+        ..config
+    }
 }

@@ -25,7 +25,9 @@ use super::trace::TraceEntry;
 use crate::actor::Actor;
 use crate::event::{self, Nodes, unlock_words};
 use crate::node::{NodeState, Persistence};
-use crate::proto::{Config, Failure, Fencing, Lock, LockEvent, NodeSet, Op, Tally};
+use crate::proto::{
+    Config, Contact, Failure, Fencing, Lock, LockEvent, NodeId, NodeSet, Op, Tally,
+};
 use crate::storage::{Protection, StorageOp, StorageReply};
 use crate::time::Millis;
 
@@ -71,11 +73,18 @@ impl StepContext<'_> {
 
     /// Client `client`'s `lock` begins its latest round, T1 read at `local`.
     fn tell_round(&mut self, client: usize, lock: &Lock<ChaCha8Rng>, local: Millis) {
+        let one_at_a_time = lock.params().contact == Contact::Sequential;
         let told = event::Event::RoundBegan {
             attempt: lock.attempts(),
             t1: local.since_origin(),
             ttl: self.ttl.0,
-            to: self.every_node(),
+            // A sequential round asks n1 first.
+            to: if one_at_a_time {
+                Nodes(NodeSet::single(NodeId(0)))
+            } else {
+                self.every_node()
+            },
+            one_at_a_time,
         };
         self.tell(client, local, told);
     }
@@ -503,6 +512,14 @@ impl SimClient {
                 LockEvent::Released { .. } => {
                     ctx.stats.releases += 1;
                     self.go_idle(ctx, local);
+                }
+                LockEvent::Asking { node, silent } => {
+                    let told = event::Event::NodeAsked {
+                        node: Actor::node(node.index()),
+                        ttl: ctx.ttl.0,
+                        silent: silent.map(|n| Actor::node(n.index())),
+                    };
+                    ctx.tell(client, local, told);
                 }
                 LockEvent::Extended {
                     deadline, nodes, ..

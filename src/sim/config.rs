@@ -683,6 +683,7 @@ impl SimConfig {
         writeln!(f, "unlock = {}", self.lock.unlock.word())?;
         writeln!(f, "validity_check = {}", self.lock.validity_check.word())?;
         writeln!(f, "decision = {}", self.lock.decision.word())?;
+        writeln!(f, "contact = {}", self.lock.contact.word())?;
         Ok(())
     }
 

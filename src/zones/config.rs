@@ -3,7 +3,7 @@
 use crate::fault::FaultKind;
 use crate::node::{NodeState, Persistence};
 use crate::proto::{
-    FailedRound, Guard, LockParams, Relation, RoundDecision, UnlockMode, ValidityCheck,
+    Contact, FailedRound, Guard, LockParams, Relation, RoundDecision, UnlockMode, ValidityCheck,
 };
 use crate::scenario::{Bound, Ingredient, JumpTarget, Scenario, StorageSettings, Tokens};
 use crate::storage::{CheckAndApply, OpKind, Protection, TokenSource};
@@ -289,6 +289,11 @@ impl ZoneConfig {
             "a belief that is not a span below a bound",
         )?;
         refuse(lock.token != Tokens::Unique, "token = shared")?;
+        // The automaton sends a round to every node at T1.
+        refuse(
+            params.contact != Contact::Multiplexed,
+            "contact = sequential",
+        )?;
         // The automaton counts one quorum for every client.
         refuse(lock.quorums_differ(), "per-client quorums")?;
         Ok(())
