@@ -19,6 +19,7 @@ mod pool;
 #[cfg(feature = "cli")]
 mod run;
 mod security;
+mod sequential;
 mod stopped;
 mod watchdog;
 
