@@ -228,6 +228,9 @@ impl Reader {
                 now.sent = Some(at);
                 now.pending.clear();
             }
+            Event::NodeAsked { node, silent, .. } => {
+                self.next_node_asked(c, *node, *silent, line, at)
+            }
             Event::Acquired {
                 t2, believes_until, ..
             } => {
@@ -316,6 +319,31 @@ impl Reader {
             }
             _ => {}
         }
+    }
+
+    /// Client `c`'s sequential round asks `node` at `at`; the `silent` node before it, when its
+    /// timeout passed, gets its request drawn as one that never arrived.
+    fn next_node_asked(
+        &mut self,
+        c: Actor,
+        node: Actor,
+        silent: Option<Actor>,
+        line: &Line,
+        at: At,
+    ) {
+        let now = &mut self.clients[index(c)];
+        let sent = now.sent.replace(at).unwrap_or(at);
+        if let Some(silent) = silent {
+            now.pending.retain(|n| *n != silent);
+            self.facts.arrows.push(Arrow {
+                from: (c, sent),
+                to: (silent, at),
+                kind: ArrowKind::Lost,
+                step: line.step,
+                title: line.sentence.clone(),
+            });
+        }
+        self.clients[index(c)].pending.push(node);
     }
 
     /// Ends client `c`'s round at `at`, if it runs one.
