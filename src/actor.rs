@@ -16,8 +16,9 @@ pub enum Actor {
     Node(u8),
     /// A lock client, from 0 (`c1`).
     Client(u8),
-    /// The asynchronous replica of `n1`.
-    Replica,
+    /// An asynchronous replica of `n1`: `None` when `n1` has one (told `replica`), else its
+    /// index from 0 (told `replica1`, `replica2`).
+    Replica(Option<u8>),
     /// The separate counter node that hands out fencing tokens (`counter-after-acquire`).
     Counter,
     /// The guarded storage.
@@ -49,7 +50,8 @@ impl fmt::Display for Actor {
         match *self {
             Actor::Node(n) => write!(f, "n{}", u16::from(n) + 1),
             Actor::Client(c) => write!(f, "c{}", u16::from(c) + 1),
-            Actor::Replica => f.write_str("replica"),
+            Actor::Replica(None) => f.write_str("replica"),
+            Actor::Replica(Some(r)) => write!(f, "replica{}", u16::from(r) + 1),
             Actor::Counter => f.write_str("counter"),
             Actor::Storage => f.write_str("storage"),
             Actor::Time => f.write_str("time"),

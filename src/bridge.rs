@@ -627,6 +627,7 @@ impl<'a> CatalogMapping<'a> {
                 node: 0,
                 replication_period: self.ttl,
                 promotion_delay: self.span(failover.promotion_delay_ticks),
+                replicas: failover.replicas,
                 wait: failover.wait,
             });
             budget.failovers = KindBudget::new(1, Millis(0), Millis(0));
@@ -1077,7 +1078,8 @@ mod tests {
                 node: 0,
                 replication_period: Millis(100),
                 promotion_delay: Millis(30),
-                wait: false,
+                replicas: 1,
+                wait: 0,
             })
         );
         let b = budget(&config);

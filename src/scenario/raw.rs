@@ -343,7 +343,42 @@ pub(crate) struct RawClientCrashes {
 pub(crate) struct RawFailover {
     pub promotion_delay_ticks: Option<u32>,
     pub promotion_delay: Option<Spanned<RawDuration>>,
-    pub wait: Option<bool>,
+    pub replicas: Option<Spanned<u32>>,
+    pub wait: Option<Spanned<RawWait>>,
+}
+
+/// `[failover] wait`: `true` or `false` (the first spelling, `WAIT 1` or no wait), or the
+/// number of replicas the master waits for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum RawWait {
+    Flag(bool),
+    Count(u32),
+}
+
+impl<'de> Deserialize<'de> for RawWait {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl serde::de::Visitor<'_> for Visitor {
+            type Value = RawWait;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("true, false, or a number of replicas")
+            }
+            fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<RawWait, E> {
+                Ok(RawWait::Flag(v))
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<RawWait, E> {
+                u32::try_from(v)
+                    .map(RawWait::Count)
+                    .map_err(|_| E::invalid_value(serde::de::Unexpected::Signed(v), &self))
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<RawWait, E> {
+                u32::try_from(v)
+                    .map(RawWait::Count)
+                    .map_err(|_| E::invalid_value(serde::de::Unexpected::Unsigned(v), &self))
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
 }
 
 #[derive(Debug, Default, Deserialize)]

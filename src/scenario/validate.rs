@@ -8,8 +8,8 @@ use toml::Spanned;
 
 use super::raw::{
     RawBound, RawCheckAndApply, RawCrashWhen, RawDecision, RawExpectValue, RawExtensionQuorum,
-    RawLock, RawPersistence, RawProtection, RawQuorum, RawScenario, RawScheduled, RawSimFaults,
-    RawSimulate, RawTokenSource, RawUnlock,
+    RawFailover, RawLock, RawPersistence, RawProtection, RawQuorum, RawScenario, RawScheduled, RawSimFaults,
+    RawSimulate, RawTokenSource, RawUnlock, RawWait,
 };
 use crate::fault::{ClientCrashAim, CrashWhen};
 use crate::node::Persistence;
@@ -435,10 +435,10 @@ impl Validator<'_> {
             .map(|alias| self.kebab(alias, "alias"))
             .collect::<Result<Vec<_>, _>>()?;
         let mitigation = self.mitigation(&raw)?;
-        let failover = raw.failover.as_ref().map(|f| FailoverSettings {
-            promotion_delay_ticks: f.get_ref().promotion_delay_ticks.unwrap_or(0),
-            wait: f.get_ref().wait.unwrap_or(false),
-        });
+        let failover = match &raw.failover {
+            Some(f) => Some(self.failover(f.get_ref())?),
+            None => None,
+        };
         let mut lock = self.lock(&raw, failover.is_some())?;
         let clock = self.clock(&raw)?;
         let network = self.network(&raw, &lock)?;
@@ -683,6 +683,33 @@ impl Validator<'_> {
             });
         }
         Ok(out)
+    }
+
+    /// `[failover]`: the promotion delay, how many replicas n1 has, and how many of them the
+    /// master waits for (`wait = true` is the first spelling of `wait = 1`).
+    fn failover(&self, f: &RawFailover) -> Result<FailoverSettings, ScenarioError> {
+        let replicas = match &f.replicas {
+            Some(r) => self.range(r, 1, MAX_REPLICAS as u32, "replicas")? as u8,
+            None => 1,
+        };
+        let wait = match f.wait.as_ref().map(|w| (w, *w.get_ref())) {
+            None | Some((_, RawWait::Flag(false))) => 0,
+            Some((_, RawWait::Flag(true))) => 1,
+            Some((_, RawWait::Count(k))) if k <= u32::from(replicas) => k as u8,
+            Some((w, RawWait::Count(k))) => {
+                return Err(ScenarioError::OutOfRange {
+                    at: self.at(w),
+                    message: format!(
+                        "wait = {k} waits for more replicas than n1 has (replicas = {replicas})"
+                    ),
+                });
+            }
+        };
+        Ok(FailoverSettings {
+            promotion_delay_ticks: f.promotion_delay_ticks.unwrap_or(0),
+            replicas,
+            wait,
+        })
     }
 
     /// `failover`: whether the file has `[failover]` (which a shared token cannot join).
