@@ -176,8 +176,9 @@ pub(crate) struct RawSimFaults {
     pub max_ms: Spanned<u32>,
 }
 
-/// One entry of `[[simulate.schedule]]`: a crash of node `crash`, or a forward or backward
-/// jump of node `jump_node`'s clock by `by_ms`.
+/// One entry of `[[simulate.schedule]]`: a crash of node `crash`, a forward or backward jump
+/// of node `jump_node`'s clock by `by_ms`, or the failover of node `failover` (the replicated
+/// master of `[failover]`, node 0).
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawScheduled {
@@ -186,6 +187,7 @@ pub(crate) struct RawScheduled {
     pub downtime_ms: Option<Spanned<u32>>,
     pub jump_node: Option<Spanned<u32>>,
     pub by_ms: Option<Spanned<i32>>,
+    pub failover: Option<Spanned<u32>>,
 }
 
 /// A value in `[expect]`: a verdict for a property, or the list of ingredient names under

@@ -449,6 +449,11 @@ pub enum SimulateFault {
         /// The jump.
         by_ms: i32,
     },
+    /// The replicated master of `[failover]` fails at `at_ms` and a replica takes its place.
+    Failover {
+        /// True time of the failover.
+        at_ms: u32,
+    },
 }
 
 /// A validated scenario: everything needed to build the model.
