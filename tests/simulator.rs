@@ -951,7 +951,8 @@ fn a_failover_replicates_one_node_and_promotes_it_once() {
         node: 1,
         replication_period: Millis(1_000),
         promotion_delay: Millis(0),
-        wait: false,
+        replicas: 1,
+        wait: 0,
     });
     let at = |ms: u64, fault: Fault| ScheduledFault {
         at: Millis(ms),
@@ -1007,7 +1008,8 @@ fn a_failover_replicates_one_node_and_promotes_it_once() {
         node: 3,
         replication_period: Millis(1_000),
         promotion_delay: Millis(0),
-        wait: false,
+        replicas: 1,
+        wait: 0,
     });
     assert_eq!(
         sim::run(&config, 0).unwrap_err().to_string(),
