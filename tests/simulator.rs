@@ -382,7 +382,10 @@ fn a_world_with_failover_has_the_replicated_master_and_fails_over_when_its_sched
     // Before the schedule could name a failover, a world ignored `[failover]`: its master had
     // no replica and nothing promoted one.
     let config = world("failover");
-    let failover = config.crash.failover.expect("the world's master is replicated");
+    let failover = config
+        .crash
+        .failover
+        .expect("the world's master is replicated");
     assert_eq!((failover.node, failover.replicas, failover.wait), (0, 1, 0));
     let FaultPlan::Explicit(schedule) = &config.faults else {
         panic!("the world lists its faults");
@@ -404,7 +407,10 @@ fn a_world_with_failover_has_the_replicated_master_and_fails_over_when_its_sched
     // With the master waiting for its replica, no seed finds two holders.
     let mut wait = config;
     wait.name = "failover-wait".to_owned();
-    wait.crash.failover = Some(Failover { wait: 1, ..failover });
+    wait.crash.failover = Some(Failover {
+        wait: 1,
+        ..failover
+    });
     assert_holds(&wait, outcome.seed + 100, &[Property::MutualExclusion]);
 }
 

@@ -473,7 +473,11 @@ impl RedlockModel {
         let mut moments = Vec::new();
         match state.apply(*step, &mut moments) {
             Some(_) => told::line(state.now, step, &moments),
-            None => format!("t={} {} (not enabled)", state.now, svg::label(self.shape, step)),
+            None => format!(
+                "t={} {} (not enabled)",
+                state.now,
+                svg::label(self.shape, step)
+            ),
         }
     }
 

@@ -23,6 +23,9 @@
 //!   whose quorums differ (`[lock] quorum = [3, 2]`) are not interchangeable: a permutation
 //!   would hand one client's count of nodes to another, so only the identity is tried then.
 //!   The node rows are still sorted: a round counts how many nodes said yes, never which.
+//!   Two replicas of n1 are sorted too: each copies the master on its own `Replicate`, the
+//!   failover may promote either, and a write's `WAIT` may count either (every choice is a
+//!   step), so swapping them maps every path onto a path.
 //! - **Ghost fields.** Whether a process has jumped is dead once the budget is spent and is
 //!   left out. No step reads the `acquired` bits, and `lock acquired` and `eventually
 //!   acquired` read only whether *some* client acquired, so only that one bit is hashed.

@@ -8,8 +8,8 @@ use toml::Spanned;
 
 use super::raw::{
     RawBound, RawCheckAndApply, RawCrashWhen, RawDecision, RawExpectValue, RawExtensionQuorum,
-    RawFailover, RawLock, RawPersistence, RawProtection, RawQuorum, RawScenario, RawScheduled, RawSimFaults,
-    RawSimulate, RawTokenSource, RawUnlock, RawWait,
+    RawFailover, RawLock, RawPersistence, RawProtection, RawQuorum, RawScenario, RawScheduled,
+    RawSimFaults, RawSimulate, RawTokenSource, RawUnlock, RawWait,
 };
 use crate::fault::{ClientCrashAim, CrashWhen};
 use crate::node::Persistence;
@@ -413,7 +413,11 @@ impl Validator<'_> {
         has_failover: bool,
     ) -> Result<SimulateFault, ScenarioError> {
         let e = entry.get_ref();
-        if e.crash.is_some() || e.jump_node.is_some() || e.by_ms.is_some() || e.downtime_ms.is_some() {
+        if e.crash.is_some()
+            || e.jump_node.is_some()
+            || e.by_ms.is_some()
+            || e.downtime_ms.is_some()
+        {
             return Err(ScenarioError::WrongType {
                 at: self.at(entry),
                 message: "a failover entry has at_ms and failover = 0 only".to_owned(),
@@ -482,7 +486,9 @@ impl Validator<'_> {
         let faults = self.faults(&raw, &lock)?;
         let liveness = self.liveness(&raw, &lock)?;
         let simulate = match &raw.simulate {
-            Some(table) => Some(self.simulate(table, &lock, (storage.is_some(), failover.is_some()))?),
+            Some(table) => {
+                Some(self.simulate(table, &lock, (storage.is_some(), failover.is_some()))?)
+            }
             None => None,
         };
         let citation = self.citation(&raw)?;

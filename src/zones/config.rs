@@ -299,12 +299,12 @@ impl ZoneConfig {
     fn refuse_environment(scenario: &Scenario) -> Result<(), Unsupported> {
         // Named before the failover they belong to, which the loop below refuses too.
         refuse(
-            scenario.failover.as_ref().is_some_and(|f| f.wait > 0),
-            "a master that waits for its replica ([failover] wait)",
-        )?;
-        refuse(
             scenario.failover.as_ref().is_some_and(|f| f.replicas > 1),
             "a master with several replicas ([failover] replicas)",
+        )?;
+        refuse(
+            scenario.failover.as_ref().is_some_and(|f| f.wait > 0),
+            "a master that waits for its replica ([failover] wait)",
         )?;
         for kind in Ingredient::present(scenario)
             .into_iter()
