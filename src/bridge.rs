@@ -91,12 +91,16 @@ impl SimConfig {
     ///   client so and the client hands it to the core as
     ///   [`Answer::guarded`](crate::proto::Answer::guarded), as the Redis client does after
     ///   reading `INFO`.
-    /// - `[failover]`: n1 has an asynchronous replica that copies its key every TTL on the
-    ///   node's clock ([`Failover`]), and any other nodes are independent masters; the one
-    ///   failover is a fault of its own ([`Fault::Failover`], apart from the crash budget, as
-    ///   in the model), aimed at a key n1 set like a crash, and promotes the replica with what
-    ///   it had copied, refusing requests for the promotion delay. The model's replica may
-    ///   copy at any moment: a subset of its choices.
+    /// - `[failover]`: n1 has `replicas` asynchronous replicas, each copying its key every TTL
+    ///   on the node's clock at its own phase ([`Failover`]), and any other nodes are
+    ///   independent masters; the one failover is a fault of its own ([`Fault::Failover`],
+    ///   apart from the crash budget, as in the model), aimed at a key n1 set like a crash,
+    ///   and promotes the last replica with what it had copied, refusing requests for the
+    ///   promotion delay. With `wait = k` the first k replicas copy with every write. The
+    ///   model's replicas may copy at any moment, its `WAIT` may count any k and its failover
+    ///   promote any replica: the simulator's choices are a subset of the model's. A
+    ///   simulator world with `[failover]` has the same replicated master, and its schedule
+    ///   names the failover (`failover = 0`).
     /// - `[faults.client_crashes]`: `count` clients die for good ([`Fault::CrashClient`]),
     ///   each aimed within a TTL of the client's start or acquisition: the core abandons its
     ///   round or lease as a release does, but nothing more is sent (no unlock), its keys stay
