@@ -445,7 +445,11 @@ impl World {
     /// Replica `r` of node 1 as an actor: told `replica` when node 1 has one, `replica1`,
     /// `replica2` when it has several.
     pub(crate) fn replica_actor(&self, r: usize) -> Actor {
-        Actor::Replica((self.shape.replicas > 1).then_some(r as u8))
+        Actor::Replica(if self.shape.replicas > 1 {
+            r as u8 + 1
+        } else {
+            0
+        })
     }
 
     /// Whether node 1 still has a replica (it has until the failover).

@@ -199,7 +199,7 @@ impl SimNode {
         let replicas = std::mem::take(&mut self.replicas);
         let token = |state: &NodeState| state.entry.map(|entry| entry.token);
         let key = token(&self.state).filter(|_| self.key_owner().is_some());
-        let name = |r: usize| Actor::Replica(several.then_some(r as u8));
+        let name = |r: usize| Actor::Replica(if several { r as u8 + 1 } else { 0 });
         let reached = (0..last)
             .filter(|&r| key.is_some() && token(&replicas[r].state) == key)
             .map(name)
