@@ -16,8 +16,13 @@ pub enum Actor {
     Node(u8),
     /// A lock client, from 0 (`c1`).
     Client(u8),
-    /// The asynchronous replica of `n1`.
-    Replica,
+    /// An asynchronous replica of `n1`: 0 when `n1` has one (told `replica`), else its
+    /// number from 1 (told `replica1`, `replica2`). A plain number rather than an
+    /// `Option<u8>`: with the nested option, the optimised build of the stories stored a
+    /// wrong `u32` beside the actor in a `Vec<(Actor, u32)>` (the travel times in
+    /// `model/told.rs`), which the debug build did not; a one-byte payload, like every other
+    /// variant's, does not.
+    Replica(u8),
     /// The separate counter node that hands out fencing tokens (`counter-after-acquire`).
     Counter,
     /// The guarded storage.
@@ -49,7 +54,8 @@ impl fmt::Display for Actor {
         match *self {
             Actor::Node(n) => write!(f, "n{}", u16::from(n) + 1),
             Actor::Client(c) => write!(f, "c{}", u16::from(c) + 1),
-            Actor::Replica => f.write_str("replica"),
+            Actor::Replica(0) => f.write_str("replica"),
+            Actor::Replica(r) => write!(f, "replica{r}"),
             Actor::Counter => f.write_str("counter"),
             Actor::Storage => f.write_str("storage"),
             Actor::Time => f.write_str("time"),

@@ -91,12 +91,16 @@ impl SimConfig {
     ///   client so and the client hands it to the core as
     ///   [`Answer::guarded`](crate::proto::Answer::guarded), as the Redis client does after
     ///   reading `INFO`.
-    /// - `[failover]`: n1 has an asynchronous replica that copies its key every TTL on the
-    ///   node's clock ([`Failover`]), and any other nodes are independent masters; the one
-    ///   failover is a fault of its own ([`Fault::Failover`], apart from the crash budget, as
-    ///   in the model), aimed at a key n1 set like a crash, and promotes the replica with what
-    ///   it had copied, refusing requests for the promotion delay. The model's replica may
-    ///   copy at any moment: a subset of its choices.
+    /// - `[failover]`: n1 has `replicas` asynchronous replicas, each copying its key every TTL
+    ///   on the node's clock at its own phase ([`Failover`]), and any other nodes are
+    ///   independent masters; the one failover is a fault of its own ([`Fault::Failover`],
+    ///   apart from the crash budget, as in the model), aimed at a key n1 set like a crash,
+    ///   and promotes the last replica with what it had copied, refusing requests for the
+    ///   promotion delay. With `wait = k` the first k replicas copy with every write. The
+    ///   model's replicas may copy at any moment, its `WAIT` may count any k and its failover
+    ///   promote any replica: the simulator's choices are a subset of the model's. A
+    ///   simulator world with `[failover]` has the same replicated master, and its schedule
+    ///   names the failover (`failover = 0`).
     /// - `[faults.client_crashes]`: `count` clients die for good ([`Fault::CrashClient`]),
     ///   each aimed within a TTL of the client's start or acquisition: the core abandons its
     ///   round or lease as a release does, but nothing more is sent (no unlock), its keys stay
@@ -251,8 +255,8 @@ impl SimConfig {
             + Millis(4 * m.delay_max.0);
         let mut budget = m.jump_budget();
         m.add_in_flight_budgets(&mut budget, resolved.node_count, duration);
-        let mut crash = crash_config(scenario, ttl, |ticks| m.span(ticks));
-        m.add_crash_budgets(&mut budget, &mut crash, duration);
+        let crash = crash_config(scenario, ttl, |ticks| m.span(ticks));
+        m.add_crash_budgets(&mut budget, duration);
         let workload = m.workload(&mut budget, hold_max, duration);
         let config = SimConfig {
             name: scenario.name.clone(),
@@ -383,6 +387,10 @@ fn world_faults(simulate: &SimulateSettings) -> FaultPlan {
                             process: Process::Node(node),
                             by_ms: i64::from(by_ms),
                         },
+                    },
+                    SimulateFault::Failover { at_ms } => ScheduledFault {
+                        at: ms(at_ms),
+                        fault: Fault::Failover,
                     },
                 })
                 .collect(),
@@ -603,13 +611,9 @@ impl<'a> CatalogMapping<'a> {
         budget.request_stalls = KindBudget::new(nodes as u32, duration, duration);
     }
 
-    /// The crashes of nodes and clients, and the failover.
-    fn add_crash_budgets(
-        &self,
-        budget: &mut FaultBudget,
-        crash: &mut CrashConfig,
-        duration: Millis,
-    ) {
+    /// The crashes of nodes and clients, and the failover (its replicated master is in
+    /// `crash` already, see [`crash_config`]).
+    fn add_crash_budgets(&self, budget: &mut FaultBudget, duration: Millis) {
         let scenario = self.scenario;
         if let Some(crashes) = &scenario.faults.crashes {
             // The model reboots a crashed node at once; one that never restarts is down for
@@ -617,18 +621,8 @@ impl<'a> CatalogMapping<'a> {
             let downtime = if crashes.restart { Millis(0) } else { duration };
             budget.crashes = KindBudget::new(u32::from(crashes.count), downtime, downtime);
         }
-        if let Some(failover) = &scenario.failover {
-            // The model's replica copies the key whenever it likes, or not before the
-            // promotion; here it copies every TTL, so a key set within a TTL before the
-            // failover is missing on the promoted replica. n1 is the replicated master; the
-            // other nodes stay independent, and the one failover is its own fault, apart
-            // from the crash budget, as in the model.
-            crash.failover = Some(Failover {
-                node: 0,
-                replication_period: self.ttl,
-                promotion_delay: self.span(failover.promotion_delay_ticks),
-                wait: failover.wait,
-            });
+        if scenario.failover.is_some() {
+            // The one failover is its own fault, apart from the crash budget, as in the model.
             budget.failovers = KindBudget::new(1, Millis(0), Millis(0));
         }
         if let Some(crashes) = &scenario.faults.client_crashes {
@@ -797,6 +791,20 @@ fn crash_config(scenario: &Scenario, ttl: Millis, span: impl Fn(u32) -> Millis) 
         }
         crash.restart_delay = span(crashes.restart_delay_ticks);
         crash.client_guard = span(crashes.client_guard_ticks);
+    }
+    if let Some(failover) = &scenario.failover {
+        // The model's replicas copy the key whenever they like, or not before the promotion;
+        // here each copies every TTL, so a key set within a TTL before the failover may be
+        // missing on the promoted replica. n1 is the replicated master; the other nodes stay
+        // independent. A simulator world with `[failover]` has it too, and its schedule says
+        // when the failover strikes (`failover = 0`).
+        crash.failover = Some(Failover {
+            node: 0,
+            replication_period: ttl,
+            promotion_delay: span(failover.promotion_delay_ticks),
+            replicas: failover.replicas,
+            wait: failover.wait,
+        });
     }
     crash
 }
@@ -1070,7 +1078,8 @@ mod tests {
                 node: 0,
                 replication_period: Millis(100),
                 promotion_delay: Millis(30),
-                wait: false,
+                replicas: 1,
+                wait: 0,
             })
         );
         let b = budget(&config);

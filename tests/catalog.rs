@@ -188,6 +188,7 @@ fn the_node_jump_counterexample_is_pinned() {
         client,
         node,
         early: false,
+        acked: 0,
     };
     let expected = vec![
         Step::Begin(0),
@@ -605,6 +606,7 @@ const DEPLOYMENT_SETTINGS: &[&str] = &[
     "failover.promotion_delay_ticks",
     "failover.promotion_delay",
     "failover.wait",
+    "failover.replicas",
     "liveness.isolated_rounds",
 ];
 

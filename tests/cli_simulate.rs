@@ -293,5 +293,5 @@ fn the_help_names_every_simulator_world() {
         );
         count += 1;
     }
-    assert_eq!(count, 14);
+    assert_eq!(count, 15);
 }

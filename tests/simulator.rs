@@ -378,6 +378,43 @@ fn a_delayed_restart_of_one_ttl_holds_until_the_clock_jumps_during_the_delay() {
 }
 
 #[test]
+fn a_world_with_failover_has_the_replicated_master_and_fails_over_when_its_schedule_says() {
+    // Before the schedule could name a failover, a world ignored `[failover]`: its master had
+    // no replica and nothing promoted one.
+    let config = world("failover");
+    let failover = config
+        .crash
+        .failover
+        .expect("the world's master is replicated");
+    assert_eq!((failover.node, failover.replicas, failover.wait), (0, 1, 0));
+    let FaultPlan::Explicit(schedule) = &config.faults else {
+        panic!("the world lists its faults");
+    };
+    assert!(
+        schedule
+            .iter()
+            .any(|f| f.fault == Fault::Failover && f.at == Millis(550)),
+        "{schedule:?}"
+    );
+    let outcome = find_violation(&config, 100, Property::MutualExclusion);
+    assert!(
+        outcome
+            .trace
+            .iter()
+            .any(|entry| matches!(&entry.event, TraceEvent::Told(m) if matches!(m.event, Event::Promoted { .. }))),
+        "the failover struck"
+    );
+    // With the master waiting for its replica, no seed finds two holders.
+    let mut wait = config;
+    wait.name = "failover-wait".to_owned();
+    wait.crash.failover = Some(Failover {
+        wait: 1,
+        ..failover
+    });
+    assert_holds(&wait, outcome.seed + 100, &[Property::MutualExclusion]);
+}
+
+#[test]
 fn random_token_cas_keeps_updates_but_not_the_fenced_order() {
     // antirez's alternative to fencing: no lost update, but a stale holder may still act after
     // a newer one (scenario `antirez-random-token-cas`).
@@ -710,7 +747,7 @@ fn replay() {
 #[test]
 fn every_world_is_valid_named_after_its_file_and_outside_the_checkers_catalog() {
     let names = world_names();
-    assert_eq!(names.len(), 14, "{names:?}");
+    assert_eq!(names.len(), 15, "{names:?}");
     for name in names {
         let config = world(name);
         config.validate().unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -920,7 +957,8 @@ fn a_failover_replicates_one_node_and_promotes_it_once() {
         node: 1,
         replication_period: Millis(1_000),
         promotion_delay: Millis(0),
-        wait: false,
+        replicas: 1,
+        wait: 0,
     });
     let at = |ms: u64, fault: Fault| ScheduledFault {
         at: Millis(ms),
@@ -976,7 +1014,8 @@ fn a_failover_replicates_one_node_and_promotes_it_once() {
         node: 3,
         replication_period: Millis(1_000),
         promotion_delay: Millis(0),
-        wait: false,
+        replicas: 1,
+        wait: 0,
     });
     assert_eq!(
         sim::run(&config, 0).unwrap_err().to_string(),

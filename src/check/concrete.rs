@@ -53,10 +53,12 @@ fn candidates(step: ZoneStep, jump: i32) -> Vec<Step> {
         ZoneStep::Begin(i) => vec![Step::Begin(c(i))],
         ZoneStep::Deliver { client, node, .. } => [false, true]
             .into_iter()
+            // The zone engine refuses `[failover]`, so no write waits for a replica.
             .map(|early| Step::Deliver {
                 client: c(client),
                 node: c(node),
                 early,
+                acked: 0,
             })
             .collect(),
         ZoneStep::Decide { client, .. } => vec![Step::Decide(c(client))],

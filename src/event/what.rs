@@ -462,6 +462,13 @@ pub enum Event {
         /// executor delays a promotion (the simulator).
         #[cfg_attr(feature = "model", serde(skip_serializing_if = "Option::is_none"))]
         refuses_until: Option<i64>,
+        /// The replica promoted, when the master has several (`None`: its only one).
+        #[cfg_attr(feature = "model", serde(skip_serializing_if = "Option::is_none"))]
+        replica: Option<Actor>,
+        /// The other replicas that had the master's key when it failed: with `lost`, where
+        /// the key had reached instead of the replica promoted.
+        #[cfg_attr(feature = "model", serde(skip_serializing_if = "Vec::is_empty"))]
+        reached: Vec<Actor>,
     },
     /// Time passes and nothing else changes.
     TimePassed {

@@ -575,19 +575,55 @@ impl Event {
             Event::Promoted {
                 lost,
                 refuses_until,
-            } => {
-                f.write_str("fails; its asynchronous replica is promoted in its place")?;
-                if let Some(owner) = lost {
-                    write!(f, ": {owner}'s key was not replicated and is gone")?;
-                }
-                if let Some(until) = refuses_until {
-                    write!(f, "; it refuses requests until its clock reads {until}")?;
-                }
-                Ok(())
-            }
+                replica,
+                reached,
+            } => tell_promoted(f, *lost, *refuses_until, *replica, reached),
             other => unreachable!("`fmt` sends {other:?} elsewhere"),
         }
     }
+}
+
+/// What a failover tells: the replica promoted (named when the master has several), the key
+/// it did not have (and which other replicas it had reached), and its promotion delay.
+fn tell_promoted(
+    f: &mut fmt::Formatter<'_>,
+    lost: Option<Actor>,
+    refuses_until: Option<i64>,
+    replica: Option<Actor>,
+    reached: &[Actor],
+) -> fmt::Result {
+    let Some(replica) = replica else {
+        f.write_str("fails; its asynchronous replica is promoted in its place")?;
+        if let Some(owner) = lost {
+            write!(f, ": {owner}'s key was not replicated and is gone")?;
+        }
+        return tell_promotion_delay(f, refuses_until);
+    };
+    write!(
+        f,
+        "fails; {replica}, one of its asynchronous replicas, is promoted in its place"
+    )?;
+    match (lost, reached) {
+        (None, _) => {}
+        (Some(owner), []) => write!(f, ": {owner}'s key had reached none of them and is gone")?,
+        (Some(owner), others) => {
+            let others: Vec<String> = others.iter().map(Actor::to_string).collect();
+            write!(
+                f,
+                ": {owner}'s key had reached {} but not {replica}, and is gone",
+                others.join(" and ")
+            )?;
+        }
+    }
+    tell_promotion_delay(f, refuses_until)
+}
+
+/// `; it refuses requests until …`, when an executor delays a promotion.
+fn tell_promotion_delay(f: &mut fmt::Formatter<'_>, refuses_until: Option<i64>) -> fmt::Result {
+    if let Some(until) = refuses_until {
+        write!(f, "; it refuses requests until its clock reads {until}")?;
+    }
+    Ok(())
 }
 
 /// `{verb} c1's read (token 1)`, how late it came, whether its holder is stale, and the

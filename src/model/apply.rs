@@ -8,7 +8,7 @@
 
 use crate::node::{Availability, Entry};
 use crate::proto::{self, Effects, LockPhase, NodeId, Op, Reply, Request, RoundKind};
-use crate::scenario::{MAX_MODEL_NODES, UNBOUNDED_EXTENSIONS};
+use crate::scenario::{MAX_MODEL_NODES, MAX_REPLICAS, UNBOUNDED_EXTENSIONS};
 use crate::storage::{CheckAndApply, Comparison, Protection, StorageOp, StorageReply};
 use crate::time::Millis;
 
@@ -56,7 +56,8 @@ impl World {
                 client,
                 node,
                 early,
-            } => w.deliver(usize::from(client), usize::from(node), early, tell)?,
+                acked,
+            } => w.deliver(usize::from(client), usize::from(node), (early, acked), tell)?,
             Step::Refuse { client, node } => w.refuse(usize::from(client), node, tell)?,
             Step::Lose { client, node } => w.lose(usize::from(client), node, tell),
             Step::Extend(c) => w.extend(usize::from(c), tell)?,
@@ -71,8 +72,8 @@ impl World {
             Step::Fsync(n) => w.fsync(usize::from(n), tell),
             Step::CrashCounter => w.crash_counter(tell),
             Step::FsyncCounter => w.fsync_counter(tell),
-            Step::Replicate => w.replicate(tell)?,
-            Step::Promote => w.promote(tell)?,
+            Step::Replicate(r) => w.replicate(usize::from(r), tell)?,
+            Step::Promote(r) => w.promote(usize::from(r), tell)?,
         }
         Some(w)
     }
@@ -97,8 +98,9 @@ impl World {
         for (n, done) in ended.iter_mut().enumerate().take(shape.nodes) {
             *done = self.normalise_node(n);
         }
-        if let Some(replica) = &mut self.replica {
-            replica.expire(Millis((i64::from(self.now) + self.nodes[0].offset) as u64));
+        let n1_clock = Millis((i64::from(self.now) + self.nodes[0].offset) as u64);
+        for replica in self.replicas.iter_mut().flatten() {
+            replica.expire(n1_clock);
         }
         for slot in &mut self.clients[..shape.clients] {
             if slot.work.pending.is_some() {
@@ -180,8 +182,15 @@ impl World {
     }
 
     /// Client `c`'s request reaches node `n`, read `ε_n` fast when `early`; the answer goes
-    /// to the client's mailbox at once.
-    fn deliver<T: Tell>(&mut self, c: usize, n: usize, early: bool, tell: &mut T) -> Option<()> {
+    /// to the client's mailbox at once, after the replicas in `acked` (a bitmask) copied what
+    /// n1 wrote.
+    fn deliver<T: Tell>(
+        &mut self,
+        c: usize,
+        n: usize,
+        (early, acked): (bool, u8),
+        tell: &mut T,
+    ) -> Option<()> {
         let shape = self.shape;
         let request = self.clients[c].request?;
         let id = NodeId(n as u8);
@@ -227,12 +236,15 @@ impl World {
         if T::LISTENS {
             self.tell_served(c, n, &request.op, &served, guarded, tell);
         }
-        // `[failover] wait`: the master answers only once its replica has what it wrote
-        // (`WAIT 1`), so the answer the client holds is never ahead of the replica. Copying
-        // in the same step is sound: until the answer arrives the client counts nothing, and
-        // a key on the master alone only refuses more.
-        if n == 0 && shape.failover_wait && served.reply == Reply::Applied {
-            self.replicate(tell);
+        // `[failover] wait = k`: the master answers only once k replicas have what it wrote
+        // (`WAIT k`), so the answer the client holds is never ahead of them. Copying in the
+        // same step is sound: until the answer arrives the client counts nothing, and a key
+        // on the master alone only refuses more. Which k is the step's (`acked`): with
+        // more replicas than k the others copy later, on their own `Replicate`, or never.
+        if served.reply == Reply::Applied {
+            for r in (0..MAX_REPLICAS).filter(|r| acked & 1 << r != 0) {
+                self.replicate(r, tell);
+            }
         }
         Some(())
     }
@@ -937,38 +949,47 @@ impl World {
         tell.tell(|| self.moment(Actor::Counter, Event::CounterFsynced { counter }));
     }
 
-    /// The master's current key reaches its replica.
-    fn replicate<T: Tell>(&mut self, tell: &mut T) -> Option<()> {
+    /// The master's current key reaches its replica `r`.
+    fn replicate<T: Tell>(&mut self, r: usize, tell: &mut T) -> Option<()> {
         let entry = self.nodes[0].state.entry;
-        self.replica.as_mut()?.entry = entry;
+        self.replicas.get_mut(r)?.as_mut()?.entry = entry;
         let owner = entry.map(|e| owner_on(self, 0, e.token));
         tell.tell(|| {
-            self.moment(Actor::Replica, Event::Replicated { owner })
+            self.moment(self.replica_actor(r), Event::Replicated { owner })
                 .from(Actor::node(0))
         });
         Some(())
     }
 
-    /// The master fails and its replica takes its place.
-    fn promote<T: Tell>(&mut self, tell: &mut T) -> Option<()> {
-        let replica = self.replica.take()?;
-        let held = self.nodes[0]
-            .state
-            .entry
-            .map(|e| owner_on(self, 0, e.token));
+    /// The master fails and its replica `r` takes its place. The other replicas go with the
+    /// failover (see [`World::replicas`]); the event names the ones that had the master's key.
+    fn promote<T: Tell>(&mut self, r: usize, tell: &mut T) -> Option<()> {
+        let mut promoted = self.replicas.get_mut(r)?.take()?;
+        let key = self.nodes[0].state.entry.map(|e| e.token);
+        let held = key.map(|token| owner_on(self, 0, token));
+        let reached: Vec<Actor> = (0..MAX_REPLICAS)
+            .filter(|&o| T::LISTENS && key.is_some() && o != r)
+            .filter(|&o| self.replicas[o].is_some_and(|s| s.entry.map(|e| e.token) == key))
+            .map(|o| self.replica_actor(o))
+            .collect();
+        let promoted_actor = (self.shape.replicas > 1).then(|| self.replica_actor(r));
+        self.replicas = [None; MAX_REPLICAS];
         self.budget.failover = false;
         let clock = self.node_clock(0);
-        let mut promoted = replica;
         promoted.restart(clock, self.shape.failover.unwrap_or(Millis::ZERO));
         self.nodes[0].state = promoted;
         self.normalise_node(0);
-        let lost = held.filter(|_| self.nodes[0].state.entry.is_none());
+        // Lost: the master held a key the promoted replica does not (it has none, or an
+        // older one it copied before).
+        let lost = held.filter(|_| self.nodes[0].state.entry.map(|e| e.token) != key);
         tell.tell(|| {
             self.moment(
                 Actor::node(0),
                 Event::Promoted {
                     lost,
                     refuses_until: None,
+                    replica: promoted_actor,
+                    reached,
                 },
             )
         });

@@ -319,6 +319,8 @@ impl RedlockModel {
         chaos.reach = [crate::proto::NodeSet::first(1); MAX_MODEL_CLIENTS];
         // The faults that act only on nodes have nothing left to act on.
         chaos.failover = None;
+        chaos.replicas = 0;
+        chaos.failover_wait = 0;
         chaos.crashes = 0;
         chaos.message_loss = 0;
         if shape.jump_target == scenario::JumpTarget::Node {
@@ -446,7 +448,9 @@ impl RedlockModel {
                 guarded_until: None,
                 setter: 0,
             }; MAX_MODEL_NODES],
-            replica: shape.failover.map(|_| NodeState::new()),
+            replicas: std::array::from_fn(|r| {
+                (r < usize::from(shape.replicas)).then(NodeState::new)
+            }),
             clients: [ClientSlot::new(); MAX_MODEL_CLIENTS],
             storage: Storage::default(),
             budget: FaultsLeft {
@@ -469,7 +473,11 @@ impl RedlockModel {
         let mut moments = Vec::new();
         match state.apply(*step, &mut moments) {
             Some(_) => told::line(state.now, step, &moments),
-            None => format!("t={} {} (not enabled)", state.now, svg::label(step)),
+            None => format!(
+                "t={} {} (not enabled)",
+                state.now,
+                svg::label(self.shape, step)
+            ),
         }
     }
 
@@ -510,7 +518,7 @@ impl Model for RedlockModel {
     }
 
     fn format_action(&self, action: &Step) -> String {
-        svg::label(action)
+        svg::label(self.shape, action)
     }
 
     /// The Explorer's state pane: the step in words, then the state it leads to.

@@ -65,8 +65,11 @@ pub(crate) struct Shape {
     /// The clients' restarted-node guard, on the restarted node's clock.
     pub client_guard: Millis,
     pub failover: Option<Millis>,
-    /// `[failover] wait`: the master answers a write only once its replica has the key.
-    pub failover_wait: bool,
+    /// `[failover] replicas`: how many replicas n1 has (0 without `[failover]`).
+    pub replicas: u8,
+    /// `[failover] wait`: the master answers a write only once this many of its replicas
+    /// have the key (0: no wait).
+    pub failover_wait: u8,
     /// Every client draws the same token value (`[lock] token = "shared"`).
     pub shared_token: bool,
     pub symmetry: bool,
@@ -160,7 +163,8 @@ impl Shape {
                 .failover
                 .as_ref()
                 .map(|f| Millis(u64::from(f.promotion_delay_ticks))),
-            failover_wait: scenario.failover.as_ref().is_some_and(|f| f.wait),
+            replicas: scenario.failover.as_ref().map_or(0, |f| f.replicas),
+            failover_wait: scenario.failover.as_ref().map_or(0, |f| f.wait),
             shared_token: lock.token == Tokens::Shared,
             symmetry: symmetric(scenario, mode),
             horizon: scenario.liveness.horizon_ticks,

@@ -34,6 +34,10 @@ pub enum Step {
         node: u8,
         /// Read the node's clock at the fast end of its error band.
         early: bool,
+        /// With `[failover] wait = k`, a request to n1: the replicas (bit `r`: replica `r`)
+        /// that have what n1 wrote before n1 answers, `k` of them, which the adversary
+        /// chooses when n1 has more; 0 otherwise.
+        acked: u8,
     },
     /// Only with phantom clients (see [`RedlockModel::with_phantom_clients`](super::RedlockModel::with_phantom_clients)):
     /// client `c`'s `SET` reaches node `n`, which has no key of the two clients modelled, and
@@ -88,10 +92,10 @@ pub enum Step {
     CrashCounter,
     /// `counter-after-acquire` only: the counter node's periodic fsync.
     FsyncCounter,
-    /// The master's current key reaches its replica.
-    Replicate,
-    /// The master fails and its replica is promoted in its place.
-    Promote,
+    /// The master's current key reaches its replica `r` (each replica copies on its own).
+    Replicate(u8),
+    /// The master fails and its replica `r` is promoted in its place (any replica may be).
+    Promote(u8),
 }
 
 impl Step {
@@ -105,7 +109,7 @@ impl Step {
             Step::CrashClient(_) => FaultKind::ClientCrash,
             Step::Pause(_) => FaultKind::Pause,
             Step::Lose { .. } => FaultKind::MessageLoss,
-            Step::Promote => FaultKind::Failover,
+            Step::Promote(_) => FaultKind::Failover,
             Step::Deliver { early: true, .. } => FaultKind::NodeClockError,
             _ => return None,
         })
@@ -118,6 +122,7 @@ impl Step {
             client,
             node,
             early: false,
+            acked: 0,
         }
     }
 }
@@ -281,6 +286,20 @@ impl World {
         }
     }
 
+    /// The choices of replicas a write on node `n` waits for (see [`Step::Deliver`]'s
+    /// `acked`): every set of `[failover] wait` replicas of n1 while it has them, so the
+    /// adversary picks which ones a `WAIT` counted; the empty set for another node, without
+    /// `wait`, or after the failover.
+    fn acknowledging(&self, n: usize) -> impl Iterator<Item = u8> {
+        let has = if n == 0 && self.has_replica() {
+            self.shape.replicas
+        } else {
+            0
+        };
+        let k = if has > 0 { self.shape.failover_wait } else { 0 };
+        (0u8..1 << has).filter(move |mask| mask.count_ones() == u32::from(k))
+    }
+
     /// The deliveries of client `c`'s requests in flight, and what else may become of them.
     fn delivery_steps(&self, c: usize, out: &mut Vec<Step>) {
         let shape = &self.shape;
@@ -296,22 +315,22 @@ impl World {
                     client,
                     node,
                     early: false,
+                    acked: 0,
                 });
                 out.push(Step::Refuse { client, node });
                 out.push(Step::Lose { client, node });
                 continue;
             }
-            out.push(Step::Deliver {
-                client: cu,
-                node: node as u8,
-                early: false,
-            });
-            if self.early_reading_matters(node, !slot.extending_in_flight()) {
-                out.push(Step::Deliver {
-                    client: cu,
-                    node: node as u8,
-                    early: true,
-                });
+            let early_matters = self.early_reading_matters(node, !slot.extending_in_flight());
+            for early in [false, true].into_iter().filter(|&e| !e || early_matters) {
+                for acked in self.acknowledging(node) {
+                    out.push(Step::Deliver {
+                        client: cu,
+                        node: node as u8,
+                        early,
+                        acked,
+                    });
+                }
             }
             if shape.phantoms && !slot.extending_in_flight() {
                 let clock = self.node_clock(node);
@@ -368,7 +387,7 @@ impl World {
                 let measures = slot.state.entry.is_some()
                     || matches!(slot.state.availability, Availability::Restarting { .. })
                     || slot.guarded_until.is_some()
-                    || (n == 0 && self.replica.is_some_and(|r| r.entry.is_some()));
+                    || (n == 0 && self.replicas.iter().flatten().any(|r| r.entry.is_some()));
                 measures && self.live_nodes().contains(NodeId(n as u8))
             }
             Process::Client(c) => !matches!(
@@ -420,12 +439,13 @@ impl World {
                 out.push(Step::FsyncCounter);
             }
         }
-        if let Some(replica) = self.replica {
+        for (r, replica) in self.replicas.iter().enumerate() {
+            let Some(replica) = replica else { continue };
             if replica.entry != self.nodes[0].state.entry {
-                out.push(Step::Replicate);
+                out.push(Step::Replicate(r as u8));
             }
             if b.failover {
-                out.push(Step::Promote);
+                out.push(Step::Promote(r as u8));
             }
         }
     }

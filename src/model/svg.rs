@@ -13,7 +13,7 @@ use crate::actor::Process;
 use crate::event::Moment;
 
 /// A short label for the Explorer's list of next steps.
-pub(super) fn label(step: &Step) -> String {
+pub(super) fn label(shape: &Shape, step: &Step) -> String {
     let c = |c: u8| format!("c{}", c + 1);
     match *step {
         Step::Tick => "tick".to_owned(),
@@ -22,11 +22,13 @@ pub(super) fn label(step: &Step) -> String {
             client,
             node,
             early,
+            acked,
         } => format!(
-            "request {} → n{}{}",
+            "request {} → n{}{}{}",
             c(client),
             node + 1,
-            if early { " (node clock fast)" } else { "" }
+            if early { " (node clock fast)" } else { "" },
+            acked_words(shape, acked)
         ),
         Step::Lose { client, node } => format!("lose request {} → n{}", c(client), node + 1),
         Step::Refuse { client, node } => {
@@ -47,9 +49,24 @@ pub(super) fn label(step: &Step) -> String {
         Step::Fsync(n) => format!("fsync n{}", n + 1),
         Step::CrashCounter => "crash the counter node".to_owned(),
         Step::FsyncCounter => "fsync the counter node".to_owned(),
-        Step::Replicate => "replicate".to_owned(),
-        Step::Promote => "fail over to the replica".to_owned(),
+        Step::Replicate(_) if shape.replicas <= 1 => "replicate".to_owned(),
+        Step::Replicate(r) => format!("replicate to replica{}", r + 1),
+        Step::Promote(_) if shape.replicas <= 1 => "fail over to the replica".to_owned(),
+        Step::Promote(r) => format!("fail over to replica{}", r + 1),
     }
+}
+
+/// Which replicas a write waits for, when that was the adversary's choice (more replicas
+/// than `WAIT` counts): ` (WAIT counts replica1)`.
+fn acked_words(shape: &Shape, acked: u8) -> String {
+    if acked == 0 || shape.failover_wait >= shape.replicas {
+        return String::new();
+    }
+    let names: Vec<String> = (0..8)
+        .filter(|r| acked & 1 << r != 0)
+        .map(|r| format!("replica{}", r + 1))
+        .collect();
+    format!(" (WAIT counts {})", names.join(" and "))
 }
 
 const LANE_GAP: usize = 90;

@@ -274,3 +274,57 @@ fn the_sequence_diagram_has_a_lane_per_process() {
     }
     assert!(svg.contains("c1 begins attempt 1: T1=0"));
 }
+
+/// Client `client`'s request reaches n1, which answers once the replicas in `acked` have
+/// what it wrote.
+fn deliver_waited(client: u8, acked: u8) -> Step {
+    Step::Deliver {
+        client,
+        node: 0,
+        early: false,
+        acked,
+    }
+}
+
+#[test]
+fn a_wait_for_one_of_two_replicas_lets_the_adversary_pick_it_and_the_failover_any_replica() {
+    let model = RedlockModel::new(&scenario(
+        "[lock]\nnodes = 1\nclients = 2\nttl_ticks = 4\n[failover]\nreplicas = 2\nwait = 1",
+    ));
+    let begun = run(&model, &[Step::Begin(0)]);
+    let mut enabled = Vec::new();
+    model.actions(&begun, &mut enabled);
+    for step in [deliver_waited(0, 0b01), deliver_waited(0, 0b10)] {
+        assert!(enabled.contains(&step), "{step:?} in {enabled:?}");
+    }
+    assert!(!enabled.contains(&deliver_waited(0, 0b11)), "{enabled:?}");
+    assert!(enabled.contains(&Step::Promote(0)) && enabled.contains(&Step::Promote(1)));
+    // WAIT counted replica1, and replica2, which the key had not reached, is promoted.
+    let first = run(&model, &[Step::Begin(0), deliver_waited(0, 0b01)]);
+    assert!(first.replicas[0].is_some_and(|r| r.entry.is_some()));
+    assert!(first.replicas[1].is_some_and(|r| r.entry.is_none()));
+    let promoted = model.next_state(&first, Step::Promote(1)).unwrap();
+    assert_eq!(promoted.nodes().next().map(|(n, _)| n.entry), Some(None));
+    assert!(!promoted.has_replica());
+    // The replicas are interchangeable: which one WAIT counted is one state.
+    let second = run(&model, &[Step::Begin(0), deliver_waited(0, 0b10)]);
+    assert_eq!(fingerprint(&first), fingerprint(&second));
+}
+
+#[test]
+fn a_wait_for_every_replica_copies_to_both_in_the_write() {
+    let model = RedlockModel::new(&scenario(
+        "[lock]\nnodes = 1\nclients = 2\nttl_ticks = 4\n[failover]\nreplicas = 2\nwait = 2",
+    ));
+    let begun = run(&model, &[Step::Begin(0)]);
+    let mut enabled = Vec::new();
+    model.actions(&begun, &mut enabled);
+    assert!(enabled.contains(&deliver_waited(0, 0b11)), "{enabled:?}");
+    let written = run(&model, &[Step::Begin(0), deliver_waited(0, 0b11)]);
+    assert!(
+        written
+            .replicas
+            .iter()
+            .all(|r| r.is_some_and(|r| r.entry.is_some()))
+    );
+}

@@ -23,6 +23,9 @@
 //!   whose quorums differ (`[lock] quorum = [3, 2]`) are not interchangeable: a permutation
 //!   would hand one client's count of nodes to another, so only the identity is tried then.
 //!   The node rows are still sorted: a round counts how many nodes said yes, never which.
+//!   Two replicas of n1 are sorted too: each copies the master on its own `Replicate`, the
+//!   failover may promote either, and a write's `WAIT` may count either (every choice is a
+//!   step), so swapping them maps every path onto a path.
 //! - **Ghost fields.** Whether a process has jumped is dead once the budget is spent and is
 //!   left out. No step reads the `acquired` bits, and `lock acquired` and `eventually
 //!   acquired` read only whether *some* client acquired, so only that one bit is hashed.
@@ -64,7 +67,7 @@ use crate::node::{Availability, NodeState};
 use crate::proto::{
     Fencing, LockPhase, NodeId, NodeSet, QuorumRound, RoundDecision, RoundKind, Tally, Token,
 };
-use crate::scenario::{Bound, JumpTarget, MAX_MODEL_CLIENTS, MAX_MODEL_NODES};
+use crate::scenario::{Bound, JumpTarget, MAX_MODEL_CLIENTS, MAX_MODEL_NODES, MAX_REPLICAS};
 use crate::storage::StorageOp;
 use crate::time::Millis;
 
@@ -73,7 +76,12 @@ use super::shape::Mode;
 use super::world::owner_of;
 use super::world::{Work, World};
 
-const ROWS: usize = MAX_MODEL_NODES + 1 + MAX_MODEL_CLIENTS;
+/// The node rows, the first replica's, the client rows, and the second replica's last, so
+/// that a world with at most one replica leaves it 0 and hashes only the rows before it
+/// (`hashed`): exactly what it hashed before n1 could have two.
+const ROWS: usize = MAX_MODEL_NODES + 1 + MAX_MODEL_CLIENTS + 1;
+/// Where the second replica's row is.
+const SECOND_REPLICA: usize = ROWS - 1;
 
 const PERMS_1: [[usize; 3]; 1] = [[0, 1, 2]];
 const PERMS_2: [[usize; 3]; 2] = [[0, 1, 2], [1, 0, 2]];
@@ -454,13 +462,15 @@ impl World {
         for (n, parts) in nodes.iter_mut().enumerate().take(shape.nodes) {
             *parts = self.node_parts(n, live.contains(NodeId(n as u8)), &facts);
         }
-        // The replica is read only through node 1, once promoted.
-        let replica = self.replica.as_ref().map(|r| {
-            if live.contains(NodeId(0)) {
-                self.key_parts(r, self.node_clock(0), &facts)
-            } else {
-                RowParts::default()
-            }
+        // A replica is read only through node 1, once promoted.
+        let replicas = self.replicas.map(|replica| {
+            replica.map(|r| {
+                if live.contains(NodeId(0)) {
+                    self.key_parts(&r, self.node_clock(0), &facts)
+                } else {
+                    RowParts::default()
+                }
+            })
         });
         let mut clients = [0u64; MAX_MODEL_CLIENTS];
         for (c, row) in clients.iter_mut().enumerate().take(shape.clients) {
@@ -469,7 +479,7 @@ impl World {
         Parts {
             perms,
             nodes,
-            replica,
+            replicas,
             clients,
         }
     }
@@ -539,11 +549,23 @@ impl World {
     }
 }
 
+impl World {
+    /// The rows the fingerprint hashes: the second replica's only when n1 has two (see
+    /// [`ROWS`]).
+    fn hashed<'a>(&self, rows: &'a [u64; ROWS]) -> &'a [u64] {
+        if self.shape.replicas > 1 {
+            rows
+        } else {
+            &rows[..SECOND_REPLICA]
+        }
+    }
+}
+
 /// See [`World::row_parts`].
 struct Parts {
     perms: &'static [[usize; 3]],
     nodes: [RowParts; MAX_MODEL_NODES],
-    replica: Option<RowParts>,
+    replicas: [Option<RowParts>; MAX_REPLICAS],
     clients: [u64; MAX_MODEL_CLIENTS],
 }
 
@@ -554,9 +576,18 @@ impl Parts {
         for (row, parts) in rows.iter_mut().zip(&self.nodes).take(shape.nodes) {
             *row = parts.assemble(perm, shape.clients);
         }
-        if let Some(replica) = &self.replica {
-            rows[MAX_MODEL_NODES] = 1 << 63 | replica.assemble(perm, shape.clients);
-        }
+        let [first, second] = self
+            .replicas
+            .map(|r| r.map_or(0, |r| 1 << 63 | r.assemble(perm, shape.clients)));
+        // The replicas are interchangeable (each copies on its own, any may be promoted, a
+        // `WAIT` may count any of them), so with symmetry their rows are sorted.
+        let (first, second) = if shape.symmetry && second != 0 {
+            (first.min(second), first.max(second))
+        } else {
+            (first, second)
+        };
+        rows[MAX_MODEL_NODES] = first;
+        rows[SECOND_REPLICA] = second;
         for c in 0..shape.clients {
             rows[MAX_MODEL_NODES + 1 + perm[c]] = self.clients[c];
         }
@@ -586,8 +617,8 @@ impl Hash for World {
         let live = self.live_nodes();
         let fenced = self.fenced_view().then(|| self.canonical_fenced(live));
         match &fenced {
-            Some(view) => view.rows.hash(state),
-            None => self.canonical_rows(live).hash(state),
+            Some(view) => self.hashed(&view.rows).hash(state),
+            None => self.hashed(&self.canonical_rows(live)).hash(state),
         }
         self.storage.hash(state);
         let mut budget = self.budget;

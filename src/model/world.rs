@@ -1,10 +1,13 @@
 //! The model's state: true time as a ghost, nodes on their own clocks, clients that *are* the
 //! core's [`LockState`], the guarded storage, and the fault budgets left.
 
+use crate::actor::Actor;
 use crate::node::{Availability, NodeState};
 use crate::proto::{Lease, LockPhase, LockState, NodeSet, Op, QuorumRound, Request, Tally, Token};
 use crate::storage::{Storage, StorageOp};
 use crate::time::{CLOCK_ORIGIN, Millis};
+
+use crate::scenario::MAX_REPLICAS;
 
 use super::shape::Shape;
 
@@ -250,8 +253,11 @@ pub struct World {
     /// True time in ticks since the start.
     pub now: u32,
     pub(crate) nodes: [NodeSlot; crate::scenario::MAX_MODEL_NODES],
-    /// The asynchronous replica of node 1 (only with `[failover]`), on node 1's clock.
-    pub replica: Option<NodeState>,
+    /// The asynchronous replicas of node 1 (only with `[failover]`: the first
+    /// `[failover] replicas` of them), on node 1's clock. The failover takes them all: the one
+    /// promoted becomes node 1, and the others, which would follow it, matter no more once no
+    /// failover is left.
+    pub replicas: [Option<NodeState>; MAX_REPLICAS],
     pub(crate) clients: [ClientSlot; crate::scenario::MAX_MODEL_CLIENTS],
     /// The guarded counter (the core's value).
     pub storage: Storage,
@@ -280,10 +286,12 @@ impl std::fmt::Debug for World {
                 self.fences.counter_node.counter
             )?;
         }
-        if let Some(replica) = self.replica {
+        for (r, replica) in self.replicas.iter().enumerate() {
+            let Some(replica) = replica else { continue };
+            let name = self.replica_actor(r);
             match replica.entry {
-                Some(e) => writeln!(f, "replica of n1  key of {}", owner(0, e.token))?,
-                None => writeln!(f, "replica of n1  no key")?,
+                Some(e) => writeln!(f, "{name} of n1  key of {}", owner(0, e.token))?,
+                None => writeln!(f, "{name} of n1  no key")?,
             }
         }
         for c in 0..self.shape.clients {
@@ -407,7 +415,7 @@ impl PartialEq for World {
     fn eq(&self, other: &World) -> bool {
         self.now == other.now
             && self.nodes == other.nodes
-            && self.replica == other.replica
+            && self.replicas == other.replicas
             && self.clients == other.clients
             && self.storage == other.storage
             && self.budget == other.budget
@@ -434,6 +442,21 @@ pub struct ClientView {
 }
 
 impl World {
+    /// Replica `r` of node 1 as an actor: told `replica` when node 1 has one, `replica1`,
+    /// `replica2` when it has several.
+    pub(crate) fn replica_actor(&self, r: usize) -> Actor {
+        Actor::Replica(if self.shape.replicas > 1 {
+            r as u8 + 1
+        } else {
+            0
+        })
+    }
+
+    /// Whether node 1 still has a replica (it has until the failover).
+    pub fn has_replica(&self) -> bool {
+        self.replicas.iter().any(Option::is_some)
+    }
+
     /// The client that set node `n`'s key, whose token is `token`: the token names it, unless
     /// the clients share one token value, when the ghost [`NodeSlot::setter`] does.
     pub(crate) fn key_owner(&self, n: usize, token: Token) -> usize {

@@ -5,7 +5,7 @@ use serde::Serialize;
 use crate::actor::Actor;
 use crate::model::{Event, Moment, Phase, RedlockModel, Step, World, breaks, narrate_path};
 use crate::property::Property;
-use crate::scenario::{Scenario, property};
+use crate::scenario::{MAX_REPLICAS, Scenario, property};
 use crate::storage::ordinal;
 
 /// A counterexample told as a story.
@@ -203,8 +203,9 @@ pub(super) fn lanes(scenario: &Scenario, path: &[(World, Option<Step>)]) -> Vec<
     if path.first().is_some_and(|(w, _)| w.counter_node_in_play()) {
         lanes.push(Actor::Counter);
     }
-    if path.iter().any(|(w, _)| w.replica.is_some()) {
-        lanes.push(Actor::Replica);
+    if let Some((w, _)) = path.iter().find(|(w, _)| w.has_replica()) {
+        let replicas = (0..MAX_REPLICAS).filter(|&r| w.replicas[r].is_some());
+        lanes.extend(replicas.map(|r| w.replica_actor(r)));
     }
     if scenario.storage.is_some() {
         lanes.push(Actor::Storage);

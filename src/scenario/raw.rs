@@ -176,8 +176,9 @@ pub(crate) struct RawSimFaults {
     pub max_ms: Spanned<u32>,
 }
 
-/// One entry of `[[simulate.schedule]]`: a crash of node `crash`, or a forward or backward
-/// jump of node `jump_node`'s clock by `by_ms`.
+/// One entry of `[[simulate.schedule]]`: a crash of node `crash`, a forward or backward jump
+/// of node `jump_node`'s clock by `by_ms`, or the failover of node `failover` (the replicated
+/// master of `[failover]`, node 0).
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawScheduled {
@@ -186,6 +187,7 @@ pub(crate) struct RawScheduled {
     pub downtime_ms: Option<Spanned<u32>>,
     pub jump_node: Option<Spanned<u32>>,
     pub by_ms: Option<Spanned<i32>>,
+    pub failover: Option<Spanned<u32>>,
 }
 
 /// A value in `[expect]`: a verdict for a property, or the list of ingredient names under
@@ -344,7 +346,42 @@ pub(crate) struct RawClientCrashes {
 pub(crate) struct RawFailover {
     pub promotion_delay_ticks: Option<u32>,
     pub promotion_delay: Option<Spanned<RawDuration>>,
-    pub wait: Option<bool>,
+    pub replicas: Option<Spanned<u32>>,
+    pub wait: Option<Spanned<RawWait>>,
+}
+
+/// `[failover] wait`: `true` or `false` (the first spelling, `WAIT 1` or no wait), or the
+/// number of replicas the master waits for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum RawWait {
+    Flag(bool),
+    Count(u32),
+}
+
+impl<'de> Deserialize<'de> for RawWait {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl serde::de::Visitor<'_> for Visitor {
+            type Value = RawWait;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("true, false, or a number of replicas")
+            }
+            fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<RawWait, E> {
+                Ok(RawWait::Flag(v))
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<RawWait, E> {
+                u32::try_from(v)
+                    .map(RawWait::Count)
+                    .map_err(|_| E::invalid_value(serde::de::Unexpected::Signed(v), &self))
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<RawWait, E> {
+                u32::try_from(v)
+                    .map(RawWait::Count)
+                    .map_err(|_| E::invalid_value(serde::de::Unexpected::Unsigned(v), &self))
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
 }
 
 #[derive(Debug, Default, Deserialize)]

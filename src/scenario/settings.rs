@@ -315,17 +315,27 @@ pub struct ClientCrashSettings {
     pub aim: ClientCrashAim,
 }
 
-/// `[failover]`: node n1 is a master with one asynchronously replicated replica that is
-/// promoted when the master fails. With `nodes = 1` it is the single-master baseline; with
-/// more, n1 is one Redlock node that fails over inside itself, next to independent masters.
+/// `[failover]`: node n1 is a master with one or more asynchronously replicated replicas, one
+/// of which is promoted when the master fails. With `nodes = 1` it is the single-master
+/// baseline; with more, n1 is one Redlock node that fails over inside itself, next to
+/// independent masters.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FailoverSettings {
     /// The promoted replica refuses requests for this many ticks (default 0).
     pub promotion_delay_ticks: u32,
-    /// The master answers a write only once its replica has the key (`WAIT 1` after every
-    /// write; default false: the replica copies asynchronously).
-    pub wait: bool,
+    /// How many replicas n1 has (`1..=MAX_REPLICAS`, default 1); each copies the master's key
+    /// on its own, and the failover may promote any one of them.
+    pub replicas: u8,
+    /// How many replicas must have the key before the master answers a write (`WAIT k`
+    /// after every write; default 0: every replica copies asynchronously). The file's
+    /// `wait = true` is 1, `false` is 0.
+    pub wait: u8,
 }
+
+/// The most replicas `[failover] replicas` may give n1: two already show the difference
+/// between waiting for some replicas and waiting for all, and every replica is one more
+/// copy of the key in every model state.
+pub const MAX_REPLICAS: usize = 2;
 
 /// `[liveness]`: the bounded run that judges `eventually acquired`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -438,6 +448,11 @@ pub enum SimulateFault {
         node: u8,
         /// The jump.
         by_ms: i32,
+    },
+    /// The replicated master of `[failover]` fails at `at_ms` and a replica takes its place.
+    Failover {
+        /// True time of the failover.
+        at_ms: u32,
     },
 }
 

@@ -207,6 +207,34 @@ fn failover_may_replicate_one_of_several_nodes() {
 }
 
 #[test]
+fn failover_replicas_and_wait_take_a_count_and_wait_keeps_its_first_spelling() {
+    let read = |body: &str| {
+        parse(&format!(
+            "[lock]\nnodes = 1\n[failover]\n{body}\n[expect]\n\"mutual exclusion\" = \"holds\"\n"
+        ))
+        .map(|s| s.failover.map(|f| (f.replicas, f.wait)))
+    };
+    assert_eq!(read("").unwrap(), Some((1, 0)));
+    assert_eq!(read("wait = true").unwrap(), Some((1, 1)));
+    assert_eq!(read("wait = false").unwrap(), Some((1, 0)));
+    assert_eq!(read("replicas = 2\nwait = 1").unwrap(), Some((2, 1)));
+    assert_eq!(read("replicas = 2\nwait = 2").unwrap(), Some((2, 2)));
+    let e = read("replicas = 3").unwrap_err().to_string();
+    assert!(e.starts_with("s.toml:9:12: "), "{e}");
+    assert!(e.contains("replicas is 3, but must lie in 1..=2"), "{e}");
+    let e = read("replicas = 2\nwait = 3").unwrap_err().to_string();
+    assert!(e.starts_with("s.toml:10:8: "), "{e}");
+    assert!(
+        e.contains("more replicas than n1 has (replicas = 2)"),
+        "{e}"
+    );
+    let e = read("wait = 2").unwrap_err().to_string();
+    assert!(e.starts_with("s.toml:9:8: "), "{e}");
+    let e = read("wait = \"all\"").unwrap_err().to_string();
+    assert!(e.contains("true, false, or a number of replicas"), "{e}");
+}
+
+#[test]
 fn a_pinned_quorum_is_read_into_the_cores_params_and_checked_against_the_nodes() {
     let expect = "[expect]\n\"mutual exclusion\" = \"holds\"\n";
     let s = parse(&format!("[lock]\nnodes = 4\nquorum = 2\n{expect}")).unwrap();
@@ -337,6 +365,33 @@ fn bad_simulate_values_point_at_their_key() {
     assert!(e.to_string().contains("not both"), "{e}");
     let e = parse("[simulate.expect]\n\"no lost update\" = \"holds\"\n").unwrap_err();
     assert!(e.to_string().contains("[storage]"), "{e}");
+}
+
+#[test]
+fn a_schedule_names_the_failover_of_the_replicated_master_only() {
+    let world = |failover: &str, entry: &str| {
+        parse(&format!(
+            "{failover}[simulate]\n[[simulate.schedule]]\nat_ms = 5\n{entry}\n[simulate.expect]\n\"mutual exclusion\" = \"violated\"\n"
+        ))
+    };
+    let s = world("[failover]\n", "failover = 0").unwrap();
+    assert_eq!(
+        s.simulate.map(|sim| sim.faults),
+        Some(SimulateFaults::Listed(vec![SimulateFault::Failover {
+            at_ms: 5
+        }]))
+    );
+    let e = world("", "failover = 0").unwrap_err().to_string();
+    assert!(e.starts_with("s.toml:9:12: "), "{e}");
+    assert!(e.contains("needs a [failover] table"), "{e}");
+    let e = world("[failover]\n", "failover = 1")
+        .unwrap_err()
+        .to_string();
+    assert!(e.starts_with("s.toml:10:12: "), "{e}");
+    let e = world("[failover]\n", "failover = 0\ncrash = 0")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("failover = 0 only"), "{e}");
 }
 
 /// The settings the model reads, for comparing a file in durations with one in ticks.

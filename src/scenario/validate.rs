@@ -8,8 +8,8 @@ use toml::Spanned;
 
 use super::raw::{
     RawBound, RawCheckAndApply, RawContact, RawCrashWhen, RawDecision, RawExpectValue,
-    RawExtensionQuorum, RawLock, RawPersistence, RawProtection, RawQuorum, RawScenario,
-    RawScheduled, RawSimFaults, RawSimulate, RawTokenSource, RawUnlock,
+    RawExtensionQuorum, RawFailover, RawLock, RawPersistence, RawProtection, RawQuorum,
+    RawScenario, RawScheduled, RawSimFaults, RawSimulate, RawTokenSource, RawUnlock, RawWait,
 };
 use crate::fault::{ClientCrashAim, CrashWhen};
 use crate::node::Persistence;
@@ -208,7 +208,7 @@ impl Validator<'_> {
         &self,
         table: &Spanned<RawSimulate>,
         lock: &LockSettings,
-        has_storage: bool,
+        (has_storage, has_failover): (bool, bool),
     ) -> Result<SimulateSettings, ScenarioError> {
         let raw = table.get_ref();
         let span = MAX_SIMULATE_SPAN_MS;
@@ -222,7 +222,7 @@ impl Validator<'_> {
             retry_delay_min_ms,
             retry_delay_max_ms,
         ] = self.simulate_delays(raw)?;
-        let faults = self.simulate_faults(raw, lock)?;
+        let faults = self.simulate_faults(raw, lock, has_failover)?;
         let expect = match &raw.expect {
             Some(table) => self.expect(table.get_ref(), has_storage, false)?.0,
             None => Vec::new(),
@@ -299,6 +299,7 @@ impl Validator<'_> {
         &self,
         raw: &RawSimulate,
         lock: &LockSettings,
+        has_failover: bool,
     ) -> Result<SimulateFaults, ScenarioError> {
         let generated = [
             &raw.crashes,
@@ -330,7 +331,7 @@ impl Validator<'_> {
         let nodes = u32::from(lock.params.node_count);
         let mut listed = Vec::new();
         for entry in schedule.get_ref() {
-            listed.push(self.scheduled_fault(entry, nodes)?);
+            listed.push(self.scheduled_fault(entry, nodes, has_failover)?);
         }
         Ok(SimulateFaults::Listed(listed))
     }
@@ -363,10 +364,14 @@ impl Validator<'_> {
         &self,
         entry: &Spanned<RawScheduled>,
         nodes: u32,
+        has_failover: bool,
     ) -> Result<SimulateFault, ScenarioError> {
         let span = MAX_SIMULATE_SPAN_MS;
         let e = entry.get_ref();
         let at_ms = self.range(&e.at_ms, 0, MAX_SIMULATE_DURATION_MS, "at_ms")?;
+        if let Some(node) = &e.failover {
+            return self.scheduled_failover(entry, node, at_ms, has_failover);
+        }
         Ok(match (&e.crash, &e.jump_node, &e.by_ms, &e.downtime_ms) {
             (Some(node), None, None, downtime) => SimulateFault::Crash {
                 at_ms,
@@ -392,10 +397,40 @@ impl Validator<'_> {
             _ => {
                 return Err(ScenarioError::WrongType {
                     at: self.at(entry),
-                    message: "a schedule entry is either crash = <node> (with an optional downtime_ms) or jump_node = <node> with by_ms".to_owned(),
+                    message: "a schedule entry is either crash = <node> (with an optional downtime_ms), jump_node = <node> with by_ms, or failover = 0".to_owned(),
                 });
             }
         })
+    }
+
+    /// A schedule entry `failover = <node>`: only the replicated master of `[failover]`,
+    /// node 0, fails over, and only alone in its entry.
+    fn scheduled_failover(
+        &self,
+        entry: &Spanned<RawScheduled>,
+        node: &Spanned<u32>,
+        at_ms: u32,
+        has_failover: bool,
+    ) -> Result<SimulateFault, ScenarioError> {
+        let e = entry.get_ref();
+        if e.crash.is_some()
+            || e.jump_node.is_some()
+            || e.by_ms.is_some()
+            || e.downtime_ms.is_some()
+        {
+            return Err(ScenarioError::WrongType {
+                at: self.at(entry),
+                message: "a failover entry has at_ms and failover = 0 only".to_owned(),
+            });
+        }
+        if !has_failover {
+            return Err(ScenarioError::OutOfRange {
+                at: self.at(node),
+                message: "failover = 0 needs a [failover] table (the replicated master)".to_owned(),
+            });
+        }
+        self.range(node, 0, 0, "failover (the replicated master, node 0)")?;
+        Ok(SimulateFault::Failover { at_ms })
     }
 
     fn opt_range(
@@ -435,10 +470,10 @@ impl Validator<'_> {
             .map(|alias| self.kebab(alias, "alias"))
             .collect::<Result<Vec<_>, _>>()?;
         let mitigation = self.mitigation(&raw)?;
-        let failover = raw.failover.as_ref().map(|f| FailoverSettings {
-            promotion_delay_ticks: f.get_ref().promotion_delay_ticks.unwrap_or(0),
-            wait: f.get_ref().wait.unwrap_or(false),
-        });
+        let failover = match &raw.failover {
+            Some(f) => Some(self.failover(f.get_ref())?),
+            None => None,
+        };
         let mut lock = self.lock(&raw, failover.is_some())?;
         let clock = self.clock(&raw)?;
         let network = self.network(&raw, &lock)?;
@@ -451,7 +486,9 @@ impl Validator<'_> {
         let faults = self.faults(&raw, &lock)?;
         let liveness = self.liveness(&raw, &lock)?;
         let simulate = match &raw.simulate {
-            Some(table) => Some(self.simulate(table, &lock, storage.is_some())?),
+            Some(table) => {
+                Some(self.simulate(table, &lock, (storage.is_some(), failover.is_some()))?)
+            }
             None => None,
         };
         let citation = self.citation(&raw)?;
@@ -683,6 +720,33 @@ impl Validator<'_> {
             });
         }
         Ok(out)
+    }
+
+    /// `[failover]`: the promotion delay, how many replicas n1 has, and how many of them the
+    /// master waits for (`wait = true` is the first spelling of `wait = 1`).
+    fn failover(&self, f: &RawFailover) -> Result<FailoverSettings, ScenarioError> {
+        let replicas = match &f.replicas {
+            Some(r) => self.range(r, 1, MAX_REPLICAS as u32, "replicas")? as u8,
+            None => 1,
+        };
+        let wait = match f.wait.as_ref().map(|w| (w, *w.get_ref())) {
+            None | Some((_, RawWait::Flag(false))) => 0,
+            Some((_, RawWait::Flag(true))) => 1,
+            Some((_, RawWait::Count(k))) if k <= u32::from(replicas) => k as u8,
+            Some((w, RawWait::Count(k))) => {
+                return Err(ScenarioError::OutOfRange {
+                    at: self.at(w),
+                    message: format!(
+                        "wait = {k} waits for more replicas than n1 has (replicas = {replicas})"
+                    ),
+                });
+            }
+        };
+        Ok(FailoverSettings {
+            promotion_delay_ticks: f.promotion_delay_ticks.unwrap_or(0),
+            replicas,
+            wait,
+        })
     }
 
     /// `failover`: whether the file has `[failover]` (which a shared token cannot join).

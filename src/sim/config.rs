@@ -83,8 +83,8 @@ pub struct CrashConfig {
     pub failover: Option<Failover>,
 }
 
-/// A master with one replica that copies the master's key asynchronously, and is promoted in
-/// its place when the master fails (Sentinel's failover). The other nodes stay independent
+/// A master with replicas that copy the master's key asynchronously, one of which is promoted
+/// in its place when the master fails (Sentinel's failover). The other nodes stay independent
 /// masters, whose crashes are plain crashes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Failover {
@@ -95,9 +95,15 @@ pub struct Failover {
     pub replication_period: Millis,
     /// The promoted replica refuses requests for this long on the node's clock.
     pub promotion_delay: Millis,
-    /// The master answers a write only once its replica has the key (`WAIT 1`): the replica
-    /// copies the key with every write the master applies, besides its periodic copy.
-    pub wait: bool,
+    /// How many replicas the master has (at least 1). Each copies on its own schedule, the
+    /// `r`-th one `r / replicas` of a period after the first.
+    pub replicas: u8,
+    /// The master answers a write only once this many replicas have the key (`WAIT k`; 0: no
+    /// wait): the first `wait` replicas copy the key with every write the master applies,
+    /// besides their periodic copy. The failover promotes the last replica, so with fewer
+    /// than all counted it is one the write need not have reached (the model's adversary
+    /// may choose any).
+    pub wait: u8,
 }
 
 /// What the clients do with the lock.
@@ -742,6 +748,12 @@ impl SimConfig {
                 failover.replication_period,
                 failover.promotion_delay
             )?;
+            if failover.replicas > 1 {
+                write!(f, ", {} replicas", failover.replicas)?;
+            }
+            if failover.wait > 0 {
+                write!(f, ", each write waits for {}", failover.wait)?;
+            }
         }
         writeln!(f)?;
         Ok(())

@@ -9,6 +9,19 @@ use crate::node::{Availability, NodeReply, NodeState, Persistence, Unavailable};
 use crate::proto::Op;
 use crate::time::Millis;
 
+/// The replicas of a failover's master, each copying first at `start` plus its share of a
+/// period, so that they copy at different moments, each on its own.
+fn replicas(failover: &super::config::Failover, start: Millis) -> Vec<SimReplica> {
+    let count = u64::from(failover.replicas.max(1));
+    (0..count)
+        .map(|r| SimReplica {
+            state: NodeState::new(),
+            next_replication: start + Millis(failover.replication_period.0 * r / count),
+            setter: None,
+        })
+        .collect()
+}
+
 /// A node in the simulated world.
 #[derive(Clone, Debug)]
 pub struct SimNode {
@@ -26,15 +39,22 @@ pub struct SimNode {
     /// Node-clock reading before which the clients' restarted-node guard keeps the node's
     /// yes out of a quorum.
     guarded_until: Option<Millis>,
-    /// The asynchronous replica, until it is promoted.
-    replica: Option<NodeState>,
-    /// Node-clock reading of the replica's next copy of the master's key.
-    next_replication: Millis,
+    /// The asynchronous replicas, until one is promoted (then none: no second failover).
+    replicas: Vec<SimReplica>,
     /// The client whose `SET` made the key the node holds: a ghost for the trace, since with
     /// one token for every client the key alone cannot say whose it is.
     setter: Option<Actor>,
-    /// The setter of the key the replica last copied.
-    replica_setter: Option<Actor>,
+}
+
+/// One asynchronous replica of a simulated master, on the master's clock.
+#[derive(Clone, Debug)]
+struct SimReplica {
+    /// What it last copied.
+    state: NodeState,
+    /// Node-clock reading of its next copy of the master's key.
+    next_replication: Millis,
+    /// The setter of the key it last copied.
+    setter: Option<Actor>,
 }
 
 impl SimNode {
@@ -48,13 +68,12 @@ impl SimNode {
             next_fsync: clock.read(0) + crash.fsync_period,
             isolated_until: 0,
             guarded_until: None,
-            replica: crash
+            replicas: crash
                 .failover
                 .filter(|failover| failover.node == index)
-                .map(|_| NodeState::new()),
-            next_replication: clock.read(0),
+                .map(|failover| replicas(&failover, clock.read(0)))
+                .unwrap_or_default(),
             setter: None,
-            replica_setter: None,
         }
     }
 
@@ -98,12 +117,14 @@ impl SimNode {
                 tell(Event::KeyExpired { owner, by_jump }, local);
             }
         }
-        if let (Some(replica), Some(failover)) = (&mut self.replica, self.crash.failover)
-            && local >= self.next_replication
-        {
-            replica.entry = self.state.entry;
-            self.replica_setter = self.setter;
-            self.next_replication = local + failover.replication_period;
+        if let Some(failover) = self.crash.failover {
+            for replica in &mut self.replicas {
+                if local >= replica.next_replication {
+                    replica.state.entry = self.state.entry;
+                    replica.setter = self.setter;
+                    replica.next_replication = local + failover.replication_period;
+                }
+            }
         }
     }
 
@@ -127,13 +148,13 @@ impl SimNode {
         if matches!(op, Op::SetNxPx { .. }) && reply.is_ok_and(|reply| reply.applied) {
             self.setter = Some(client);
         }
-        // `WAIT 1`: the answer leaves only once the replica has what the master wrote.
-        if self.crash.failover.is_some_and(|f| f.wait)
-            && reply.is_ok_and(|reply| reply.applied)
-            && let Some(replica) = &mut self.replica
-        {
-            replica.entry = self.state.entry;
-            self.replica_setter = self.setter;
+        // `WAIT k`: the answer leaves only once k replicas have what the master wrote.
+        let wait = self.crash.failover.map_or(0, |f| usize::from(f.wait));
+        if reply.is_ok_and(|reply| reply.applied) {
+            for replica in self.replicas.iter_mut().take(wait) {
+                replica.state.entry = self.state.entry;
+                replica.setter = self.setter;
+            }
         }
         reply
     }
@@ -165,26 +186,43 @@ impl SimNode {
         })
     }
 
-    /// The master fails at true time `now` and its replica takes its place at once with what
-    /// it had copied, refusing requests for the promotion delay (on the node's clock, which
-    /// the replica shares, as in the model). A node without a replica (none configured, or
-    /// already promoted) is left alone (`None`).
+    /// The master fails at true time `now` and its last replica takes its place at once with
+    /// what it had copied, refusing requests for the promotion delay (on the node's clock,
+    /// which the replica shares, as in the model). The last, because a `WAIT` counts the
+    /// first ones: with fewer counted than there are replicas, the one promoted is one a
+    /// write need not have reached, the choice the model's adversary may make. A node
+    /// without a replica (none configured, or already promoted) is left alone (`None`).
     pub fn fail_over(&mut self, now: u64) -> Option<Event> {
         let failover = self.crash.failover?;
-        let mut promoted = self.replica.take()?;
+        let several = self.replicas.len() > 1;
+        let last = self.replicas.len().checked_sub(1)?;
+        let replicas = std::mem::take(&mut self.replicas);
+        let token = |state: &NodeState| state.entry.map(|entry| entry.token);
+        let key = token(&self.state).filter(|_| self.key_owner().is_some());
+        let name = |r: usize| Actor::Replica(if several { r as u8 + 1 } else { 0 });
+        let reached = (0..last)
+            .filter(|&r| key.is_some() && token(&replicas[r].state) == key)
+            .map(name)
+            .collect();
+        let SimReplica {
+            state: mut promoted,
+            setter,
+            ..
+        } = replicas[last].clone();
         let local = self.clock.read(now);
         promoted.restart(local, failover.promotion_delay);
-        let token = |state: &NodeState| state.entry.map(|entry| entry.token);
         let lost = self
             .key_owner()
             .filter(|_| token(&promoted) != token(&self.state));
         self.state = promoted;
-        self.setter = self.replica_setter;
+        self.setter = setter;
         // A master that was down stays replaced: the promoted replica serves in its place.
         self.restart_at = None;
         Some(Event::Promoted {
             lost,
             refuses_until: Some((local + failover.promotion_delay).since_origin()),
+            replica: several.then(|| name(last)),
+            reached,
         })
     }
 

@@ -302,9 +302,13 @@ impl ZoneConfig {
     /// The environment the engine does not model: every kind of fault the scenario grants
     /// that is not in [`MODELLED_FAULTS`], by its name, then liveness.
     fn refuse_environment(scenario: &Scenario) -> Result<(), Unsupported> {
-        // Named before the failover it belongs to, which the loop below refuses too.
+        // Named before the failover they belong to, which the loop below refuses too.
         refuse(
-            scenario.failover.as_ref().is_some_and(|f| f.wait),
+            scenario.failover.as_ref().is_some_and(|f| f.replicas > 1),
+            "a master with several replicas ([failover] replicas)",
+        )?;
+        refuse(
+            scenario.failover.as_ref().is_some_and(|f| f.wait > 0),
             "a master that waits for its replica ([failover] wait)",
         )?;
         for kind in Ingredient::present(scenario)

@@ -38,7 +38,8 @@ pub struct Args {
     /// (`models/sim/<name>.toml`: antirez-safe, antirez-safe-fsync, drift-covered,
     /// drift-too-small, node-clock-jump, client-clock-jump-backward, crash-no-persistence,
     /// pause-past-validity, pause-past-validity-fenced, pause-within-margin,
-    /// validity-check-off, delayed-restart, delayed-restart-clock-jump, unlock-with-del).
+    /// validity-check-off, delayed-restart, delayed-restart-clock-jump, unlock-with-del,
+    /// failover).
     path: PathBuf,
     /// The seed of the first run; run i uses seed + i.
     #[arg(long)]
