@@ -937,3 +937,96 @@ fn the_face_check_fires_on_code_and_not_on_declarations() {
         ["pub const N: usize = 3", "pub trait T {"]
     );
 }
+
+/// The variants `text` names as `Event::Name`, in order of first appearance.
+fn event_variants(text: &str) -> BTreeSet<String> {
+    text.match_indices("Event::")
+        .map(|(at, prefix)| {
+            let rest = &text[at + prefix.len()..];
+            let end = rest
+                .find(|c: char| !c.is_ascii_alphanumeric())
+                .unwrap_or(rest.len());
+            rest[..end].to_owned()
+        })
+        .filter(|name| name.starts_with(|c: char| c.is_ascii_uppercase()))
+        .collect()
+}
+
+/// Where `Event`'s `Display` (in `words`, the text of `event/words.rs`) sends a variant to a
+/// family method whose match does not tell it, or a family method tells a variant the
+/// dispatch sends elsewhere: each names the method and the variants. A family method ends in
+/// `unreachable!` for the variants it is not sent, so a mismatch is a panic in a story.
+fn family_mismatches(words: &str) -> Vec<String> {
+    let dispatch_start = words
+        .find("impl fmt::Display for Event")
+        .expect("Event's Display");
+    let dispatch_end = dispatch_start + words[dispatch_start..].find("\n}\n").expect("its end");
+    let dispatch = &words[dispatch_start..dispatch_end];
+    let mut sent: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    // Each arm is its patterns, then `=>` and a call `self.tell_…(f)` (bare or in a block):
+    // the patterns of a call are what lies between the call before it and this one.
+    let mut arm_start = dispatch.find("match self {").expect("the dispatch match");
+    while let Some(call) = dispatch[arm_start..].find("self.tell_") {
+        let call = arm_start + call;
+        let name_start = call + "self.".len();
+        let name_end = name_start + dispatch[name_start..].find('(').expect("a call");
+        let method = dispatch[name_start..name_end].to_owned();
+        let variants = event_variants(&dispatch[arm_start..call]);
+        sent.entry(method).or_default().extend(variants);
+        arm_start = name_end;
+    }
+    // A family method nothing is sent to tells its variants to nobody.
+    for (at, _) in words.match_indices("fn tell_") {
+        let name_end = at + words[at..].find('(').expect("a signature");
+        let method = &words[at + "fn ".len()..name_end];
+        if words[name_end..].starts_with("(&self") {
+            sent.entry(method.to_owned()).or_default();
+        }
+    }
+    let mut problems = Vec::new();
+    for (method, sent_here) in &sent {
+        let header = format!("fn {method}(&self");
+        let Some(start) = words.find(&header) else {
+            problems.push(format!("`{method}` is called but not defined"));
+            continue;
+        };
+        let end = start + words[start..].find("\n    }\n").expect("the method's end");
+        let told = event_variants(&words[start..end]);
+        let untold: Vec<_> = sent_here.difference(&told).collect();
+        let unsent: Vec<_> = told.difference(sent_here).collect();
+        if !untold.is_empty() || !unsent.is_empty() {
+            problems.push(format!(
+                "`{method}` is sent {untold:?} that it does not tell, and tells {unsent:?} that it is not sent"
+            ));
+        }
+    }
+    problems
+}
+
+/// Every variant `Event`'s `Display` sends to a family method is one that method tells, and
+/// no other: the `unreachable!` at the end of each family is unreachable by this check, not
+/// by reading (the dispatch's own match is exhaustive, so every variant is sent somewhere).
+#[test]
+fn every_event_family_tells_exactly_the_variants_sent_to_it() {
+    let words = std::fs::read_to_string(src().join("event/words.rs")).unwrap();
+    let problems = family_mismatches(&words);
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn the_family_check_fires_on_a_variant_sent_to_the_wrong_family() {
+    let words = std::fs::read_to_string(src().join("event/words.rs")).unwrap();
+    let planted = words.replacen(
+        "Event::ReleaseServed { .. } => self.tell_release_answer(f),",
+        "Event::ReleaseServed { .. } => self.tell_delay(f),",
+        1,
+    );
+    assert_ne!(planted, words, "the planted line must exist");
+    let problems = family_mismatches(&planted);
+    assert_eq!(problems.len(), 2, "{problems:?}");
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.contains("`tell_delay` is sent [\"ReleaseServed\"]"))
+    );
+}
