@@ -95,7 +95,7 @@ impl SimConfig {
     ///   on the node's clock at its own phase ([`Failover`]), and any other nodes are
     ///   independent masters; the one failover is a fault of its own ([`Fault::Failover`],
     ///   apart from the crash budget, as in the model), aimed at a key n1 set like a crash,
-    ///   and promotes the last replica with what it had copied, refusing requests for the
+    ///   and promotes a replica the seed draws, with what it had copied, refusing requests for the
     ///   promotion delay. With `wait = k` the first k replicas copy with every write. The
     ///   model's replicas may copy at any moment, its `WAIT` may count any k and its failover
     ///   promote any replica: the simulator's choices are a subset of the model's. A

@@ -100,9 +100,9 @@ pub struct Failover {
     pub replicas: u8,
     /// The master answers a write only once this many replicas have the key (`WAIT k`; 0: no
     /// wait): the first `wait` replicas copy the key with every write the master applies,
-    /// besides their periodic copy. The failover promotes the last replica, so with fewer
-    /// than all counted it is one the write need not have reached (the model's adversary
-    /// may choose any).
+    /// besides their periodic copy. The failover promotes a replica drawn from the seed, so
+    /// with fewer than all counted it may be one the write need not have reached (the model's
+    /// adversary may choose any).
     pub wait: u8,
 }
 

@@ -1,8 +1,11 @@
 //! One simulated Redis master: the shared [`NodeState`] on the node's own [`SimClock`], with
 //! crashes, delayed restarts, periodic fsync and partitions.
 
+use rand_chacha::ChaCha8Rng;
+
 use super::clock::SimClock;
 use super::config::CrashConfig;
+use super::draw::uniform;
 use crate::actor::Actor;
 use crate::event::{Event, persistence_words};
 use crate::node::{Availability, NodeReply, NodeState, Persistence, Unavailable};
@@ -186,29 +189,36 @@ impl SimNode {
         })
     }
 
-    /// The master fails at true time `now` and its last replica takes its place at once with
-    /// what it had copied, refusing requests for the promotion delay (on the node's clock,
-    /// which the replica shares, as in the model). The last, because a `WAIT` counts the
-    /// first ones: with fewer counted than there are replicas, the one promoted is one a
-    /// write need not have reached, the choice the model's adversary may make. A node
-    /// without a replica (none configured, or already promoted) is left alone (`None`).
-    pub fn fail_over(&mut self, now: u64) -> Option<Event> {
+    /// The master fails at true time `now` and one of its replicas, drawn from `rng` when
+    /// there are several, takes its place at once with what it had copied, refusing requests
+    /// for the promotion delay (on the node's clock, which the replica shares, as in the
+    /// model). A `WAIT` counts the first replicas, so the draw may promote one a write had to
+    /// reach or one it need not have reached: both relations the model's adversary chooses
+    /// between. A node without a replica (none configured, or already promoted) is left
+    /// alone (`None`).
+    pub fn fail_over(&mut self, now: u64, rng: &mut ChaCha8Rng) -> Option<Event> {
         let failover = self.crash.failover?;
         let several = self.replicas.len() > 1;
         let last = self.replicas.len().checked_sub(1)?;
+        // A one-replica master draws nothing, so its runs replay as before.
+        let promoted_index = if several {
+            uniform(rng, 0, last as u64) as usize
+        } else {
+            0
+        };
         let replicas = std::mem::take(&mut self.replicas);
         let token = |state: &NodeState| state.entry.map(|entry| entry.token);
         let key = token(&self.state).filter(|_| self.key_owner().is_some());
         let name = |r: usize| Actor::Replica(if several { r as u8 + 1 } else { 0 });
-        let reached = (0..last)
-            .filter(|&r| key.is_some() && token(&replicas[r].state) == key)
+        let reached = (0..replicas.len())
+            .filter(|&r| r != promoted_index && key.is_some() && token(&replicas[r].state) == key)
             .map(name)
             .collect();
         let SimReplica {
             state: mut promoted,
             setter,
             ..
-        } = replicas[last].clone();
+        } = replicas[promoted_index].clone();
         let local = self.clock.read(now);
         promoted.restart(local, failover.promotion_delay);
         let lost = self
@@ -221,7 +231,7 @@ impl SimNode {
         Some(Event::Promoted {
             lost,
             refuses_until: Some((local + failover.promotion_delay).since_origin()),
-            replica: several.then(|| name(last)),
+            replica: several.then(|| name(promoted_index)),
             reached,
         })
     }
@@ -370,5 +380,44 @@ mod tests {
         n.isolate(13, Millis(1));
         assert!(n.is_isolated(21));
         assert!(!n.is_isolated(22));
+    }
+
+    /// A master with two replicas that waits for one (`WAIT 1`): the key reaches replica1
+    /// before the yes leaves, and the failover's draw promotes either replica, so some seeds
+    /// keep the key and some lose it, as the model's adversary may choose.
+    #[test]
+    fn with_two_replicas_and_wait_one_the_draw_promotes_either_replica() {
+        use rand_core::SeedableRng;
+        let failover = super::super::config::Failover {
+            node: 0,
+            replicas: 2,
+            wait: 1,
+            replication_period: Millis(1_000),
+            promotion_delay: Millis(0),
+        };
+        let crash = CrashConfig {
+            persistence: Persistence::None,
+            fsync_period: Millis(10),
+            restart_delay: Millis(0),
+            client_guard: Millis(0),
+            failover: Some(failover),
+        };
+        let mut promoted = std::collections::BTreeSet::new();
+        for seed in 0..16 {
+            let mut n = SimNode::new(0, SimClock::new(0, 0), crash);
+            assert_eq!(
+                n.apply_counted(&SET, 0, Actor::Client(0))
+                    .map(|r| r.applied),
+                Ok(true)
+            );
+            let mut rng = ChaCha8Rng::seed_from_u64(seed);
+            let Some(Event::Promoted { replica, lost, .. }) = n.fail_over(1, &mut rng) else {
+                panic!("a failover")
+            };
+            // replica1 was counted by WAIT 1 and keeps c1's key; replica2 loses it.
+            assert_eq!(lost.is_some(), replica == Some(Actor::Replica(2)));
+            promoted.insert(replica);
+        }
+        assert_eq!(promoted.len(), 2, "both replicas are promoted by some seed");
     }
 }

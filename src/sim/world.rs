@@ -37,6 +37,9 @@ const SWARM_STREAM: u64 = 3;
 /// Swarm knobs added later, on a stream of their own so that the draws of [`SWARM_STREAM`]
 /// (and the runs they reach) stay as they were.
 const KNOB_STREAM: u64 = 4;
+/// Which replica a failover promotes, when the master has several: a stream of its own, so
+/// that one-replica runs (which draw nothing here) replay as before.
+const REPLICA_STREAM: u64 = 5;
 
 fn stream(seed: u64, stream: u64) -> ChaCha8Rng {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
@@ -241,6 +244,8 @@ struct World<'a> {
     /// key expired early or a restart delay ended: the window a late `SET` needs.
     holds: Vec<(usize, usize, u64)>,
     network_rng: ChaCha8Rng,
+    /// Draws the replica a failover promotes ([`REPLICA_STREAM`]).
+    replica_rng: ChaCha8Rng,
     nodes: Vec<SimNode>,
     clients: Vec<SimClient>,
     network: Network,
@@ -308,6 +313,7 @@ impl<'a> World<'a> {
             anchor_cursor: 0,
             holds: Vec::new(),
             network_rng: stream(seed, NETWORK_STREAM),
+            replica_rng: stream(seed, REPLICA_STREAM),
             nodes,
             clients,
             network: Network::new(network),
@@ -605,9 +611,10 @@ impl<'a> World<'a> {
     /// The replicated master fails over to its replica.
     fn fail_over(&mut self) -> bool {
         let now = self.now;
+        let rng = &mut self.replica_rng;
         let promoted = self.config.crash.failover.and_then(|failover| {
             let node = failover.node;
-            let event = self.nodes.get_mut(node)?.fail_over(now)?;
+            let event = self.nodes.get_mut(node)?.fail_over(now, rng)?;
             Some((node, event))
         });
         let applied = promoted.is_some();
