@@ -571,3 +571,35 @@ fn every_command_exits_quietly_when_its_reader_leaves() {
     assert_eq!(help.status.code(), Some(0), "{}", text(&help.stderr));
     assert!(help.stderr.is_empty(), "{}", text(&help.stderr));
 }
+
+/// A liveness counterexample is traced like a safety one: the story, and the timeline whose
+/// sequential round draws the request to each silent node as one that never arrived.
+#[test]
+fn trace_tells_and_draws_a_liveness_counterexample() {
+    let dir = scratch_dir("trace-liveness");
+    let story = redlock_lab_in(&["trace", "long-connection-timeout"], &dir);
+    assert_eq!(story.status.code(), Some(0), "{}", text(&story.stderr));
+    assert!(
+        text(&story.stdout).contains("eventually acquired violated"),
+        "{}",
+        text(&story.stdout)
+    );
+    let svg = redlock_lab_in(
+        &[
+            "trace",
+            "seed-sequential-set-two-nodes-down",
+            "--property",
+            "eventually acquired",
+            "--format",
+            "timeline-svg",
+        ],
+        &dir,
+    );
+    assert_eq!(svg.status.code(), Some(0), "{}", text(&svg.stderr));
+    let svg = text(&svg.stdout);
+    // The arrow's title is the step's sentence alone (a step's dot says "step N: …").
+    assert!(
+        svg.contains("<title>c2 hears nothing from n1 before its timeout"),
+        "the silent node's request is drawn with the step that gave up on it"
+    );
+}

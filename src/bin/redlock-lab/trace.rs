@@ -51,11 +51,18 @@ pub struct Args {
 pub fn run(args: &Args) -> Result<Outcome> {
     let scenario = inputs::load_one(&args.path)?;
     let model = RedlockModel::new(&scenario);
+    // The safety properties, and the liveness run's when the file asks for it: its bounded
+    // counterexample is a story like theirs.
+    let liveness = scenario
+        .expected(property::EVENTUALLY_ACQUIRED)
+        .is_some()
+        .then_some(property::EVENTUALLY_ACQUIRED);
     let candidates: Vec<&'static str> = model
         .properties()
         .iter()
         .filter(|p| p.expectation == Expectation::Always)
         .map(|p| p.name)
+        .chain(liveness)
         .collect();
     if let Some(wanted) = &args.property
         && !candidates.contains(&wanted.as_str())
@@ -89,7 +96,7 @@ pub fn run(args: &Args) -> Result<Outcome> {
             if args.property.is_some() {
                 what
             } else {
-                "every safety property"
+                "every property it traces"
             }
         );
         return Ok(Outcome::Mismatch);
