@@ -58,7 +58,9 @@ pub enum Step {
     /// Client `c` reads T2 and decides its round, once the core says it is decided (a quorum
     /// applied with `decision = "at-quorum"`, all replies in, or a quorum out of reach; the
     /// yes of guarded nodes not counted) or its timeout passed. The step stays enabled while
-    /// time passes, so a client that is slow to decide is modelled too.
+    /// time passes, so a client that is slow to decide is modelled too. In a sequential round
+    /// (`contact = "sequential"`) the same step hands the core the answer of the node it waits
+    /// for, or that node's timeout, and mostly asks the next node rather than decide.
     Decide(u8),
     /// Client `c`, holding, starts an extension round: compare-and-pexpire to every node it
     /// reaches, timed from a fresh T1.

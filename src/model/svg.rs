@@ -3,6 +3,7 @@
 
 use std::fmt::Write;
 
+use crate::proto::Contact;
 use crate::storage::TokenSource;
 
 use super::shape::Shape;
@@ -33,6 +34,14 @@ pub(super) fn label(shape: &Shape, step: &Step) -> String {
         Step::Lose { client, node } => format!("lose request {} → n{}", c(client), node + 1),
         Step::Refuse { client, node } => {
             format!("phantom key refuses {} at n{}", c(client), node + 1)
+        }
+        // A sequential round's client hands the core one answer (or a timeout) at a time,
+        // and most such steps ask the next node rather than decide.
+        Step::Decide(i) if shape.client_params[usize::from(i)].contact == Contact::Sequential => {
+            format!(
+                "{} takes its answer or timeout (asks the next node, or decides)",
+                c(i)
+            )
         }
         Step::Decide(i) => format!("{} decides its round", c(i)),
         Step::Extend(i) => format!("{} extends", c(i)),
