@@ -334,10 +334,20 @@ fn a_sequential_round_asks_node_by_node_and_its_step_says_so() {
     let model = RedlockModel::new(&scenario(
         "[lock]\nnodes = 3\nclients = 1\nttl_ticks = 6\ndrift_ticks = 1\nround_timeout_ticks = 2\ncontact = \"sequential\"",
     ));
-    assert!(model.format_action(&Step::Decide(0)).contains("asks the next node"));
+    assert!(
+        model
+            .format_action(&Step::Decide(0))
+            .contains("asks the next node")
+    );
     // n1 answers, the client hands it in and asks n2 alone; then n2, then n3: held.
-    let asked_n2 = run(&model, &[Step::Begin(0), Step::deliver(0, 0), Step::Decide(0)]);
-    assert_eq!(asked_n2.clients[0].inflight, crate::proto::NodeSet::from_bits(0b010));
+    let asked_n2 = run(
+        &model,
+        &[Step::Begin(0), Step::deliver(0, 0), Step::Decide(0)],
+    );
+    assert_eq!(
+        asked_n2.clients[0].inflight,
+        crate::proto::NodeSet::from_bits(0b010)
+    );
     let mut enabled = Vec::new();
     model.actions(&asked_n2, &mut enabled);
     assert!(
@@ -359,5 +369,8 @@ fn a_sequential_round_asks_node_by_node_and_its_step_says_so() {
         crate::proto::LockPhase::Holding { .. }
     ));
     let multiplexed = RedlockModel::new(&scenario("[lock]\nnodes = 3\nclients = 1"));
-    assert_eq!(multiplexed.format_action(&Step::Decide(0)), "c1 decides its round");
+    assert_eq!(
+        multiplexed.format_action(&Step::Decide(0)),
+        "c1 decides its round"
+    );
 }
