@@ -17,7 +17,8 @@ use redlock_lab::time::Millis;
 use crate::config;
 use crate::harness::{RedisServer, cluster, urls};
 
-fn block_on<F: std::future::Future>(future: F) -> F::Output {
+/// Runs `future` to completion on a fresh current-thread runtime.
+pub(crate) fn block_on<F: std::future::Future>(future: F) -> F::Output {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

@@ -78,11 +78,7 @@ fn sequential_sets_pay_each_stopped_masters_timeout_in_turn() {
 fn async_sequential_sets_pay_each_stopped_masters_timeout_in_turn() {
     use redlock_lab::driver::redis::asynchronous::AsyncRedlock;
     let servers = cluster(5);
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("a tokio runtime");
-    runtime.block_on(async {
+    crate::asynchronous::block_on(async {
         let mut redlock = AsyncRedlock::open(&urls(&servers), five(Contact::Sequential)).unwrap();
         let warm = redlock
             .lock("warm", Millis(1_000))

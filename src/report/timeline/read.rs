@@ -308,14 +308,7 @@ impl Reader {
             }
             Event::RequestLost { node } => {
                 let sent = self.clients[i].sent.unwrap_or(at);
-                self.clients[i].pending.retain(|n| n != node);
-                self.facts.arrows.push(Arrow {
-                    from: (c, sent),
-                    to: (*node, at),
-                    kind: ArrowKind::Lost,
-                    step: line.step,
-                    title: line.sentence.clone(),
-                });
+                self.never_arrived(c, sent, *node, line, at);
             }
             _ => {}
         }
@@ -331,19 +324,24 @@ impl Reader {
         line: &Line,
         at: At,
     ) {
-        let now = &mut self.clients[index(c)];
-        let sent = now.sent.replace(at).unwrap_or(at);
+        let sent = self.clients[index(c)].sent.replace(at).unwrap_or(at);
         if let Some(silent) = silent {
-            now.pending.retain(|n| *n != silent);
-            self.facts.arrows.push(Arrow {
-                from: (c, sent),
-                to: (silent, at),
-                kind: ArrowKind::Lost,
-                step: line.step,
-                title: line.sentence.clone(),
-            });
+            self.never_arrived(c, sent, silent, line, at);
         }
         self.clients[index(c)].pending.push(node);
+    }
+
+    /// Client `c`'s request to `node`, sent at `sent`, is drawn as one that never arrived
+    /// (lost, or given up at `at`), and is no longer in flight.
+    fn never_arrived(&mut self, c: Actor, sent: At, node: Actor, line: &Line, at: At) {
+        self.clients[index(c)].pending.retain(|n| *n != node);
+        self.facts.arrows.push(Arrow {
+            from: (c, sent),
+            to: (node, at),
+            kind: ArrowKind::Lost,
+            step: line.step,
+            title: line.sentence.clone(),
+        });
     }
 
     /// Ends client `c`'s round at `at`, if it runs one.
