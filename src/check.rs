@@ -56,7 +56,7 @@ mod truth;
 mod zoned;
 
 pub use crate::model::Invariant;
-pub use crate::zones::Unsupported;
+pub use crate::zones::{FreeKey, Inequality, Synthesis, SynthesisError, Unsupported, synthesize};
 pub use engine::{DISCRETE_TICKS, Engine, largest_constant};
 pub use memory::available_bytes;
 pub use options::{

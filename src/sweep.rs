@@ -29,7 +29,7 @@ use serde::Serialize;
 use thiserror::Error;
 use toml::{Table, Value};
 
-use crate::check::{Check, Report};
+use crate::check::{Check, FreeKey, Report, Synthesis, SynthesisError, synthesize};
 use crate::scenario::{Scenario, ScenarioError, Verdict};
 
 /// Why a sweep cannot run. Every variant is bad input: nothing was checked.
@@ -68,6 +68,22 @@ pub enum SweepError {
         value: String,
         /// The validation's message.
         reason: String,
+    },
+    /// A key to leave free is not a whole number written in the file.
+    #[error("{file}: {key} is not a whole number in the file; write it out to leave it free")]
+    NotANumber {
+        /// The scenario file.
+        file: String,
+        /// The dotted key.
+        key: String,
+    },
+    /// The symbolic exploration could not run.
+    #[error("{file}: {error}")]
+    Synthesis {
+        /// The scenario file.
+        file: String,
+        /// Why.
+        error: SynthesisError,
     },
 }
 
@@ -533,6 +549,45 @@ pub fn search(
         first: high,
         at: Box::new(high_report),
         before: Box::new(low_report),
+    })
+}
+
+/// The whole number at dotted `key` in `text`, if it is written there.
+fn read_number(text: &str, key: &str) -> Option<i64> {
+    let table: Table = toml::from_str(text).ok()?;
+    let mut parts = key.split('.').peekable();
+    let mut here = &table;
+    while let Some(part) = parts.next() {
+        match (here.get(part)?, parts.peek()) {
+            (Value::Table(inner), Some(_)) => here = inner,
+            (Value::Integer(n), None) => return Some(*n),
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// The boundary as a formula: leaves `keys` of the scenario `text` free and finds, for every
+/// value of them at once, where each property breaks ([`synthesize`]). Each key must be
+/// written in the file as a whole number of ticks.
+pub fn synthesize_keys(file: &str, text: &str, keys: &[&str]) -> Result<Synthesis, SweepError> {
+    let scenario = Scenario::from_str(file, text)?;
+    let mut free = Vec::new();
+    for &key in keys {
+        let value = read_number(text, key).ok_or_else(|| SweepError::NotANumber {
+            file: file.to_owned(),
+            key: key.to_owned(),
+        })?;
+        let stepped = variant(file, text, key, &Value::Integer(value + 1))?;
+        free.push(FreeKey {
+            key: key.to_owned(),
+            value,
+            stepped,
+        });
+    }
+    synthesize(&scenario, &free).map_err(|error| SweepError::Synthesis {
+        file: file.to_owned(),
+        error,
     })
 }
 

@@ -43,11 +43,17 @@
 mod clock_guard;
 mod concrete;
 mod config;
+mod constraints;
 mod dbm;
 mod explore;
+mod inequality;
+mod measure;
+mod parameters;
 mod state;
 mod successors;
 mod symmetry;
+mod synthesis;
+mod timing;
 
 pub use concrete::TimedRun;
 #[cfg(feature = "testing")]
@@ -58,4 +64,6 @@ pub use config::{Unsupported, ZoneConfig};
 #[cfg(feature = "testing")]
 pub use explore::Judgement;
 pub use explore::{Options, ZoneOutcome, explore};
+pub use inequality::Inequality;
 pub use successors::ZoneStep;
+pub use synthesis::{FreeKey, Synthesis, SynthesisError, synthesize};

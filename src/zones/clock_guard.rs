@@ -6,44 +6,90 @@
 //! reading `x + ahead` is a bound on `x`. Every bound is non-strict on whole ticks (`span <
 //! c` is `span ≤ c − 1`), which keeps the automaton closed (see the module docs of
 //! [`crate::zones`]).
+//!
+//! With symbolic parameters ([`super::parameters`]) the constant of a bound is a parameter's
+//! zone dimension plus a number: `x ≤ p + c` is the difference constraint `x − p ≤ c`, so the
+//! same zone operations decide it for every value of the parameters at once.
 
 use crate::proto::{Guard, Relation};
+use crate::time::Millis;
 
-use super::config::constant;
-use super::dbm::Dbm;
+use super::dbm::{Bound, Dbm};
 
-/// What a guard asks of a clock: at most or at least a constant.
+/// A clock's bound: a parameter's zone dimension (`0`, the reference clock, when the bound
+/// is a plain number) plus a constant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Term {
+    /// The parameter's dimension, or `0`.
+    pub(crate) param: usize,
+    /// The constant added to it.
+    pub(crate) constant: i32,
+}
+
+impl Term {
+    /// A plain number.
+    pub(crate) const fn number(constant: i32) -> Term {
+        Term { param: 0, constant }
+    }
+}
+
+/// What a guard asks of a clock: at most or at least a bound.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Constraint {
-    /// `x ≤ c`.
-    AtMost(i32),
-    /// `x ≥ c`.
-    AtLeast(i32),
+    /// `x ≤ bound`.
+    AtMost(Term),
+    /// `x ≥ bound`.
+    AtLeast(Term),
 }
 
 impl Constraint {
-    /// The constant, for extrapolation.
-    pub(crate) fn constant(self) -> i32 {
+    /// The bound.
+    pub(crate) fn term(self) -> Term {
         match self {
-            Constraint::AtMost(c) | Constraint::AtLeast(c) => c,
+            Constraint::AtMost(t) | Constraint::AtLeast(t) => t,
         }
+    }
+
+    /// The constant, for extrapolation (which only plain numbers meet: a symbolic
+    /// exploration does not extrapolate).
+    pub(crate) fn constant(self) -> i32 {
+        debug_assert_eq!(
+            self.term().param,
+            0,
+            "a symbolic bound has no single constant"
+        );
+        self.term().constant
     }
 
     /// Restricts `zone` to the valuations where `x` meets the constraint; false when none do.
     pub(crate) fn restrict(self, zone: &mut Dbm, x: usize) -> bool {
         match self {
-            Constraint::AtMost(c) => zone.at_most(x, c),
-            Constraint::AtLeast(c) => zone.at_least(x, c),
+            Constraint::AtMost(t) => zone.constrain(x, t.param, Bound::le(t.constant)),
+            Constraint::AtLeast(t) => zone.constrain(t.param, x, Bound::le(-t.constant)),
         }
     }
+
+    /// Whether every valuation of `zone` meets it on `x` (false for an upper bound: time may
+    /// always pass beyond it).
+    pub(crate) fn certain(self, zone: &Dbm, x: usize) -> bool {
+        match self {
+            Constraint::AtLeast(t) => zone.get(t.param, x) <= Bound::le(-t.constant),
+            Constraint::AtMost(_) => false,
+        }
+    }
+}
+
+/// A guard's constant as a zone constant (tick counts fit: validation bounds them).
+pub(crate) fn constant(bound: Millis) -> i32 {
+    i32::try_from(bound.as_u64()).unwrap_or(i32::MAX / 4)
 }
 
 /// Where `guard` holds, on a clock read `ahead` ticks off the true span.
 pub(crate) fn holds(guard: Guard, ahead: i32) -> Constraint {
     let bound = constant(guard.bound) - ahead;
     match guard.relation {
-        Relation::Below => Constraint::AtMost(bound - 1),
-        Relation::AtLeast => Constraint::AtLeast(bound),
+        Relation::Below => Constraint::AtMost(Term::number(bound - 1)),
+        Relation::AtLeast => Constraint::AtLeast(Term::number(bound)),
     }
 }
 
@@ -51,8 +97,8 @@ pub(crate) fn holds(guard: Guard, ahead: i32) -> Constraint {
 pub(crate) fn fails(guard: Guard, ahead: i32) -> Constraint {
     let bound = constant(guard.bound) - ahead;
     match guard.relation {
-        Relation::Below => Constraint::AtLeast(bound),
-        Relation::AtLeast => Constraint::AtMost(bound - 1),
+        Relation::Below => Constraint::AtLeast(Term::number(bound)),
+        Relation::AtLeast => Constraint::AtMost(Term::number(bound - 1)),
     }
 }
 
@@ -68,7 +114,6 @@ pub(crate) fn where_(zone: &Dbm, x: usize, constraint: Constraint) -> Option<Dbm
 mod tests {
     use super::*;
     use crate::proto::Anchor;
-    use crate::time::Millis;
 
     /// On every whole reading, the constraint on the true span says what the guard says of
     /// the reading.
@@ -85,8 +130,8 @@ mod tests {
                     for span in 0..20i32 {
                         let reading = (span + ahead).max(0) as u64;
                         let meets = |c: Constraint| match c {
-                            Constraint::AtMost(k) => span <= k,
-                            Constraint::AtLeast(k) => span >= k,
+                            Constraint::AtMost(k) => span <= k.constant,
+                            Constraint::AtLeast(k) => span >= k.constant,
                         };
                         // A reading below zero is clamped by the core; the spans here stay
                         // where the reading is the span plus its error.

@@ -11,7 +11,6 @@
 
 use crate::property::Property;
 
-use super::clock_guard;
 use super::config::ZoneConfig;
 use super::dbm::Dbm;
 use super::state::Discrete;
@@ -145,22 +144,7 @@ fn ends(
 /// The parts of `zone` where `state` breaks `property`.
 fn broken(config: &ZoneConfig, state: &Discrete, zone: &Dbm, property: Property) -> Vec<Dbm> {
     match property {
-        Property::MutualExclusion => {
-            let last = clock_guard::holds(config.belief, -config.client_error);
-            let holders: Vec<usize> = state.holders(config).collect();
-            let mut out = Vec::new();
-            for (i, &a) in holders.iter().enumerate() {
-                for &b in &holders[i + 1..] {
-                    let mut z = zone.clone();
-                    if last.restrict(&mut z, config.client_clock(a))
-                        && last.restrict(&mut z, config.client_clock(b))
-                    {
-                        out.push(z);
-                    }
-                }
-            }
-            out
-        }
+        Property::MutualExclusion => state.both_believe(config, zone).collect(),
         Property::StorageSafety if state.breaks_storage_safety() => vec![zone.clone()],
         Property::NoLostUpdate if state.breaks_no_lost_update() => vec![zone.clone()],
         _ => Vec::new(),

@@ -9,6 +9,8 @@ use crate::scenario::{Bound, Ingredient, JumpTarget, Scenario, StorageSettings, 
 use crate::storage::{CheckAndApply, OpKind, Protection, TokenSource};
 use crate::time::Millis;
 
+use super::parameters::Parameters;
+
 /// The most nodes a configuration may have (one bit each in the discrete part's masks).
 pub const MAX_NODES: usize = 7;
 /// The most clients a configuration may have.
@@ -111,6 +113,9 @@ pub struct ZoneConfig {
     pub node_error: i32,
     /// `ε_c`: how far behind a client's clock may read when it judges its belief, in ticks.
     pub client_error: i32,
+    /// The timing constants left free, for a symbolic exploration (`None`: every constant is
+    /// the number the scenario gives).
+    pub(crate) parameters: Option<Parameters>,
 }
 
 /// The guarded storage as the engine reads it: the holders' cycle of ops, the check before
@@ -210,6 +215,7 @@ impl ZoneConfig {
             pauses: 0,
             node_error: ticks(scenario.clock.node_error_ticks)?,
             client_error: ticks(scenario.clock.client_error_ticks)?,
+            parameters: None,
         };
         if nodes > MAX_NODES || clients > MAX_CLIENTS {
             return Err(config.too_many_clocks());
@@ -446,9 +452,4 @@ impl ZoneConfig {
     pub fn clients_symmetric(&self) -> bool {
         self.jump_client.is_none() && self.reach.windows(2).all(|w| w[0] == w[1])
     }
-}
-
-/// A guard's constant as a zone constant (tick counts fit: validation bounds them).
-pub(crate) fn constant(bound: Millis) -> i32 {
-    i32::try_from(bound.as_u64()).unwrap_or(i32::MAX / 4)
 }

@@ -93,6 +93,9 @@ pub const MAX_DIM: usize = 12;
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub struct Dbm {
     dim: usize,
+    /// The trailing dimensions that time does not advance: symbolic parameters
+    /// ([`super::parameters`]), `0` in a concrete exploration.
+    frozen: usize,
     /// Row-major with stride `dim`; entries past `dim²` stay at their initial value.
     bounds: [Bound; MAX_DIM * MAX_DIM],
 }
@@ -108,10 +111,36 @@ impl Dbm {
         assert!(dim <= MAX_DIM, "at most {} clocks", MAX_DIM - 1);
         Dbm {
             dim,
+            frozen: 0,
             bounds: [Bound::LE_ZERO; MAX_DIM * MAX_DIM],
         }
     }
 
+    /// The zone where every clock is zero and `parameters` frozen dimensions (after the
+    /// clocks) take any value.
+    ///
+    /// # Panics
+    ///
+    /// When `clocks + parameters + 1` exceeds [`MAX_DIM`].
+    pub fn zero_with_parameters(clocks: usize, parameters: usize) -> Dbm {
+        let mut zone = Dbm::zero(clocks + parameters);
+        zone.frozen = parameters;
+        let first = 1 + clocks;
+        for p in first..zone.dim {
+            for j in 0..zone.dim {
+                if j != p {
+                    zone.set(p, j, Bound::INFINITY);
+                    zone.set(j, p, Bound::INFINITY);
+                }
+            }
+        }
+        zone
+    }
+
+    /// The index of the first frozen dimension (`dim` when there is none).
+    fn first_frozen(&self) -> usize {
+        self.dim - self.frozen
+    }
     /// The bound on `x_i − x_j` (`0` is the reference clock, clock `k` is index `k`).
     pub fn get(&self, i: usize, j: usize) -> Bound {
         self.bounds[i * self.dim + j]
@@ -150,10 +179,15 @@ impl Dbm {
     }
 
     /// Delay: time passes by any amount, every clock at rate 1 (the upper bounds go, the
-    /// differences stay).
+    /// differences stay). A frozen dimension stands still, so a clock's bound above it goes
+    /// too.
     pub fn up(&mut self) {
-        for i in 1..self.dim {
+        let first = self.first_frozen();
+        for i in 1..first {
             self.set(i, 0, Bound::INFINITY);
+            for p in first..self.dim {
+                self.set(i, p, Bound::INFINITY);
+            }
         }
     }
 
@@ -192,15 +226,9 @@ impl Dbm {
     }
 
     /// Intersects with `x ≥ c`; returns whether non-empty.
+    #[cfg(test)]
     pub fn at_least(&mut self, x: usize, c: i32) -> bool {
         self.constrain(0, x, Bound::le(-c))
-    }
-
-    /// Whether some valuation of the zone satisfies `x ≤ c` for every `(x, c)` of `upper`
-    /// (the zone itself is left alone).
-    pub fn meets_upper_bounds(&self, upper: &[(usize, i32)]) -> bool {
-        let mut probe = self.clone();
-        upper.iter().all(|&(x, c)| probe.at_most(x, c))
     }
 
     /// `x := 0`.
@@ -238,7 +266,7 @@ impl Dbm {
 
     /// Every clock advances by exactly `delay` (a concrete delay, for a run made concrete).
     pub fn delay_by(&mut self, delay: i32) {
-        for x in 1..self.dim {
+        for x in 1..self.first_frozen() {
             self.shift(x, delay);
         }
     }
@@ -344,6 +372,21 @@ impl Dbm {
         if changed {
             self.canonicalize();
         }
+    }
+
+    /// The zone's constraints among its frozen dimensions alone (and the reference clock):
+    /// the parameter values for which some valuation of the clocks is in the zone. The
+    /// submatrix of a canonical matrix is the exact projection.
+    pub fn parameter_part(&self) -> Dbm {
+        let first = self.first_frozen();
+        let keep: Vec<usize> = std::iter::once(0).chain(first..self.dim).collect();
+        let mut out = Dbm::zero_with_parameters(0, self.frozen);
+        for (i, &from_i) in keep.iter().enumerate() {
+            for (j, &from_j) in keep.iter().enumerate() {
+                out.set(i, j, self.get(from_i, from_j));
+            }
+        }
+        out
     }
 
     /// Applies a renaming of the clocks: clock `k` of the result is clock `from[k]` of `self`
@@ -501,18 +544,6 @@ mod tests {
         assert!(big.includes(&small));
         assert!(!small.includes(&big));
         assert!(big.includes(&big));
-    }
-
-    #[test]
-    fn upper_bound_probe_leaves_the_zone_alone() {
-        let mut z = delayed(2);
-        z.reset(1);
-        z.up();
-        assert!(z.at_least(2, 5));
-        // x2 − x1 ≥ 5 at least: x1 ≤ 1 and x2 ≤ 5 meet only at x1 = 0, x2 = 5.
-        assert!(z.meets_upper_bounds(&[(1, 1), (2, 5)]));
-        assert!(!z.meets_upper_bounds(&[(1, 1), (2, 4)]));
-        assert!(z.get(1, 0).is_infinite());
     }
 
     #[test]

@@ -89,6 +89,10 @@ pub struct ZoneOutcome {
     pub subsumed: usize,
     /// Wall-clock seconds.
     pub seconds: f64,
+    /// With symbolic parameters: the parameter values (as zones over the frozen dimensions
+    /// alone) for which each property breaks, none included in another of its property.
+    /// Empty otherwise.
+    pub(crate) regions: Vec<(Property, Dbm)>,
 }
 
 impl ZoneOutcome {
@@ -160,6 +164,8 @@ struct Search<'a> {
     /// Each `always` property judged, with where it first broke: the entry and the step
     /// from it.
     violations: Vec<(Property, Option<(usize, ZoneStep)>)>,
+    /// With symbolic parameters, where each property breaks (see [`ZoneOutcome`]).
+    regions: Vec<(Property, Dbm)>,
 }
 
 /// Explores the zone graph of `config` and judges mutual exclusion, the storage properties
@@ -175,6 +181,7 @@ pub fn explore(config: &ZoneConfig, options: Options) -> ZoneOutcome {
         subsumed: 0,
         acquired: false,
         violations: invariants(config).into_iter().map(|p| (p, None)).collect(),
+        regions: Vec::new(),
     };
     search.start();
     let mut successors = Vec::new();
@@ -210,11 +217,13 @@ impl Search<'_> {
     fn start(&mut self) {
         let config = self.config;
         let initial = Discrete::initial(config);
-        let mut zone = Dbm::zero(config.clock_count());
+        let mut zone = match &config.parameters {
+            Some(parameters) => parameters.initial_zone(config.clock_count()),
+            None => Dbm::zero(config.clock_count()),
+        };
         zone.up();
         initial.within_invariants(config, &mut zone);
-        let (lower, upper) = initial.lu_bounds(config);
-        zone.extrapolate_lu(&lower, &upper);
+        self.extrapolate(&initial, &mut zone);
         self.entries.push(Entry {
             covered: false,
             state: initial,
@@ -228,6 +237,45 @@ impl Search<'_> {
         self.waiting.push_back(0);
     }
 
+    /// Extra⁺_LU with the constants of `state`'s discrete part. Not with symbolic
+    /// parameters: a bound there is a dimension, not a constant, and the automata it explores
+    /// make each client's one attempt, so their zone graphs are finite without it.
+    fn extrapolate(&self, state: &Discrete, zone: &mut Dbm) {
+        if self.config.parameters.is_none() {
+            let (lower, upper) = state.lu_bounds(self.config);
+            zone.extrapolate_lu(&lower, &upper);
+        }
+    }
+
+    /// Notes the parameter values for which `zone` breaks each property, unless a region
+    /// of that property already noted includes them.
+    fn note_regions(&mut self, state: &Discrete, zone: &Dbm) {
+        let mut broken: Vec<(Property, Dbm)> = state
+            .both_believe(self.config, zone)
+            .map(|both| (Property::MutualExclusion, both))
+            .collect();
+        if state.breaks_storage_safety() {
+            broken.push((Property::StorageSafety, zone.clone()));
+        }
+        if state.breaks_no_lost_update() {
+            broken.push((Property::NoLostUpdate, zone.clone()));
+        }
+        for (property, zone) in broken {
+            let region = zone.parameter_part();
+            let same = |p: &Property| *p == property;
+            if self
+                .regions
+                .iter()
+                .any(|(p, r)| same(p) && r.includes(&region))
+            {
+                continue;
+            }
+            self.regions
+                .retain(|(p, r)| !(same(p) && region.includes(r)));
+            self.regions.push((property, region));
+        }
+    }
+
     /// Whether every `always` property judged is already violated (nothing is left to find).
     fn all_violated(&self) -> bool {
         self.violations.iter().all(|(_, v)| v.is_some())
@@ -237,6 +285,11 @@ impl Search<'_> {
     /// entry `at` by `step`.
     fn judge(&mut self, at: usize, step: ZoneStep, state: &Discrete, zone: &Dbm) {
         let config = self.config;
+        if config.parameters.is_some() {
+            // Every region is wanted, not the first: the search goes on everywhere.
+            self.note_regions(state, zone);
+            return;
+        }
         for (property, violation) in &mut self.violations {
             if violation.is_some() {
                 continue;
@@ -272,9 +325,8 @@ impl Search<'_> {
         if self.all_violated() {
             return;
         }
-        let (lower, upper) = state.lu_bounds(config);
-        zone.extrapolate_lu(&lower, &upper);
-        let (state, zone, renaming) = if self.options.symmetry {
+        self.extrapolate(&state, &mut zone);
+        let (state, zone, renaming) = if self.options.symmetry && config.parameters.is_none() {
             state.symmetric_image(config, &zone)
         } else {
             (state, zone, Renaming::IDENTITY)
@@ -305,14 +357,11 @@ impl Search<'_> {
     /// it covers are retired (whatever they lead to, it does).
     fn store(&mut self, state: Discrete, zone: &Dbm) -> bool {
         // The image names clocks differently: its constants, for the simulation test.
-        let (lower, upper) = state.lu_bounds(self.config);
-        let simulation = self.options.simulation;
-        let covers = |big: &Dbm, small: &Dbm| {
-            if simulation {
-                small.is_lu_simulated_by(big, &lower, &upper)
-            } else {
-                big.includes(small)
-            }
+        let simulation = self.options.simulation && self.config.parameters.is_none();
+        let bounds = simulation.then(|| state.lu_bounds(self.config));
+        let covers = |big: &Dbm, small: &Dbm| match &bounds {
+            Some((lower, upper)) => small.is_lu_simulated_by(big, lower, upper),
+            None => big.includes(small),
         };
         let entries = &mut self.entries;
         let stored = self.passed.entry(state).or_default();
@@ -352,9 +401,12 @@ impl Search<'_> {
                 let run = counterexample
                     .as_ref()
                     .and_then(|steps| concretize(self.config, steps, property));
+                // With symbolic parameters: broken for some of their values.
+                let somewhere = self.regions.iter().any(|(p, _)| *p == property);
                 Judgement {
                     property,
                     verdict: match (violation, stopped) {
+                        _ if somewhere => Verdict::Violated,
                         (Some(_), _) => Verdict::Violated,
                         (None, true) => Verdict::Incomplete,
                         (None, false) => Verdict::Holds,
@@ -382,6 +434,7 @@ impl Search<'_> {
             discrete: self.passed.len(),
             subsumed: self.subsumed,
             seconds: started.elapsed().as_secs_f64(),
+            regions: self.regions.clone(),
         }
     }
 }

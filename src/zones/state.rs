@@ -2,12 +2,12 @@
 //! each clock is compared with, the keys that certainly expired, how long time may pass, and
 //! whether a property breaks.
 
-use crate::proto::Guard;
 use crate::storage::{Storage, StorageOp};
 
-use super::clock_guard::{self, Constraint};
+use super::clock_guard::{Constraint, Term};
 use super::config::{MAX_CLIENTS, MAX_NODES, ZoneConfig};
-use super::dbm::{Bound, Dbm, NO_CONSTANT};
+use super::dbm::{Dbm, NO_CONSTANT};
+use super::timing::{Reading, Timing};
 
 /// Where a client is in its one attempt.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -116,38 +116,35 @@ pub struct Discrete {
 /// How far ahead a node's clock may read when it serves a request: exactly, or at the fast
 /// end of its error band (the model's two readings; what a reading in between decides, one
 /// of the two decides too, since every node test is monotone in the reading).
-pub(crate) fn node_readings(config: &ZoneConfig) -> impl Iterator<Item = i32> {
-    let fast = (config.node_error > 0).then_some(config.node_error);
-    std::iter::once(0).chain(fast)
-}
-
-/// A clock reading certainly past where `constraint` fails on every valuation of `zone`.
-fn certainly(zone: &Dbm, x: usize, constraint: Constraint) -> bool {
-    match constraint {
-        Constraint::AtLeast(c) => zone.get(0, x) <= Bound::le(-c),
-        Constraint::AtMost(_) => false,
-    }
+pub(crate) fn node_readings(config: &ZoneConfig) -> impl Iterator<Item = Reading> {
+    let moves = config
+        .parameters
+        .as_ref()
+        .is_some_and(|p| p.moves(Reading::NodeFast));
+    let fast = (config.node_error > 0 || moves).then_some(Reading::NodeFast);
+    std::iter::once(Reading::Exact).chain(fast)
 }
 
 /// Raises `lower`/`upper` of clock `x` to the constant of `constraint`.
 fn note(lower: &mut [i32], upper: &mut [i32], x: usize, constraint: Constraint) {
     match constraint {
-        Constraint::AtMost(c) => upper[x] = upper[x].max(c),
-        Constraint::AtLeast(c) => lower[x] = lower[x].max(c),
+        Constraint::AtMost(_) => upper[x] = upper[x].max(constraint.constant()),
+        Constraint::AtLeast(_) => lower[x] = lower[x].max(constraint.constant()),
     }
 }
 
-/// Raises the constants of clock `x` to both sides of `guard`, on every reading in `aheads`.
+/// Raises the constants of clock `x` to both sides of `timing`'s guard, on every reading in
+/// `readings`.
 fn note_guard(
     lower: &mut [i32],
     upper: &mut [i32],
     x: usize,
-    guard: Guard,
-    aheads: impl Iterator<Item = i32>,
+    (config, timing): (&ZoneConfig, Timing),
+    readings: impl Iterator<Item = Reading>,
 ) {
-    for ahead in aheads {
-        note(lower, upper, x, clock_guard::holds(guard, ahead));
-        note(lower, upper, x, clock_guard::fails(guard, ahead));
+    for reading in readings {
+        note(lower, upper, x, config.holds(timing, reading));
+        note(lower, upper, x, config.fails(timing, reading));
     }
 }
 
@@ -189,16 +186,22 @@ impl Discrete {
         for n in 0..config.nodes {
             let y = config.key_clock(n);
             if self.owners[n] != NO_OWNER {
-                note_guard(l, u, y, config.key_live, node_readings(config));
+                note_guard(l, u, y, (config, Timing::KeyLive), node_readings(config));
             }
             let Some(r) = self.restart_clock(config, n) else {
                 continue;
             };
             if self.availability[n] == Availability::Restarting {
-                note_guard(l, u, r, config.restart_delay, node_readings(config));
+                note_guard(
+                    l,
+                    u,
+                    r,
+                    (config, Timing::RestartDelay),
+                    node_readings(config),
+                );
             }
-            if let Some(young) = config.young.filter(|_| self.young & (1 << n) != 0) {
-                note_guard(l, u, r, young, node_readings(config));
+            if config.young.is_some() && self.young & (1 << n) != 0 {
+                note_guard(l, u, r, (config, Timing::Young), node_readings(config));
             }
         }
         (lower, upper)
@@ -213,17 +216,28 @@ impl Discrete {
         let part = self.clients[c];
         match part.phase {
             Phase::Acquiring => {
-                note_guard(l, u, x, config.validity, std::iter::once(0));
-                note(l, u, x, clock_guard::holds(config.round_timeout, 0));
+                note_guard(
+                    l,
+                    u,
+                    x,
+                    (config, Timing::Validity),
+                    [Reading::Exact].into_iter(),
+                );
+                note(l, u, x, config.holds(Timing::RoundTimeout, Reading::Exact));
             }
             Phase::Holding => {
-                note_guard(l, u, x, config.belief, belief_reading(config));
+                note_guard(l, u, x, (config, Timing::Belief), belief_reading());
                 if let Some(storage) = &config.storage {
-                    note_guard(l, u, x, storage.margin, belief_reading(config));
+                    note_guard(l, u, x, (config, Timing::Margin), belief_reading());
                     // A pending op's wait is bounded by an invariant.
                     let allowance = storage.allowance(part.work.paused);
                     if let (Some(_), Some(a)) = (part.work.pending, allowance) {
-                        note(l, u, config.op_clock(c), Constraint::AtMost(a));
+                        note(
+                            l,
+                            u,
+                            config.op_clock(c),
+                            Constraint::AtMost(Term::number(a)),
+                        );
                     }
                 }
             }
@@ -275,7 +289,9 @@ impl Discrete {
         }
         for n in 0..config.nodes {
             let y = config.key_clock(n);
-            let expired = certainly(zone, y, clock_guard::fails(config.key_live, 0));
+            let expired = config
+                .fails(Timing::KeyLive, Reading::Exact)
+                .certain(zone, y);
             if self.owners[n] != NO_OWNER && expired {
                 self.remove_key(zone, config, n);
             }
@@ -298,13 +314,14 @@ impl Discrete {
         let Some(r) = self.restart_clock(config, n) else {
             return;
         };
-        let served = certainly(zone, r, clock_guard::holds(config.restart_delay, 0));
+        let served = config
+            .holds(Timing::RestartDelay, Reading::Exact)
+            .certain(zone, r);
         if self.availability[n] == Availability::Restarting && served {
             self.availability[n] = Availability::Up;
         }
-        let grown = config
-            .young
-            .is_some_and(|young| certainly(zone, r, clock_guard::fails(young, 0)));
+        let grown =
+            config.young.is_some() && config.fails(Timing::Young, Reading::Exact).certain(zone, r);
         if grown {
             self.young &= !(1 << n);
         }
@@ -322,16 +339,29 @@ impl Discrete {
 
     /// Whether two clients can believe at one instant of `zone` (delay-closed).
     pub fn breaks_mutual_exclusion(&self, config: &ZoneConfig, zone: &Dbm) -> bool {
+        self.both_believe(config, zone).next().is_some()
+    }
+
+    /// For each pair of holders that can believe at one instant of `zone`, the part of
+    /// `zone` where they do.
+    pub(crate) fn both_believe<'a>(
+        &'a self,
+        config: &'a ZoneConfig,
+        zone: &'a Dbm,
+    ) -> impl Iterator<Item = Dbm> + 'a {
         let holders: Vec<usize> = self.holders(config).collect();
         // A belief is a span below a bound (`ZoneConfig::from_scenario` refuses others).
-        let last = clock_guard::holds(config.belief, -config.client_error).constant();
-        holders.iter().enumerate().any(|(i, &a)| {
-            holders[i + 1..].iter().any(|&b| {
-                zone.meets_upper_bounds(&[
-                    (config.client_clock(a), last),
-                    (config.client_clock(b), last),
-                ])
-            })
+        let believes = config.holds(Timing::Belief, Reading::ClientLate);
+        let pairs: Vec<(usize, usize)> = holders
+            .iter()
+            .enumerate()
+            .flat_map(|(i, &a)| holders[i + 1..].iter().map(move |&b| (a, b)))
+            .collect();
+        pairs.into_iter().filter_map(move |(a, b)| {
+            let mut both = zone.clone();
+            let met = believes.restrict(&mut both, config.client_clock(a))
+                && believes.restrict(&mut both, config.client_clock(b));
+            met.then_some(both)
         })
     }
 }
@@ -350,6 +380,6 @@ impl Discrete {
 
 /// A client judges its belief (and its check margin) on its clock read up to `ε_c` late, the
 /// reading that favours believing (the model's `World::believes`).
-fn belief_reading(config: &ZoneConfig) -> impl Iterator<Item = i32> {
-    std::iter::once(-config.client_error)
+fn belief_reading() -> impl Iterator<Item = Reading> {
+    std::iter::once(Reading::ClientLate)
 }

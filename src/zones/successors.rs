@@ -35,11 +35,12 @@
 use crate::actor::Actor;
 use crate::storage::{StorageOp, StorageReply};
 
-use super::clock_guard::{self, where_};
+use super::clock_guard::where_;
 use super::config::ZoneConfig;
 use super::dbm::Dbm;
 use super::state::{Availability, ClientPart, Discrete, NO_OWNER, Phase, node_readings};
 use super::symmetry::Renaming;
+use super::timing::{Reading, Timing};
 
 /// One transition, for counterexamples.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -365,8 +366,8 @@ impl Discrete {
         out: &mut Vec<Successor>,
     ) {
         let mut answers: Vec<(NodeAnswer, Dbm)> = Vec::new();
-        for ahead in node_readings(config) {
-            for (answer, z) in self.answers_at(config, zone, n, ahead) {
+        for reading in node_readings(config) {
+            for (answer, z) in self.answers_at(config, zone, n, reading) {
                 keep_largest(&mut answers, answer, z);
             }
         }
@@ -375,14 +376,13 @@ impl Discrete {
         }
     }
 
-    /// Node `n`'s answers to a `SET` on its clock read `ahead` ticks fast, each where it
-    /// gives it.
+    /// Node `n`'s answers to a `SET` on its clock read on `reading`, each where it gives it.
     fn answers_at(
         &self,
         config: &ZoneConfig,
         zone: &Dbm,
         n: usize,
-        ahead: i32,
+        reading: Reading,
     ) -> Vec<(NodeAnswer, Dbm)> {
         let refused = NodeAnswer {
             applied: false,
@@ -396,8 +396,8 @@ impl Discrete {
                     .restart_clock(config, n)
                     .expect("a restarting node is timed");
                 (
-                    where_(zone, r, clock_guard::holds(config.restart_delay, ahead)),
-                    where_(zone, r, clock_guard::fails(config.restart_delay, ahead)),
+                    where_(zone, r, config.holds(Timing::RestartDelay, reading)),
+                    where_(zone, r, config.fails(Timing::RestartDelay, reading)),
                 )
             }
             Availability::Up => (Some(zone.clone()), None),
@@ -412,42 +412,42 @@ impl Discrete {
         } else {
             let y = config.key_clock(n);
             (
-                where_(&serving, y, clock_guard::holds(config.key_live, ahead)),
-                where_(&serving, y, clock_guard::fails(config.key_live, ahead)),
+                where_(&serving, y, config.holds(Timing::KeyLive, reading)),
+                where_(&serving, y, config.fails(Timing::KeyLive, reading)),
             )
         };
         out.extend(live.map(|z| (refused, z)));
         if let Some(applied) = dead {
-            self.applied_answers(config, applied, n, ahead, &mut out);
+            self.applied_answers(config, applied, n, reading, &mut out);
         }
         out
     }
 
     /// Node `n` sets the key where `zone` says: a yes that counts, or, while the
-    /// restarted-node guard covers the node on its clock read `ahead` ticks fast, one that
-    /// does not.
+    /// restarted-node guard covers the node on its clock read on `reading`, one that does
+    /// not.
     fn applied_answers(
         &self,
         config: &ZoneConfig,
         zone: Dbm,
         n: usize,
-        ahead: i32,
+        reading: Reading,
         out: &mut Vec<(NodeAnswer, Dbm)>,
     ) {
-        let Some(young) = config.young.filter(|_| self.young & (1 << n) != 0) else {
+        if config.young.is_none() || self.young & (1 << n) == 0 {
             let answer = NodeAnswer {
                 applied: true,
                 counts: true,
             };
             out.push((answer, zone));
             return;
-        };
+        }
         let r = self
             .restart_clock(config, n)
             .expect("a young node is timed");
         for (counts, constraint) in [
-            (false, clock_guard::holds(young, ahead)),
-            (true, clock_guard::fails(young, ahead)),
+            (false, config.holds(Timing::Young, reading)),
+            (true, config.fails(Timing::Young, reading)),
         ] {
             if let Some(z) = where_(&zone, r, constraint) {
                 let answer = NodeAnswer {
@@ -509,14 +509,15 @@ impl Discrete {
         let open = if by_tally {
             zone.clone()
         } else {
-            match where_(zone, x, clock_guard::holds(config.round_timeout, 0)) {
+            match where_(zone, x, config.holds(Timing::RoundTimeout, Reading::Exact)) {
                 Some(open) => open,
                 None => return,
             }
         };
         let mut lost = Some(open.clone());
         if applied >= quorum {
-            if let Some(won) = where_(&open, x, clock_guard::holds(config.validity, 0)) {
+            let validity = (Timing::Validity, Reading::Exact);
+            if let Some(won) = where_(&open, x, config.holds(validity.0, validity.1)) {
                 let mut next = *self;
                 next.clients[c] = ClientPart::new(Phase::Holding, part.inflight);
                 // The epoch is the storage's ghost; without storage nothing reads it, and
@@ -532,7 +533,7 @@ impl Discrete {
                 out.push((step, next, won));
             }
             // A quorum is lost only where its validity ran out.
-            lost = where_(&open, x, clock_guard::fails(config.validity, 0));
+            lost = where_(&open, x, config.fails(validity.0, validity.1));
         }
         if let Some(mut z) = lost {
             let mut next = *self;
@@ -558,8 +559,8 @@ impl Discrete {
             return;
         }
         let x = config.client_clock(c);
-        let late = -config.client_error;
-        if let Some(mut z) = where_(zone, x, clock_guard::holds(storage.margin, late)) {
+        let late = Reading::ClientLate;
+        if let Some(mut z) = where_(zone, x, config.holds(Timing::Margin, late)) {
             let epoch = u32::from(work.epoch);
             // The ideal token source: the fencing token is the lease's epoch.
             let op = storage.ops[usize::from(work.next)].op(epoch, epoch, work.read);
@@ -569,7 +570,7 @@ impl Discrete {
             z.reset(config.op_clock(c));
             out.push((ZoneStep::Issue { client: c, op }, next, z));
         }
-        if let Some(mut z) = where_(zone, x, clock_guard::fails(storage.margin, late)) {
+        if let Some(mut z) = where_(zone, x, config.fails(Timing::Margin, late)) {
             let mut next = *self;
             next.release(config, &mut z, c);
             out.push((ZoneStep::GiveUp(c), next, z));

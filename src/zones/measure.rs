@@ -1,0 +1,87 @@
+//! Measuring the forms: how each timing the automaton tests moves when one key moves, read
+//! off the core's own guards (never restated here).
+
+use super::clock_guard::constant;
+use super::config::{Unsupported, ZoneConfig};
+use super::parameters::{Form, Parameters};
+use super::timing::{READINGS, Reading, Timing};
+
+/// A number of the configuration that the engine adds or shifts by itself, which a
+/// symbolic exploration cannot leave free.
+fn fixed_numbers(config: &ZoneConfig) -> [(&'static str, i64); 3] {
+    let storage = config.storage.as_ref();
+    [
+        ("a clock jump's size", i64::from(config.jump_ticks)),
+        (
+            "a storage op's delay",
+            storage.and_then(|s| s.delay).map_or(0, i64::from),
+        ),
+        (
+            "a pause's length",
+            storage.and_then(|s| s.pause).map_or(0, i64::from),
+        ),
+    ]
+}
+
+impl Parameters {
+    /// Measures the forms: `base` is the configuration at `values`, and `stepped[i]` the one
+    /// with parameter `i` one tick larger.
+    pub(crate) fn measure(
+        keys: Vec<String>,
+        values: Vec<i64>,
+        base: &ZoneConfig,
+        stepped: &[ZoneConfig],
+    ) -> Result<Parameters, Unsupported> {
+        let slope = |value: &dyn Fn(&ZoneConfig) -> Option<i64>| -> Result<Form, Unsupported> {
+            let at_base = value(base).expect("measured only where the base has it");
+            let coefficients = stepped
+                .iter()
+                .map(|s| {
+                    value(s).map(|v| v - at_base).ok_or(Unsupported::Feature(
+                        "a parameter that adds or removes a guard",
+                    ))
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            let moved: i64 = coefficients.iter().zip(&values).map(|(a, p)| a * p).sum();
+            Ok(Form {
+                coefficients,
+                constant: at_base - moved,
+            })
+        };
+        for (i, (what, _)) in fixed_numbers(base).iter().enumerate() {
+            let form = slope(&|c: &ZoneConfig| Some(fixed_numbers(c)[i].1))?;
+            if !form.is_constant() {
+                return Err(Unsupported::Feature(what));
+            }
+        }
+        let mut bounds = Vec::new();
+        for timing in Timing::ALL {
+            if base.guard(timing).is_some() {
+                let bound = |c: &ZoneConfig| c.guard(timing).map(|g| i64::from(constant(g.bound)));
+                bounds.push((timing, slope(&bound)?));
+            }
+        }
+        let mut readings = Vec::new();
+        for reading in [Reading::Exact, Reading::NodeFast, Reading::ClientLate] {
+            let ahead = |c: &ZoneConfig| Some(i64::from(c.ahead(reading)));
+            readings.push((reading, slope(&ahead)?));
+        }
+        let mut parameters = Parameters {
+            keys,
+            base: values,
+            bounds,
+            readings,
+            dimensions: Vec::new(),
+            first: 1 + base.clock_count(),
+        };
+        for (timing, reading) in READINGS {
+            if let Some(form) = parameters.form(timing, reading)
+                && !form.is_constant()
+                && !parameters.dimensions.contains(&form.coefficients)
+            {
+                parameters.dimensions.push(form.coefficients);
+            }
+        }
+        Ok(parameters)
+    }
+}

@@ -1,0 +1,179 @@
+//! Symbolic parameters: timing constants left free, so one exploration answers for every
+//! value of them at once.
+//!
+//! A parameter is a scenario key (`lock.drift_ticks`, `clock.node_error_ticks`, …). Each
+//! timing the automaton tests ([`Timing`] on a [`Reading`]) is an affine function of the
+//! parameters: its [`Form`]. The forms are *measured*, not restated: the core builds the
+//! guards of the scenario and of the scenario with each key one tick larger, and the
+//! differences are the coefficients (`tests/synthesis.rs` checks on many points that the
+//! measured form is the core's bound). The engine never learns what `ttl − drift` means.
+//!
+//! Each distinct non-constant form gets a zone dimension of its own that time does not
+//! advance (a *frozen clock*). A guard `x ≤ ttl − drift − 1` becomes the difference
+//! constraint `x − p ≤ −1` with `p` the dimension of `ttl − drift`, so the zone operations
+//! (intersection, reset, delay, inclusion) are exact for every value of the dimensions at once:
+//! a zone over clocks and dimensions is the union of the concrete zones of every valuation
+//! in it. The dimensions are treated as independent variables; a valuation no choice of the
+//! keys produces is explored too, and dropped when the result is read back over the keys
+//! (each constraint between two dimensions is a linear inequality over the keys).
+
+use super::clock_guard::{Constraint, Term};
+use super::dbm::{Bound, Dbm};
+use super::inequality::Inequality;
+use super::timing::{Reading, Timing};
+
+/// An affine function of the parameters: `coefficients · p + constant`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct Form {
+    /// One coefficient per parameter.
+    pub coefficients: Vec<i64>,
+    /// The constant term.
+    pub constant: i64,
+}
+
+impl Form {
+    /// The value at `point` (one value per parameter).
+    pub fn at(&self, point: &[i64]) -> i64 {
+        self.coefficients
+            .iter()
+            .zip(point)
+            .map(|(a, p)| a * p)
+            .sum::<i64>()
+            + self.constant
+    }
+
+    /// `self − other`.
+    pub(crate) fn minus(&self, other: &Form) -> Form {
+        Form {
+            coefficients: self
+                .coefficients
+                .iter()
+                .zip(&other.coefficients)
+                .map(|(a, b)| a - b)
+                .collect(),
+            constant: self.constant - other.constant,
+        }
+    }
+
+    /// Whether no parameter moves it.
+    pub(crate) fn is_constant(&self) -> bool {
+        self.coefficients.iter().all(|&a| a == 0)
+    }
+}
+
+/// The free parameters of one configuration, the forms of its timings, and the zone
+/// dimension of each distinct form.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Parameters {
+    /// The scenario keys, in order: the variables of every form.
+    pub keys: Vec<String>,
+    /// Their values in the scenario the forms were measured around.
+    pub base: Vec<i64>,
+    /// Each timing's bound.
+    pub(crate) bounds: Vec<(Timing, Form)>,
+    /// How far ahead each reading is.
+    pub(crate) readings: Vec<(Reading, Form)>,
+    /// The coefficients of each frozen dimension, in dimension order.
+    pub dimensions: Vec<Vec<i64>>,
+    /// The first frozen dimension's index (after the reference clock and the clocks).
+    pub first: usize,
+}
+
+impl Parameters {
+    /// The bound `timing` is tested against on `reading`: its guard's bound minus how far
+    /// ahead the reading is (`None` when the configuration has no such guard).
+    pub(crate) fn form(&self, timing: Timing, reading: Reading) -> Option<Form> {
+        let bound = self.bounds.iter().find(|(t, _)| *t == timing)?;
+        let ahead = self.readings.iter().find(|(r, _)| *r == reading)?;
+        Some(bound.1.minus(&ahead.1))
+    }
+
+    /// Whether `reading` depends on a parameter (then a symbolic exploration tests it even
+    /// where the base value is zero).
+    pub(crate) fn moves(&self, reading: Reading) -> bool {
+        self.readings
+            .iter()
+            .any(|(r, form)| *r == reading && !form.is_constant())
+    }
+
+    /// `number`, the constraint the guard of `timing` on `reading` gives at the base values,
+    /// as a constraint on the form's dimension.
+    pub(crate) fn symbolic(
+        &self,
+        number: Constraint,
+        timing: Timing,
+        reading: Reading,
+    ) -> Constraint {
+        let form = self
+            .form(timing, reading)
+            .expect("a guard the configuration has");
+        if form.is_constant() {
+            return number;
+        }
+        // What the relation added to the bound (`x < c` is `x ≤ c − 1`), kept as it is.
+        let relation = i64::from(number.term().constant) - form.at(&self.base);
+        let param = self.first
+            + self
+                .dimensions
+                .iter()
+                .position(|d| *d == form.coefficients)
+                .expect("every tested form has a dimension");
+        let constant = i32::try_from(form.constant + relation).expect("tick counts fit");
+        let term = Term { param, constant };
+        match number {
+            Constraint::AtMost(_) => Constraint::AtMost(term),
+            Constraint::AtLeast(_) => Constraint::AtLeast(term),
+        }
+    }
+
+    /// The values a synthesis speaks for: every key at least zero, and every guard's bound
+    /// at least zero (below, the core clamps a span to zero and the form stops being its
+    /// bound).
+    pub(crate) fn domain(&self) -> Vec<Inequality> {
+        let keys = self.keys.len();
+        let at_least_zero = (0..keys).map(|k| {
+            let mut coefficients = vec![0; keys];
+            coefficients[k] = -1;
+            Inequality {
+                coefficients,
+                bound: 0,
+            }
+        });
+        let bounds = self.bounds.iter().map(|(_, form)| Inequality {
+            coefficients: form.coefficients.iter().map(|a| -a).collect(),
+            bound: form.constant,
+        });
+        at_least_zero
+            .chain(bounds.filter(|i| !i.is_constant()))
+            .map(Inequality::normalized)
+            .collect()
+    }
+
+    /// The zone where every clock is zero and the dimensions take every value the
+    /// parameters (all at least zero) allow: a dimension whose coefficients are all at least
+    /// (at most) another's is at least (at most) that one, and at least zero when they are all
+    /// at least zero.
+    pub(crate) fn initial_zone(&self, clocks: usize) -> Dbm {
+        let mut zone = Dbm::zero_with_parameters(clocks, self.dimensions.len());
+        let dims = || {
+            self.dimensions
+                .iter()
+                .enumerate()
+                .map(|(i, d)| (self.first + i, d))
+        };
+        for (i, a) in dims() {
+            if a.iter().all(|&c| c >= 0) {
+                zone.constrain(0, i, Bound::LE_ZERO);
+            }
+            if a.iter().all(|&c| c <= 0) {
+                zone.constrain(i, 0, Bound::LE_ZERO);
+            }
+            for (j, b) in dims() {
+                if i != j && a.iter().zip(b).all(|(x, y)| x <= y) {
+                    zone.constrain(i, j, Bound::LE_ZERO);
+                }
+            }
+        }
+        zone
+    }
+}

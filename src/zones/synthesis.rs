@@ -1,0 +1,209 @@
+//! Parameter synthesis: a scenario's timing keys left free, and the exact set of their
+//! values for which each property breaks, as linear inequalities.
+//!
+//! One symbolic exploration ([`super::parameters`]) stands for every value of the keys at
+//! once; each zone where a property breaks, read over the keys, is a conjunction of
+//! inequalities, and the property breaks exactly on their union. What the result speaks for
+//! is its *domain*: every key at least zero and every guard's bound at least zero (the core
+//! clamps a span below zero, where the forms would stop being affine).
+
+use std::time::Instant;
+
+use crate::property::Property;
+use crate::scenario::Scenario;
+
+use super::config::{Unsupported, ZoneConfig};
+use super::dbm::{Dbm, MAX_DIM};
+use super::explore::{Options, explore};
+use super::inequality::{Inequality, contradicts, implies, simplified};
+use super::parameters::Parameters;
+
+/// Why a synthesis could not run.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum SynthesisError {
+    /// The zone engine does not model the scenario, or cannot leave this key free.
+    #[error(transparent)]
+    Unsupported(#[from] Unsupported),
+    /// Stepping a key changed the automaton's clocks (a delay of zero that becomes one).
+    #[error("stepping {key} changes the automaton's clocks; start from a value above zero")]
+    ClocksChange {
+        /// The key.
+        key: String,
+    },
+    /// The clocks and the parameters' dimensions do not fit in a zone.
+    #[error("the clocks and the parameters need {needed} dimensions; a zone holds {MAX_DIM}")]
+    TooManyDimensions {
+        /// Dimensions needed.
+        needed: usize,
+    },
+    /// The exploration stopped at a limit.
+    #[error("the symbolic exploration stopped at a limit before it finished")]
+    Incomplete,
+}
+
+/// What one symbolic exploration proved for every value of the keys in its domain.
+#[derive(Clone, Debug)]
+pub struct Synthesis {
+    /// The keys left free.
+    pub keys: Vec<String>,
+    /// Their values in the scenario.
+    pub base: Vec<i64>,
+    /// The values the result speaks for.
+    pub domain: Vec<Inequality>,
+    /// Each property judged, with the regions where it breaks (each a conjunction of
+    /// inequalities; none: it holds on the whole domain).
+    pub broken: Vec<(Property, Vec<Vec<Inequality>>)>,
+    /// Symbolic states explored.
+    pub zones: usize,
+    /// Wall-clock seconds.
+    pub seconds: f64,
+}
+
+impl Synthesis {
+    /// The regions where `property` breaks (`None`: not judged).
+    pub fn regions(&self, property: Property) -> Option<&[Vec<Inequality>]> {
+        self.broken
+            .iter()
+            .find(|(p, _)| *p == property)
+            .map(|(_, r)| r.as_slice())
+    }
+
+    /// Whether `property` breaks at `point` (one value per key, inside the domain).
+    pub fn breaks_at(&self, property: Property, point: &[i64]) -> Option<bool> {
+        let regions = self.regions(property)?;
+        Some(regions.iter().any(|r| r.iter().all(|i| i.holds_at(point))))
+    }
+
+    /// Whether `point` is in the domain.
+    pub fn covers(&self, point: &[i64]) -> bool {
+        self.domain.iter().all(|i| i.holds_at(point))
+    }
+}
+
+/// A key left free: its name, its value in the scenario, and the scenario with it one tick
+/// larger (from which the forms are measured).
+#[derive(Clone, Debug)]
+pub struct FreeKey {
+    /// The dotted key.
+    pub key: String,
+    /// Its value in the scenario.
+    pub value: i64,
+    /// The scenario with the key at `value + 1`.
+    pub stepped: Scenario,
+}
+
+/// Leaves the `free` keys of `scenario` free and finds, for every value of them, where each
+/// property the zone engine judges breaks.
+pub fn synthesize(scenario: &Scenario, free: &[FreeKey]) -> Result<Synthesis, SynthesisError> {
+    let started = Instant::now();
+    let mut config = ZoneConfig::from_scenario(scenario)?;
+    let mut stepped = Vec::new();
+    for key in free {
+        let next = ZoneConfig::from_scenario(&key.stepped)?;
+        if next.clock_count() != config.clock_count() {
+            return Err(SynthesisError::ClocksChange {
+                key: key.key.clone(),
+            });
+        }
+        stepped.push(next);
+    }
+    let names = free.iter().map(|k| k.key.clone()).collect();
+    let values = free.iter().map(|k| k.value).collect();
+    let parameters = Parameters::measure(names, values, &config, &stepped)?;
+    let needed = parameters.first + parameters.dimensions.len();
+    if needed > MAX_DIM {
+        return Err(SynthesisError::TooManyDimensions { needed });
+    }
+    let domain = parameters.domain();
+    config.parameters = Some(parameters);
+    let options = Options {
+        symmetry: false,
+        simulation: false,
+        ..Options::default()
+    };
+    let outcome = explore(&config, options);
+    if outcome.incomplete() {
+        return Err(SynthesisError::Incomplete);
+    }
+    let parameters = config.parameters.as_ref().expect("set above");
+    let broken = outcome
+        .judgements
+        .iter()
+        .map(|j| j.property)
+        .filter(|p| *p != Property::LockAcquired)
+        .map(|property| {
+            let zones = outcome.regions.iter().filter(|(p, _)| *p == property);
+            let regions = zones.map(|(_, zone)| over_keys(parameters, zone, &domain));
+            (property, distinct(regions.flatten().collect(), &domain))
+        })
+        .collect();
+    Ok(Synthesis {
+        keys: parameters.keys.clone(),
+        base: parameters.base.clone(),
+        domain,
+        broken,
+        zones: outcome.zones,
+        seconds: started.elapsed().as_secs_f64(),
+    })
+}
+
+/// A region (a zone over the frozen dimensions) as inequalities over the keys, without the
+/// ones the rest and the domain imply; `None` when no value of the keys in the domain is in it.
+fn over_keys(
+    parameters: &Parameters,
+    region: &Dbm,
+    domain: &[Inequality],
+) -> Option<Vec<Inequality>> {
+    let keys = parameters.keys.len();
+    let coefficients = |d: usize| -> Vec<i64> {
+        if d == 0 {
+            vec![0; keys]
+        } else {
+            parameters.dimensions[d - 1].clone()
+        }
+    };
+    let dim = 1 + parameters.dimensions.len();
+    let mut system = Vec::new();
+    for i in 0..dim {
+        for j in (0..dim).filter(|&j| j != i) {
+            let bound = region.get(i, j);
+            if bound.is_infinite() {
+                continue;
+            }
+            // Whole numbers: `< c` is `≤ c − 1`.
+            let c = i64::from(bound.constant()) - i64::from(!bound.is_weak());
+            let (a, b) = (coefficients(i), coefficients(j));
+            let inequality = Inequality {
+                coefficients: a.iter().zip(&b).map(|(x, y)| x - y).collect(),
+                bound: c,
+            }
+            .normalized();
+            if !inequality.is_constant() {
+                system.push(inequality);
+            }
+        }
+    }
+    let all: Vec<Inequality> = system.iter().chain(domain).cloned().collect();
+    if contradicts(&all) {
+        return None;
+    }
+    Some(simplified(system, domain))
+}
+
+/// `regions` without one that another includes (given the domain), in order.
+fn distinct(regions: Vec<Vec<Inequality>>, domain: &[Inequality]) -> Vec<Vec<Inequality>> {
+    let within = |small: &[Inequality], big: &[Inequality]| {
+        let given: Vec<Inequality> = small.iter().chain(domain).cloned().collect();
+        big.iter().all(|i| implies(&given, i))
+    };
+    let mut kept: Vec<Vec<Inequality>> = Vec::new();
+    for region in regions {
+        if kept.iter().any(|k| within(&region, k)) {
+            continue;
+        }
+        kept.retain(|k| !within(k, &region));
+        kept.push(region);
+    }
+    kept
+}
