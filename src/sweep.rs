@@ -553,7 +553,7 @@ pub fn search(
 }
 
 /// The whole number at dotted `key` in `text`, if it is written there.
-fn read_number(text: &str, key: &str) -> Option<i64> {
+pub fn written_number(text: &str, key: &str) -> Option<i64> {
     let table: Table = toml::from_str(text).ok()?;
     let mut parts = key.split('.').peekable();
     let mut here = &table;
@@ -574,7 +574,7 @@ pub fn synthesize_keys(file: &str, text: &str, keys: &[&str]) -> Result<Synthesi
     let scenario = Scenario::from_str(file, text)?;
     let mut free = Vec::new();
     for &key in keys {
-        let value = read_number(text, key).ok_or_else(|| SweepError::NotANumber {
+        let value = written_number(text, key).ok_or_else(|| SweepError::NotANumber {
             file: file.to_owned(),
             key: key.to_owned(),
         })?;

@@ -64,6 +64,33 @@ impl Inequality {
         sum <= self.bound
     }
 
+    /// Written as parameter `k` alone against the rest (`drift ≥ ε_n + ε_c`, `R ≥ 10 −
+    /// drift + ε_n`), when its coefficient is ±1.
+    pub fn solved_for(&self, names: &[String], k: usize) -> Option<String> {
+        let a = *self.coefficients.get(k)?;
+        if a.abs() != 1 {
+            return None;
+        }
+        // a = 1: p_k ≤ bound − rest; a = −1: p_k ≥ rest − bound.
+        let terms: Vec<(i64, &str)> = self
+            .coefficients
+            .iter()
+            .zip(names)
+            .enumerate()
+            .filter(|&(i, (c, _))| i != k && *c != 0)
+            .map(|(_, (c, n))| (-a * c, n.as_str()))
+            .collect();
+        let constant = a * self.bound;
+        // Whole numbers: `≤ e − 1` is `< e`, `≥ e + 1` is `> e`.
+        let (op, constant) = match (a, constant) {
+            (1, -1) if !terms.is_empty() => ("<", 0),
+            (1, c) => ("≤", c),
+            (_, 1) if !terms.is_empty() => (">", 0),
+            (_, c) => ("≥", c),
+        };
+        Some(format!("{} {op} {}", names[k], signed(&terms, constant)))
+    }
+
     /// Written with `names` for the parameters, the side with fewer terms first.
     pub fn display<'a>(&'a self, names: &'a [String]) -> impl fmt::Display + 'a {
         Written {
@@ -143,6 +170,29 @@ pub fn simplified(system: Vec<Inequality>, domain: &[Inequality]) -> Vec<Inequal
     }
     kept.reverse();
     kept
+}
+
+/// `10 − drift + ε_n`: the constant first, then each term with its sign.
+fn signed(terms: &[(i64, &str)], constant: i64) -> String {
+    let mut out = if constant != 0 || terms.is_empty() {
+        constant.to_string()
+    } else {
+        String::new()
+    };
+    for &(a, name) in terms {
+        let magnitude = if a.abs() == 1 {
+            name.to_owned()
+        } else {
+            format!("{}·{name}", a.abs())
+        };
+        match (out.is_empty(), a > 0) {
+            (true, true) => out.push_str(&magnitude),
+            (true, false) => out.push_str(&format!("−{magnitude}")),
+            (false, true) => out.push_str(&format!(" + {magnitude}")),
+            (false, false) => out.push_str(&format!(" − {magnitude}")),
+        }
+    }
+    out
 }
 
 struct Written<'a> {
@@ -246,6 +296,27 @@ mod tests {
             ineq(&[-1, 1, 0], 4).display(&names).to_string(),
             "drift ≥ ε_n − 4"
         );
+    }
+
+    #[test]
+    fn an_inequality_solves_for_one_parameter() {
+        let names = ["drift".to_owned(), "ε_n".to_owned(), "R".to_owned()];
+        // drift + R ≤ ε_n + 9, negated: drift + R ≥ ε_n + 10, i.e. R ≥ 10 − drift + ε_n.
+        let broken = ineq(&[1, -1, 1], 9);
+        assert_eq!(
+            broken.negated().solved_for(&names, 2).unwrap(),
+            "R ≥ 10 − drift + ε_n"
+        );
+        assert_eq!(broken.solved_for(&names, 2).unwrap(), "R ≤ 9 − drift + ε_n");
+        assert_eq!(
+            ineq(&[-1, 1, 0], 0).solved_for(&names, 0).unwrap(),
+            "drift ≥ ε_n"
+        );
+        assert_eq!(
+            ineq(&[1, -1, 0], -1).solved_for(&names, 0).unwrap(),
+            "drift < ε_n"
+        );
+        assert_eq!(ineq(&[2, -1, 0], 0).solved_for(&names, 0), None);
     }
 
     #[test]

@@ -10,12 +10,15 @@
 //!
 //! Each distinct non-constant form gets a zone dimension of its own that time does not
 //! advance (a *frozen clock*). A guard `x ≤ ttl − drift − 1` becomes the difference
-//! constraint `x − p ≤ −1` with `p` the dimension of `ttl − drift`, so the zone operations
-//! (intersection, reset, delay, inclusion) are exact for every value of the dimensions at once:
-//! a zone over clocks and dimensions is the union of the concrete zones of every valuation
-//! in it. The dimensions are treated as independent variables; a valuation no choice of the
-//! keys produces is explored too, and dropped when the result is read back over the keys
-//! (each constraint between two dimensions is a linear inequality over the keys).
+//! constraint `x − p ≤ −1` with `p` the dimension of `ttl − drift`, so one zone stands for the
+//! concrete zones of many parameter values. Intersection and reset are exact; a delay is not
+//! always: `x ≤ p + c` followed by a reset of `y` and a delay is `x − y ≤ p + c`, which a
+//! difference-bound matrix cannot hold, so it keeps the smallest zone around it. The
+//! exploration therefore over-approximates what the runs reach (see
+//! [`super::synthesis`] for what that proves). The dimensions are treated as independent
+//! variables; a valuation no choice of the keys produces is explored too, and dropped when the
+//! result is read back over the keys (each constraint between two dimensions is a linear
+//! inequality over the keys).
 
 use super::clock_guard::{Constraint, Term};
 use super::dbm::{Bound, Dbm};
@@ -143,8 +146,19 @@ impl Parameters {
             coefficients: form.coefficients.iter().map(|a| -a).collect(),
             bound: form.constant,
         });
+        // The core caps the round timeout at the validity (`ttl − drift`).
+        let form = |t: Timing| self.bounds.iter().find(|(b, _)| *b == t).map(|(_, f)| f);
+        let capped = match (form(Timing::RoundTimeout), form(Timing::Validity)) {
+            (Some(timeout), Some(validity)) => Some(timeout.minus(validity)).map(|f| Inequality {
+                coefficients: f.coefficients,
+                bound: -f.constant,
+            }),
+            _ => None,
+        };
         at_least_zero
-            .chain(bounds.filter(|i| !i.is_constant()))
+            .chain(bounds)
+            .chain(capped)
+            .filter(|i| !i.is_constant())
             .map(Inequality::normalized)
             .collect()
     }

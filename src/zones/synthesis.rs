@@ -1,11 +1,23 @@
-//! Parameter synthesis: a scenario's timing keys left free, and the exact set of their
-//! values for which each property breaks, as linear inequalities.
+//! Parameter synthesis: a scenario's timing keys left free, and, for every value of them at
+//! once, where each property holds, as linear inequalities.
 //!
-//! One symbolic exploration ([`super::parameters`]) stands for every value of the keys at
-//! once; each zone where a property breaks, read over the keys, is a conjunction of
-//! inequalities, and the property breaks exactly on their union. What the result speaks for
-//! is its *domain*: every key at least zero and every guard's bound at least zero (the core
-//! clamps a span below zero, where the forms would stop being affine).
+//! One symbolic exploration ([`super::parameters`]) stands for every value of the keys; each
+//! zone where a property breaks, read over the keys, is a conjunction of inequalities (a
+//! *region*). The exploration over-approximates: a zone keeps `x − p ≤ c` for a clock against
+//! a frozen dimension, but after time passes it cannot keep `x − y ≤ p + c` between two clocks
+//! (that is not a difference constraint), so it may reach a state no run reaches. Hence:
+//!
+//! - outside every region the property **holds**, proved for every value (an over-approximated
+//!   reachable set without a bad state has none in it either);
+//! - inside a region it *may* break. Where the lost relation never decides anything the
+//!   regions are exact (`tests/synthesis.rs` holds the drift and restart families to the zone
+//!   engine point by point); after a pause between a lease check and a delayed write they are
+//!   not (the same test shows it), and exact parametric zones (bounds that are linear
+//!   expressions in the parameters) would be needed.
+//!
+//! What the result speaks for is its *domain*: every key at least zero, every guard's bound at
+//! least zero (below, the core clamps a span to zero, where the forms stop being affine), and
+//! a round timeout within the validity (the core caps it there).
 
 use std::time::Instant;
 
@@ -51,9 +63,9 @@ pub struct Synthesis {
     pub base: Vec<i64>,
     /// The values the result speaks for.
     pub domain: Vec<Inequality>,
-    /// Each property judged, with the regions where it breaks (each a conjunction of
-    /// inequalities; none: it holds on the whole domain).
-    pub broken: Vec<(Property, Vec<Vec<Inequality>>)>,
+    /// Each property judged, with the regions where it may break (each a conjunction of
+    /// inequalities; none: it holds on the whole domain). Outside them it holds.
+    pub may_break: Vec<(Property, Vec<Vec<Inequality>>)>,
     /// Symbolic states explored.
     pub zones: usize,
     /// Wall-clock seconds.
@@ -61,18 +73,24 @@ pub struct Synthesis {
 }
 
 impl Synthesis {
-    /// The regions where `property` breaks (`None`: not judged).
+    /// The regions where `property` may break (`None`: not judged).
     pub fn regions(&self, property: Property) -> Option<&[Vec<Inequality>]> {
-        self.broken
+        self.may_break
             .iter()
             .find(|(p, _)| *p == property)
             .map(|(_, r)| r.as_slice())
     }
 
-    /// Whether `property` breaks at `point` (one value per key, inside the domain).
-    pub fn breaks_at(&self, property: Property, point: &[i64]) -> Option<bool> {
+    /// Whether `point` (one value per key) is in a region where `property` may break
+    /// (`None`: not judged).
+    pub fn may_break_at(&self, property: Property, point: &[i64]) -> Option<bool> {
         let regions = self.regions(property)?;
         Some(regions.iter().any(|r| r.iter().all(|i| i.holds_at(point))))
+    }
+
+    /// Whether `property` is proved to hold at `point`: in the domain and in no region.
+    pub fn proved_at(&self, property: Property, point: &[i64]) -> bool {
+        self.covers(point) && self.may_break_at(property, point) == Some(false)
     }
 
     /// Whether `point` is in the domain.
@@ -127,7 +145,7 @@ pub fn synthesize(scenario: &Scenario, free: &[FreeKey]) -> Result<Synthesis, Sy
         return Err(SynthesisError::Incomplete);
     }
     let parameters = config.parameters.as_ref().expect("set above");
-    let broken = outcome
+    let may_break = outcome
         .judgements
         .iter()
         .map(|j| j.property)
@@ -142,7 +160,7 @@ pub fn synthesize(scenario: &Scenario, free: &[FreeKey]) -> Result<Synthesis, Sy
         keys: parameters.keys.clone(),
         base: parameters.base.clone(),
         domain,
-        broken,
+        may_break,
         zones: outcome.zones,
         seconds: started.elapsed().as_secs_f64(),
     })
