@@ -568,9 +568,14 @@ pub fn written_number(text: &str, key: &str) -> Option<i64> {
 }
 
 /// The boundary as a formula: leaves `keys` of the scenario `text` free and finds, for every
-/// value of them at once, where each property breaks ([`synthesize`]). Each key must be
-/// written in the file as a whole number of ticks.
-pub fn synthesize_keys(file: &str, text: &str, keys: &[&str]) -> Result<Synthesis, SweepError> {
+/// value of them at once, where each property holds ([`synthesize`], at most `max_zones`
+/// symbolic states). Each key must be written in the file as a whole number of ticks.
+pub fn synthesize_keys(
+    file: &str,
+    text: &str,
+    keys: &[&str],
+    max_zones: usize,
+) -> Result<Synthesis, SweepError> {
     let scenario = Scenario::from_str(file, text)?;
     let mut free = Vec::new();
     for &key in keys {
@@ -585,7 +590,7 @@ pub fn synthesize_keys(file: &str, text: &str, keys: &[&str]) -> Result<Synthesi
             stepped,
         });
     }
-    synthesize(&scenario, &free).map_err(|error| SweepError::Synthesis {
+    synthesize(&scenario, &free, max_zones).map_err(|error| SweepError::Synthesis {
         file: file.to_owned(),
         error,
     })

@@ -93,6 +93,25 @@ fn the_readme_deployment_gets_figures_exact_to_the_millisecond() {
     assert_eq!(figure(&stdout, "or restart guard"), "10 s", "{stdout}");
     // P + Δ < M + drift − ε_n − ε_c: 2000 + 100 < M + 100 − 100, so M = 2101 ms.
     assert_eq!(figure(&stdout, "check margin"), "2.101 s", "{stdout}");
+    // The drift and restart figures as formulas over their keys, proved for every value by
+    // one symbolic exploration, each tight at its figure; the margin has none.
+    let formulas: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.trim_start().starts_with("for every value"))
+        .collect();
+    let conditions = [
+        "holds whenever drift ≥ ε_node + ε_client ",
+        "holds whenever drift ≥ ε_node + ε_client and restart_delay ≥ 10000 − drift + ε_node + ε_client ",
+        "holds whenever drift ≥ ε_node + ε_client and client_guard ≥ 10000 − drift + ε_node + ε_client ",
+    ];
+    assert_eq!(formulas.len(), conditions.len(), "{stdout}");
+    for (line, condition) in formulas.iter().zip(conditions) {
+        assert!(line.contains(condition), "{line}");
+        assert!(
+            line.contains("tight: one tick less is outside it"),
+            "{line}"
+        );
+    }
     assert!(
         stdout.contains("storage.check_margin_ticks = 2101 holds, 2100 violated"),
         "{stdout}"
@@ -216,6 +235,27 @@ fn a_jump_raises_the_drift_and_unbounded_pauses_require_fencing() {
     // The restarted node's clock may jump too, which cuts its delay short by J:
     // ttl − drift + J = 4.
     assert_eq!(ticks(&stdout, "restart delay"), 4, "{stdout}");
+    // As formulas (in ticks; the jump stays a number, J = 1): drift ≥ J for either jump, and
+    // a restart delay of ttl − drift + J.
+    let formulas: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.trim_start().starts_with("for every value"))
+        .collect();
+    assert_eq!(formulas.len(), 4, "{stdout}");
+    assert!(
+        formulas[..2]
+            .iter()
+            .all(|l| l.contains("holds whenever drift ≥ 1 ")),
+        "{stdout}"
+    );
+    assert!(
+        formulas[2].contains("restart_delay ≥ 5 − drift"),
+        "{stdout}"
+    );
+    assert!(
+        formulas.iter().all(|l| l.contains("in ticks of 1 s")),
+        "{stdout}"
+    );
     // No margin survives an unbounded pause; a fencing token does.
     assert!(stdout.contains("fencing              REQUIRED"), "{stdout}");
     assert!(

@@ -32,6 +32,9 @@ client_error_ticks = 1
 "mutual exclusion" = "holds"
 "#;
 
+/// Zones a synthesis here may explore.
+const LIMIT: usize = 2_000_000;
+
 const DRIFT_KEYS: [&str; 4] = [
     "lock.ttl_ticks",
     "lock.drift_ticks",
@@ -121,7 +124,7 @@ fn written(synthesis: &Synthesis, property: Property, names: &[&str]) -> Vec<Str
 
 #[test]
 fn the_drift_allowance_is_proved_for_every_value_and_exact() {
-    let synthesis = synthesize_keys("drift", DRIFT, &DRIFT_KEYS).unwrap();
+    let synthesis = synthesize_keys("drift", DRIFT, &DRIFT_KEYS, LIMIT).unwrap();
     let names = ["ttl", "drift", "ε_n", "ε_c"];
     let property = Property::MutualExclusion;
     assert_eq!(written(&synthesis, property, &names), ["drift < ε_n + ε_c"]);
@@ -142,8 +145,8 @@ fn the_regions_do_not_depend_on_the_values_they_start_from() {
         .replace("ttl_ticks = 10", "ttl_ticks = 10000")
         .replace("drift_ticks = 2", "drift_ticks = 102")
         .replace("error_ticks = 1", "error_ticks = 50");
-    let small = synthesize_keys("drift", DRIFT, &DRIFT_KEYS).unwrap();
-    let large = synthesize_keys("drift", &large, &DRIFT_KEYS).unwrap();
+    let small = synthesize_keys("drift", DRIFT, &DRIFT_KEYS, LIMIT).unwrap();
+    let large = synthesize_keys("drift", &large, &DRIFT_KEYS, LIMIT).unwrap();
     assert_eq!(small.may_break, large.may_break);
     assert_eq!(small.zones, large.zones);
 }
@@ -185,7 +188,7 @@ const RESTART_KEYS: [&str; 4] = [
 
 #[test]
 fn the_restart_delay_is_proved_for_every_value_and_exact() {
-    let synthesis = synthesize_keys("restart", RESTART, &RESTART_KEYS).unwrap();
+    let synthesis = synthesize_keys("restart", RESTART, &RESTART_KEYS, LIMIT).unwrap();
     let names = ["drift", "ε_n", "ε_c", "R"];
     let property = Property::MutualExclusion;
     // The TTL (10) is not a key here: it stays a number.
@@ -247,7 +250,7 @@ const MARGIN_KEYS: [&str; 4] = [
 /// it proves still hold, and some it does not prove hold too.
 #[test]
 fn the_check_margin_is_proved_where_it_is_proved_and_over_approximated_elsewhere() {
-    let synthesis = synthesize_keys("margin", MARGIN, &MARGIN_KEYS).unwrap();
+    let synthesis = synthesize_keys("margin", MARGIN, &MARGIN_KEYS, LIMIT).unwrap();
     let property = Property::StorageSafety;
     let points = (0..3).flat_map(|drift| {
         (0..2).flat_map(move |en| {

@@ -390,13 +390,15 @@ impl Dbm {
     }
 
     /// Applies a renaming of the clocks: clock `k` of the result is clock `from[k]` of `self`
-    /// (`from[0] = 0`). Used to put a state in its symmetry-canonical order.
+    /// (`from[0] = 0`; a dimension past `from`, a frozen one, keeps its place). Used to put a
+    /// state in its symmetry-canonical order.
     pub fn permuted(&self, from: &[usize]) -> Dbm {
         let dim = self.dim;
+        let at = |k: usize| from.get(k).copied().unwrap_or(k);
         let mut out = self.clone();
         for i in 0..dim {
             for j in 0..dim {
-                out.set(i, j, self.get(from[i], from[j]));
+                out.set(i, j, self.get(at(i), at(j)));
             }
         }
         out

@@ -326,7 +326,7 @@ impl Search<'_> {
             return;
         }
         self.extrapolate(&state, &mut zone);
-        let (state, zone, renaming) = if self.options.symmetry && config.parameters.is_none() {
+        let (state, zone, renaming) = if self.options.symmetry {
             state.symmetric_image(config, &zone)
         } else {
             (state, zone, Renaming::IDENTITY)

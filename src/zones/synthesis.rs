@@ -49,9 +49,12 @@ pub enum SynthesisError {
         /// Dimensions needed.
         needed: usize,
     },
-    /// The exploration stopped at a limit.
-    #[error("the symbolic exploration stopped at a limit before it finished")]
-    Incomplete,
+    /// The exploration stopped at its limit.
+    #[error("the symbolic exploration stopped after {zones} zones")]
+    Incomplete {
+        /// The limit.
+        zones: usize,
+    },
 }
 
 /// What one symbolic exploration proved for every value of the keys in its domain.
@@ -112,8 +115,13 @@ pub struct FreeKey {
 }
 
 /// Leaves the `free` keys of `scenario` free and finds, for every value of them, where each
-/// property the zone engine judges breaks.
-pub fn synthesize(scenario: &Scenario, free: &[FreeKey]) -> Result<Synthesis, SynthesisError> {
+/// property the zone engine judges holds (see the module docs), exploring at most `max_zones`
+/// symbolic states.
+pub fn synthesize(
+    scenario: &Scenario,
+    free: &[FreeKey],
+    max_zones: usize,
+) -> Result<Synthesis, SynthesisError> {
     let started = Instant::now();
     let mut config = ZoneConfig::from_scenario(scenario)?;
     let mut stepped = Vec::new();
@@ -135,14 +143,16 @@ pub fn synthesize(scenario: &Scenario, free: &[FreeKey]) -> Result<Synthesis, Sy
     }
     let domain = parameters.domain();
     config.parameters = Some(parameters);
+    // Symmetry stays on (renaming nodes or clients leaves every form where it is); the
+    // LU simulation reads constants, which a frozen dimension is not.
     let options = Options {
-        symmetry: false,
         simulation: false,
+        max_zones,
         ..Options::default()
     };
     let outcome = explore(&config, options);
     if outcome.incomplete() {
-        return Err(SynthesisError::Incomplete);
+        return Err(SynthesisError::Incomplete { zones: max_zones });
     }
     let parameters = config.parameters.as_ref().expect("set above");
     let may_break = outcome

@@ -14,6 +14,7 @@
 mod args;
 mod family;
 mod figures;
+mod formula;
 mod scale;
 mod texts;
 

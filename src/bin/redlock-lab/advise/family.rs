@@ -9,6 +9,7 @@ use redlock_lab::scenario::{Scenario, Verdict, property};
 use redlock_lab::sweep::{Search, SweepError, search};
 
 use super::args::Args;
+use super::formula::{Formula, derive};
 
 /// One figure's search: the scenario text at each value, and what must hold.
 pub struct Family<'a> {
@@ -24,6 +25,8 @@ pub struct Family<'a> {
     pub text: Box<dyn Fn(u32) -> String + 'a>,
     /// The properties that must hold at the figure (and the first of them fails below it).
     pub must_hold: &'static [&'static str],
+    /// The keys the figure's formula leaves free (none: no formula).
+    pub free: &'static [&'static str],
 }
 
 /// What a search found, with the scenario texts of both sides.
@@ -39,6 +42,8 @@ pub struct Found {
     /// For which numbers of nodes and clients the safe side is proved (`all N, any C`), when
     /// there is a safe side.
     pub proved_for: Option<String>,
+    /// The figure as a formula over the family's free keys, when it has some and a figure.
+    pub formula: Option<Formula>,
 }
 
 /// The sizes the safe side's properties are proved for: the narrowest when they differ (a
@@ -117,6 +122,11 @@ pub fn run_family(family: &Family<'_>) -> Result<Found> {
         (format!("advise-{}-{side}.toml", family.slug), text)
     };
     let (value, evidence, files, proved) = sides(found, family, file);
+    // The safe side's file (with its `[expect]`), which a figure always has.
+    let safe_side = files.iter().find(|(name, _)| name.ends_with("-holds.toml"));
+    let formula = value
+        .zip(safe_side)
+        .and_then(|(v, (_, text))| derive(family, v, text));
     Ok(Found {
         value,
         checks,
@@ -124,6 +134,7 @@ pub fn run_family(family: &Family<'_>) -> Result<Found> {
         evidence,
         engine,
         proved_for: proved,
+        formula,
     })
 }
 

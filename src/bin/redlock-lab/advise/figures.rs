@@ -9,6 +9,7 @@ use redlock_lab::scenario::property;
 
 use super::args::{Args, Bound};
 use super::family::{Family, Found, run_family, write_files};
+use super::formula::Formula;
 use super::scale::{Scale, show_us};
 use super::texts::{Faults, crash_text, drift_text, storage_text};
 use crate::Outcome;
@@ -113,6 +114,39 @@ fn evidence(found: &Found) -> String {
     )
 }
 
+/// The line under a figure that says what holds for every value of its keys (nothing when
+/// the figure has no formula).
+fn formula_line(out: &mut String, faults: &Faults, found: &Found, label: Option<&str>) {
+    let Some(formula) = &found.formula else {
+        return;
+    };
+    let unit = if faults.scale.is_millisecond() {
+        "in ms".to_owned()
+    } else {
+        format!("in ticks of {}", faults.scale.show(1))
+    };
+    let label = label.map(|l| format!("{l}; ")).unwrap_or_default();
+    let text = match formula {
+        Formula::Proved {
+            condition,
+            zones,
+            tight,
+        } => format!(
+            "holds whenever {condition}   ({label}{unit}; proved for every value by one symbolic exploration at N=3, C=2, {zones} zones{})",
+            if *tight {
+                "; tight: one tick less is outside it"
+            } else {
+                ""
+            }
+        ),
+        Formula::NotAtThePoint => format!(
+            "not proved beyond the figure ({label}the symbolic exploration over-approximates here)"
+        ),
+        Formula::NotDerived(why) => format!("not derived ({label}{why})"),
+    };
+    let _ = writeln!(out, "  for every value    {text}");
+}
+
 /// 1. The drift allowance: clock error on both sides and the jump, on a node (forward) and
 ///    on a client (backward). The allowance is the largest of the families' figures, `None`
 ///    if one has none; its line (or why there is none) goes to `out`.
@@ -149,8 +183,25 @@ fn advise_drift(faults: &Faults, out: &mut String) -> Result<(Option<u32>, Vec<F
             .collect::<Vec<_>>()
             .join("; ")
     );
+    for (f, family) in found.iter().zip(&drift_families) {
+        formula_line(
+            out,
+            faults,
+            f,
+            (drift_families.len() > 1).then_some(family.label),
+        );
+    }
     Ok((Some(drift), found))
 }
+
+/// The keys a drift figure's formula leaves free: the TTL, the allowance and both clock
+/// errors (a jump stays the deployment's number).
+const DRIFT_KEYS: &[&str] = &[
+    "lock.ttl_ticks",
+    "lock.drift_ticks",
+    "clock.node_error_ticks",
+    "clock.client_error_ticks",
+];
 
 /// The drift families: a node's forward jump always (with clock error alone when there is no
 /// jump), and a client's backward jump when there is one.
@@ -168,6 +219,7 @@ fn drift_families(faults: &Faults) -> Vec<Family<'_>> {
         to: t - 1,
         text: Box::new(|drift| drift_text(faults, drift, "node")),
         must_hold: &[property::MUTUAL_EXCLUSION],
+        free: DRIFT_KEYS,
     }];
     if faults.jump > 0 {
         families.push(Family {
@@ -178,6 +230,7 @@ fn drift_families(faults: &Faults) -> Vec<Family<'_>> {
             to: t - 1,
             text: Box::new(|drift| drift_text(faults, drift, "client")),
             must_hold: &[property::MUTUAL_EXCLUSION],
+            free: DRIFT_KEYS,
         });
     }
     families
@@ -199,6 +252,12 @@ fn advise_restart(
         to: restart_to,
         text: Box::new(|delay| crash_text(faults, drift, "advise-restart-delay", delay, 0)),
         must_hold: &[property::MUTUAL_EXCLUSION],
+        free: &[
+            "lock.drift_ticks",
+            "clock.node_error_ticks",
+            "clock.client_error_ticks",
+            "faults.crashes.restart_delay_ticks",
+        ],
     })?;
     let guard = run_family(&Family {
         slug: "restart-guard",
@@ -208,6 +267,12 @@ fn advise_restart(
         to: restart_to,
         text: Box::new(|guard| crash_text(faults, drift, "advise-restart-guard", 0, guard)),
         must_hold: &[property::MUTUAL_EXCLUSION],
+        free: &[
+            "lock.drift_ticks",
+            "clock.node_error_ticks",
+            "clock.client_error_ticks",
+            "faults.crashes.client_guard_ticks",
+        ],
     })?;
     let _ = writeln!(
         out,
@@ -215,12 +280,14 @@ fn advise_restart(
         figure(faults, delay.value),
         evidence(&delay)
     );
+    formula_line(out, faults, &delay, None);
     let _ = writeln!(
         out,
         "  or restart guard   {}   checker: {}",
         figure(faults, guard.value),
         evidence(&guard)
     );
+    formula_line(out, faults, &guard, None);
     found.push(delay);
     found.push(guard);
     Ok(())
@@ -243,6 +310,9 @@ fn advise_storage(
         to: faults.scale.ttl_ticks() - drift,
         text: Box::new(|margin| storage_text(faults, drift, margin, "none")),
         must_hold: &[property::STORAGE_SAFETY, property::NO_LOST_UPDATE],
+        // No formula: after a pause before a delayed write the symbolic exploration
+        // over-approximates past the figure (`tests/synthesis.rs` pins it).
+        free: &[],
     })?;
     let _ = writeln!(
         out,
@@ -271,6 +341,7 @@ fn advise_storage(
         to: 1,
         text: Box::new(|margin| storage_text(faults, drift, margin, "fencing-token")),
         must_hold: &[property::STORAGE_SAFETY, property::NO_LOST_UPDATE],
+        free: &[],
     })?;
     let _ = writeln!(
         out,
