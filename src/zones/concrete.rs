@@ -144,7 +144,7 @@ fn ends(
 /// The parts of `zone` where `state` breaks `property`.
 fn broken(config: &ZoneConfig, state: &Discrete, zone: &Dbm, property: Property) -> Vec<Dbm> {
     match property {
-        Property::MutualExclusion => state.both_believe(config, zone).collect(),
+        Property::MutualExclusion => state.both_believe(config, zone),
         Property::StorageSafety if state.breaks_storage_safety() => vec![zone.clone()],
         Property::NoLostUpdate if state.breaks_no_lost_update() => vec![zone.clone()],
         _ => Vec::new(),

@@ -10,6 +10,7 @@ use crate::storage::{CheckAndApply, OpKind, Protection, TokenSource};
 use crate::time::Millis;
 
 use super::parameters::Parameters;
+use super::timing::Constraints;
 
 /// The most nodes a configuration may have (one bit each in the discrete part's masks).
 pub const MAX_NODES: usize = 7;
@@ -116,6 +117,8 @@ pub struct ZoneConfig {
     /// The timing constants left free, for a symbolic exploration (`None`: every constant is
     /// the number the scenario gives).
     pub(crate) parameters: Option<Parameters>,
+    /// Every guard's constraints, worked out once (see [`Constraints`]).
+    pub(crate) constraints: Constraints,
 }
 
 /// The guarded storage as the engine reads it: the holders' cycle of ops, the check before
@@ -216,6 +219,7 @@ impl ZoneConfig {
             node_error: ticks(scenario.clock.node_error_ticks)?,
             client_error: ticks(scenario.clock.client_error_ticks)?,
             parameters: None,
+            constraints: Constraints::NONE,
         };
         if nodes > MAX_NODES || clients > MAX_CLIENTS {
             return Err(config.too_many_clocks());
@@ -234,6 +238,7 @@ impl ZoneConfig {
         if config.clock_count() > MAX_CLOCKS {
             return Err(config.too_many_clocks());
         }
+        config.constraints = Constraints::of(&config);
         Ok(config)
     }
 

@@ -1,14 +1,30 @@
 //! The clock constraint each timing gives on each reading: the core's guard as a number, or,
-//! in a symbolic exploration, as a term of its parameter's dimension.
+//! in a symbolic exploration, as a term of its parameter's dimension. They are worked out once
+//! per configuration ([`Constraints`]): the search asks for them on every symbolic state.
 
 use crate::proto::Guard;
 
 use super::clock_guard::{self, Constraint};
 use super::config::ZoneConfig;
-use super::timing::{Reading, Timing};
+use super::parameters::Parameters;
+use super::timing::{Constraints, READINGS, Reading, Timing};
+
+impl Constraints {
+    /// Every pair of `config`.
+    pub(crate) fn of(config: &ZoneConfig) -> Constraints {
+        let mut table = Constraints::NONE;
+        for (timing, reading) in READINGS {
+            table.0[timing as usize][reading as usize] = config
+                .guard(timing)
+                .map(|_| [true, false].map(|holds| config.read(timing, reading, holds)));
+        }
+        table
+    }
+}
 
 impl ZoneConfig {
     /// The core's guard for `timing`, if the configuration has it.
+    #[inline]
     pub(crate) fn guard(&self, timing: Timing) -> Option<Guard> {
         match timing {
             Timing::Validity => Some(self.validity),
@@ -22,6 +38,7 @@ impl ZoneConfig {
     }
 
     /// How far ahead of the true span `reading` is, in ticks.
+    #[inline]
     pub(crate) fn ahead(&self, reading: Reading) -> i32 {
         match reading {
             Reading::Exact => 0,
@@ -31,19 +48,34 @@ impl ZoneConfig {
     }
 
     /// Where `timing`'s guard holds on `reading`.
+    #[inline]
     pub(crate) fn holds(&self, timing: Timing, reading: Reading) -> Constraint {
-        self.read(timing, reading, true)
+        self.looked_up(timing, reading)[0]
     }
 
     /// Where `timing`'s guard fails on `reading`.
+    #[inline]
     pub(crate) fn fails(&self, timing: Timing, reading: Reading) -> Constraint {
-        self.read(timing, reading, false)
+        self.looked_up(timing, reading)[1]
+    }
+
+    #[inline]
+    fn looked_up(&self, timing: Timing, reading: Reading) -> [Constraint; 2] {
+        self.constraints.0[timing as usize][reading as usize]
+            .unwrap_or_else(|| panic!("no {timing:?} guard on the {reading:?} reading"))
+    }
+
+    /// Leaves the configuration's timing constants free as `parameters` (a symbolic
+    /// exploration), or fixes them again (`None`).
+    pub(crate) fn set_parameters(&mut self, parameters: Option<Parameters>) {
+        self.parameters = parameters;
+        self.constraints = Constraints::of(self);
     }
 
     fn read(&self, timing: Timing, reading: Reading, holds: bool) -> Constraint {
         let guard = self
             .guard(timing)
-            .unwrap_or_else(|| panic!("the configuration has no {timing:?} guard"));
+            .unwrap_or_else(|| panic!("no {timing:?} guard on the {reading:?} reading"));
         let ahead = self.ahead(reading);
         let number = if holds {
             clock_guard::holds(guard, ahead)

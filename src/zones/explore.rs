@@ -252,6 +252,7 @@ impl Search<'_> {
     fn note_regions(&mut self, state: &Discrete, zone: &Dbm) {
         let mut broken: Vec<(Property, Dbm)> = state
             .both_believe(self.config, zone)
+            .into_iter()
             .map(|both| (Property::MutualExclusion, both))
             .collect();
         if state.breaks_storage_safety() {

@@ -339,30 +339,28 @@ impl Discrete {
 
     /// Whether two clients can believe at one instant of `zone` (delay-closed).
     pub fn breaks_mutual_exclusion(&self, config: &ZoneConfig, zone: &Dbm) -> bool {
-        self.both_believe(config, zone).next().is_some()
+        // Most states have fewer than two holders: no allocation for them.
+        self.holders(config).nth(1).is_some() && !self.both_believe(config, zone).is_empty()
     }
 
     /// For each pair of holders that can believe at one instant of `zone`, the part of
     /// `zone` where they do.
-    pub(crate) fn both_believe<'a>(
-        &'a self,
-        config: &'a ZoneConfig,
-        zone: &'a Dbm,
-    ) -> impl Iterator<Item = Dbm> + 'a {
+    pub(crate) fn both_believe(&self, config: &ZoneConfig, zone: &Dbm) -> Vec<Dbm> {
         let holders: Vec<usize> = self.holders(config).collect();
         // A belief is a span below a bound (`ZoneConfig::from_scenario` refuses others).
         let believes = config.holds(Timing::Belief, Reading::ClientLate);
-        let pairs: Vec<(usize, usize)> = holders
-            .iter()
-            .enumerate()
-            .flat_map(|(i, &a)| holders[i + 1..].iter().map(move |&b| (a, b)))
-            .collect();
-        pairs.into_iter().filter_map(move |(a, b)| {
-            let mut both = zone.clone();
-            let met = believes.restrict(&mut both, config.client_clock(a))
-                && believes.restrict(&mut both, config.client_clock(b));
-            met.then_some(both)
-        })
+        let mut out = Vec::new();
+        for (i, &a) in holders.iter().enumerate() {
+            for &b in &holders[i + 1..] {
+                let mut both = zone.clone();
+                if believes.restrict(&mut both, config.client_clock(a))
+                    && believes.restrict(&mut both, config.client_clock(b))
+                {
+                    out.push(both);
+                }
+            }
+        }
+        out
     }
 }
 

@@ -142,7 +142,7 @@ pub fn synthesize(
         return Err(SynthesisError::TooManyDimensions { needed });
     }
     let domain = parameters.domain();
-    config.parameters = Some(parameters);
+    config.set_parameters(Some(parameters));
     // Symmetry stays on (renaming nodes or clients leaves every form where it is); the
     // LU simulation reads constants, which a frozen dimension is not.
     let options = Options {

@@ -2,6 +2,8 @@
 //! which clock reading. Naming them (rather than passing their numbers around) is what lets a
 //! symbolic exploration ([`super::parameters`]) read each one as a parameter's term.
 
+use super::clock_guard::Constraint;
+
 /// One of the core's guards the automaton tests.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub(crate) enum Timing {
@@ -47,8 +49,9 @@ pub(crate) enum Reading {
 }
 
 /// Which readings each timing is tested on: a node's on the exact and the fast reading, a
-/// holder's on the late one, a round's on the exact one. A symbolic exploration gives each
-/// pair a term of its own.
+/// holder's on the late one, a round's on the exact one. These are the only pairs the
+/// automaton may ask for ([`Constraints`]); a symbolic exploration gives each a term of its
+/// own.
 pub(crate) const READINGS: [(Timing, Reading); 10] = [
     (Timing::Validity, Reading::Exact),
     (Timing::RoundTimeout, Reading::Exact),
@@ -61,3 +64,13 @@ pub(crate) const READINGS: [(Timing, Reading); 10] = [
     (Timing::Young, Reading::NodeFast),
     (Timing::Margin, Reading::ClientLate),
 ];
+
+/// Where each timing's guard holds and fails, on each reading, worked out once per
+/// configuration (`None`: the configuration has no such guard).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Constraints(pub(crate) [[Option<[Constraint; 2]>; 3]; 7]);
+
+impl Constraints {
+    /// Before the configuration is complete.
+    pub(crate) const NONE: Constraints = Constraints([[None; 3]; 7]);
+}
