@@ -584,10 +584,15 @@ pub fn synthesize_keys(
             key: key.to_owned(),
         })?;
         let stepped = variant(file, text, key, &Value::Integer(value + 1))?;
+        // One tick down, where the scenario allows it, so a bend at the value is seen.
+        let lowered = (value > 0)
+            .then(|| variant(file, text, key, &Value::Integer(value - 1)).ok())
+            .flatten();
         free.push(FreeKey {
             key: key.to_owned(),
             value,
             stepped,
+            lowered,
         });
     }
     synthesize(&scenario, &free, max_zones).map_err(|error| SweepError::Synthesis {

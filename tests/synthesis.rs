@@ -264,3 +264,41 @@ fn the_check_margin_is_proved_where_it_is_proved_and_over_approximated_elsewhere
         "the over-approximation is gone: make the test exact"
     );
 }
+
+/// A search cut short is no proof: the synthesis says so instead of returning what it found.
+#[test]
+fn a_synthesis_cut_short_is_refused() {
+    let error = synthesize_keys("restart", RESTART, &RESTART_KEYS, 100).unwrap_err();
+    assert!(
+        error.to_string().contains("stopped after 100 zones"),
+        "{error}"
+    );
+}
+
+/// A free key whose file value sits where the core's arithmetic bends (a capped round
+/// timeout), or whose step adds a guard (a client guard of zero), would be measured wrong on
+/// one side: both are refused by name.
+#[test]
+fn a_key_at_a_bend_or_a_guard_that_comes_and_goes_is_refused() {
+    let capped = DRIFT.replace(
+        "drift_ticks = 2",
+        "drift_ticks = 2\nround_timeout_ticks = 8",
+    );
+    let error = synthesize_keys("capped", &capped, &DRIFT_KEYS, LIMIT).unwrap_err();
+    assert!(
+        error.to_string().contains("capped at the validity"),
+        "{error}"
+    );
+    // The restart file has a delay and no client guard: one tick of guard adds one.
+    let error = synthesize_keys(
+        "guard",
+        RESTART,
+        &["faults.crashes.client_guard_ticks"],
+        LIMIT,
+    )
+    .unwrap_err();
+    assert!(
+        error.to_string().contains("changes the automaton"),
+        "{error}"
+    );
+}

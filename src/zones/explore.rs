@@ -407,9 +407,10 @@ impl Search<'_> {
                 Judgement {
                     property,
                     verdict: match (violation, stopped) {
-                        _ if somewhere => Verdict::Violated,
                         (Some(_), _) => Verdict::Violated,
+                        // A symbolic search cut short may have more regions to find.
                         (None, true) => Verdict::Incomplete,
+                        (None, false) if somewhere => Verdict::Violated,
                         (None, false) => Verdict::Holds,
                     },
                     counterexample,

@@ -23,23 +23,61 @@ fn fixed_numbers(config: &ZoneConfig) -> [(&'static str, i64); 3] {
     ]
 }
 
+/// The configuration a key was stepped to: one tick up, and one tick down when the scenario
+/// allows it.
+pub(crate) struct Steps {
+    /// The key one tick larger.
+    pub(crate) up: ZoneConfig,
+    /// The key one tick smaller (`None`: zero, or a value the scenario refuses).
+    pub(crate) down: Option<ZoneConfig>,
+}
+
+/// Where the core's arithmetic bends (a saturating subtraction, a cap): a form measured there
+/// would be wrong on one side, so a base at a bend is refused.
+fn bends(base: &ZoneConfig) -> Result<(), Unsupported> {
+    let bound = |t: Timing| base.guard(t).map(|g| constant(g.bound));
+    // `ttl − drift` and `(ttl − drift + 1) − margin` saturate at zero; the round timeout is
+    // capped at `ttl − drift`.
+    if bound(Timing::Validity) == Some(0) || bound(Timing::Margin) == Some(0) {
+        return Err(Unsupported::Feature(
+            "a free key where a lease or a margin is clamped at zero",
+        ));
+    }
+    if bound(Timing::RoundTimeout) >= bound(Timing::Validity) {
+        return Err(Unsupported::Feature(
+            "a free key where the round timeout is capped at the validity",
+        ));
+    }
+    Ok(())
+}
+
 impl Parameters {
-    /// Measures the forms: `base` is the configuration at `values`, and `stepped[i]` the one
-    /// with parameter `i` one tick larger.
+    /// Measures the forms: `base` is the configuration at `values`, and `steps[i]` the ones
+    /// with parameter `i` one tick larger and smaller. The slope below must be the slope
+    /// above: a form is affine around the base or not measured at all.
     pub(crate) fn measure(
         keys: Vec<String>,
         values: Vec<i64>,
         base: &ZoneConfig,
-        stepped: &[ZoneConfig],
+        steps: &[Steps],
     ) -> Result<Parameters, Unsupported> {
+        bends(base)?;
         let slope = |value: &dyn Fn(&ZoneConfig) -> Option<i64>| -> Result<Form, Unsupported> {
             let at_base = value(base).expect("measured only where the base has it");
-            let coefficients = stepped
+            let coefficients = steps
                 .iter()
                 .map(|s| {
-                    value(s).map(|v| v - at_base).ok_or(Unsupported::Feature(
-                        "a parameter that adds or removes a guard",
-                    ))
+                    let up = value(&s.up).map(|v| v - at_base);
+                    let down = s.down.as_ref().map(|d| value(d).map(|v| at_base - v));
+                    match (up, down) {
+                        (None, _) | (_, Some(None)) => Err(Unsupported::Feature(
+                            "a parameter that adds or removes a guard",
+                        )),
+                        (Some(up), Some(Some(down))) if up != down => Err(Unsupported::Feature(
+                            "a free key at a bend of the core's arithmetic",
+                        )),
+                        (Some(up), _) => Ok(up),
+                    }
                 })
                 .collect::<Result<Vec<_>, _>>()?;
             let moved: i64 = coefficients.iter().zip(&values).map(|(a, p)| a * p).sum();

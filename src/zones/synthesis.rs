@@ -28,7 +28,9 @@ use super::config::{Unsupported, ZoneConfig};
 use super::dbm::{Dbm, MAX_DIM};
 use super::explore::{Options, explore};
 use super::inequality::{Inequality, contradicts, implies, simplified};
+use super::measure::Steps;
 use super::parameters::Parameters;
+use super::timing::Timing;
 
 /// Why a synthesis could not run.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -37,9 +39,12 @@ pub enum SynthesisError {
     /// The zone engine does not model the scenario, or cannot leave this key free.
     #[error(transparent)]
     Unsupported(#[from] Unsupported),
-    /// Stepping a key changed the automaton's clocks (a delay of zero that becomes one).
-    #[error("stepping {key} changes the automaton's clocks; start from a value above zero")]
-    ClocksChange {
+    /// Stepping a key changed the automaton: a guard or a clock comes or goes (a delay of
+    /// zero that becomes one).
+    #[error(
+        "stepping {key} changes the automaton (a guard or a clock comes or goes); start from a value away from zero"
+    )]
+    StructureChanges {
         /// The key.
         key: String,
     },
@@ -103,7 +108,7 @@ impl Synthesis {
 }
 
 /// A key left free: its name, its value in the scenario, and the scenario with it one tick
-/// larger (from which the forms are measured).
+/// larger and smaller (from which the forms are measured).
 #[derive(Clone, Debug)]
 pub struct FreeKey {
     /// The dotted key.
@@ -112,6 +117,19 @@ pub struct FreeKey {
     pub value: i64,
     /// The scenario with the key at `value + 1`.
     pub stepped: Scenario,
+    /// The scenario with the key at `value − 1`, if it is one.
+    pub lowered: Option<Scenario>,
+}
+
+/// What an automaton is made of, apart from its constants: which guards it tests, whether a
+/// restart is delayed or timed, and its clocks. A free key must not change it.
+fn structure(config: &ZoneConfig) -> (Vec<bool>, bool, bool, usize) {
+    (
+        Timing::ALL.map(|t| config.guard(t).is_some()).to_vec(),
+        config.delays_restarts(),
+        config.times_restarts(),
+        config.clock_count(),
+    )
 }
 
 /// Leaves the `free` keys of `scenario` free and finds, for every value of them, where each
@@ -124,19 +142,25 @@ pub fn synthesize(
 ) -> Result<Synthesis, SynthesisError> {
     let started = Instant::now();
     let mut config = ZoneConfig::from_scenario(scenario)?;
-    let mut stepped = Vec::new();
+    let mut steps = Vec::new();
     for key in free {
-        let next = ZoneConfig::from_scenario(&key.stepped)?;
-        if next.clock_count() != config.clock_count() {
-            return Err(SynthesisError::ClocksChange {
+        let up = ZoneConfig::from_scenario(&key.stepped)?;
+        let down = key
+            .lowered
+            .as_ref()
+            .map(ZoneConfig::from_scenario)
+            .transpose()?;
+        let same = |c: &ZoneConfig| structure(c) == structure(&config);
+        if !same(&up) || !down.as_ref().is_none_or(same) {
+            return Err(SynthesisError::StructureChanges {
                 key: key.key.clone(),
             });
         }
-        stepped.push(next);
+        steps.push(Steps { up, down });
     }
     let names = free.iter().map(|k| k.key.clone()).collect();
     let values = free.iter().map(|k| k.value).collect();
-    let parameters = Parameters::measure(names, values, &config, &stepped)?;
+    let parameters = Parameters::measure(names, values, &config, &steps)?;
     let needed = parameters.first + parameters.dimensions.len();
     if needed > MAX_DIM {
         return Err(SynthesisError::TooManyDimensions { needed });
