@@ -10,27 +10,29 @@ use redlock_lab::property::Property;
 use redlock_lab::scenario::{Scenario, Verdict};
 use redlock_lab::sweep::synthesize_keys;
 
-/// The drift scenario `advise` writes, small.
-const DRIFT: &str = r#"
-name = "drift"
-title = "drift"
-claim = "drift"
-source = "derived"
-prose = "drift"
+/// A scenario file `advise` would write, small: three nodes, two clients, a TTL of 10, a
+/// drift of 2, clock errors of 1, and `$tables`.
+macro_rules! scenario {
+    ($name:literal, $tables:literal) => {
+        concat!(
+            "name = \"",
+            $name,
+            "\"\ntitle = \"",
+            $name,
+            "\"\nclaim = \"",
+            $name,
+            "\"\nsource = \"derived\"\nprose = \"",
+            $name,
+            "\"\n",
+            "[lock]\nnodes = 3\nclients = 2\nttl_ticks = 10\ndrift_ticks = 2\n",
+            "[clock]\nnode_error_ticks = 1\nclient_error_ticks = 1\n",
+            $tables
+        )
+    };
+}
 
-[lock]
-nodes = 3
-clients = 2
-ttl_ticks = 10
-drift_ticks = 2
-
-[clock]
-node_error_ticks = 1
-client_error_ticks = 1
-
-[expect]
-"mutual exclusion" = "holds"
-"#;
+/// The drift family: clock errors alone.
+const DRIFT: &str = scenario!("drift", "[expect]\n\"mutual exclusion\" = \"holds\"\n");
 
 /// Zones a synthesis here may explore.
 const LIMIT: usize = 2_000_000;
@@ -152,23 +154,9 @@ fn the_regions_do_not_depend_on_the_values_they_start_from() {
 }
 
 /// The restart scenario `advise` writes, small: one crash without persistence.
-const RESTART: &str = r#"
-name = "restart"
-title = "restart"
-claim = "restart"
-source = "derived"
-prose = "restart"
-
-[lock]
-nodes = 3
-clients = 2
-ttl_ticks = 10
-drift_ticks = 2
-
-[clock]
-node_error_ticks = 1
-client_error_ticks = 1
-
+const RESTART: &str = scenario!(
+    "restart",
+    r#"
 [faults.crashes]
 count = 1
 persistence = "none"
@@ -177,7 +165,8 @@ client_guard_ticks = 0
 
 [expect]
 "mutual exclusion" = "holds"
-"#;
+"#
+);
 
 const RESTART_KEYS: [&str; 4] = [
     "lock.drift_ticks",
@@ -207,23 +196,9 @@ fn the_restart_delay_is_proved_for_every_value_and_exact() {
 
 /// The check-margin scenario `advise` writes, small: a pause between the check and the
 /// write, and a delayed write.
-const MARGIN: &str = r#"
-name = "margin"
-title = "margin"
-claim = "margin"
-source = "derived"
-prose = "margin"
-
-[lock]
-nodes = 3
-clients = 2
-ttl_ticks = 10
-drift_ticks = 2
-
-[clock]
-node_error_ticks = 1
-client_error_ticks = 1
-
+const MARGIN: &str = scenario!(
+    "margin",
+    r#"
 [storage]
 protection = "none"
 check_margin_ticks = 4
@@ -236,7 +211,8 @@ max_ticks = 2
 [expect]
 "mutual exclusion" = "holds"
 "storage safety" = "holds"
-"#;
+"#
+);
 
 const MARGIN_KEYS: [&str; 4] = [
     "lock.drift_ticks",
