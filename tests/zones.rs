@@ -228,6 +228,25 @@ fn the_check_margin_boundary_agrees_at_every_ttl() {
 }
 
 #[test]
+fn a_margin_as_long_as_the_lease_agrees_with_a_late_client_clock() {
+    // Margin = ttl − drift: a holder goes ahead only while its late reading is before T1's,
+    // the corner where the guard's bound is smallest. P + Δ < M + drift − ε_c.
+    for (pause, expected) in [(3, Verdict::Holds), (4, Verdict::Violated)] {
+        let faults = format!(
+            "[clock]\nclient_error_ticks = 1\n[storage]\nprotection = \"none\"\n\
+             check_margin_ticks = 4\nmax_delay_ticks = 1\n[faults.pauses]\ncount = 1\n\
+             max_ticks = {pause}\n"
+        );
+        let report = agree_on_all(&family_text(3, 2, 6, 2, &faults));
+        assert_eq!(
+            verdict(&report, "storage safety"),
+            Some(expected),
+            "pause {pause}"
+        );
+    }
+}
+
+#[test]
 fn a_client_jumping_back_by_the_drift_holds_and_one_past_it_breaks_at_every_ttl() {
     for ttl in [4, 6, 8] {
         for (jump, expected) in [(1, Verdict::Holds), (2, Verdict::Violated)] {

@@ -101,7 +101,9 @@ impl LockParams {
 
     /// A holder may still use the guarded resource while at least `margin` of its lease is left
     /// ([`Lease::has_left`](super::Lease::has_left)): less than `ttl − drift − margin + 1` since
-    /// the belief's anchor (never, when the margin exceeds the lease).
+    /// the belief's anchor. A margin is at most the lease (`ttl − drift`, as scenario files
+    /// are validated), so the bound is at least 1 and a reading before the anchor, which
+    /// [`Guard::holds`] counts as zero elapsed, passes here as it passes `has_left`.
     pub(crate) fn margin_guard(&self, margin: Millis) -> Guard {
         let belief = self.belief_guard();
         Guard {
@@ -212,8 +214,10 @@ mod tests {
             let lock = decided(&params, t1, t1);
             let Some(lease) = lock.lease() else { continue };
             let anchor = t1;
-            for margin in (0..=limit).map(Millis) {
-                for now in (100..=100 + limit).map(Millis) {
+            // Every margin within the lease, on readings from before T1 (a clock that
+            // stepped back) to past the TTL.
+            for margin in (0..=params.max_validity().as_u64()).map(Millis) {
+                for now in (100 - 3..=100 + limit).map(Millis) {
                     assert_eq!(
                         lease.has_left(now, margin),
                         params.margin_guard(margin).holds_at(anchor, now),

@@ -199,6 +199,18 @@ impl ScenarioError {
         std::str::from_utf8(bytes).map_err(|error| ScenarioError::not_utf8(file, bytes, &error))
     }
 
+    /// An out-of-range error with what its upper end is (`why`) added to the message; other
+    /// errors unchanged.
+    pub(crate) fn explained(self, why: &str) -> ScenarioError {
+        match self {
+            ScenarioError::OutOfRange { at, message } => ScenarioError::OutOfRange {
+                at,
+                message: format!("{message} ({why})"),
+            },
+            other => other,
+        }
+    }
+
     /// Where the error is, when it has a position.
     pub fn location(&self) -> Option<&Location> {
         match self {

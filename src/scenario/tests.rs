@@ -497,6 +497,11 @@ fn a_duration_that_cannot_resolve_is_refused_where_it_is_written() {
         error("[lock]\nttl = \"1h\"\ndrift = \"2ms\"\n"),
         "s.toml:7:7: ttl = \"1h\" is 1800000 ticks of 2 ms (the file's resolution), but must lie in 1..=1000000 ticks"
     );
+    // A check margin is part of the lease: one past `ttl − drift` is refused, and says why.
+    assert_eq!(
+        error("[lock]\nttl = \"10s\"\ndrift = \"1s\"\n[storage]\ncheck_margin = \"10s\"\n"),
+        "s.toml:10:16: check_margin = \"10s\" is 10 ticks of 1000 ms (the file's resolution), but must lie in 1..=9 ticks (the lease, ttl − drift)"
+    );
     assert_eq!(
         error("[lock]\nttl = \"10s\"\ndrift = \"1s\"\n[faults.clock_jumps]\n"),
         "s.toml:1:8: missing key: [faults.clock_jumps] needs the size of a jump: jump_ticks = 2, or jump = \"50ms\""

@@ -573,7 +573,17 @@ impl Validator<'_> {
         };
         let inner = s.get_ref();
         let check_margin_ticks = match &inner.check_margin_ticks {
-            Some(m) => Some(self.range(m, 1, lock.params.ttl.0 as u32, "check_margin_ticks")?),
+            // A margin is part of the lease: past `ttl − drift` no holder could act (and the
+            // margin guard's bound, `ttl − drift − margin + 1`, would fall below zero).
+            Some(m) => Some(
+                self.range(
+                    m,
+                    1,
+                    lock.params.max_validity().0 as u32,
+                    "check_margin_ticks",
+                )
+                .map_err(|e| e.explained("the lease, ttl − drift"))?,
+            ),
             None => None,
         };
         let max_delay = inner.max_delay_ticks.map_or(Bound::Ticks(0), Bound::from);

@@ -130,8 +130,10 @@ impl Parameters {
     }
 
     /// The values a synthesis speaks for: every key at least zero, and every guard's bound
-    /// at least zero (below, the core clamps a span to zero and the form stops being its
-    /// bound).
+    /// at least one, as in every file that validates (a TTL above the drift, a check margin
+    /// within the lease, a restart delay or guard that is there at all). At zero a reading
+    /// from before the anchor, which the core counts as zero elapsed, would meet the guard
+    /// where the form's constraint says it does not.
     pub(crate) fn domain(&self) -> Vec<Inequality> {
         let keys = self.keys.len();
         let at_least_zero = (0..keys).map(|k| {
@@ -144,7 +146,7 @@ impl Parameters {
         });
         let bounds = self.bounds.iter().map(|(_, form)| Inequality {
             coefficients: form.coefficients.iter().map(|a| -a).collect(),
-            bound: form.constant,
+            bound: form.constant - 1,
         });
         // The core caps the round timeout at the validity (`ttl − drift`).
         let form = |t: Timing| self.bounds.iter().find(|(b, _)| *b == t).map(|(_, f)| f);
