@@ -275,6 +275,36 @@ fn display(value: &Value) -> String {
 /// adds the table); a key the schema does not know is [`SweepError::UnknownKey`], a value it
 /// refuses [`SweepError::Value`].
 pub fn variant(file: &str, text: &str, key: &str, value: &Value) -> Result<Scenario, SweepError> {
+    let edited = with_key(file, text, key, value)?;
+    Scenario::from_str(file, &edited).map_err(|error| {
+        // The location points into the re-serialised text, which the user never saw: keep the
+        // message, name the key and value instead.
+        let message = error.to_string();
+        let reason = match error.location() {
+            Some(at) => message
+                .strip_prefix(&format!("{at}: "))
+                .unwrap_or(&message)
+                .to_owned(),
+            None => message,
+        };
+        match error {
+            ScenarioError::UnknownKey { .. } => SweepError::UnknownKey {
+                file: file.to_owned(),
+                key: key.to_owned(),
+                reason,
+            },
+            _ => SweepError::Value {
+                file: file.to_owned(),
+                key: key.to_owned(),
+                value: value.to_string(),
+                reason,
+            },
+        }
+    })
+}
+
+/// `text` with the dotted `key` set to `value` (tables on the way created), re-serialised.
+fn with_key(file: &str, text: &str, key: &str, value: &Value) -> Result<String, SweepError> {
     let unknown = |reason: String| SweepError::UnknownKey {
         file: file.to_owned(),
         key: key.to_owned(),
@@ -310,28 +340,7 @@ pub fn variant(file: &str, text: &str, key: &str, value: &Value) -> Result<Scena
         return Err(unknown(format!("{key} is a table, not a value")));
     }
     here.insert((*last).to_owned(), value.clone());
-    let edited = toml::to_string(&table).map_err(|e| unknown(e.to_string()))?;
-    Scenario::from_str(file, &edited).map_err(|error| {
-        // The location points into the re-serialised text, which the user never saw: keep the
-        // message, name the key and value instead.
-        let message = error.to_string();
-        let reason = match error.location() {
-            Some(at) => message
-                .strip_prefix(&format!("{at}: "))
-                .unwrap_or(&message)
-                .to_owned(),
-            None => message,
-        };
-        match error {
-            ScenarioError::UnknownKey { .. } => unknown(reason),
-            _ => SweepError::Value {
-                file: file.to_owned(),
-                key: key.to_owned(),
-                value: value.to_string(),
-                reason,
-            },
-        }
-    })
+    toml::to_string(&table).map_err(|e| unknown(e.to_string()))
 }
 
 /// Every variant of a sweep, validated, ready to check.
@@ -595,7 +604,15 @@ pub fn synthesize_keys(
             lowered,
         });
     }
-    synthesize(&scenario, &free, max_zones).map_err(|error| SweepError::Synthesis {
+    // The scenario at any point of the keys, for the synthesis's checks at single points.
+    let at = |point: &[i64]| {
+        let mut edited = text.to_owned();
+        for (key, value) in keys.iter().zip(point) {
+            edited = with_key(file, &edited, key, &Value::Integer(*value)).ok()?;
+        }
+        Scenario::from_str(file, &edited).ok()
+    };
+    synthesize(&scenario, &free, max_zones, &at).map_err(|error| SweepError::Synthesis {
         file: file.to_owned(),
         error,
     })

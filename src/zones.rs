@@ -44,16 +44,20 @@ mod clock_guard;
 mod concrete;
 mod config;
 mod constraints;
+mod coverage;
 mod dbm;
 mod explore;
 mod inequality;
 mod measure;
 mod parameters;
+mod path_constraints;
+mod replay;
 mod state;
 mod successors;
 mod symmetry;
 mod synthesis;
 mod timing;
+mod zone;
 
 pub use concrete::TimedRun;
 #[cfg(feature = "testing")]

@@ -204,7 +204,7 @@ fn check_uses_the_cutoff_and_reports_the_same_verdicts() {
 /// clients may explore in `cargo test`: a count, not a time, so what is compared does not
 /// depend on the machine's load. A run that needs more is printed as not settled (never
 /// passed silently), and the ignored test runs it in full.
-const STATE_BUDGET: usize = 1_000_000;
+const STATE_BUDGET: usize = 500_000;
 const ZONE_BUDGET: usize = 20_000;
 
 /// Every catalog scenario with two clients whose clients reach every node, run with three

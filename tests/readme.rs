@@ -186,7 +186,7 @@ fn every_shell_command_in_the_readme_runs() {
                     Some("simulate") => &["seed = "],
                     Some("man") => &[".TH redlock-lab"],
                     Some("completions") => &["redlock"],
-                    Some("advise") => &["Scaling:", "for every value    holds whenever"],
+                    Some("advise") => &["Scaling:", "for every value    holds exactly when"],
                     _ => &[],
                 };
                 for needle in expected {

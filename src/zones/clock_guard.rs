@@ -14,7 +14,8 @@
 use crate::proto::{Guard, Relation};
 use crate::time::Millis;
 
-use super::dbm::{Bound, Dbm};
+use super::dbm::Bound;
+use super::zone::Zone;
 
 /// A clock's bound: a parameter's zone dimension (`0`, the reference clock, when the bound
 /// is a plain number) plus a constant.
@@ -62,7 +63,7 @@ impl Constraint {
     }
 
     /// Restricts `zone` to the valuations where `x` meets the constraint; false when none do.
-    pub(crate) fn restrict(self, zone: &mut Dbm, x: usize) -> bool {
+    pub(crate) fn restrict<Z: Zone>(self, zone: &mut Z, x: usize) -> bool {
         match self {
             Constraint::AtMost(t) => zone.constrain(x, t.param, Bound::le(t.constant)),
             Constraint::AtLeast(t) => zone.constrain(t.param, x, Bound::le(-t.constant)),
@@ -71,9 +72,9 @@ impl Constraint {
 
     /// Whether every valuation of `zone` meets it on `x` (false for an upper bound: time may
     /// always pass beyond it).
-    pub(crate) fn certain(self, zone: &Dbm, x: usize) -> bool {
+    pub(crate) fn certain<Z: Zone>(self, zone: &Z, x: usize) -> bool {
         match self {
-            Constraint::AtLeast(t) => zone.get(t.param, x) <= Bound::le(-t.constant),
+            Constraint::AtLeast(t) => zone.dbm().get(t.param, x) <= Bound::le(-t.constant),
             Constraint::AtMost(_) => false,
         }
     }
@@ -103,7 +104,7 @@ pub(crate) fn fails(guard: Guard, ahead: i32) -> Constraint {
 }
 
 /// A copy of `zone` restricted to where `constraint` holds on `x`, if anywhere.
-pub(crate) fn where_(zone: &Dbm, x: usize, constraint: Constraint) -> Option<Dbm> {
+pub(crate) fn where_<Z: Zone>(zone: &Z, x: usize, constraint: Constraint) -> Option<Z> {
     let mut restricted = zone.clone();
     constraint
         .restrict(&mut restricted, x)

@@ -73,7 +73,8 @@ pub(crate) fn concretize(
         delayed.delay_by(i32::try_from(at - now).ok()?);
         // Of the successors the step labels, one from which the rest of the run still
         // breaks the property.
-        let (next_state, next_zone) = raw_successors(config, &state, &delayed, step)
+        let (next_state, next_zone) = state
+            .successors_by(config, &delayed, step)
             .into_iter()
             .find(|(s, z)| !ends(config, s, z, &steps[i + 1..], property, None).is_empty())?;
         state = next_state;
@@ -92,21 +93,6 @@ pub(crate) fn concretize(
     })
 }
 
-/// The successors of `(state, zone)` by `step`, at the instant of the step.
-fn raw_successors(
-    config: &ZoneConfig,
-    state: &Discrete,
-    zone: &Dbm,
-    step: ZoneStep,
-) -> Vec<(Discrete, Dbm)> {
-    let mut out = Vec::new();
-    state.successors(config, zone, &mut out);
-    out.into_iter()
-        .filter(|(s, _, _)| *s == step)
-        .map(|(_, d, z)| (d, z))
-        .collect()
-}
-
 /// The exact zones where the run from `(state, zone)` (at an instant, before any delay) that
 /// takes `steps` ends with `property` broken; `mark` is reset at the first step.
 fn ends(
@@ -119,36 +105,21 @@ fn ends(
 ) -> Vec<Dbm> {
     let mut state = *state;
     let mut zone = zone.clone();
-    // What the search does with every new state: time passes (unless a holder is between
-    // two ops), the invariants hold, what nothing reads again is forgotten.
-    if !state.urgent(config) {
-        zone.up();
-    }
-    if !state.within_invariants(config, &mut zone) {
+    // What the search does with every new state.
+    if !state.settle(config, &mut zone) {
         return Vec::new();
     }
-    state.forget_expired_keys(config, &mut zone);
     let Some((&step, rest)) = steps.split_first() else {
-        return broken(config, &state, &zone, property);
+        return state.broken(config, &zone, property);
     };
     let mut out = Vec::new();
-    for (next, mut z) in raw_successors(config, &state, &zone, step) {
+    for (next, mut z) in state.successors_by(config, &zone, step) {
         if let Some(m) = mark {
             z.reset(m);
         }
         out.extend(ends(config, &next, &z, rest, property, None));
     }
     out
-}
-
-/// The parts of `zone` where `state` breaks `property`.
-fn broken(config: &ZoneConfig, state: &Discrete, zone: &Dbm, property: Property) -> Vec<Dbm> {
-    match property {
-        Property::MutualExclusion => state.both_believe(config, zone),
-        Property::StorageSafety if state.breaks_storage_safety() => vec![zone.clone()],
-        Property::NoLostUpdate if state.breaks_no_lost_update() => vec![zone.clone()],
-        _ => Vec::new(),
-    }
 }
 
 #[cfg(test)]
@@ -173,7 +144,7 @@ mod tests {
             if !state.within_invariants(config, &mut zone) {
                 return Err(format!("an invariant fails before {timed:?}"));
             }
-            let next = raw_successors(config, &state, &zone, timed.step);
+            let next = state.successors_by(config, &zone, timed.step);
             let Some((s, z)) = next.into_iter().next() else {
                 return Err(format!("{timed:?} is not enabled"));
             };
@@ -182,7 +153,7 @@ mod tests {
             state.forget_expired_keys(config, &mut zone);
         }
         zone.delay_by((run.broken_at - now) as i32);
-        if broken(config, &state, &zone, property).is_empty() {
+        if state.broken(config, &zone, property).is_empty() {
             return Err(format!("{property:?} is not broken at {}", run.broken_at));
         }
         Ok(())

@@ -5,7 +5,7 @@
 //! Extra⁺_LU with the constants of its discrete part, and mapped to a symmetric image when the
 //! configuration allows. Mutual exclusion is judged on the exact zone, before extrapolation.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::time::{Duration, Instant};
 
 use crate::property::Property;
@@ -14,6 +14,8 @@ use crate::scenario::Verdict;
 use super::concrete::{TimedRun, concretize};
 use super::config::ZoneConfig;
 use super::dbm::Dbm;
+use super::inequality::Inequality;
+use super::replay::{Link, Witness, breaking_keys};
 use super::state::Discrete;
 use super::successors::ZoneStep;
 use super::symmetry::Renaming;
@@ -90,10 +92,17 @@ pub struct ZoneOutcome {
     /// Wall-clock seconds.
     pub seconds: f64,
     /// With symbolic parameters: the parameter values (as zones over the frozen dimensions
-    /// alone) for which each property breaks, none included in another of its property.
-    /// Empty otherwise.
+    /// alone) for which each property may break, none included in another of its property:
+    /// an over-approximation (see [`super::synthesis`]). Empty otherwise.
     pub(crate) regions: Vec<(Property, Dbm)>,
+    /// With symbolic parameters: values of the keys for which a run breaks each property,
+    /// one system per path replayed (exact, see [`super::replay`]). Empty otherwise.
+    pub(crate) breaking: Vec<(Property, Vec<Inequality>)>,
 }
+
+/// How many paths that break a property a symbolic search replays, at most, per property
+/// (the shortest first).
+const MAX_REPLAYS: usize = 256;
 
 impl ZoneOutcome {
     /// The verdict on `property`, if the engine judged it.
@@ -106,18 +115,10 @@ impl ZoneOutcome {
     }
 
     /// The steps to `property`'s first violation, if it is violated.
-    #[cfg_attr(
-        not(feature = "testing"),
-        allow(dead_code, reason = "tests/zones.rs reads it through `testing`")
-    )]
     pub fn counterexample(&self, property: Property) -> Option<&[ZoneStep]> {
         self.judgement(property)?.counterexample.as_deref()
     }
 
-    #[cfg_attr(
-        not(feature = "testing"),
-        allow(dead_code, reason = "tests/zones.rs reads it through `testing`")
-    )]
     fn judgement(&self, property: Property) -> Option<&Judgement> {
         self.judgements.iter().find(|j| j.property == property)
     }
@@ -164,8 +165,13 @@ struct Search<'a> {
     /// Each `always` property judged, with where it first broke: the entry and the step
     /// from it.
     violations: Vec<(Property, Option<(usize, ZoneStep)>)>,
-    /// With symbolic parameters, where each property breaks (see [`ZoneOutcome`]).
+    /// With symbolic parameters, where each property may break (see [`ZoneOutcome`]).
     regions: Vec<(Property, Dbm)>,
+    /// With symbolic parameters, for each distinct region a state broke a property in, the
+    /// first path there (the shortest): the paths to replay.
+    witnesses: Vec<(Property, Witness)>,
+    /// The regions of `witnesses`.
+    witnessed: HashSet<(Property, Dbm)>,
 }
 
 /// Explores the zone graph of `config` and judges mutual exclusion, the storage properties
@@ -182,6 +188,8 @@ pub fn explore(config: &ZoneConfig, options: Options) -> ZoneOutcome {
         acquired: false,
         violations: invariants(config).into_iter().map(|p| (p, None)).collect(),
         regions: Vec::new(),
+        witnesses: Vec::new(),
+        witnessed: HashSet::new(),
     };
     search.start();
     let mut successors = Vec::new();
@@ -247,22 +255,23 @@ impl Search<'_> {
         }
     }
 
-    /// Notes the parameter values for which `zone` breaks each property, unless a region
-    /// of that property already noted includes them.
-    fn note_regions(&mut self, state: &Discrete, zone: &Dbm) {
-        let mut broken: Vec<(Property, Dbm)> = state
-            .both_believe(self.config, zone)
+    /// Notes the parameter values for which `zone`, reached from entry `at` by `step`,
+    /// breaks each property, unless a region of that property already noted includes them.
+    fn note_regions(&mut self, at: usize, step: ZoneStep, state: &Discrete, zone: &Dbm) {
+        let broken: Vec<(Property, Dbm, Witness)> = invariants(self.config)
             .into_iter()
-            .map(|both| (Property::MutualExclusion, both))
+            .flat_map(|property| {
+                let parts = state.broken(self.config, zone, property).into_iter();
+                parts
+                    .enumerate()
+                    .map(move |(pair, part)| (property, part, Witness { at, step, pair }))
+            })
             .collect();
-        if state.breaks_storage_safety() {
-            broken.push((Property::StorageSafety, zone.clone()));
-        }
-        if state.breaks_no_lost_update() {
-            broken.push((Property::NoLostUpdate, zone.clone()));
-        }
-        for (property, zone) in broken {
+        for (property, zone, witness) in broken {
             let region = zone.parameter_part();
+            if self.witnessed.insert((property, region.clone())) {
+                self.witnesses.push((property, witness));
+            }
             let same = |p: &Property| *p == property;
             if self
                 .regions
@@ -277,6 +286,45 @@ impl Search<'_> {
         }
     }
 
+    /// The stored states from the start to entry `at`.
+    fn chain(&self, mut at: usize) -> Vec<Link<'_>> {
+        let mut links = Vec::new();
+        loop {
+            let entry = &self.entries[at];
+            links.push(Link {
+                state: &entry.state,
+                zone: &entry.zone,
+                step: entry.step,
+            });
+            if entry.step.is_none() {
+                break;
+            }
+            at = entry.parent;
+        }
+        links.reverse();
+        links
+    }
+
+    /// For the first [`MAX_REPLAYS`] witnesses of each property, the keys for which a run
+    /// of that path breaks it.
+    fn breaking(&self) -> Vec<(Property, Vec<Inequality>)> {
+        let mut replayed: HashMap<Property, usize> = HashMap::new();
+        let mut out = Vec::new();
+        for &(property, witness) in &self.witnesses {
+            let count = replayed.entry(property).or_default();
+            if *count == MAX_REPLAYS {
+                continue;
+            }
+            *count += 1;
+            let chain = self.chain(witness.at);
+            let symmetry = self.options.symmetry;
+            if let Some(keys) = breaking_keys(self.config, symmetry, &chain, witness, property) {
+                out.push((property, keys));
+            }
+        }
+        out
+    }
+
     /// Whether every `always` property judged is already violated (nothing is left to find).
     fn all_violated(&self) -> bool {
         self.violations.iter().all(|(_, v)| v.is_some())
@@ -288,7 +336,7 @@ impl Search<'_> {
         let config = self.config;
         if config.parameters.is_some() {
             // Every region is wanted, not the first: the search goes on everywhere.
-            self.note_regions(state, zone);
+            self.note_regions(at, step, state, zone);
             return;
         }
         for (property, violation) in &mut self.violations {
@@ -311,14 +359,9 @@ impl Search<'_> {
     /// valuation of it meets the invariants), noting the properties it breaks.
     fn add(&mut self, at: usize, step: ZoneStep, mut state: Discrete, mut zone: Dbm) {
         let config = self.config;
-        // Between two ops of a holder's cycle no time passes.
-        if !state.urgent(config) {
-            zone.up();
-        }
-        if !state.within_invariants(config, &mut zone) {
+        if !state.settle(config, &mut zone) {
             return;
         }
-        state.forget_expired_keys(config, &mut zone);
         if state.holders(config).next().is_some() {
             self.acquired = true;
         }
@@ -437,6 +480,7 @@ impl Search<'_> {
             subsumed: self.subsumed,
             seconds: started.elapsed().as_secs_f64(),
             regions: self.regions.clone(),
+            breaking: self.breaking(),
         }
     }
 }

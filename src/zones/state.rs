@@ -2,12 +2,14 @@
 //! each clock is compared with, the keys that certainly expired, how long time may pass, and
 //! whether a property breaks.
 
+use crate::property::Property;
 use crate::storage::{Storage, StorageOp};
 
 use super::clock_guard::{Constraint, Term};
 use super::config::{MAX_CLIENTS, MAX_NODES, ZoneConfig};
 use super::dbm::{Dbm, NO_CONSTANT};
 use super::timing::{Reading, Timing};
+use super::zone::Zone;
 
 /// Where a client is in its one attempt.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -263,9 +265,23 @@ impl Discrete {
             })
     }
 
+    /// What follows a step: time passes (unless a holder is between two ops), the
+    /// invariants cut the delay, and what no later step reads is forgotten. False when no
+    /// valuation meets the invariants.
+    pub(crate) fn settle<Z: Zone>(&mut self, config: &ZoneConfig, zone: &mut Z) -> bool {
+        if !self.urgent(config) {
+            zone.up();
+        }
+        if !self.within_invariants(config, zone) {
+            return false;
+        }
+        self.forget_expired_keys(config, zone);
+        true
+    }
+
     /// Restricts `zone` to where every pending op is still within its wait: an op lands
     /// before its delay (stretched by a pause) runs out. False when nothing is left.
-    pub fn within_invariants(&self, config: &ZoneConfig, zone: &mut Dbm) -> bool {
+    pub fn within_invariants<Z: Zone>(&self, config: &ZoneConfig, zone: &mut Z) -> bool {
         let Some(storage) = &config.storage else {
             return true;
         };
@@ -281,7 +297,7 @@ impl Discrete {
     /// Forgets what no later step reads: every key that has certainly expired in `zone` (on the exact reading, so on
     /// every reading): to every later step such a key is the same as no key, and its clock is
     /// read no more. Likewise a restarting node whose delay is certainly over is up.
-    pub fn forget_expired_keys(&mut self, config: &ZoneConfig, zone: &mut Dbm) {
+    pub fn forget_expired_keys<Z: Zone>(&mut self, config: &ZoneConfig, zone: &mut Z) {
         // Only a crash reads what is on disk: with none left, states that differ only in it
         // are one state.
         if self.crashes_left == 0 {
@@ -301,7 +317,7 @@ impl Discrete {
 
     /// Node `n` has no key any more (deleted, expired, or lost in a crash): nothing reads its
     /// key clock, and nothing is left to write to disk.
-    pub(crate) fn remove_key(&mut self, zone: &mut Dbm, config: &ZoneConfig, n: usize) {
+    pub(crate) fn remove_key<Z: Zone>(&mut self, zone: &mut Z, config: &ZoneConfig, n: usize) {
         self.owners[n] = NO_OWNER;
         self.durable &= !(1 << n);
         zone.free(config.key_clock(n));
@@ -310,7 +326,7 @@ impl Discrete {
     /// A restart delay and a young guard that are certainly over on node `n`'s exact reading
     /// (so on every reading) are over: the node serves, its yes counts, and its restart clock
     /// is read no more once neither is left.
-    fn forget_restart(&mut self, config: &ZoneConfig, zone: &mut Dbm, n: usize) {
+    fn forget_restart<Z: Zone>(&mut self, config: &ZoneConfig, zone: &mut Z, n: usize) {
         let Some(r) = self.restart_clock(config, n) else {
             return;
         };
@@ -337,6 +353,22 @@ impl Discrete {
         (slot != NO_SLOT).then(|| config.restart_clock(usize::from(slot)))
     }
 
+    /// The parts of `zone` where the state breaks `property`: where each pair of holders
+    /// both believe, for mutual exclusion; all of it, for a storage property it breaks.
+    pub(crate) fn broken<Z: Zone>(
+        &self,
+        config: &ZoneConfig,
+        zone: &Z,
+        property: Property,
+    ) -> Vec<Z> {
+        match property {
+            Property::MutualExclusion => self.both_believe(config, zone),
+            Property::StorageSafety if self.breaks_storage_safety() => vec![zone.clone()],
+            Property::NoLostUpdate if self.breaks_no_lost_update() => vec![zone.clone()],
+            _ => Vec::new(),
+        }
+    }
+
     /// Whether two clients can believe at one instant of `zone` (delay-closed).
     pub fn breaks_mutual_exclusion(&self, config: &ZoneConfig, zone: &Dbm) -> bool {
         // Most states have fewer than two holders: no allocation for them.
@@ -345,7 +377,7 @@ impl Discrete {
 
     /// For each pair of holders that can believe at one instant of `zone`, the part of
     /// `zone` where they do.
-    pub(crate) fn both_believe(&self, config: &ZoneConfig, zone: &Dbm) -> Vec<Dbm> {
+    pub(crate) fn both_believe<Z: Zone>(&self, config: &ZoneConfig, zone: &Z) -> Vec<Z> {
         let holders: Vec<usize> = self.holders(config).collect();
         // A belief is a span below a bound (`ZoneConfig::from_scenario` refuses others).
         let believes = config.holds(Timing::Belief, Reading::ClientLate);

@@ -41,6 +41,7 @@ use super::dbm::Dbm;
 use super::state::{Availability, ClientPart, Discrete, NO_OWNER, Phase, node_readings};
 use super::symmetry::Renaming;
 use super::timing::{Reading, Timing};
+use super::zone::Zone;
 
 /// One transition, for counterexamples.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -204,7 +205,7 @@ impl std::fmt::Display for ZoneStep {
 }
 
 /// A step, the discrete part it leads to, and the zone there (before the delay that follows).
-pub(crate) type Successor = (ZoneStep, Discrete, Dbm);
+pub(crate) type Successor<Z = Dbm> = (ZoneStep, Discrete, Z);
 
 /// What a node answers a `SET`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -215,7 +216,12 @@ struct NodeAnswer {
 
 impl Discrete {
     /// Every transition enabled somewhere in `zone` (delay-closed), appended to `out`.
-    pub(crate) fn successors(&self, config: &ZoneConfig, zone: &Dbm, out: &mut Vec<Successor>) {
+    pub(crate) fn successors<Z: Zone>(
+        &self,
+        config: &ZoneConfig,
+        zone: &Z,
+        out: &mut Vec<Successor<Z>>,
+    ) {
         for c in 0..config.clients {
             let part = self.clients[c];
             match part.phase {
@@ -245,8 +251,23 @@ impl Discrete {
         self.faults(config, zone, out);
     }
 
+    /// The successors of `(self, zone)` by `step` alone, at the instant of the step.
+    pub(crate) fn successors_by<Z: Zone>(
+        &self,
+        config: &ZoneConfig,
+        zone: &Z,
+        step: ZoneStep,
+    ) -> Vec<(Discrete, Z)> {
+        let mut out = Vec::new();
+        self.successors(config, zone, &mut out);
+        out.into_iter()
+            .filter(|(s, _, _)| *s == step)
+            .map(|(_, d, z)| (d, z))
+            .collect()
+    }
+
     /// The crashes, clock jumps and pauses the budgets still allow.
-    fn faults(&self, config: &ZoneConfig, zone: &Dbm, out: &mut Vec<Successor>) {
+    fn faults<Z: Zone>(&self, config: &ZoneConfig, zone: &Z, out: &mut Vec<Successor<Z>>) {
         if self.crashes_left > 0 {
             for n in 0..config.nodes {
                 if self.availability[n] != Availability::Down {
@@ -285,7 +306,7 @@ impl Discrete {
 
     /// The clock jumps: of a node whose clock measures something, of a client measuring its
     /// round or its lease.
-    fn jumps(&self, config: &ZoneConfig, zone: &Dbm, out: &mut Vec<Successor>) {
+    fn jumps<Z: Zone>(&self, config: &ZoneConfig, zone: &Z, out: &mut Vec<Successor<Z>>) {
         for n in (0..config.nodes).filter(|_| config.node_jumps) {
             // A jump matters where the node's clock measures something: a key's age, a
             // restart delay, or the young guard.
@@ -311,7 +332,7 @@ impl Discrete {
     }
 
     /// Node `n`'s clock steps forward by the jump, and so does everything it measures.
-    fn node_jumped(&self, config: &ZoneConfig, zone: &Dbm, n: usize) -> Successor {
+    fn node_jumped<Z: Zone>(&self, config: &ZoneConfig, zone: &Z, n: usize) -> Successor<Z> {
         let mut next = *self;
         next.jumps_left -= 1;
         let mut z = zone.clone();
@@ -325,7 +346,7 @@ impl Discrete {
     /// Node `n` crashes: the key survives with `fsync-always`, or with `fsync-periodic` once
     /// it is on disk; the node comes back at once, after its restart delay, or never, and is
     /// young to the guard for a while.
-    fn crash(&mut self, config: &ZoneConfig, zone: &mut Dbm, n: usize) {
+    fn crash<Z: Zone>(&mut self, config: &ZoneConfig, zone: &mut Z, n: usize) {
         // This crash's restart clock: one per crash in the budget.
         let slot = config.crashes - self.crashes_left;
         self.crashes_left -= 1;
@@ -357,15 +378,15 @@ impl Discrete {
     /// The node reads its clock exactly or up to `ε_n` fast, the same reading for everything
     /// it measures (key, restart delay, young guard); an answer that both readings give is
     /// kept once, on the larger zone.
-    fn deliver(
+    fn deliver<Z: Zone>(
         &self,
         config: &ZoneConfig,
-        zone: &Dbm,
+        zone: &Z,
         c: usize,
         n: usize,
-        out: &mut Vec<Successor>,
+        out: &mut Vec<Successor<Z>>,
     ) {
-        let mut answers: Vec<(NodeAnswer, Dbm)> = Vec::new();
+        let mut answers: Vec<(NodeAnswer, Z)> = Vec::new();
         for reading in node_readings(config) {
             for (answer, z) in self.answers_at(config, zone, n, reading) {
                 keep_largest(&mut answers, answer, z);
@@ -377,13 +398,13 @@ impl Discrete {
     }
 
     /// Node `n`'s answers to a `SET` on its clock read on `reading`, each where it gives it.
-    fn answers_at(
+    fn answers_at<Z: Zone>(
         &self,
         config: &ZoneConfig,
-        zone: &Dbm,
+        zone: &Z,
         n: usize,
         reading: Reading,
-    ) -> Vec<(NodeAnswer, Dbm)> {
+    ) -> Vec<(NodeAnswer, Z)> {
         let refused = NodeAnswer {
             applied: false,
             counts: true,
@@ -402,7 +423,7 @@ impl Discrete {
             }
             Availability::Up => (Some(zone.clone()), None),
         };
-        let mut out: Vec<(NodeAnswer, Dbm)> = failing.map(|z| (refused, z)).into_iter().collect();
+        let mut out: Vec<(NodeAnswer, Z)> = failing.map(|z| (refused, z)).into_iter().collect();
         let Some(serving) = serving else {
             return out;
         };
@@ -426,13 +447,13 @@ impl Discrete {
     /// Node `n` sets the key where `zone` says: a yes that counts, or, while the
     /// restarted-node guard covers the node on its clock read on `reading`, one that does
     /// not.
-    fn applied_answers(
+    fn applied_answers<Z: Zone>(
         &self,
         config: &ZoneConfig,
-        zone: Dbm,
+        zone: Z,
         n: usize,
         reading: Reading,
-        out: &mut Vec<(NodeAnswer, Dbm)>,
+        out: &mut Vec<(NodeAnswer, Z)>,
     ) {
         if config.young.is_none() || self.young & (1 << n) == 0 {
             let answer = NodeAnswer {
@@ -460,14 +481,14 @@ impl Discrete {
     }
 
     /// The successor where node `n` answered client `c`'s `SET` with `answer`.
-    fn arrive(
+    fn arrive<Z: Zone>(
         &self,
         config: &ZoneConfig,
         c: usize,
         n: usize,
         answer: NodeAnswer,
-        z: Dbm,
-    ) -> Successor {
+        z: Z,
+    ) -> Successor<Z> {
         let mut next = *self;
         let mut z = z;
         if answer.applied {
@@ -496,7 +517,13 @@ impl Discrete {
     }
 
     /// Client `c` decides its open round, where the tally or the round timeout lets it.
-    fn decide(&self, config: &ZoneConfig, zone: &Dbm, c: usize, out: &mut Vec<Successor>) {
+    fn decide<Z: Zone>(
+        &self,
+        config: &ZoneConfig,
+        zone: &Z,
+        c: usize,
+        out: &mut Vec<Successor<Z>>,
+    ) {
         let part = self.clients[c];
         let x = config.client_clock(c);
         let n = config.nodes as u32;
@@ -548,7 +575,7 @@ impl Discrete {
 
     /// Holder `c`'s next step in its storage cycle: land its pending op, or check its lease
     /// and send the next one (or give up where the check fails).
-    fn work(&self, config: &ZoneConfig, zone: &Dbm, c: usize, out: &mut Vec<Successor>) {
+    fn work<Z: Zone>(&self, config: &ZoneConfig, zone: &Z, c: usize, out: &mut Vec<Successor<Z>>) {
         let storage = config
             .storage
             .as_ref()
@@ -579,7 +606,13 @@ impl Discrete {
 
     /// Holder `c`'s pending `op` reaches the storage; the reply is applied at once (the
     /// discrete model's shortcut), and after a rejection or the cycle's last op it releases.
-    fn land(&self, config: &ZoneConfig, zone: &Dbm, c: usize, op: StorageOp) -> Successor {
+    fn land<Z: Zone>(
+        &self,
+        config: &ZoneConfig,
+        zone: &Z,
+        c: usize,
+        op: StorageOp,
+    ) -> Successor<Z> {
         let storage = config.storage.as_ref().expect("storage");
         let mut next = *self;
         let mut z = zone.clone();
@@ -608,7 +641,7 @@ impl Discrete {
 
     /// Compare-and-delete on every node client `c` reaches, then done: its keys (live or
     /// expired, which is the same thing to everyone) are gone and its clocks are read no more.
-    fn release(&mut self, config: &ZoneConfig, zone: &mut Dbm, c: usize) {
+    fn release<Z: Zone>(&mut self, config: &ZoneConfig, zone: &mut Z, c: usize) {
         for n in 0..config.nodes {
             if config.reach[c] & (1 << n) != 0 && self.owners[n] == c as u8 {
                 self.remove_key(zone, config, n);
@@ -625,15 +658,15 @@ impl Discrete {
 
 /// Adds `(answer, zone)` to `answers`, unless the same answer is there on a zone that includes
 /// it; a zone of the same answer that it includes is replaced.
-fn keep_largest(answers: &mut Vec<(NodeAnswer, Dbm)>, answer: NodeAnswer, zone: Dbm) {
+fn keep_largest<Z: Zone>(answers: &mut Vec<(NodeAnswer, Z)>, answer: NodeAnswer, zone: Z) {
     for (kept, kept_zone) in answers.iter_mut() {
         if *kept != answer {
             continue;
         }
-        if kept_zone.includes(&zone) {
+        if kept_zone.dbm().includes(zone.dbm()) {
             return;
         }
-        if zone.includes(kept_zone) {
+        if zone.dbm().includes(kept_zone.dbm()) {
             *kept_zone = zone;
             return;
         }

@@ -2,8 +2,8 @@
 //! interchangeable, so a symbolic state is stored as one image of its orbit.
 
 use super::config::{MAX_CLIENTS, MAX_NODES, ZoneConfig};
-use super::dbm::Dbm;
 use super::state::{ClientPart, Discrete, NO_OWNER};
+use super::zone::Zone;
 
 /// How an image renamed a state: index `i` of the image was index `clients[i]` (`nodes[i]`)
 /// of the state. A counterexample found on images is told with the names of the run by
@@ -44,11 +44,11 @@ impl Discrete {
     /// like (ties keep their order, so two images of one orbit may still differ; the
     /// reduction is sound either way, since any image behaves like the state), and how it
     /// renamed them.
-    pub(crate) fn symmetric_image(
+    pub(crate) fn symmetric_image<Z: Zone>(
         &self,
         config: &ZoneConfig,
-        zone: &Dbm,
-    ) -> (Discrete, Dbm, Renaming) {
+        zone: &Z,
+    ) -> (Discrete, Z, Renaming) {
         let mut image = (*self, zone.clone(), Renaming::IDENTITY);
         if config.clients_symmetric() && config.clients > 1 {
             image = image.0.sort_clients(config, &image.1, image.2);
@@ -59,12 +59,12 @@ impl Discrete {
         image
     }
 
-    fn sort_clients(
+    fn sort_clients<Z: Zone>(
         &self,
         config: &ZoneConfig,
-        zone: &Dbm,
+        zone: &Z,
         mut renaming: Renaming,
-    ) -> (Discrete, Dbm, Renaming) {
+    ) -> (Discrete, Z, Renaming) {
         let key = |c: usize| {
             let x = config.client_clock(c);
             let owned = (0..config.nodes)
@@ -72,11 +72,17 @@ impl Discrete {
                 .count();
             let op = config.storage.as_ref().map(|_| {
                 (
-                    zone.get(config.op_clock(c), 0),
-                    zone.get(0, config.op_clock(c)),
+                    zone.dbm().get(config.op_clock(c), 0),
+                    zone.dbm().get(0, config.op_clock(c)),
                 )
             });
-            (self.clients[c], owned, zone.get(x, 0), zone.get(0, x), op)
+            (
+                self.clients[c],
+                owned,
+                zone.dbm().get(x, 0),
+                zone.dbm().get(0, x),
+                op,
+            )
         };
         let mut order: Vec<usize> = (0..config.clients).collect();
         order.sort_by_key(|&c| key(c));
@@ -105,12 +111,12 @@ impl Discrete {
         (renamed, zone.permuted(&from), renaming)
     }
 
-    fn sort_nodes(
+    fn sort_nodes<Z: Zone>(
         &self,
         config: &ZoneConfig,
-        zone: &Dbm,
+        zone: &Z,
         mut renaming: Renaming,
-    ) -> (Discrete, Dbm, Renaming) {
+    ) -> (Discrete, Z, Renaming) {
         let bit = |mask: u8, n: usize| (mask >> n) & 1;
         let key = |n: usize| {
             let y = config.key_clock(n);
@@ -123,15 +129,15 @@ impl Discrete {
             let owner = self.owners[n];
             let restart = self
                 .restart_clock(config, n)
-                .map(|r| (zone.get(r, 0), zone.get(0, r)));
+                .map(|r| (zone.dbm().get(r, 0), zone.dbm().get(0, r)));
             (
                 self.availability[n],
                 bit(self.young, n),
                 bit(self.durable, n),
                 owner,
                 per_client,
-                zone.get(y, 0),
-                zone.get(0, y),
+                zone.dbm().get(y, 0),
+                zone.dbm().get(0, y),
                 restart,
             )
         };

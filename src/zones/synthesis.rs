@@ -9,15 +9,17 @@
 //!
 //! - outside every region the property **holds**, proved for every value (an over-approximated
 //!   reachable set without a bad state has none in it either);
-//! - inside a region it *may* break. Where the lost relation never decides anything the
-//!   regions are exact (`tests/synthesis.rs` holds the drift and restart families to the zone
-//!   engine point by point); after a pause between a lease check and a delayed write they are
-//!   not (the same test shows it), and exact parametric zones (bounds that are linear
+//! - inside a region it *may* break. Where it **breaks** is proved by runs replayed with the
+//!   keys unknown ([`super::replay`], [`super::coverage`]): each gives, exactly, the values for
+//!   which that run breaks it. When they cover every region, the synthesis is *exact*: both
+//!   sides of the boundary are proved for every value. For the drift and restart families they
+//!   do; after a pause between a lease check and a delayed write the regions over-approximate
+//!   (`tests/synthesis.rs` shows it), and exact parametric zones (bounds that are linear
 //!   expressions in the parameters) would be needed.
 //!
 //! What the result speaks for is its *domain*: every key at least zero, every guard's bound at
-//! least zero (below, the core clamps a span to zero, where the forms stop being affine), and
-//! a round timeout within the validity (the core caps it there).
+//! least one (as in every file that validates), and a round timeout within the validity (the
+//! core caps it there).
 
 use std::time::Instant;
 
@@ -25,9 +27,10 @@ use crate::property::Property;
 use crate::scenario::Scenario;
 
 use super::config::{Unsupported, ZoneConfig};
+use super::coverage::{Cover, Probe, cover};
 use super::dbm::{Dbm, MAX_DIM};
-use super::explore::{Options, explore};
-use super::inequality::{Inequality, contradicts, implies, simplified};
+use super::explore::{Options, ZoneOutcome, explore};
+use super::inequality::{Inequality, implies, within_domain};
 use super::measure::Steps;
 use super::parameters::Parameters;
 use super::timing::Timing;
@@ -74,6 +77,10 @@ pub struct Synthesis {
     /// Each property judged, with the regions where it may break (each a conjunction of
     /// inequalities; none: it holds on the whole domain). Outside them it holds.
     pub may_break: Vec<(Property, Vec<Vec<Inequality>>)>,
+    /// Each property judged, with regions where it breaks: for every value in one, a run
+    /// breaks it (the run of one path of the exploration, whose exact constraints the region
+    /// is). Each lies within the regions where it may break.
+    pub breaks: Vec<(Property, Vec<Vec<Inequality>>)>,
     /// Symbolic states explored.
     pub zones: usize,
     /// Wall-clock seconds.
@@ -99,6 +106,35 @@ impl Synthesis {
     /// Whether `property` is proved to hold at `point`: in the domain and in no region.
     pub fn proved_at(&self, property: Property, point: &[i64]) -> bool {
         self.covers(point) && self.may_break_at(property, point) == Some(false)
+    }
+
+    /// The regions where `property` is proved to break (`None`: not judged).
+    pub fn breaking_regions(&self, property: Property) -> Option<&[Vec<Inequality>]> {
+        self.breaks
+            .iter()
+            .find(|(p, _)| *p == property)
+            .map(|(_, r)| r.as_slice())
+    }
+
+    /// Whether `property` is proved to break at `point`: in the domain and in a region where
+    /// it breaks.
+    pub fn proved_broken_at(&self, property: Property, point: &[i64]) -> bool {
+        self.covers(point)
+            && self
+                .breaking_regions(property)
+                .is_some_and(|r| r.iter().any(|r| r.iter().all(|i| i.holds_at(point))))
+    }
+
+    /// Whether both sides of `property`'s boundary are proved: every region where it may
+    /// break lies within one where it breaks, so on the whole domain it holds exactly
+    /// outside the regions.
+    pub fn exact(&self, property: Property) -> bool {
+        let (Some(may), Some(does)) = (self.regions(property), self.breaking_regions(property))
+        else {
+            return false;
+        };
+        may.iter()
+            .all(|region| cover(region, does, &self.domain) == Cover::Covered)
     }
 
     /// Whether `point` is in the domain.
@@ -134,33 +170,17 @@ fn structure(config: &ZoneConfig) -> (Vec<bool>, bool, bool, usize) {
 
 /// Leaves the `free` keys of `scenario` free and finds, for every value of them, where each
 /// property the zone engine judges holds (see the module docs), exploring at most `max_zones`
-/// symbolic states.
+/// symbolic states. `at` gives the scenario at any point of the keys (`None`: not a valid
+/// one): the violated side checks single points with it.
 pub fn synthesize(
     scenario: &Scenario,
     free: &[FreeKey],
     max_zones: usize,
+    at: &dyn Fn(&[i64]) -> Option<Scenario>,
 ) -> Result<Synthesis, SynthesisError> {
     let started = Instant::now();
     let mut config = ZoneConfig::from_scenario(scenario)?;
-    let mut steps = Vec::new();
-    for key in free {
-        let up = ZoneConfig::from_scenario(&key.stepped)?;
-        let down = key
-            .lowered
-            .as_ref()
-            .map(ZoneConfig::from_scenario)
-            .transpose()?;
-        let same = |c: &ZoneConfig| structure(c) == structure(&config);
-        if !same(&up) || !down.as_ref().is_none_or(same) {
-            return Err(SynthesisError::StructureChanges {
-                key: key.key.clone(),
-            });
-        }
-        steps.push(Steps { up, down });
-    }
-    let names = free.iter().map(|k| k.key.clone()).collect();
-    let values = free.iter().map(|k| k.value).collect();
-    let parameters = Parameters::measure(names, values, &config, &steps)?;
+    let parameters = measured(&config, free)?;
     let needed = parameters.first + parameters.dimensions.len();
     if needed > MAX_DIM {
         return Err(SynthesisError::TooManyDimensions { needed });
@@ -179,25 +199,77 @@ pub fn synthesize(
         return Err(SynthesisError::Incomplete { zones: max_zones });
     }
     let parameters = config.parameters.as_ref().expect("set above");
-    let may_break = outcome
+    let judged = outcome
         .judgements
         .iter()
         .map(|j| j.property)
-        .filter(|p| *p != Property::LockAcquired)
+        .filter(|p| *p != Property::LockAcquired);
+    let probe = Probe {
+        config: &config,
+        domain: &domain,
+        near: &parameters.base,
+        at,
+    };
+    let (may_break, breaks) = judged
         .map(|property| {
-            let zones = outcome.regions.iter().filter(|(p, _)| *p == property);
-            let regions = zones.map(|(_, zone)| over_keys(parameters, zone, &domain));
-            (property, distinct(regions.flatten().collect(), &domain))
+            let (may, does) = sides(&outcome, &probe, property);
+            ((property, may), (property, does))
         })
-        .collect();
+        .unzip();
     Ok(Synthesis {
         keys: parameters.keys.clone(),
         base: parameters.base.clone(),
         domain,
         may_break,
+        breaks,
         zones: outcome.zones,
         seconds: started.elapsed().as_secs_f64(),
     })
+}
+
+/// The parameters of `free`, their forms measured one tick up and down from `config`: the
+/// automaton must be the same there (no guard or clock comes or goes).
+fn measured(config: &ZoneConfig, free: &[FreeKey]) -> Result<Parameters, SynthesisError> {
+    let mut steps = Vec::new();
+    for key in free {
+        let up = ZoneConfig::from_scenario(&key.stepped)?;
+        let down = key
+            .lowered
+            .as_ref()
+            .map(ZoneConfig::from_scenario)
+            .transpose()?;
+        let same = |c: &ZoneConfig| structure(c) == structure(config);
+        if !same(&up) || !down.as_ref().is_none_or(same) {
+            return Err(SynthesisError::StructureChanges {
+                key: key.key.clone(),
+            });
+        }
+        steps.push(Steps { up, down });
+    }
+    let names = free.iter().map(|k| k.key.clone()).collect();
+    let values = free.iter().map(|k| k.value).collect();
+    Ok(Parameters::measure(names, values, config, &steps)?)
+}
+
+/// Both sides of `property`'s boundary: the regions where it may break (over the keys), and
+/// those where runs are proved to break it (the search's replayed paths, then points probed
+/// until they cover the first, or cannot).
+fn sides(
+    outcome: &ZoneOutcome,
+    probe: &Probe<'_>,
+    property: Property,
+) -> (Vec<Vec<Inequality>>, Vec<Vec<Inequality>>) {
+    let parameters = probe.config.parameters.as_ref().expect("a symbolic search");
+    let domain = probe.domain;
+    let zones = outcome.regions.iter().filter(|(p, _)| *p == property);
+    let may = zones.filter_map(|(_, zone)| over_keys(parameters, zone, domain));
+    let may = distinct(may.collect(), domain);
+    let paths = outcome.breaking.iter().filter(|(p, _)| *p == property);
+    let mut does: Vec<Vec<Inequality>> = paths
+        .filter_map(|(_, keys)| within_domain(keys.clone(), domain))
+        .collect();
+    probe.complete(property, &may, &mut does);
+    (may, distinct(does, domain))
 }
 
 /// A region (a zone over the frozen dimensions) as inequalities over the keys, without the
@@ -236,25 +308,23 @@ fn over_keys(
             }
         }
     }
-    let all: Vec<Inequality> = system.iter().chain(domain).cloned().collect();
-    if contradicts(&all) {
-        return None;
-    }
-    Some(simplified(system, domain))
+    within_domain(system, domain)
+}
+
+/// Whether every value of the domain in `small` is in `big`.
+fn within(small: &[Inequality], big: &[Inequality], domain: &[Inequality]) -> bool {
+    let given: Vec<Inequality> = small.iter().chain(domain).cloned().collect();
+    big.iter().all(|i| implies(&given, i))
 }
 
 /// `regions` without one that another includes (given the domain), in order.
 fn distinct(regions: Vec<Vec<Inequality>>, domain: &[Inequality]) -> Vec<Vec<Inequality>> {
-    let within = |small: &[Inequality], big: &[Inequality]| {
-        let given: Vec<Inequality> = small.iter().chain(domain).cloned().collect();
-        big.iter().all(|i| implies(&given, i))
-    };
     let mut kept: Vec<Vec<Inequality>> = Vec::new();
     for region in regions {
-        if kept.iter().any(|k| within(&region, k)) {
+        if kept.iter().any(|k| within(&region, k, domain)) {
             continue;
         }
-        kept.retain(|k| !within(k, &region));
+        kept.retain(|k| !within(k, &region, domain));
         kept.push(region);
     }
     kept

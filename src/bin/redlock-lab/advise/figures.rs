@@ -131,6 +131,16 @@ fn formula_line(out: &mut String, faults: &Faults, found: &Found, label: Option<
             condition,
             zones,
             tight,
+            exact: true,
+        } => format!(
+            "holds exactly when {condition}   ({label}{unit}; both sides proved for every value at N=3, C=2: one symbolic exploration, {zones} zones, and outside it replayed runs that break it{})",
+            if *tight { "; tight" } else { "" }
+        ),
+        Formula::Proved {
+            condition,
+            zones,
+            tight,
+            exact: false,
         } => format!(
             "holds whenever {condition}   ({label}{unit}; proved for every value by one symbolic exploration at N=3, C=2, {zones} zones{})",
             if *tight {

@@ -10,11 +10,13 @@ use super::family::Family;
 /// What the symbolic exploration proved around one figure.
 pub enum Formula {
     /// The properties hold whenever `condition` does, for every value of the keys; `tight`:
-    /// one tick below the figure is outside it.
+    /// one tick below the figure is outside it; `exact`: outside it a run breaks one of them,
+    /// for every value too (both sides proved).
     Proved {
         condition: String,
         zones: usize,
         tight: bool,
+        exact: bool,
     },
     /// The exploration ran, but over-approximates too much to prove the figure's own point.
     NotAtThePoint,
@@ -75,17 +77,25 @@ pub fn derive(family: &Family<'_>, value: u32, text: &str) -> Option<Formula> {
             .iter()
             .any(|&p| synthesis.may_break_at(p, &below) == Some(true))
     });
+    let (condition, narrowed) = condition(&synthesis, &properties, figure);
+    let exact = !narrowed && properties.iter().all(|&p| synthesis.exact(p));
     Some(Formula::Proved {
-        condition: condition(&synthesis, &properties, figure),
+        condition,
         zones: synthesis.zones,
         tight,
+        exact,
     })
 }
 
 /// The condition that proves every property: for each region, the negation of what it adds
 /// to the regions' common part (dropping the common part only narrows the condition, so it
-/// stays proved), each written for the figure's key when it appears.
-fn condition(synthesis: &Synthesis, properties: &[Property], figure: Option<usize>) -> String {
+/// stays proved), each written for the figure's key when it appears; and whether a common
+/// part was dropped (then the condition is narrower than the regions' complement).
+fn condition(
+    synthesis: &Synthesis,
+    properties: &[Property],
+    figure: Option<usize>,
+) -> (String, bool) {
     let names: Vec<String> = synthesis.keys.iter().map(|k| name(k).to_owned()).collect();
     let regions: Vec<_> = properties
         .iter()
@@ -128,9 +138,11 @@ fn condition(synthesis: &Synthesis, properties: &[Property], figure: Option<usiz
             parts.push(part);
         }
     }
-    if parts.is_empty() {
+    let narrowed = regions.len() > 1 && !common.is_empty();
+    let condition = if parts.is_empty() {
         "always".to_owned()
     } else {
         parts.join(" and ")
-    }
+    };
+    (condition, narrowed)
 }
