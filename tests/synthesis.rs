@@ -255,6 +255,12 @@ fn the_check_margin_is_proved_where_it_is_proved_and_over_approximated_elsewhere
     });
     let (compared, cautious) = compare(&synthesis, MARGIN, &MARGIN_KEYS, property, points, false);
     assert!(compared > 30, "{compared} points");
+    // The violated side is proved by replayed runs: Kleppmann's boundary, `drift + M ≤ ε_n +
+    // ε_c + P + Δ` (P = 2, Δ = 1), breaks at the file's clock errors and drift one tick
+    // below the catalog's margin, for every value in a region around it.
+    assert!(synthesis.proved_broken_at(property, &[2, 1, 1, 3]));
+    assert!(!synthesis.proved_broken_at(property, &[2, 1, 1, 4]));
+    assert!(!synthesis.exact(property));
     assert!(
         cautious > 0,
         "the over-approximation is gone: make the test exact"
