@@ -267,6 +267,24 @@ fn the_check_margin_is_proved_where_it_is_proved_and_over_approximated_elsewhere
     );
 }
 
+/// The forms are measured around the file's values: a key whose zero is another automaton
+/// (a restart delay or a client guard of zero is no guard at all) is at least one in the
+/// domain, so neither side speaks for the other automaton.
+#[test]
+fn a_key_whose_zero_removes_a_guard_stays_at_one_or_more() {
+    let guarded = RESTART.replace("client_guard_ticks = 0", "client_guard_ticks = 3");
+    let keys = [
+        "lock.drift_ticks",
+        "faults.crashes.restart_delay_ticks",
+        "faults.crashes.client_guard_ticks",
+    ];
+    let synthesis = synthesize_keys("guard", &guarded, &keys, LIMIT).unwrap();
+    assert!(synthesis.covers(&[2, 10, 3]));
+    assert!(synthesis.covers(&[2, 1, 1]));
+    assert!(!synthesis.covers(&[2, 10, 0]), "{:?}", synthesis.domain);
+    assert!(!synthesis.covers(&[2, 0, 3]), "{:?}", synthesis.domain);
+}
+
 /// A search cut short is no proof: the synthesis says so instead of returning what it found.
 #[test]
 fn a_synthesis_cut_short_is_refused() {

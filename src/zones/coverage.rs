@@ -31,7 +31,7 @@ const PROBE_ZONES: usize = 1_000_000;
 pub(crate) enum Cover {
     /// Every value of the domain in the region is in a part.
     Covered,
-    /// This piece of the region (a rational point of the domain is in it) is in no part.
+    /// This piece of the region (not shown empty within the domain) is in no part.
     Uncovered(Vec<Inequality>),
     /// Too many cases to tell.
     Unknown,
@@ -39,8 +39,9 @@ pub(crate) enum Cover {
 
 /// Whether every value of the domain in `region` is in one of `parts`: the piece of
 /// `region` outside the first part (one negated inequality of it at a time) must be in the
-/// rest. Decided over the rationals, so "covered" is a proof; an uncovered piece may hold
-/// whole numbers only in a gap.
+/// rest. Emptiness is decided by elimination that keeps every whole-number solution
+/// ([`contradicts`]), so "covered" is a proof; an uncovered piece may still hold no whole
+/// number.
 pub(crate) fn cover(
     region: &[Inequality],
     parts: &[Vec<Inequality>],

@@ -318,9 +318,8 @@ impl Search<'_> {
             *count += 1;
             let chain = self.chain(witness.at);
             let symmetry = self.options.symmetry;
-            if let Some(keys) = breaking_keys(self.config, symmetry, &chain, witness, property) {
-                out.push((property, keys));
-            }
+            let systems = breaking_keys(self.config, symmetry, &chain, witness, property);
+            out.extend(systems.into_iter().flatten().map(|keys| (property, keys)));
         }
         out
     }

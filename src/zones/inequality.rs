@@ -1,10 +1,11 @@
 //! Linear inequalities over whole-number parameters, and the one question a synthesised
 //! boundary needs of them: is one implied by others?
 //!
-//! Implication is decided by Fourier–Motzkin elimination over the rationals, exactly (`i128`
-//! with every row divided by its gcd). A system with no rational solution has no whole one,
-//! so "implied" is never claimed wrongly; the converse may miss an implication that only
-//! whole numbers make (then a redundant inequality is kept, never a needed one dropped).
+//! Implication is decided by Fourier–Motzkin elimination in `i128`, each row divided by the
+//! gcd of its coefficients with its bound rounded down, which keeps every whole-number
+//! solution (and may drop rational ones). A system the elimination shows empty has no whole
+//! solution, so "implied" is never claimed wrongly; the converse may miss an implication that
+//! only whole numbers make (then a redundant inequality is kept, never a needed one dropped).
 
 use std::fmt;
 

@@ -37,40 +37,43 @@ pub(crate) struct Witness {
 }
 
 /// The values of the keys for which a run takes `chain` (from the initial state), then
-/// `witness.step`, and breaks `property` there: exact, for every value (see
-/// [`super::path_constraints`]). `None` when nothing can be claimed (no symbolic parameters,
-/// a replay that left the search's path, or an elimination that grew too large).
+/// `witness.step`, and breaks `property` there, one system for each way it breaks there:
+/// exact, for every value (see [`super::path_constraints`]). `None` when nothing can be
+/// claimed (no symbolic parameters, or a replay that left the search's path); an
+/// elimination that grew too large drops its system.
 pub(crate) fn breaking_keys(
     config: &ZoneConfig,
     symmetry: bool,
     chain: &[Link<'_>],
     witness: Witness,
     property: Property,
-) -> Option<Vec<Inequality>> {
+) -> Option<Vec<Vec<Inequality>>> {
     let root = chain.first()?;
     let (mut state, mut zone) = start(config)?;
     if state != *root.state || zone.zone != *root.zone {
         return None;
     }
     for link in &chain[1..] {
-        let (next, z) = step(config, &state, &zone, link.step?)?;
-        let (next, z) = if symmetry {
-            let (s, z, _) = next.symmetric_image(config, &z);
-            (s, z)
-        } else {
-            (next, z)
+        // The successor the search stored: the one that, settled and imaged, is the link.
+        let stored = |(mut next, mut z): (Discrete, Replayed)| {
+            if !next.settle(config, &mut z) {
+                return None;
+            }
+            let (next, z) = if symmetry {
+                let (s, z, _) = next.symmetric_image(config, &z);
+                (s, z)
+            } else {
+                (next, z)
+            };
+            (next == *link.state && z.zone == *link.zone).then_some((next, z))
         };
-        if next != *link.state || z.zone != *link.zone {
-            return None;
-        }
-        (state, zone) = (next, z);
+        let successors = state.successors_by(config, &zone, link.step?);
+        (state, zone) = successors.into_iter().find_map(stored)?;
     }
-    let (last, z) = step(config, &state, &zone, witness.step)?;
-    let broken = last
-        .broken(config, &z, property)
-        .into_iter()
-        .nth(witness.pair)?;
-    broken.path.on_the_keys()
+    let mut ends = Vec::new();
+    walk(config, state, zone, &[witness.step], property, &mut ends);
+    // Every end is a run that breaks the property (the search's own pair among them).
+    Some(ends.iter().filter_map(|z| z.path.on_the_keys()).collect())
 }
 
 /// The values of the keys for which a run of `steps` (a counterexample, in the run's names,
@@ -82,18 +85,40 @@ pub(crate) fn keys_breaking_along(
     steps: &[ZoneStep],
     property: Property,
 ) -> Vec<Vec<Inequality>> {
-    let walk = || {
-        let (mut state, mut zone) = start(config)?;
-        for &wanted in steps {
-            (state, zone) = step(config, &state, &zone, wanted)?;
-        }
-        Some(state.broken(config, &zone, property))
+    let Some((state, zone)) = start(config) else {
+        return Vec::new();
     };
-    walk()
-        .unwrap_or_default()
-        .iter()
-        .filter_map(|z| z.path.on_the_keys())
-        .collect()
+    let mut ends = Vec::new();
+    walk(config, state, zone, steps, property, &mut ends);
+    ends.iter().filter_map(|z| z.path.on_the_keys()).collect()
+}
+
+/// How many ways to its end one replayed run may branch into (one step may have several
+/// successors: an answer a node gives on either reading, where neither zone includes the
+/// other).
+const MAX_BRANCHES: usize = 64;
+
+/// Every end of `steps` from `(state, zone)`, each where it breaks `property`, into `ends`.
+fn walk(
+    config: &ZoneConfig,
+    state: Discrete,
+    zone: Replayed,
+    steps: &[ZoneStep],
+    property: Property,
+    ends: &mut Vec<Replayed>,
+) {
+    let Some((&wanted, rest)) = steps.split_first() else {
+        ends.extend(state.broken(config, &zone, property));
+        return;
+    };
+    for (mut next, mut z) in state.successors_by(config, &zone, wanted) {
+        if ends.len() >= MAX_BRANCHES {
+            return;
+        }
+        if next.settle(config, &mut z) {
+            walk(config, next, z, rest, property, ends);
+        }
+    }
 }
 
 /// The initial symbolic state, with the constraints of an empty path (`None` without
@@ -108,18 +133,4 @@ fn start(config: &ZoneConfig) -> Option<(Discrete, Replayed)> {
     zone.up();
     state.within_invariants(config, &mut zone);
     Some((state, zone))
-}
-
-/// The successor of `(state, zone)` by `wanted`, settled as the search settles it.
-fn step(
-    config: &ZoneConfig,
-    state: &Discrete,
-    zone: &Replayed,
-    wanted: ZoneStep,
-) -> Option<(Discrete, Replayed)> {
-    let (mut next, mut z) = state
-        .successors_by(config, zone, wanted)
-        .into_iter()
-        .next()?;
-    next.settle(config, &mut z).then_some((next, z))
 }

@@ -18,8 +18,9 @@
 //!   expressions in the parameters) would be needed.
 //!
 //! What the result speaks for is its *domain*: every key at least zero, every guard's bound at
-//! least one (as in every file that validates), and a round timeout within the validity (the
-//! core caps it there).
+//! least one (as in every file that validates), a key whose zero is another automaton (a
+//! restart delay or a client guard of zero is no guard) at least one, and a round timeout
+//! within the validity (the core caps it there).
 
 use std::time::Instant;
 
@@ -168,6 +169,34 @@ fn structure(config: &ZoneConfig) -> (Vec<bool>, bool, bool, usize) {
     )
 }
 
+/// `key ≥ 1` for each key whose value zero changes the automaton (a restart delay or a
+/// client guard of zero is no guard at all) or makes no valid scenario: the forms were
+/// measured one tick around the file's values, so the result must not speak for a value
+/// where the automaton is another one.
+fn floors(
+    config: &ZoneConfig,
+    base: &[i64],
+    at: &dyn Fn(&[i64]) -> Option<Scenario>,
+) -> Vec<Inequality> {
+    let changes_at_zero = |k: usize| {
+        let mut point = base.to_vec();
+        point[k] = 0;
+        let there = at(&point).and_then(|s| ZoneConfig::from_scenario(&s).ok());
+        there.is_none_or(|c| structure(&c) != structure(config))
+    };
+    (0..base.len())
+        .filter(|&k| base[k] > 0 && changes_at_zero(k))
+        .map(|k| {
+            let mut coefficients = vec![0; base.len()];
+            coefficients[k] = -1;
+            Inequality {
+                coefficients,
+                bound: -1,
+            }
+        })
+        .collect()
+}
+
 /// Leaves the `free` keys of `scenario` free and finds, for every value of them, where each
 /// property the zone engine judges holds (see the module docs), exploring at most `max_zones`
 /// symbolic states. `at` gives the scenario at any point of the keys (`None`: not a valid
@@ -185,7 +214,8 @@ pub fn synthesize(
     if needed > MAX_DIM {
         return Err(SynthesisError::TooManyDimensions { needed });
     }
-    let domain = parameters.domain();
+    let mut domain = parameters.domain();
+    domain.extend(floors(&config, &parameters.base, at));
     config.set_parameters(Some(parameters));
     // Symmetry stays on (renaming nodes or clients leaves every form where it is); the
     // LU simulation reads constants, which a frozen dimension is not.
