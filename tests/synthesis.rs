@@ -267,6 +267,40 @@ fn the_check_margin_is_proved_where_it_is_proved_and_over_approximated_elsewhere
     );
 }
 
+/// With the TTL free too (a symbolic zone has room for its forms): the catalog's
+/// inequality, `restart_delay ≥ ttl − drift + ε_n + ε_c`, proved on both sides, and held to
+/// the zone engine on each side of it at many points.
+#[test]
+fn the_restart_delay_with_a_free_ttl_is_the_catalogs_inequality() {
+    let keys = [
+        "lock.ttl_ticks",
+        RESTART_KEYS[0],
+        RESTART_KEYS[1],
+        RESTART_KEYS[2],
+        RESTART_KEYS[3],
+    ];
+    let synthesis = synthesize_keys("restart", RESTART, &keys, LIMIT).unwrap();
+    let names = ["ttl", "drift", "ε_n", "ε_c", "R"];
+    let property = Property::MutualExclusion;
+    assert_eq!(
+        written(&synthesis, property, &names),
+        ["drift < ε_n + ε_c", "drift + R < ttl + ε_n + ε_c"]
+    );
+    assert!(synthesis.exact(property), "{:?}", synthesis.breaks);
+    let points = [5i64, 8].into_iter().flat_map(|ttl| {
+        (0..3).flat_map(move |drift| {
+            (0..2).flat_map(move |en| {
+                (0..2).flat_map(move |ec| {
+                    let boundary = ttl - drift + en + ec;
+                    [boundary - 1, boundary].map(|r| vec![ttl, drift, en, ec, r])
+                })
+            })
+        })
+    });
+    let (compared, _) = compare(&synthesis, RESTART, &keys, property, points, true);
+    assert!(compared > 30, "{compared} points");
+}
+
 /// The forms are measured around the file's values: a key whose zero is another automaton
 /// (a restart delay or a client guard of zero is no guard at all) is at least one in the
 /// domain, so neither side speaks for the other automaton.

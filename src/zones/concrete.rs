@@ -54,7 +54,7 @@ pub(crate) fn concretize(
     };
     let mut state = Discrete::initial(config);
     // Every clock zero: the run's first instant, a point.
-    let mut zone = Dbm::zero(clocks + 2);
+    let mut zone: Dbm = Dbm::zero(clocks + 2);
     let mut now = 0;
     let mut timed = Vec::with_capacity(steps.len());
     for (i, &step) in steps.iter().enumerate() {
@@ -133,7 +133,7 @@ mod tests {
     fn replays(config: &ZoneConfig, run: &TimedRun, property: Property) -> Result<(), String> {
         let clocks = config.clock_count();
         let mut state = Discrete::initial(config);
-        let mut zone = Dbm::zero(clocks);
+        let mut zone: Dbm = Dbm::zero(clocks);
         let mut now = 0;
         for timed in &run.steps {
             if timed.at < now {

@@ -83,36 +83,48 @@ impl fmt::Debug for Bound {
 /// (from that side) in any future, so none of its bounds matter.
 pub const NO_CONSTANT: i32 = i32::MIN / 4;
 
-/// The most clocks a zone may have, the reference clock included (the matrix is stored
-/// inline, so zones of one discrete part lie next to each other in the passed list and are
-/// compared without following pointers): an automaton's clocks (at most
+/// The most clocks a concrete search's zone may have, the reference clock included (the
+/// matrix is stored inline, so zones of one discrete part lie next to each other in the passed
+/// list and are compared without following pointers): an automaton's clocks (at most
 /// [`MAX_CLOCKS`](super::config::MAX_CLOCKS)) and two more that make a counterexample concrete.
 pub const MAX_DIM: usize = 12;
 
-/// A zone over `clocks` clocks (plus the reference clock `x_0`), in canonical form.
+/// The most dimensions a symbolic search's zone may have: the clocks and a frozen dimension
+/// for each form of the parameters ([`super::parameters`]). A separate size, so the concrete
+/// search's zones stay as small as they were.
+pub const MAX_SYMBOLIC_DIM: usize = 16;
+
+/// A zone of a symbolic search.
+pub type SymbolicDbm = Dbm<{ MAX_SYMBOLIC_DIM * MAX_SYMBOLIC_DIM }>;
+
+/// A zone over `clocks` clocks (plus the reference clock `x_0`), in canonical form, its
+/// matrix held in `CAP` entries (a square of at most `√CAP` dimensions).
 #[derive(Clone, PartialEq, Eq, Hash)]
-pub struct Dbm {
+pub struct Dbm<const CAP: usize = { MAX_DIM * MAX_DIM }> {
     dim: usize,
     /// The trailing dimensions that time does not advance: symbolic parameters
     /// ([`super::parameters`]), `0` in a concrete exploration.
     frozen: usize,
     /// Row-major with stride `dim`; entries past `dim²` stay at their initial value.
-    bounds: [Bound; MAX_DIM * MAX_DIM],
+    bounds: [Bound; CAP],
 }
 
-impl Dbm {
+impl<const CAP: usize> Dbm<CAP> {
+    /// The most dimensions, the reference clock included.
+    pub const MAX_DIM: usize = CAP.isqrt();
+
     /// The zone where every clock is zero: the start of a run, before any delay.
     ///
     /// # Panics
     ///
-    /// When `clocks + 1` exceeds [`MAX_DIM`].
-    pub fn zero(clocks: usize) -> Dbm {
+    /// When `clocks + 1` exceeds [`Dbm::MAX_DIM`].
+    pub fn zero(clocks: usize) -> Self {
         let dim = clocks + 1;
-        assert!(dim <= MAX_DIM, "at most {} clocks", MAX_DIM - 1);
+        assert!(dim <= Self::MAX_DIM, "at most {} clocks", Self::MAX_DIM - 1);
         Dbm {
             dim,
             frozen: 0,
-            bounds: [Bound::LE_ZERO; MAX_DIM * MAX_DIM],
+            bounds: [Bound::LE_ZERO; CAP],
         }
     }
 
@@ -121,9 +133,9 @@ impl Dbm {
     ///
     /// # Panics
     ///
-    /// When `clocks + parameters + 1` exceeds [`MAX_DIM`].
-    pub fn zero_with_parameters(clocks: usize, parameters: usize) -> Dbm {
-        let mut zone = Dbm::zero(clocks + parameters);
+    /// When `clocks + parameters + 1` exceeds [`Dbm::MAX_DIM`].
+    pub fn zero_with_parameters(clocks: usize, parameters: usize) -> Self {
+        let mut zone = Self::zero(clocks + parameters);
         zone.frozen = parameters;
         let first = 1 + clocks;
         for p in first..zone.dim {
@@ -281,8 +293,16 @@ impl Dbm {
         })
     }
 
+    /// Whether `other`, of any capacity, is the same zone.
+    pub fn same_as<const OTHER: usize>(&self, other: &Dbm<OTHER>) -> bool {
+        let used = self.dim * self.dim;
+        self.dim == other.dim
+            && self.frozen == other.frozen
+            && self.bounds[..used] == other.bounds[..used]
+    }
+
     /// Whether every valuation of `other` is in `self` (both canonical, same clocks).
-    pub fn includes(&self, other: &Dbm) -> bool {
+    pub fn includes(&self, other: &Self) -> bool {
         debug_assert_eq!(self.dim, other.dim);
         let used = self.dim * self.dim;
         self.bounds[..used]
@@ -296,7 +316,7 @@ impl Dbm {
     /// abstraction: `self` escapes it exactly when for two clocks `x`, `y` the lower bound of
     /// `x` in `self` is at most `U(x)`, `other` bounds `y − x` tighter than `self` does, and by
     /// more than `L(y)` allows. Constants as in [`Dbm::extrapolate_lu`]; both zones canonical.
-    pub fn is_lu_simulated_by(&self, other: &Dbm, lower: &[i32], upper: &[i32]) -> bool {
+    pub fn is_lu_simulated_by(&self, other: &Self, lower: &[i32], upper: &[i32]) -> bool {
         let dim = self.dim;
         let l = |i: usize| if i == 0 { 0 } else { lower[i] };
         let u = |i: usize| if i == 0 { 0 } else { upper[i] };
@@ -377,10 +397,10 @@ impl Dbm {
     /// The zone's constraints among its frozen dimensions alone (and the reference clock):
     /// the parameter values for which some valuation of the clocks is in the zone. The
     /// submatrix of a canonical matrix is the exact projection.
-    pub fn parameter_part(&self) -> Dbm {
+    pub fn parameter_part(&self) -> SymbolicDbm {
         let first = self.first_frozen();
         let keep: Vec<usize> = std::iter::once(0).chain(first..self.dim).collect();
-        let mut out = Dbm::zero_with_parameters(0, self.frozen);
+        let mut out = SymbolicDbm::zero_with_parameters(0, self.frozen);
         for (i, &from_i) in keep.iter().enumerate() {
             for (j, &from_j) in keep.iter().enumerate() {
                 out.set(i, j, self.get(from_i, from_j));
@@ -392,7 +412,7 @@ impl Dbm {
     /// Applies a renaming of the clocks: clock `k` of the result is clock `from[k]` of `self`
     /// (`from[0] = 0`; a dimension past `from`, a frozen one, keeps its place). Used to put a
     /// state in its symmetry-canonical order.
-    pub fn permuted(&self, from: &[usize]) -> Dbm {
+    pub fn permuted(&self, from: &[usize]) -> Self {
         let dim = self.dim;
         let at = |k: usize| from.get(k).copied().unwrap_or(k);
         let mut out = self.clone();
@@ -405,7 +425,7 @@ impl Dbm {
     }
 }
 
-impl fmt::Debug for Dbm {
+impl<const CAP: usize> fmt::Debug for Dbm<CAP> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut first = true;
         write!(f, "{{")?;
@@ -442,7 +462,7 @@ mod tests {
     use super::*;
 
     fn delayed(clocks: usize) -> Dbm {
-        let mut z = Dbm::zero(clocks);
+        let mut z: Dbm = Dbm::zero(clocks);
         z.up();
         z
     }
@@ -551,7 +571,7 @@ mod tests {
     #[test]
     fn extrapolation_bounds_the_constants() {
         // Two clocks that differ by 7, where only constants up to 3 matter.
-        let mut z = Dbm::zero(2);
+        let mut z: Dbm = Dbm::zero(2);
         z.up();
         assert!(z.at_least(1, 7));
         z.reset(2);
@@ -562,7 +582,7 @@ mod tests {
         // x1 > 3 is all that is left of x1 ≥ 7 …
         assert_eq!(wider.get(0, 1), Bound::lt(-3));
         // … and a zone with x1 ≥ 9 extrapolates to the same.
-        let mut further = Dbm::zero(2);
+        let mut further: Dbm = Dbm::zero(2);
         further.up();
         assert!(further.at_least(1, 9));
         further.reset(2);
@@ -573,7 +593,7 @@ mod tests {
 
     #[test]
     fn extrapolation_keeps_what_guards_can_see() {
-        let mut z = Dbm::zero(1);
+        let mut z: Dbm = Dbm::zero(1);
         z.up();
         assert!(z.at_most(1, 2));
         let before = z.clone();
@@ -583,7 +603,7 @@ mod tests {
 
     #[test]
     fn a_clock_compared_with_nothing_is_forgotten() {
-        let mut z = Dbm::zero(2);
+        let mut z: Dbm = Dbm::zero(2);
         z.up();
         assert!(z.at_most(1, 2));
         z.extrapolate_lu(&[0, NO_CONSTANT, 5], &[0, NO_CONSTANT, 5]);

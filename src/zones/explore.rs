@@ -13,7 +13,7 @@ use crate::scenario::Verdict;
 
 use super::concrete::{TimedRun, concretize};
 use super::config::ZoneConfig;
-use super::dbm::Dbm;
+use super::dbm::{Dbm, MAX_DIM, MAX_SYMBOLIC_DIM, SymbolicDbm};
 use super::inequality::Inequality;
 use super::replay::{Link, Witness, breaking_keys};
 use super::state::Discrete;
@@ -94,7 +94,7 @@ pub struct ZoneOutcome {
     /// With symbolic parameters: the parameter values (as zones over the frozen dimensions
     /// alone) for which each property may break, none included in another of its property:
     /// an over-approximation (see [`super::synthesis`]). Empty otherwise.
-    pub(crate) regions: Vec<(Property, Dbm)>,
+    pub(crate) regions: Vec<(Property, SymbolicDbm)>,
     /// With symbolic parameters: values of the keys for which a run breaks each property,
     /// one system per path replayed (exact, see [`super::replay`]). Empty otherwise.
     pub(crate) breaking: Vec<(Property, Vec<Inequality>)>,
@@ -140,11 +140,11 @@ fn invariants(config: &ZoneConfig) -> Vec<Property> {
     properties
 }
 
-struct Entry {
+struct Entry<const CAP: usize> {
     /// Replaced by a larger zone of the same discrete part: not expanded, not counted.
     covered: bool,
     state: Discrete,
-    zone: Dbm,
+    zone: Dbm<CAP>,
     parent: usize,
     /// The step from the parent, in the parent's names.
     step: Option<ZoneStep>,
@@ -154,10 +154,10 @@ struct Entry {
 }
 
 /// The search's tables: every symbolic state stored, and the passed list by discrete part.
-struct Search<'a> {
+struct Search<'a, const CAP: usize> {
     config: &'a ZoneConfig,
     options: Options,
-    entries: Vec<Entry>,
+    entries: Vec<Entry<CAP>>,
     passed: HashMap<Discrete, Vec<usize>>,
     waiting: VecDeque<usize>,
     subsumed: usize,
@@ -166,19 +166,29 @@ struct Search<'a> {
     /// from it.
     violations: Vec<(Property, Option<(usize, ZoneStep)>)>,
     /// With symbolic parameters, where each property may break (see [`ZoneOutcome`]).
-    regions: Vec<(Property, Dbm)>,
+    regions: Vec<(Property, SymbolicDbm)>,
     /// With symbolic parameters, for each distinct region a state broke a property in, the
     /// first path there (the shortest): the paths to replay.
     witnesses: Vec<(Property, Witness)>,
     /// The regions of `witnesses`.
-    witnessed: HashSet<(Property, Dbm)>,
+    witnessed: HashSet<(Property, SymbolicDbm)>,
 }
 
 /// Explores the zone graph of `config` and judges mutual exclusion, the storage properties
 /// (with storage) and `lock acquired`.
 pub fn explore(config: &ZoneConfig, options: Options) -> ZoneOutcome {
+    // A symbolic search's zones hold the parameters' forms too: a larger matrix, which the
+    // concrete search does not pay for.
+    if config.parameters.is_some() {
+        search::<{ MAX_SYMBOLIC_DIM * MAX_SYMBOLIC_DIM }>(config, options)
+    } else {
+        search::<{ MAX_DIM * MAX_DIM }>(config, options)
+    }
+}
+
+fn search<const CAP: usize>(config: &ZoneConfig, options: Options) -> ZoneOutcome {
     let started = Instant::now();
-    let mut search = Search {
+    let mut search = Search::<CAP> {
         config,
         options,
         entries: Vec::new(),
@@ -220,7 +230,7 @@ pub fn explore(config: &ZoneConfig, options: Options) -> ZoneOutcome {
     search.outcome(expanded, stopped, started)
 }
 
-impl Search<'_> {
+impl<const CAP: usize> Search<'_, CAP> {
     /// Stores the initial state: every clock zero, then any delay.
     fn start(&mut self) {
         let config = self.config;
@@ -248,7 +258,7 @@ impl Search<'_> {
     /// Extra⁺_LU with the constants of `state`'s discrete part. Not with symbolic
     /// parameters: a bound there is a dimension, not a constant, and the automata it explores
     /// make each client's one attempt, so their zone graphs are finite without it.
-    fn extrapolate(&self, state: &Discrete, zone: &mut Dbm) {
+    fn extrapolate(&self, state: &Discrete, zone: &mut Dbm<CAP>) {
         if self.config.parameters.is_none() {
             let (lower, upper) = state.lu_bounds(self.config);
             zone.extrapolate_lu(&lower, &upper);
@@ -257,8 +267,8 @@ impl Search<'_> {
 
     /// Notes the parameter values for which `zone`, reached from entry `at` by `step`,
     /// breaks each property, unless a region of that property already noted includes them.
-    fn note_regions(&mut self, at: usize, step: ZoneStep, state: &Discrete, zone: &Dbm) {
-        let broken: Vec<(Property, Dbm, Witness)> = invariants(self.config)
+    fn note_regions(&mut self, at: usize, step: ZoneStep, state: &Discrete, zone: &Dbm<CAP>) {
+        let broken: Vec<(Property, Dbm<CAP>, Witness)> = invariants(self.config)
             .into_iter()
             .flat_map(|property| {
                 let parts = state.broken(self.config, zone, property).into_iter();
@@ -287,7 +297,7 @@ impl Search<'_> {
     }
 
     /// The stored states from the start to entry `at`.
-    fn chain(&self, mut at: usize) -> Vec<Link<'_>> {
+    fn chain(&self, mut at: usize) -> Vec<Link<'_, CAP>> {
         let mut links = Vec::new();
         loop {
             let entry = &self.entries[at];
@@ -331,7 +341,7 @@ impl Search<'_> {
 
     /// Notes each property that `(state, zone)` breaks for the first time, reached from
     /// entry `at` by `step`.
-    fn judge(&mut self, at: usize, step: ZoneStep, state: &Discrete, zone: &Dbm) {
+    fn judge(&mut self, at: usize, step: ZoneStep, state: &Discrete, zone: &Dbm<CAP>) {
         let config = self.config;
         if config.parameters.is_some() {
             // Every region is wanted, not the first: the search goes on everywhere.
@@ -356,7 +366,7 @@ impl Search<'_> {
 
     /// Adds the successor of entry `at` by `step`, unless a stored zone covers it (or no
     /// valuation of it meets the invariants), noting the properties it breaks.
-    fn add(&mut self, at: usize, step: ZoneStep, mut state: Discrete, mut zone: Dbm) {
+    fn add(&mut self, at: usize, step: ZoneStep, mut state: Discrete, mut zone: Dbm<CAP>) {
         let config = self.config;
         if !state.settle(config, &mut zone) {
             return;
@@ -398,11 +408,11 @@ impl Search<'_> {
 
     /// Whether `(state, zone)` is new: no stored zone of `state` covers it. The stored zones
     /// it covers are retired (whatever they lead to, it does).
-    fn store(&mut self, state: Discrete, zone: &Dbm) -> bool {
+    fn store(&mut self, state: Discrete, zone: &Dbm<CAP>) -> bool {
         // The image names clocks differently: its constants, for the simulation test.
         let simulation = self.options.simulation && self.config.parameters.is_none();
         let bounds = simulation.then(|| state.lu_bounds(self.config));
-        let covers = |big: &Dbm, small: &Dbm| match &bounds {
+        let covers = |big: &Dbm<CAP>, small: &Dbm<CAP>| match &bounds {
             Some((lower, upper)) => small.is_lu_simulated_by(big, lower, upper),
             None => big.includes(small),
         };

@@ -169,8 +169,8 @@ impl Parameters {
     /// parameters (all at least zero) allow: a dimension whose coefficients are all at least
     /// (at most) another's is at least (at most) that one, and at least zero when they are all
     /// at least zero.
-    pub(crate) fn initial_zone(&self, clocks: usize) -> Dbm {
-        let mut zone = Dbm::zero_with_parameters(clocks, self.dimensions.len());
+    pub(crate) fn initial_zone<const CAP: usize>(&self, clocks: usize) -> Dbm<CAP> {
+        let mut zone = Dbm::<CAP>::zero_with_parameters(clocks, self.dimensions.len());
         let dims = || {
             self.dimensions
                 .iter()

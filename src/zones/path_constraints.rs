@@ -15,7 +15,7 @@
 
 use std::collections::HashMap;
 
-use super::dbm::{Bound, Dbm};
+use super::dbm::{Bound, SymbolicDbm};
 use super::inequality::Inequality;
 use super::parameters::{Form, Parameters};
 use super::zone::Zone;
@@ -254,14 +254,18 @@ impl PathConstraints {
 #[derive(Clone, Debug)]
 pub(crate) struct Replayed {
     /// The search's zone.
-    pub(crate) zone: Dbm,
+    pub(crate) zone: SymbolicDbm,
     /// The path's constraints.
     pub(crate) path: PathConstraints,
 }
 
 impl Zone for Replayed {
-    fn dbm(&self) -> &Dbm {
-        &self.zone
+    fn bound(&self, i: usize, j: usize) -> Bound {
+        self.zone.get(i, j)
+    }
+
+    fn includes(&self, other: &Self) -> bool {
+        self.zone.includes(&other.zone)
     }
 
     fn up(&mut self) {

@@ -18,11 +18,11 @@ use super::successors::ZoneStep;
 use super::zone::Zone;
 
 /// One stored state of a path: the symbolic state, and the step that led to it.
-pub(crate) struct Link<'a> {
+pub(crate) struct Link<'a, const CAP: usize> {
     /// Its discrete part, as stored (a symmetric image when symmetry is on).
     pub(crate) state: &'a Discrete,
     /// Its zone, as stored.
-    pub(crate) zone: &'a Dbm,
+    pub(crate) zone: &'a Dbm<CAP>,
     /// The step from the previous link (`None` for the first).
     pub(crate) step: Option<ZoneStep>,
 }
@@ -41,16 +41,16 @@ pub(crate) struct Witness {
 /// exact, for every value (see [`super::path_constraints`]). `None` when nothing can be
 /// claimed (no symbolic parameters, or a replay that left the search's path); an
 /// elimination that grew too large drops its system.
-pub(crate) fn breaking_keys(
+pub(crate) fn breaking_keys<const CAP: usize>(
     config: &ZoneConfig,
     symmetry: bool,
-    chain: &[Link<'_>],
+    chain: &[Link<'_, CAP>],
     witness: Witness,
     property: Property,
 ) -> Option<Vec<Vec<Inequality>>> {
     let root = chain.first()?;
     let (mut state, mut zone) = start(config)?;
-    if state != *root.state || zone.zone != *root.zone {
+    if state != *root.state || !zone.zone.same_as(root.zone) {
         return None;
     }
     for link in &chain[1..] {
@@ -65,7 +65,7 @@ pub(crate) fn breaking_keys(
             } else {
                 (next, z)
             };
-            (next == *link.state && z.zone == *link.zone).then_some((next, z))
+            (next == *link.state && z.zone.same_as(link.zone)).then_some((next, z))
         };
         let successors = state.successors_by(config, &zone, link.step?);
         (state, zone) = successors.into_iter().find_map(stored)?;

@@ -7,7 +7,7 @@ use crate::storage::{Storage, StorageOp};
 
 use super::clock_guard::{Constraint, Term};
 use super::config::{MAX_CLIENTS, MAX_NODES, ZoneConfig};
-use super::dbm::{Dbm, NO_CONSTANT};
+use super::dbm::NO_CONSTANT;
 use super::timing::{Reading, Timing};
 use super::zone::Zone;
 
@@ -370,7 +370,7 @@ impl Discrete {
     }
 
     /// Whether two clients can believe at one instant of `zone` (delay-closed).
-    pub fn breaks_mutual_exclusion(&self, config: &ZoneConfig, zone: &Dbm) -> bool {
+    pub fn breaks_mutual_exclusion<Z: Zone>(&self, config: &ZoneConfig, zone: &Z) -> bool {
         // Most states have fewer than two holders: no allocation for them.
         self.holders(config).nth(1).is_some() && !self.both_believe(config, zone).is_empty()
     }

@@ -663,10 +663,10 @@ fn keep_largest<Z: Zone>(answers: &mut Vec<(NodeAnswer, Z)>, answer: NodeAnswer,
         if *kept != answer {
             continue;
         }
-        if kept_zone.dbm().includes(zone.dbm()) {
+        if kept_zone.includes(&zone) {
             return;
         }
-        if zone.dbm().includes(kept_zone.dbm()) {
+        if zone.includes(kept_zone) {
             *kept_zone = zone;
             return;
         }

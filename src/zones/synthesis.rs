@@ -29,7 +29,7 @@ use crate::scenario::Scenario;
 
 use super::config::{Unsupported, ZoneConfig};
 use super::coverage::{Cover, Probe, cover};
-use super::dbm::{Dbm, MAX_DIM};
+use super::dbm::{MAX_SYMBOLIC_DIM, SymbolicDbm};
 use super::explore::{Options, ZoneOutcome, explore};
 use super::inequality::{Inequality, implies, within_domain};
 use super::measure::Steps;
@@ -53,7 +53,9 @@ pub enum SynthesisError {
         key: String,
     },
     /// The clocks and the parameters' dimensions do not fit in a zone.
-    #[error("the clocks and the parameters need {needed} dimensions; a zone holds {MAX_DIM}")]
+    #[error(
+        "the clocks and the parameters need {needed} dimensions; a zone holds {MAX_SYMBOLIC_DIM}"
+    )]
     TooManyDimensions {
         /// Dimensions needed.
         needed: usize,
@@ -211,7 +213,7 @@ pub fn synthesize(
     let mut config = ZoneConfig::from_scenario(scenario)?;
     let parameters = measured(&config, free)?;
     let needed = parameters.first + parameters.dimensions.len();
-    if needed > MAX_DIM {
+    if needed > MAX_SYMBOLIC_DIM {
         return Err(SynthesisError::TooManyDimensions { needed });
     }
     let mut domain = parameters.domain();
@@ -306,7 +308,7 @@ fn sides(
 /// ones the rest and the domain imply; `None` when no value of the keys in the domain is in it.
 fn over_keys(
     parameters: &Parameters,
-    region: &Dbm,
+    region: &SymbolicDbm,
     domain: &[Inequality],
 ) -> Option<Vec<Inequality>> {
     let keys = parameters.keys.len();

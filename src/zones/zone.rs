@@ -6,11 +6,14 @@
 use super::dbm::{Bound, Dbm};
 
 /// The clock operations of the automaton's steps. Every decision a step takes (is a guard
-/// certain, which of two answers is larger, how to order a symmetric image) is read off
-/// [`Zone::dbm`], the search's zone, so a replay takes the decisions the search took.
+/// certain, which of two answers is larger, how to order a symmetric image) is read off the
+/// search's zone ([`Zone::bound`], [`Zone::includes`]), so a replay takes the decisions the
+/// search took.
 pub(crate) trait Zone: Clone {
-    /// The zone the search stored: what the step's decisions are read from.
-    fn dbm(&self) -> &Dbm;
+    /// The search's zone's bound on `x_i − x_j`: what the step's decisions are read from.
+    fn bound(&self, i: usize, j: usize) -> Bound;
+    /// Whether the search's zone includes `other`'s.
+    fn includes(&self, other: &Self) -> bool;
     /// Time passes by any amount.
     fn up(&mut self);
     /// Intersects with `x_i − x_j ≺ bound`; returns whether the zone is still non-empty.
@@ -30,10 +33,15 @@ pub(crate) trait Zone: Clone {
     }
 }
 
-impl Zone for Dbm {
+impl<const CAP: usize> Zone for Dbm<CAP> {
     #[inline]
-    fn dbm(&self) -> &Dbm {
-        self
+    fn bound(&self, i: usize, j: usize) -> Bound {
+        self.get(i, j)
+    }
+
+    #[inline]
+    fn includes(&self, other: &Self) -> bool {
+        Dbm::includes(self, other)
     }
 
     #[inline]
@@ -62,7 +70,7 @@ impl Zone for Dbm {
     }
 
     #[inline]
-    fn permuted(&self, from: &[usize]) -> Dbm {
+    fn permuted(&self, from: &[usize]) -> Self {
         Dbm::permuted(self, from)
     }
 

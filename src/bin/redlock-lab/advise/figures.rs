@@ -263,6 +263,7 @@ fn advise_restart(
         text: Box::new(|delay| crash_text(faults, drift, "advise-restart-delay", delay, 0)),
         must_hold: &[property::MUTUAL_EXCLUSION],
         free: &[
+            "lock.ttl_ticks",
             "lock.drift_ticks",
             "clock.node_error_ticks",
             "clock.client_error_ticks",
@@ -278,6 +279,7 @@ fn advise_restart(
         text: Box::new(|guard| crash_text(faults, drift, "advise-restart-guard", 0, guard)),
         must_hold: &[property::MUTUAL_EXCLUSION],
         free: &[
+            "lock.ttl_ticks",
             "lock.drift_ticks",
             "clock.node_error_ticks",
             "clock.client_error_ticks",
