@@ -103,6 +103,17 @@ impl Probe<'_> {
         may: &[Vec<Inequality>],
         breaking: &mut Vec<Vec<Inequality>>,
     ) -> bool {
+        // First the file's neighbours one tick below each key, where a boundary the file sits
+        // on breaks: a region around them proves that side even where the rest stays open.
+        for k in 0..self.near.len() {
+            let mut below = self.near.to_vec();
+            below[k] -= 1;
+            let outside = |r: &Vec<Inequality>| !r.iter().all(|i| i.holds_at(&below));
+            let in_domain = self.domain.iter().all(|i| i.holds_at(&below));
+            if in_domain && breaking.iter().all(outside) {
+                breaking.extend(self.around(&below, property));
+            }
+        }
         for _ in 0..MAX_PROBES {
             let piece = match self.first_uncovered(may, breaking) {
                 Cover::Covered => return true,
@@ -113,12 +124,7 @@ impl Probe<'_> {
             let Some(point) = a_point(&system, self.near) else {
                 return false;
             };
-            let around: Vec<Vec<Inequality>> = self
-                .breaking_at(&point, property)
-                .into_iter()
-                .filter(|r| r.iter().all(|i| i.holds_at(&point)))
-                .filter_map(|r| within_domain(r, self.domain))
-                .collect();
+            let around = self.around(&point, property);
             // Nothing around the point: it holds there, or its run took a branch the
             // symbolic automaton keeps elsewhere. Either way this side stays open.
             if around.is_empty() {
@@ -127,6 +133,15 @@ impl Probe<'_> {
             breaking.extend(around);
         }
         matches!(self.first_uncovered(may, breaking), Cover::Covered)
+    }
+
+    /// The regions around `point` where its counterexample breaks `property`.
+    fn around(&self, point: &[i64], property: Property) -> Vec<Vec<Inequality>> {
+        self.breaking_at(point, property)
+            .into_iter()
+            .filter(|r| r.iter().all(|i| i.holds_at(point)))
+            .filter_map(|r| within_domain(r, self.domain))
+            .collect()
     }
 
     fn first_uncovered(&self, may: &[Vec<Inequality>], breaking: &[Vec<Inequality>]) -> Cover {

@@ -297,7 +297,10 @@ fn sides(
     let may = zones.filter_map(|(_, zone)| over_keys(parameters, zone, domain));
     let may = distinct(may.collect(), domain);
     let paths = outcome.breaking.iter().filter(|(p, _)| *p == property);
+    // Many paths give one system: each is simplified once.
+    let mut seen = std::collections::HashSet::new();
     let mut does: Vec<Vec<Inequality>> = paths
+        .filter(|(_, keys)| seen.insert(keys))
         .filter_map(|(_, keys)| within_domain(keys.clone(), domain))
         .collect();
     probe.complete(property, &may, &mut does);
