@@ -103,14 +103,18 @@ impl Probe<'_> {
         may: &[Vec<Inequality>],
         breaking: &mut Vec<Vec<Inequality>>,
     ) -> bool {
+        if self.first_uncovered(may, breaking) == Cover::Covered {
+            return true;
+        }
         // First the file's neighbours one tick below each key, where a boundary the file sits
         // on breaks: a region around them proves that side even where the rest stays open.
+        // Only a neighbour that may break and is not proved broken yet is checked.
         for k in 0..self.near.len() {
             let mut below = self.near.to_vec();
             below[k] -= 1;
-            let outside = |r: &Vec<Inequality>| !r.iter().all(|i| i.holds_at(&below));
+            let holds_in = |r: &Vec<Inequality>| r.iter().all(|i| i.holds_at(&below));
             let in_domain = self.domain.iter().all(|i| i.holds_at(&below));
-            if in_domain && breaking.iter().all(outside) {
+            if in_domain && may.iter().any(holds_in) && !breaking.iter().any(holds_in) {
                 breaking.extend(self.around(&below, property));
             }
         }
