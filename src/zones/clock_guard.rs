@@ -74,7 +74,7 @@ impl Constraint {
     /// always pass beyond it).
     pub(crate) fn certain<Z: Zone>(self, zone: &Z, x: usize) -> bool {
         match self {
-            Constraint::AtLeast(t) => zone.bound(t.param, x) <= Bound::le(-t.constant),
+            Constraint::AtLeast(t) => zone.entails(t.param, x, Bound::le(-t.constant)),
             Constraint::AtMost(_) => false,
         }
     }

@@ -4,7 +4,7 @@
 
 use crate::proto::Guard;
 
-use super::clock_guard::{self, Constraint};
+use super::clock_guard::{self, Constraint, Term};
 use super::config::ZoneConfig;
 use super::parameters::Parameters;
 use super::timing::{Constraints, READINGS, Reading, Timing};
@@ -63,6 +63,16 @@ impl ZoneConfig {
     fn looked_up(&self, timing: Timing, reading: Reading) -> [Constraint; 2] {
         self.constraints.0[timing as usize][reading as usize]
             .unwrap_or_else(|| panic!("no {timing:?} guard on the {reading:?} reading"))
+    }
+
+    /// Where a pending op is still within its wait (stretched by a pause when `paused`), in a
+    /// symbolic exploration on its form's dimension; `None`: it may wait for ever.
+    pub(crate) fn wait(&self, paused: bool) -> Option<Constraint> {
+        let number = self.storage.as_ref()?.allowance(paused)?;
+        Some(match &self.parameters {
+            None => Constraint::AtMost(Term::number(number)),
+            Some(parameters) => parameters.allowance(paused, number),
+        })
     }
 
     /// Leaves the configuration's timing constants free as `parameters` (a symbolic

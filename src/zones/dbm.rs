@@ -89,70 +89,29 @@ pub const NO_CONSTANT: i32 = i32::MIN / 4;
 /// [`MAX_CLOCKS`](super::config::MAX_CLOCKS)) and two more that make a counterexample concrete.
 pub const MAX_DIM: usize = 12;
 
-/// The most dimensions a symbolic search's zone may have: the clocks and a frozen dimension
-/// for each form of the parameters ([`super::parameters`]). A separate size, so the concrete
-/// search's zones stay as small as they were.
-pub const MAX_SYMBOLIC_DIM: usize = 16;
-
-/// A zone of a symbolic search.
-pub type SymbolicDbm = Dbm<{ MAX_SYMBOLIC_DIM * MAX_SYMBOLIC_DIM }>;
-
-/// A zone over `clocks` clocks (plus the reference clock `x_0`), in canonical form, its
-/// matrix held in `CAP` entries (a square of at most `√CAP` dimensions).
+/// A zone over `clocks` clocks (plus the reference clock `x_0`), in canonical form.
 #[derive(Clone, PartialEq, Eq, Hash)]
-pub struct Dbm<const CAP: usize = { MAX_DIM * MAX_DIM }> {
+pub struct Dbm {
     dim: usize,
-    /// The trailing dimensions that time does not advance: symbolic parameters
-    /// ([`super::parameters`]), `0` in a concrete exploration.
-    frozen: usize,
     /// Row-major with stride `dim`; entries past `dim²` stay at their initial value.
-    bounds: [Bound; CAP],
+    bounds: [Bound; MAX_DIM * MAX_DIM],
 }
 
-impl<const CAP: usize> Dbm<CAP> {
-    /// The most dimensions, the reference clock included.
-    pub const MAX_DIM: usize = CAP.isqrt();
-
+impl Dbm {
     /// The zone where every clock is zero: the start of a run, before any delay.
     ///
     /// # Panics
     ///
-    /// When `clocks + 1` exceeds [`Dbm::MAX_DIM`].
+    /// When `clocks + 1` exceeds [`MAX_DIM`].
     pub fn zero(clocks: usize) -> Self {
         let dim = clocks + 1;
-        assert!(dim <= Self::MAX_DIM, "at most {} clocks", Self::MAX_DIM - 1);
+        assert!(dim <= MAX_DIM, "at most {} clocks", MAX_DIM - 1);
         Dbm {
             dim,
-            frozen: 0,
-            bounds: [Bound::LE_ZERO; CAP],
+            bounds: [Bound::LE_ZERO; MAX_DIM * MAX_DIM],
         }
     }
 
-    /// The zone where every clock is zero and `parameters` frozen dimensions (after the
-    /// clocks) take any value.
-    ///
-    /// # Panics
-    ///
-    /// When `clocks + parameters + 1` exceeds [`Dbm::MAX_DIM`].
-    pub fn zero_with_parameters(clocks: usize, parameters: usize) -> Self {
-        let mut zone = Self::zero(clocks + parameters);
-        zone.frozen = parameters;
-        let first = 1 + clocks;
-        for p in first..zone.dim {
-            for j in 0..zone.dim {
-                if j != p {
-                    zone.set(p, j, Bound::INFINITY);
-                    zone.set(j, p, Bound::INFINITY);
-                }
-            }
-        }
-        zone
-    }
-
-    /// The index of the first frozen dimension (`dim` when there is none).
-    fn first_frozen(&self) -> usize {
-        self.dim - self.frozen
-    }
     /// The bound on `x_i − x_j` (`0` is the reference clock, clock `k` is index `k`).
     pub fn get(&self, i: usize, j: usize) -> Bound {
         self.bounds[i * self.dim + j]
@@ -191,15 +150,10 @@ impl<const CAP: usize> Dbm<CAP> {
     }
 
     /// Delay: time passes by any amount, every clock at rate 1 (the upper bounds go, the
-    /// differences stay). A frozen dimension stands still, so a clock's bound above it goes
-    /// too.
+    /// differences stay).
     pub fn up(&mut self) {
-        let first = self.first_frozen();
-        for i in 1..first {
+        for i in 1..self.dim {
             self.set(i, 0, Bound::INFINITY);
-            for p in first..self.dim {
-                self.set(i, p, Bound::INFINITY);
-            }
         }
     }
 
@@ -233,6 +187,7 @@ impl<const CAP: usize> Dbm<CAP> {
     }
 
     /// Intersects with `x ≤ c` (`x` a clock index from 1); returns whether non-empty.
+    #[cfg(test)]
     pub fn at_most(&mut self, x: usize, c: i32) -> bool {
         self.constrain(x, 0, Bound::le(c))
     }
@@ -278,7 +233,7 @@ impl<const CAP: usize> Dbm<CAP> {
 
     /// Every clock advances by exactly `delay` (a concrete delay, for a run made concrete).
     pub fn delay_by(&mut self, delay: i32) {
-        for x in 1..self.first_frozen() {
+        for x in 1..self.dim {
             self.shift(x, delay);
         }
     }
@@ -291,14 +246,6 @@ impl<const CAP: usize> Dbm<CAP> {
             let c = -i64::from(bound.constant());
             if bound.is_weak() { c } else { c + 1 }
         })
-    }
-
-    /// Whether `other`, of any capacity, is the same zone.
-    pub fn same_as<const OTHER: usize>(&self, other: &Dbm<OTHER>) -> bool {
-        let used = self.dim * self.dim;
-        self.dim == other.dim
-            && self.frozen == other.frozen
-            && self.bounds[..used] == other.bounds[..used]
     }
 
     /// Whether every valuation of `other` is in `self` (both canonical, same clocks).
@@ -394,24 +341,9 @@ impl<const CAP: usize> Dbm<CAP> {
         }
     }
 
-    /// The zone's constraints among its frozen dimensions alone (and the reference clock):
-    /// the parameter values for which some valuation of the clocks is in the zone. The
-    /// submatrix of a canonical matrix is the exact projection.
-    pub fn parameter_part(&self) -> SymbolicDbm {
-        let first = self.first_frozen();
-        let keep: Vec<usize> = std::iter::once(0).chain(first..self.dim).collect();
-        let mut out = SymbolicDbm::zero_with_parameters(0, self.frozen);
-        for (i, &from_i) in keep.iter().enumerate() {
-            for (j, &from_j) in keep.iter().enumerate() {
-                out.set(i, j, self.get(from_i, from_j));
-            }
-        }
-        out
-    }
-
     /// Applies a renaming of the clocks: clock `k` of the result is clock `from[k]` of `self`
-    /// (`from[0] = 0`; a dimension past `from`, a frozen one, keeps its place). Used to put a
-    /// state in its symmetry-canonical order.
+    /// (`from[0] = 0`; a clock past `from` keeps its place). Used to put a state in its
+    /// symmetry-canonical order.
     pub fn permuted(&self, from: &[usize]) -> Self {
         let dim = self.dim;
         let at = |k: usize| from.get(k).copied().unwrap_or(k);
@@ -425,7 +357,7 @@ impl<const CAP: usize> Dbm<CAP> {
     }
 }
 
-impl<const CAP: usize> fmt::Debug for Dbm<CAP> {
+impl fmt::Debug for Dbm {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut first = true;
         write!(f, "{{")?;

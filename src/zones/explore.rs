@@ -13,12 +13,13 @@ use crate::scenario::Verdict;
 
 use super::concrete::{TimedRun, concretize};
 use super::config::ZoneConfig;
-use super::dbm::{Dbm, MAX_DIM, MAX_SYMBOLIC_DIM, SymbolicDbm};
+use super::dbm::Dbm;
 use super::inequality::Inequality;
-use super::replay::{Link, Witness, breaking_keys};
+use super::parametric::{Affine, ParametricZone, Region};
 use super::state::Discrete;
 use super::successors::ZoneStep;
 use super::symmetry::Renaming;
+use super::zone::Zone;
 
 /// Limits and switches of one exploration.
 #[derive(Clone, Copy, Debug)]
@@ -91,18 +92,11 @@ pub struct ZoneOutcome {
     pub subsumed: usize,
     /// Wall-clock seconds.
     pub seconds: f64,
-    /// With symbolic parameters: the parameter values (as zones over the frozen dimensions
-    /// alone) for which each property may break, none included in another of its property:
-    /// an over-approximation (see [`super::synthesis`]). Empty otherwise.
-    pub(crate) regions: Vec<(Property, SymbolicDbm)>,
-    /// With symbolic parameters: values of the keys for which a run breaks each property,
-    /// one system per path replayed (exact, see [`super::replay`]). Empty otherwise.
-    pub(crate) breaking: Vec<(Property, Vec<Inequality>)>,
+    /// With symbolic parameters: for each property, the values of the keys for which a
+    /// state breaks it, one system of inequalities per distinct region a breaking state
+    /// stands for (exact, see [`super::parametric`]). Empty otherwise.
+    pub(crate) regions: Vec<(Property, Vec<Inequality>)>,
 }
-
-/// How many paths that break a property a symbolic search replays, at most, per property
-/// (the shortest first).
-const MAX_REPLAYS: usize = 256;
 
 impl ZoneOutcome {
     /// The verdict on `property`, if the engine judged it.
@@ -140,11 +134,72 @@ fn invariants(config: &ZoneConfig) -> Vec<Property> {
     properties
 }
 
-struct Entry<const CAP: usize> {
+/// A zone a search stores: a concrete one, extrapolated and compared by LU simulation, or a
+/// parametric one, which stands for every value of the free keys and is compared by
+/// inclusion.
+trait Stored: Zone {
+    /// Every clock zero (for each value of the keys in their domain).
+    fn start(config: &ZoneConfig) -> Self;
+    /// Extra⁺_LU with `state`'s constants (a parametric zone has no constants: its automata
+    /// make each client's one attempt, so their zone graphs are finite without it).
+    fn extrapolate(&mut self, config: &ZoneConfig, state: &Discrete);
+    /// Whether `self` covers `small`: LU-simulates it with `bounds`, or includes it.
+    fn covers(&self, small: &Self, bounds: Option<&(Vec<i32>, Vec<i32>)>) -> bool;
+    /// The values of the keys the zone stands for (`None`: a concrete zone).
+    fn region(&self) -> Option<&Region>;
+}
+
+impl Stored for Dbm {
+    fn start(config: &ZoneConfig) -> Self {
+        Dbm::zero(config.clock_count())
+    }
+
+    fn extrapolate(&mut self, config: &ZoneConfig, state: &Discrete) {
+        let (lower, upper) = state.lu_bounds(config);
+        self.extrapolate_lu(&lower, &upper);
+    }
+
+    fn covers(&self, small: &Self, bounds: Option<&(Vec<i32>, Vec<i32>)>) -> bool {
+        match bounds {
+            Some((lower, upper)) => small.is_lu_simulated_by(self, lower, upper),
+            None => self.includes(small),
+        }
+    }
+
+    fn region(&self) -> Option<&Region> {
+        None
+    }
+}
+
+impl Stored for ParametricZone {
+    fn start(config: &ZoneConfig) -> Self {
+        let parameters = config.parameters.as_ref().expect("a symbolic search");
+        let dimensions = parameters
+            .dimensions
+            .iter()
+            .map(|coefficients| Affine::of(coefficients, 0))
+            .collect();
+        let keys = parameters.keys.len();
+        let domain = parameters.domain.clone();
+        ParametricZone::zero(config.clock_count(), dimensions, keys, domain)
+    }
+
+    fn extrapolate(&mut self, _: &ZoneConfig, _: &Discrete) {}
+
+    fn covers(&self, small: &Self, _: Option<&(Vec<i32>, Vec<i32>)>) -> bool {
+        self.includes(small)
+    }
+
+    fn region(&self) -> Option<&Region> {
+        Some(ParametricZone::region(self))
+    }
+}
+
+struct Entry<Z> {
     /// Replaced by a larger zone of the same discrete part: not expanded, not counted.
     covered: bool,
     state: Discrete,
-    zone: Dbm<CAP>,
+    zone: Z,
     parent: usize,
     /// The step from the parent, in the parent's names.
     step: Option<ZoneStep>,
@@ -154,10 +209,10 @@ struct Entry<const CAP: usize> {
 }
 
 /// The search's tables: every symbolic state stored, and the passed list by discrete part.
-struct Search<'a, const CAP: usize> {
+struct Search<'a, Z> {
     config: &'a ZoneConfig,
     options: Options,
-    entries: Vec<Entry<CAP>>,
+    entries: Vec<Entry<Z>>,
     passed: HashMap<Discrete, Vec<usize>>,
     waiting: VecDeque<usize>,
     subsumed: usize,
@@ -165,30 +220,25 @@ struct Search<'a, const CAP: usize> {
     /// Each `always` property judged, with where it first broke: the entry and the step
     /// from it.
     violations: Vec<(Property, Option<(usize, ZoneStep)>)>,
-    /// With symbolic parameters, where each property may break (see [`ZoneOutcome`]).
-    regions: Vec<(Property, SymbolicDbm)>,
-    /// With symbolic parameters, for each distinct region a state broke a property in, the
-    /// first path there (the shortest): the paths to replay.
-    witnesses: Vec<(Property, Witness)>,
-    /// The regions of `witnesses`.
-    witnessed: HashSet<(Property, SymbolicDbm)>,
+    /// With symbolic parameters, where each property breaks (see [`ZoneOutcome`]).
+    regions: Vec<(Property, Vec<Inequality>)>,
+    /// The same, to see a region again at once.
+    noted: HashSet<(Property, Vec<Inequality>)>,
 }
 
 /// Explores the zone graph of `config` and judges mutual exclusion, the storage properties
-/// (with storage) and `lock acquired`.
+/// (with storage) and `lock acquired`; with symbolic parameters, for every value of them.
 pub fn explore(config: &ZoneConfig, options: Options) -> ZoneOutcome {
-    // A symbolic search's zones hold the parameters' forms too: a larger matrix, which the
-    // concrete search does not pay for.
     if config.parameters.is_some() {
-        search::<{ MAX_SYMBOLIC_DIM * MAX_SYMBOLIC_DIM }>(config, options)
+        search::<ParametricZone>(config, options)
     } else {
-        search::<{ MAX_DIM * MAX_DIM }>(config, options)
+        search::<Dbm>(config, options)
     }
 }
 
-fn search<const CAP: usize>(config: &ZoneConfig, options: Options) -> ZoneOutcome {
+fn search<Z: Stored>(config: &ZoneConfig, options: Options) -> ZoneOutcome {
     let started = Instant::now();
-    let mut search = Search::<CAP> {
+    let mut search = Search::<Z> {
         config,
         options,
         entries: Vec::new(),
@@ -198,8 +248,7 @@ fn search<const CAP: usize>(config: &ZoneConfig, options: Options) -> ZoneOutcom
         acquired: false,
         violations: invariants(config).into_iter().map(|p| (p, None)).collect(),
         regions: Vec::new(),
-        witnesses: Vec::new(),
-        witnessed: HashSet::new(),
+        noted: HashSet::new(),
     };
     search.start();
     let mut successors = Vec::new();
@@ -230,18 +279,15 @@ fn search<const CAP: usize>(config: &ZoneConfig, options: Options) -> ZoneOutcom
     search.outcome(expanded, stopped, started)
 }
 
-impl<const CAP: usize> Search<'_, CAP> {
+impl<Z: Stored> Search<'_, Z> {
     /// Stores the initial state: every clock zero, then any delay.
     fn start(&mut self) {
         let config = self.config;
         let initial = Discrete::initial(config);
-        let mut zone = match &config.parameters {
-            Some(parameters) => parameters.initial_zone(config.clock_count()),
-            None => Dbm::zero(config.clock_count()),
-        };
+        let mut zone = Z::start(config);
         zone.up();
         initial.within_invariants(config, &mut zone);
-        self.extrapolate(&initial, &mut zone);
+        zone.extrapolate(config, &initial);
         self.entries.push(Entry {
             covered: false,
             state: initial,
@@ -255,83 +301,16 @@ impl<const CAP: usize> Search<'_, CAP> {
         self.waiting.push_back(0);
     }
 
-    /// Extra⁺_LU with the constants of `state`'s discrete part. Not with symbolic
-    /// parameters: a bound there is a dimension, not a constant, and the automata it explores
-    /// make each client's one attempt, so their zone graphs are finite without it.
-    fn extrapolate(&self, state: &Discrete, zone: &mut Dbm<CAP>) {
-        if self.config.parameters.is_none() {
-            let (lower, upper) = state.lu_bounds(self.config);
-            zone.extrapolate_lu(&lower, &upper);
-        }
-    }
-
-    /// Notes the parameter values for which `zone`, reached from entry `at` by `step`,
-    /// breaks each property, unless a region of that property already noted includes them.
-    fn note_regions(&mut self, at: usize, step: ZoneStep, state: &Discrete, zone: &Dbm<CAP>) {
-        let broken: Vec<(Property, Dbm<CAP>, Witness)> = invariants(self.config)
-            .into_iter()
-            .flat_map(|property| {
-                let parts = state.broken(self.config, zone, property).into_iter();
-                parts
-                    .enumerate()
-                    .map(move |(pair, part)| (property, part, Witness { at, step, pair }))
-            })
-            .collect();
-        for (property, zone, witness) in broken {
-            let region = zone.parameter_part();
-            if self.witnessed.insert((property, region.clone())) {
-                self.witnesses.push((property, witness));
+    /// Notes the values of the keys for which `zone` breaks each property.
+    fn note_regions(&mut self, state: &Discrete, zone: &Z) {
+        for property in invariants(self.config) {
+            for part in state.broken(self.config, zone, property) {
+                let region = part.region().expect("a symbolic search").system().to_vec();
+                if self.noted.insert((property, region.clone())) {
+                    self.regions.push((property, region));
+                }
             }
-            let same = |p: &Property| *p == property;
-            if self
-                .regions
-                .iter()
-                .any(|(p, r)| same(p) && r.includes(&region))
-            {
-                continue;
-            }
-            self.regions
-                .retain(|(p, r)| !(same(p) && region.includes(r)));
-            self.regions.push((property, region));
         }
-    }
-
-    /// The stored states from the start to entry `at`.
-    fn chain(&self, mut at: usize) -> Vec<Link<'_, CAP>> {
-        let mut links = Vec::new();
-        loop {
-            let entry = &self.entries[at];
-            links.push(Link {
-                state: &entry.state,
-                zone: &entry.zone,
-                step: entry.step,
-            });
-            if entry.step.is_none() {
-                break;
-            }
-            at = entry.parent;
-        }
-        links.reverse();
-        links
-    }
-
-    /// For the first [`MAX_REPLAYS`] witnesses of each property, the keys for which a run
-    /// of that path breaks it.
-    fn breaking(&self) -> Vec<(Property, Vec<Inequality>)> {
-        let mut replayed: HashMap<Property, usize> = HashMap::new();
-        let mut out = Vec::new();
-        for &(property, witness) in &self.witnesses {
-            let count = replayed.entry(property).or_default();
-            if *count == MAX_REPLAYS {
-                continue;
-            }
-            *count += 1;
-            let chain = self.chain(witness.at);
-            let symmetry = self.options.symmetry;
-            let systems = breaking_keys(self.config, symmetry, &chain, witness, property);
-            out.extend(systems.into_iter().flatten().map(|keys| (property, keys)));
-        }
-        out
     }
 
     /// Whether every `always` property judged is already violated (nothing is left to find).
@@ -341,11 +320,11 @@ impl<const CAP: usize> Search<'_, CAP> {
 
     /// Notes each property that `(state, zone)` breaks for the first time, reached from
     /// entry `at` by `step`.
-    fn judge(&mut self, at: usize, step: ZoneStep, state: &Discrete, zone: &Dbm<CAP>) {
+    fn judge(&mut self, at: usize, step: ZoneStep, state: &Discrete, zone: &Z) {
         let config = self.config;
-        if config.parameters.is_some() {
+        if zone.region().is_some() {
             // Every region is wanted, not the first: the search goes on everywhere.
-            self.note_regions(at, step, state, zone);
+            self.note_regions(state, zone);
             return;
         }
         for (property, violation) in &mut self.violations {
@@ -366,7 +345,7 @@ impl<const CAP: usize> Search<'_, CAP> {
 
     /// Adds the successor of entry `at` by `step`, unless a stored zone covers it (or no
     /// valuation of it meets the invariants), noting the properties it breaks.
-    fn add(&mut self, at: usize, step: ZoneStep, mut state: Discrete, mut zone: Dbm<CAP>) {
+    fn add(&mut self, at: usize, step: ZoneStep, mut state: Discrete, mut zone: Z) {
         let config = self.config;
         if !state.settle(config, &mut zone) {
             return;
@@ -378,7 +357,7 @@ impl<const CAP: usize> Search<'_, CAP> {
         if self.all_violated() {
             return;
         }
-        self.extrapolate(&state, &mut zone);
+        zone.extrapolate(config, &state);
         let (state, zone, renaming) = if self.options.symmetry {
             state.symmetric_image(config, &zone)
         } else {
@@ -408,14 +387,11 @@ impl<const CAP: usize> Search<'_, CAP> {
 
     /// Whether `(state, zone)` is new: no stored zone of `state` covers it. The stored zones
     /// it covers are retired (whatever they lead to, it does).
-    fn store(&mut self, state: Discrete, zone: &Dbm<CAP>) -> bool {
+    fn store(&mut self, state: Discrete, zone: &Z) -> bool {
         // The image names clocks differently: its constants, for the simulation test.
         let simulation = self.options.simulation && self.config.parameters.is_none();
         let bounds = simulation.then(|| state.lu_bounds(self.config));
-        let covers = |big: &Dbm<CAP>, small: &Dbm<CAP>| match &bounds {
-            Some((lower, upper)) => small.is_lu_simulated_by(big, lower, upper),
-            None => big.includes(small),
-        };
+        let covers = |big: &Z, small: &Z| big.covers(small, bounds.as_ref());
         let entries = &mut self.entries;
         let stored = self.passed.entry(state).or_default();
         if stored.iter().any(|&i| covers(&entries[i].zone, zone)) {
@@ -489,7 +465,6 @@ impl<const CAP: usize> Search<'_, CAP> {
             subsumed: self.subsumed,
             seconds: started.elapsed().as_secs_f64(),
             regions: self.regions.clone(),
-            breaking: self.breaking(),
         }
     }
 }

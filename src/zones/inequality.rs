@@ -154,39 +154,6 @@ fn infeasible(system: &[Inequality]) -> Option<bool> {
     Some(rows.iter().any(|(_, b)| *b < 0))
 }
 
-/// A whole-number point of `system` (one value per variable, each as near `near` as the
-/// ones before it allow), or `None` when none was found: no rational point, a gap the
-/// rounding of an earlier coordinate opened, or an elimination too large.
-pub fn a_point(system: &[Inequality], near: &[i64]) -> Option<Vec<i64>> {
-    let vars = near.len();
-    // `stages[k]`: the rows over variables `0..=k`, the later ones eliminated.
-    let mut stages = vec![rows_of(system)];
-    for k in (1..vars).rev() {
-        let next = eliminate(stages.last().expect("one stage at least").clone(), k)?;
-        stages.push(next);
-    }
-    stages.reverse();
-    let mut point: Vec<i128> = Vec::with_capacity(vars);
-    for (k, rows) in stages.iter().enumerate() {
-        let (mut lo, mut hi) = (i128::MIN, i128::MAX);
-        for (a, b) in rows {
-            let r = b - (0..k).map(|j| a[j] * point[j]).sum::<i128>();
-            match a[k].signum() {
-                0 if r < 0 => return None,
-                0 => {}
-                // `a·x ≤ r`: `x ≤ ⌊r / a⌋`, or with `a < 0`, `x ≥ ⌈r / a⌉`.
-                1 => hi = hi.min(r.div_euclid(a[k])),
-                _ => lo = lo.max(-r.div_euclid(-a[k])),
-            }
-        }
-        if lo > hi {
-            return None;
-        }
-        point.push(i128::from(near[k]).clamp(lo, hi));
-    }
-    point.into_iter().map(|x| i64::try_from(x).ok()).collect()
-}
-
 /// Whether `given` implies `claim` on every whole-number point (`false` when unsure).
 pub fn implies(given: &[Inequality], claim: &Inequality) -> bool {
     let mut system = given.to_vec();
@@ -327,23 +294,6 @@ mod tests {
         let given = [ineq(&[1, 0], 2), ineq(&[0, 1], 3)];
         assert!(implies(&given, &ineq(&[1, 1], 5)));
         assert!(!implies(&given, &ineq(&[1, 1], 4)));
-    }
-
-    #[test]
-    fn a_point_is_found_near_the_one_asked_for_or_none_exists() {
-        // x ≥ 0, y ≥ 0, 2x + 2y ≤ 7, y ≥ x + 1: near (5, 5) the largest x, then y.
-        let system = [
-            ineq(&[-1, 0], 0),
-            ineq(&[0, -1], 0),
-            ineq(&[2, 2], 7),
-            ineq(&[1, -1], -1),
-        ];
-        let point = a_point(&system, &[5, 5]).unwrap();
-        assert!(system.iter().all(|i| i.holds_at(&point)), "{point:?}");
-        assert_eq!(point, [1, 2]);
-        assert_eq!(a_point(&system, &[0, 0]), Some(vec![0, 1]));
-        // x ≥ 1 and x ≤ 0: none.
-        assert_eq!(a_point(&[ineq(&[-1], -1), ineq(&[1], 0)], &[0]), None);
     }
 
     #[test]

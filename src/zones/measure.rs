@@ -8,19 +8,8 @@ use super::timing::{READINGS, Reading, Timing};
 
 /// A number of the configuration that the engine adds or shifts by itself, which a
 /// symbolic exploration cannot leave free.
-fn fixed_numbers(config: &ZoneConfig) -> [(&'static str, i64); 3] {
-    let storage = config.storage.as_ref();
-    [
-        ("a clock jump's size", i64::from(config.jump_ticks)),
-        (
-            "a storage op's delay",
-            storage.and_then(|s| s.delay).map_or(0, i64::from),
-        ),
-        (
-            "a pause's length",
-            storage.and_then(|s| s.pause).map_or(0, i64::from),
-        ),
-    ]
+fn fixed_numbers(config: &ZoneConfig) -> [(&'static str, i64); 1] {
+    [("a clock jump's size", i64::from(config.jump_ticks))]
 }
 
 /// The configuration a key was stepped to: one tick up, and one tick down when the scenario
@@ -51,6 +40,38 @@ fn bends(base: &ZoneConfig) -> Result<(), Unsupported> {
     Ok(())
 }
 
+/// The form of `value` around `base`, over the keys at `values`: its step in each key's
+/// direction, which must be the same one tick up and one tick down.
+fn slope(
+    base: &ZoneConfig,
+    steps: &[Steps],
+    values: &[i64],
+    value: &dyn Fn(&ZoneConfig) -> Option<i64>,
+) -> Result<Form, Unsupported> {
+    let at_base = value(base).expect("measured only where the base has it");
+    let coefficients = steps
+        .iter()
+        .map(|s| {
+            let up = value(&s.up).map(|v| v - at_base);
+            let down = s.down.as_ref().map(|d| value(d).map(|v| at_base - v));
+            match (up, down) {
+                (None, _) | (_, Some(None)) => Err(Unsupported::Feature(
+                    "a parameter that adds or removes a guard",
+                )),
+                (Some(up), Some(Some(down))) if up != down => Err(Unsupported::Feature(
+                    "a free key at a bend of the core's arithmetic",
+                )),
+                (Some(up), _) => Ok(up),
+            }
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let moved: i64 = coefficients.iter().zip(values).map(|(a, p)| a * p).sum();
+    Ok(Form {
+        coefficients,
+        constant: at_base - moved,
+    })
+}
+
 impl Parameters {
     /// Measures the forms: `base` is the configuration at `values`, and `steps[i]` the ones
     /// with parameter `i` one tick larger and smaller. The slope below must be the slope
@@ -62,30 +83,7 @@ impl Parameters {
         steps: &[Steps],
     ) -> Result<Parameters, Unsupported> {
         bends(base)?;
-        let slope = |value: &dyn Fn(&ZoneConfig) -> Option<i64>| -> Result<Form, Unsupported> {
-            let at_base = value(base).expect("measured only where the base has it");
-            let coefficients = steps
-                .iter()
-                .map(|s| {
-                    let up = value(&s.up).map(|v| v - at_base);
-                    let down = s.down.as_ref().map(|d| value(d).map(|v| at_base - v));
-                    match (up, down) {
-                        (None, _) | (_, Some(None)) => Err(Unsupported::Feature(
-                            "a parameter that adds or removes a guard",
-                        )),
-                        (Some(up), Some(Some(down))) if up != down => Err(Unsupported::Feature(
-                            "a free key at a bend of the core's arithmetic",
-                        )),
-                        (Some(up), _) => Ok(up),
-                    }
-                })
-                .collect::<Result<Vec<_>, _>>()?;
-            let moved: i64 = coefficients.iter().zip(&values).map(|(a, p)| a * p).sum();
-            Ok(Form {
-                coefficients,
-                constant: at_base - moved,
-            })
-        };
+        let slope = |value: &dyn Fn(&ZoneConfig) -> Option<i64>| slope(base, steps, &values, value);
         for (i, (what, _)) in fixed_numbers(base).iter().enumerate() {
             let form = slope(&|c: &ZoneConfig| Some(fixed_numbers(c)[i].1))?;
             if !form.is_constant() {
@@ -104,22 +102,43 @@ impl Parameters {
             let ahead = |c: &ZoneConfig| Some(i64::from(c.ahead(reading)));
             readings.push((reading, slope(&ahead)?));
         }
+        let mut allowances = [None, None];
+        for (paused, slot) in allowances.iter_mut().enumerate() {
+            let allowance = |c: &ZoneConfig| {
+                let storage = c.storage.as_ref()?;
+                storage.allowance(paused == 1).map(i64::from)
+            };
+            if allowance(base).is_some() {
+                *slot = Some(slope(&allowance)?);
+            }
+        }
         let mut parameters = Parameters {
             keys,
             base: values,
             bounds,
             readings,
+            allowances,
             dimensions: Vec::new(),
             first: 1 + base.clock_count(),
+            domain: Vec::new(),
         };
-        for (timing, reading) in READINGS {
-            if let Some(form) = parameters.form(timing, reading)
-                && !form.is_constant()
-                && !parameters.dimensions.contains(&form.coefficients)
-            {
-                parameters.dimensions.push(form.coefficients);
+        parameters.dimensions = parameters.distinct_forms();
+        parameters.domain = parameters.base_domain();
+        Ok(parameters)
+    }
+
+    /// The coefficients of each distinct form a guard or a wait is tested against, but the
+    /// constant ones: one index each.
+    fn distinct_forms(&self) -> Vec<Vec<i64>> {
+        let guards = READINGS
+            .iter()
+            .filter_map(|&(timing, reading)| self.form(timing, reading));
+        let mut distinct: Vec<Vec<i64>> = Vec::new();
+        for form in guards.chain(self.allowances.iter().flatten().cloned()) {
+            if !form.is_constant() && !distinct.contains(&form.coefficients) {
+                distinct.push(form.coefficients);
             }
         }
-        Ok(parameters)
+        distinct
     }
 }

@@ -21,7 +21,6 @@
 //! inequality over the keys).
 
 use super::clock_guard::{Constraint, Term};
-use super::dbm::{Bound, Dbm};
 use super::inequality::Inequality;
 use super::timing::{Reading, Timing};
 
@@ -76,10 +75,16 @@ pub(crate) struct Parameters {
     pub(crate) bounds: Vec<(Timing, Form)>,
     /// How far ahead each reading is.
     pub(crate) readings: Vec<(Reading, Form)>,
+    /// How long a pending op may wait, unpaused and paused (`None`: unbounded): the storage's
+    /// delay, and the delay and a pause.
+    pub(crate) allowances: [Option<Form>; 2],
     /// The coefficients of each frozen dimension, in dimension order.
     pub dimensions: Vec<Vec<i64>>,
     /// The first frozen dimension's index (after the reference clock and the clocks).
     pub first: usize,
+    /// The values of the keys a symbolic exploration starts from (see
+    /// [`Parameters::base_domain`]; a synthesis may narrow it).
+    pub(crate) domain: Vec<Inequality>,
 }
 
 impl Parameters {
@@ -115,18 +120,32 @@ impl Parameters {
         }
         // What the relation added to the bound (`x < c` is `x ≤ c − 1`), kept as it is.
         let relation = i64::from(number.term().constant) - form.at(&self.base);
+        let term = self.term(&form, relation);
+        match number {
+            Constraint::AtMost(_) => Constraint::AtMost(term),
+            Constraint::AtLeast(_) => Constraint::AtLeast(term),
+        }
+    }
+
+    /// A pending op's wait, `x ≤ number` at the base values (`paused`: stretched by a pause),
+    /// as a constraint on its form's dimension.
+    pub(crate) fn allowance(&self, paused: bool, number: i32) -> Constraint {
+        match &self.allowances[usize::from(paused)] {
+            Some(form) if !form.is_constant() => Constraint::AtMost(self.term(form, 0)),
+            _ => Constraint::AtMost(Term::number(number)),
+        }
+    }
+
+    /// `form + extra` as its dimension plus a number.
+    fn term(&self, form: &Form, extra: i64) -> Term {
         let param = self.first
             + self
                 .dimensions
                 .iter()
                 .position(|d| *d == form.coefficients)
                 .expect("every tested form has a dimension");
-        let constant = i32::try_from(form.constant + relation).expect("tick counts fit");
-        let term = Term { param, constant };
-        match number {
-            Constraint::AtMost(_) => Constraint::AtMost(term),
-            Constraint::AtLeast(_) => Constraint::AtLeast(term),
-        }
+        let constant = i32::try_from(form.constant + extra).expect("tick counts fit");
+        Term { param, constant }
     }
 
     /// The values a synthesis speaks for: every key at least zero, and every guard's bound
@@ -134,7 +153,7 @@ impl Parameters {
     /// within the lease, a restart delay or guard that is there at all). At zero a reading
     /// from before the anchor, which the core counts as zero elapsed, would meet the guard
     /// where the form's constraint says it does not.
-    pub(crate) fn domain(&self) -> Vec<Inequality> {
+    pub(crate) fn base_domain(&self) -> Vec<Inequality> {
         let keys = self.keys.len();
         let at_least_zero = (0..keys).map(|k| {
             let mut coefficients = vec![0; keys];
@@ -163,33 +182,5 @@ impl Parameters {
             .filter(|i| !i.is_constant())
             .map(Inequality::normalized)
             .collect()
-    }
-
-    /// The zone where every clock is zero and the dimensions take every value the
-    /// parameters (all at least zero) allow: a dimension whose coefficients are all at least
-    /// (at most) another's is at least (at most) that one, and at least zero when they are all
-    /// at least zero.
-    pub(crate) fn initial_zone<const CAP: usize>(&self, clocks: usize) -> Dbm<CAP> {
-        let mut zone = Dbm::<CAP>::zero_with_parameters(clocks, self.dimensions.len());
-        let dims = || {
-            self.dimensions
-                .iter()
-                .enumerate()
-                .map(|(i, d)| (self.first + i, d))
-        };
-        for (i, a) in dims() {
-            if a.iter().all(|&c| c >= 0) {
-                zone.constrain(0, i, Bound::LE_ZERO);
-            }
-            if a.iter().all(|&c| c <= 0) {
-                zone.constrain(i, 0, Bound::LE_ZERO);
-            }
-            for (j, b) in dims() {
-                if i != j && a.iter().zip(b).all(|(x, y)| x <= y) {
-                    zone.constrain(i, j, Bound::LE_ZERO);
-                }
-            }
-        }
-        zone
     }
 }

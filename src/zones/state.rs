@@ -282,13 +282,13 @@ impl Discrete {
     /// Restricts `zone` to where every pending op is still within its wait: an op lands
     /// before its delay (stretched by a pause) runs out. False when nothing is left.
     pub fn within_invariants<Z: Zone>(&self, config: &ZoneConfig, zone: &mut Z) -> bool {
-        let Some(storage) = &config.storage else {
+        if config.storage.is_none() {
             return true;
-        };
+        }
         self.holders(config).all(|c| {
             let work = self.clients[c].work;
-            match (work.pending, storage.allowance(work.paused)) {
-                (Some(_), Some(allowance)) => zone.at_most(config.op_clock(c), allowance),
+            match (work.pending, config.wait(work.paused)) {
+                (Some(_), Some(wait)) => wait.restrict(zone, config.op_clock(c)),
                 _ => true,
             }
         })

@@ -72,15 +72,15 @@ impl Discrete {
                 .count();
             let op = config.storage.as_ref().map(|_| {
                 (
-                    zone.bound(config.op_clock(c), 0),
-                    zone.bound(0, config.op_clock(c)),
+                    zone.order(config.op_clock(c), 0),
+                    zone.order(0, config.op_clock(c)),
                 )
             });
             (
                 self.clients[c],
                 owned,
-                zone.bound(x, 0),
-                zone.bound(0, x),
+                zone.order(x, 0),
+                zone.order(0, x),
                 op,
             )
         };
@@ -129,15 +129,15 @@ impl Discrete {
             let owner = self.owners[n];
             let restart = self
                 .restart_clock(config, n)
-                .map(|r| (zone.bound(r, 0), zone.bound(0, r)));
+                .map(|r| (zone.order(r, 0), zone.order(0, r)));
             (
                 self.availability[n],
                 bit(self.young, n),
                 bit(self.durable, n),
                 owner,
                 per_client,
-                zone.bound(y, 0),
-                zone.bound(0, y),
+                zone.order(y, 0),
+                zone.order(0, y),
                 restart,
             )
         };

@@ -1,21 +1,12 @@
 //! Parameter synthesis: a scenario's timing keys left free, and, for every value of them at
 //! once, where each property holds, as linear inequalities.
 //!
-//! One symbolic exploration ([`super::parameters`]) stands for every value of the keys; each
-//! zone where a property breaks, read over the keys, is a conjunction of inequalities (a
-//! *region*). The exploration over-approximates: a zone keeps `x − p ≤ c` for a clock against
-//! a frozen dimension, but after time passes it cannot keep `x − y ≤ p + c` between two clocks
-//! (that is not a difference constraint), so it may reach a state no run reaches. Hence:
-//!
-//! - outside every region the property **holds**, proved for every value (an over-approximated
-//!   reachable set without a bad state has none in it either);
-//! - inside a region it *may* break. Where it **breaks** is proved by runs replayed with the
-//!   keys unknown ([`super::replay`], [`super::coverage`]): each gives, exactly, the values for
-//!   which that run breaks it. When they cover every region, the synthesis is *exact*: both
-//!   sides of the boundary are proved for every value. For the drift and restart families they
-//!   do; after a pause between a lease check and a delayed write the regions over-approximate
-//!   (`tests/synthesis.rs` shows it), and exact parametric zones (bounds that are linear
-//!   expressions in the parameters) would be needed.
+//! One symbolic exploration over parametric zones ([`super::parametric`]) stands for every
+//! value of the keys: each state that breaks a property does so for exactly the values of its
+//! region (a conjunction of inequalities over the keys). So the union of those regions is
+//! where the property **breaks**, and outside it the property **holds**: both sides of the
+//! boundary are proved for every value by the one exploration, with no point checked apart.
+//! `tests/synthesis.rs` holds each side to the zone engine at many points.
 //!
 //! What the result speaks for is its *domain*: every key at least zero, every guard's bound at
 //! least one (as in every file that validates), a key whose zero is another automaton (a
@@ -28,12 +19,11 @@ use crate::property::Property;
 use crate::scenario::Scenario;
 
 use super::config::{Unsupported, ZoneConfig};
-use super::coverage::{Cover, Probe, cover};
-use super::dbm::{MAX_SYMBOLIC_DIM, SymbolicDbm};
 use super::explore::{Options, ZoneOutcome, explore};
 use super::inequality::{Inequality, implies, within_domain};
 use super::measure::Steps;
 use super::parameters::Parameters;
+use super::parametric::MAX_KEYS;
 use super::timing::Timing;
 
 /// Why a synthesis could not run.
@@ -52,13 +42,11 @@ pub enum SynthesisError {
         /// The key.
         key: String,
     },
-    /// The clocks and the parameters' dimensions do not fit in a zone.
-    #[error(
-        "the clocks and the parameters need {needed} dimensions; a zone holds {MAX_SYMBOLIC_DIM}"
-    )]
-    TooManyDimensions {
-        /// Dimensions needed.
-        needed: usize,
+    /// More keys than a parametric zone's forms read.
+    #[error("{keys} keys left free; a synthesis reads at most {MAX_KEYS}")]
+    TooManyKeys {
+        /// Keys asked for.
+        keys: usize,
     },
     /// The exploration stopped at its limit.
     #[error("the symbolic exploration stopped after {zones} zones")]
@@ -77,12 +65,9 @@ pub struct Synthesis {
     pub base: Vec<i64>,
     /// The values the result speaks for.
     pub domain: Vec<Inequality>,
-    /// Each property judged, with the regions where it may break (each a conjunction of
-    /// inequalities; none: it holds on the whole domain). Outside them it holds.
-    pub may_break: Vec<(Property, Vec<Vec<Inequality>>)>,
-    /// Each property judged, with regions where it breaks: for every value in one, a run
-    /// breaks it (the run of one path of the exploration, whose exact constraints the region
-    /// is). Each lies within the regions where it may break.
+    /// Each property judged, with the regions where it breaks (each a conjunction of
+    /// inequalities; none: it holds on the whole domain). For every value in a region a run
+    /// breaks it; outside them it holds.
     pub breaks: Vec<(Property, Vec<Vec<Inequality>>)>,
     /// Symbolic states explored.
     pub zones: usize,
@@ -91,53 +76,29 @@ pub struct Synthesis {
 }
 
 impl Synthesis {
-    /// The regions where `property` may break (`None`: not judged).
+    /// The regions where `property` breaks (`None`: not judged).
     pub fn regions(&self, property: Property) -> Option<&[Vec<Inequality>]> {
-        self.may_break
-            .iter()
-            .find(|(p, _)| *p == property)
-            .map(|(_, r)| r.as_slice())
-    }
-
-    /// Whether `point` (one value per key) is in a region where `property` may break
-    /// (`None`: not judged).
-    pub fn may_break_at(&self, property: Property, point: &[i64]) -> Option<bool> {
-        let regions = self.regions(property)?;
-        Some(regions.iter().any(|r| r.iter().all(|i| i.holds_at(point))))
-    }
-
-    /// Whether `property` is proved to hold at `point`: in the domain and in no region.
-    pub fn proved_at(&self, property: Property, point: &[i64]) -> bool {
-        self.covers(point) && self.may_break_at(property, point) == Some(false)
-    }
-
-    /// The regions where `property` is proved to break (`None`: not judged).
-    pub fn breaking_regions(&self, property: Property) -> Option<&[Vec<Inequality>]> {
         self.breaks
             .iter()
             .find(|(p, _)| *p == property)
             .map(|(_, r)| r.as_slice())
     }
 
-    /// Whether `property` is proved to break at `point`: in the domain and in a region where
-    /// it breaks.
-    pub fn proved_broken_at(&self, property: Property, point: &[i64]) -> bool {
-        self.covers(point)
-            && self
-                .breaking_regions(property)
-                .is_some_and(|r| r.iter().any(|r| r.iter().all(|i| i.holds_at(point))))
+    /// Whether `point` (one value per key) is in a region where `property` breaks (`None`:
+    /// not judged).
+    pub fn breaks_at(&self, property: Property, point: &[i64]) -> Option<bool> {
+        let regions = self.regions(property)?;
+        Some(regions.iter().any(|r| r.iter().all(|i| i.holds_at(point))))
     }
 
-    /// Whether both sides of `property`'s boundary are proved: every region where it may
-    /// break lies within one where it breaks, so on the whole domain it holds exactly
-    /// outside the regions.
-    pub fn exact(&self, property: Property) -> bool {
-        let (Some(may), Some(does)) = (self.regions(property), self.breaking_regions(property))
-        else {
-            return false;
-        };
-        may.iter()
-            .all(|region| cover(region, does, &self.domain) == Cover::Covered)
+    /// Whether `property` is proved to hold at `point`: in the domain and in no region.
+    pub fn proved_at(&self, property: Property, point: &[i64]) -> bool {
+        self.covers(point) && self.breaks_at(property, point) == Some(false)
+    }
+
+    /// Whether `property` is proved to break at `point`: in the domain and in a region.
+    pub fn proved_broken_at(&self, property: Property, point: &[i64]) -> bool {
+        self.covers(point) && self.breaks_at(property, point) == Some(true)
     }
 
     /// Whether `point` is in the domain.
@@ -210,17 +171,18 @@ pub fn synthesize(
     at: &dyn Fn(&[i64]) -> Option<Scenario>,
 ) -> Result<Synthesis, SynthesisError> {
     let started = Instant::now();
-    let mut config = ZoneConfig::from_scenario(scenario)?;
-    let parameters = measured(&config, free)?;
-    let needed = parameters.first + parameters.dimensions.len();
-    if needed > MAX_SYMBOLIC_DIM {
-        return Err(SynthesisError::TooManyDimensions { needed });
+    if free.len() > MAX_KEYS {
+        return Err(SynthesisError::TooManyKeys { keys: free.len() });
     }
-    let mut domain = parameters.domain();
-    domain.extend(floors(&config, &parameters.base, at));
+    let mut config = ZoneConfig::from_scenario(scenario)?;
+    let mut parameters = measured(&config, free)?;
+    let floors = floors(&config, &parameters.base, at);
+    parameters.domain.extend(floors);
+    let domain = parameters.domain.clone();
+    let (keys, base) = (parameters.keys.clone(), parameters.base.clone());
     config.set_parameters(Some(parameters));
     // Symmetry stays on (renaming nodes or clients leaves every form where it is); the
-    // LU simulation reads constants, which a frozen dimension is not.
+    // LU simulation reads constants, which a form is not.
     let options = Options {
         simulation: false,
         max_zones,
@@ -230,29 +192,17 @@ pub fn synthesize(
     if outcome.incomplete() {
         return Err(SynthesisError::Incomplete { zones: max_zones });
     }
-    let parameters = config.parameters.as_ref().expect("set above");
-    let judged = outcome
+    let breaks = outcome
         .judgements
         .iter()
         .map(|j| j.property)
-        .filter(|p| *p != Property::LockAcquired);
-    let probe = Probe {
-        config: &config,
-        domain: &domain,
-        near: &parameters.base,
-        at,
-    };
-    let (may_break, breaks) = judged
-        .map(|property| {
-            let (may, does) = sides(&outcome, &probe, property);
-            ((property, may), (property, does))
-        })
-        .unzip();
+        .filter(|p| *p != Property::LockAcquired)
+        .map(|property| (property, regions(&outcome, property, &domain)))
+        .collect();
     Ok(Synthesis {
-        keys: parameters.keys.clone(),
-        base: parameters.base.clone(),
+        keys,
+        base,
         domain,
-        may_break,
         breaks,
         zones: outcome.zones,
         seconds: started.elapsed().as_secs_f64(),
@@ -283,67 +233,15 @@ fn measured(config: &ZoneConfig, free: &[FreeKey]) -> Result<Parameters, Synthes
     Ok(Parameters::measure(names, values, config, &steps)?)
 }
 
-/// Both sides of `property`'s boundary: the regions where it may break (over the keys), and
-/// those where runs are proved to break it (the search's replayed paths, then points probed
-/// until they cover the first, or cannot).
-fn sides(
+/// The regions where `property` breaks, within the domain, simplified, none within another.
+fn regions(
     outcome: &ZoneOutcome,
-    probe: &Probe<'_>,
     property: Property,
-) -> (Vec<Vec<Inequality>>, Vec<Vec<Inequality>>) {
-    let parameters = probe.config.parameters.as_ref().expect("a symbolic search");
-    let domain = probe.domain;
-    let zones = outcome.regions.iter().filter(|(p, _)| *p == property);
-    let may = zones.filter_map(|(_, zone)| over_keys(parameters, zone, domain));
-    let may = distinct(may.collect(), domain);
-    let paths = outcome.breaking.iter().filter(|(p, _)| *p == property);
-    // Many paths give one system: each is simplified once.
-    let mut seen = std::collections::HashSet::new();
-    let mut does: Vec<Vec<Inequality>> = paths
-        .filter(|(_, keys)| seen.insert(keys))
-        .filter_map(|(_, keys)| within_domain(keys.clone(), domain))
-        .collect();
-    probe.complete(property, &may, &mut does);
-    (may, distinct(does, domain))
-}
-
-/// A region (a zone over the frozen dimensions) as inequalities over the keys, without the
-/// ones the rest and the domain imply; `None` when no value of the keys in the domain is in it.
-fn over_keys(
-    parameters: &Parameters,
-    region: &SymbolicDbm,
     domain: &[Inequality],
-) -> Option<Vec<Inequality>> {
-    let keys = parameters.keys.len();
-    let coefficients = |d: usize| -> Vec<i64> {
-        if d == 0 {
-            vec![0; keys]
-        } else {
-            parameters.dimensions[d - 1].clone()
-        }
-    };
-    let dim = 1 + parameters.dimensions.len();
-    let mut system = Vec::new();
-    for i in 0..dim {
-        for j in (0..dim).filter(|&j| j != i) {
-            let bound = region.get(i, j);
-            if bound.is_infinite() {
-                continue;
-            }
-            // Whole numbers: `< c` is `≤ c − 1`.
-            let c = i64::from(bound.constant()) - i64::from(!bound.is_weak());
-            let (a, b) = (coefficients(i), coefficients(j));
-            let inequality = Inequality {
-                coefficients: a.iter().zip(&b).map(|(x, y)| x - y).collect(),
-                bound: c,
-            }
-            .normalized();
-            if !inequality.is_constant() {
-                system.push(inequality);
-            }
-        }
-    }
-    within_domain(system, domain)
+) -> Vec<Vec<Inequality>> {
+    let systems = outcome.regions.iter().filter(|(p, _)| *p == property);
+    let within = systems.filter_map(|(_, system)| within_domain(system.clone(), domain));
+    distinct(within.collect(), domain)
 }
 
 /// Whether every value of the domain in `small` is in `big`.

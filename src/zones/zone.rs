@@ -1,18 +1,23 @@
-//! What a step does to the clocks, as one interface: the search runs it on a zone
-//! ([`Dbm`]); a replay of one path runs the very same steps on a zone and on the path's
-//! exact constraints together ([`super::path_constraints::Replayed`]), so the code that takes
-//! a step is also the code that says what the step asked of the clocks.
+//! What a step does to the clocks, as one interface: the step code is written once, and a
+//! concrete search runs it on a [`Dbm`], a symbolic one on a
+//! [`super::parametric::ParametricZone`], whose bounds are forms of the free keys.
 
 use super::dbm::{Bound, Dbm};
 
-/// The clock operations of the automaton's steps. Every decision a step takes (is a guard
-/// certain, which of two answers is larger, how to order a symmetric image) is read off the
-/// search's zone ([`Zone::bound`], [`Zone::includes`]), so a replay takes the decisions the
-/// search took.
+/// The clock operations of the automaton's steps, on a zone of one search: a concrete one
+/// ([`Dbm`]) or one whose bounds are forms of the free keys
+/// ([`super::parametric::ParametricZone`]). Indices past the clocks name frozen dimensions
+/// (a form of the keys, see [`super::parameters`]).
 pub(crate) trait Zone: Clone {
-    /// The search's zone's bound on `x_i − x_j`: what the step's decisions are read from.
-    fn bound(&self, i: usize, j: usize) -> Bound;
-    /// Whether the search's zone includes `other`'s.
+    /// What a symmetric image is ordered by.
+    type Order: Ord;
+    /// A summary of the bound on `x_i − x_j` (clocks only): what a symmetric image is put in
+    /// order by. Any order is sound; one that sees more puts more states alike.
+    fn order(&self, i: usize, j: usize) -> Self::Order;
+    /// Whether every valuation has `x_i − x_j ≤ bound` (`false` when unsure): a decision a
+    /// step may take only when it is certain.
+    fn entails(&self, i: usize, j: usize, bound: Bound) -> bool;
+    /// Whether the zone includes `other` (`false` when unsure).
     fn includes(&self, other: &Self) -> bool;
     /// Time passes by any amount.
     fn up(&mut self);
@@ -26,17 +31,19 @@ pub(crate) trait Zone: Clone {
     fn shift(&mut self, x: usize, delta: i32);
     /// Clock `k` of the result is clock `from[k]` of `self` (see [`Dbm::permuted`]).
     fn permuted(&self, from: &[usize]) -> Self;
-
-    /// Intersects with `x ≤ c`; returns whether non-empty.
-    fn at_most(&mut self, x: usize, c: i32) -> bool {
-        self.constrain(x, 0, Bound::le(c))
-    }
 }
 
-impl<const CAP: usize> Zone for Dbm<CAP> {
+impl Zone for Dbm {
+    type Order = Bound;
+
     #[inline]
-    fn bound(&self, i: usize, j: usize) -> Bound {
+    fn order(&self, i: usize, j: usize) -> Bound {
         self.get(i, j)
+    }
+
+    #[inline]
+    fn entails(&self, i: usize, j: usize, bound: Bound) -> bool {
+        self.get(i, j) <= bound
     }
 
     #[inline]
@@ -72,10 +79,5 @@ impl<const CAP: usize> Zone for Dbm<CAP> {
     #[inline]
     fn permuted(&self, from: &[usize]) -> Self {
         Dbm::permuted(self, from)
-    }
-
-    #[inline]
-    fn at_most(&mut self, x: usize, c: i32) -> bool {
-        Dbm::at_most(self, x, c)
     }
 }

@@ -10,15 +10,17 @@ use super::family::Family;
 /// What the symbolic exploration proved around one figure.
 pub enum Formula {
     /// The properties hold whenever `condition` does, for every value of the keys; `tight`:
-    /// one tick below the figure is outside it; `exact`: outside it a run breaks one of them,
-    /// for every value too (both sides proved).
+    /// one tick below the figure is outside it; `exact`: the condition is the whole of where
+    /// they hold (outside it a run breaks one of them, for every value: both sides proved),
+    /// not a part of it that reads more simply.
     Proved {
         condition: String,
         zones: usize,
         tight: bool,
         exact: bool,
     },
-    /// The exploration ran, but over-approximates too much to prove the figure's own point.
+    /// The exploration ran, but does not prove the figure's own point, which the checker
+    /// proved: the two disagree (a bug to report).
     NotAtThePoint,
     /// It could not run (why).
     NotDerived(String),
@@ -75,10 +77,10 @@ pub fn derive(family: &Family<'_>, value: u32, text: &str) -> Option<Formula> {
         below[k] = i64::from(value) - 1;
         properties
             .iter()
-            .any(|&p| synthesis.may_break_at(p, &below) == Some(true))
+            .any(|&p| synthesis.breaks_at(p, &below) == Some(true))
     });
     let (condition, narrowed) = condition(&synthesis, &properties, figure);
-    let exact = !narrowed && properties.iter().all(|&p| synthesis.exact(p));
+    let exact = !narrowed;
     Some(Formula::Proved {
         condition,
         zones: synthesis.zones,
@@ -97,10 +99,16 @@ fn condition(
     figure: Option<usize>,
 ) -> (String, bool) {
     let names: Vec<String> = synthesis.keys.iter().map(|k| name(k).to_owned()).collect();
-    let regions: Vec<_> = properties
+    // Two properties often break in the same region: it is one part of the condition.
+    let mut regions: Vec<_> = Vec::new();
+    for region in properties
         .iter()
         .flat_map(|&p| synthesis.regions(p).unwrap_or_default())
-        .collect();
+    {
+        if !regions.contains(&region) {
+            regions.push(region);
+        }
+    }
     let common: Vec<_> = regions
         .first()
         .map(|first| {
