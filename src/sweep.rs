@@ -604,7 +604,7 @@ pub fn synthesize_keys(
             lowered,
         });
     }
-    // The scenario at any point of the keys, for the synthesis's checks at single points.
+    // The scenario at any point of the keys: the synthesis builds it where a key is zero.
     let at = |point: &[i64]| {
         let mut edited = text.to_owned();
         for (key, value) in keys.iter().zip(point) {

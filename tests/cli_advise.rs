@@ -237,21 +237,24 @@ fn a_jump_raises_the_drift_and_unbounded_pauses_require_fencing() {
     // The restarted node's clock may jump too, which cuts its delay short by J:
     // ttl − drift + J = 4.
     assert_eq!(ticks(&stdout, "restart delay"), 4, "{stdout}");
-    // As formulas (in ticks; the jump stays a number, J = 1): drift ≥ J for either jump, and
-    // a restart delay above ttl − drift (by J).
+    // As formulas (in ticks): drift ≥ J for either jump (the node's forward jump is a key,
+    // the client's backward one stays a number, J = 1), and a restart delay covering the
+    // lease and the jump.
     let formulas: Vec<&str> = stdout
         .lines()
         .filter(|l| l.trim_start().starts_with("for every value"))
         .collect();
     assert_eq!(formulas.len(), 4, "{stdout}");
     assert!(
-        formulas[..2]
-            .iter()
-            .all(|l| l.contains("holds exactly when drift ≥ 1 ")),
+        formulas[0].contains("holds exactly when drift ≥ jump "),
         "{stdout}"
     );
     assert!(
-        formulas[2].contains("restart_delay > ttl − drift "),
+        formulas[1].contains("holds exactly when drift ≥ 1 "),
+        "{stdout}"
+    );
+    assert!(
+        formulas[2].contains("restart_delay ≥ ttl − drift + jump "),
         "{stdout}"
     );
     assert!(

@@ -7,32 +7,15 @@
 //! c` is `span ≤ c − 1`), which keeps the automaton closed (see the module docs of
 //! [`crate::zones`]).
 //!
-//! With symbolic parameters ([`super::parameters`]) the constant of a bound is a parameter's
-//! zone dimension plus a number: `x ≤ p + c` is the difference constraint `x − p ≤ c`, so the
-//! same zone operations decide it for every value of the parameters at once.
+//! With symbolic parameters ([`super::parameters`]) the constant of a bound is a form of the
+//! keys plus a number: `x ≤ p + c` is asked as `x − p ≤ c`, with `p` the form's index, which a
+//! parametric zone reads as a bound that is a form ([`super::parametric`]).
 
 use crate::proto::{Guard, Relation};
 use crate::time::Millis;
 
 use super::dbm::Bound;
-use super::zone::Zone;
-
-/// A clock's bound: a parameter's zone dimension (`0`, the reference clock, when the bound
-/// is a plain number) plus a constant.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Term {
-    /// The parameter's dimension, or `0`.
-    pub(crate) param: usize,
-    /// The constant added to it.
-    pub(crate) constant: i32,
-}
-
-impl Term {
-    /// A plain number.
-    pub(crate) const fn number(constant: i32) -> Term {
-        Term { param: 0, constant }
-    }
-}
+use super::zone::{Term, Zone};
 
 /// What a guard asks of a clock: at most or at least a bound.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -4,10 +4,11 @@
 
 use crate::proto::Guard;
 
-use super::clock_guard::{self, Constraint, Term};
+use super::clock_guard::{self, Constraint};
 use super::config::ZoneConfig;
 use super::parameters::Parameters;
 use super::timing::{Constraints, READINGS, Reading, Timing};
+use super::zone::Term;
 
 impl Constraints {
     /// Every pair of `config`.
@@ -73,6 +74,15 @@ impl ZoneConfig {
             None => Constraint::AtMost(Term::number(number)),
             Some(parameters) => parameters.allowance(paused, number),
         })
+    }
+
+    /// How far a clock jump moves a clock: a number, or in a symbolic exploration its form's
+    /// index plus a number.
+    pub(crate) fn jump(&self) -> Term {
+        match &self.parameters {
+            None => Term::number(self.jump_ticks),
+            Some(parameters) => parameters.jump(self.jump_ticks),
+        }
     }
 
     /// Leaves the configuration's timing constants free as `parameters` (a symbolic

@@ -1,9 +1,12 @@
 //! The zone graph, breadth first, with a passed list that drops a zone included in one
 //! already stored for the same discrete part (or, by default, LU-simulated by one).
 //!
-//! A symbolic state is a discrete part and a zone closed under delay (`up`), extrapolated by
-//! Extra⁺_LU with the constants of its discrete part, and mapped to a symmetric image when the
-//! configuration allows. Mutual exclusion is judged on the exact zone, before extrapolation.
+//! A symbolic state is a discrete part and a zone closed under delay (`up`), mapped to a
+//! symmetric image when the configuration allows. A concrete search's zones are extrapolated
+//! by Extra⁺_LU with the constants of the discrete part (mutual exclusion is judged on the
+//! exact zone, before extrapolation); a symbolic search's parametric zones are neither
+//! extrapolated nor LU-simulated, and its states note the values of the keys for which they
+//! break each property.
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::time::{Duration, Instant};

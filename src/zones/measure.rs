@@ -6,12 +6,6 @@ use super::config::{Unsupported, ZoneConfig};
 use super::parameters::{Form, Parameters};
 use super::timing::{READINGS, Reading, Timing};
 
-/// A number of the configuration that the engine adds or shifts by itself, which a
-/// symbolic exploration cannot leave free.
-fn fixed_numbers(config: &ZoneConfig) -> [(&'static str, i64); 1] {
-    [("a clock jump's size", i64::from(config.jump_ticks))]
-}
-
 /// The configuration a key was stepped to: one tick up, and one tick down when the scenario
 /// allows it.
 pub(crate) struct Steps {
@@ -84,12 +78,7 @@ impl Parameters {
     ) -> Result<Parameters, Unsupported> {
         bends(base)?;
         let slope = |value: &dyn Fn(&ZoneConfig) -> Option<i64>| slope(base, steps, &values, value);
-        for (i, (what, _)) in fixed_numbers(base).iter().enumerate() {
-            let form = slope(&|c: &ZoneConfig| Some(fixed_numbers(c)[i].1))?;
-            if !form.is_constant() {
-                return Err(Unsupported::Feature(what));
-            }
-        }
+        let jump = slope(&|c: &ZoneConfig| Some(i64::from(c.jump_ticks)))?;
         let mut bounds = Vec::new();
         for timing in Timing::ALL {
             if base.guard(timing).is_some() {
@@ -118,6 +107,7 @@ impl Parameters {
             bounds,
             readings,
             allowances,
+            jump,
             dimensions: Vec::new(),
             first: 1 + base.clock_count(),
             domain: Vec::new(),
@@ -134,7 +124,8 @@ impl Parameters {
             .iter()
             .filter_map(|&(timing, reading)| self.form(timing, reading));
         let mut distinct: Vec<Vec<i64>> = Vec::new();
-        for form in guards.chain(self.allowances.iter().flatten().cloned()) {
+        let waits = self.allowances.iter().flatten().cloned();
+        for form in guards.chain(waits).chain([self.jump.clone()]) {
             if !form.is_constant() && !distinct.contains(&form.coefficients) {
                 distinct.push(form.coefficients);
             }

@@ -8,21 +8,15 @@
 //! differences are the coefficients (`tests/synthesis.rs` checks on many points that the
 //! measured form is the core's bound). The engine never learns what `ttl − drift` means.
 //!
-//! Each distinct non-constant form gets a zone dimension of its own that time does not
-//! advance (a *frozen clock*). A guard `x ≤ ttl − drift − 1` becomes the difference
-//! constraint `x − p ≤ −1` with `p` the dimension of `ttl − drift`, so one zone stands for the
-//! concrete zones of many parameter values. Intersection and reset are exact; a delay is not
-//! always: `x ≤ p + c` followed by a reset of `y` and a delay is `x − y ≤ p + c`, which a
-//! difference-bound matrix cannot hold, so it keeps the smallest zone around it. The
-//! exploration therefore over-approximates what the runs reach (see
-//! [`super::synthesis`] for what that proves). The dimensions are treated as independent
-//! variables; a valuation no choice of the keys produces is explored too, and dropped when the
-//! result is read back over the keys (each constraint between two dimensions is a linear
-//! inequality over the keys).
+//! Each distinct non-constant form gets an index of its own past the clocks (the step code
+//! asks for `x − p ≤ c` with `p` that index, which the zone reads as `x ≤ form + c`), and a
+//! pending write's wait and a clock jump have forms too. A symbolic exploration's zones
+//! ([`super::parametric`]) hold those forms in their bounds, exactly.
 
-use super::clock_guard::{Constraint, Term};
+use super::clock_guard::Constraint;
 use super::inequality::Inequality;
 use super::timing::{Reading, Timing};
+use super::zone::Term;
 
 /// An affine function of the parameters: `coefficients · p + constant`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -78,6 +72,8 @@ pub(crate) struct Parameters {
     /// How long a pending op may wait, unpaused and paused (`None`: unbounded): the storage's
     /// delay, and the delay and a pause.
     pub(crate) allowances: [Option<Form>; 2],
+    /// How far a clock jump moves a clock.
+    pub(crate) jump: Form,
     /// The coefficients of each frozen dimension, in dimension order.
     pub dimensions: Vec<Vec<i64>>,
     /// The first frozen dimension's index (after the reference clock and the clocks).
@@ -133,6 +129,15 @@ impl Parameters {
         match &self.allowances[usize::from(paused)] {
             Some(form) if !form.is_constant() => Constraint::AtMost(self.term(form, 0)),
             _ => Constraint::AtMost(Term::number(number)),
+        }
+    }
+
+    /// A clock jump of `number` ticks at the base values, as its form's index plus a number.
+    pub(crate) fn jump(&self, number: i32) -> Term {
+        if self.jump.is_constant() {
+            Term::number(number)
+        } else {
+            self.term(&self.jump, 0)
         }
     }
 

@@ -20,9 +20,10 @@
 //! keys, decided by [`super::inequality`]); one that cannot be compared is kept, which costs
 //! space but never exactness. Inclusion of one zone in another is tested form by form and may
 //! miss an inclusion (a search then keeps both), never claim a false one. A search over these
-//! zones therefore reaches, for each value of the keys, exactly the states the search with
-//! those constants reaches (up to those extra, included zones), and a state that breaks a
-//! property breaks it for exactly the values of its region. Each key being a whole number
+//! zones therefore reaches, for each value of the keys, the zones the search with those
+//! constants reaches (up to those extra, included zones, and up to what that search forgets
+//! once it is certain: an expired key, which no later step can tell from none), and a state
+//! that breaks a property breaks it for exactly the values of its region. Each key being a whole number
 //! and every bound non-strict, the digitization argument of [`super::zones`](crate::zones)
 //! holds at each value, so the regions are exact over the whole numbers: both sides of a
 //! boundary are proved for every value by one exploration.
@@ -37,7 +38,7 @@ use smallvec::SmallVec;
 
 use super::dbm::Bound;
 use super::inequality::{Inequality, contradicts, implies, simplified};
-use super::zone::Zone;
+use super::zone::{Term, Zone};
 
 /// The most keys a parametric zone's forms may read.
 pub(crate) const MAX_KEYS: usize = 8;
@@ -136,7 +137,7 @@ pub(crate) struct Region {
     /// Its place in its [`Regions`].
     id: usize,
     keys: usize,
-    /// Normalized, sorted, without duplicates: one system per set of inequalities.
+    /// Normalized, tightest per left-hand side, without what the rest implies, sorted.
     system: Vec<Inequality>,
     /// Whether the system implies `f ≤ 0`, by `f`: the same few forms are compared again and
     /// again.
@@ -467,8 +468,11 @@ impl Zone for ParametricZone {
         }
     }
 
-    fn shift(&mut self, x: usize, delta: i32) {
-        let by = Affine::number(delta);
+    fn shift(&mut self, x: usize, delta: Term) {
+        let by = self
+            .resolve(delta.param)
+            .1
+            .plus(Affine::number(delta.constant));
         for j in (0..self.dim).filter(|&j| j != x) {
             for e in &mut self.entries[x * self.dim + j] {
                 *e = e.plus(by);
@@ -555,7 +559,7 @@ mod tests {
             Op::Constrain(i, j, c) => return constrain(zone, i, j, c),
             Op::Reset(x) => zone.reset(x),
             Op::Free(x) => zone.free(x),
-            Op::Shift(x, d) => zone.shift(x, d),
+            Op::Shift(x, d) => zone.shift(x, Term::number(d)),
             Op::Swap(x, y) => {
                 let mut from: Vec<usize> = (0..=CLOCKS).collect();
                 from.swap(x, y);

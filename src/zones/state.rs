@@ -5,10 +5,11 @@
 use crate::property::Property;
 use crate::storage::{Storage, StorageOp};
 
-use super::clock_guard::{Constraint, Term};
+use super::clock_guard::Constraint;
 use super::config::{MAX_CLIENTS, MAX_NODES, ZoneConfig};
 use super::dbm::NO_CONSTANT;
 use super::timing::{Reading, Timing};
+use super::zone::Term;
 use super::zone::Zone;
 
 /// Where a client is in its one attempt.

@@ -325,7 +325,7 @@ impl Discrete {
                 let mut next = *self;
                 next.jumps_left -= 1;
                 let mut z = zone.clone();
-                z.shift(config.client_clock(c), config.jump_ticks);
+                z.shift(config.client_clock(c), config.jump());
                 out.push((ZoneStep::ClientJump(c), next, z));
             }
         }
@@ -336,9 +336,9 @@ impl Discrete {
         let mut next = *self;
         next.jumps_left -= 1;
         let mut z = zone.clone();
-        z.shift(config.key_clock(n), config.jump_ticks);
+        z.shift(config.key_clock(n), config.jump());
         if let Some(r) = self.restart_clock(config, n) {
-            z.shift(r, config.jump_ticks);
+            z.shift(r, config.jump());
         }
         (ZoneStep::Jump(n), next, z)
     }

@@ -42,14 +42,23 @@ pub enum SynthesisError {
         /// The key.
         key: String,
     },
+    /// A key whose value in the file is below zero (a backward jump): the domain starts at
+    /// zero, so it would speak for other automata only.
+    #[error("{key} is {value} in the file; a free key must be at least zero")]
+    Negative {
+        /// The key.
+        key: String,
+        /// Its value.
+        value: i64,
+    },
     /// More keys than a parametric zone's forms read.
     #[error("{keys} keys left free; a synthesis reads at most {MAX_KEYS}")]
     TooManyKeys {
         /// Keys asked for.
         keys: usize,
     },
-    /// The exploration stopped at its limit.
-    #[error("the symbolic exploration stopped after {zones} zones")]
+    /// The exploration stopped at its limit (of zones or of time).
+    #[error("the symbolic exploration stopped at its limit, after {zones} zones")]
     Incomplete {
         /// The limit.
         zones: usize,
@@ -163,7 +172,7 @@ fn floors(
 /// Leaves the `free` keys of `scenario` free and finds, for every value of them, where each
 /// property the zone engine judges holds (see the module docs), exploring at most `max_zones`
 /// symbolic states. `at` gives the scenario at any point of the keys (`None`: not a valid
-/// one): the violated side checks single points with it.
+/// one): the domain reads which keys' zeros are other automata with it.
 pub fn synthesize(
     scenario: &Scenario,
     free: &[FreeKey],
@@ -173,6 +182,12 @@ pub fn synthesize(
     let started = Instant::now();
     if free.len() > MAX_KEYS {
         return Err(SynthesisError::TooManyKeys { keys: free.len() });
+    }
+    if let Some(key) = free.iter().find(|k| k.value < 0) {
+        return Err(SynthesisError::Negative {
+            key: key.key.clone(),
+            value: key.value,
+        });
     }
     let mut config = ZoneConfig::from_scenario(scenario)?;
     let mut parameters = measured(&config, free)?;
@@ -190,7 +205,9 @@ pub fn synthesize(
     };
     let outcome = explore(&config, options);
     if outcome.incomplete() {
-        return Err(SynthesisError::Incomplete { zones: max_zones });
+        return Err(SynthesisError::Incomplete {
+            zones: outcome.zones,
+        });
     }
     let breaks = outcome
         .judgements

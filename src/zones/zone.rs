@@ -4,10 +4,27 @@
 
 use super::dbm::{Bound, Dbm};
 
+/// A clock's bound: a form's index (`0`, the reference clock, when the bound
+/// is a plain number) plus a constant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Term {
+    /// The form's index, or `0`.
+    pub(crate) param: usize,
+    /// The constant added to it.
+    pub(crate) constant: i32,
+}
+
+impl Term {
+    /// A plain number.
+    pub(crate) const fn number(constant: i32) -> Term {
+        Term { param: 0, constant }
+    }
+}
+
 /// The clock operations of the automaton's steps, on a zone of one search: a concrete one
 /// ([`Dbm`]) or one whose bounds are forms of the free keys
-/// ([`super::parametric::ParametricZone`]). Indices past the clocks name frozen dimensions
-/// (a form of the keys, see [`super::parameters`]).
+/// ([`super::parametric::ParametricZone`]). Indices past the clocks name forms of the
+/// keys (see [`super::parameters`]).
 pub(crate) trait Zone: Clone {
     /// What a symmetric image is ordered by.
     type Order: Ord;
@@ -27,8 +44,9 @@ pub(crate) trait Zone: Clone {
     fn reset(&mut self, x: usize);
     /// Forgets everything about clock `x` but `x ≥ 0`.
     fn free(&mut self, x: usize);
-    /// `x := x + delta`.
-    fn shift(&mut self, x: usize, delta: i32);
+    /// `x := x + delta`, where `delta` is a number or a form's index plus one (a clock jump,
+    /// whose size may be a free key).
+    fn shift(&mut self, x: usize, delta: Term);
     /// Clock `k` of the result is clock `from[k]` of `self` (see [`Dbm::permuted`]).
     fn permuted(&self, from: &[usize]) -> Self;
 }
@@ -72,8 +90,9 @@ impl Zone for Dbm {
     }
 
     #[inline]
-    fn shift(&mut self, x: usize, delta: i32) {
-        Dbm::shift(self, x, delta);
+    fn shift(&mut self, x: usize, delta: Term) {
+        debug_assert_eq!(delta.param, 0, "a concrete zone's jump is a number");
+        Dbm::shift(self, x, delta.constant);
     }
 
     #[inline]

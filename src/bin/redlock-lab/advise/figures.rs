@@ -204,13 +204,22 @@ fn advise_drift(faults: &Faults, out: &mut String) -> Result<(Option<u32>, Vec<F
     Ok((Some(drift), found))
 }
 
-/// The keys a drift figure's formula leaves free: the TTL, the allowance and both clock
-/// errors (a jump stays the deployment's number).
+/// The keys a drift figure's formula leaves free against a client's backward jump: the TTL,
+/// the allowance and both clock errors (the jump, below zero, stays the deployment's number).
 const DRIFT_KEYS: &[&str] = &[
     "lock.ttl_ticks",
     "lock.drift_ticks",
     "clock.node_error_ticks",
     "clock.client_error_ticks",
+];
+
+/// The same and a node's forward jump, when there is one.
+const NODE_DRIFT_KEYS: &[&str] = &[
+    "lock.ttl_ticks",
+    "lock.drift_ticks",
+    "clock.node_error_ticks",
+    "clock.client_error_ticks",
+    "faults.clock_jumps.jump_ticks",
 ];
 
 /// The drift families: a node's forward jump always (with clock error alone when there is no
@@ -229,7 +238,7 @@ fn drift_families(faults: &Faults) -> Vec<Family<'_>> {
         to: t - 1,
         text: Box::new(|drift| drift_text(faults, drift, "node")),
         must_hold: &[property::MUTUAL_EXCLUSION],
-        free: DRIFT_KEYS,
+        free: NODE_DRIFT_KEYS,
     }];
     if faults.jump > 0 {
         families.push(Family {
@@ -267,6 +276,7 @@ fn advise_restart(
             "lock.drift_ticks",
             "clock.node_error_ticks",
             "clock.client_error_ticks",
+            "faults.clock_jumps.jump_ticks",
             "faults.crashes.restart_delay_ticks",
         ],
     })?;
@@ -283,6 +293,7 @@ fn advise_restart(
             "lock.drift_ticks",
             "clock.node_error_ticks",
             "clock.client_error_ticks",
+            "faults.clock_jumps.jump_ticks",
             "faults.crashes.client_guard_ticks",
         ],
     })?;

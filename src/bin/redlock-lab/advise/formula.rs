@@ -26,7 +26,7 @@ pub enum Formula {
     NotDerived(String),
 }
 
-/// The most symbolic states one formula may take (a few seconds): past it the figure is
+/// The most symbolic states one formula may take (under a minute): past it the figure is
 /// printed without one, and says so.
 const MAX_ZONES: usize = 500_000;
 
@@ -40,6 +40,9 @@ fn name(key: &str) -> &str {
         "faults.crashes.restart_delay_ticks" => "restart_delay",
         "faults.crashes.client_guard_ticks" => "client_guard",
         "storage.check_margin_ticks" => "margin",
+        "faults.clock_jumps.jump_ticks" => "jump",
+        "faults.pauses.max_ticks" => "pause",
+        "storage.max_delay_ticks" => "delay",
         other => other,
     }
 }
@@ -77,7 +80,7 @@ pub fn derive(family: &Family<'_>, value: u32, text: &str) -> Option<Formula> {
         below[k] = i64::from(value) - 1;
         properties
             .iter()
-            .any(|&p| synthesis.breaks_at(p, &below) == Some(true))
+            .any(|&p| synthesis.proved_broken_at(p, &below))
     });
     let (condition, narrowed) = condition(&synthesis, &properties, figure);
     let exact = !narrowed;
