@@ -153,16 +153,18 @@ impl Parameters {
         Term { param, constant }
     }
 
-    /// The values a synthesis speaks for: every key at least zero, and every guard's bound
+    /// The values a synthesis speaks for: every key on its value's side of zero (at most zero
+    /// for a backward jump, at least zero for the rest), and every guard's bound
     /// at least one, as in every file that validates (a TTL above the drift, a check margin
     /// within the lease, a restart delay or guard that is there at all). At zero a reading
     /// from before the anchor, which the core counts as zero elapsed, would meet the guard
     /// where the form's constraint says it does not.
     pub(crate) fn base_domain(&self) -> Vec<Inequality> {
         let keys = self.keys.len();
+        // A key is on the side of zero its value is (a backward jump is below it).
         let at_least_zero = (0..keys).map(|k| {
             let mut coefficients = vec![0; keys];
-            coefficients[k] = -1;
+            coefficients[k] = if self.base[k] < 0 { 1 } else { -1 };
             Inequality {
                 coefficients,
                 bound: 0,

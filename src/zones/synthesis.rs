@@ -8,7 +8,8 @@
 //! boundary are proved for every value by the one exploration, with no point checked apart.
 //! `tests/synthesis.rs` holds each side to the zone engine at many points.
 //!
-//! What the result speaks for is its *domain*: every key at least zero, every guard's bound at
+//! What the result speaks for is its *domain*: every key on its value's side of zero (a
+//! backward jump is below it), every guard's bound at
 //! least one (as in every file that validates), a key whose zero is another automaton (a
 //! restart delay or a client guard of zero is no guard) at least one, and a round timeout
 //! within the validity (the core caps it there).
@@ -41,15 +42,6 @@ pub enum SynthesisError {
     StructureChanges {
         /// The key.
         key: String,
-    },
-    /// A key whose value in the file is below zero (a backward jump): the domain starts at
-    /// zero, so it would speak for other automata only.
-    #[error("{key} is {value} in the file; a free key must be at least zero")]
-    Negative {
-        /// The key.
-        key: String,
-        /// Its value.
-        value: i64,
     },
     /// More keys than a parametric zone's forms read.
     #[error("{keys} keys left free; a synthesis reads at most {MAX_KEYS}")]
@@ -157,10 +149,10 @@ fn floors(
         there.is_none_or(|c| structure(&c) != structure(config))
     };
     (0..base.len())
-        .filter(|&k| base[k] > 0 && changes_at_zero(k))
+        .filter(|&k| base[k] != 0 && changes_at_zero(k))
         .map(|k| {
             let mut coefficients = vec![0; base.len()];
-            coefficients[k] = -1;
+            coefficients[k] = if base[k] > 0 { -1 } else { 1 };
             Inequality {
                 coefficients,
                 bound: -1,
@@ -182,12 +174,6 @@ pub fn synthesize(
     let started = Instant::now();
     if free.len() > MAX_KEYS {
         return Err(SynthesisError::TooManyKeys { keys: free.len() });
-    }
-    if let Some(key) = free.iter().find(|k| k.value < 0) {
-        return Err(SynthesisError::Negative {
-            key: key.key.clone(),
-            value: key.value,
-        });
     }
     let mut config = ZoneConfig::from_scenario(scenario)?;
     let mut parameters = measured(&config, free)?;
