@@ -58,7 +58,7 @@ impl Form {
 }
 
 /// The free parameters of one configuration, the forms of its timings, and the zone
-/// dimension of each distinct form.
+/// index of each distinct form.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Parameters {
     /// The scenario keys, in order: the variables of every form.
@@ -74,9 +74,9 @@ pub(crate) struct Parameters {
     pub(crate) allowances: [Option<Form>; 2],
     /// How far a clock jump moves a clock.
     pub(crate) jump: Form,
-    /// The coefficients of each frozen dimension, in dimension order.
+    /// The coefficients of each form with an index of its own, in index order.
     pub dimensions: Vec<Vec<i64>>,
-    /// The first frozen dimension's index (after the reference clock and the clocks).
+    /// The first form's index (after the reference clock and the clocks).
     pub first: usize,
     /// The values of the keys a symbolic exploration starts from (see
     /// [`Parameters::base_domain`]; a synthesis may narrow it).
@@ -101,7 +101,7 @@ impl Parameters {
     }
 
     /// `number`, the constraint the guard of `timing` on `reading` gives at the base values,
-    /// as a constraint on the form's dimension.
+    /// as a constraint on the form's index.
     pub(crate) fn symbolic(
         &self,
         number: Constraint,
@@ -124,7 +124,7 @@ impl Parameters {
     }
 
     /// A pending op's wait, `x ≤ number` at the base values (`paused`: stretched by a pause),
-    /// as a constraint on its form's dimension.
+    /// as a constraint on its form's index.
     pub(crate) fn allowance(&self, paused: bool, number: i32) -> Constraint {
         match &self.allowances[usize::from(paused)] {
             Some(form) if !form.is_constant() => Constraint::AtMost(self.term(form, 0)),
@@ -141,14 +141,14 @@ impl Parameters {
         }
     }
 
-    /// `form + extra` as its dimension plus a number.
+    /// `form + extra` as its index plus a number.
     fn term(&self, form: &Form, extra: i64) -> Term {
         let param = self.first
             + self
                 .dimensions
                 .iter()
                 .position(|d| *d == form.coefficients)
-                .expect("every tested form has a dimension");
+                .expect("every tested form has an index");
         let constant = i32::try_from(form.constant + extra).expect("tick counts fit");
         Term { param, constant }
     }

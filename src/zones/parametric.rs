@@ -257,14 +257,14 @@ fn at_most(entry: &Entry, a: Affine) -> Option<bool> {
 }
 
 /// A zone whose bounds are forms of the keys, exact for each value in its region (see the
-/// module docs). Indices past the clocks name the frozen dimensions of
+/// module docs). Indices past the clocks name the forms of
 /// [`super::parameters::Parameters`], each standing for its form of the keys: the step code
 /// asks for `x − p ≤ c` and gets `x ≤ p + c`.
 #[derive(Clone, Debug)]
 pub(crate) struct ParametricZone {
     /// The reference clock and the clocks.
     dim: usize,
-    /// The form of each frozen dimension, in index order after the clocks.
+    /// The form of each index past the clocks, in order.
     dimensions: Rc<[Affine]>,
     /// The search's regions.
     regions: Rc<Regions>,
@@ -275,7 +275,7 @@ pub(crate) struct ParametricZone {
 
 impl ParametricZone {
     /// Every clock zero, for each value of `keys` keys that meets `domain`; `dimensions`
-    /// are the frozen dimensions' forms.
+    /// are the forms of the indices past the clocks.
     pub(crate) fn zero(
         clocks: usize,
         dimensions: Rc<[Affine]>,
@@ -306,7 +306,7 @@ impl ParametricZone {
         self.entries[i * self.dim + j] = entry;
     }
 
-    /// Index `i` as a clock and an offset: a clock is itself, a frozen dimension is the
+    /// Index `i` as a clock and an offset: a clock is itself, an index past them is the
     /// reference clock plus its form.
     fn resolve(&self, i: usize) -> (usize, Affine) {
         if i < self.dim {
@@ -316,7 +316,7 @@ impl ParametricZone {
         }
     }
 
-    /// `x_i − x_j ≤ c` on indices that may be frozen dimensions, as `x_ci − x_cj ≤ g`.
+    /// `x_i − x_j ≤ c` on indices that may name forms, as `x_ci − x_cj ≤ g`.
     fn on_clocks(&self, i: usize, j: usize, c: i32) -> (usize, usize, Affine) {
         let ((ci, fi), (cj, fj)) = (self.resolve(i), self.resolve(j));
         (ci, cj, Affine::number(c).minus(fi).plus(fj))
@@ -524,7 +524,7 @@ mod tests {
     }
 
     const CLOCKS: usize = 3;
-    /// Two keys, `a` and `b`; the frozen dimensions are `a`, `b` and `a − b`.
+    /// Two keys, `a` and `b`; the forms past the clocks are `a`, `b` and `a − b`.
     const KEYS: usize = 2;
 
     fn dimensions() -> Rc<[Affine]> {
@@ -569,7 +569,7 @@ mod tests {
         true
     }
 
-    /// The same step on the concrete zone at `point`: a frozen dimension is its value.
+    /// The same step on the concrete zone at `point`: a form's index is its value.
     fn concrete(zone: &mut Dbm, op: Op, point: &[i64]) -> bool {
         let dims = dimensions();
         let resolve = |i: usize| -> (usize, i64) {
