@@ -47,6 +47,7 @@ mod options;
 pub mod reach;
 mod report;
 mod run;
+mod shell;
 mod story;
 mod table;
 #[cfg(test)]

@@ -53,4 +53,6 @@ pub use round::{Asking, Failure, Lease, NodeResult, QuorumRound, RoundKind, Roun
 pub use state::{Answer, LockEvent, UsageError};
 #[cfg(feature = "model")]
 pub(crate) use state::{Effects, Entropy, LockPhase, LockState, Request};
+#[cfg(feature = "model")]
+pub(crate) use timing::witness;
 pub(crate) use timing::{Anchor, Guard, Relation};

@@ -40,6 +40,7 @@
 //! themselves. A node's clock may not step back: the node deleted a key on expiry, and a key
 //! clock stepped back would bring it to life again.
 
+mod client;
 mod clock_guard;
 mod concrete;
 mod config;
@@ -65,7 +66,9 @@ pub use config::StorageConfig;
 pub use config::{Unsupported, ZoneConfig};
 #[cfg(feature = "testing")]
 pub use explore::Judgement;
-pub use explore::{Options, ZoneOutcome, explore};
+#[cfg(feature = "testing")]
+pub use explore::explore;
+pub use explore::{Options, ZoneOutcome, explore_watched};
 pub use inequality::Inequality;
 pub use successors::ZoneStep;
 pub use synthesis::{FreeKey, Synthesis, SynthesisError, synthesize};

@@ -93,6 +93,66 @@ fn the_core_does_no_io_and_reads_no_clock() {
     );
 }
 
+/// What a client's decisions are made of in the core: a quorum and its count, a phase, a
+/// release round. The engines that drive the core name none of them in code of their own.
+const LOCK_LOGIC: &[&str] = &[
+    "quorum",
+    "count_ones",
+    "enum Phase",
+    "Phase::",
+    "ReleaseRound",
+    "finish_excluding",
+    "is_decided",
+];
+
+#[test]
+fn the_zone_engine_decides_through_the_core() {
+    let src = src();
+    let mut files = vec![src.join("zones.rs")];
+    rust_files(&src.join("zones"), &mut files);
+    assert!(
+        files.len() >= 15,
+        "expected the zone engine's files, found {files:?}"
+    );
+    let found = check(&files, LOCK_LOGIC);
+    // `LockPhase::` is the core's phase, read, never a copy of it.
+    let own: Vec<&String> = found
+        .iter()
+        .filter(|offence| {
+            let (file, line) = location(offence);
+            let text = fs::read_to_string(file).expect("a zone file");
+            let code = text.lines().nth(line - 1).unwrap_or_default();
+            // A refusal names what the engine does not model (`per-client quorums`).
+            let read = offence.ends_with("mentions `Phase::`") && code.contains("LockPhase::");
+            !(read || code.contains("refuse("))
+        })
+        .collect();
+    assert!(
+        own.is_empty(),
+        "the zone engine holds lock logic of its own (a tally, a phase, a release):\n{}",
+        own.iter()
+            .map(|s| s.as_str())
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+}
+
+/// The file and line an offence names.
+fn location(offence: &str) -> (&str, usize) {
+    let mut parts = offence.splitn(3, ':');
+    let file = parts.next().expect("a file");
+    let line = parts.next().and_then(|l| l.parse().ok()).expect("a line");
+    (file, line)
+}
+
+#[test]
+fn the_lock_logic_check_fires_on_a_tally_of_its_own() {
+    let text =
+        "let by_tally = applied >= config.quorum;\nenum Phase { Idle }\n// a quorum in prose\n";
+    let found = offences(Path::new("zones/successors.rs"), text, LOCK_LOGIC);
+    assert_eq!(found.len(), 2, "{found:?}");
+}
+
 #[test]
 fn only_the_shim_names_loom() {
     let mut files = Vec::new();

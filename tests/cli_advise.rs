@@ -332,3 +332,122 @@ fn bad_input_exits_2() {
         );
     }
 }
+
+/// The deployment `advise` was told, as one scenario file in its ticks: every declared fault at
+/// once (clock errors, a node's forward jump, a pause and a delay before each write), with the
+/// drift and the check margin given, and `expect` for mutual exclusion and storage safety.
+fn deployment(
+    (ttl, error, jump, pause, delay): (u32, u32, u32, u32, u32),
+    (drift, margin): (u32, u32),
+    expect: &str,
+) -> redlock_lab::scenario::Scenario {
+    let text = format!(
+        "name = \"deployment\"\ntitle = \"t\"\nclaim = \"c\"\nsource = \"derived\"\nprose = \"p\"\n\
+         [lock]\nnodes = 3\nclients = 2\nttl_ticks = {ttl}\ndrift_ticks = {drift}\n\
+         [clock]\nnode_error_ticks = {error}\nclient_error_ticks = {error}\n\
+         [faults.clock_jumps]\ntarget = \"node\"\njump_ticks = {jump}\n\
+         [faults.pauses]\ncount = 1\nmax_ticks = {pause}\n\
+         [storage]\nprotection = \"none\"\ncheck_margin_ticks = {margin}\nmax_delay_ticks = {delay}\n\
+         [expect]\n\"mutual exclusion\" = \"holds\"\n\"storage safety\" = \"{expect}\"\n"
+    );
+    redlock_lab::scenario::Scenario::from_str("deployment.toml", &text).expect("a valid file")
+}
+
+/// Whether `property` holds in `scenario`, by the zone engine in milliseconds (its verdicts
+/// do not change with the scale, and it settles these files in a fraction of a second).
+fn holds_in(scenario: &redlock_lab::scenario::Scenario, property: &str) -> bool {
+    use redlock_lab::check::{Check, Engine};
+    let check = Check::new(&scenario.scaled(1000)).engine(Engine::Zones);
+    let report = check.expect("the zone engine models the deployment").run();
+    let verdict = report.property(property).expect("the property").verdict;
+    verdict == redlock_lab::scenario::Verdict::Holds
+}
+
+#[test]
+fn every_figure_holds_against_every_declared_fault_and_one_tick_less_does_not() {
+    // (ttl, clock error, jump, pause, delay) in ticks of 1 s, as `--ticks` scales them.
+    let deployments = [(10, 0, 1, 2, 1), (12, 1, 1, 3, 1)];
+    for faults in deployments {
+        let (ttl, error, jump, pause, delay) = faults;
+        let secs = |t: u32| format!("{t}s");
+        let out = redlock_lab(&[
+            "advise",
+            "--ttl",
+            &secs(ttl),
+            "--ticks",
+            &ttl.to_string(),
+            "--clock-error",
+            &secs(error),
+            "--max-jump",
+            &secs(jump),
+            "--max-pause",
+            &secs(pause),
+            "--network-delay",
+            &secs(delay),
+        ]);
+        let stdout = text(&out.stdout);
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{stdout}{stderr}");
+        // Each search says what it does before it starts, and what it took.
+        for label in ["clock error", "restart delay", "check margin"] {
+            assert!(
+                stderr.contains(&format!("advise: searching the {label}")),
+                "{stderr}"
+            );
+        }
+        assert!(
+            stderr.contains("advise: the check margin took "),
+            "{stderr}"
+        );
+        let drift = ticks(&stdout, "drift allowance");
+        let margin = ticks(&stdout, "check margin");
+        // The settings to type, against the crate's default (1% of the TTL + 2 ms, far below a
+        // drift of whole seconds here).
+        let drift_ms = drift * 1000;
+        for setting in [
+            format!("`Config {{ drift: DriftPolicy::fixed(Millis({drift_ms})), .. }}`"),
+            format!("`redlock-lab run --drift {drift_ms}ms`"),
+            format!(
+                "UNSAFE here: {} ms is below the {drift_ms} ms needed",
+                ttl * 10 + 2
+            ),
+            format!("`guard.remaining() >= Millis({})`", margin * 1000),
+            "`NodeOptions { restart_guard: Some(Duration::from_millis(".to_owned(),
+            "Assumed, not checked: a pause is at most".to_owned(),
+        ] {
+            assert!(
+                stdout.contains(&setting),
+                "{faults:?}: no {setting}:\n{stdout}"
+            );
+        }
+        // The margin faces the jump too: a node's clock that steps forward by J frees the key
+        // J early, so the margin is Kleppmann's P + Δ + 1 − drift + ε_n + ε_c, plus J.
+        assert_eq!(
+            margin + drift,
+            pause + delay + 1 + 2 * error + jump,
+            "{faults:?}: {stdout}"
+        );
+        // Re-checked on the whole deployment, apart from the files advise wrote.
+        let at = deployment(faults, (drift, margin), "holds");
+        assert!(
+            holds_in(&at, "mutual exclusion"),
+            "{faults:?} drift {drift}"
+        );
+        assert!(
+            holds_in(&at, "storage safety"),
+            "{faults:?} margin {margin}"
+        );
+        let below = deployment(faults, (drift, margin - 1), "violated");
+        assert!(
+            !holds_in(&below, "storage safety"),
+            "{faults:?} margin {}",
+            margin - 1
+        );
+        let short = deployment(faults, (drift - 1, margin + 1), "holds");
+        assert!(
+            !holds_in(&short, "mutual exclusion"),
+            "{faults:?} drift {}",
+            drift - 1
+        );
+    }
+}

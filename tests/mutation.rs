@@ -1,53 +1,97 @@
-//! The checker's verdicts are about the algorithm that ships: a bug planted in the core's life
-//! cycle (`src/proto/state.rs`) flips a catalog verdict.
+//! The checkers' verdicts are about the algorithm that ships: a bug planted in the core
+//! (`src/proto/`) flips a catalog verdict in the discrete engine **and** in the zone engine,
+//! which decides every round and release through the same core.
 //!
-//! Each mutant is a copy of this crate with one line of the core changed, whose checker is
-//! run on the catalog scenario that teaches the rule the mutant breaks: the copy must miss that
-//! scenario's `[expect]`, while this crate (the test's own, unmutated library) meets it.
-//! A mutation whose text is no longer found in the core fails the test, so it cannot rot into
-//! a test that checks nothing.
+//! Each mutant is a copy of this crate with one line of the core changed. The copy checks the
+//! catalog scenario that teaches the rule the mutant breaks twice: with the discrete engine as
+//! the file stands, and with the zone engine on the same file in milliseconds (every constant
+//! ×1000, which the zone engine answers in one exploration of a few hundred zones). The
+//! discrete engine runs without its cutoff, whose proof that two clients stand for more
+//! assumes the shipped core (a mutant that deletes other clients' keys escapes it). Both must
+//! miss the scenario's `[expect]`, while this crate (the test's own, unmutated library) meets
+//! it with both. A mutation whose text is no longer found in the core fails the test, so it
+//! cannot rot into a test that checks nothing.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use redlock_lab::check::Check;
+use redlock_lab::check::{Check, Engine};
 
 struct Mutant {
     /// What the mutant breaks.
     name: &'static str,
-    /// The exact text in `src/proto/state.rs`, and what it becomes.
+    /// The core file it changes, below `src/proto/`.
+    file: &'static str,
+    /// The exact text in that file, and what it becomes.
     from: &'static str,
     to: &'static str,
-    /// The catalog scenario whose verdict must flip.
+    /// The catalog scenario whose verdict must flip in both engines.
     scenario: &'static str,
 }
 
-const MUTANTS: [Mutant; 2] = [
+const MUTANTS: [Mutant; 5] = [
     Mutant {
-        name: "no-release-after-a-lost-round",
-        from: "let mut effects = match params.failed_round {",
-        to: "let mut effects = match FailedRound::Keep {",
-        scenario: "redlock-unlock-del-on-failed-acquire",
+        name: "a-round-wins-one-yes-short-of-a-quorum",
+        file: "round.rs",
+        from: "if applied < quorum {",
+        to: "if applied + 1 < quorum {",
+        scenario: "clock-drift-covered",
+    },
+    Mutant {
+        name: "the-drift-is-not-subtracted",
+        file: "config.rs",
+        from: "self.ttl - self.drift\n",
+        to: "self.ttl\n",
+        scenario: "clock-drift-covered",
     },
     Mutant {
         name: "a-guarded-answer-counts",
+        file: "state.rs",
         from: "if !counts && self.is_collecting(round) {",
         to: "if false && !counts && self.is_collecting(round) {",
         scenario: "crash-restart-client-guard-ttl-minus-drift",
     },
+    Mutant {
+        name: "a-lost-round-deletes-every-key",
+        file: "state.rs",
+        from: "let release = ReleaseRound::new(round.token, now);\n                        self.request(release.op(params))",
+        to: "self.request(Op::Del)",
+        scenario: "single-node-unlock-with-cad",
+    },
+    Mutant {
+        name: "a-release-deletes-every-key",
+        file: "round.rs",
+        from: "UnlockMode::CompareAndDelete => Op::DelIfEq { token: self.token },",
+        to: "UnlockMode::CompareAndDelete => Op::Del,",
+        scenario: "single-node-unlock-with-cad",
+    },
 ];
 
-/// The example each mutant runs: the scenario's verdicts against its `[expect]`, exit 1 on a
-/// mismatch (what `redlock-lab check` does, without the command line's dependencies).
-const VERDICTS: &str = r#"//! One catalog scenario's verdicts against its `[expect]`.
+/// How many times larger the zone engine's copy of a scenario is: ticks become milliseconds.
+const MILLISECONDS: u32 = 1000;
+
+/// The example each mutant runs: the scenario's verdicts against its `[expect]` in each
+/// engine, one line each (what `redlock-lab check` does, without the command line's
+/// dependencies).
+const VERDICTS: &str = r#"//! One catalog scenario's verdicts against its `[expect]`, in both engines.
+use redlock_lab::check::{Check, Engine};
+
 fn main() {
-    let name = std::env::args().nth(1).expect("a scenario name");
-    let entry = redlock_lab::catalog::find(&name).expect("a catalog scenario");
-    let report = redlock_lab::check::Check::new(&entry.scenario().expect("valid")).run();
-    for property in report.mismatches() {
-        println!("MISMATCH {}: {}", property.name, property.verdict);
+    let args: Vec<String> = std::env::args().collect();
+    let entry = redlock_lab::catalog::find(&args[1]).expect("a catalog scenario");
+    let scenario = entry.scenario().expect("valid");
+    let scale: u32 = args[2].parse().expect("a scale");
+    let discrete = Check::new(&scenario).cutoff(false).engine(Engine::Discrete).expect("discrete").run();
+    let zones = Check::new(&scenario.scaled(scale))
+        .engine(Engine::Zones)
+        .expect("the zone engine models the scenario")
+        .run();
+    for (engine, report) in [("discrete", discrete), ("zones", zones)] {
+        for property in report.mismatches() {
+            println!("MISMATCH {engine} {}: {}", property.name, property.verdict);
+        }
+        println!("{engine} {}", if report.matches_expectations() { "matches" } else { "misses" });
     }
-    std::process::exit(if report.matches_expectations() { 0 } else { 1 });
 }
 "#;
 
@@ -93,31 +137,36 @@ fn mutated_crate(mutant: &Mutant) -> PathBuf {
     std::fs::write(copy.join("Cargo.toml"), kept).unwrap();
     std::fs::create_dir_all(copy.join("examples")).unwrap();
     std::fs::write(copy.join("examples/verdicts.rs"), VERDICTS).unwrap();
-    let core = copy.join("src/proto/state.rs");
+    let core = copy.join("src/proto").join(mutant.file);
     let text = std::fs::read_to_string(&core).unwrap();
     assert_eq!(
         text.matches(mutant.from).count(),
         1,
-        "mutant {}: its text must occur exactly once in src/proto/state.rs",
-        mutant.name
+        "mutant {}: its text must occur exactly once in src/proto/{}",
+        mutant.name,
+        mutant.file
     );
     std::fs::write(&core, text.replace(mutant.from, mutant.to)).unwrap();
     copy
 }
 
 #[test]
-fn a_bug_in_the_core_life_cycle_flips_a_catalog_verdict() {
+fn a_bug_in_the_core_flips_a_verdict_in_both_engines() {
     let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("mutant-target");
     for mutant in &MUTANTS {
-        // The unmutated core gets every verdict of the scenario right ...
+        // The unmutated core gets every verdict of the scenario right, in both engines ...
         let entry = redlock_lab::catalog::find(mutant.scenario).expect("a catalog scenario");
         let scenario = entry.scenario().unwrap();
+        let discrete = Check::new(&scenario).cutoff(false).engine(Engine::Discrete);
         assert!(
-            Check::new(&scenario).run().matches_expectations(),
+            discrete.unwrap().run().matches_expectations(),
             "{}",
             mutant.scenario
         );
-        // ... and the mutant gets one wrong.
+        let zones = Check::new(&scenario.scaled(MILLISECONDS)).engine(Engine::Zones);
+        let zones = zones.unwrap().run();
+        assert!(zones.matches_expectations(), "{} (zones)", mutant.scenario);
+        // ... and the mutant gets one wrong in each.
         let copy = mutated_crate(mutant);
         // The dev profile at opt-level 1 without debug info: the scenarios are small, and
         // its incremental build recompiles only what the next mutant's line touches, where a
@@ -127,20 +176,23 @@ fn a_bug_in_the_core_life_cycle_flips_a_catalog_verdict() {
             .env("CARGO_PROFILE_DEV_OPT_LEVEL", "1")
             .env("CARGO_PROFILE_DEV_DEBUG", "0")
             .args(["--features", "model", "--example", "verdicts"])
-            .args(["--", mutant.scenario])
+            .args(["--", mutant.scenario, &MILLISECONDS.to_string()])
             .current_dir(&copy)
             .env("CARGO_TARGET_DIR", &target)
             .output()
             .expect("cargo runs");
         let stdout = String::from_utf8_lossy(&output.stdout);
         let stderr = String::from_utf8_lossy(&output.stderr);
-        assert_eq!(
-            output.status.code(),
-            Some(1),
-            "mutant {} should make {} miss its expectations\nstdout:\n{stdout}\nstderr:\n{stderr}",
-            mutant.name,
-            mutant.scenario
+        let context = format!(
+            "mutant {} on {}\nstdout:\n{stdout}\nstderr:\n{stderr}",
+            mutant.name, mutant.scenario
         );
-        assert!(stdout.contains("MISMATCH"), "{}: {stdout}", mutant.name);
+        assert!(output.status.success(), "{context}");
+        for engine in ["discrete", "zones"] {
+            assert!(
+                stdout.lines().any(|l| l == format!("{engine} misses")),
+                "the {engine} engine should miss the expectations: {context}"
+            );
+        }
     }
 }

@@ -12,9 +12,8 @@ use std::path::{Path, PathBuf};
 use redlock_lab::check::{Check, DISCRETE_TICKS, Engine, Report, largest_constant};
 use redlock_lab::model::RedlockModel;
 use redlock_lab::property::Property;
-use redlock_lab::scenario::{Bound, Scenario, Verdict};
+use redlock_lab::scenario::{Scenario, Verdict};
 use redlock_lab::testing::{Options, ZoneConfig, ZoneStep, explore};
-use redlock_lab::time::Millis;
 use stateright::Model;
 
 fn catalog() -> Vec<PathBuf> {
@@ -363,39 +362,6 @@ fn every_catalog_scenario_the_zone_engine_models_gets_the_discrete_verdicts() {
     }
 }
 
-/// `scenario` with every timing constant multiplied by `factor`.
-fn scaled(scenario: &Scenario, factor: u32) -> Scenario {
-    let mut out = scenario.clone();
-    let k = u64::from(factor);
-    let params = &mut out.lock.params;
-    params.ttl = Millis(params.ttl.as_u64() * k);
-    params.drift = Millis(params.drift.as_u64() * k);
-    params.round_timeout = Millis(params.round_timeout.as_u64() * k);
-    out.clock.node_error_ticks *= factor;
-    out.clock.client_error_ticks *= factor;
-    if let Some(jumps) = &mut out.faults.clock_jumps {
-        jumps.jump_ticks *= factor as i32;
-    }
-    if let Some(crashes) = &mut out.faults.crashes {
-        crashes.restart_delay_ticks *= factor;
-        crashes.client_guard_ticks *= factor;
-    }
-    let bound = |b: &mut Bound| {
-        if let Bound::Ticks(t) = b {
-            *t *= factor;
-        }
-    };
-    if let Some(pauses) = &mut out.faults.pauses {
-        bound(&mut pauses.max);
-    }
-    if let Some(storage) = &mut out.storage {
-        bound(&mut storage.max_delay);
-        // The default margin is one tick: scaled, it is written out.
-        storage.check_margin_ticks = Some(storage.check_margin_ticks.unwrap_or(1) * factor);
-    }
-    out
-}
-
 #[test]
 fn zone_verdicts_do_not_change_when_every_constant_is_scaled() {
     let mut checked = 0;
@@ -406,7 +372,7 @@ fn zone_verdicts_do_not_change_when_every_constant_is_scaled() {
         };
         let base = Check::new(&scenario).engine(Engine::Zones).unwrap().run();
         for factor in [2, 3, 10] {
-            let big = scaled(&scenario, factor);
+            let big = scenario.scaled(factor);
             let report = Check::new(&big).engine(Engine::Zones).unwrap().run();
             for property in judged(&base) {
                 assert_eq!(

@@ -15,9 +15,9 @@ use super::bounded::Bounded;
 use super::dfs::DepthFirst;
 
 use super::engine::{DISCRETE_TICKS, Engine, largest_constant};
-use super::memory;
 use super::options::*;
 use super::report::*;
+use super::shell::Shell;
 
 /// One [`Check::run`]: the budgets left and what the runs so far explored.
 impl Check {
@@ -41,14 +41,10 @@ impl Check {
         if largest_constant(&self.scenario) > DISCRETE_TICKS {
             return self.beyond_discrete();
         }
-        let start = Instant::now();
         let mut run = Run {
             check: self,
-            start,
-            next_report: self.progress_interval,
-            deadline: self.time_limit.map(|limit| start + limit),
+            shell: Shell::new(self),
             unique_states: 0,
-            shown: 0,
             max_depth: 0,
             stopped: None,
         };
@@ -73,7 +69,7 @@ impl Check {
             clients: usize::from(self.scenario.lock.clients),
             unique_states: run.unique_states,
             max_depth: run.max_depth,
-            seconds: start.elapsed().as_secs_f64(),
+            seconds: run.shell.start().elapsed().as_secs_f64(),
             stopped: run.stopped,
             properties,
             cutoff,
@@ -124,14 +120,9 @@ impl Check {
 
 struct Run<'a> {
     check: &'a Check,
-    start: Instant,
-    /// When, counted from `start`, progress is next reported.
-    next_report: Duration,
-    deadline: Option<Instant>,
+    /// The limits and progress, over every walk of the check.
+    shell: Shell<'a>,
     unique_states: usize,
-    /// The largest count progress has reported: a probe that hands over to depth first is
-    /// not counted, but progress does not go back while depth first catches up with it.
-    shown: usize,
     max_depth: usize,
     stopped: Option<StopReason>,
 }
@@ -487,28 +478,22 @@ impl Run<'_> {
         cut_at: Option<usize>,
     ) -> Explored {
         let check = self.check;
-        let start = Instant::now();
         let budget = check
             .max_states
             .map(|max| max.saturating_sub(self.unique_states));
         let mut cut = false;
-        let watching = check.progress.is_some()
-            || cut_at.is_some()
-            || budget.is_some()
-            || self.deadline.is_some()
-            || check.memory_limit.is_some();
+        let watching = self.shell.watching() || cut_at.is_some();
         let mut stopped = None;
         // Eventually discoveries taken before the stop: after it, states whose successors were
         // cut off look terminal, and stateright would report false `eventually` violations.
         let mut before_stop: Option<Vec<(&'static str, Path<World, Step>)>> = None;
         if watching {
             let poll = Duration::from_millis(5).min(check.progress_interval);
-            let mut next_memory_sample = Duration::ZERO;
             while !checker.is_done() {
                 // Poll finely, so that a short run is not stretched to the polling period.
                 std::thread::sleep(poll);
-                let elapsed = start.elapsed();
-                self.report_progress(&checker);
+                let count = checker.unique_state_count();
+                self.shell.report(self.unique_states + count);
                 if stopped.is_some() || cut {
                     continue;
                 }
@@ -517,7 +502,7 @@ impl Run<'_> {
                     stop.store(true, Ordering::Relaxed);
                     continue;
                 }
-                stopped = self.limit_reached(&checker, budget, elapsed, &mut next_memory_sample);
+                stopped = self.shell.limit(count, budget);
                 if stopped.is_some() {
                     before_stop = Some(checker.eventually_discovered());
                     // From now on no state has successors: the threads drain what they hold
@@ -540,50 +525,6 @@ impl Run<'_> {
             stopped,
             cut,
             unique_states: ran.unique_states,
-        }
-    }
-
-    /// Reports progress once per interval. The cadence runs from the check's start, not this
-    /// run's: a check made of several short runs is still reported once per interval.
-    fn report_progress<R: Running>(&mut self, checker: &R) {
-        let check = self.check;
-        if let Some(progress) = &check.progress
-            && self.start.elapsed() >= self.next_report
-        {
-            self.next_report += check.progress_interval;
-            self.shown = self
-                .shown
-                .max(self.unique_states + checker.unique_state_count());
-            progress(Progress {
-                name: &check.scenario.name,
-                unique_states: self.shown,
-                seconds: self.start.elapsed().as_secs_f64(),
-            });
-        }
-    }
-
-    /// The limit the run has reached, if any: its share of the state budget, the deadline,
-    /// or (sampled every 50 ms of `elapsed`) the memory limit.
-    fn limit_reached<R: Running>(
-        &self,
-        checker: &R,
-        budget: Option<usize>,
-        elapsed: Duration,
-        next_memory_sample: &mut Duration,
-    ) -> Option<StopReason> {
-        if budget.is_some_and(|b| checker.unique_state_count() >= b) {
-            Some(StopReason::StateLimit)
-        } else if self.deadline.is_some_and(|d| Instant::now() >= d) {
-            Some(StopReason::TimeLimit)
-        } else if let Some(limit) = self.check.memory_limit
-            && elapsed >= *next_memory_sample
-        {
-            *next_memory_sample = elapsed + Duration::from_millis(50);
-            memory::resident_bytes()
-                .is_some_and(|rss| rss > limit)
-                .then_some(StopReason::MemoryLimit)
-        } else {
-            None
         }
     }
 }

@@ -144,6 +144,39 @@ fn a_memory_limit_below_the_process_stops_the_check() {
 }
 
 #[test]
+fn a_zone_search_runs_under_the_same_shell() {
+    // The five-node file in milliseconds: 95 384 zones when exhausted, so the shell is asked
+    // many times before the end.
+    let scenario = load("redlock-fault-free-five-nodes").scaled(1000);
+    let zones = || {
+        Check::new(&scenario)
+            .engine(Engine::Zones)
+            .expect("modelled")
+    };
+    let report = zones().memory_limit(1).run();
+    if memory::resident_bytes().is_some() {
+        assert_eq!(report.engine, Engine::Zones);
+        assert_eq!(report.stopped, Some(StopReason::MemoryLimit));
+        assert!(report.is_incomplete());
+    }
+    let report = zones().max_states(1000).run();
+    assert_eq!(report.stopped, Some(StopReason::StateLimit));
+    assert!(report.unique_states >= 1000 && report.unique_states < 95_384);
+    // Progress is reported from the zone search as from a discrete walk.
+    let seen = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counted = std::sync::Arc::clone(&seen);
+    let report = zones()
+        .max_states(3000)
+        .progress_interval(std::time::Duration::ZERO)
+        .progress(move |p| {
+            counted.fetch_max(p.unique_states, std::sync::atomic::Ordering::Relaxed);
+        })
+        .run();
+    let seen = seen.load(std::sync::atomic::Ordering::Relaxed);
+    assert!(seen > 0 && seen <= report.unique_states, "{seen}");
+}
+
+#[test]
 fn verdicts_do_not_depend_on_threads() {
     let scenario = load("synchronous-bounds-margin-2");
     let one = Check::new(&scenario).threads(1).run();

@@ -9,10 +9,11 @@ use super::concrete::model_steps;
 use super::engine::Engine;
 use super::options::Check;
 use super::report::{PropertyReport, Report, StopReason};
+use super::shell::Shell;
 
 impl Check {
-    /// Explores the zone graph under this check's state and time limits (the memory limit
-    /// is the discrete engine's: a zone search of the catalog's sizes stays far below it).
+    /// Explores the zone graph under this check's shell: its state and time limits, its
+    /// memory limit and its progress, as the discrete engine's walks.
     pub(super) fn run_zones(&self, config: &ZoneConfig) -> Report {
         let options = Options {
             max_zones: self.max_states.unwrap_or(Options::default().max_zones),
@@ -20,12 +21,18 @@ impl Check {
             symmetry: self.symmetry.unwrap_or(true),
             ..Options::default()
         };
-        let outcome = zones::explore(config, options);
-        let reason = if outcome.zones >= options.max_zones {
+        let mut shell = Shell::new(self);
+        let mut stop = None;
+        let outcome = zones::explore_watched(config, options, &mut |zones| {
+            shell.report(zones);
+            stop = shell.limit(zones, self.max_states);
+            stop.is_some()
+        });
+        let reason = stop.unwrap_or(if outcome.zones >= options.max_zones {
             StopReason::StateLimit
         } else {
             StopReason::TimeLimit
-        };
+        });
         let stopped = outcome.incomplete().then_some(reason);
         Report {
             file: self.scenario.file.clone(),

@@ -15,7 +15,7 @@ use crate::scenario::{Bound, JumpTarget};
 use crate::time::Millis;
 
 use super::shape::{Mode, Shape};
-use super::world::{World, reply_in, token_of};
+use super::world::{World, token_of};
 
 /// One step of the model.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -196,37 +196,25 @@ impl World {
         let now = self.client_clock(c);
         let mut lock = slot.lock;
         let mut entropy = ModelEntropy::of(shape, c, &lock);
-        let round = lock.round();
-        let mut effects = Effects::default();
         // The nodes that returned the mailbox's largest counter are handed first: the core
         // decides at the quorum-th yes, and a client that has read every answer in the
         // mailbox knows its largest counter and who returned it (a client that decided on
         // fewer answers is the same client deciding earlier, a step the model also takes).
         let answered = slot.mailbox.answered();
         let at_fence = answered.difference(answered.difference(self.fences.at_seen[c]));
-        for node in at_fence.iter().chain(answered.difference(at_fence).iter()) {
-            let reply = reply_in(&slot.mailbox, node);
-            let answer = Answer {
-                reply,
-                counts: !slot.guarded.contains(node),
-                counter: self.mailbox_counter(c, node),
-            };
-            let e = lock.handle_reply(
-                &shape.client_params[c],
-                round,
-                node,
-                answer,
-                now,
-                &mut entropy,
-            );
-            effects = merge(effects, e);
-        }
-        if effects.event.is_none() {
-            effects = merge(
-                effects,
-                lock.handle_timeout(&shape.client_params[c], now, &mut entropy),
-            );
-        }
+        let answers = at_fence
+            .iter()
+            .chain(answered.difference(at_fence).iter())
+            .map(|node| {
+                let answer = Answer {
+                    reply: slot.mailbox.reply(node),
+                    counts: !slot.guarded.contains(node),
+                    counter: self.mailbox_counter(c, node),
+                };
+                (node, answer)
+            });
+        let params = &shape.client_params[c];
+        let effects = lock.take_answers(params, answers, now, &mut entropy);
         // A won acquisition that still writes its fence back yields a request and no event.
         (effects.event.is_some() || effects.request.is_some()).then_some((lock, effects))
     }
@@ -559,14 +547,5 @@ impl World {
             out.push(Step::Tick);
         }
         self.fault_steps(out);
-    }
-}
-
-/// Both transitions' effects (a decision yields at most one request and one event; later
-/// answers to a decided round yield none).
-fn merge(first: Effects, then: Effects) -> Effects {
-    Effects {
-        request: then.request.or(first.request),
-        event: then.event.or(first.event),
     }
 }

@@ -163,7 +163,7 @@ impl ClientSlot {
     pub fn phase(&self) -> Phase {
         let with_mailbox = |mut round: QuorumRound| {
             for node in self.mailbox.answered().iter() {
-                round.tally.record(node, reply_in(&self.mailbox, node));
+                round.tally.record(node, self.mailbox.reply(node));
             }
             round
         };
@@ -194,16 +194,6 @@ pub(crate) fn token_of(client: usize, attempt: u32) -> Token {
 /// The client a token belongs to.
 pub(crate) fn owner_of(token: Token) -> usize {
     (token.0 >> 4) as usize - 1
-}
-
-/// What `node` answered, as recorded in `tally` (which must hold an answer from it).
-pub(crate) fn reply_in(tally: &Tally, node: crate::proto::NodeId) -> crate::proto::Reply {
-    use crate::proto::{NodeResult, Reply};
-    match tally.result(node) {
-        NodeResult::Applied => Reply::Applied,
-        NodeResult::NotApplied => Reply::NotApplied,
-        NodeResult::Failed | NodeResult::NoReply => Reply::Failed,
-    }
 }
 
 /// The model's fencing state besides the lock nodes' counters (which live in their

@@ -38,6 +38,16 @@ impl Tally {
         self.applied.union(self.not_applied).union(self.failed)
     }
 
+    /// The reply `node` gave, as the lock takes it again (a node that has not answered counts
+    /// as failed): what a driver that kept the replies in a tally hands back.
+    pub fn reply(&self, node: NodeId) -> Reply {
+        match self.result(node) {
+            NodeResult::Applied => Reply::Applied,
+            NodeResult::NotApplied => Reply::NotApplied,
+            NodeResult::Failed | NodeResult::NoReply => Reply::Failed,
+        }
+    }
+
     /// What `node` answered, or [`NodeResult::NoReply`].
     pub fn result(&self, node: NodeId) -> NodeResult {
         if self.applied.contains(node) {

@@ -309,6 +309,24 @@ impl LockState {
         self.lease().is_some_and(|lease| lease.believes(now))
     }
 
+    /// The same lock with what no later transition reads forgotten: the excluded nodes while
+    /// no round collects answers, and a lease's tally and validity (told in its events, read
+    /// by no transition). A checker stores this form, so that two locks whose every future is
+    /// the same are one state.
+    #[cfg(feature = "model")]
+    pub(crate) fn forgetting_history(mut self) -> LockState {
+        if !self.is_collecting(self.round) {
+            self.excluded = NodeSet::EMPTY;
+        }
+        if let LockPhase::Holding { lease, .. } | LockPhase::Extending { lease, .. } =
+            &mut self.phase
+        {
+            lease.tally = Tally::default();
+            lease.validity = Millis::ZERO;
+        }
+        self
+    }
+
     /// Whether the lock has nothing more to do (released, or never acquired).
     pub fn is_finished(&self) -> bool {
         self.phase == LockPhase::Finished
@@ -398,6 +416,34 @@ impl LockState {
             | LockPhase::Finished => {}
         }
         Effects::default()
+    }
+
+    /// Hands the lock `answers` to the round in flight, in order, then, unless they decided
+    /// it, the timeout at `now`: what a driver that reads a batch of replies at one clock
+    /// reading does (both model checkers' clients). The effects of all of them together: a
+    /// decision yields at most one request and one event, and later answers none.
+    #[cfg(feature = "model")]
+    pub(crate) fn take_answers(
+        &mut self,
+        params: &LockParams,
+        answers: impl IntoIterator<Item = (NodeId, Answer)>,
+        now: Millis,
+        entropy: &mut impl Entropy,
+    ) -> Effects {
+        let round = self.round;
+        let merge = |first: Effects, then: Effects| Effects {
+            request: then.request.or(first.request),
+            event: then.event.or(first.event),
+        };
+        let mut effects = Effects::default();
+        for (node, answer) in answers {
+            let then = self.handle_reply(params, round, node, answer, now, entropy);
+            effects = merge(effects, then);
+        }
+        if effects.event.is_none() {
+            effects = merge(effects, self.handle_timeout(params, now, entropy));
+        }
+        effects
     }
 
     /// Does whatever is due at client time `now`; calling it early does nothing.

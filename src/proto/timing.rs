@@ -66,6 +66,29 @@ impl Guard {
     }
 }
 
+/// A reading of elapsed time on which every guard of `sides` gives its answer (`true`: holds),
+/// where a checker that decides with guards hands the core a concrete reading (the zone
+/// engine, fed one witness on each side of each guard): the last such reading before a guard
+/// changes its answer, or the first when none ever does; `None` when no reading gives every
+/// answer. Every guard is a span against a bound, so the readings that give a set of answers
+/// form one interval, and a core whose decisions are its guards decides alike on all of it.
+#[cfg(feature = "model")]
+pub(crate) fn witness(sides: &[(Guard, bool)]) -> Option<Millis> {
+    let mut low = 0u64;
+    let mut high = u64::MAX;
+    for &(guard, holds) in sides {
+        let bound = guard.bound.as_u64();
+        // `elapsed < bound` when the guard is below and holds, or at least and fails.
+        let below = (guard.relation == Relation::Below) == holds;
+        if below {
+            high = high.min(bound.checked_sub(1)?);
+        } else {
+            low = low.max(bound);
+        }
+    }
+    (low <= high).then_some(Millis(if high == u64::MAX { low } else { high }))
+}
+
 impl LockParams {
     /// Redlock's step 4 with the validity check: a round that won a quorum is acquired with
     /// validity left iff less than `ttl − drift` passed between T1 and T2.

@@ -3,7 +3,8 @@
 
 use crate::proto::NodeSet;
 
-use super::{JumpTarget, MAX_MODEL_NODES, Scenario};
+use super::{Bound, JumpTarget, MAX_MODEL_NODES, Scenario};
+use crate::time::Millis;
 
 /// Why a scenario cannot be run with another number of nodes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
@@ -66,6 +67,44 @@ impl Scenario {
         resized.simulate = None;
         resized.mitigation = None;
         Ok(resized)
+    }
+}
+
+impl Scenario {
+    /// The same scenario with every timing constant multiplied by `factor`: the TTL, the
+    /// drift, the round timeout, both clock errors, the jump, the restart delay and the
+    /// client's guard, the pause, the storage delay and the check margin (the default margin
+    /// of one tick is written out). The zone engine's verdicts do not change under it (it sees
+    /// ratios, not units), which is how a file in ticks is asked as one in milliseconds.
+    pub fn scaled(&self, factor: u32) -> Scenario {
+        let mut out = self.clone();
+        let k = u64::from(factor);
+        let params = &mut out.lock.params;
+        params.ttl = Millis(params.ttl.as_u64() * k);
+        params.drift = Millis(params.drift.as_u64() * k);
+        params.round_timeout = Millis(params.round_timeout.as_u64() * k);
+        out.clock.node_error_ticks *= factor;
+        out.clock.client_error_ticks *= factor;
+        if let Some(jumps) = &mut out.faults.clock_jumps {
+            jumps.jump_ticks *= factor as i32;
+        }
+        if let Some(crashes) = &mut out.faults.crashes {
+            crashes.restart_delay_ticks *= factor;
+            crashes.client_guard_ticks *= factor;
+        }
+        let bound = |b: &mut Bound| {
+            if let Bound::Ticks(t) = b {
+                *t *= factor;
+            }
+        };
+        if let Some(pauses) = &mut out.faults.pauses {
+            bound(&mut pauses.max);
+        }
+        if let Some(storage) = &mut out.storage {
+            bound(&mut storage.max_delay);
+            storage.check_margin_ticks = Some(storage.check_margin_ticks.unwrap_or(1) * factor);
+        }
+        out
     }
 }
 

@@ -2,9 +2,7 @@
 
 use crate::fault::FaultKind;
 use crate::node::{NodeState, Persistence};
-use crate::proto::{
-    Contact, FailedRound, Guard, LockParams, Relation, RoundDecision, UnlockMode, ValidityCheck,
-};
+use crate::proto::{Contact, Guard, LockParams, Relation, ValidityCheck};
 use crate::scenario::{Bound, Ingredient, JumpTarget, Scenario, StorageSettings, Tokens};
 use crate::storage::{CheckAndApply, OpKind, Protection, TokenSource};
 use crate::time::Millis;
@@ -66,8 +64,9 @@ pub struct ZoneConfig {
     pub nodes: usize,
     /// Clients, each making one attempt.
     pub clients: usize,
-    /// `N/2 + 1`, from the core.
-    pub quorum: u32,
+    /// The lock as the core resolved it: every client decision is the core's transition on
+    /// these parameters.
+    pub(crate) params: LockParams,
     /// A round that won a quorum keeps validity while this holds on the client's clock.
     pub(crate) validity: Guard,
     /// A round stops waiting once this holds on the client's clock.
@@ -76,8 +75,6 @@ pub struct ZoneConfig {
     pub(crate) belief: Guard,
     /// A node's key lives while this holds on the node's clock (read up to `node_error` early).
     pub(crate) key_live: Guard,
-    /// Whether a round may be decided as soon as a quorum applied.
-    pub at_quorum: bool,
     /// The nodes each client reaches, one bit per node.
     pub reach: Vec<u8>,
     /// Clock jumps in the whole run.
@@ -195,12 +192,11 @@ impl ZoneConfig {
         let mut config = ZoneConfig {
             nodes,
             clients,
-            quorum: params.quorum() as u32,
+            params: *params,
             validity: params.validity_guard(),
             round_timeout: params.round_timeout_guard(),
             belief: params.belief_guard(),
             key_live: params.key_live_guard(),
-            at_quorum: params.decision == RoundDecision::AtQuorum,
             reach,
             jumps: 0,
             jump_ticks: 0,
@@ -281,14 +277,8 @@ impl ZoneConfig {
         let lock = &scenario.lock;
         let params: &LockParams = &lock.params;
         refuse(lock.attempts() != 1, "more than one attempt")?;
-        refuse(
-            params.failed_round != FailedRound::Release,
-            "release_after_failed_round = false",
-        )?;
-        refuse(
-            params.unlock != UnlockMode::CompareAndDelete,
-            "unlock = del",
-        )?;
+        // A lost round's release and a holder's unlock are the core's requests, carried out by
+        // the engine whatever they are (compare-and-delete, a plain `DEL`, or none at all).
         refuse(
             params.validity_check != ValidityCheck::On,
             "validity_check = false",

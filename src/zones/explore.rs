@@ -112,6 +112,10 @@ impl ZoneOutcome {
     }
 
     /// The steps to `property`'s first violation, if it is violated.
+    #[cfg_attr(
+        not(feature = "testing"),
+        allow(dead_code, reason = "tests/zones.rs reads it through `testing`")
+    )]
     pub fn counterexample(&self, property: Property) -> Option<&[ZoneStep]> {
         self.judgement(property)?.counterexample.as_deref()
     }
@@ -232,14 +236,32 @@ struct Search<'a, Z> {
 /// Explores the zone graph of `config` and judges mutual exclusion, the storage properties
 /// (with storage) and `lock acquired`; with symbolic parameters, for every value of them.
 pub fn explore(config: &ZoneConfig, options: Options) -> ZoneOutcome {
+    explore_watched(config, options, &mut |_| false)
+}
+
+/// How many zones the search expands between two questions to its watcher.
+const WATCH_EVERY: usize = 256;
+
+/// [`explore`], asking `watch` every [`WATCH_EVERY`] zones expanded, with the count so far,
+/// whether to stop (a check's shell: its progress and its memory and time limits); a search
+/// it stops is cut short like one past [`Options`]'s limits.
+pub fn explore_watched(
+    config: &ZoneConfig,
+    options: Options,
+    watch: &mut dyn FnMut(usize) -> bool,
+) -> ZoneOutcome {
     if config.parameters.is_some() {
-        search::<ParametricZone>(config, options)
+        search::<ParametricZone>(config, options, watch)
     } else {
-        search::<Dbm>(config, options)
+        search::<Dbm>(config, options, watch)
     }
 }
 
-fn search<Z: Stored>(config: &ZoneConfig, options: Options) -> ZoneOutcome {
+fn search<Z: Stored>(
+    config: &ZoneConfig,
+    options: Options,
+    watch: &mut dyn FnMut(usize) -> bool,
+) -> ZoneOutcome {
     let started = Instant::now();
     let mut search = Search::<Z> {
         config,
@@ -261,7 +283,8 @@ fn search<Z: Stored>(config: &ZoneConfig, options: Options) -> ZoneOutcome {
         if search.entries[at].covered {
             continue;
         }
-        if expanded >= options.max_zones || started.elapsed() >= options.time_limit {
+        let asked = expanded % WATCH_EVERY == 0 && watch(expanded);
+        if asked || expanded >= options.max_zones || started.elapsed() >= options.time_limit {
             stopped = true;
             break;
         }

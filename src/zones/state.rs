@@ -3,6 +3,7 @@
 //! whether a property breaks.
 
 use crate::property::Property;
+use crate::proto::{LockPhase, LockState, NodeSet, Tally};
 use crate::storage::{Storage, StorageOp};
 
 use super::clock_guard::Constraint;
@@ -11,19 +12,6 @@ use super::dbm::NO_CONSTANT;
 use super::timing::{Reading, Timing};
 use super::zone::Term;
 use super::zone::Zone;
-
-/// Where a client is in its one attempt.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Phase {
-    /// Not started.
-    Idle,
-    /// Its round is open: `SET`s travel, answers come in.
-    Acquiring,
-    /// It won a lease (it believes while its clock is below the deadline).
-    Holding,
-    /// It released, or lost its round; it does nothing more (its late `SET`s may still land).
-    Finished,
-}
 
 /// A holder's progress through its cycle of storage ops (the discrete model's `Work`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -41,31 +29,107 @@ pub struct Work {
     pub epoch: u8,
 }
 
-/// One client's discrete part.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct ClientPart {
-    /// Where it is.
-    pub phase: Phase,
+/// One client's discrete part: its lock, and what the world holds for it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ClientSlot {
+    /// The core's lock, stored without the history no transition reads
+    /// ([`LockState::forgetting_history`]).
+    pub lock: LockState,
     /// Nodes its `SET` has not reached yet (one bit per node).
     pub inflight: u8,
-    /// Nodes whose answer is in and said a yes that counts toward the quorum (a young
-    /// node's yes, under the restarted-node guard, does not).
-    pub applied: u8,
-    /// Nodes whose answer is in.
-    pub answered: u8,
+    /// The answers that reached it and that its lock has not read yet: `applied` a yes,
+    /// `not_applied` a refusal (one bit per node).
+    pub mailbox: Tally,
+    /// Nodes whose yes in the mailbox does not count toward a quorum (young to the
+    /// restarted-node guard).
+    pub guarded: u8,
     /// Its storage cycle while it holds.
     pub work: Work,
 }
 
-impl ClientPart {
-    /// A client in `phase` with its `SET`s to `inflight` still travelling and no answers.
-    pub fn new(phase: Phase, inflight: u8) -> ClientPart {
-        ClientPart {
-            phase,
-            inflight,
-            applied: 0,
-            answered: 0,
-            work: Work::default(),
+impl ClientSlot {
+    /// A client that has not begun.
+    pub(crate) const IDLE: ClientSlot = ClientSlot {
+        lock: LockState::new(),
+        inflight: 0,
+        mailbox: Tally {
+            applied: NodeSet::EMPTY,
+            not_applied: NodeSet::EMPTY,
+            failed: NodeSet::EMPTY,
+        },
+        guarded: 0,
+        work: Work {
+            next: 0,
+            pending: None,
+            read: None,
+            paused: false,
+            epoch: 0,
+        },
+    };
+
+    /// Whether it holds a lease (whether it still believes is up to its clock).
+    pub fn holds(&self) -> bool {
+        self.lock.lease().is_some()
+    }
+
+    /// Whether its acquisition round is open.
+    pub fn acquiring(&self) -> bool {
+        matches!(self.lock.phase(), LockPhase::Acquiring(_))
+    }
+
+    /// What the symmetric image sorts clients by: the lock's phase, its requests on their
+    /// way, its mailbox (the yes that count, every answer, the yes that do not) and its
+    /// storage cycle.
+    pub(crate) fn order_key(&self) -> (u8, u8, u8, u8, Work, u8) {
+        let (yes, answered, guarded) = self.mailbox_bits();
+        (
+            self.rank(),
+            self.inflight,
+            yes & !guarded,
+            answered,
+            self.work,
+            guarded,
+        )
+    }
+
+    /// The mailbox as node bits: every yes, every answer, the yes that do not count.
+    pub(crate) fn mailbox_bits(&self) -> (u8, u8, u8) {
+        (
+            self.mailbox.applied.bits() as u8,
+            self.mailbox.answered().bits() as u8,
+            self.guarded,
+        )
+    }
+
+    /// Where the lock is, as a number that orders the phases.
+    fn rank(&self) -> u8 {
+        match self.lock.phase() {
+            LockPhase::Idle => 0,
+            LockPhase::Acquiring(_) => 1,
+            LockPhase::BackingOff { .. } => 2,
+            LockPhase::Holding { .. } => 3,
+            LockPhase::Extending { .. } => 4,
+            LockPhase::Releasing(_) => 5,
+            LockPhase::Finished => 6,
+        }
+    }
+}
+
+impl ClientSlot {
+    /// The same client with its node bits moved as `move_bits` says (the symmetric image).
+    /// The lock itself names no node: it reads its answers only when it decides, and forgets
+    /// them once decided ([`LockState::forgetting_history`]).
+    pub(crate) fn with_nodes_moved(&self, move_bits: impl Fn(u8) -> u8) -> ClientSlot {
+        let moved = |set: NodeSet| NodeSet::from_bits(u64::from(move_bits(set.bits() as u8)));
+        ClientSlot {
+            inflight: move_bits(self.inflight),
+            guarded: move_bits(self.guarded),
+            mailbox: Tally {
+                applied: moved(self.mailbox.applied),
+                not_applied: moved(self.mailbox.not_applied),
+                failed: moved(self.mailbox.failed),
+            },
+            ..*self
         }
     }
 }
@@ -91,7 +155,7 @@ pub enum Availability {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Discrete {
     /// One part per client (unused slots stay idle).
-    pub clients: [ClientPart; MAX_CLIENTS],
+    pub clients: [ClientSlot; MAX_CLIENTS],
     /// The client whose key node `n` holds, or [`NO_OWNER`]. A key stays here after it
     /// expired (its clock says so) until a `SET` replaces it or its owner deletes it.
     pub owners: [u8; MAX_NODES],
@@ -155,7 +219,7 @@ impl Discrete {
     /// The start: every client idle, no keys, the whole budgets.
     pub fn initial(config: &ZoneConfig) -> Discrete {
         Discrete {
-            clients: [ClientPart::new(Phase::Idle, 0); MAX_CLIENTS],
+            clients: [ClientSlot::IDLE; MAX_CLIENTS],
             owners: [NO_OWNER; MAX_NODES],
             jumps_left: config.jumps,
             availability: [Availability::Up; MAX_NODES],
@@ -171,7 +235,7 @@ impl Discrete {
 
     /// The clients that hold a lease (whether they still believe is up to the clocks).
     pub fn holders(&self, config: &ZoneConfig) -> impl Iterator<Item = usize> + '_ {
-        (0..config.clients).filter(|&c| self.clients[c].phase == Phase::Holding)
+        (0..config.clients).filter(|&c| self.clients[c].holds())
     }
 
     /// The constants each clock is compared with from here on, for Extra⁺_LU: `(lower,
@@ -217,34 +281,25 @@ impl Discrete {
     fn client_bounds(&self, config: &ZoneConfig, c: usize, l: &mut [i32], u: &mut [i32]) {
         let x = config.client_clock(c);
         let part = self.clients[c];
-        match part.phase {
-            Phase::Acquiring => {
-                note_guard(
-                    l,
-                    u,
-                    x,
-                    (config, Timing::Validity),
-                    [Reading::Exact].into_iter(),
-                );
-                note(l, u, x, config.holds(Timing::RoundTimeout, Reading::Exact));
-            }
-            Phase::Holding => {
-                note_guard(l, u, x, (config, Timing::Belief), belief_reading());
-                if let Some(storage) = &config.storage {
-                    note_guard(l, u, x, (config, Timing::Margin), belief_reading());
-                    // A pending op's wait is bounded by an invariant.
-                    let allowance = storage.allowance(part.work.paused);
-                    if let (Some(_), Some(a)) = (part.work.pending, allowance) {
-                        note(
-                            l,
-                            u,
-                            config.op_clock(c),
-                            Constraint::AtMost(Term::number(a)),
-                        );
-                    }
+        if part.acquiring() {
+            let exact = [Reading::Exact].into_iter();
+            note_guard(l, u, x, (config, Timing::Validity), exact);
+            note(l, u, x, config.holds(Timing::RoundTimeout, Reading::Exact));
+        } else if part.holds() {
+            note_guard(l, u, x, (config, Timing::Belief), belief_reading());
+            if let Some(storage) = &config.storage {
+                note_guard(l, u, x, (config, Timing::Margin), belief_reading());
+                // A pending op's wait is bounded by an invariant.
+                let allowance = storage.allowance(part.work.paused);
+                if let (Some(_), Some(a)) = (part.work.pending, allowance) {
+                    note(
+                        l,
+                        u,
+                        config.op_clock(c),
+                        Constraint::AtMost(Term::number(a)),
+                    );
                 }
             }
-            Phase::Idle | Phase::Finished => {}
         }
         if config.client_backward_jumps() {
             let back = i32::from(self.jumps_left) * config.jump_ticks.abs();

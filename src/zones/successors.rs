@@ -33,12 +33,13 @@
 //!   one or a rejection, releases; `Pause(c)` stretches a pending op's delay by the pause.
 
 use crate::actor::Actor;
+use crate::proto::LockPhase;
 use crate::storage::{StorageOp, StorageReply};
 
 use super::clock_guard::where_;
 use super::config::ZoneConfig;
 use super::dbm::Dbm;
-use super::state::{Availability, ClientPart, Discrete, NO_OWNER, Phase, node_readings};
+use super::state::{Availability, Discrete, NO_OWNER, node_readings};
 use super::symmetry::Renaming;
 use super::timing::{Reading, Timing};
 use super::zone::Zone;
@@ -224,23 +225,23 @@ impl Discrete {
     ) {
         for c in 0..config.clients {
             let part = self.clients[c];
-            match part.phase {
-                Phase::Idle => {
-                    let mut next = *self;
-                    next.clients[c] = ClientPart::new(Phase::Acquiring, config.reach[c]);
-                    let mut z = zone.clone();
-                    z.reset(config.client_clock(c));
-                    out.push((ZoneStep::Begin(c), next, z));
+            match part.lock.phase() {
+                LockPhase::Idle => self.begin(config, zone, c, out),
+                LockPhase::Acquiring(_) => self.decide(config, zone, c, out),
+                LockPhase::Holding { .. } if config.storage.is_some() => {
+                    self.work(config, zone, c, out)
                 }
-                Phase::Acquiring => self.decide(config, zone, c, out),
-                Phase::Holding if config.storage.is_some() => self.work(config, zone, c, out),
-                Phase::Holding => {
+                LockPhase::Holding { .. } => {
                     let mut next = *self;
                     let mut z = zone.clone();
                     next.release(config, &mut z, c);
                     out.push((ZoneStep::Release(c), next, z));
                 }
-                Phase::Finished => {}
+                // Refused by the configuration (one attempt, no extension), or done.
+                LockPhase::BackingOff { .. }
+                | LockPhase::Extending { .. }
+                | LockPhase::Releasing(_)
+                | LockPhase::Finished => {}
             }
             for n in 0..config.nodes {
                 if part.inflight & (1 << n) != 0 {
@@ -319,8 +320,8 @@ impl Discrete {
         }
         for c in (0..config.clients).filter(|_| config.client_jumps) {
             // A client's clock measures its round or its lease.
-            let phase = self.clients[c].phase;
-            let measures = matches!(phase, Phase::Acquiring | Phase::Holding);
+            let slot = &self.clients[c];
+            let measures = slot.acquiring() || slot.holds();
             if measures && config.jump_client.is_none_or(|j| j == c) {
                 let mut next = *self;
                 next.jumps_left -= 1;
@@ -498,15 +499,8 @@ impl Discrete {
             next.durable &= !(1 << n);
             z.reset(config.key_clock(n));
         }
-        let part = &mut next.clients[c];
-        part.inflight &= !(1 << n);
-        // The answer counts only while the client still collects answers.
-        if part.phase == Phase::Acquiring {
-            part.answered |= 1 << n;
-            if answer.applied && answer.counts {
-                part.applied |= 1 << n;
-            }
-        }
+        next.clients[c].inflight &= !(1 << n);
+        next.post(c, n, answer.applied, answer.counts);
         let step = ZoneStep::Deliver {
             client: c,
             node: n,
@@ -514,63 +508,6 @@ impl Discrete {
             counts: answer.counts,
         };
         (step, next, z)
-    }
-
-    /// Client `c` decides its open round, where the tally or the round timeout lets it.
-    fn decide<Z: Zone>(
-        &self,
-        config: &ZoneConfig,
-        zone: &Z,
-        c: usize,
-        out: &mut Vec<Successor<Z>>,
-    ) {
-        let part = self.clients[c];
-        let x = config.client_clock(c);
-        let n = config.nodes as u32;
-        let applied = part.applied.count_ones();
-        let answered = part.answered.count_ones();
-        let quorum = config.quorum;
-        let by_tally = (config.at_quorum && applied >= quorum)
-            || answered == n
-            || applied + (n - answered) < quorum;
-        let open = if by_tally {
-            zone.clone()
-        } else {
-            match where_(zone, x, config.holds(Timing::RoundTimeout, Reading::Exact)) {
-                Some(open) => open,
-                None => return,
-            }
-        };
-        let mut lost = Some(open.clone());
-        if applied >= quorum {
-            let validity = (Timing::Validity, Reading::Exact);
-            if let Some(won) = where_(&open, x, config.holds(validity.0, validity.1)) {
-                let mut next = *self;
-                next.clients[c] = ClientPart::new(Phase::Holding, part.inflight);
-                // The epoch is the storage's ghost; without storage nothing reads it, and
-                // counting it would tell apart states that are the same.
-                if config.storage.is_some() {
-                    next.epochs += 1;
-                    next.clients[c].work.epoch = next.epochs;
-                }
-                let step = ZoneStep::Decide {
-                    client: c,
-                    won: true,
-                };
-                out.push((step, next, won));
-            }
-            // A quorum is lost only where its validity ran out.
-            lost = where_(&open, x, config.fails(validity.0, validity.1));
-        }
-        if let Some(mut z) = lost {
-            let mut next = *self;
-            next.release(config, &mut z, c);
-            let step = ZoneStep::Decide {
-                client: c,
-                won: false,
-            };
-            out.push((step, next, z));
-        }
     }
 
     /// Holder `c`'s next step in its storage cycle: land its pending op, or check its lease
@@ -637,22 +574,6 @@ impl Discrete {
             applied,
         };
         (step, next, z)
-    }
-
-    /// Compare-and-delete on every node client `c` reaches, then done: its keys (live or
-    /// expired, which is the same thing to everyone) are gone and its clocks are read no more.
-    fn release<Z: Zone>(&mut self, config: &ZoneConfig, zone: &mut Z, c: usize) {
-        for n in 0..config.nodes {
-            if config.reach[c] & (1 << n) != 0 && self.owners[n] == c as u8 {
-                self.remove_key(zone, config, n);
-            }
-        }
-        let part = &mut self.clients[c];
-        *part = ClientPart::new(Phase::Finished, part.inflight);
-        zone.free(config.client_clock(c));
-        if config.storage.is_some() {
-            zone.free(config.op_clock(c));
-        }
     }
 }
 

@@ -2,7 +2,7 @@
 //! interchangeable, so a symbolic state is stored as one image of its orbit.
 
 use super::config::{MAX_CLIENTS, MAX_NODES, ZoneConfig};
-use super::state::{ClientPart, Discrete, NO_OWNER};
+use super::state::{Discrete, NO_OWNER};
 use super::zone::Zone;
 
 /// How an image renamed a state: index `i` of the image was index `clients[i]` (`nodes[i]`)
@@ -77,7 +77,7 @@ impl Discrete {
                 )
             });
             (
-                self.clients[c],
+                self.clients[c].order_key(),
                 owned,
                 zone.order(x, 0),
                 zone.order(0, x),
@@ -120,10 +120,16 @@ impl Discrete {
         let bit = |mask: u8, n: usize| (mask >> n) & 1;
         let key = |n: usize| {
             let y = config.key_clock(n);
-            let per_client: Vec<(u8, u8, u8)> = (0..config.clients)
+            let per_client: Vec<(u8, u8, u8, u8)> = (0..config.clients)
                 .map(|c| {
                     let p = self.clients[c];
-                    (bit(p.inflight, n), bit(p.applied, n), bit(p.answered, n))
+                    let (yes, answered, guarded) = p.mailbox_bits();
+                    (
+                        bit(p.inflight, n),
+                        bit(yes & !guarded, n),
+                        bit(answered, n),
+                        bit(guarded, n),
+                    )
                 })
                 .collect();
             let owner = self.owners[n];
@@ -154,13 +160,7 @@ impl Discrete {
         };
         let mut renamed = *self;
         for c in 0..config.clients {
-            let p = self.clients[c];
-            renamed.clients[c] = ClientPart {
-                inflight: move_bits(p.inflight),
-                applied: move_bits(p.applied),
-                answered: move_bits(p.answered),
-                ..p
-            };
+            renamed.clients[c] = self.clients[c].with_nodes_moved(move_bits);
         }
         renamed.young = move_bits(self.young);
         for (new, &old) in order.iter().enumerate() {

@@ -16,6 +16,7 @@ mod family;
 mod figures;
 mod formula;
 mod scale;
+mod settings;
 mod texts;
 
 pub use args::Args;

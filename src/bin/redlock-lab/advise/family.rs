@@ -86,6 +86,15 @@ fn check(scenario: &Scenario) -> Report {
 /// Runs one family's search and keeps both sides' texts, with `[expect]` set to what the
 /// checker found.
 pub fn run_family(family: &Family<'_>) -> Result<Found> {
+    // Each figure takes from a fraction of a second to minutes: say which one is searched.
+    errln!(
+        "advise: searching the {} ({} from {} to {} ticks)...",
+        family.label,
+        family.key,
+        family.from,
+        family.to
+    );
+    let started = std::time::Instant::now();
     let mut checks = 0;
     let mut engine = Engine::Discrete;
     let mut texts = std::collections::BTreeMap::new();
@@ -122,6 +131,11 @@ pub fn run_family(family: &Family<'_>) -> Result<Found> {
         (format!("advise-{}-{side}.toml", family.slug), text)
     };
     let (value, evidence, files, proved) = sides(found, family, file);
+    errln!(
+        "advise: the {} took {checks} checks in {:.1} s",
+        family.label,
+        started.elapsed().as_secs_f64()
+    );
     // The safe side's file (with its `[expect]`), which a figure always has.
     let safe_side = files.iter().find(|(name, _)| name.ends_with("-holds.toml"));
     let formula = value

@@ -11,6 +11,7 @@ use super::args::{Args, Bound};
 use super::family::{Family, Found, run_family, write_files};
 use super::formula::Formula;
 use super::scale::{Scale, show_us};
+use super::settings::{self, Plan};
 use super::texts::{Faults, crash_text, drift_text, storage_text};
 use crate::Outcome;
 
@@ -22,20 +23,71 @@ pub fn run(args: &Args) -> Result<Outcome> {
     };
     let faults = Faults::of(args, scale);
     let mut out = scaling_header(args, &faults);
-    let (drift, mut found) = advise_drift(&faults, &mut out)?;
-    let Some(drift) = drift else {
-        return finish(args, &out, &found, Outcome::Mismatch);
+    // What it understood comes at once, and each figure as it settles.
+    let mut stream = Stream {
+        keep_going: args.out.is_some(),
+        ..Stream::default()
     };
-    advise_restart(&faults, drift, &mut out, &mut found)?;
-    advise_storage(&faults, drift, &mut out, &mut found)?;
-    finish(args, &out, &found, Outcome::Success)
+    stream.show(&out)?;
+    let (drift, mut found) = advise_drift(&faults, &mut out)?;
+    stream.show(&out)?;
+    let Some(drift) = drift else {
+        return finish(args, &out, stream, &found, Outcome::Mismatch);
+    };
+    let (restart_delay, restart_guard) = advise_restart(&faults, drift, &mut out, &mut found)?;
+    stream.show(&out)?;
+    let margin = advise_storage(&faults, drift, &mut out, &mut found)?;
+    let plan = Plan {
+        drift,
+        restart_delay,
+        restart_guard,
+        margin,
+    };
+    settings::write(&mut out, args, &faults, &plan);
+    finish(args, &out, stream, &found, Outcome::Success)
 }
 
-/// Writes the files, then prints the figures and where the files went.
-fn finish(args: &Args, out: &str, found: &[Found], outcome: Outcome) -> Result<Outcome> {
+/// How much of the output has been printed, and the error that stopped printing, if any.
+#[derive(Default)]
+struct Stream {
+    printed: usize,
+    failed: Option<anyhow::Error>,
+    /// Whether the searches go on when stdout fails: with `--out`, whose files are what was
+    /// asked for; without it nobody is left to tell.
+    keep_going: bool,
+}
+
+impl Stream {
+    /// Prints what `out` gained since the last call; fails when stdout does, unless the
+    /// searches must go on, and then the end reports the error.
+    fn show(&mut self, out: &str) -> Result<()> {
+        if self.failed.is_none()
+            && let Err(error) = out!("{}", &out[self.printed..])
+        {
+            if !self.keep_going {
+                return Err(error);
+            }
+            self.failed = Some(error);
+        }
+        self.printed = out.len();
+        Ok(())
+    }
+}
+
+/// Writes the files, then prints the rest of the figures and where the files went.
+fn finish(
+    args: &Args,
+    out: &str,
+    stream: Stream,
+    found: &[Found],
+    outcome: Outcome,
+) -> Result<Outcome> {
     // Files first: they are what `--out` asked for, even if the reader of stdout left.
     let wrote = write_files(args, found)?;
-    out!("{out}{wrote}")?;
+    if let Some(error) = stream.failed {
+        return Err(error);
+    }
+    out!("{}{wrote}", &out[stream.printed..])?;
     Ok(outcome)
 }
 
@@ -255,13 +307,14 @@ fn drift_families(faults: &Faults) -> Vec<Family<'_>> {
     families
 }
 
-/// 2. After a crash: the restart delay, or the client's guard, with the drift above.
+/// 2. After a crash: the restart delay, or the client's guard, with the drift above; both
+///    figures are returned.
 fn advise_restart(
     faults: &Faults,
     drift: u32,
     out: &mut String,
     found: &mut Vec<Found>,
-) -> Result<()> {
+) -> Result<(Option<u32>, Option<u32>)> {
     let restart_to = 2 * faults.scale.ttl_ticks();
     let delay = run_family(&Family {
         slug: "restart-delay",
@@ -311,18 +364,19 @@ fn advise_restart(
         evidence(&guard)
     );
     formula_line(out, faults, &guard, None);
+    let figures = (delay.value, guard.value);
     found.push(delay);
     found.push(guard);
-    Ok(())
+    Ok(figures)
 }
 
-/// 3. Before each write: the check margin, or fencing when no margin will do.
+/// 3. Before each write: the check margin, or fencing when no margin will do (`None`).
 fn advise_storage(
     faults: &Faults,
     drift: u32,
     out: &mut String,
     found: &mut Vec<Found>,
-) -> Result<()> {
+) -> Result<Option<u32>> {
     let margin = run_family(&Family {
         slug: "check-margin",
         label: "check margin",
@@ -360,7 +414,7 @@ fn advise_storage(
             "fencing              not required with that margin, for pauses and delays within the bounds given"
         );
         found.push(margin);
-        return Ok(());
+        return Ok(Some(m));
     }
     let fencing = run_family(&Family {
         slug: "fencing",
@@ -383,5 +437,5 @@ fn advise_storage(
     );
     found.push(margin);
     found.push(fencing);
-    Ok(())
+    Ok(None)
 }

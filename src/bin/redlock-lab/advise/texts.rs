@@ -144,5 +144,10 @@ pub fn storage_text(faults: &Faults, drift: u32, margin: u32, protection: &str) 
         }
         None => text.push_str("\n[faults.pauses]\ncount = 1\nmax_ticks = \"unbounded\"\n"),
     }
+    // The jump the deployment declared faces the margin too: a node's clock that steps forward
+    // frees the key early, while the holder still counts its lease.
+    if faults.jump > 0 {
+        text.push_str(&jump_table(faults, "node"));
+    }
     text
 }
