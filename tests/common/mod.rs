@@ -77,3 +77,28 @@ pub fn catalog_files() -> Vec<PathBuf> {
     files.sort();
     files
 }
+
+/// Whether this is a CI run (`CI=true`, which `scripts/test` sets): there a missing program is
+/// a failure, never a skip.
+pub fn under_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| v == "true")
+}
+
+/// A program `test` needs is missing (`why` names it and how to get it). Under CI (`ci`) that
+/// fails the test; elsewhere a `SKIPPED` line goes straight to the process's stderr, which
+/// `cargo test` shows even when the test passes (its capture takes only the print macros, as
+/// the live tests' watchdog relies on too).
+pub fn missing_program(test: &str, why: &str, ci: bool) {
+    assert!(
+        !ci,
+        "{test}: {why} (CI=true: a missing program fails the run, it is never skipped)"
+    );
+    tell(&format!("SKIPPED {test}: {why}"));
+}
+
+/// Writes `line` straight to the process's stderr, which `cargo test` shows even for a passing
+/// test: its capture takes only the print macros (the live tests' watchdog writes the same way).
+pub fn tell(line: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "{line}");
+}
