@@ -102,3 +102,28 @@ pub fn tell(line: &str) {
     use std::io::Write;
     let _ = writeln!(std::io::stderr(), "{line}");
 }
+
+/// `work` on every item, on two threads that take the items in turn, the results in the items'
+/// order. With each run on one checker thread, a run stopped at a state budget stops where it
+/// would alone, so what a budgeted test compares does not depend on the machine's timing.
+pub fn on_two_threads<T: Sync, R: Send>(items: &[T], work: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let run = || {
+        let mut done = Vec::new();
+        loop {
+            let index = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let Some(item) = items.get(index) else {
+                return done;
+            };
+            done.push((index, work(item)));
+        }
+    };
+    let mut all = std::thread::scope(|scope| {
+        let other = scope.spawn(run);
+        let mut mine = run();
+        mine.extend(other.join().expect("the other thread's items run"));
+        mine
+    });
+    all.sort_by_key(|(index, _)| *index);
+    all.into_iter().map(|(_, result)| result).collect()
+}
