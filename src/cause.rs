@@ -115,41 +115,53 @@ pub fn witnessed(ingredient: Ingredient, steps: &[Step], story: &Story) -> Optio
 }
 
 /// What is wrong with `scenario`'s declared `[expect] mechanism`, judged on `report` (a report
-/// from [`Check::run_with_causes`]): for every violated property, each declared ingredient must
-/// be necessary and, where it has a step, appear in the shortest counterexample. Empty when the
-/// declaration is true (or when there is none).
+/// from [`Check::run_with_causes`]): the declaration must be exactly what `check --why`
+/// computes, the ingredients some violated property needs (the union of their necessary
+/// sets), in both directions. Each declared ingredient must be necessary for a violated
+/// property and, where it has a step, appear in that property's shortest counterexample;
+/// each necessary ingredient must be declared; and no re-check may have stopped at a limit
+/// (then the set is not known). Empty when the declaration is true; a file that declares no
+/// mechanism is not judged.
 pub fn mechanism_problems(scenario: &Scenario, report: &Report) -> Vec<String> {
     let mut problems = Vec::new();
+    if scenario.mechanism.is_empty() {
+        return problems;
+    }
     let violated: Vec<&PropertyReport> = report
         .properties
         .iter()
         .filter(|p| p.verdict == Verdict::Violated)
         .collect();
-    if !scenario.mechanism.is_empty() && violated.is_empty() {
+    if violated.is_empty() {
         problems.push(format!(
             "{} declares a mechanism but violates nothing",
             scenario.name
         ));
     }
-    for p in violated {
-        let told = crate::check::tell_path(scenario, report, &p.name);
-        for &ingredient in &scenario.mechanism {
-            match &p.necessary {
-                None => problems.push(format!(
-                    "{}: {}: necessary causes were not computed",
-                    scenario.name, p.name
-                )),
-                Some(necessary) if !necessary.contains(&ingredient) => problems.push(format!(
-                    "{}: {}: {ingredient:?} is declared but not necessary: without it the \
-                     property is still violated",
-                    scenario.name,
-                    p.name,
-                    ingredient = ingredient.name()
-                )),
-                Some(_) => {}
-            }
+    needed_and_declared(scenario, &violated, &mut problems);
+    for &ingredient in &scenario.mechanism {
+        let needing: Vec<&&PropertyReport> = violated
+            .iter()
+            .filter(|p| {
+                p.necessary
+                    .as_ref()
+                    .is_some_and(|n| n.contains(&ingredient))
+            })
+            .collect();
+        if needing.is_empty() && !violated.is_empty() {
+            problems.push(format!(
+                "{}: {:?} is declared but not necessary: without it every property is still \
+                 violated",
+                scenario.name,
+                ingredient.name()
+            ));
+        }
+        if report.engine != crate::check::Engine::Discrete {
+            continue;
+        }
+        for p in needing {
+            let told = crate::check::tell_path(scenario, report, &p.name);
             if let (Some(steps), Some(told)) = (&p.steps, &told)
-                && report.engine == crate::check::Engine::Discrete
                 && witnessed(ingredient, steps, &told.story) == Some(false)
             {
                 problems.push(format!(
@@ -162,6 +174,58 @@ pub fn mechanism_problems(scenario: &Scenario, report: &Report) -> Vec<String> {
         }
     }
     problems
+}
+
+/// Adds to `problems` every ingredient some `violated` property needs (the union of their
+/// necessary sets) that `scenario` does not declare, and every property whose causes were not
+/// computed or whose re-check stopped at a limit for some ingredient.
+fn needed_and_declared(
+    scenario: &Scenario,
+    violated: &[&PropertyReport],
+    problems: &mut Vec<String>,
+) {
+    let mut needed: Vec<Ingredient> = Vec::new();
+    for p in violated {
+        let Some(necessary) = &p.necessary else {
+            problems.push(format!(
+                "{}: {}: necessary causes were not computed",
+                scenario.name, p.name
+            ));
+            continue;
+        };
+        for ingredient in &p.undetermined {
+            problems.push(format!(
+                "{}: {}: whether {} is needed is not known (its re-check stopped at a limit)",
+                scenario.name,
+                p.name,
+                ingredient.name()
+            ));
+        }
+        for &ingredient in necessary {
+            if !needed.contains(&ingredient) {
+                needed.push(ingredient);
+            }
+        }
+    }
+    for &ingredient in &needed {
+        if !scenario.mechanism.contains(&ingredient) {
+            let properties: Vec<&str> = violated
+                .iter()
+                .filter(|p| {
+                    p.necessary
+                        .as_ref()
+                        .is_some_and(|n| n.contains(&ingredient))
+                })
+                .map(|p| p.name.as_str())
+                .collect();
+            problems.push(format!(
+                "{}: {:?} is necessary ({}) but not declared",
+                scenario.name,
+                ingredient.name(),
+                properties.join(", ")
+            ));
+        }
+    }
 }
 
 /// The necessary causes in one sentence, for `explain` and `check --why`; `undetermined`

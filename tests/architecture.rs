@@ -24,7 +24,16 @@ const IMPURE: &[&str] = &[
     "OsRng",
     "std::net",
     "std::fs",
+    "std::io",
+    "std::env",
+    "std::process",
     "std::thread",
+    // Printing is I/O too (`print!` also catches `eprint!`, `println!` also `eprintln!`).
+    "print!",
+    "println!",
+    "dbg!",
+    // A grouped import (`use std::{fs, io}`) would hide every path above.
+    "std::{",
     "redis",
     "tokio",
 ];
@@ -196,6 +205,24 @@ fn the_detector_fires_on_code_and_not_on_prose() {
         vec![
             "x.rs:1: mentions `Instant::now`".to_owned(),
             "x.rs:3: mentions `redis`".to_owned()
+        ]
+    );
+    // Standard input and output, the environment, other processes, printing and a grouped
+    // import that would hide any of them.
+    let text = "use std::io::Write;\nlet v = std::env::var(\"X\");\n\
+                std::process::exit(1);\nprintln!(\"x\");\neprint!(\"x\");\n\
+                let _ = dbg!(t);\nuse std::{collections::BTreeMap, fs};\n\
+                // println! in prose\nlet bytes = io_len(); let environment = 1;";
+    assert_eq!(
+        offences(Path::new("x.rs"), text, IMPURE),
+        vec![
+            "x.rs:1: mentions `std::io`".to_owned(),
+            "x.rs:2: mentions `std::env`".to_owned(),
+            "x.rs:3: mentions `std::process`".to_owned(),
+            "x.rs:4: mentions `println!`".to_owned(),
+            "x.rs:5: mentions `print!`".to_owned(),
+            "x.rs:6: mentions `dbg!`".to_owned(),
+            "x.rs:7: mentions `std::{`".to_owned(),
         ]
     );
     let text = "use std::sync::Mutex;\n// std::sync in prose\nlet t = std::thread::spawn(f);";

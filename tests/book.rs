@@ -5,8 +5,9 @@
 //! nothing wider than a 1 280-pixel window, screenshots saved.
 //!
 //! The browser is `$CHROMIUM`, else the first of `chromium`, `chromium-browser`,
-//! `google-chrome` on `PATH`; without one the browser test prints a SKIPPED line and passes
-//! (`scripts/test` installs Debian's `chromium`, so CI runs it).
+//! `google-chrome` on `PATH`; without one the browser test fails under CI (`CI=true`, which
+//! `scripts/test` sets after installing Debian's `chromium`) and elsewhere passes with a
+//! SKIPPED line on stderr that `cargo test` shows.
 //!
 //! `UPDATE_SCREENSHOTS=1 cargo test --test book` rewrites the pictures under `docs/`: the
 //! README's timeline of Kleppmann's clock jump (`docs/clock-jump.svg`, which this test
@@ -445,11 +446,12 @@ fn check_figure(name: &str, figure: &Value) {
 #[test]
 fn pages_render_in_chromium_where_the_events_put_them() {
     let Some(binary) = browser() else {
-        println!(
-            "SKIPPED: the book's browser test needs Chromium (set CHROMIUM=/path/to/chromium, or \
-             apt-get install -y --no-install-recommends chromium; scripts/test installs it)"
+        common::missing_program(
+            "pages_render_in_chromium_where_the_events_put_them",
+            "no Chromium (set CHROMIUM=/path/to/chromium, or apt-get install -y \
+             --no-install-recommends chromium; scripts/test installs it)",
+            common::under_ci(),
         );
-        eprintln!("SKIPPED pages_render_in_chromium_where_the_events_put_them: no Chromium");
         return;
     };
     let dir = book();

@@ -4,6 +4,14 @@
 //!
 //! "Holds" with two clients and phantom refusals must mean "holds" with three; a violation it
 //! finds without any refusal must be a violation with three, of the same length.
+//!
+//! On the catalog, a third real client is compared for every two-client scenario whose run
+//! with three real clients settles within a state budget (29 of the 68 today, a floor the test
+//! keeps); the others are named in `LEFT_TO_THE_FULL_RUN` with the reason, and only the ignored
+//! full run compares them. The counts and the names left are written to the real stderr, where
+//! a passing `cargo test` shows them.
+
+mod common;
 
 use redlock_lab::model::{RedlockModel, Step};
 use redlock_lab::scenario::Scenario;
@@ -207,11 +215,66 @@ fn check_uses_the_cutoff_and_reports_the_same_verdicts() {
 const STATE_BUDGET: usize = 500_000;
 const ZONE_BUDGET: usize = 20_000;
 
-/// Every catalog scenario with two clients whose clients reach every node, run with three
-/// real clients: the verdict the cutoff settles (two clients and phantom refusals) and the
-/// verdict a reach of "any number of clients" predicts must both be the real one.
+/// The two-client catalog scenarios the budgeted run leaves to the full run (39 of 68 today):
+/// with three real clients and the cutoff off, each needs more than [`STATE_BUDGET`] states
+/// (or [`ZONE_BUDGET`] zones). A third real client multiplies the states of every round, so
+/// that even the fault-free lock at three nodes needs more; crashes with a restart delay or a
+/// client guard, client crashes (which turn symmetry off), storage, fencing counters and
+/// failover multiply them again. Only the ignored full run compares them, which takes hours;
+/// the budgeted run fails if it leaves any other scenario unsettled.
+const LEFT_TO_THE_FULL_RUN: &[&str] = &[
+    "antirez-random-token-cas",
+    "client-clock-jump-backward-by-drift",
+    "client-crash-retry-outlasts-ttl",
+    "client-crash-while-holding",
+    "clock-error-budget-covered",
+    "crash-delayed-restart-clock-jump",
+    "crash-delayed-restart-covers-node-clock-error",
+    "crash-delayed-restart-full-ttl-clock-jump",
+    "crash-delayed-restart-node-clock-error",
+    "crash-delayed-restart-one-tick-short",
+    "crash-delayed-restart-ttl-minus-drift",
+    "crash-restart-client-guard-one-tick-short",
+    "crash-restart-client-guard-ttl-minus-drift",
+    "default-config-clock-error-covered",
+    "fencing-counter-after-acquire-pause",
+    "fencing-counter-after-acquire-restarts-empty",
+    "fencing-lock-quorum-counter-lost",
+    "fencing-lock-quorum-fsync-always",
+    "fencing-lock-quorum-max-only",
+    "fencing-lock-quorum-node-clock-jump",
+    "fencing-lock-quorum",
+    "fencing-on-writes-only",
+    "fencing-token-rescues-gc-pause",
+    "fencing-token-two-step-check",
+    "four-nodes-one-crash-no-persistence",
+    "gc-pause-after-acquisition",
+    "holder-all-nodes-one-crash",
+    "holder-all-nodes-two-crashes",
+    "lock-extension-capped",
+    "network-delayed-write",
+    "node-clock-jumps-share-drift",
+    "redlock-fault-free-five-nodes",
+    "redlock-fault-free",
+    "redlock-replicated-node-failover-promotion-delay",
+    "redlock-replicated-node-failover",
+    "redlock-unlock-cad-on-failed-acquire",
+    "seed-fenced-update-unfenced-read",
+    "synchronous-bounds-margin-2",
+    "synchronous-bounds-margin-3",
+];
+
+/// Today's counts: two-client scenarios compared with three real clients within the budget,
+/// and of those, settled by the cutoff.
+const COMPARED_AT_LEAST: usize = 29;
+const BY_CUTOFF_AT_LEAST: usize = 22;
+
+/// Every catalog scenario with two clients whose clients reach every node and whose run with
+/// three real clients settles within the budget (all but [`LEFT_TO_THE_FULL_RUN`]): the
+/// verdict the cutoff settles (two clients and phantom refusals) and the verdict a reach of
+/// "any number of clients" predicts must both be the real one.
 #[test]
-fn every_catalog_scenario_with_a_third_real_client_agrees_with_the_cutoff_and_the_reach() {
+fn a_third_real_client_agrees_with_the_cutoff_and_the_reach_wherever_it_settles_in_budget() {
     third_client(true);
 }
 
@@ -232,30 +295,34 @@ fn third_client(budgeted: bool) {
         let p = report.property("mutual exclusion").expect("judged");
         (p.verdict, p.reach)
     };
-    let (mut compared, mut by_cutoff, mut unsettled) = (0, 0, Vec::new());
-    for scenario in redlock_lab::catalog::scenarios().unwrap() {
+    let scenarios: Vec<_> = redlock_lab::catalog::scenarios()
+        .unwrap()
+        .into_iter()
+        .filter(|scenario| {
+            let all = NodeSet::first(scenario.lock.nodes());
+            scenario.lock.clients == 2 && scenario.network.reach.iter().all(|r| *r == all)
+        })
+        .collect();
+    let eligible = scenarios.len();
+    // Per scenario: whether the run with three real clients settled, and whether the cutoff
+    // settled it too. Two scenarios at a time, each budgeted run on one checker thread.
+    let outcomes = common::on_two_threads(&scenarios, |scenario| {
         let all = NodeSet::first(scenario.lock.nodes());
-        if scenario.lock.clients != 2 || scenario.network.reach.iter().any(|r| *r != all) {
-            continue;
-        }
-        let (verdict, reach) = mutex(&Check::new(&scenario).run());
+        let (verdict, reach) = mutex(&Check::new(scenario).threads(1).run());
         let mut three = scenario.clone();
         three.lock.clients = 3;
         three.network.reach = vec![all; 3];
-        let mut real = Check::new(&three).cutoff(false).reach(false);
+        let mut real = Check::new(&three).cutoff(false).reach(false).threads(1);
         if budgeted {
             real = match real.chosen_engine() {
                 redlock_lab::check::Engine::Zones => real.max_states(ZONE_BUDGET),
                 _ => real.max_states(STATE_BUDGET),
             };
         }
-        let real = real.run();
-        let (real, _) = mutex(&real);
+        let (real, _) = mutex(&real.run());
         if real == Verdict::Incomplete {
-            unsettled.push(scenario.name.clone());
-            continue;
+            return None;
         }
-        compared += 1;
         if reach.clients == ClientCounts::Any {
             assert_eq!(
                 real, verdict,
@@ -263,9 +330,8 @@ fn third_client(budgeted: bool) {
                 scenario.name
             );
         }
-        let cut = Check::new(&three).reach(false).run();
+        let cut = Check::new(&three).reach(false).threads(1).run();
         if cut.cutoff {
-            by_cutoff += 1;
             assert_eq!(
                 mutex(&cut).0,
                 real,
@@ -273,18 +339,58 @@ fn third_client(budgeted: bool) {
                 scenario.name
             );
         }
-    }
-    if !unsettled.is_empty() {
-        println!(
-            "NOT SETTLED with three real clients within {STATE_BUDGET} states ({ZONE_BUDGET} zones), so not compared: {}",
-            unsettled.join(", ")
+        Some(cut.cutoff)
+    });
+    let compared = outcomes.iter().flatten().count();
+    let by_cutoff = outcomes.iter().flatten().filter(|cut| **cut).count();
+    let unsettled: Vec<String> = scenarios
+        .iter()
+        .zip(&outcomes)
+        .filter(|(_, outcome)| outcome.is_none())
+        .map(|(scenario, _)| scenario.name.clone())
+        .collect();
+    // Reported where a passing run shows it (the print macros are captured).
+    common::tell(&format!(
+        "cutoff: {compared} of {eligible} two-client scenarios compared with three real clients \
+         ({by_cutoff} settled by the cutoff); {} left to the ignored full run{}{}",
+        unsettled.len(),
+        if budgeted {
+            format!(" (more than {STATE_BUDGET} states or {ZONE_BUDGET} zones)")
+        } else {
+            String::new()
+        },
+        if unsettled.is_empty() {
+            String::new()
+        } else {
+            format!(": {}", unsettled.join(", "))
+        }
+    ));
+    if budgeted {
+        // ARCHITECTURE.md says how much of the catalog this compares, in these numbers.
+        let claim = format!(
+            "{COMPARED_AT_LEAST} of {eligible} two-client scenarios that settle within its budget, \
+             the other {} named",
+            eligible - COMPARED_AT_LEAST
+        );
+        let architecture =
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/ARCHITECTURE.md"))
+                .expect("ARCHITECTURE.md");
+        assert!(
+            architecture.contains(&claim),
+            "ARCHITECTURE.md should say {claim:?}"
+        );
+        let undocumented: Vec<&String> = unsettled
+            .iter()
+            .filter(|name| !LEFT_TO_THE_FULL_RUN.contains(&name.as_str()))
+            .collect();
+        assert!(
+            undocumented.is_empty(),
+            "left unsettled but not in LEFT_TO_THE_FULL_RUN: {undocumented:?}"
         );
     }
-    println!(
-        "{compared} scenarios compared with three real clients, {by_cutoff} settled by the cutoff"
-    );
     assert!(
-        compared >= 20 && by_cutoff >= 10,
-        "{compared} compared, {by_cutoff} by the cutoff"
+        compared >= COMPARED_AT_LEAST && by_cutoff >= BY_CUTOFF_AT_LEAST,
+        "{compared} compared (today {COMPARED_AT_LEAST}), {by_cutoff} by the cutoff (today \
+         {BY_CUTOFF_AT_LEAST})"
     );
 }

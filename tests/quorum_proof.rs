@@ -2,6 +2,10 @@
 //! (quorum intersection, one key per node, the fault budget) discharged by an SMT solver over
 //! sorts of any size (`tests/proofs/quorum.smt2`), and its timed half, the per-node lemma,
 //! settled by the model checker on one node (`check::reach`).
+//!
+//! Without z3 the proof fails under CI (`CI=true`) and is a visible `SKIPPED` line elsewhere.
+
+mod common;
 
 use std::process::Command;
 
@@ -13,8 +17,12 @@ const PROOF: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/proofs/quorum.sm
 
 /// The solver's answers to the proof's queries, or `None` when no solver is installed.
 fn solve() -> Option<Vec<String>> {
-    let z3 = std::env::var("Z3").unwrap_or_else(|_| "z3".to_owned());
-    let out = match Command::new(&z3).args(["-smt2", PROOF]).output() {
+    solve_with(&std::env::var("Z3").unwrap_or_else(|_| "z3".to_owned()))
+}
+
+/// The answers of the solver `z3` (a program name or path), `None` when there is no such program.
+fn solve_with(z3: &str) -> Option<Vec<String>> {
+    let out = match Command::new(z3).args(["-smt2", PROOF]).output() {
         Ok(out) => out,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
         Err(e) => panic!("{z3}: {e}"),
@@ -31,14 +39,27 @@ fn solve() -> Option<Vec<String>> {
 #[test]
 fn the_quorum_half_holds_for_every_number_of_nodes_and_clients() {
     let Some(answers) = solve() else {
-        // Reported, never silently passed; scripts/test installs z3.
-        println!("SKIPPED: z3 is not installed (apt-get install z3, or set Z3)");
+        // Never silently passed: a failure under CI (scripts/test installs z3), else a line
+        // the run shows.
+        common::missing_program(
+            "the_quorum_half_holds_for_every_number_of_nodes_and_clients",
+            "z3 is not installed (apt-get install z3, or set Z3)",
+            common::under_ci(),
+        );
         return;
     };
     // 1–2: a one-node lemma with no violation proves every N; 3: one bad node cannot break an
     // even N; 4–5: it can break an odd N, and two can break an even N (the solver finds a
     // model, so those claims are not made).
     assert_eq!(answers, ["unsat", "unsat", "unsat", "sat", "sat"]);
+}
+
+/// A solver that is not there is `None`, and that is a failure under CI.
+#[test]
+fn a_missing_solver_fails_under_ci() {
+    assert_eq!(solve_with("/nonexistent/z3"), None);
+    let under_ci = std::panic::catch_unwind(|| common::missing_program("t", "no z3", true));
+    assert!(under_ci.is_err(), "CI=true: a missing solver must fail");
 }
 
 /// The lemmas the solver's axioms stand for are the checker's: the one-node scenario holds for

@@ -237,6 +237,16 @@ fn sweep_comment_states_its_boundary(command: &str, comment: &str, stdout: &str)
         number.trim_start_matches('-').to_owned()
     };
     let (breaks, holds) = (value("violated at "), value("holds at "));
+    // The README calls every boundary it sweeps exact: one tick between the two sides.
+    let number = |v: &str| -> i64 {
+        v.parse()
+            .unwrap_or_else(|e| panic!("`{command}`: boundary value {v:?}: {e}"))
+    };
+    assert_eq!(
+        (number(&breaks) - number(&holds)).abs(),
+        1,
+        "README command `{command}`: the boundary is not one tick wide ({boundary})"
+    );
     for claim in [format!("{breaks} breaks"), format!("{holds} holds")] {
         assert!(
             comment.contains(&claim),
@@ -436,18 +446,157 @@ fn marks(line: &str) -> Vec<(String, bool)> {
     found
 }
 
+/// The sentences of the safety section (and of the advise inequalities) that carry no ✓ or ✗:
+/// each begins with the first words here, names the test file (`` `tests/FILE` ``), and that
+/// file has the test named, which checks what the sentence says.
+const NAMED_CHECKS: &[(&str, &str, &str)] = &[
+    // Every ✓ and ✗ verdict is the checker's.
+    (
+        "What is checked is the catalog",
+        "catalog.rs",
+        "every_catalog_verdict_matches_its_expectation",
+    ),
+    // Every violated file's `mechanism` is exactly what `--why` names (and each condition has
+    // a ✗, which `check_marked_block` requires of every condition).
+    (
+        "Each is also shown **necessary**",
+        "catalog.rs",
+        "every_catalog_verdict_matches_its_expectation",
+    ),
+    // This test: the marks, and this table.
+    (
+        "✓ marks a scenario",
+        "readme.rs",
+        "the_safety_section_and_the_advise_inequalities_are_what_the_checker_says",
+    ),
+    // Runs each sweep, requires its boundary line, the two sides in its comment, one tick apart.
+    (
+        "The sweeps below show both sides",
+        "readme.rs",
+        "every_shell_command_in_the_readme_runs",
+    ),
+    // Each reach against the checker at N = 1…7, within the budget the sentence states.
+    (
+        "Limitations: the model checks one configuration",
+        "sizes.rs",
+        "every_reach_agrees_with_the_checker_at_every_size_up_to_seven_nodes",
+    ),
+    // Every `[mitigation] set` applied and re-checked.
+    (
+        "`redlock-lab explain NAME` prints",
+        "catalog.rs",
+        "every_mitigation_patch_fixes_what_its_scenario_breaks",
+    ),
+    // advise's figures at the catalog's boundaries.
+    (
+        "The figures agree with the inequalities",
+        "cli_advise.rs",
+        "bounded_pauses_and_delays_give_the_catalogs_boundaries",
+    ),
+    // "proved for all N, any C" for the drift and the restart delay.
+    (
+        "Each figure is proved for the model",
+        "cli_advise.rs",
+        "the_readme_deployment_gets_figures_exact_to_the_millisecond",
+    ),
+    (
+        "When no drift allowance below the TTL",
+        "cli_advise.rs",
+        "a_clock_error_the_ttl_cannot_cover_is_said_and_exits_1",
+    ),
+];
+
+/// The entry of [`NAMED_CHECKS`] a sentence without marks begins with, after checking that
+/// the sentence names its file and that the file has that test.
+fn named_check(line: &str) -> &'static (&'static str, &'static str, &'static str) {
+    let entry = NAMED_CHECKS
+        .iter()
+        .find(|(start, _, _)| line.starts_with(start))
+        .unwrap_or_else(|| {
+            panic!(
+                "a sentence the checker does not back: give it a ✓/✗ scenario, or name the test \
+                 that checks it and add it to NAMED_CHECKS:\n{line}"
+            )
+        });
+    let (_, file, test) = entry;
+    assert!(
+        line.contains(&format!("`tests/{file}`")),
+        "the sentence should name `tests/{file}`, whose {test} checks it:\n{line}"
+    );
+    assert!(
+        has_test(file, test),
+        "tests/{file} has no test {test} (NAMED_CHECKS)"
+    );
+    entry
+}
+
+/// Whether `tests/FILE` defines the test `name` (a `#[test]` attribute, maybe others, then
+/// the function).
+fn has_test(file: &str, name: &str) -> bool {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests")
+        .join(file);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{file}: {e}"));
+    let lines: Vec<&str> = text.lines().map(str::trim).collect();
+    lines.iter().enumerate().any(|(at, line)| {
+        line.starts_with(&format!("fn {name}()"))
+            && lines[..at]
+                .iter()
+                .rev()
+                .take_while(|l| l.starts_with("#["))
+                .any(|l| *l == "#[test]")
+    })
+}
+
+#[test]
+fn a_sentence_is_backed_only_by_a_test_that_exists_in_the_file_it_names() {
+    assert!(has_test(
+        "catalog.rs",
+        "every_catalog_verdict_matches_its_expectation"
+    ));
+    // A helper is not a test, and a test is not in another file.
+    assert!(!has_test("catalog.rs", "table_row"));
+    assert!(!has_test(
+        "sizes.rs",
+        "every_catalog_verdict_matches_its_expectation"
+    ));
+    // A sentence that merely says "sweep" or names a test file is backed by nothing.
+    for line in [
+        "Together, the conditions below are sufficient (`tests/catalog.rs` checks it).",
+        "Each boundary has a sweep.",
+    ] {
+        assert!(
+            std::panic::catch_unwind(|| named_check(line)).is_err(),
+            "{line}"
+        );
+    }
+    // The right test in the wrong file is refused too.
+    let wrong = "`redlock-lab explain NAME` prints the patch (`tests/readme.rs` re-checks it).";
+    assert!(std::panic::catch_unwind(|| named_check(wrong)).is_err());
+}
+
 /// Checks one block's marks against the table's verdicts (which the table test holds to the
-/// checker), and that each of its lines is backed by a mark, a sweep or a named test.
-fn check_marked_block(block: &str, verdicts: &BTreeMap<String, Vec<(String, String)>>) -> usize {
+/// checker), and that each of its other lines names the test that checks it ([`NAMED_CHECKS`]);
+/// the named ones are added to `named`. A condition (a bullet) has a ✗: it is shown necessary.
+fn check_marked_block(
+    block: &str,
+    verdicts: &BTreeMap<String, Vec<(String, String)>>,
+    named: &mut Vec<&'static str>,
+) -> usize {
     let properties = marked_properties(block);
+    if block.starts_with("- **") {
+        assert!(
+            marks(block).iter().any(|(_, holds)| !holds),
+            "a condition no ✗ scenario breaks:\n{block}"
+        );
+    }
     let mut checked = 0;
     for line in block.lines() {
         let headline = line.starts_with("- **") && line.ends_with("**");
         let found = marks(line);
-        assert!(
-            headline || !found.is_empty() || line.contains("sweep") || line.contains("`tests/"),
-            "a sentence the checker does not back (give it a ✓/✗ scenario, a sweep or a test):\n{line}"
-        );
+        if !headline && found.is_empty() {
+            named.push(named_check(line).0);
+        }
         assert_eq!(
             found.len(),
             line.matches("](models/").count(),
@@ -499,14 +648,19 @@ fn the_safety_section_and_the_advise_inequalities_are_what_the_checker_says() {
         .split("\n\n")
         .next()
         .unwrap();
-    let mut checked = 0;
+    let (mut checked, mut named) = (0, Vec::new());
     for block in blocks_of(safety)
         .iter()
         .chain(&[format!("The figures agree with the inequalities{advise}")])
     {
-        checked += check_marked_block(block, &verdicts);
+        checked += check_marked_block(block, &verdicts, &mut named);
     }
     assert!(checked > 50, "only {checked} marks");
+    // Every entry of the table backs a sentence, once.
+    named.sort_unstable();
+    let mut table: Vec<&str> = NAMED_CHECKS.iter().map(|(start, _, _)| *start).collect();
+    table.sort_unstable();
+    assert_eq!(named, table, "NAMED_CHECKS and the sentences without marks");
 }
 
 /// GitHub's anchor for a heading: lower case, spaces to `-`, other punctuation dropped.

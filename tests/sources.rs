@@ -17,9 +17,51 @@ fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// Every scenario file of the catalog, the large ones and the simulator's worlds included.
+/// Every scenario file under `models/`, the large ones (`models/large/`) and the simulator's
+/// worlds (`models/sim/`) included: every folder, however deep, sorted by path.
 fn catalog() -> Vec<PathBuf> {
-    common::catalog_files()
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
+            let path = entry.expect("readable entry").path();
+            if path.is_dir() {
+                walk(&path, out);
+            } else if path.extension().is_some_and(|e| e == "toml") {
+                out.push(path);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    walk(&root().join("models"), &mut files);
+    files.sort();
+    files
+}
+
+/// The files read are every folder's: the catalog's own, `models/large/` and `models/sim/`
+/// (and any folder added later), each with a file at least.
+#[test]
+fn every_scenario_folder_is_read() {
+    let files = catalog();
+    assert!(files.len() > common::catalog_files().len());
+    let mut folders: Vec<PathBuf> = vec![root().join("models")];
+    for entry in std::fs::read_dir(root().join("models")).expect("models/") {
+        let path = entry.expect("readable entry").path();
+        if path.is_dir() {
+            folders.push(path);
+        }
+    }
+    for name in ["large", "sim"] {
+        assert!(
+            folders.contains(&root().join("models").join(name)),
+            "models/{name}"
+        );
+    }
+    for folder in folders {
+        assert!(
+            files.iter().any(|f| f.parent() == Some(folder.as_path())),
+            "no scenario of {} is read",
+            folder.display()
+        );
+    }
 }
 
 fn seed_article() -> String {

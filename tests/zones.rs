@@ -341,10 +341,17 @@ fn every_catalog_scenario_the_zone_engine_models_gets_the_discrete_verdicts() {
         table,
         "docs/zones.md's catalog table is stale: run with UPDATE_EXPECT=1"
     );
-    // The README and docs/scale.md say how much of the catalog the engine takes.
-    let modelled = table.matches("| models").count();
+    // The README and docs/scale.md say on how much of the catalog the two engines are
+    // compared: the files written in milliseconds are beyond the discrete engine, so they are
+    // counted apart (`agree` compares nothing there).
+    let compared = table.matches("| models |").count();
+    let beyond = table
+        .matches("| models (beyond the discrete engine) |")
+        .count();
     let total = catalog().len();
-    let claim = format!("({modelled} of its {total} files)");
+    let claim = format!(
+        "({compared} of its {total} files; {beyond} more, beyond the discrete engine, are held to `[expect]` alone)"
+    );
     for file in ["README.md", "docs/scale.md"] {
         let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(file))
             .unwrap_or_else(|e| panic!("{file}: {e}"));

@@ -499,9 +499,10 @@ pub struct Scenario {
     /// `[expect]`, in file order sorted by name; empty only in a file whose checker verdicts
     /// are unknown and whose `[simulate]` carries an expectation instead.
     pub expect: Vec<(String, Verdict)>,
-    /// `[expect] mechanism`: the ingredients the scenario teaches; each must be necessary for
-    /// every violated property and appear in its shortest counterexample (checked by the
-    /// catalog tests, never assumed). Empty when the file declares none.
+    /// `[expect] mechanism`: the ingredients the scenario teaches, exactly those some violated
+    /// property needs, each in the shortest counterexample of a property that needs it
+    /// ([`crate::cause::mechanism_problems`], checked by the catalog tests, never assumed).
+    /// Empty when the file declares none.
     pub mechanism: Vec<Ingredient>,
     /// Other names the CLI accepts for this scenario (top-level `aliases`, default none).
     pub aliases: Vec<String>,

@@ -77,3 +77,53 @@ pub fn catalog_files() -> Vec<PathBuf> {
     files.sort();
     files
 }
+
+/// Whether this is a CI run (`CI=true`, which `scripts/test` sets): there a missing program is
+/// a failure, never a skip.
+pub fn under_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| v == "true")
+}
+
+/// A program `test` needs is missing (`why` names it and how to get it). Under CI (`ci`) that
+/// fails the test; elsewhere a `SKIPPED` line goes straight to the process's stderr, which
+/// `cargo test` shows even when the test passes (its capture takes only the print macros, as
+/// the live tests' watchdog relies on too).
+pub fn missing_program(test: &str, why: &str, ci: bool) {
+    assert!(
+        !ci,
+        "{test}: {why} (CI=true: a missing program fails the run, it is never skipped)"
+    );
+    tell(&format!("SKIPPED {test}: {why}"));
+}
+
+/// Writes `line` straight to the process's stderr, which `cargo test` shows even for a passing
+/// test: its capture takes only the print macros (the live tests' watchdog writes the same way).
+pub fn tell(line: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "{line}");
+}
+
+/// `work` on every item, on two threads that take the items in turn, the results in the items'
+/// order. With each run on one checker thread, a run stopped at a state budget stops where it
+/// would alone, so what a budgeted test compares does not depend on the machine's timing.
+pub fn on_two_threads<T: Sync, R: Send>(items: &[T], work: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let run = || {
+        let mut done = Vec::new();
+        loop {
+            let index = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let Some(item) = items.get(index) else {
+                return done;
+            };
+            done.push((index, work(item)));
+        }
+    };
+    let mut all = std::thread::scope(|scope| {
+        let other = scope.spawn(run);
+        let mut mine = run();
+        mine.extend(other.join().expect("the other thread's items run"));
+        mine
+    });
+    all.sort_by_key(|(index, _)| *index);
+    all.into_iter().map(|(_, result)| result).collect()
+}
