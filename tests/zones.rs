@@ -505,3 +505,29 @@ fn every_zone_counterexample_is_a_run_of_the_discrete_model() {
     }
     assert!(told >= 20, "{told} counterexamples told");
 }
+
+#[test]
+fn a_clients_backward_jump_is_told_as_backward() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("models/client-clock-jump-backward-past-drift.toml");
+    let scenario = Scenario::load(path).expect("a catalog file");
+    let outcome = explore(
+        &ZoneConfig::from_scenario(&scenario).expect("modelled"),
+        Options::default(),
+    );
+    let steps = outcome
+        .counterexample(Property::MutualExclusion)
+        .expect("violated");
+    let jump = steps
+        .iter()
+        .find(|s| matches!(s, ZoneStep::ClientJump { .. }))
+        .expect("the counterexample has the client's jump");
+    assert_eq!(
+        jump.to_string()
+            .split("'s clock ")
+            .nth(1)
+            .expect("a clock jump's words"),
+        "jumps backward",
+        "{steps:?}"
+    );
+}

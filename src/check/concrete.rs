@@ -67,8 +67,8 @@ fn candidates(step: ZoneStep, jump: i32) -> Vec<Step> {
             target: crate::actor::Process::node(n),
             ticks: jump,
         }],
-        ZoneStep::ClientJump(i) => vec![Step::Jump {
-            target: crate::actor::Process::client(i),
+        ZoneStep::ClientJump { client, .. } => vec![Step::Jump {
+            target: crate::actor::Process::client(client),
             ticks: jump,
         }],
         ZoneStep::Crash(n) => vec![Step::Crash(c(n))],

@@ -15,7 +15,8 @@
 //!   later moment: won when a quorum applied and the validity guard holds, lost otherwise (a
 //!   lost round releases at once, as the core asks, and the client is done).
 //! - `Release(c)`: a holder releases at any moment, at once, on every node it reaches.
-//! - `Jump(n)`, `ClientJump(c)`: a node's (a client's) clock steps forward by `J`, and so does
+//! - `Jump(n)`, `ClientJump(c)`: a node's (a client's) clock steps by `J` (a node's forward only; a
+//!   client's either way), and so does
 //!   what it measures (a key's age or a restart delay; a round or a lease). Only a clock that
 //!   measures something may jump: elsewhere a jump changes nothing but the budget (the model
 //!   prunes those jumps for the same reason).
@@ -72,8 +73,13 @@ pub enum ZoneStep {
     Release(usize),
     /// Node `n`'s clock jumps forward.
     Jump(usize),
-    /// Client `c`'s clock jumps forward.
-    ClientJump(usize),
+    /// A client's clock jumps.
+    ClientJump {
+        /// The client.
+        client: usize,
+        /// Whether forward (the configuration's jump is positive) or backward.
+        forward: bool,
+    },
     /// Node `n` crashes (and restarts, unless configured not to).
     Crash(usize),
     /// Node `n` writes its key to disk (`fsync-periodic`).
@@ -125,7 +131,10 @@ impl ZoneStep {
             },
             ZoneStep::Release(c) => ZoneStep::Release(client(c)),
             ZoneStep::Jump(n) => ZoneStep::Jump(node(n)),
-            ZoneStep::ClientJump(c) => ZoneStep::ClientJump(client(c)),
+            ZoneStep::ClientJump { client: c, forward } => ZoneStep::ClientJump {
+                client: client(c),
+                forward,
+            },
             ZoneStep::Crash(n) => ZoneStep::Crash(node(n)),
             ZoneStep::Fsync(n) => ZoneStep::Fsync(node(n)),
             ZoneStep::Issue { client: c, op } => ZoneStep::Issue {
@@ -179,7 +188,10 @@ impl std::fmt::Display for ZoneStep {
             }
             ZoneStep::Release(c) => write!(f, "{} releases", Actor::client(c)),
             ZoneStep::Jump(n) => write!(f, "{}'s clock jumps forward", Actor::node(n)),
-            ZoneStep::ClientJump(c) => write!(f, "{}'s clock jumps forward", Actor::client(c)),
+            ZoneStep::ClientJump { client, forward } => {
+                let way = if forward { "forward" } else { "backward" };
+                write!(f, "{}'s clock jumps {way}", Actor::client(client))
+            }
             ZoneStep::Crash(n) => write!(f, "{} crashes", Actor::node(n)),
             ZoneStep::Fsync(n) => write!(f, "{} writes its key to disk", Actor::node(n)),
             ZoneStep::Issue { client, op } => write!(
@@ -327,7 +339,11 @@ impl Discrete {
                 next.jumps_left -= 1;
                 let mut z = zone.clone();
                 z.shift(config.client_clock(c), config.jump());
-                out.push((ZoneStep::ClientJump(c), next, z));
+                let step = ZoneStep::ClientJump {
+                    client: c,
+                    forward: config.jump_ticks > 0,
+                };
+                out.push((step, next, z));
             }
         }
     }
