@@ -205,7 +205,9 @@ impl Stored for ParametricZone {
 struct Entry<Z> {
     /// Replaced by a larger zone of the same discrete part: not expanded, not counted.
     covered: bool,
-    state: Discrete,
+    /// Its discrete part: an index into [`Search::parts`], where each is kept once (a part is
+    /// several hundred bytes, the core's lock for every client; many zones share one).
+    part: u32,
     zone: Z,
     parent: usize,
     /// The step from the parent, in the parent's names.
@@ -220,7 +222,11 @@ struct Search<'a, Z> {
     config: &'a ZoneConfig,
     options: Options,
     entries: Vec<Entry<Z>>,
-    passed: HashMap<Discrete, Vec<usize>>,
+    /// Every discrete part stored, once, and its index.
+    parts: Vec<Discrete>,
+    part_index: HashMap<Discrete, u32>,
+    /// The passed list: per part, the entries of its zones that nothing covers.
+    passed: Vec<Vec<usize>>,
     waiting: VecDeque<usize>,
     subsumed: usize,
     acquired: bool,
@@ -267,7 +273,9 @@ fn search<Z: Stored>(
         config,
         options,
         entries: Vec::new(),
-        passed: HashMap::new(),
+        parts: Vec::new(),
+        part_index: HashMap::new(),
+        passed: Vec::new(),
         waiting: VecDeque::new(),
         subsumed: 0,
         acquired: false,
@@ -291,7 +299,8 @@ fn search<Z: Stored>(
         expanded += 1;
         successors.clear();
         let entry = &search.entries[at];
-        entry.state.successors(config, &entry.zone, &mut successors);
+        let state = search.parts[entry.part as usize];
+        state.successors(config, &entry.zone, &mut successors);
         for (step, state, zone) in successors.drain(..) {
             search.add(at, step, state, zone);
             if search.all_violated() {
@@ -314,16 +323,17 @@ impl<Z: Stored> Search<'_, Z> {
         zone.up();
         initial.within_invariants(config, &mut zone);
         zone.extrapolate(config, &initial);
+        let part = self.part(initial);
         self.entries.push(Entry {
             covered: false,
-            state: initial,
+            part,
             zone,
             parent: usize::MAX,
             step: None,
             names: Renaming::IDENTITY,
             depth: 0,
         });
-        self.passed.insert(initial, vec![0]);
+        self.passed[part as usize].push(0);
         self.waiting.push_back(0);
     }
 
@@ -389,37 +399,47 @@ impl<Z: Stored> Search<'_, Z> {
         } else {
             (state, zone, Renaming::IDENTITY)
         };
-        if !self.store(state, &zone) {
+        let part = self.part(state);
+        if !self.store(part, state, &zone) {
             self.subsumed += 1;
             return;
         }
         let parent = &self.entries[at];
         let entry = Entry {
             covered: false,
-            state,
+            part,
             zone,
             parent: at,
             step: Some(step),
             names: parent.names.then(&renaming),
             depth: parent.depth + 1,
         };
-        self.passed
-            .entry(state)
-            .or_default()
-            .push(self.entries.len());
+        self.passed[part as usize].push(self.entries.len());
         self.waiting.push_back(self.entries.len());
         self.entries.push(entry);
     }
 
+    /// The index of discrete part `state`, stored once.
+    fn part(&mut self, state: Discrete) -> u32 {
+        if let Some(&part) = self.part_index.get(&state) {
+            return part;
+        }
+        let part = u32::try_from(self.parts.len()).expect("fewer than 2³² discrete parts");
+        self.parts.push(state);
+        self.passed.push(Vec::new());
+        self.part_index.insert(state, part);
+        part
+    }
+
     /// Whether `(state, zone)` is new: no stored zone of `state` covers it. The stored zones
     /// it covers are retired (whatever they lead to, it does).
-    fn store(&mut self, state: Discrete, zone: &Z) -> bool {
+    fn store(&mut self, part: u32, state: Discrete, zone: &Z) -> bool {
         // The image names clocks differently: its constants, for the simulation test.
         let simulation = self.options.simulation && self.config.parameters.is_none();
         let bounds = simulation.then(|| state.lu_bounds(self.config));
         let covers = |big: &Z, small: &Z| big.covers(small, bounds.as_ref());
         let entries = &mut self.entries;
-        let stored = self.passed.entry(state).or_default();
+        let stored = &mut self.passed[part as usize];
         if stored.iter().any(|&i| covers(&entries[i].zone, zone)) {
             return false;
         }
@@ -486,8 +506,8 @@ impl<Z: Stored> Search<'_, Z> {
             judgements,
             zones: expanded,
             max_depth: self.entries.iter().map(|e| e.depth).max().unwrap_or(0),
-            stored: self.passed.values().map(Vec::len).sum(),
-            discrete: self.passed.len(),
+            stored: self.passed.iter().map(Vec::len).sum(),
+            discrete: self.parts.len(),
             subsumed: self.subsumed,
             seconds: started.elapsed().as_secs_f64(),
             regions: self.regions.clone(),
