@@ -8,7 +8,8 @@
 //! the core decides alike are joined again. The engine keeps no tally, phase or release of its
 //! own: it records which answers reached the client (its mailbox, as the discrete model's) and
 //! carries out the requests the core returns, a release on every node at once (the discrete
-//! model's shortcut: a late release only keeps keys).
+//! model's shortcut: a late compare-and-delete only keeps keys, and a late plain `DEL` is a
+//! holder that released later, which the automaton lets a holder do at any moment).
 
 use crate::proto::{
     Answer, Effects, Entropy, LockEvent, LockPhase, LockState, NodeId, Op, Reply, RetryPolicy,
