@@ -29,11 +29,14 @@
 //! Arguments after `--` that are not flags pick the rows whose names contain one of them (the
 //! floor always runs): `cargo bench --bench redis_client -- contended`.
 
+// The live tests' harness, shared with `pub` items no user reaches (see tests/live_redis/main.rs).
+#[allow(unreachable_pub)]
 #[path = "../tests/live_redis/harness.rs"]
 mod harness;
 // The harness reports to the live tests' watchdog when built as a test (clippy's and
 // `cargo test --benches`' build of this file); the benchmark itself runs unwatched.
 #[cfg(test)]
+#[allow(unreachable_pub)]
 #[path = "../tests/live_redis/watchdog.rs"]
 mod watchdog;
 

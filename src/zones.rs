@@ -40,6 +40,10 @@
 //! themselves. A node's clock may not step back: the node deleted a key on expiry, and a key
 //! clock stepped back would bring it to life again.
 
+// The items `testing` re-exports for the integration tests are public only in that build;
+// without it they are crate-internal, and the all-features build is where the lint speaks.
+#![cfg_attr(not(feature = "testing"), allow(unreachable_pub))]
+
 mod client;
 mod clock_guard;
 mod concrete;
@@ -68,7 +72,8 @@ pub use config::{Unsupported, ZoneConfig};
 pub use explore::Judgement;
 #[cfg(feature = "testing")]
 pub use explore::explore;
-pub use explore::{Options, ZoneOutcome, explore_watched};
+pub(crate) use explore::explore_watched;
+pub use explore::{Options, ZoneOutcome};
 pub use inequality::Inequality;
 pub use successors::ZoneStep;
 pub use synthesis::{FreeKey, Synthesis, SynthesisError, synthesize};

@@ -12,7 +12,7 @@ use crate::time::Millis;
 
 /// Which run of the model this is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Mode {
+pub(crate) enum Mode {
     /// The safety run: asynchronous (time may pass between any two steps), time-shift and
     /// symmetry reduced, no horizon.
     Safety,
@@ -103,7 +103,7 @@ pub(crate) struct Shape {
 
 /// Which of the safety run's properties a model judges.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Judged {
+pub(crate) enum Judged {
     /// Every property.
     All,
     /// The storage properties only.
@@ -113,7 +113,7 @@ pub enum Judged {
 }
 
 impl Shape {
-    pub fn new(scenario: &Scenario, mode: Mode) -> Shape {
+    pub(crate) fn new(scenario: &Scenario, mode: Mode) -> Shape {
         let lock = &scenario.lock;
         // Resolved once by the scenario, the fencing rule included.
         let token_source = scenario
@@ -182,17 +182,17 @@ impl Shape {
     }
 
     /// Whether clock jumps may hit clients.
-    pub fn client_jumps(&self) -> bool {
+    pub(crate) fn client_jumps(&self) -> bool {
         self.jumps > 0 && self.jump_target != JumpTarget::Node
     }
 
     /// Whether jumps may hit nodes.
-    pub fn node_jumps(&self) -> bool {
+    pub(crate) fn node_jumps(&self) -> bool {
         self.jumps > 0 && self.jump_target != JumpTarget::Client
     }
 
     /// How far the remaining backward client jumps can still move a client's clock back.
-    pub fn client_backward_budget(&self, jumps_left: u8) -> i64 {
+    pub(crate) fn client_backward_budget(&self, jumps_left: u8) -> i64 {
         if self.client_jumps() && self.jump_ticks < 0 {
             i64::from(jumps_left) * i64::from(self.jump_ticks.unsigned_abs())
         } else {
@@ -201,7 +201,7 @@ impl Shape {
     }
 
     /// How long a pending storage op may still wait, given whether a pause stretched it.
-    pub fn stall_allowance(&self, paused: bool) -> Bound {
+    pub(crate) fn stall_allowance(&self, paused: bool) -> Bound {
         match (self.delay_max, paused, self.pause_max) {
             (Bound::Unbounded, _, _) | (_, true, Bound::Unbounded) => Bound::Unbounded,
             (Bound::Ticks(d), true, Bound::Ticks(p)) => Bound::Ticks(d + p),
@@ -248,7 +248,7 @@ fn symmetric(scenario: &Scenario, mode: Mode) -> bool {
 /// threads fighting over that one cache line cost more than the steps themselves; a plain
 /// `&'static` costs nothing. Interning bounds what is kept to the distinct configurations a
 /// process checks (a few hundred bytes each), however many checks it runs.
-pub fn intern(shape: Shape) -> &'static Shape {
+pub(super) fn intern(shape: Shape) -> &'static Shape {
     static SHAPES: Mutex<Vec<&'static Shape>> = Mutex::new(Vec::new());
     let mut shapes = SHAPES
         .lock()

@@ -12,7 +12,7 @@ use crate::event::{Event, Moment};
 /// is `None`), one list per step, with what only the whole path shows: which write a write
 /// erased ([`Event::UpdateLost`] when a stale write lands after a newer one,
 /// [`Event::WriteOnStaleRead`] when a write was computed before another one landed).
-pub fn narrate_path(path: &[(World, Option<Step>)]) -> Vec<Vec<Moment>> {
+pub(crate) fn narrate_path(path: &[(World, Option<Step>)]) -> Vec<Vec<Moment>> {
     let mut memory = PathMemory::default();
     let mut steps = Vec::new();
     for pair in path.windows(2) {
@@ -145,7 +145,7 @@ impl PathMemory {
 
 /// One step in one line (`t=3 c1 checks its lease …`), as the Explorer's pane, its diagram
 /// and the `--json` counterexample print it: the step's events joined, or the tick.
-pub fn line(t: u32, step: &Step, moments: &[Moment]) -> String {
+pub(crate) fn line(t: u32, step: &Step, moments: &[Moment]) -> String {
     if moments.is_empty() {
         return match step {
             Step::Tick => format!("t={t} time passes to t={}", t + 1),

@@ -13,7 +13,7 @@ use super::shape::Shape;
 
 /// One Redis master: the core's [`NodeState`] plus the offset of its clock from true time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct NodeSlot {
+pub(crate) struct NodeSlot {
     /// The key and the node's availability, exactly as the core keeps them.
     pub state: NodeState,
     /// `node clock − true time` (moved by clock jumps).
@@ -81,7 +81,7 @@ pub struct Work {
 /// One client: its clock offset, the core's lock, and what the network and the storage hold
 /// for it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ClientSlot {
+pub(crate) struct ClientSlot {
     /// `client clock − true time` (moved by clock jumps).
     pub offset: i64,
     /// The lock's life, exactly as the core keeps it.
@@ -135,7 +135,7 @@ impl ClientSlot {
     }
 
     /// Whether the requests in flight are extensions (compare-and-pexpire).
-    pub fn extending_in_flight(&self) -> bool {
+    pub(crate) fn extending_in_flight(&self) -> bool {
         !self.inflight.is_empty()
             && matches!(
                 self.request,
@@ -147,7 +147,7 @@ impl ClientSlot {
     }
 
     /// The token of the latest round (acquisition or, while held, the lease's).
-    pub fn token(&self) -> Token {
+    pub(crate) fn token(&self) -> Token {
         match self.lock.phase() {
             LockPhase::Acquiring(round) => round.token,
             LockPhase::Holding { lease, .. } | LockPhase::Extending { lease, .. } => lease.token,
@@ -160,7 +160,7 @@ impl ClientSlot {
     }
 
     /// The client's phase as reports see it (see [`Phase`]).
-    pub fn phase(&self) -> Phase {
+    pub(crate) fn phase(&self) -> Phase {
         let with_mailbox = |mut round: QuorumRound| {
             for node in self.mailbox.answered().iter() {
                 round.tally.record(node, self.mailbox.reply(node));
@@ -199,7 +199,7 @@ pub(crate) fn owner_of(token: Token) -> usize {
 /// The model's fencing state besides the lock nodes' counters (which live in their
 /// [`NodeState`]); what it means is in `fence.rs`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Fences {
+pub(crate) struct Fences {
     /// The separate counter node of `counter-after-acquire` (its `counter` field is the
     /// counter; it holds no key).
     pub counter_node: NodeState,
@@ -214,7 +214,7 @@ pub struct Fences {
 
 /// Fault budgets left.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct FaultsLeft {
+pub(crate) struct FaultsLeft {
     /// Clock jumps left.
     pub jumps: u8,
     /// Node crashes left.

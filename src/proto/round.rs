@@ -443,7 +443,7 @@ impl Lease {
 
 /// The release of one token on all `N` nodes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct ReleaseRound {
+pub(crate) struct ReleaseRound {
     /// The token whose keys are deleted.
     pub token: Token,
     /// The client time the release began.
@@ -454,7 +454,7 @@ pub struct ReleaseRound {
 
 impl ReleaseRound {
     /// Starts releasing `token` at client time `now`.
-    pub fn new(token: Token, now: Millis) -> ReleaseRound {
+    pub(crate) fn new(token: Token, now: Millis) -> ReleaseRound {
         ReleaseRound {
             token,
             started: now,
@@ -463,7 +463,7 @@ impl ReleaseRound {
     }
 
     /// The operation sent to every node: compare-and-delete, or the plain-`DEL` mistake.
-    pub fn op(&self, params: &LockParams) -> Op {
+    pub(crate) fn op(&self, params: &LockParams) -> Op {
         match params.unlock {
             UnlockMode::CompareAndDelete => Op::DelIfEq { token: self.token },
             UnlockMode::PlainDel => Op::Del,
@@ -471,12 +471,12 @@ impl ReleaseRound {
     }
 
     /// Whether every node has answered.
-    pub fn is_decided(&self, params: &LockParams) -> bool {
+    pub(crate) fn is_decided(&self, params: &LockParams) -> bool {
         self.tally.answered().len() == params.node_count as usize
     }
 
     /// The client time at which the release stops waiting.
-    pub fn deadline(&self, params: &LockParams) -> Millis {
+    pub(crate) fn deadline(&self, params: &LockParams) -> Millis {
         self.started + params.round_timeout
     }
 }

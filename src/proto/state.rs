@@ -108,7 +108,7 @@ pub enum UsageError {
 
 /// Where the lock's randomness comes from: a CSPRNG in production, a seeded generator in the
 /// simulator, fixed choices in the model checker (which explores every retry delay anyway).
-pub trait Entropy {
+pub(crate) trait Entropy {
     /// A fresh token for a new acquisition round.
     fn token(&mut self) -> Token;
     /// The delay before the next round after a failed one, within `retry`'s range.
@@ -171,7 +171,7 @@ impl From<Reply> for Answer {
 /// One operation for every one of the `N` nodes (or for one of them, in a sequential
 /// acquisition), tagged with the round its answers belong to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Request {
+pub(crate) struct Request {
     /// The round the answers are fed back with.
     pub round: RoundId,
     /// The operation.
@@ -183,7 +183,7 @@ pub struct Request {
 
 impl Request {
     /// The nodes, of `node_count`, that this request goes to.
-    pub fn to(&self, node_count: u8) -> NodeSet {
+    pub(crate) fn to(&self, node_count: u8) -> NodeSet {
         self.only
             .map_or(NodeSet::first(usize::from(node_count)), NodeSet::single)
     }
@@ -192,7 +192,7 @@ impl Request {
 /// What a transition asks its driver to do.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 #[must_use = "a transition's request must be sent and its event reported"]
-pub struct Effects {
+pub(crate) struct Effects {
     /// Send this to all `N` nodes.
     pub request: Option<Request>,
     /// Tell the caller this.
@@ -201,7 +201,7 @@ pub struct Effects {
 
 /// Where a lock is in its life.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum LockPhase {
+pub(crate) enum LockPhase {
     /// Not started: [`LockState::begin`] sends the first round.
     Idle,
     /// Waiting for the answers of an acquisition round.
@@ -239,7 +239,7 @@ pub enum LockPhase {
 /// queues around it, for drivers; the model checker keeps a `LockState` per client in its
 /// state and drives it directly.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct LockState {
+pub(crate) struct LockState {
     phase: LockPhase,
     attempt: u32,
     round: RoundId,
@@ -255,7 +255,7 @@ impl Default for LockState {
 
 impl LockState {
     /// A lock that has not started.
-    pub const fn new() -> LockState {
+    pub(crate) const fn new() -> LockState {
         LockState {
             phase: LockPhase::Idle,
             attempt: 0,
@@ -265,17 +265,17 @@ impl LockState {
     }
 
     /// Where the lock is.
-    pub fn phase(&self) -> &LockPhase {
+    pub(crate) fn phase(&self) -> &LockPhase {
         &self.phase
     }
 
     /// How many acquisition rounds have started.
-    pub fn attempts(&self) -> u32 {
+    pub(crate) fn attempts(&self) -> u32 {
         self.attempt
     }
 
     /// The round whose answers the lock takes now (older answers are ignored).
-    pub fn round(&self) -> RoundId {
+    pub(crate) fn round(&self) -> RoundId {
         self.round
     }
 
@@ -287,7 +287,7 @@ impl LockState {
 
     /// Whether an answer to `round` would be counted: it is the acquisition or extension
     /// round in flight.
-    pub fn is_collecting(&self, round: RoundId) -> bool {
+    pub(crate) fn is_collecting(&self, round: RoundId) -> bool {
         round == self.round
             && matches!(
                 self.phase,
@@ -296,7 +296,7 @@ impl LockState {
     }
 
     /// The current lease, while the lock is held (also during an extension).
-    pub fn lease(&self) -> Option<&Lease> {
+    pub(crate) fn lease(&self) -> Option<&Lease> {
         match &self.phase {
             LockPhase::Holding { lease, .. } | LockPhase::Extending { lease, .. } => Some(lease),
             _ => None,
@@ -305,7 +305,7 @@ impl LockState {
 
     /// Whether a client whose clock reads `now` may act as the holder: it holds a lease and
     /// `now` is before the lease's deadline.
-    pub fn believes(&self, now: Millis) -> bool {
+    pub(crate) fn believes(&self, now: Millis) -> bool {
         self.lease().is_some_and(|lease| lease.believes(now))
     }
 
@@ -328,13 +328,13 @@ impl LockState {
     }
 
     /// Whether the lock has nothing more to do (released, or never acquired).
-    pub fn is_finished(&self) -> bool {
+    pub(crate) fn is_finished(&self) -> bool {
         self.phase == LockPhase::Finished
     }
 
     /// Starts the first acquisition round at client time `now` (this is T1). Does nothing
     /// unless the lock is [`LockPhase::Idle`].
-    pub fn begin(
+    pub(crate) fn begin(
         &mut self,
         params: &LockParams,
         now: Millis,
@@ -348,7 +348,7 @@ impl LockState {
 
     /// The client time at which [`handle_timeout`](LockState::handle_timeout) has work to do:
     /// a round's deadline, the end of a back-off, or the lease's deadline.
-    pub fn poll_timeout(&self, params: &LockParams) -> Option<Millis> {
+    pub(crate) fn poll_timeout(&self, params: &LockParams) -> Option<Millis> {
         match &self.phase {
             LockPhase::Acquiring(round) => Some(round.deadline(params)),
             LockPhase::BackingOff { until } => Some(*until),
@@ -364,7 +364,7 @@ impl LockState {
 
     /// Feeds one node's answer to a command of round `round`. Answers to an older round are
     /// ignored: they belong to a release that nobody waits for, or arrived too late.
-    pub fn handle_reply(
+    pub(crate) fn handle_reply(
         &mut self,
         params: &LockParams,
         round: RoundId,
@@ -447,7 +447,7 @@ impl LockState {
     }
 
     /// Does whatever is due at client time `now`; calling it early does nothing.
-    pub fn handle_timeout(
+    pub(crate) fn handle_timeout(
         &mut self,
         params: &LockParams,
         now: Millis,
@@ -493,7 +493,11 @@ impl LockState {
     /// Past the lease's deadline the extension is refused at once with
     /// [`LockEvent::NotExtended`] and [`Failure::LeaseExpired`]: keys that may have expired
     /// cannot be extended back into a lock.
-    pub fn extend(&mut self, params: &LockParams, now: Millis) -> Result<Effects, UsageError> {
+    pub(crate) fn extend(
+        &mut self,
+        params: &LockParams,
+        now: Millis,
+    ) -> Result<Effects, UsageError> {
         let lease = match &self.phase {
             LockPhase::Holding { lease, .. } => *lease,
             LockPhase::Extending { .. } => return Err(UsageError::AlreadyExtending),
@@ -516,7 +520,7 @@ impl LockState {
 
     /// Stops believing at once, then sends a release to all `N` nodes. An acquisition in
     /// progress is abandoned and released too. Releasing twice does nothing.
-    pub fn release(&mut self, params: &LockParams, now: Millis) -> Effects {
+    pub(crate) fn release(&mut self, params: &LockParams, now: Millis) -> Effects {
         let token = match &self.phase {
             LockPhase::Acquiring(round) => round.token,
             LockPhase::Holding { lease, .. } | LockPhase::Extending { lease, .. } => lease.token,

@@ -52,7 +52,7 @@ pub(crate) struct Guard {
 impl Guard {
     /// Whether the guard holds after `elapsed` (a clock that stepped back before the anchor
     /// reads as zero elapsed, as the core counts it).
-    pub fn holds(&self, elapsed: Millis) -> bool {
+    pub(crate) fn holds(&self, elapsed: Millis) -> bool {
         match self.relation {
             Relation::Below => elapsed < self.bound,
             Relation::AtLeast => elapsed >= self.bound,

@@ -69,7 +69,7 @@ pub fn parse_duration(text: &str) -> Result<Duration, DurationError> {
 /// Parses a duration that must be a whole number of milliseconds, as every time key of a
 /// scenario file is: the file's tick is the common divisor of its durations, and a rounded
 /// value would change that divisor behind the writer's back.
-pub fn exact_millis(text: &str) -> Result<u64, DurationError> {
+pub(super) fn exact_millis(text: &str) -> Result<u64, DurationError> {
     let duration = parse_exact(text)?;
     if duration.subsec_nanos() % 1_000_000 != 0 {
         return Err(DurationError::NotWholeMillis {
@@ -81,7 +81,7 @@ pub fn exact_millis(text: &str) -> Result<u64, DurationError> {
 
 /// Parses a clock step: a whole-millisecond duration with an optional sign (`-50ms` steps
 /// back, `50ms` and `+50ms` forward).
-pub fn signed_millis(text: &str) -> Result<i64, DurationError> {
+pub(super) fn signed_millis(text: &str) -> Result<i64, DurationError> {
     let trimmed = text.trim();
     let (negative, magnitude) = match trimmed.strip_prefix('-') {
         Some(rest) => (true, rest),

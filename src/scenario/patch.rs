@@ -60,7 +60,11 @@ pub enum PatchError {
 /// The scenario's text with `set` applied and its `[mitigation]` table and `[expect]
 /// mechanism` removed: each dotted key (`"storage.protection"`) is written with its TOML value
 /// (`"\"fencing-token\""`), creating the tables it names.
-pub fn patch_text(file: &str, text: &str, set: &[(String, String)]) -> Result<String, PatchError> {
+pub(super) fn patch_text(
+    file: &str,
+    text: &str,
+    set: &[(String, String)],
+) -> Result<String, PatchError> {
     let mut document: toml::Table =
         toml::from_str(text).map_err(|e| ScenarioError::from_toml(file, text, &e))?;
     document.remove("mitigation");

@@ -35,7 +35,7 @@ pub(super) struct Resolution {
 
 impl Resolution {
     /// The duration text written for `tick_key`, if it was written as one.
-    pub fn written(&self, tick_key: &str) -> Option<&str> {
+    pub(super) fn written(&self, tick_key: &str) -> Option<&str> {
         self.written
             .iter()
             .find(|(key, _)| *key == tick_key)

@@ -117,7 +117,7 @@ impl fmt::Display for Violation {
 /// Keeps each violation to one report: a belief overlap once per pair of epochs, each storage
 /// property once (its ghost flags are sticky).
 #[derive(Clone, Debug, Default)]
-pub struct Checker {
+pub(super) struct Checker {
     overlaps: BTreeSet<(u32, u32)>,
     storage_order_reported: bool,
     lost_update_reported: bool,
@@ -125,7 +125,7 @@ pub struct Checker {
 
 impl Checker {
     /// Checks mutual exclusion at true time `now` among `believers` (sorted by client).
-    pub fn check_beliefs(&mut self, now: Millis, believers: &[Believer]) -> Vec<Violation> {
+    pub(super) fn check_beliefs(&mut self, now: Millis, believers: &[Believer]) -> Vec<Violation> {
         let mut found = Vec::new();
         for (i, a) in believers.iter().enumerate() {
             for b in &believers[i + 1..] {
@@ -147,7 +147,7 @@ impl Checker {
     }
 
     /// Checks the storage properties after `client` had an operation of `epoch` applied.
-    pub fn check_storage(
+    pub(super) fn check_storage(
         &mut self,
         now: Millis,
         storage: &Storage,

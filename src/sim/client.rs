@@ -32,7 +32,7 @@ use crate::storage::{Protection, StorageOp, StorageReply};
 use crate::time::Millis;
 
 /// What the world hands a client for one step.
-pub struct StepContext<'a> {
+pub(super) struct StepContext<'a> {
     /// True time.
     pub now: u64,
     /// The lock configuration every client runs.
@@ -128,7 +128,7 @@ struct Awaiting {
 
 /// A lock client in the simulated world.
 #[derive(Clone, Debug)]
-pub struct SimClient {
+pub(super) struct SimClient {
     id: usize,
     /// The client's clock (its monotonic clock, in Redlock's terms).
     pub clock: SimClock,
@@ -195,7 +195,12 @@ enum LateAnswers {
 impl SimClient {
     /// Client `id` with its clock and its own seeded generator (tokens, retry jitter, think
     /// times). It starts idle for a think time.
-    pub fn new(id: usize, clock: SimClock, seed: u64, workload: &WorkloadConfig) -> SimClient {
+    pub(super) fn new(
+        id: usize,
+        clock: SimClock,
+        seed: u64,
+        workload: &WorkloadConfig,
+    ) -> SimClient {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let think = uniform(&mut rng, workload.think_min.0, workload.think_max.0);
         SimClient {
@@ -232,7 +237,7 @@ impl SimClient {
 
     /// The client takes its first acquisition round's answers only once another client has
     /// acquired, or a TTL later ([`WorkloadConfig::late_answers`]).
-    pub fn take_acquisition_answers_late(&mut self) {
+    pub(super) fn take_acquisition_answers_late(&mut self) {
         self.late_answers = LateAnswers::Armed;
     }
 
@@ -248,7 +253,7 @@ impl SimClient {
     /// Steps the client's clock by `by_ms` at true time `now`; returns whether the step
     /// brought back a belief whose end the trace told (its clock is back before the lease's
     /// deadline), which the caller tells after the jump.
-    pub fn step_clock(&mut self, now: u64, by_ms: i64) -> bool {
+    pub(super) fn step_clock(&mut self, now: u64, by_ms: i64) -> bool {
         let before = self.belief(now);
         self.clock.jump(now, by_ms);
         let returned = self.belief_ended && before.is_none() && self.belief(now).is_some();
@@ -260,7 +265,7 @@ impl SimClient {
 
     /// The epoch of the lease the client believes in at true time `now`, if it believes: it
     /// holds a lease and its own clock reads before the lease's deadline.
-    pub fn belief(&self, now: u64) -> Option<u32> {
+    pub(super) fn belief(&self, now: u64) -> Option<u32> {
         let local = self.clock.read(now);
         self.lock
             .as_ref()
@@ -270,7 +275,7 @@ impl SimClient {
 
     /// Hands the client a message; it is handled at the client's next active step (a dead
     /// client drops it).
-    pub fn deliver(&mut self, payload: Payload) {
+    pub(super) fn deliver(&mut self, payload: Payload) {
         if !self.dead {
             self.inbox.push_back(payload);
         }
@@ -281,7 +286,7 @@ impl SimClient {
     /// more), but the release it asks for is never sent, and an operation checked but not
     /// yet sent is never sent either. What the client already sent still arrives. A dead
     /// client is left alone (`false`).
-    pub fn crash(&mut self, now: Millis) -> bool {
+    pub(super) fn crash(&mut self, now: Millis) -> bool {
         if self.dead {
             return false;
         }
@@ -300,7 +305,7 @@ impl SimClient {
     /// is left alone (`false`): pauses do not stack, so a bound on a pause's length is a
     /// bound on how long the client stops.
     /// A pause that strikes is told with the checked op it holds back, if any.
-    pub fn pause(&mut self, now: u64, until: u64) -> Option<event::Event> {
+    pub(super) fn pause(&mut self, now: u64, until: u64) -> Option<event::Event> {
         if self.paused_until.is_some_and(|current| now < current) {
             return None;
         }
@@ -317,12 +322,12 @@ impl SimClient {
     }
 
     /// Whether the client has started an acquisition in this run, or died.
-    pub fn has_begun_or_died(&self) -> bool {
+    pub(super) fn has_begun_or_died(&self) -> bool {
         self.acquisitions > 0 || self.dead
     }
 
     /// The client stays idle until [`begin_after`](SimClient::begin_after) times its start.
-    pub fn wait_for_first(&mut self) {
+    pub(super) fn wait_for_first(&mut self) {
         self.phase = Phase::Idle {
             until: Millis(u64::MAX),
         };
@@ -330,7 +335,7 @@ impl SimClient {
 
     /// A client that has not begun yet (idle, alive) begins `after` from true time `now` on
     /// its own clock rather than at its drawn think time ([`WorkloadConfig::rival_start`]).
-    pub fn begin_after(&mut self, now: u64, after: Millis) {
+    pub(super) fn begin_after(&mut self, now: u64, after: Millis) {
         if !self.dead && self.acquisitions == 0 && matches!(self.phase, Phase::Idle { .. }) {
             self.phase = Phase::Idle {
                 until: self.clock.read(now) + after,
@@ -339,12 +344,12 @@ impl SimClient {
     }
 
     /// Delays the client's next storage operation by `extra` more.
-    pub fn delay_next_storage_op(&mut self, extra: Millis) {
+    pub(super) fn delay_next_storage_op(&mut self, extra: Millis) {
         self.storage_delay += extra;
     }
 
     /// Delays the client's next lock request to `node` by `extra` more.
-    pub fn delay_next_request(&mut self, node: usize, extra: Millis) {
+    pub(super) fn delay_next_request(&mut self, node: usize, extra: Millis) {
         match self.request_delays.iter_mut().find(|(n, _)| *n == node) {
             Some((_, delay)) => *delay += extra,
             None => self.request_delays.push((node, extra)),
@@ -352,7 +357,7 @@ impl SimClient {
     }
 
     /// One step at true time `now`; a paused client does nothing.
-    pub fn step(&mut self, ctx: &mut StepContext<'_>) {
+    pub(super) fn step(&mut self, ctx: &mut StepContext<'_>) {
         if self.dead {
             return;
         }

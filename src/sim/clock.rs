@@ -17,7 +17,7 @@ const PPM: i128 = 1_000_000;
 /// The reading is kept exactly, in units of 10^-6 ms, so that re-anchoring at a jump never
 /// loses the fractional progress of a drifting clock.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct SimClock {
+pub(super) struct SimClock {
     /// True time of the last anchor (start, or the last jump).
     anchor_true: u64,
     /// Reading at the anchor, in 10^-6 ms.
@@ -31,7 +31,7 @@ pub struct SimClock {
 
 impl SimClock {
     /// A clock that reads `CLOCK_ORIGIN + offset_ms` at true time 0 and drifts at `rate_ppm`.
-    pub fn new(offset_ms: i64, rate_ppm: i32) -> SimClock {
+    pub(super) fn new(offset_ms: i64, rate_ppm: i32) -> SimClock {
         SimClock {
             anchor_true: 0,
             anchor_local_micro: i128::from(CLOCK_ORIGIN + offset_ms) * PPM,
@@ -43,7 +43,7 @@ impl SimClock {
     /// The same clock reading in steps of `resolution` (at least 1 ms): a reading is rounded
     /// down to a multiple of it, counted from [`CLOCK_ORIGIN`], so a clock of resolution
     /// `R` reads the start of the `R`-millisecond tick its exact reading falls in.
-    pub fn with_resolution(self, resolution: Millis) -> SimClock {
+    pub(super) fn with_resolution(self, resolution: Millis) -> SimClock {
         SimClock {
             resolution: resolution.0.max(1),
             ..self
@@ -51,7 +51,7 @@ impl SimClock {
     }
 
     /// The step its readings advance by, in ms.
-    pub fn resolution(&self) -> Millis {
+    pub(super) fn resolution(&self) -> Millis {
         Millis(self.resolution)
     }
 
@@ -62,7 +62,7 @@ impl SimClock {
 
     /// The reading at true time `now`, in whole milliseconds rounded down to the clock's
     /// resolution (a clock stepped below zero reads zero).
-    pub fn read(&self, now: u64) -> Millis {
+    pub(super) fn read(&self, now: u64) -> Millis {
         let ms = self.micro_at(now).div_euclid(PPM);
         let step = i128::from(self.resolution);
         let epoch = i128::from(CLOCK_ORIGIN);
@@ -71,7 +71,7 @@ impl SimClock {
     }
 
     /// Steps the clock by `by_ms` (negative: backward) at true time `now`.
-    pub fn jump(&mut self, now: u64, by_ms: i64) {
+    pub(super) fn jump(&mut self, now: u64, by_ms: i64) {
         self.anchor_local_micro = self.micro_at(now) + i128::from(by_ms) * PPM;
         self.anchor_true = now;
     }

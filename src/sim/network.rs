@@ -92,7 +92,7 @@ impl Message {
 
 /// What became of a message handed to the network.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Sent {
+pub(super) enum Sent {
     /// It will arrive at this true time.
     Arrives(Millis),
     /// It is lost.
@@ -101,7 +101,7 @@ pub enum Sent {
 
 /// Messages in flight.
 #[derive(Clone, Debug, Default)]
-pub struct Network {
+pub(super) struct Network {
     config: NetworkConfig,
     in_flight: BTreeMap<(u64, u64), Message>,
     next_seq: u64,
@@ -109,7 +109,7 @@ pub struct Network {
 
 impl Network {
     /// An empty network with these delays and this loss.
-    pub fn new(config: NetworkConfig) -> Network {
+    pub(super) fn new(config: NetworkConfig) -> Network {
         Network {
             config,
             in_flight: BTreeMap::new(),
@@ -118,7 +118,7 @@ impl Network {
     }
 
     /// The delays and loss this network runs with (a swarm run's own draw included).
-    pub fn config(&self) -> &NetworkConfig {
+    pub(super) fn config(&self) -> &NetworkConfig {
         &self.config
     }
 
@@ -126,7 +126,7 @@ impl Network {
     /// only), otherwise delivered after a uniformly drawn delay plus `extra`. The draws come
     /// from `rng` in a fixed order (loss, then delay) whether or not the message is lost, so
     /// one message's fate never shifts another's.
-    pub fn send(
+    pub(super) fn send(
         &mut self,
         now: u64,
         message: Message,
@@ -145,13 +145,13 @@ impl Network {
     }
 
     /// Puts `message` back in flight to arrive at `at`, without a new draw (a held request).
-    pub fn hold(&mut self, at: u64, message: Message) {
+    pub(super) fn hold(&mut self, at: u64, message: Message) {
         self.in_flight.insert((at, self.next_seq), message);
         self.next_seq += 1;
     }
 
     /// Removes and returns the earliest message due at or before `now`.
-    pub fn pop_due(&mut self, now: u64) -> Option<Message> {
+    pub(super) fn pop_due(&mut self, now: u64) -> Option<Message> {
         let entry = self.in_flight.first_entry()?;
         if entry.key().0 > now {
             return None;
@@ -161,7 +161,7 @@ impl Network {
 
     /// Whether nothing is in flight.
     #[cfg(test)]
-    pub fn is_empty(&self) -> bool {
+    pub(super) fn is_empty(&self) -> bool {
         self.in_flight.is_empty()
     }
 }

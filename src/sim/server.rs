@@ -27,7 +27,7 @@ fn replicas(failover: &super::config::Failover, start: Millis) -> Vec<SimReplica
 
 /// A node in the simulated world.
 #[derive(Clone, Debug)]
-pub struct SimNode {
+pub(super) struct SimNode {
     /// The key and the availability, with Redis's semantics.
     pub state: NodeState,
     /// The node's wall clock (Redis expires keys against it).
@@ -62,7 +62,7 @@ struct SimReplica {
 
 impl SimNode {
     /// Node `index`, up, with no key (and a replica if it is the failover's master).
-    pub fn new(index: usize, clock: SimClock, crash: CrashConfig) -> SimNode {
+    pub(super) fn new(index: usize, clock: SimClock, crash: CrashConfig) -> SimNode {
         SimNode {
             state: NodeState::new(),
             clock,
@@ -81,7 +81,7 @@ impl SimNode {
     }
 
     /// The client whose key the node holds, if it holds one.
-    pub fn key_owner(&self) -> Option<Actor> {
+    pub(super) fn key_owner(&self) -> Option<Actor> {
         self.state.entry.and(self.setter)
     }
 
@@ -90,7 +90,7 @@ impl SimNode {
     /// expiry, told as [`Event::KeyExpired`]). `tell` takes each event with the node's clock
     /// reading (a callback, so the tick every node takes every millisecond builds nothing when
     /// nothing happens).
-    pub fn tick(&mut self, now: u64, mut tell: impl FnMut(Event, Millis)) {
+    pub(super) fn tick(&mut self, now: u64, mut tell: impl FnMut(Event, Millis)) {
         let local = self.clock.read(now);
         if self.restart_at.is_some_and(|at| now >= at) {
             self.restart_at = None;
@@ -133,14 +133,14 @@ impl SimNode {
 
     /// Runs a command of the first client at true time `now` on the node's clock.
     #[cfg(test)]
-    pub fn apply(&mut self, op: &Op, now: u64) -> Result<bool, Unavailable> {
+    pub(super) fn apply(&mut self, op: &Op, now: u64) -> Result<bool, Unavailable> {
         self.apply_counted(op, now, Actor::client(0))
             .map(|reply| reply.applied)
     }
 
     /// Runs `client`'s command at true time `now` on the node's clock; the answer carries the
     /// fencing counter a `SET` returned.
-    pub fn apply_counted(
+    pub(super) fn apply_counted(
         &mut self,
         op: &Op,
         now: u64,
@@ -164,14 +164,14 @@ impl SimNode {
 
     /// Whether a client may count this node's yes at true time `now`: `false` while the
     /// restarted-node guard covers it (the client learns the node's uptime with the answer).
-    pub fn counts_toward_quorum(&self, now: u64) -> bool {
+    pub(super) fn counts_toward_quorum(&self, now: u64) -> bool {
         self.guarded_until
             .is_none_or(|until| self.clock.read(now) >= until)
     }
 
     /// Kills the process at true time `now`; it starts again `downtime` later. A node that is
     /// already down is left alone (`None`).
-    pub fn crash(&mut self, now: u64, downtime: Millis) -> Option<Event> {
+    pub(super) fn crash(&mut self, now: u64, downtime: Millis) -> Option<Event> {
         if self.state.availability == Availability::Down {
             return None;
         }
@@ -196,7 +196,7 @@ impl SimNode {
     /// reach or one it need not have reached: both relations the model's adversary chooses
     /// between. A node without a replica (none configured, or already promoted) is left
     /// alone (`None`).
-    pub fn fail_over(&mut self, now: u64, rng: &mut ChaCha8Rng) -> Option<Event> {
+    pub(super) fn fail_over(&mut self, now: u64, rng: &mut ChaCha8Rng) -> Option<Event> {
         let failover = self.crash.failover?;
         let several = self.replicas.len() > 1;
         let last = self.replicas.len().checked_sub(1)?;
@@ -237,12 +237,12 @@ impl SimNode {
     }
 
     /// Cuts the node off until true time `now + duration` (extends a running isolation).
-    pub fn isolate(&mut self, now: u64, duration: Millis) {
+    pub(super) fn isolate(&mut self, now: u64, duration: Millis) {
         self.isolated_until = self.isolated_until.max(now.saturating_add(duration.0));
     }
 
     /// Whether messages to and from the node are lost at true time `now`.
-    pub fn is_isolated(&self, now: u64) -> bool {
+    pub(super) fn is_isolated(&self, now: u64) -> bool {
         now < self.isolated_until
     }
 }

@@ -11,12 +11,12 @@ use super::parameters::Parameters;
 use super::timing::Constraints;
 
 /// The most nodes a configuration may have (one bit each in the discrete part's masks).
-pub const MAX_NODES: usize = 7;
+pub(super) const MAX_NODES: usize = 7;
 /// The most clients a configuration may have.
-pub const MAX_CLIENTS: usize = 3;
+pub(super) const MAX_CLIENTS: usize = 3;
 /// The most clocks an automaton may have (the zones hold two more, to make a counterexample
 /// concrete).
-pub const MAX_CLOCKS: usize = 9;
+pub(super) const MAX_CLOCKS: usize = 9;
 
 /// The kinds of fault the engine models (within the limits the checks below name); a scenario
 /// that grants any other kind is refused by that kind's name, so a kind added to the crate is

@@ -15,42 +15,42 @@ use std::fmt;
 
 /// One bound `≺ c` of a difference `x_i − x_j`, in the encoding described in the module docs.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Bound(i32);
+pub(crate) struct Bound(i32);
 
 impl Bound {
     /// No bound at all (`< ∞`).
-    pub const INFINITY: Bound = Bound(i32::MAX);
+    pub(crate) const INFINITY: Bound = Bound(i32::MAX);
     /// `≤ 0`: the diagonal of a non-empty zone, and the bounds of the origin.
-    pub const LE_ZERO: Bound = Bound(1);
+    pub(crate) const LE_ZERO: Bound = Bound(1);
 
     /// `≤ c`.
-    pub const fn le(c: i32) -> Bound {
+    pub(crate) const fn le(c: i32) -> Bound {
         Bound(2 * c + 1)
     }
 
     /// `< c`.
-    pub const fn lt(c: i32) -> Bound {
+    pub(crate) const fn lt(c: i32) -> Bound {
         Bound(2 * c)
     }
 
     /// The constant `c` (meaningless for [`Bound::INFINITY`]).
-    pub const fn constant(self) -> i32 {
+    pub(crate) const fn constant(self) -> i32 {
         self.0 >> 1
     }
 
     /// Whether the bound admits equality (`≤`).
-    pub const fn is_weak(self) -> bool {
+    pub(crate) const fn is_weak(self) -> bool {
         self.0 & 1 == 1
     }
 
     /// Whether this is [`Bound::INFINITY`].
-    pub const fn is_infinite(self) -> bool {
+    pub(crate) const fn is_infinite(self) -> bool {
         self.0 == i32::MAX
     }
 
     /// The bound on `x − z` implied by `x − y ≺ a` and `y − z ≺' b`: `a + b`, weak only when
     /// both are.
-    pub const fn plus(self, other: Bound) -> Bound {
+    pub(crate) const fn plus(self, other: Bound) -> Bound {
         if self.is_infinite() || other.is_infinite() {
             return Bound::INFINITY;
         }
@@ -81,17 +81,17 @@ impl fmt::Debug for Bound {
 
 /// A "no constant" marker for [`Dbm::extrapolate_lu`]: the clock is compared with nothing
 /// (from that side) in any future, so none of its bounds matter.
-pub const NO_CONSTANT: i32 = i32::MIN / 4;
+pub(super) const NO_CONSTANT: i32 = i32::MIN / 4;
 
 /// The most clocks a concrete search's zone may have, the reference clock included (the
 /// matrix is stored inline, so zones of one discrete part lie next to each other in the passed
 /// list and are compared without following pointers): an automaton's clocks (at most
 /// [`MAX_CLOCKS`](super::config::MAX_CLOCKS)) and two more that make a counterexample concrete.
-pub const MAX_DIM: usize = 12;
+pub(super) const MAX_DIM: usize = 12;
 
 /// A zone over `clocks` clocks (plus the reference clock `x_0`), in canonical form.
 #[derive(Clone, PartialEq, Eq, Hash)]
-pub struct Dbm {
+pub(super) struct Dbm {
     dim: usize,
     /// Row-major with stride `dim`; entries past `dim²` stay at their initial value.
     bounds: [Bound; MAX_DIM * MAX_DIM],
@@ -103,7 +103,7 @@ impl Dbm {
     /// # Panics
     ///
     /// When `clocks + 1` exceeds [`MAX_DIM`].
-    pub fn zero(clocks: usize) -> Self {
+    pub(super) fn zero(clocks: usize) -> Self {
         let dim = clocks + 1;
         assert!(dim <= MAX_DIM, "at most {} clocks", MAX_DIM - 1);
         Dbm {
@@ -113,7 +113,7 @@ impl Dbm {
     }
 
     /// The bound on `x_i − x_j` (`0` is the reference clock, clock `k` is index `k`).
-    pub fn get(&self, i: usize, j: usize) -> Bound {
+    pub(super) fn get(&self, i: usize, j: usize) -> Bound {
         self.bounds[i * self.dim + j]
     }
 
@@ -122,13 +122,13 @@ impl Dbm {
     }
 
     /// Whether no valuation satisfies the constraints (a negative cycle on the diagonal).
-    pub fn is_empty(&self) -> bool {
+    pub(super) fn is_empty(&self) -> bool {
         (0..self.dim).any(|i| self.get(i, i) < Bound::LE_ZERO)
     }
 
     /// Floyd–Warshall: every entry becomes the tightest bound the matrix implies. An empty
     /// zone shows a negative diagonal afterwards.
-    pub fn canonicalize(&mut self) {
+    pub(super) fn canonicalize(&mut self) {
         let dim = self.dim;
         for k in 0..dim {
             for i in 0..dim {
@@ -151,7 +151,7 @@ impl Dbm {
 
     /// Delay: time passes by any amount, every clock at rate 1 (the upper bounds go, the
     /// differences stay).
-    pub fn up(&mut self) {
+    pub(super) fn up(&mut self) {
         for i in 1..self.dim {
             self.set(i, 0, Bound::INFINITY);
         }
@@ -159,7 +159,7 @@ impl Dbm {
 
     /// Intersects with `x_i − x_j ≺ bound`; returns whether the zone is still non-empty. The
     /// closure is the O(n²) update through the one changed entry.
-    pub fn constrain(&mut self, i: usize, j: usize, bound: Bound) -> bool {
+    pub(super) fn constrain(&mut self, i: usize, j: usize, bound: Bound) -> bool {
         if bound >= self.get(i, j) {
             return true;
         }
@@ -188,18 +188,18 @@ impl Dbm {
 
     /// Intersects with `x ≤ c` (`x` a clock index from 1); returns whether non-empty.
     #[cfg(test)]
-    pub fn at_most(&mut self, x: usize, c: i32) -> bool {
+    pub(super) fn at_most(&mut self, x: usize, c: i32) -> bool {
         self.constrain(x, 0, Bound::le(c))
     }
 
     /// Intersects with `x ≥ c`; returns whether non-empty.
     #[cfg(test)]
-    pub fn at_least(&mut self, x: usize, c: i32) -> bool {
+    pub(super) fn at_least(&mut self, x: usize, c: i32) -> bool {
         self.constrain(0, x, Bound::le(-c))
     }
 
     /// `x := 0`.
-    pub fn reset(&mut self, x: usize) {
+    pub(super) fn reset(&mut self, x: usize) {
         for j in 0..self.dim {
             self.set(x, j, self.get(0, j));
             self.set(j, x, self.get(j, 0));
@@ -209,7 +209,7 @@ impl Dbm {
 
     /// Forgets everything about `x` but `x ≥ 0`: the clock is inactive, so zones that differ
     /// only in it are one zone.
-    pub fn free(&mut self, x: usize) {
+    pub(super) fn free(&mut self, x: usize) {
         for j in 0..self.dim {
             if j != x {
                 self.set(x, j, Bound::INFINITY);
@@ -222,7 +222,7 @@ impl Dbm {
     /// time the clock measures). Every difference with `x` moves by `delta`; the matrix stays
     /// canonical. A negative `delta` may take `x` below zero (a client's clock stepped back
     /// before its round's T1); [`Dbm::extrapolate_lu`] keeps such a lower bound.
-    pub fn shift(&mut self, x: usize, delta: i32) {
+    pub(super) fn shift(&mut self, x: usize, delta: i32) {
         for j in 0..self.dim {
             if j != x {
                 self.set(x, j, self.get(x, j).shifted(delta));
@@ -232,7 +232,7 @@ impl Dbm {
     }
 
     /// Every clock advances by exactly `delay` (a concrete delay, for a run made concrete).
-    pub fn delay_by(&mut self, delay: i32) {
+    pub(super) fn delay_by(&mut self, delay: i32) {
         for x in 1..self.dim {
             self.shift(x, delay);
         }
@@ -240,7 +240,7 @@ impl Dbm {
 
     /// The smallest whole value of `x_i − x_j` in the zone (`None`: unbounded below). The
     /// zones of a closed automaton have whole-number vertices, so it is attained.
-    pub fn least_difference(&self, i: usize, j: usize) -> Option<i64> {
+    pub(super) fn least_difference(&self, i: usize, j: usize) -> Option<i64> {
         let bound = self.get(j, i);
         (!bound.is_infinite()).then(|| {
             let c = -i64::from(bound.constant());
@@ -249,7 +249,7 @@ impl Dbm {
     }
 
     /// Whether every valuation of `other` is in `self` (both canonical, same clocks).
-    pub fn includes(&self, other: &Self) -> bool {
+    pub(super) fn includes(&self, other: &Self) -> bool {
         debug_assert_eq!(self.dim, other.dim);
         let used = self.dim * self.dim;
         self.bounds[..used]
@@ -263,7 +263,7 @@ impl Dbm {
     /// abstraction: `self` escapes it exactly when for two clocks `x`, `y` the lower bound of
     /// `x` in `self` is at most `U(x)`, `other` bounds `y − x` tighter than `self` does, and by
     /// more than `L(y)` allows. Constants as in [`Dbm::extrapolate_lu`]; both zones canonical.
-    pub fn is_lu_simulated_by(&self, other: &Self, lower: &[i32], upper: &[i32]) -> bool {
+    pub(super) fn is_lu_simulated_by(&self, other: &Self, lower: &[i32], upper: &[i32]) -> bool {
         let dim = self.dim;
         let l = |i: usize| if i == 0 { 0 } else { lower[i] };
         let u = |i: usize| if i == 0 { 0 } else { upper[i] };
@@ -291,7 +291,7 @@ impl Dbm {
     /// `upper[x]` in guards `x ≤ c` / `x < c` from here on ([`NO_CONSTANT`] where it is never
     /// compared). This is what makes the zone graph finite. Index 0 of both slices is the
     /// reference clock and is ignored. The result is closed again.
-    pub fn extrapolate_lu(&mut self, lower: &[i32], upper: &[i32]) {
+    pub(super) fn extrapolate_lu(&mut self, lower: &[i32], upper: &[i32]) {
         let dim = self.dim;
         debug_assert!(lower.len() == dim && upper.len() == dim);
         let l = |i: usize| if i == 0 { 0 } else { lower[i] };
@@ -344,7 +344,7 @@ impl Dbm {
     /// Applies a renaming of the clocks: clock `k` of the result is clock `from[k]` of `self`
     /// (`from[0] = 0`; a clock past `from` keeps its place). Used to put a state in its
     /// symmetry-canonical order.
-    pub fn permuted(&self, from: &[usize]) -> Self {
+    pub(super) fn permuted(&self, from: &[usize]) -> Self {
         let dim = self.dim;
         let at = |k: usize| from.get(k).copied().unwrap_or(k);
         let mut out = self.clone();

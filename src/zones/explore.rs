@@ -251,7 +251,7 @@ const WATCH_EVERY: usize = 256;
 /// [`explore`], asking `watch` every [`WATCH_EVERY`] zones expanded, with the count so far,
 /// whether to stop (a check's shell: its progress and its memory and time limits); a search
 /// it stops is cut short like one past [`Options`]'s limits.
-pub fn explore_watched(
+pub(crate) fn explore_watched(
     config: &ZoneConfig,
     options: Options,
     watch: &mut dyn FnMut(usize) -> bool,

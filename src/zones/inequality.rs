@@ -155,7 +155,7 @@ fn infeasible(system: &[Inequality]) -> Option<bool> {
 }
 
 /// Whether `given` implies `claim` on every whole-number point (`false` when unsure).
-pub fn implies(given: &[Inequality], claim: &Inequality) -> bool {
+pub(super) fn implies(given: &[Inequality], claim: &Inequality) -> bool {
     let mut system = given.to_vec();
     system.push(claim.negated());
     infeasible(&system) == Some(true)
@@ -163,7 +163,7 @@ pub fn implies(given: &[Inequality], claim: &Inequality) -> bool {
 
 /// Whether `system` has no whole-number solution that the rationals would not also lack
 /// (`false` when unsure).
-pub fn contradicts(system: &[Inequality]) -> bool {
+pub(super) fn contradicts(system: &[Inequality]) -> bool {
     infeasible(system) == Some(true)
 }
 
@@ -181,7 +181,7 @@ pub(crate) fn within_domain(
 }
 
 /// `system` without every inequality the others and `domain` imply, in order.
-pub fn simplified(system: Vec<Inequality>, domain: &[Inequality]) -> Vec<Inequality> {
+pub(super) fn simplified(system: Vec<Inequality>, domain: &[Inequality]) -> Vec<Inequality> {
     let mut kept: Vec<Inequality> = Vec::new();
     let mut rest = system;
     rest.sort_by_key(|i| i.coefficients.iter().filter(|&&a| a != 0).count());

@@ -29,7 +29,7 @@ pub(crate) struct Form {
 
 impl Form {
     /// The value at `point` (one value per parameter).
-    pub fn at(&self, point: &[i64]) -> i64 {
+    pub(crate) fn at(&self, point: &[i64]) -> i64 {
         self.coefficients
             .iter()
             .zip(point)

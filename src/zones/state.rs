@@ -15,7 +15,7 @@ use super::zone::Zone;
 
 /// A holder's progress through its cycle of storage ops (the discrete model's `Work`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Work {
+pub(super) struct Work {
     /// Ops of the cycle done.
     pub next: u8,
     /// An op that passed the check and has not reached the storage yet (its clock is the
@@ -31,7 +31,7 @@ pub struct Work {
 
 /// One client's discrete part: its lock, and what the world holds for it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct ClientSlot {
+pub(super) struct ClientSlot {
     /// The core's lock, stored without the history no transition reads
     /// ([`LockState::forgetting_history`]).
     pub lock: LockState,
@@ -68,12 +68,12 @@ impl ClientSlot {
     };
 
     /// Whether it holds a lease (whether it still believes is up to its clock).
-    pub fn holds(&self) -> bool {
+    pub(super) fn holds(&self) -> bool {
         self.lock.lease().is_some()
     }
 
     /// Whether its acquisition round is open.
-    pub fn acquiring(&self) -> bool {
+    pub(super) fn acquiring(&self) -> bool {
         matches!(self.lock.phase(), LockPhase::Acquiring(_))
     }
 
@@ -135,14 +135,14 @@ impl ClientSlot {
 }
 
 /// No key on a node.
-pub const NO_OWNER: u8 = u8::MAX;
+pub(super) const NO_OWNER: u8 = u8::MAX;
 
 /// No restart clock for a node.
-pub const NO_SLOT: u8 = u8::MAX;
+pub(super) const NO_SLOT: u8 = u8::MAX;
 
 /// Whether a node serves. A restarting node measures its restart delay on its restart clock.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Availability {
+pub(super) enum Availability {
     /// Serving.
     Up,
     /// Restarted; serves once its restart-delay guard holds on its clock.
@@ -153,7 +153,7 @@ pub enum Availability {
 
 /// The discrete part of a symbolic state: every location and variable but the clocks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Discrete {
+pub(super) struct Discrete {
     /// One part per client (unused slots stay idle).
     pub clients: [ClientSlot; MAX_CLIENTS],
     /// The client whose key node `n` holds, or [`NO_OWNER`]. A key stays here after it
@@ -217,7 +217,7 @@ fn note_guard(
 
 impl Discrete {
     /// The start: every client idle, no keys, the whole budgets.
-    pub fn initial(config: &ZoneConfig) -> Discrete {
+    pub(super) fn initial(config: &ZoneConfig) -> Discrete {
         Discrete {
             clients: [ClientSlot::IDLE; MAX_CLIENTS],
             owners: [NO_OWNER; MAX_NODES],
@@ -234,13 +234,13 @@ impl Discrete {
     }
 
     /// The clients that hold a lease (whether they still believe is up to the clocks).
-    pub fn holders(&self, config: &ZoneConfig) -> impl Iterator<Item = usize> + '_ {
+    pub(super) fn holders(&self, config: &ZoneConfig) -> impl Iterator<Item = usize> + '_ {
         (0..config.clients).filter(|&c| self.clients[c].holds())
     }
 
     /// The constants each clock is compared with from here on, for Extra⁺_LU: `(lower,
     /// upper)`, index 0 the reference clock. A clock that nothing reads again has none.
-    pub fn lu_bounds(&self, config: &ZoneConfig) -> (Vec<i32>, Vec<i32>) {
+    pub(super) fn lu_bounds(&self, config: &ZoneConfig) -> (Vec<i32>, Vec<i32>) {
         let dim = config.clock_count() + 1;
         let mut lower = vec![NO_CONSTANT; dim];
         let mut upper = vec![NO_CONSTANT; dim];
@@ -313,7 +313,7 @@ impl Discrete {
 
     /// Whether some holder is between two ops of its cycle: it computes in zero time, so no
     /// time passes until it sends the next op (the discrete model's allowance).
-    pub fn urgent(&self, config: &ZoneConfig) -> bool {
+    pub(super) fn urgent(&self, config: &ZoneConfig) -> bool {
         config.storage.is_some()
             && self.holders(config).any(|c| {
                 let work = self.clients[c].work;
@@ -337,7 +337,7 @@ impl Discrete {
 
     /// Restricts `zone` to where every pending op is still within its wait: an op lands
     /// before its delay (stretched by a pause) runs out. False when nothing is left.
-    pub fn within_invariants<Z: Zone>(&self, config: &ZoneConfig, zone: &mut Z) -> bool {
+    pub(super) fn within_invariants<Z: Zone>(&self, config: &ZoneConfig, zone: &mut Z) -> bool {
         if config.storage.is_none() {
             return true;
         }
@@ -353,7 +353,7 @@ impl Discrete {
     /// Forgets what no later step reads: every key that has certainly expired in `zone` (on the exact reading, so on
     /// every reading): to every later step such a key is the same as no key, and its clock is
     /// read no more. Likewise a restarting node whose delay is certainly over is up.
-    pub fn forget_expired_keys<Z: Zone>(&mut self, config: &ZoneConfig, zone: &mut Z) {
+    pub(super) fn forget_expired_keys<Z: Zone>(&mut self, config: &ZoneConfig, zone: &mut Z) {
         // Only a crash reads what is on disk: with none left, states that differ only in it
         // are one state.
         if self.crashes_left == 0 {
@@ -426,7 +426,7 @@ impl Discrete {
     }
 
     /// Whether two clients can believe at one instant of `zone` (delay-closed).
-    pub fn breaks_mutual_exclusion<Z: Zone>(&self, config: &ZoneConfig, zone: &Z) -> bool {
+    pub(super) fn breaks_mutual_exclusion<Z: Zone>(&self, config: &ZoneConfig, zone: &Z) -> bool {
         // Most states have fewer than two holders: no allocation for them.
         self.holders(config).nth(1).is_some() && !self.both_believe(config, zone).is_empty()
     }
@@ -454,12 +454,12 @@ impl Discrete {
 
 impl Discrete {
     /// Whether the storage applied an op of an older epoch after one of a newer epoch.
-    pub fn breaks_storage_safety(&self) -> bool {
+    pub(super) fn breaks_storage_safety(&self) -> bool {
         !self.storage.fenced_order_holds()
     }
 
     /// Whether the counter lost an acknowledged write.
-    pub fn breaks_no_lost_update(&self) -> bool {
+    pub(super) fn breaks_no_lost_update(&self) -> bool {
         !self.storage.no_lost_update_holds()
     }
 }

@@ -12,17 +12,17 @@ use proptest::test_runner::{Config as ProptestConfig, FileFailurePersistence};
 
 /// The `redlock-lab` binary Cargo built for this test run (it needs the `cli` feature).
 #[cfg(feature = "cli")]
-pub const BIN: &str = env!("CARGO_BIN_EXE_redlock-lab");
+pub(crate) const BIN: &str = env!("CARGO_BIN_EXE_redlock-lab");
 
 /// Runs `redlock-lab ARGS` in the test's working directory and waits for it.
 #[cfg(feature = "cli")]
-pub fn redlock_lab(args: &[&str]) -> Output {
+pub(crate) fn redlock_lab(args: &[&str]) -> Output {
     command(args).output().expect("run redlock-lab")
 }
 
 /// Runs `redlock-lab ARGS` in `dir`: the binary must not need the repository around it.
 #[cfg(feature = "cli")]
-pub fn redlock_lab_in(args: &[&str], dir: &std::path::Path) -> Output {
+pub(crate) fn redlock_lab_in(args: &[&str], dir: &std::path::Path) -> Output {
     command(args)
         .current_dir(dir)
         .output()
@@ -39,13 +39,13 @@ fn command(args: &[&str]) -> Command {
 }
 
 /// Output bytes as text (lossy: a test about non-UTF-8 input may echo its bytes).
-pub fn text(bytes: &[u8]) -> String {
+pub(crate) fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
 /// A fresh, empty folder under the system's temporary folder, named after `label` and this
 /// test process (test files run as separate processes, so labels need only differ in a file).
-pub fn scratch_dir(label: &str) -> PathBuf {
+pub(crate) fn scratch_dir(label: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("redlock-lab-{label}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("create a scratch folder");
@@ -55,7 +55,7 @@ pub fn scratch_dir(label: &str) -> PathBuf {
 /// proptest's configuration with `default` cases unless `PROPTEST_CASES` says otherwise,
 /// keeping failing cases in `regressions` (a path from the crate's root), so that every
 /// failure found once is tried first on every later run.
-pub fn cases(default: u32, regressions: &'static str) -> ProptestConfig {
+pub(crate) fn cases(default: u32, regressions: &'static str) -> ProptestConfig {
     let mut config = ProptestConfig {
         failure_persistence: Some(Box::new(FileFailurePersistence::Direct(regressions))),
         ..ProptestConfig::default()
@@ -67,7 +67,7 @@ pub fn cases(default: u32, regressions: &'static str) -> ProptestConfig {
 }
 
 /// Every `models/*.toml` file of the catalog, sorted by name.
-pub fn catalog_files() -> Vec<PathBuf> {
+pub(crate) fn catalog_files() -> Vec<PathBuf> {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models");
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .expect("models/ exists")
@@ -80,7 +80,7 @@ pub fn catalog_files() -> Vec<PathBuf> {
 
 /// Whether this is a CI run (`CI=true`, which `scripts/test` sets): there a missing program is
 /// a failure, never a skip.
-pub fn under_ci() -> bool {
+pub(crate) fn under_ci() -> bool {
     std::env::var("CI").is_ok_and(|v| v == "true")
 }
 
@@ -88,7 +88,7 @@ pub fn under_ci() -> bool {
 /// fails the test; elsewhere a `SKIPPED` line goes straight to the process's stderr, which
 /// `cargo test` shows even when the test passes (its capture takes only the print macros, as
 /// the live tests' watchdog relies on too).
-pub fn missing_program(test: &str, why: &str, ci: bool) {
+pub(crate) fn missing_program(test: &str, why: &str, ci: bool) {
     assert!(
         !ci,
         "{test}: {why} (CI=true: a missing program fails the run, it is never skipped)"
@@ -98,7 +98,7 @@ pub fn missing_program(test: &str, why: &str, ci: bool) {
 
 /// Writes `line` straight to the process's stderr, which `cargo test` shows even for a passing
 /// test: its capture takes only the print macros (the live tests' watchdog writes the same way).
-pub fn tell(line: &str) {
+pub(crate) fn tell(line: &str) {
     use std::io::Write;
     let _ = writeln!(std::io::stderr(), "{line}");
 }
@@ -106,7 +106,10 @@ pub fn tell(line: &str) {
 /// `work` on every item, on two threads that take the items in turn, the results in the items'
 /// order. With each run on one checker thread, a run stopped at a state budget stops where it
 /// would alone, so what a budgeted test compares does not depend on the machine's timing.
-pub fn on_two_threads<T: Sync, R: Send>(items: &[T], work: impl Fn(&T) -> R + Sync) -> Vec<R> {
+pub(crate) fn on_two_threads<T: Sync, R: Send>(
+    items: &[T],
+    work: impl Fn(&T) -> R + Sync,
+) -> Vec<R> {
     let next = std::sync::atomic::AtomicUsize::new(0);
     let run = || {
         let mut done = Vec::new();

@@ -4,6 +4,10 @@
 //! Needs `redis-server` on PATH (`apt-get install redis-server`); without it every test fails
 //! with that hint instead of passing silently.
 
+// The harness's helpers are shared between this crate's modules with `pub`; no user reaches them,
+// and the crate's `unreachable_pub` lint is for the library's API.
+#![allow(unreachable_pub)]
+
 #[cfg(feature = "tokio")]
 mod asynchronous;
 mod bad_input;

@@ -19,5 +19,5 @@ mod scale;
 mod settings;
 mod texts;
 
-pub use args::Args;
-pub use figures::run;
+pub(crate) use args::Args;
+pub(crate) use figures::run;

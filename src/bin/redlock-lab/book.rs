@@ -18,5 +18,5 @@ mod page;
 mod pair;
 mod write;
 
-pub use args::Args;
-pub use write::run;
+pub(crate) use args::Args;
+pub(crate) use write::run;

@@ -19,7 +19,7 @@ use crate::zone_steps;
 
 /// Arguments of `check`.
 #[derive(Debug, Default, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// Scenario files, folders of them, or catalog names; none = the built-in catalog.
     paths: Vec<PathBuf>,
     /// Print one JSON object instead of the table.
@@ -72,7 +72,7 @@ fn memory_limit(args: &Args) -> Option<u64> {
 }
 
 /// Checks every scenario, prints the verdicts, and says whether they all match.
-pub fn run(args: &Args) -> Result<Outcome> {
+pub(crate) fn run(args: &Args) -> Result<Outcome> {
     refuse_zero_limits(args)?;
     let loaded = inputs::load_labelled(&args.paths)?;
     let files: Vec<Option<String>> = loaded.iter().map(|l| l.file.clone()).collect();

@@ -15,7 +15,7 @@ use crate::inputs;
 
 /// Arguments of `explain`.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// A catalog name (file name, alias or unique prefix), or a scenario file.
     name: PathBuf,
 }
@@ -190,7 +190,7 @@ fn sizes(report: &Report) -> String {
 }
 
 /// Prints the explanation; exit 1 when a verdict differs from `[expect]`.
-pub fn run(args: &Args) -> Result<Outcome> {
+pub(crate) fn run(args: &Args) -> Result<Outcome> {
     let scenario = inputs::load_one(&args.name)?;
     let report = Check::new(&scenario).run_with_causes();
     let main = primary(&report);

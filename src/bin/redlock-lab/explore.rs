@@ -11,4 +11,4 @@ mod linked;
 mod serve;
 mod timelines;
 
-pub use serve::{Args, run};
+pub(crate) use serve::{Args, run};

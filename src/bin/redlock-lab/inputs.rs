@@ -9,7 +9,7 @@ use redlock_lab::catalog::{self, CATALOG, LookupError};
 use redlock_lab::scenario::{Scenario, ScenarioError};
 
 /// One scenario file's name and text, before parsing.
-pub struct Source {
+pub(crate) struct Source {
     /// The file name (or `models/<name>.toml` for a catalog scenario).
     pub file: String,
     /// Its contents.
@@ -19,7 +19,7 @@ pub struct Source {
 }
 
 /// A scenario and, when it was read from disk rather than the built-in catalog, its file.
-pub struct Loaded {
+pub(crate) struct Loaded {
     /// The validated scenario.
     pub scenario: Scenario,
     /// The file it came from, for a scenario that is not the catalog's.
@@ -30,7 +30,7 @@ pub struct Loaded {
 ///
 /// Every file is parsed before anything runs, and every bad file is reported (one line each,
 /// with file, line and column), so a bad input never produces a partial run.
-pub fn load(paths: &[PathBuf]) -> Result<Vec<Scenario>> {
+pub(crate) fn load(paths: &[PathBuf]) -> Result<Vec<Scenario>> {
     Ok(load_labelled(paths)?
         .into_iter()
         .map(|loaded| loaded.scenario)
@@ -39,7 +39,7 @@ pub fn load(paths: &[PathBuf]) -> Result<Vec<Scenario>> {
 
 /// Like [`load`], keeping which file each scenario came from; warns on stderr when two
 /// scenarios share a name, since every report names scenarios by name.
-pub fn load_labelled(paths: &[PathBuf]) -> Result<Vec<Loaded>> {
+pub(crate) fn load_labelled(paths: &[PathBuf]) -> Result<Vec<Loaded>> {
     let sources = if paths.is_empty() {
         CATALOG
             .iter()
@@ -85,7 +85,7 @@ pub fn load_labelled(paths: &[PathBuf]) -> Result<Vec<Loaded>> {
 }
 
 /// Loads exactly one scenario.
-pub fn load_one(path: &Path) -> Result<Scenario> {
+pub(crate) fn load_one(path: &Path) -> Result<Scenario> {
     let mut scenarios = load(&[path.to_path_buf()])?;
     if scenarios.len() != 1 {
         bail!(
@@ -99,7 +99,7 @@ pub fn load_one(path: &Path) -> Result<Scenario> {
 
 /// The text of exactly one scenario (a file or a catalog name), parsed once to report a bad
 /// file with its line and column before the caller edits it.
-pub fn source_of_one(path: &Path) -> Result<Source> {
+pub(crate) fn source_of_one(path: &Path) -> Result<Source> {
     let mut sources = resolve(path)?;
     if sources.len() != 1 {
         bail!(

@@ -10,7 +10,7 @@ use crate::table::Table;
 
 /// Arguments of `list`.
 #[derive(Debug, Default, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// What to list: scenario files (`.toml`), folders of them, or names from the built-in
     /// catalog (a file name without `.toml`, an alias, or a prefix naming one scenario).
     /// None = the whole built-in catalog.
@@ -19,7 +19,7 @@ pub struct Args {
 }
 
 /// Prints one row per scenario, with what the literature expects on the line under it.
-pub fn run(args: &Args) -> Result<Outcome> {
+pub(crate) fn run(args: &Args) -> Result<Outcome> {
     let scenarios = inputs::load_labelled(&args.paths)?;
     let mut table = Table::new(&["scenario", "source", "title"]);
     for loaded in &scenarios {

@@ -18,31 +18,31 @@ use anyhow::Context;
 /// The reader of stdout has gone: the command stops and exits quietly with [`CLOSED_EXIT`].
 #[derive(Debug, thiserror::Error)]
 #[error("stdout was closed by its reader")]
-pub struct StdoutClosed;
+pub(crate) struct StdoutClosed;
 
 /// The exit status after [`StdoutClosed`]: 128 + SIGPIPE (13), what a shell shows for a
 /// process killed by SIGPIPE. Not 0, because the output the exit codes vouch for (every verdict
 /// matches) was not all delivered.
-pub const CLOSED_EXIT: u8 = 141;
+pub(crate) const CLOSED_EXIT: u8 = 141;
 
 /// Writes formatted text to stdout (the body of `out!` and `outln!`).
-pub fn write_fmt(args: fmt::Arguments<'_>) -> anyhow::Result<()> {
+pub(crate) fn write_fmt(args: fmt::Arguments<'_>) -> anyhow::Result<()> {
     checked(io::stdout().lock().write_fmt(args))
 }
 
 /// Writes bytes to stdout as they are (completion scripts, the man page).
-pub fn write_bytes(bytes: &[u8]) -> anyhow::Result<()> {
+pub(crate) fn write_bytes(bytes: &[u8]) -> anyhow::Result<()> {
     checked(io::stdout().lock().write_all(bytes))
 }
 
 /// Flushes stdout: a last line without a newline is still buffered, and the flush Rust does at
 /// exit ignores errors, so a reader that left would otherwise go unnoticed.
-pub fn flush() -> anyhow::Result<()> {
+pub(crate) fn flush() -> anyhow::Result<()> {
     checked(io::stdout().lock().flush())
 }
 
 /// True when `error` is, or was caused by, [`StdoutClosed`].
-pub fn is_closed(error: &anyhow::Error) -> bool {
+pub(crate) fn is_closed(error: &anyhow::Error) -> bool {
     error.chain().any(|cause| cause.is::<StdoutClosed>())
 }
 

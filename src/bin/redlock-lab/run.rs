@@ -72,7 +72,7 @@ comma-separated list). A config file is TOML:
 /// Arguments of `run`.
 #[derive(Debug, clap::Args)]
 #[command(after_help = AFTER_HELP)]
-pub struct Args {
+pub(crate) struct Args {
     /// The Redis masters, comma-separated: redis://[user:password@]host:port or rediss://…
     #[arg(long, value_delimiter = ',', value_name = "URLS")]
     nodes: Vec<String>,
@@ -180,7 +180,7 @@ fn lock_config(args: &Args, nodes: usize) -> Result<Config> {
 }
 
 /// Takes the lock, runs the command under it, and says how it ended.
-pub fn run(args: &Args) -> Result<Outcome> {
+pub(crate) fn run(args: &Args) -> Result<Outcome> {
     let nodes = nodes(args)?;
     let ttl = Millis(u64::try_from(args.ttl.as_millis()).context("--ttl is too long")?);
     let config = lock_config(args, nodes.urls.len())?;

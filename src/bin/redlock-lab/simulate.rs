@@ -20,7 +20,7 @@ use crate::Outcome;
 use crate::inputs;
 
 /// The default resolution: ten simulated milliseconds per model tick (see `--ms-per-tick`).
-pub const DEFAULT_MS_PER_TICK: u64 = 10;
+pub(crate) const DEFAULT_MS_PER_TICK: u64 = 10;
 
 /// The finest and coarsest resolutions accepted.
 const MS_PER_TICK_RANGE: std::ops::RangeInclusive<u64> = 1..=1_000;
@@ -33,7 +33,7 @@ const TRACE_TAIL: usize = 40;
 
 /// Arguments of `simulate`.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// A scenario file, catalog name, or the name of one of the simulator's worlds
     /// (`models/sim/<name>.toml`: antirez-safe, antirez-safe-fsync, drift-covered,
     /// drift-too-small, node-clock-jump, client-clock-jump-backward, crash-no-persistence,
@@ -64,7 +64,7 @@ struct Tally {
 }
 
 /// Runs the seeds, prints the header, a line per property and (with one run) a trace tail.
-pub fn run(args: &Args) -> Result<Outcome> {
+pub(crate) fn run(args: &Args) -> Result<Outcome> {
     let last_seed = check_args(args)?;
     let scenario = load(&args.path)?;
     let default_resolution = scenario.ms_per_tick().unwrap_or(DEFAULT_MS_PER_TICK);

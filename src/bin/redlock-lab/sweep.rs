@@ -13,7 +13,7 @@ use crate::table::Table;
 
 /// Arguments of `sweep`.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// A scenario file or catalog name.
     path: PathBuf,
     /// The dotted key to vary and its values: `KEY=A..B` (integers, both ends included),
@@ -31,7 +31,7 @@ pub struct Args {
 }
 
 /// Validates every variant, checks each, and prints the rows and the boundaries.
-pub fn run(args: &Args) -> Result<Outcome> {
+pub(crate) fn run(args: &Args) -> Result<Outcome> {
     let vary: Vary = args.vary.parse()?;
     let source = inputs::source_of_one(&args.path)?;
     let sweep = Sweep::prepare(&source.file, &source.text, &vary)?;

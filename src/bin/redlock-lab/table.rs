@@ -3,7 +3,7 @@
 use std::io::IsTerminal;
 
 /// The widest line a table prints: the last column wraps to stay within it.
-pub const WIDTH: usize = 100;
+pub(crate) const WIDTH: usize = 100;
 
 /// The narrowest the wrapping column gets, however wide the others are.
 const MIN_LAST: usize = 24;
@@ -18,13 +18,13 @@ enum Row {
 /// Rows of cells, printed left-aligned with two spaces between columns; the last column wraps
 /// at word boundaries so no line is longer than [`WIDTH`] (unless one word is).
 #[derive(Debug, Default)]
-pub struct Table {
+pub(crate) struct Table {
     rows: Vec<Row>,
 }
 
 impl Table {
     /// A table with a header row.
-    pub fn new(header: &[&str]) -> Table {
+    pub(crate) fn new(header: &[&str]) -> Table {
         Table {
             rows: vec![Row::Cells(
                 header.iter().map(|cell| (*cell).to_owned()).collect(),
@@ -33,22 +33,22 @@ impl Table {
     }
 
     /// Appends a row.
-    pub fn row(&mut self, cells: Vec<String>) {
+    pub(crate) fn row(&mut self, cells: Vec<String>) {
         self.rows.push(Row::Cells(cells));
     }
 
     /// Appends a line of text under the last row, indented by two spaces.
-    pub fn note(&mut self, text: String) {
+    pub(crate) fn note(&mut self, text: String) {
         self.rows.push(Row::Note(text));
     }
 
     /// The table as plain text, one line per row (more where the last column wraps).
-    pub fn render(&self) -> String {
+    pub(crate) fn render(&self) -> String {
         self.render_with(&Paint::off())
     }
 
     /// The table with cells whose whole text is a verdict or a mark coloured by `paint`.
-    pub fn render_with(&self, paint: &Paint) -> String {
+    pub(crate) fn render_with(&self, paint: &Paint) -> String {
         let columns = self
             .rows
             .iter()
@@ -141,13 +141,13 @@ fn wrap(text: &str, width: usize) -> Vec<String> {
 
 /// Whether and how to colour verdicts: on a terminal, unless `NO_COLOR` is set (no-color.org).
 #[derive(Clone, Copy, Debug)]
-pub struct Paint {
+pub(crate) struct Paint {
     enabled: bool,
 }
 
 impl Paint {
     /// Colour when standard output is a terminal and `NO_COLOR` is unset or empty.
-    pub fn for_stdout() -> Paint {
+    pub(crate) fn for_stdout() -> Paint {
         let no_color = std::env::var_os("NO_COLOR").is_some_and(|value| !value.is_empty());
         Paint {
             enabled: std::io::stdout().is_terminal() && !no_color,
@@ -155,13 +155,13 @@ impl Paint {
     }
 
     /// Never colour.
-    pub fn off() -> Paint {
+    pub(crate) fn off() -> Paint {
         Paint { enabled: false }
     }
 
     /// `text` coloured when it is a whole verdict or mark: `ok` and `holds` green, `MISMATCH`
     /// bold red, `violated` yellow; anything else as it is.
-    pub fn cell(&self, text: &str) -> String {
+    pub(crate) fn cell(&self, text: &str) -> String {
         let code = match text {
             _ if !self.enabled => None,
             "ok" | "holds" => Some("32"),

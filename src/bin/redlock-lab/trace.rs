@@ -16,7 +16,7 @@ use crate::zone_steps;
 
 /// How to print the trace.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
-pub enum Format {
+pub(crate) enum Format {
     /// The story: one line per event, with true time, clocks and beliefs.
     #[default]
     Text,
@@ -35,7 +35,7 @@ pub enum Format {
 
 /// Arguments of `trace`.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// A scenario file or catalog name.
     path: PathBuf,
     /// The property whose counterexample to print (default: the first violated one).
@@ -48,7 +48,7 @@ pub struct Args {
 
 /// Runs the checker, takes the counterexample it found for the property (by default the one
 /// the scenario's story is about, see `check::default_property`) and tells it.
-pub fn run(args: &Args) -> Result<Outcome> {
+pub(crate) fn run(args: &Args) -> Result<Outcome> {
     let scenario = inputs::load_one(&args.path)?;
     let model = RedlockModel::new(&scenario);
     // The safety properties, and the liveness run's when the file asks for it: its bounded

@@ -2,7 +2,7 @@
 //! run takes it (it has no story with diagrams yet).
 
 /// `property`'s counterexample in `scenario`, as the zone engine found it.
-pub fn text(scenario: &str, property: &str, steps: &[String]) -> String {
+pub(crate) fn text(scenario: &str, property: &str, steps: &[String]) -> String {
     let mut out = format!(
         "{scenario}: {property} is violated (zone engine; one run, each step at the earliest \
          time a run that breaks the property can take it):\n"

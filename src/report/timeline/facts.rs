@@ -17,7 +17,7 @@ pub(super) struct At {
 
 impl At {
     /// The start of tick `t`.
-    pub fn tick(t: u32) -> At {
+    pub(super) fn tick(t: u32) -> At {
         At { t, rank: None }
     }
 }
@@ -45,7 +45,7 @@ pub(super) enum BarKind {
 
 impl BarKind {
     /// The class the drawing gives it (and the tests look for).
-    pub fn class(self) -> &'static str {
+    pub(super) fn class(self) -> &'static str {
         match self {
             BarKind::Round => "round",
             BarKind::Lease => "lease",
@@ -104,7 +104,7 @@ pub(super) enum ArrowKind {
 
 impl ArrowKind {
     /// The class the drawing gives it.
-    pub fn class(self) -> &'static str {
+    pub(super) fn class(self) -> &'static str {
         match self {
             ArrowKind::Applied => "request",
             ArrowKind::Refused => "request refused",

@@ -52,7 +52,7 @@ pub(super) struct Layout {
 
 impl Layout {
     /// Lays out `facts`.
-    pub fn new(facts: &Facts) -> Layout {
+    pub(super) fn new(facts: &Facts) -> Layout {
         let tick = (WIDTH - LEFT - RIGHT) / f64::from(facts.end.max(1));
         // A tick's events share its first three quarters, at most 18 pixels apart.
         let spread = facts
@@ -97,7 +97,7 @@ impl Layout {
     }
 
     /// The x of an instant.
-    pub fn x(&self, at: At) -> f64 {
+    pub(super) fn x(&self, at: At) -> f64 {
         let start = LEFT + f64::from(at.t) * self.tick;
         match at.rank {
             None => start,
@@ -109,12 +109,12 @@ impl Layout {
     }
 
     /// The band of `actor`'s lane.
-    pub fn band(&self, actor: Actor) -> Option<&Band> {
+    pub(super) fn band(&self, actor: Actor) -> Option<&Band> {
         self.bands.iter().find(|b| b.actor == actor)
     }
 
     /// The width a label takes.
-    pub fn label_width(label: &str) -> f64 {
+    pub(super) fn label_width(label: &str) -> f64 {
         label.chars().count() as f64 * CHAR + 10.0
     }
 

@@ -87,7 +87,7 @@ pub(super) fn index(actor: Actor) -> usize {
 
 impl Reader {
     /// Reads every line of `story` (whose lanes are `lanes`).
-    pub fn read(story: &Story, lanes: Vec<Actor>, promotion_delay: u32) -> Facts {
+    pub(super) fn read(story: &Story, lanes: Vec<Actor>, promotion_delay: u32) -> Facts {
         let clients = lanes
             .iter()
             .filter(|a| matches!(a, Actor::Client(_)))

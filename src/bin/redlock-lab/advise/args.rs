@@ -7,7 +7,7 @@ use redlock_lab::scenario::{DurationError, parse_duration};
 
 /// Arguments of `advise`.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// The lock's time to live.
     #[arg(long, value_parser = parse_duration)]
     pub ttl: Duration,
@@ -39,7 +39,7 @@ pub struct Args {
 
 /// A duration or no bound at all.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Bound {
+pub(crate) enum Bound {
     /// At most this long.
     At(Duration),
     /// No bound: the asynchronous model.

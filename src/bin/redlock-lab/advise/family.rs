@@ -12,7 +12,7 @@ use super::args::Args;
 use super::formula::{Formula, derive};
 
 /// One figure's search: the scenario text at each value, and what must hold.
-pub struct Family<'a> {
+pub(super) struct Family<'a> {
     /// Part of the file names (`drift`, `restart-delay`, …).
     pub slug: &'static str,
     /// What the family's fault is, for the output.
@@ -30,7 +30,7 @@ pub struct Family<'a> {
 }
 
 /// What a search found, with the scenario texts of both sides.
-pub struct Found {
+pub(super) struct Found {
     /// The smallest safe value in ticks, if any in the range.
     pub value: Option<u32>,
     pub checks: usize,
@@ -85,7 +85,7 @@ fn check(scenario: &Scenario) -> Report {
 
 /// Runs one family's search and keeps both sides' texts, with `[expect]` set to what the
 /// checker found.
-pub fn run_family(family: &Family<'_>) -> Result<Found> {
+pub(super) fn run_family(family: &Family<'_>) -> Result<Found> {
     // Each figure takes from a fraction of a second to minutes: say which one is searched.
     errln!(
         "advise: searching the {} ({} from {} to {} ticks)...",
@@ -204,7 +204,7 @@ fn with_expect(text: &str, report: &Report) -> String {
 
 /// Writes every scenario file under `--out`, and returns the line that says where (empty
 /// without `--out`).
-pub fn write_files(args: &Args, found: &[Found]) -> Result<String> {
+pub(super) fn write_files(args: &Args, found: &[Found]) -> Result<String> {
     let Some(dir) = &args.out else {
         return Ok(String::new());
     };

@@ -16,7 +16,7 @@ use super::texts::{Faults, crash_text, drift_text, storage_text};
 use crate::Outcome;
 
 /// Scales the deployment, runs every search, prints the figures, writes the files.
-pub fn run(args: &Args) -> Result<Outcome> {
+pub(crate) fn run(args: &Args) -> Result<Outcome> {
     let scale = match args.ticks {
         Some(ticks) => Scale::coarse(args.ttl, ticks)?,
         None => Scale::fine(args.ttl)?,

@@ -8,7 +8,7 @@ use redlock_lab::sweep::{synthesize_keys, written_number};
 use super::family::Family;
 
 /// What the symbolic exploration proved around one figure.
-pub enum Formula {
+pub(super) enum Formula {
     /// The properties hold whenever `condition` does, for every value of the keys; `tight`:
     /// one tick below the figure is outside it; `exact`: the condition is the whole of where
     /// they hold (outside it a run breaks one of them, for every value: both sides proved),
@@ -49,7 +49,7 @@ fn name(key: &str) -> &str {
 
 /// The formula of `family` around its figure `value`, from the scenario `text` at it (`None`
 /// when the family leaves no key free).
-pub fn derive(family: &Family<'_>, value: u32, text: &str) -> Option<Formula> {
+pub(super) fn derive(family: &Family<'_>, value: u32, text: &str) -> Option<Formula> {
     // A key the file does not write (a clock error of zero) stays at its default.
     let keys: Vec<&str> = family
         .free

@@ -10,14 +10,14 @@ use super::args::Bound;
 /// The tick: the TTL divided into `ttl_ticks` equal parts (kept as the fraction `ttl_us /
 /// ttl_ticks`, so that the TTL is exactly `ttl_ticks` ticks).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Scale {
+pub(super) struct Scale {
     ttl_us: u128,
     ttl_ticks: u32,
 }
 
 impl Scale {
     /// The TTL in `ticks` equal parts, for the discrete engine.
-    pub fn coarse(ttl: Duration, ticks: u32) -> Result<Scale> {
+    pub(super) fn coarse(ttl: Duration, ticks: u32) -> Result<Scale> {
         if ttl.as_micros() < u128::from(ticks) {
             bail!("--ttl {ttl:?} is shorter than {ticks} microseconds");
         }
@@ -29,7 +29,7 @@ impl Scale {
 
     /// A tick of 1 ms (the finest resolution a scenario file takes); an input with a finer
     /// part is rounded up to whole milliseconds, as every fault is.
-    pub fn fine(ttl: Duration) -> Result<Scale> {
+    pub(super) fn fine(ttl: Duration) -> Result<Scale> {
         let ttl_us = ttl.as_micros();
         let ttl_ticks = ttl_us / 1_000;
         if ttl_ticks > u128::from(MAX_TICKS) {
@@ -51,18 +51,18 @@ impl Scale {
     }
 
     /// The TTL in ticks.
-    pub fn ttl_ticks(&self) -> u32 {
+    pub(super) fn ttl_ticks(&self) -> u32 {
         self.ttl_ticks
     }
 
     /// A fault in ticks, rounded up: the model's fault is never smaller than the real one.
-    pub fn fault(&self, duration: Duration) -> u32 {
+    pub(super) fn fault(&self, duration: Duration) -> u32 {
         let ticks = (duration.as_micros() * u128::from(self.ttl_ticks)).div_ceil(self.ttl_us);
         u32::try_from(ticks).unwrap_or(u32::MAX)
     }
 
     /// A bound in ticks (`None`: unbounded).
-    pub fn bound(&self, bound: Bound) -> Option<u32> {
+    pub(super) fn bound(&self, bound: Bound) -> Option<u32> {
         match bound {
             Bound::At(duration) => Some(self.fault(duration)),
             Bound::Unbounded => None,
@@ -70,7 +70,7 @@ impl Scale {
     }
 
     /// `ticks` in microseconds, rounded up: a figure is a minimum, so up is the safe side.
-    pub fn us(&self, ticks: u32) -> u128 {
+    pub(super) fn us(&self, ticks: u32) -> u128 {
         (u128::from(ticks) * self.ttl_us).div_ceil(u128::from(self.ttl_ticks))
     }
 
@@ -81,24 +81,24 @@ impl Scale {
 
     /// One tick as a scenario file's `resolution`, when it is a whole number of
     /// milliseconds (`"1ms"`, `"2000ms"`).
-    pub fn resolution(&self) -> Option<String> {
+    pub(super) fn resolution(&self) -> Option<String> {
         let tick = self.ttl_us / u128::from(self.ttl_ticks);
         (self.exact() && tick.is_multiple_of(1_000)).then(|| format!("{}ms", tick / 1_000))
     }
 
     /// Whether one tick is exactly one millisecond.
-    pub fn is_millisecond(&self) -> bool {
+    pub(super) fn is_millisecond(&self) -> bool {
         self.exact() && self.ttl_us / u128::from(self.ttl_ticks) == 1_000
     }
 
     /// `ticks` back in the user's units.
-    pub fn show(&self, ticks: u32) -> String {
+    pub(super) fn show(&self, ticks: u32) -> String {
         show_us(self.us(ticks))
     }
 }
 
 /// Microseconds as milliseconds or seconds, with no more digits than needed.
-pub fn show_us(us: u128) -> String {
+pub(super) fn show_us(us: u128) -> String {
     if us == 0 {
         return "0".to_owned();
     }

@@ -12,7 +12,7 @@ use super::texts::Faults;
 
 /// The figures `advise` found, in ticks of its scale.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct Plan {
+pub(super) struct Plan {
     /// The drift allowance.
     pub drift: u32,
     /// The restart delay, and the client's restart guard, when found.
@@ -28,7 +28,7 @@ fn ms(faults: &Faults, ticks: u32) -> u64 {
 }
 
 /// The "set this" block: one line per setting, each with where it goes.
-pub fn write(out: &mut String, args: &Args, faults: &Faults, plan: &Plan) {
+pub(super) fn write(out: &mut String, args: &Args, faults: &Faults, plan: &Plan) {
     let _ = writeln!(out, "\nSet this:");
     drift_lines(out, args, faults, plan.drift);
     restart_lines(out, args, faults, plan);

@@ -8,7 +8,7 @@ use super::scale::Scale;
 
 /// The deployment in ticks of one scale.
 #[derive(Clone, Debug)]
-pub struct Faults {
+pub(super) struct Faults {
     pub scale: Scale,
     pub clock_error: u32,
     pub jump: u32,
@@ -19,7 +19,7 @@ pub struct Faults {
 
 impl Faults {
     /// The deployment's faults in ticks of `scale`.
-    pub fn of(args: &Args, scale: Scale) -> Faults {
+    pub(super) fn of(args: &Args, scale: Scale) -> Faults {
         Faults {
             scale,
             clock_error: scale.fault(args.clock_error),
@@ -32,7 +32,7 @@ impl Faults {
 }
 
 /// The header and `[lock]`/`[clock]` shared by every family.
-pub fn base(faults: &Faults, name: &str, title: &str, prose: &str, drift: u32) -> String {
+pub(super) fn base(faults: &Faults, name: &str, title: &str, prose: &str, drift: u32) -> String {
     let resolution = faults
         .scale
         .resolution()
@@ -65,7 +65,7 @@ fn scaling_note(faults: &Faults) -> String {
 }
 
 /// A forward jump of a node's clock (`target = "node"`) or a backward one of a client's.
-pub fn jump_table(faults: &Faults, target: &str) -> String {
+pub(super) fn jump_table(faults: &Faults, target: &str) -> String {
     let sign = if target == "client" { "-" } else { "" };
     format!(
         "\n[faults.clock_jumps]\ntarget = \"{target}\"\njump_ticks = {sign}{}\n",
@@ -74,7 +74,7 @@ pub fn jump_table(faults: &Faults, target: &str) -> String {
 }
 
 /// The drift family's scenario: clock error, and a jump on `target` when there is one.
-pub fn drift_text(faults: &Faults, drift: u32, target: &str) -> String {
+pub(super) fn drift_text(faults: &Faults, drift: u32, target: &str) -> String {
     let (name, title, prose) = if target == "client" {
         (
             "advise-drift-client-jump",
@@ -96,7 +96,13 @@ pub fn drift_text(faults: &Faults, drift: u32, target: &str) -> String {
 }
 
 /// The crash family's scenario: one crash, with a restart delay or a client guard.
-pub fn crash_text(faults: &Faults, drift: u32, name: &str, delay: u32, guard: u32) -> String {
+pub(super) fn crash_text(
+    faults: &Faults,
+    drift: u32,
+    name: &str,
+    delay: u32,
+    guard: u32,
+) -> String {
     let mut text = base(
         faults,
         name,
@@ -117,7 +123,7 @@ pub fn crash_text(faults: &Faults, drift: u32, name: &str, delay: u32, guard: u3
 
 /// The storage family's scenario: a holder that may pause between its check and its write,
 /// and a write that may be delayed, with a check margin and a protection.
-pub fn storage_text(faults: &Faults, drift: u32, margin: u32, protection: &str) -> String {
+pub(super) fn storage_text(faults: &Faults, drift: u32, margin: u32, protection: &str) -> String {
     let name = if protection == "none" {
         "advise-check-margin"
     } else {

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 /// Arguments of `book`.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// The folder to write the book into (created if missing; pages already there are
     /// overwritten).
     #[arg(long, value_name = "DIR")]

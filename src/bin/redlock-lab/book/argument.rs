@@ -11,7 +11,7 @@ use redlock_lab::scenario::{Ingredient, Scenario, property};
 
 /// One argument of the debate, a section of the index.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Argument {
+pub(super) enum Argument {
     /// Nothing fails and nobody errs.
     Baseline,
     /// Clocks that jump or run at the wrong rate.
@@ -28,7 +28,7 @@ pub enum Argument {
 
 impl Argument {
     /// Every argument, in the index's order.
-    pub const ALL: [Argument; 6] = [
+    pub(super) const ALL: [Argument; 6] = [
         Argument::Baseline,
         Argument::Clocks,
         Argument::Restarts,
@@ -38,7 +38,7 @@ impl Argument {
     ];
 
     /// The argument `scenario` takes part in.
-    pub fn of(scenario: &Scenario) -> Argument {
+    pub(super) fn of(scenario: &Scenario) -> Argument {
         let present = Ingredient::present(scenario);
         let has = |list: &[Ingredient]| list.iter().any(|i| present.contains(i));
         if scenario.expected(property::EVENTUALLY_ACQUIRED).is_some() {
@@ -67,7 +67,7 @@ impl Argument {
     }
 
     /// The section's anchor in the index.
-    pub fn anchor(self) -> &'static str {
+    pub(super) fn anchor(self) -> &'static str {
         match self {
             Argument::Baseline => "baseline",
             Argument::Clocks => "clocks",
@@ -79,7 +79,7 @@ impl Argument {
     }
 
     /// The section's heading.
-    pub fn heading(self) -> &'static str {
+    pub(super) fn heading(self) -> &'static str {
         match self {
             Argument::Baseline => "Redlock when nothing fails",
             Argument::Clocks => "Clocks: jumps, drift and the drift allowance",
@@ -91,7 +91,7 @@ impl Argument {
     }
 
     /// What the section is about, in one sentence.
-    pub fn summary(self) -> &'static str {
+    pub(super) fn summary(self) -> &'static str {
         match self {
             Argument::Baseline => {
                 "The control cases: no fault, no mistake, only the interleavings of messages and clients."

@@ -13,7 +13,7 @@ use stateright::Model;
 use super::pair::{self, Pair};
 
 /// What a scenario's page shows.
-pub struct Chapter {
+pub(super) struct Chapter {
     /// The scenario.
     pub scenario: Scenario,
     /// The file's text, as the checker read it.
@@ -31,7 +31,7 @@ pub struct Chapter {
 impl Chapter {
     /// Checks `scenario` (its text is `text`) and everything its page shows; `explorer` is
     /// the Explorer's address (`http://127.0.0.1:3000`).
-    pub fn new(scenario: Scenario, text: String, explorer: &str) -> Result<Chapter> {
+    pub(super) fn new(scenario: Scenario, text: String, explorer: &str) -> Result<Chapter> {
         let start = Instant::now();
         let mut report = Check::new(&scenario).run();
         // Each fault drawn says whether the violation needs it: one re-check per ingredient.
@@ -89,7 +89,7 @@ fn traced(scenario: &Scenario, report: &Report) -> Option<Told> {
 /// Explorer's own model replaying the path's steps, so a link opens the state the page
 /// shows; a path that model cannot follow (told with two clients standing for three, say)
 /// gets links only as far as it can.
-pub fn explorer_links(
+pub(super) fn explorer_links(
     scenario: &Scenario,
     path: &[(World, Option<Step>)],
     explorer: &str,

@@ -6,7 +6,7 @@ use super::argument::Argument;
 use super::html::{escape, page, verdict};
 
 /// What the index says of one page.
-pub struct Entry {
+pub(super) struct Entry {
     /// The scenario's name, its page's name.
     pub name: String,
     /// Its title.
@@ -22,7 +22,7 @@ pub struct Entry {
 }
 
 /// The index page of `entries`, in their order within each argument.
-pub fn render(entries: &[Entry], seconds: f64) -> String {
+pub(super) fn render(entries: &[Entry], seconds: f64) -> String {
     let mut body = String::from(
         "<h1>Redlock, claim by claim</h1>\n<p>Each page is one claim of the Redlock debate, settled by exhaustive model checking: \
          the claim and its source's words, the checker's verdict, the counterexample as a timeline, \

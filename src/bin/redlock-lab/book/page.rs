@@ -13,7 +13,7 @@ use super::pair::Pair;
 
 /// The page of `chapter`; `fixes` names the scenarios whose mitigation is this one, and
 /// `explore` is the command that serves its Explorer.
-pub fn render(chapter: &Chapter, fixes: &[String], explore: &str) -> String {
+pub(super) fn render(chapter: &Chapter, fixes: &[String], explore: &str) -> String {
     let scenario = &chapter.scenario;
     let mut body = String::new();
     head(&mut body, scenario, fixes);

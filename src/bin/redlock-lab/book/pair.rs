@@ -17,7 +17,7 @@ use redlock_lab::scenario::{self, Scenario};
 use stateright::Model;
 
 /// One key the patch changes.
-pub struct Change {
+pub(super) struct Change {
     /// The dotted key.
     pub key: String,
     /// Its value in the file, or `None` when the file leaves it to its default.
@@ -27,7 +27,7 @@ pub struct Change {
 }
 
 /// The violated run's schedule replayed under the patch.
-pub struct Replay {
+pub(super) struct Replay {
     /// The replayed run.
     pub timeline: Timeline,
     /// Steps replayed, of the violated run's.
@@ -41,7 +41,7 @@ pub struct Replay {
 }
 
 /// A scenario's mitigation, re-checked.
-pub struct Pair {
+pub(super) struct Pair {
     /// What to do, in one sentence.
     pub text: String,
     /// The catalog scenario that is the patched file, if the file names one.
@@ -57,7 +57,11 @@ pub struct Pair {
 impl Pair {
     /// The mitigation of `scenario` (whose file reads `text`), its patch re-checked and the
     /// run `told` replayed under it; `None` for a scenario with no mitigation.
-    pub fn new(scenario: &Scenario, text: &str, told: Option<&Told>) -> Result<Option<Pair>> {
+    pub(super) fn new(
+        scenario: &Scenario,
+        text: &str,
+        told: Option<&Told>,
+    ) -> Result<Option<Pair>> {
         let Some(mitigation) = &scenario.mitigation else {
             return Ok(None);
         };
@@ -157,7 +161,7 @@ fn replay(fixed: &Scenario, told: &Told) -> Replay {
 }
 
 /// Both runs on one axis: the longer one's.
-pub fn align(
+pub(super) fn align(
     timeline: Option<Timeline>,
     mut pair: Option<Pair>,
 ) -> (Option<Timeline>, Option<Pair>) {

@@ -18,7 +18,7 @@ use crate::inputs::{self, Loaded};
 
 /// Writes a page per scenario the arguments name (the whole catalog by default) and the
 /// index; progress on stderr, one line a page.
-pub fn run(args: &Args) -> Result<Outcome> {
+pub(crate) fn run(args: &Args) -> Result<Outcome> {
     let start = Instant::now();
     let loaded = inputs::load_labelled(&args.paths)?;
     // Each scenario with its text and the argument `explore` takes to open it: a catalog

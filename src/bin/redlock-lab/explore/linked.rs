@@ -8,7 +8,7 @@ use stateright::{Model, Path, Property};
 type Condition = fn(&RedlockModel, &World) -> bool;
 
 /// `RedlockModel`, step for step and property for property, whose `as_svg` adds a link.
-pub struct Linked {
+pub(super) struct Linked {
     /// The scenario's model, which decides everything.
     pub inner: RedlockModel,
     /// Where the timelines are served (`http://127.0.0.1:PORT`).
@@ -36,7 +36,7 @@ const CONDITIONS: [fn(&Linked, &World) -> bool; MAX_PROPERTIES] = [
 
 impl Linked {
     /// `inner`, linking each diagram to `timelines`.
-    pub fn new(inner: RedlockModel, timelines: String) -> Linked {
+    pub(super) fn new(inner: RedlockModel, timelines: String) -> Linked {
         let conditions = inner
             .properties()
             .iter()

@@ -14,7 +14,7 @@ use crate::inputs;
 
 /// Arguments of `explore`.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// A scenario file or catalog name.
     path: PathBuf,
     /// The port to serve on (on 127.0.0.1 only); 0 picks a free one and prints it.
@@ -27,7 +27,7 @@ pub struct Args {
 }
 
 /// Serves the Explorer until the process is stopped.
-pub fn run(args: &Args) -> Result<Outcome> {
+pub(crate) fn run(args: &Args) -> Result<Outcome> {
     let scenario = inputs::load_one(&args.path)?;
     // stateright panics when it cannot bind; probe first so a busy port is a clean error. The
     // probe also resolves port 0 to the free port the system picked, which is then served.

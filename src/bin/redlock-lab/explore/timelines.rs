@@ -15,7 +15,7 @@ use stateright::{Expectation, Model};
 
 /// Serves timelines of `model`'s paths on `listener` until the process ends, linking each
 /// step to the Explorer at `explorer` (`http://127.0.0.1:3000`).
-pub fn serve(listener: TcpListener, model: RedlockModel, explorer: String) {
+pub(super) fn serve(listener: TcpListener, model: RedlockModel, explorer: String) {
     for stream in listener.incoming().flatten() {
         // One request per connection, answered in turn: a reader clicks one link at a time.
         if let Err(error) = answer(stream, &model, &explorer) {
