@@ -38,7 +38,7 @@
 //! ```
 
 mod bounded;
-mod concrete;
+mod zone_path;
 mod dfs;
 mod engine;
 mod lemmas;

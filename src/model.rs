@@ -57,7 +57,7 @@
 //!   pause "between the check and the write" is exactly a stretched wait.
 
 mod apply;
-mod event;
+mod vocabulary;
 mod fence;
 mod redlock;
 mod shape;

@@ -11,7 +11,7 @@ use std::ops::ControlFlow;
 use thiserror::Error;
 
 use crate::proto::{
-    Anchor, Answer, Command, Fencing, Guard, LockParams, Op, Relation, Reply, Token,
+    Anchor, Answer, Command, Fencing, ClockGuard, LockParams, Op, Relation, Reply, Token,
 };
 use crate::time::Millis;
 
@@ -280,8 +280,8 @@ impl NodeState {
         not(feature = "model"),
         allow(dead_code, reason = "the zone engine (feature `model`) reads it")
     )]
-    pub(crate) fn restart_delay_guard(delay: Millis) -> Guard {
-        Guard {
+    pub(crate) fn restart_delay_guard(delay: Millis) -> ClockGuard {
+        ClockGuard {
             anchor: Anchor::Restarted,
             relation: Relation::AtLeast,
             bound: delay,
@@ -295,8 +295,8 @@ impl NodeState {
         not(feature = "model"),
         allow(dead_code, reason = "the zone engine (feature `model`) reads it")
     )]
-    pub(crate) fn restart_young_guard(delay: Millis, guard: Millis) -> Guard {
-        Guard {
+    pub(crate) fn restart_young_guard(delay: Millis, guard: Millis) -> ClockGuard {
+        ClockGuard {
             anchor: Anchor::Restarted,
             relation: Relation::Below,
             bound: delay + guard,

@@ -55,4 +55,4 @@ pub use state::{Answer, LockEvent, UsageError};
 pub(crate) use state::{Effects, Entropy, LockPhase, LockState, Request};
 #[cfg(feature = "model")]
 pub(crate) use timing::witness;
-pub(crate) use timing::{Anchor, Guard, Relation};
+pub(crate) use timing::{Anchor, ClockGuard, Relation};

@@ -30,6 +30,7 @@
 
 mod duration;
 mod error;
+mod granted;
 mod ingredient;
 mod patch;
 /// Property names, as `[expect]`, the CLI and the JSON report spell them: `&str` constants
@@ -49,7 +50,8 @@ mod validate;
 pub use duration::{DriftText, DurationError, drift_text, parse_duration};
 pub use error::{Location, ScenarioError};
 pub use ingredient::{Ingredient, Mistake};
-pub use patch::{PatchError, patched};
+pub(crate) use patch::set_key;
+pub use patch::{KeyPathError, PatchError, patched};
 pub use quote::{QuoteError, find_quote, normalise};
 pub use resize::ResizeError;
 pub use settings::*;

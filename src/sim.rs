@@ -81,10 +81,10 @@
 //! controversy with such a world, and their `[simulate.expect]` says whether it should keep
 //! or break it. A clean run is evidence, not proof: it samples schedules.
 
-mod check;
+mod judge;
 mod client;
 mod clock;
-mod config;
+mod setup;
 mod draw;
 mod fault;
 mod network;
@@ -93,8 +93,8 @@ mod server;
 mod trace;
 mod world;
 
-pub use check::{Believer, Property, Violation};
-pub use config::{
+pub use judge::{Believer, Property, Violation};
+pub use setup::{
     ClockConfig, CrashConfig, Failover, MAX_CLIENTS, MAX_DURATION, MAX_RATE_ERROR_PPM, MAX_SPAN,
     NetworkConfig, Provenance, SimConfig, SimConfigError, Swarm, WorkloadConfig,
 };

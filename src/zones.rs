@@ -14,7 +14,7 @@
 //! key on the node's clock); with storage, one more per client (the age of its pending op, in
 //! true time, bounded by an invariant: the op's delay, stretched by a pause), and with a
 //! restart delay or the restarted-node guard one more per crash in the budget (the time since
-//! the crashed node's restart, on its clock). Every timing decision is one of the core's guards ([`crate::proto::Guard`],
+//! the crashed node's restart, on its clock). Every timing decision is one of the core's guards ([`crate::proto::ClockGuard`],
 //! [`crate::node::NodeState::restart_delay_guard`] and `restart_young_guard`) turned into a
 //! clock constraint: the engine holds no copy of the lock's arithmetic.
 //!
@@ -46,8 +46,8 @@
 
 mod client;
 mod clock_guard;
-mod concrete;
-mod config;
+mod timed_run;
+mod automaton;
 mod constraints;
 mod dbm;
 mod explore;
@@ -55,19 +55,19 @@ mod inequality;
 mod measure;
 mod parameters;
 mod parametric;
-mod state;
+mod discrete;
 mod successors;
 mod symmetry;
 mod synthesis;
-mod timing;
+mod constants;
 mod zone;
 
-pub use concrete::TimedRun;
+pub use timed_run::TimedRun;
 #[cfg(feature = "testing")]
-pub use concrete::TimedStep;
+pub use timed_run::TimedStep;
 #[cfg(feature = "testing")]
-pub use config::StorageConfig;
-pub use config::{Unsupported, ZoneConfig};
+pub use automaton::StorageConfig;
+pub use automaton::{Unsupported, ZoneConfig};
 #[cfg(feature = "testing")]
 pub use explore::Judgement;
 #[cfg(feature = "testing")]

@@ -5,7 +5,7 @@ use std::time::Duration;
 use crate::property::Property;
 use crate::zones::{self, Options, TimedRun, ZoneConfig, ZoneOutcome};
 
-use super::concrete::model_steps;
+use super::zone_path::model_steps;
 use super::engine::Engine;
 use super::options::Check;
 use super::report::{PropertyReport, Report, StopReason};

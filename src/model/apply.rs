@@ -12,7 +12,7 @@ use crate::scenario::{MAX_MODEL_NODES, MAX_REPLICAS, UNBOUNDED_EXTENSIONS};
 use crate::storage::{CheckAndApply, Comparison, Protection, StorageOp, StorageReply};
 use crate::time::Millis;
 
-use super::event::owner_on;
+use super::vocabulary::owner_on;
 use super::step::{ModelEntropy, Step};
 use super::tell::{Silent, Tell};
 use super::world::{Phase, Work, World};

@@ -8,8 +8,8 @@
 //! less than `ttl` has passed since the `SET` on the node's clock; a restarted node serves once
 //! its restart delay has passed on its clock (`NodeState::restart_delay_guard`).
 //!
-//! A [`Guard`] is that comparison as a value: the concrete code evaluates it on a reading
-//! ([`Guard::holds`]), and a symbolic-time engine reads its anchor, relation and bound as a
+//! A [`ClockGuard`] is that comparison as a value: the concrete code evaluates it on a reading
+//! ([`ClockGuard::holds`]), and a symbolic-time engine reads its anchor, relation and bound as a
 //! clock constraint (`x < c`, `x ≥ c`) without restating the arithmetic. The tests below check,
 //! on every reading in a range, that each guard agrees with the decision the core takes.
 
@@ -40,7 +40,7 @@ pub(crate) enum Relation {
 
 /// One timing decision: `elapsed since anchor` against `bound`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub(crate) struct Guard {
+pub(crate) struct ClockGuard {
     /// What the span is measured from.
     pub anchor: Anchor,
     /// How it compares.
@@ -49,7 +49,7 @@ pub(crate) struct Guard {
     pub bound: Millis,
 }
 
-impl Guard {
+impl ClockGuard {
     /// Whether the guard holds after `elapsed` (a clock that stepped back before the anchor
     /// reads as zero elapsed, as the core counts it).
     pub(crate) fn holds(&self, elapsed: Millis) -> bool {
@@ -73,7 +73,7 @@ impl Guard {
 /// answer. Every guard is a span against a bound, so the readings that give a set of answers
 /// form one interval, and a core whose decisions are its guards decides alike on all of it.
 #[cfg(feature = "model")]
-pub(crate) fn witness(sides: &[(Guard, bool)]) -> Option<Millis> {
+pub(crate) fn witness(sides: &[(ClockGuard, bool)]) -> Option<Millis> {
     let mut low = 0u64;
     let mut high = u64::MAX;
     for &(guard, holds) in sides {
@@ -92,8 +92,8 @@ pub(crate) fn witness(sides: &[(Guard, bool)]) -> Option<Millis> {
 impl LockParams {
     /// Redlock's step 4 with the validity check: a round that won a quorum is acquired with
     /// validity left iff less than `ttl − drift` passed between T1 and T2.
-    pub(crate) fn validity_guard(&self) -> Guard {
-        Guard {
+    pub(crate) fn validity_guard(&self) -> ClockGuard {
+        ClockGuard {
             anchor: Anchor::RoundStart,
             relation: Relation::Below,
             bound: self.max_validity(),
@@ -101,8 +101,8 @@ impl LockParams {
     }
 
     /// A round stops waiting for answers once `round_timeout` has passed since its T1.
-    pub(crate) fn round_timeout_guard(&self) -> Guard {
-        Guard {
+    pub(crate) fn round_timeout_guard(&self) -> ClockGuard {
+        ClockGuard {
             anchor: Anchor::RoundStart,
             relation: Relation::AtLeast,
             bound: self.round_timeout,
@@ -111,8 +111,8 @@ impl LockParams {
 
     /// A holder may act while this holds: less than `ttl − drift` since T1 with the validity
     /// check on; with it off (the mistake), the same span timed from T2.
-    pub(crate) fn belief_guard(&self) -> Guard {
-        Guard {
+    pub(crate) fn belief_guard(&self) -> ClockGuard {
+        ClockGuard {
             anchor: match self.validity_check {
                 ValidityCheck::On => Anchor::RoundStart,
                 ValidityCheck::Off => Anchor::RoundDecided,
@@ -126,10 +126,10 @@ impl LockParams {
     /// ([`Lease::has_left`](super::Lease::has_left)): less than `ttl − drift − margin + 1` since
     /// the belief's anchor. A margin is at most the lease (`ttl − drift`, as scenario files
     /// are validated), so the bound is at least 1 and a reading before the anchor, which
-    /// [`Guard::holds`] counts as zero elapsed, passes here as it passes `has_left`.
-    pub(crate) fn margin_guard(&self, margin: Millis) -> Guard {
+    /// [`ClockGuard::holds`] counts as zero elapsed, passes here as it passes `has_left`.
+    pub(crate) fn margin_guard(&self, margin: Millis) -> ClockGuard {
         let belief = self.belief_guard();
-        Guard {
+        ClockGuard {
             bound: (belief.bound + Millis(1)) - margin,
             ..belief
         }
@@ -137,8 +137,8 @@ impl LockParams {
 
     /// A node's key is live while less than `ttl` has passed since it was set, on the node's
     /// clock (Redis's `PX ttl`).
-    pub(crate) fn key_live_guard(&self) -> Guard {
-        Guard {
+    pub(crate) fn key_live_guard(&self) -> ClockGuard {
+        ClockGuard {
             anchor: Anchor::KeySet,
             relation: Relation::Below,
             bound: self.ttl,

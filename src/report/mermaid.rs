@@ -9,7 +9,14 @@ fn clean(text: &str) -> String {
     text.replace(';', ",").replace('#', "no. ")
 }
 
-pub(super) fn render(story: &Story) -> String {
+impl Story {
+    /// The story as a Mermaid `sequenceDiagram`.
+    pub fn to_mermaid(&self) -> String {
+        render(self)
+    }
+}
+
+fn render(story: &Story) -> String {
     let mut out = String::from("sequenceDiagram\n");
     for lane in &story.lanes {
         out.push_str(&format!("    participant {lane}\n"));

@@ -328,9 +328,4 @@ impl Story {
         }
         out
     }
-
-    /// The story as a Mermaid `sequenceDiagram`.
-    pub fn to_mermaid(&self) -> String {
-        super::mermaid::render(self)
-    }
 }

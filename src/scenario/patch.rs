@@ -22,15 +22,16 @@ pub enum PatchError {
     /// The file itself is refused before any patch (not TOML, or not a scenario).
     #[error(transparent)]
     Scenario(#[from] ScenarioError),
-    /// A dotted key runs through a value that is not a table (`lock.ttl_ticks.x`).
-    #[error("{at}: [mitigation] set: `{key}`: `{part}` is not a table")]
-    NotATable {
+    /// A dotted key cannot be written: it runs through a value that is not a table
+    /// (`lock.ttl_ticks.x`), or names a whole table.
+    #[error("{at}: [mitigation] set: `{key}`: {error}")]
+    Key {
         /// Where the key is.
         at: Location,
         /// The whole dotted key.
         key: String,
-        /// The part of it that holds a value, not a table.
-        part: String,
+        /// What is in the way.
+        error: KeyPathError,
     },
     /// A value is not TOML (a patch handed over as text: `("lock.nodes", "five")`).
     #[error("{at}: [mitigation] set: `{key}`: `{value}` is not a TOML value: {reason}")]
@@ -80,7 +81,11 @@ pub(super) fn patch_text(
     for (key, value) in set {
         let at = spans.key(key);
         let value = parse_value(&at, key, value)?;
-        insert(&mut document, &at, key, value)?;
+        set_key(&mut document, key, value).map_err(|error| PatchError::Key {
+            at,
+            key: key.clone(),
+            error,
+        })?;
     }
     Ok(toml::to_string(&document).expect("a TOML table always serialises"))
 }
@@ -202,27 +207,40 @@ fn parse_value(at: &Location, key: &str, value: &str) -> Result<toml::Value, Pat
     }
 }
 
-/// Writes `value` at the dotted `key`, creating the tables on its way.
-fn insert(
+/// Why a dotted key cannot be written into a scenario's TOML.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[non_exhaustive]
+pub enum KeyPathError {
+    /// A part of the key holds a value, not a table (`lock.ttl_ticks` in `lock.ttl_ticks.x`).
+    #[error("`{0}` is not a table")]
+    NotATable(String),
+    /// The key names a whole table, which a value would erase.
+    #[error("`{0}` is a table, not a value")]
+    IsATable(String),
+}
+
+/// Writes `value` at the dotted `key` of a scenario's TOML `document`, creating the tables
+/// on its way: the one way a patch, a sweep or a synthesis changes a scenario's key.
+pub(crate) fn set_key(
     document: &mut toml::Table,
-    at: &Location,
     key: &str,
     value: toml::Value,
-) -> Result<(), PatchError> {
-    let mut parts: Vec<&str> = key.split('.').collect();
-    let last = parts.pop().expect("split yields at least one part");
+) -> Result<(), KeyPathError> {
+    let parts: Vec<&str> = key.split('.').collect();
+    let (last, path) = parts.split_last().expect("split yields at least one part");
     let mut table = document;
-    for part in parts {
+    for (depth, part) in path.iter().enumerate() {
         let entry = table
-            .entry(part)
+            .entry(*part)
             .or_insert_with(|| toml::Value::Table(toml::Table::new()));
-        table = entry.as_table_mut().ok_or_else(|| PatchError::NotATable {
-            at: at.clone(),
-            key: key.to_owned(),
-            part: part.to_owned(),
-        })?;
+        table = entry
+            .as_table_mut()
+            .ok_or_else(|| KeyPathError::NotATable(parts[..=depth].join(".")))?;
     }
-    table.insert(last.to_owned(), value);
+    if table.get(*last).is_some_and(toml::Value::is_table) {
+        return Err(KeyPathError::IsATable(key.to_owned()));
+    }
+    table.insert((*last).to_owned(), value);
     Ok(())
 }
 

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 use toml::Spanned;
 
-use super::{JumpTarget, Source, Verdict};
+use super::{Bound, JumpTarget, Source, Verdict};
 
 /// Either a number (of ticks, or of extensions) or the word `"unbounded"`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -501,4 +501,13 @@ pub(crate) enum RawExtensionQuorum {
     Majority,
     /// One node extending is taken as success: the minority-accepted mistake.
     AnyNode,
+}
+
+impl From<RawBound> for Bound {
+    fn from(raw: RawBound) -> Bound {
+        match raw {
+            RawBound::Ticks(t) => Bound::Ticks(t),
+            RawBound::Unbounded => Bound::Unbounded,
+        }
+    }
 }

@@ -3,7 +3,6 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::raw::RawBound;
 use crate::fault::ClientCrashAim;
 use crate::node::Persistence;
 use crate::proto::{LockParams, NodeSet, quorum};
@@ -115,15 +114,6 @@ pub enum Bound {
     Ticks(u32),
     /// No bound: the asynchronous model.
     Unbounded,
-}
-
-impl From<RawBound> for Bound {
-    fn from(raw: RawBound) -> Bound {
-        match raw {
-            RawBound::Ticks(t) => Bound::Ticks(t),
-            RawBound::Unbounded => Bound::Unbounded,
-        }
-    }
 }
 
 /// `[lock]`: the Redlock configuration every client uses, resolved once.

@@ -17,7 +17,7 @@ use rand_chacha::ChaCha8Rng;
 use rand_core::{RngCore, SeedableRng};
 
 use super::clock::SimClock;
-use super::config::WorkloadConfig;
+use super::setup::WorkloadConfig;
 use super::draw::uniform;
 use super::network::{Message, Payload};
 use super::outcome::Stats;

@@ -8,7 +8,7 @@ use std::fmt;
 
 use rand_chacha::ChaCha8Rng;
 
-use super::config::NetworkConfig;
+use super::setup::NetworkConfig;
 use super::draw::{chance, uniform};
 use crate::actor::Actor;
 use crate::proto::{Command, NodeId, Reply, RoundId};

@@ -3,8 +3,8 @@
 
 use std::fmt::{self, Write as _};
 
-use super::check::{Property, Violation};
-use super::config::SimConfig;
+use super::judge::{Property, Violation};
+use super::setup::SimConfig;
 use super::fault::{ScheduledFault, SwarmFaults};
 use super::trace::{TraceEntry, TraceEvent, schedule_text};
 use crate::time::Millis;

@@ -4,7 +4,7 @@
 use rand_chacha::ChaCha8Rng;
 
 use super::clock::SimClock;
-use super::config::CrashConfig;
+use super::setup::CrashConfig;
 use super::draw::uniform;
 use crate::actor::Actor;
 use crate::event::{Event, persistence_words};
@@ -14,7 +14,7 @@ use crate::time::Millis;
 
 /// The replicas of a failover's master, each copying first at `start` plus its share of a
 /// period, so that they copy at different moments, each on its own.
-fn replicas(failover: &super::config::Failover, start: Millis) -> Vec<SimReplica> {
+fn replicas(failover: &super::setup::Failover, start: Millis) -> Vec<SimReplica> {
     let count = u64::from(failover.replicas.max(1));
     (0..count)
         .map(|r| SimReplica {
@@ -388,7 +388,7 @@ mod tests {
     #[test]
     fn with_two_replicas_and_wait_one_the_draw_promotes_either_replica() {
         use rand_core::SeedableRng;
-        let failover = super::super::config::Failover {
+        let failover = super::super::setup::Failover {
             node: 0,
             replicas: 2,
             wait: 1,

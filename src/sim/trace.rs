@@ -12,7 +12,7 @@
 
 use std::fmt;
 
-use super::check::Violation;
+use super::judge::Violation;
 use super::fault::{Fault, ScheduledFault};
 use super::network::Message;
 use crate::actor::Actor;

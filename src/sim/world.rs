@@ -9,11 +9,11 @@
 use rand_chacha::ChaCha8Rng;
 use rand_core::{RngCore, SeedableRng};
 
-use super::check::{Believer, Checker, Violation};
+use super::judge::{Believer, Checker, Violation};
 use super::client::{SimClient, StepContext};
 use super::clock::SimClock;
-use super::config::WorkloadConfig;
-use super::config::{NetworkConfig, SimConfig, SimConfigError, Swarm};
+use super::setup::WorkloadConfig;
+use super::setup::{NetworkConfig, SimConfig, SimConfigError, Swarm};
 use super::draw::uniform;
 use super::fault::{Aim, AimedFault, Anchor, Fault, FaultBudget, FaultPlan, ScheduledFault};
 use super::network::{Message, Network, Payload, Sent};

@@ -18,10 +18,10 @@ use crate::proto::{
 use crate::time::Millis;
 
 use super::clock_guard::{Constraint, where_};
-use super::config::ZoneConfig;
-use super::state::{Discrete, NO_OWNER, Work};
+use super::automaton::ZoneConfig;
+use super::discrete::{Discrete, NO_OWNER, Work};
 use super::successors::{Successor, ZoneStep};
-use super::timing::{Reading, Timing};
+use super::constants::{Reading, Timing};
 use super::zone::Zone;
 
 /// The engine's randomness: one token for every client. A node's key names the client that

@@ -1,4 +1,4 @@
-//! The core's [`Guard`]s as clock constraints on a zone.
+//! The core's [`ClockGuard`]s as clock constraints on a zone.
 //!
 //! A guard compares the span a process's clock measured since an anchor with a constant. The
 //! zone's clock `x` is that span in true time; the process reads it `ahead` ticks off (a
@@ -11,7 +11,7 @@
 //! keys plus a number: `x ≤ p + c` is asked as `x − p ≤ c`, with `p` the form's index, which a
 //! parametric zone reads as a bound that is a form ([`super::parametric`]).
 
-use crate::proto::{Guard, Relation};
+use crate::proto::{ClockGuard, Relation};
 use crate::time::Millis;
 
 use super::dbm::Bound;
@@ -69,7 +69,7 @@ pub(crate) fn constant(bound: Millis) -> i32 {
 }
 
 /// Where `guard` holds, on a clock read `ahead` ticks off the true span.
-pub(crate) fn holds(guard: Guard, ahead: i32) -> Constraint {
+pub(crate) fn holds(guard: ClockGuard, ahead: i32) -> Constraint {
     let bound = constant(guard.bound) - ahead;
     match guard.relation {
         Relation::Below => Constraint::AtMost(Term::number(bound - 1)),
@@ -78,7 +78,7 @@ pub(crate) fn holds(guard: Guard, ahead: i32) -> Constraint {
 }
 
 /// Where `guard` fails, on a clock read `ahead` ticks off the true span.
-pub(crate) fn fails(guard: Guard, ahead: i32) -> Constraint {
+pub(crate) fn fails(guard: ClockGuard, ahead: i32) -> Constraint {
     let bound = constant(guard.bound) - ahead;
     match guard.relation {
         Relation::Below => Constraint::AtLeast(Term::number(bound)),
@@ -107,7 +107,7 @@ mod tests {
     fn a_constraint_is_the_guard_on_the_reading() {
         for relation in [Relation::Below, Relation::AtLeast] {
             for bound in 1..12u64 {
-                let guard = Guard {
+                let guard = ClockGuard {
                     anchor: Anchor::KeySet,
                     relation,
                     bound: Millis(bound),

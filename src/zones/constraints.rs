@@ -2,12 +2,12 @@
 //! in a symbolic exploration, as a term of its parameter's dimension. They are worked out once
 //! per configuration ([`Constraints`]): the search asks for them on every symbolic state.
 
-use crate::proto::Guard;
+use crate::proto::ClockGuard;
 
 use super::clock_guard::{self, Constraint};
-use super::config::ZoneConfig;
+use super::automaton::ZoneConfig;
 use super::parameters::Parameters;
-use super::timing::{Constraints, READINGS, Reading, Timing};
+use super::constants::{Constraints, READINGS, Reading, Timing};
 use super::zone::Term;
 
 impl Constraints {
@@ -26,7 +26,7 @@ impl Constraints {
 impl ZoneConfig {
     /// The core's guard for `timing`, if the configuration has it.
     #[inline]
-    pub(crate) fn guard(&self, timing: Timing) -> Option<Guard> {
+    pub(crate) fn guard(&self, timing: Timing) -> Option<ClockGuard> {
         match timing {
             Timing::Validity => Some(self.validity),
             Timing::RoundTimeout => Some(self.round_timeout),

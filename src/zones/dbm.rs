@@ -86,7 +86,7 @@ pub(super) const NO_CONSTANT: i32 = i32::MIN / 4;
 /// The most clocks a concrete search's zone may have, the reference clock included (the
 /// matrix is stored inline, so zones of one discrete part lie next to each other in the passed
 /// list and are compared without following pointers): an automaton's clocks (at most
-/// [`MAX_CLOCKS`](super::config::MAX_CLOCKS)) and two more that make a counterexample concrete.
+/// [`MAX_CLOCKS`](super::automaton::MAX_CLOCKS)) and two more that make a counterexample concrete.
 pub(super) const MAX_DIM: usize = 12;
 
 /// A zone over `clocks` clocks (plus the reference clock `x_0`), in canonical form.

@@ -14,12 +14,12 @@ use std::time::{Duration, Instant};
 use crate::property::Property;
 use crate::scenario::Verdict;
 
-use super::concrete::{TimedRun, concretize};
-use super::config::ZoneConfig;
+use super::timed_run::{TimedRun, concretize};
+use super::automaton::ZoneConfig;
 use super::dbm::Dbm;
 use super::inequality::Inequality;
 use super::parametric::{Affine, ParametricZone, Region};
-use super::state::Discrete;
+use super::discrete::Discrete;
 use super::successors::ZoneStep;
 use super::symmetry::Renaming;
 use super::zone::Zone;

@@ -2,9 +2,9 @@
 //! off the core's own guards (never restated here).
 
 use super::clock_guard::constant;
-use super::config::{Unsupported, ZoneConfig};
+use super::automaton::{Unsupported, ZoneConfig};
 use super::parameters::{Form, Parameters};
-use super::timing::{READINGS, Reading, Timing};
+use super::constants::{READINGS, Reading, Timing};
 
 /// The configuration a key was stepped to: one tick up, and one tick down when the scenario
 /// allows it.

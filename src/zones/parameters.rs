@@ -15,7 +15,7 @@
 
 use super::clock_guard::Constraint;
 use super::inequality::Inequality;
-use super::timing::{Reading, Timing};
+use super::constants::{Reading, Timing};
 use super::zone::Term;
 
 /// An affine function of the parameters: `coefficients · p + constant`.

@@ -38,11 +38,11 @@ use crate::proto::LockPhase;
 use crate::storage::{StorageOp, StorageReply};
 
 use super::clock_guard::where_;
-use super::config::ZoneConfig;
+use super::automaton::ZoneConfig;
 use super::dbm::Dbm;
-use super::state::{Availability, Discrete, NO_OWNER, node_readings};
+use super::discrete::{Availability, Discrete, NO_OWNER, node_readings};
 use super::symmetry::Renaming;
-use super::timing::{Reading, Timing};
+use super::constants::{Reading, Timing};
 use super::zone::Zone;
 
 /// One transition, for counterexamples.

@@ -1,8 +1,8 @@
 //! Symmetry: nodes that every client treats alike, and clients that reach the same nodes, are
 //! interchangeable, so a symbolic state is stored as one image of its orbit.
 
-use super::config::{MAX_CLIENTS, MAX_NODES, ZoneConfig};
-use super::state::{Discrete, NO_OWNER};
+use super::automaton::{MAX_CLIENTS, MAX_NODES, ZoneConfig};
+use super::discrete::{Discrete, NO_OWNER};
 use super::zone::Zone;
 
 /// How an image renamed a state: index `i` of the image was index `clients[i]` (`nodes[i]`)

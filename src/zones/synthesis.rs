@@ -19,13 +19,13 @@ use std::time::Instant;
 use crate::property::Property;
 use crate::scenario::Scenario;
 
-use super::config::{Unsupported, ZoneConfig};
+use super::automaton::{Unsupported, ZoneConfig};
 use super::explore::{Options, ZoneOutcome, explore};
 use super::inequality::{Inequality, implies, within_domain};
 use super::measure::Steps;
 use super::parameters::Parameters;
 use super::parametric::MAX_KEYS;
-use super::timing::Timing;
+use super::constants::Timing;
 
 /// Why a synthesis could not run.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

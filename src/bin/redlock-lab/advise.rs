@@ -14,7 +14,6 @@
 mod args;
 mod family;
 mod figures;
-mod formula;
 mod scale;
 mod settings;
 mod texts;

@@ -5,11 +5,11 @@ use std::fmt::Write as _;
 
 use anyhow::{Context, Result};
 use redlock_lab::check::{Check, Engine, Report};
+use redlock_lab::property::Property;
 use redlock_lab::scenario::{Scenario, Verdict, property};
-use redlock_lab::sweep::{Search, SweepError, search};
+use redlock_lab::sweep::{Formula, Search, SweepError, formula, search};
 
 use super::args::Args;
-use super::formula::{Formula, derive};
 
 /// One figure's search: the scenario text at each value, and what must hold.
 pub(super) struct Family<'a> {
@@ -140,7 +140,7 @@ pub(super) fn run_family(family: &Family<'_>) -> Result<Found> {
     let safe_side = files.iter().find(|(name, _)| name.ends_with("-holds.toml"));
     let formula = value
         .zip(safe_side)
-        .and_then(|(v, (_, text))| derive(family, v, text));
+        .and_then(|(v, (_, text))| family_formula(family, v, text));
     Ok(Found {
         value,
         checks,
@@ -151,6 +151,20 @@ pub(super) fn run_family(family: &Family<'_>) -> Result<Found> {
         formula,
     })
 }
+
+/// The figure `value` of `family` as a formula, from its safe side's file `text`.
+fn family_formula(family: &Family<'_>, value: u32, text: &str) -> Option<Formula> {
+    let must_hold: Vec<Property> = (family.must_hold.iter())
+        .filter_map(|n| Property::from_name(n))
+        .collect();
+    let file = format!("advise-{}.toml", family.slug);
+    let key = (family.key, value);
+    formula(&file, text, family.free, key, &must_hold, MAX_ZONES)
+}
+
+/// The most symbolic states one formula may take (under a minute): past it the figure is
+/// printed without one, and says so.
+const MAX_ZONES: usize = 500_000;
 
 /// What a family's search found, side by side: the safe value, the evidence in words, the
 /// files of both sides (`file` writes one), and the sizes the safe side is proved for.

@@ -9,11 +9,11 @@ use redlock_lab::scenario::property;
 
 use super::args::{Args, Bound};
 use super::family::{Family, Found, run_family, write_files};
-use super::formula::Formula;
 use super::scale::{Scale, show_us};
 use super::settings::{self, Plan};
 use super::texts::{Faults, crash_text, drift_text, storage_text};
 use crate::Outcome;
+use redlock_lab::sweep::Formula;
 
 /// Scales the deployment, runs every search, prints the figures, writes the files.
 pub(crate) fn run(args: &Args) -> Result<Outcome> {

@@ -11,9 +11,9 @@
 
 use crate::property::Property;
 
-use super::config::ZoneConfig;
+use super::automaton::ZoneConfig;
 use super::dbm::Dbm;
-use super::state::Discrete;
+use super::discrete::Discrete;
 use super::successors::ZoneStep;
 
 /// One step of a concrete run.

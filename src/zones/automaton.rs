@@ -2,13 +2,13 @@
 
 use crate::fault::FaultKind;
 use crate::node::{NodeState, Persistence};
-use crate::proto::{Contact, Guard, LockParams, Relation, ValidityCheck};
+use crate::proto::{Contact, ClockGuard, LockParams, Relation, ValidityCheck};
 use crate::scenario::{Bound, Ingredient, JumpTarget, Scenario, StorageSettings, Tokens};
 use crate::storage::{CheckAndApply, OpKind, Protection, TokenSource};
 use crate::time::Millis;
 
 use super::parameters::Parameters;
-use super::timing::Constraints;
+use super::constants::Constraints;
 
 /// The most nodes a configuration may have (one bit each in the discrete part's masks).
 pub(super) const MAX_NODES: usize = 7;
@@ -56,7 +56,7 @@ pub enum Unsupported {
 
 /// The timed automaton's configuration: the lock as the core resolved it, and the faults.
 ///
-/// Every timing decision is one of the core's `Guard`s, read here once; the engine turns
+/// Every timing decision is one of the core's `ClockGuard`s, read here once; the engine turns
 /// each into a clock constraint and never restates the arithmetic behind it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ZoneConfig {
@@ -68,13 +68,13 @@ pub struct ZoneConfig {
     /// these parameters.
     pub(crate) params: LockParams,
     /// A round that won a quorum keeps validity while this holds on the client's clock.
-    pub(crate) validity: Guard,
+    pub(crate) validity: ClockGuard,
     /// A round stops waiting once this holds on the client's clock.
-    pub(crate) round_timeout: Guard,
+    pub(crate) round_timeout: ClockGuard,
     /// A holder believes while this holds on its clock (read up to `client_error` late).
-    pub(crate) belief: Guard,
+    pub(crate) belief: ClockGuard,
     /// A node's key lives while this holds on the node's clock (read up to `node_error` early).
-    pub(crate) key_live: Guard,
+    pub(crate) key_live: ClockGuard,
     /// The nodes each client reaches, one bit per node.
     pub reach: Vec<u8>,
     /// Clock jumps in the whole run.
@@ -99,10 +99,10 @@ pub struct ZoneConfig {
     /// Whether a crashed node comes back.
     pub restarts: bool,
     /// A restarted node serves once this holds on its clock (read up to `node_error` early).
-    pub(crate) restart_delay: Guard,
+    pub(crate) restart_delay: ClockGuard,
     /// The clients' restarted-node guard: a restarted node's yes is kept out of a quorum
     /// while this holds on its clock (`None`: no guard).
-    pub(crate) young: Option<Guard>,
+    pub(crate) young: Option<ClockGuard>,
     /// The guarded storage and the holders' cycle, if the scenario has one.
     pub storage: Option<StorageConfig>,
     /// Pauses of a holder in the whole run (each stretches one pending op's wait).
@@ -128,7 +128,7 @@ pub struct StorageConfig {
     pub ops: &'static [OpKind],
     /// A holder sends its next op only while this holds on its clock (read up to
     /// `client_error` late): the core's check margin.
-    pub(crate) margin: Guard,
+    pub(crate) margin: ClockGuard,
     /// How long an op may travel, in ticks (`None`: unbounded).
     pub delay: Option<i32>,
     /// How much longer a pause lets it wait (`None`: unbounded).

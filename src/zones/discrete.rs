@@ -7,9 +7,9 @@ use crate::proto::{LockPhase, LockState, NodeSet, Tally};
 use crate::storage::{Storage, StorageOp};
 
 use super::clock_guard::Constraint;
-use super::config::{MAX_CLIENTS, MAX_NODES, ZoneConfig};
+use super::automaton::{MAX_CLIENTS, MAX_NODES, ZoneConfig};
 use super::dbm::NO_CONSTANT;
-use super::timing::{Reading, Timing};
+use super::constants::{Reading, Timing};
 use super::zone::Term;
 use super::zone::Zone;
 
