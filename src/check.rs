@@ -38,7 +38,6 @@
 //! ```
 
 mod bounded;
-mod zone_path;
 mod dfs;
 mod engine;
 mod lemmas;
@@ -54,6 +53,7 @@ mod table;
 mod tests;
 #[cfg(test)]
 mod truth;
+mod zone_path;
 mod zoned;
 
 pub use crate::model::Invariant;

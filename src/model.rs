@@ -57,7 +57,6 @@
 //!   pause "between the check and the write" is exactly a stretched wait.
 
 mod apply;
-mod vocabulary;
 mod fence;
 mod redlock;
 mod shape;
@@ -68,6 +67,7 @@ mod tell;
 mod tests;
 mod told;
 mod view;
+mod vocabulary;
 mod world;
 
 pub(crate) use crate::event::{Event, Moment};

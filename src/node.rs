@@ -11,7 +11,7 @@ use std::ops::ControlFlow;
 use thiserror::Error;
 
 use crate::proto::{
-    Anchor, Answer, Command, Fencing, ClockGuard, LockParams, Op, Relation, Reply, Token,
+    Anchor, Answer, ClockGuard, Command, Fencing, LockParams, Op, Relation, Reply, Token,
 };
 use crate::time::Millis;
 

@@ -81,28 +81,28 @@
 //! controversy with such a world, and their `[simulate.expect]` says whether it should keep
 //! or break it. A clean run is evidence, not proof: it samples schedules.
 
-mod judge;
 mod client;
 mod clock;
-mod setup;
 mod draw;
 mod fault;
+mod judge;
 mod network;
 mod outcome;
 mod server;
+mod setup;
 mod trace;
 mod world;
 
-pub use judge::{Believer, Property, Violation};
-pub use setup::{
-    ClockConfig, CrashConfig, Failover, MAX_CLIENTS, MAX_DURATION, MAX_RATE_ERROR_PPM, MAX_SPAN,
-    NetworkConfig, Provenance, SimConfig, SimConfigError, Swarm, WorkloadConfig,
-};
 pub use fault::{
     Aim, AimedFault, Anchor, Fault, FaultBudget, FaultClass, FaultPlan, KindBudget, ScheduledFault,
     SwarmFaults,
 };
+pub use judge::{Believer, Property, Violation};
 pub use network::{Message, Payload};
 pub use outcome::{Outcome, Stats, SwarmRun};
+pub use setup::{
+    ClockConfig, CrashConfig, Failover, MAX_CLIENTS, MAX_DURATION, MAX_RATE_ERROR_PPM, MAX_SPAN,
+    NetworkConfig, Provenance, SimConfig, SimConfigError, Swarm, WorkloadConfig,
+};
 pub use trace::{TraceEntry, TraceEvent};
 pub use world::run;

@@ -32,7 +32,10 @@ mod tests;
 mod vary;
 
 pub use error::SweepError;
-pub use formula::{Formula, formula, key_symbol, synthesize_keys, written_number};
-pub use search::{Search, search};
+pub use formula::{
+    Formula, formula, key_symbol, proved_figure, synthesize_keys, synthesize_written,
+    written_number,
+};
+pub use search::{Search, search, search_guided};
 pub use table::{Boundary, Point, Row, Sweep, SweepReport};
 pub use vary::{MAX_VALUES, Vary, variant};

@@ -44,27 +44,24 @@
 // without it they are crate-internal, and the all-features build is where the lint speaks.
 #![cfg_attr(not(feature = "testing"), allow(unreachable_pub))]
 
+mod automaton;
 mod client;
 mod clock_guard;
-mod timed_run;
-mod automaton;
+mod constants;
 mod constraints;
 mod dbm;
+mod discrete;
 mod explore;
 mod inequality;
 mod measure;
 mod parameters;
 mod parametric;
-mod discrete;
 mod successors;
 mod symmetry;
 mod synthesis;
-mod constants;
+mod timed_run;
 mod zone;
 
-pub use timed_run::TimedRun;
-#[cfg(feature = "testing")]
-pub use timed_run::TimedStep;
 #[cfg(feature = "testing")]
 pub use automaton::StorageConfig;
 pub use automaton::{Unsupported, ZoneConfig};
@@ -77,3 +74,6 @@ pub use explore::{Options, ZoneOutcome};
 pub use inequality::Inequality;
 pub use successors::ZoneStep;
 pub use synthesis::{FreeKey, Synthesis, SynthesisError, synthesize};
+pub use timed_run::TimedRun;
+#[cfg(feature = "testing")]
+pub use timed_run::TimedStep;

@@ -93,6 +93,21 @@ fn the_readme_deployment_gets_figures_exact_to_the_millisecond() {
     assert_eq!(figure(&stdout, "or restart guard"), "10 s", "{stdout}");
     // P + Δ < M + drift − ε_n − ε_c: 2000 + 100 < M + 100 − 100, so M = 2101 ms.
     assert_eq!(figure(&stdout, "check margin"), "2.101 s", "{stdout}");
+    // Each figure is read off the symbolic exploration, and the checker confirms it with one
+    // check on each side; the line says so (a binary search says "binary search").
+    for label in [
+        "drift allowance",
+        "restart delay",
+        "or restart guard",
+        "check margin",
+    ] {
+        let line = stdout.lines().find(|l| l.trim_start().starts_with(label));
+        let line = line.unwrap_or_else(|| panic!("no {label} line: {stdout}"));
+        assert!(
+            line.contains("(read off the symbolic exploration, confirmed by 2 checks,"),
+            "{line}"
+        );
+    }
     // Each figure as a formula over its keys, proved for every value by one symbolic
     // exploration, each tight at its figure.
     let formulas: Vec<&str> = stdout

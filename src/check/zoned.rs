@@ -5,11 +5,11 @@ use std::time::Duration;
 use crate::property::Property;
 use crate::zones::{self, Options, TimedRun, ZoneConfig, ZoneOutcome};
 
-use super::zone_path::model_steps;
 use super::engine::Engine;
 use super::options::Check;
 use super::report::{PropertyReport, Report, StopReason};
 use super::shell::Shell;
+use super::zone_path::model_steps;
 
 impl Check {
     /// Explores the zone graph under this check's shell: its state and time limits, its

@@ -12,9 +12,9 @@ use crate::scenario::{MAX_MODEL_NODES, MAX_REPLICAS, UNBOUNDED_EXTENSIONS};
 use crate::storage::{CheckAndApply, Comparison, Protection, StorageOp, StorageReply};
 use crate::time::Millis;
 
-use super::vocabulary::owner_on;
 use super::step::{ModelEntropy, Step};
 use super::tell::{Silent, Tell};
+use super::vocabulary::owner_on;
 use super::world::{Phase, Work, World};
 use crate::actor::{Actor, Process};
 use crate::event::{Event, Moment, Nodes, persistence_words, unlock_words};

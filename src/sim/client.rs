@@ -17,10 +17,10 @@ use rand_chacha::ChaCha8Rng;
 use rand_core::{RngCore, SeedableRng};
 
 use super::clock::SimClock;
-use super::setup::WorkloadConfig;
 use super::draw::uniform;
 use super::network::{Message, Payload};
 use super::outcome::Stats;
+use super::setup::WorkloadConfig;
 use super::trace::TraceEntry;
 use crate::actor::Actor;
 use crate::event::{self, Nodes, unlock_words};

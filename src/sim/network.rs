@@ -8,8 +8,8 @@ use std::fmt;
 
 use rand_chacha::ChaCha8Rng;
 
-use super::setup::NetworkConfig;
 use super::draw::{chance, uniform};
+use super::setup::NetworkConfig;
 use crate::actor::Actor;
 use crate::proto::{Command, NodeId, Reply, RoundId};
 use crate::storage::{StorageOp, StorageReply};

@@ -3,9 +3,9 @@
 
 use std::fmt::{self, Write as _};
 
+use super::fault::{ScheduledFault, SwarmFaults};
 use super::judge::{Property, Violation};
 use super::setup::SimConfig;
-use super::fault::{ScheduledFault, SwarmFaults};
 use super::trace::{TraceEntry, TraceEvent, schedule_text};
 use crate::time::Millis;
 

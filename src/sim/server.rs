@@ -4,8 +4,8 @@
 use rand_chacha::ChaCha8Rng;
 
 use super::clock::SimClock;
-use super::setup::CrashConfig;
 use super::draw::uniform;
+use super::setup::CrashConfig;
 use crate::actor::Actor;
 use crate::event::{Event, persistence_words};
 use crate::node::{Availability, NodeReply, NodeState, Persistence, Unavailable};

@@ -12,8 +12,8 @@
 
 use std::fmt;
 
-use super::judge::Violation;
 use super::fault::{Fault, ScheduledFault};
+use super::judge::Violation;
 use super::network::Message;
 use crate::actor::Actor;
 use crate::event::{Event, Moment};

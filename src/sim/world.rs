@@ -9,16 +9,16 @@
 use rand_chacha::ChaCha8Rng;
 use rand_core::{RngCore, SeedableRng};
 
-use super::judge::{Believer, Checker, Violation};
 use super::client::{SimClient, StepContext};
 use super::clock::SimClock;
-use super::setup::WorkloadConfig;
-use super::setup::{NetworkConfig, SimConfig, SimConfigError, Swarm};
 use super::draw::uniform;
 use super::fault::{Aim, AimedFault, Anchor, Fault, FaultBudget, FaultPlan, ScheduledFault};
+use super::judge::{Believer, Checker, Violation};
 use super::network::{Message, Network, Payload, Sent};
 use super::outcome::{Outcome, Stats, SwarmRun};
 use super::server::SimNode;
+use super::setup::WorkloadConfig;
+use super::setup::{NetworkConfig, SimConfig, SimConfigError, Swarm};
 use super::trace::{TraceEntry, TraceEvent};
 use crate::actor::{Actor, Process};
 use crate::event::{Event, Nodes, persistence_words};

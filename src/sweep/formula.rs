@@ -105,36 +105,71 @@ pub fn key_symbol(key: &str) -> &str {
     }
 }
 
-/// The figure `value` of `key` as a formula: the `free` keys of the scenario `text` (at the
-/// figure) left free, and the condition under which every property of `must_hold` holds for
-/// every value of them, proved by one symbolic exploration of at most `max_zones` zones
-/// ([`synthesize_keys`]). `None` when no free key is written in the file.
-pub fn formula(
+/// One symbolic exploration of the scenario `text` with the `free` keys it writes left free
+/// ([`synthesize_keys`], at most `max_zones` zones); `None` when it writes none of them (a
+/// key the file does not write, a clock error of zero, stays at its default).
+pub fn synthesize_written(
     file: &str,
     text: &str,
     free: &[&str],
-    (key, value): (&str, u32),
-    must_hold: &[Property],
     max_zones: usize,
-) -> Option<Formula> {
-    // A key the file does not write (a clock error of zero) stays at its default.
+) -> Option<Result<Synthesis, SweepError>> {
     let keys: Vec<&str> = free
         .iter()
         .copied()
         .filter(|key| written_number(text, key).is_some())
         .collect();
-    if keys.is_empty() {
-        return None;
+    (!keys.is_empty()).then(|| synthesize_keys(file, text, &keys, max_zones))
+}
+
+/// The point of `synthesis`'s keys at their base values, with `key` at `value` when it is free.
+fn point(synthesis: &Synthesis, key: &str, value: i64) -> (Vec<i64>, Option<usize>) {
+    let mut at = synthesis.base.clone();
+    let figure = synthesis.keys.iter().position(|k| k == key);
+    if let Some(k) = figure {
+        at[k] = value;
     }
-    let synthesis = match synthesize_keys(file, text, &keys, max_zones) {
-        Ok(synthesis) => synthesis,
-        Err(e) => return Some(Formula::NotDerived(e.to_string())),
+    (at, figure)
+}
+
+/// The smallest value of `key` in `from..=to` from which every property of `must_hold` is
+/// proved to hold at every value up to `to`, the other keys at their base values: the figure
+/// as `synthesis` reads it, for the checker to confirm on both sides. `None` when `key` is
+/// not free or `to` itself is not proved.
+pub fn proved_figure(
+    synthesis: &Synthesis,
+    key: &str,
+    must_hold: &[Property],
+    (from, to): (i64, i64),
+) -> Option<i64> {
+    synthesis.keys.iter().position(|k| k == key)?;
+    let proved = |value: i64| {
+        let (at, _) = point(synthesis, key, value);
+        must_hold.iter().all(|&p| synthesis.proved_at(p, &at))
     };
-    let at = synthesis.base.clone();
-    if !must_hold.iter().all(|&p| synthesis.proved_at(p, &at)) {
-        return Some(Formula::NotAtThePoint);
+    // A scan, not a bisection: the inequalities cost nothing to evaluate, and the figure is
+    // the bottom of the proved run that ends at `to`, whatever lies below it.
+    let mut lowest = None;
+    for value in (from..=to).rev() {
+        if !proved(value) {
+            break;
+        }
+        lowest = Some(value);
     }
-    let figure = keys.iter().position(|k| *k == key);
+    lowest
+}
+
+/// The figure `value` of `key` as a formula over `synthesis`'s keys: the condition under which
+/// every property of `must_hold` holds for every value of them.
+pub fn formula(
+    synthesis: &Synthesis,
+    (key, value): (&str, u32),
+    must_hold: &[Property],
+) -> Formula {
+    let (at, figure) = point(synthesis, key, i64::from(value));
+    if !must_hold.iter().all(|&p| synthesis.proved_at(p, &at)) {
+        return Formula::NotAtThePoint;
+    }
     let tight = figure.is_some_and(|k| {
         let mut below = at.clone();
         below[k] = i64::from(value) - 1;
@@ -142,14 +177,13 @@ pub fn formula(
             .iter()
             .any(|&p| synthesis.proved_broken_at(p, &below))
     });
-    let (condition, narrowed) = condition(&synthesis, must_hold, figure);
-    let exact = !narrowed;
-    Some(Formula::Proved {
+    let (condition, narrowed) = condition(synthesis, must_hold, figure);
+    Formula::Proved {
         condition,
         zones: synthesis.zones,
         tight,
-        exact,
-    })
+        exact: !narrowed,
+    }
 }
 
 /// The condition that proves every property: for each region, the negation of what it adds

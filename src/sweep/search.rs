@@ -72,3 +72,29 @@ pub fn search(
         before: Box::new(low_report),
     })
 }
+
+/// [`search`], first asking the checker about `guess` (a figure read off a symbolic
+/// exploration): when `guess` has the wanted verdict and `guess − 1` (in the range) lacks it,
+/// that is the boundary, in two checks; otherwise the binary search runs. The flag says
+/// whether the guess was confirmed.
+pub fn search_guided(
+    (from, to): (i64, i64),
+    guess: Option<i64>,
+    mut check: impl FnMut(i64) -> Result<Report, SweepError>,
+    wanted: impl Fn(&Report) -> bool,
+) -> Result<(Search, bool), SweepError> {
+    if let Some(guess) = guess.filter(|g| (from..=to).contains(g)) {
+        let at = Box::new(check(guess)?);
+        if wanted(&at) {
+            if guess == from {
+                return Ok((Search::AtStart { at }, true));
+            }
+            let before = Box::new(check(guess - 1)?);
+            if !wanted(&before) {
+                let first = guess;
+                return Ok((Search::Boundary { first, at, before }, true));
+            }
+        }
+    }
+    Ok((search(from, to, check, wanted)?, false))
+}

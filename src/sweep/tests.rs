@@ -4,6 +4,7 @@ use toml::Value;
 
 use super::vary::display;
 use super::*;
+use crate::check::Report;
 use crate::scenario::{Scenario, Verdict};
 
 const BASE: &str = r#"
@@ -180,4 +181,44 @@ fn search_finds_the_first_value_and_checks_both_sides() {
     )
     .unwrap();
     assert!(matches!(found, Search::Nowhere { .. }));
+}
+
+#[test]
+fn a_guess_is_taken_only_when_the_checker_confirms_both_sides() {
+    let base = Scenario::from_str("x.toml", BASE).unwrap();
+    let report_for = |holds: bool| {
+        let mut report = crate::check::check(&base);
+        report.properties[0].verdict = if holds {
+            Verdict::Holds
+        } else {
+            Verdict::Violated
+        };
+        report
+    };
+    let wanted = |r: &Report| r.properties[0].verdict == Verdict::Holds;
+    let run = |guess: Option<i64>| {
+        let mut probes = Vec::new();
+        let (found, confirmed) = search_guided(
+            (0, 10),
+            guess,
+            |v| {
+                probes.push(v);
+                Ok(report_for(v >= 7))
+            },
+            wanted,
+        )
+        .unwrap();
+        let first = match found {
+            Search::Boundary { first, .. } => first,
+            other => panic!("{other:?}"),
+        };
+        (first, confirmed, probes)
+    };
+    // The right guess: two checks, one on each side.
+    assert_eq!(run(Some(7)), (7, true, vec![7, 6]));
+    // A guess too high or too low, or none, falls back to the binary search's answer.
+    for guess in [Some(8), Some(5), Some(42), None] {
+        let (first, confirmed, _) = run(guess);
+        assert_eq!((first, confirmed), (7, false), "guess {guess:?}");
+    }
 }

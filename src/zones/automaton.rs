@@ -2,13 +2,13 @@
 
 use crate::fault::FaultKind;
 use crate::node::{NodeState, Persistence};
-use crate::proto::{Contact, ClockGuard, LockParams, Relation, ValidityCheck};
+use crate::proto::{ClockGuard, Contact, LockParams, Relation, ValidityCheck};
 use crate::scenario::{Bound, Ingredient, JumpTarget, Scenario, StorageSettings, Tokens};
 use crate::storage::{CheckAndApply, OpKind, Protection, TokenSource};
 use crate::time::Millis;
 
-use super::parameters::Parameters;
 use super::constants::Constraints;
+use super::parameters::Parameters;
 
 /// The most nodes a configuration may have (one bit each in the discrete part's masks).
 pub(super) const MAX_NODES: usize = 7;

@@ -17,11 +17,11 @@ use crate::proto::{
 };
 use crate::time::Millis;
 
-use super::clock_guard::{Constraint, where_};
 use super::automaton::ZoneConfig;
+use super::clock_guard::{Constraint, where_};
+use super::constants::{Reading, Timing};
 use super::discrete::{Discrete, NO_OWNER, Work};
 use super::successors::{Successor, ZoneStep};
-use super::constants::{Reading, Timing};
 use super::zone::Zone;
 
 /// The engine's randomness: one token for every client. A node's key names the client that

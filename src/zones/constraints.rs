@@ -4,10 +4,10 @@
 
 use crate::proto::ClockGuard;
 
-use super::clock_guard::{self, Constraint};
 use super::automaton::ZoneConfig;
-use super::parameters::Parameters;
+use super::clock_guard::{self, Constraint};
 use super::constants::{Constraints, READINGS, Reading, Timing};
+use super::parameters::Parameters;
 use super::zone::Term;
 
 impl Constraints {

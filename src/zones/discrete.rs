@@ -6,10 +6,10 @@ use crate::property::Property;
 use crate::proto::{LockPhase, LockState, NodeSet, Tally};
 use crate::storage::{Storage, StorageOp};
 
-use super::clock_guard::Constraint;
 use super::automaton::{MAX_CLIENTS, MAX_NODES, ZoneConfig};
-use super::dbm::NO_CONSTANT;
+use super::clock_guard::Constraint;
 use super::constants::{Reading, Timing};
+use super::dbm::NO_CONSTANT;
 use super::zone::Term;
 use super::zone::Zone;
 

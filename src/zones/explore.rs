@@ -14,14 +14,14 @@ use std::time::{Duration, Instant};
 use crate::property::Property;
 use crate::scenario::Verdict;
 
-use super::timed_run::{TimedRun, concretize};
 use super::automaton::ZoneConfig;
 use super::dbm::Dbm;
+use super::discrete::Discrete;
 use super::inequality::Inequality;
 use super::parametric::{Affine, ParametricZone, Region};
-use super::discrete::Discrete;
 use super::successors::ZoneStep;
 use super::symmetry::Renaming;
+use super::timed_run::{TimedRun, concretize};
 use super::zone::Zone;
 
 /// Limits and switches of one exploration.

@@ -1,10 +1,10 @@
 //! Measuring the forms: how each timing the automaton tests moves when one key moves, read
 //! off the core's own guards (never restated here).
 
-use super::clock_guard::constant;
 use super::automaton::{Unsupported, ZoneConfig};
-use super::parameters::{Form, Parameters};
+use super::clock_guard::constant;
 use super::constants::{READINGS, Reading, Timing};
+use super::parameters::{Form, Parameters};
 
 /// The configuration a key was stepped to: one tick up, and one tick down when the scenario
 /// allows it.

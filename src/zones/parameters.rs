@@ -14,8 +14,8 @@
 //! ([`super::parametric`]) hold those forms in their bounds, exactly.
 
 use super::clock_guard::Constraint;
-use super::inequality::Inequality;
 use super::constants::{Reading, Timing};
+use super::inequality::Inequality;
 use super::zone::Term;
 
 /// An affine function of the parameters: `coefficients · p + constant`.

@@ -37,12 +37,12 @@ use crate::actor::Actor;
 use crate::proto::LockPhase;
 use crate::storage::{StorageOp, StorageReply};
 
-use super::clock_guard::where_;
 use super::automaton::ZoneConfig;
+use super::clock_guard::where_;
+use super::constants::{Reading, Timing};
 use super::dbm::Dbm;
 use super::discrete::{Availability, Discrete, NO_OWNER, node_readings};
 use super::symmetry::Renaming;
-use super::constants::{Reading, Timing};
 use super::zone::Zone;
 
 /// One transition, for counterexamples.

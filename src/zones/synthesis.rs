@@ -20,12 +20,12 @@ use crate::property::Property;
 use crate::scenario::Scenario;
 
 use super::automaton::{Unsupported, ZoneConfig};
+use super::constants::Timing;
 use super::explore::{Options, ZoneOutcome, explore};
 use super::inequality::{Inequality, implies, within_domain};
 use super::measure::Steps;
 use super::parameters::Parameters;
 use super::parametric::MAX_KEYS;
-use super::constants::Timing;
 
 /// Why a synthesis could not run.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

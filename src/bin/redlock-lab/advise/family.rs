@@ -7,7 +7,9 @@ use anyhow::{Context, Result};
 use redlock_lab::check::{Check, Engine, Report};
 use redlock_lab::property::Property;
 use redlock_lab::scenario::{Scenario, Verdict, property};
-use redlock_lab::sweep::{Formula, Search, SweepError, formula, search};
+use redlock_lab::sweep::{
+    Formula, Search, SweepError, formula, proved_figure, search_guided, synthesize_written,
+};
 
 use super::args::Args;
 
@@ -34,6 +36,9 @@ pub(super) struct Found {
     /// The smallest safe value in ticks, if any in the range.
     pub value: Option<u32>,
     pub checks: usize,
+    /// The value was read off the symbolic exploration and confirmed by the checker on both
+    /// sides (else a binary search found it).
+    pub read_off: bool,
     pub files: Vec<(String, String)>,
     /// One sentence on the evidence.
     pub evidence: String,
@@ -83,8 +88,28 @@ fn check(scenario: &Scenario) -> Report {
         .run()
 }
 
+/// The family's text at `value` with a provisional `[expect]` (a file needs one); the
+/// written files get the checker's verdicts instead.
+fn provisional(family: &Family<'_>, value: u32) -> String {
+    let mut text = (family.text)(value);
+    text.push_str("\n[expect]\n\"lock acquired\" = \"holds\"\n");
+    for name in family.must_hold {
+        let _ = writeln!(text, "{name:?} = \"holds\"");
+    }
+    text
+}
+
+/// The properties the family's figure must keep.
+fn must_hold(family: &Family<'_>) -> Vec<Property> {
+    (family.must_hold.iter())
+        .filter_map(|n| Property::from_name(n))
+        .collect()
+}
+
 /// Runs one family's search and keeps both sides' texts, with `[expect]` set to what the
-/// checker found.
+/// checker found. The figure is read off one symbolic exploration with the family's keys free
+/// and confirmed by a check on each side; where the exploration refuses, or the checker does
+/// not confirm it, a binary search of checks finds it.
 pub(super) fn run_family(family: &Family<'_>) -> Result<Found> {
     // Each figure takes from a fraction of a second to minutes: say which one is searched.
     errln!(
@@ -95,27 +120,27 @@ pub(super) fn run_family(family: &Family<'_>) -> Result<Found> {
         family.to
     );
     let started = std::time::Instant::now();
-    let mut checks = 0;
-    let mut engine = Engine::Discrete;
+    let file = format!("advise-{}.toml", family.slug);
+    // Explored from the middle of the range, where a key one tick up or down is still a
+    // valid file (the regions do not depend on where the exploration starts).
+    let middle = family.from + (family.to - family.from) / 2;
+    let synthesis = synthesize_written(&file, &provisional(family, middle), family.free, MAX_ZONES);
+    let range = (i64::from(family.from), i64::from(family.to));
+    let guess = (synthesis.as_ref())
+        .and_then(|s| s.as_ref().ok())
+        .and_then(|s| proved_figure(s, family.key, &must_hold(family), range));
+    let (mut checks, mut engine) = (0, Engine::Discrete);
     let mut texts = std::collections::BTreeMap::new();
-    let found = search(
-        i64::from(family.from),
-        i64::from(family.to),
+    let (found, read_off) = search_guided(
+        range,
+        guess,
         |value| {
             checks += 1;
-            let text = (family.text)(value as u32);
-            // A provisional `[expect]` (the file needs one); the written files get the
-            // checker's verdicts instead.
-            let mut provisional = text.clone();
-            provisional.push_str("\n[expect]\n\"lock acquired\" = \"holds\"\n");
-            for name in family.must_hold {
-                let _ = writeln!(provisional, "{name:?} = \"holds\"");
-            }
-            let scenario = Scenario::from_str(&format!("{}.toml", family.slug), &provisional)
-                .map_err(SweepError::Scenario)?;
+            let text = provisional(family, value as u32);
+            let scenario = Scenario::from_str(&file, &text).map_err(SweepError::Scenario)?;
             let report = check(&scenario);
             engine = report.engine;
-            texts.insert(value as u32, text);
+            texts.insert(value as u32, (family.text)(value as u32));
             Ok(report)
         },
         |report| holds(report, family.must_hold) && acquired(report),
@@ -136,14 +161,14 @@ pub(super) fn run_family(family: &Family<'_>) -> Result<Found> {
         family.label,
         started.elapsed().as_secs_f64()
     );
-    // The safe side's file (with its `[expect]`), which a figure always has.
-    let safe_side = files.iter().find(|(name, _)| name.ends_with("-holds.toml"));
-    let formula = value
-        .zip(safe_side)
-        .and_then(|(v, (_, text))| family_formula(family, v, text));
+    let formula = value.zip(synthesis).map(|(v, synthesis)| match synthesis {
+        Ok(synthesis) => formula(&synthesis, (family.key, v), &must_hold(family)),
+        Err(e) => Formula::NotDerived(e.to_string()),
+    });
     Ok(Found {
         value,
         checks,
+        read_off,
         files,
         evidence,
         engine,
@@ -152,18 +177,8 @@ pub(super) fn run_family(family: &Family<'_>) -> Result<Found> {
     })
 }
 
-/// The figure `value` of `family` as a formula, from its safe side's file `text`.
-fn family_formula(family: &Family<'_>, value: u32, text: &str) -> Option<Formula> {
-    let must_hold: Vec<Property> = (family.must_hold.iter())
-        .filter_map(|n| Property::from_name(n))
-        .collect();
-    let file = format!("advise-{}.toml", family.slug);
-    let key = (family.key, value);
-    formula(&file, text, family.free, key, &must_hold, MAX_ZONES)
-}
-
 /// The most symbolic states one formula may take (under a minute): past it the figure is
-/// printed without one, and says so.
+/// found by a binary search and printed without a formula, and says so.
 const MAX_ZONES: usize = 500_000;
 
 /// What a family's search found, side by side: the safe value, the evidence in words, the

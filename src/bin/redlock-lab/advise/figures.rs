@@ -160,8 +160,13 @@ fn evidence(found: &Found) -> String {
         .as_deref()
         .map(|sizes| format!(", proved for {sizes}"))
         .unwrap_or_default();
+    let how = if found.read_off {
+        "read off the symbolic exploration, confirmed by"
+    } else {
+        "binary search,"
+    };
     format!(
-        "{} ({} check{plural}, {engine}{proved})",
+        "{} ({how} {} check{plural}, {engine}{proved})",
         found.evidence, found.checks
     )
 }
