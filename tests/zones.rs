@@ -12,7 +12,8 @@ use std::path::{Path, PathBuf};
 use redlock_lab::check::{Check, DISCRETE_TICKS, Engine, Report, largest_constant};
 use redlock_lab::model::RedlockModel;
 use redlock_lab::property::Property;
-use redlock_lab::scenario::{Scenario, Verdict};
+use redlock_lab::scenario::{MAX_MODEL_CLIENTS, MAX_MODEL_NODES, MAX_TICKS, Scenario, Verdict};
+use redlock_lab::sim::MAX_RATE_ERROR_PPM;
 use redlock_lab::testing::{Options, ZoneConfig, ZoneStep, explore};
 use stateright::Model;
 
@@ -456,6 +457,68 @@ fn a_feature_the_engine_lacks_is_refused_by_name() {
         error.to_string(),
         "the zone engine does not model per-client quorums"
     );
+}
+
+/// The limits `docs/zones.md` and `models/README.md` state are the code's: each number is
+/// looked for built from its constant, and the sizes the clock count allows are read off the
+/// engine's refusals (no exploration: a few parses).
+#[test]
+fn the_limits_the_docs_state_are_the_codes() {
+    let read = |name: &str| {
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(name))
+            .unwrap_or_else(|e| panic!("{name}: {e}"))
+    };
+    let (zones, models) = (read("docs/zones.md"), read("models/README.md"));
+    let refusal = |nodes: u32, clients: u32, storage: bool| {
+        let mut text = family_text(nodes, clients, 4, 1, "");
+        if storage {
+            text = text.replace("[expect]", "[storage]\n[expect]");
+        }
+        ZoneConfig::from_scenario(&parse(&text)).err()
+    };
+    let too_many = refusal(MAX_MODEL_NODES as u32, MAX_MODEL_CLIENTS as u32, false)
+        .expect("the largest scenario needs more clocks than a zone holds")
+        .to_string();
+    let clocks: usize = too_many
+        .split("at most ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no count of clocks in {too_many:?}"));
+    let stated = [
+        format!("at most {MAX_MODEL_NODES} nodes and {MAX_MODEL_CLIENTS} clients"),
+        format!("at most {MAX_TICKS} ticks"),
+        format!("at most {DISCRETE_TICKS} ticks"),
+        format!("at most {clocks} clocks"),
+    ];
+    for (name, doc) in [("docs/zones.md", &zones), ("models/README.md", &models)] {
+        for phrase in &stated {
+            assert!(
+                doc.contains(phrase.as_str()),
+                "{name} does not say {phrase:?}"
+            );
+        }
+    }
+    let rate = format!("at most {MAX_RATE_ERROR_PPM}: `sim::MAX_RATE_ERROR_PPM`");
+    assert!(zones.contains(&rate), "docs/zones.md does not say {rate:?}");
+    // "three clients take at most six nodes, and with storage two clients take at most five
+    // nodes and three clients three": the largest size each takes, and one node more refused.
+    let sizes = "So three clients take at most six nodes, and with storage two clients take at most five nodes and three clients three";
+    assert!(
+        zones.contains(sizes),
+        "docs/zones.md does not say {sizes:?}"
+    );
+    for (clients, storage, nodes) in [(3, false, 6), (2, true, 5), (3, true, 3)] {
+        assert_eq!(
+            refusal(nodes, clients, storage),
+            None,
+            "{nodes} × {clients}"
+        );
+        assert!(
+            refusal(nodes + 1, clients, storage).is_some(),
+            "{nodes} + 1 × {clients}"
+        );
+    }
 }
 
 /// Every counterexample the zone engine finds in the catalog, made concrete, is a run of the
