@@ -8,6 +8,7 @@
 mod asynchronous;
 mod bad_input;
 mod basics;
+mod clock;
 mod contention;
 mod cost;
 mod faults;
