@@ -18,6 +18,8 @@ mod harness;
 mod observe;
 mod pool;
 #[cfg(feature = "cli")]
+mod replay;
+#[cfg(feature = "cli")]
 mod run;
 mod security;
 mod sequential;

@@ -1,0 +1,168 @@
+//! `redlock-lab replay`: the arguments, what the replay refuses, and what it prints.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use anyhow::{Result, bail};
+use redlock_lab::bridge::scaled_config;
+use redlock_lab::check::{self, Check};
+use redlock_lab::report::Story;
+use redlock_lab::scenario::{Scenario, property};
+use redlock_lab::time::Millis;
+
+use super::execute::{Replay, Timing};
+use crate::Outcome;
+use crate::inputs;
+
+/// The longest replay, in real time, run without a smaller `--tick`.
+const LONGEST: Duration = Duration::from_secs(120);
+
+/// Arguments of `replay`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// A scenario file or catalog name.
+    path: PathBuf,
+    /// How long one model tick lasts on the real masters (large against scheduling jitter:
+    /// half a tick separates every key's real expiry from the steps around it).
+    #[arg(long, default_value = "200ms", value_parser = humantime::parse_duration)]
+    tick: Duration,
+}
+
+/// Checks the scenario, takes the counterexample to mutual exclusion that `trace` prints, and
+/// executes it on real masters; prints both side by side and whether reality broke as the
+/// model did.
+pub fn run(args: &Args) -> Result<Outcome> {
+    let scenario = inputs::load_one(&args.path)?;
+    refuse_unsupported(&scenario)?;
+    let tick_ms = u64::try_from(args.tick.as_millis()).unwrap_or(u64::MAX);
+    if !(10..=10_000).contains(&tick_ms) {
+        bail!("--tick must be between 10ms and 10s (got {tick_ms} ms)");
+    }
+    errln!(
+        "{}: checking the model for its counterexample…",
+        scenario.name
+    );
+    let report = Check::new(&scenario).run();
+    let Some(told) = check::tell(&scenario, &report, property::MUTUAL_EXCLUSION) else {
+        outln!(
+            "{}: mutual exclusion holds in the model, so there is no counterexample to replay",
+            scenario.name
+        )?;
+        return Ok(Outcome::Success);
+    };
+    let story = &told.story;
+    let last = story.lines.last().map_or(0, |line| u64::from(line.t));
+    let length = Duration::from_millis((last + 1) * tick_ms);
+    if length > LONGEST {
+        bail!(
+            "{}: the counterexample lasts {last} ticks, {:.0} s at --tick {tick_ms}ms; pass a smaller --tick",
+            scenario.name,
+            length.as_secs_f64()
+        );
+    }
+    execute(&scenario, story, tick_ms)
+}
+
+/// What the replay does not execute yet, refused before any server starts.
+fn refuse_unsupported(scenario: &Scenario) -> Result<()> {
+    let why = if scenario.storage.is_some() {
+        Some("its storage (the replay tells mutual exclusion on the lock nodes only)")
+    } else if scenario.failover.is_some() {
+        Some("its replicas and failover")
+    } else if scenario.faults.crashes.as_ref().is_some_and(|crashes| {
+        crashes.persistence != redlock_lab::node::Persistence::None
+            || crashes.client_guard_ticks > 0
+    }) {
+        Some(
+            "crashes with persistence or the restarted-node guard (the replay restarts a node empty)",
+        )
+    } else if scenario.lock.params.contact == redlock_lab::proto::Contact::Sequential {
+        Some("a sequential round")
+    } else {
+        None
+    };
+    match why {
+        Some(why) => bail!("{}: the replay cannot execute {why} yet", scenario.name),
+        None => Ok(()),
+    }
+}
+
+/// Starts the masters, executes every line at its moment, prints the timeline and the verdict.
+fn execute(scenario: &Scenario, story: &Story, tick_ms: u64) -> Result<Outcome> {
+    let interrupted = Arc::new(AtomicBool::new(false));
+    for signal in [
+        signal_hook::consts::SIGINT,
+        signal_hook::consts::SIGTERM,
+        signal_hook::consts::SIGHUP,
+    ] {
+        signal_hook::flag::register(signal, Arc::clone(&interrupted))?;
+    }
+    let params = scenario.lock.params;
+    let configs = (0..usize::from(scenario.lock.clients))
+        .map(|c| scaled_config(&scenario.lock.client_params(c), tick_ms))
+        .collect();
+    let ttl = Millis(params.ttl.as_u64() * tick_ms);
+    errln!(
+        "{}: starting {} redis-server masters on the clock shim; one tick is {tick_ms} ms",
+        scenario.name,
+        scenario.lock.nodes()
+    );
+    let timing = Timing {
+        ttl,
+        tick_ms,
+        client_error_ticks: scenario.clock.client_error_ticks,
+        shared_tokens: scenario.lock.token == redlock_lab::scenario::Tokens::Shared,
+    };
+    let mut replay = Replay::start(scenario.lock.nodes(), configs, timing)?;
+    outln!(
+        "{}: the model's counterexample to mutual exclusion, on {} real redis-server masters (one tick = {tick_ms} ms)",
+        scenario.name,
+        scenario.lock.nodes()
+    )?;
+    let mut parted = None;
+    for line in &story.lines {
+        replay.wait_for(line.t, &|| interrupted.load(Ordering::Relaxed))?;
+        let at = replay.elapsed_ms() / 1_000.0;
+        let real = replay.step(line)?;
+        outln!("t={:<3} {:<3} {}", line.t, line.actor, line.action)?;
+        match &real {
+            Ok(told) if told.is_empty() => {}
+            Ok(told) => outln!("      real {at:7.3} s  {told}")?,
+            Err(why) => outln!("      real {at:7.3} s  ✗ {why}")?,
+        }
+        if let Err(why) = real {
+            parted = Some(format!("{why} (at t={}: {})", line.t, line.sentence));
+            break;
+        }
+    }
+    verdict(&replay, parted)
+}
+
+/// "reproduced on real Redis: …" (exit 0), or "not reproduced: …" (exit 1).
+fn verdict(replay: &Replay, parted: Option<String>) -> Result<Outcome> {
+    if let Some(parted) = parted {
+        outln!("not reproduced: reality parted from the model: {parted}")?;
+        return Ok(Outcome::Mismatch);
+    }
+    match replay.overlap() {
+        Some((a, b, from, until)) => {
+            let (a, b) = (a.min(b), a.max(b));
+            outln!(
+                "reproduced on real Redis: c{} and c{} both held the lock from {:.3} s to {:.3} s",
+                a + 1,
+                b + 1,
+                from as f64 / 1_000.0,
+                until as f64 / 1_000.0
+            )?;
+            Ok(Outcome::Success)
+        }
+        None => {
+            outln!(
+                "not reproduced: every master answered as in the model, yet no two clients believed at once"
+            )?;
+            Ok(Outcome::Mismatch)
+        }
+    }
+}
