@@ -1,5 +1,6 @@
 //! `redlock-lab replay` as a user runs it: every catalog counterexample to mutual exclusion
-//! that the replay executes breaks real masters as the model says, the scenarios it leaves
+//! that the replay executes breaks real masters as the model says and its mitigation holds
+//! there under the same schedule (`--patched`), the scenarios it leaves
 //! out are the ones `docs/live-replay.md` lists (with its count of reproduced ones), a holding
 //! scenario exits 0, bad input exits 2, and no `redis-server` outlives it, also on SIGINT.
 
@@ -67,7 +68,7 @@ fn documented() -> (BTreeSet<String>, usize) {
 }
 
 #[test]
-fn every_counterexample_the_replay_executes_breaks_real_masters_as_the_model_says() {
+fn every_counterexample_the_replay_executes_breaks_real_masters_and_its_mitigation_holds() {
     let _alone = Alone::wait();
     let names = violated_catalog();
     let results = Mutex::new(Vec::new());
@@ -78,14 +79,15 @@ fn every_counterexample_the_replay_executes_breaks_real_masters_as_the_model_say
             scope.spawn(|| {
                 while let Some(name) = { next.lock().unwrap().next() } {
                     let out = replay(&[name, "--tick", TICK]);
-                    results.lock().unwrap().push((name.clone(), out));
+                    let patched = replay(&[name, "--tick", TICK, "--patched"]);
+                    results.lock().unwrap().push((name.clone(), out, patched));
                 }
             });
         }
     });
     let (left_out, count) = documented();
     let mut reproduced = 0;
-    for (name, out) in results.into_inner().unwrap() {
+    for (name, out, patched) in results.into_inner().unwrap() {
         let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
         if left_out.contains(&name) {
             assert_eq!(
@@ -107,6 +109,17 @@ fn every_counterexample_the_replay_executes_breaks_real_masters_as_the_model_say
         assert!(
             stdout.contains("reproduced on real Redis: c"),
             "{name}:\n{stdout}"
+        );
+        // The same schedule under the scenario's mitigation: the property holds on real Redis.
+        let (patched_out, patched_err) = (text(&patched.stdout), text(&patched.stderr));
+        assert_eq!(
+            patched.status.code(),
+            Some(0),
+            "{name} --patched:\n{patched_out}{patched_err}"
+        );
+        assert!(
+            patched_out.contains("the mitigation holds on real Redis"),
+            "{name} --patched:\n{patched_out}"
         );
         reproduced += 1;
     }
@@ -141,6 +154,13 @@ fn a_scenario_that_holds_says_so_and_exits_0_and_bad_input_exits_2() {
     assert_eq!(out.status.code(), Some(2));
     assert!(
         text(&out.stderr).contains("--tick must be between"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = replay(&["crash-restart-aof-always", "--patched"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("--patched needs a [mitigation] with a patch"),
         "{}",
         text(&out.stderr)
     );

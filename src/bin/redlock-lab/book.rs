@@ -19,4 +19,6 @@ mod pair;
 mod write;
 
 pub use args::Args;
+#[cfg(all(unix, feature = "redis"))]
+pub use pair::replay as patched_run;
 pub use write::run;

@@ -38,6 +38,8 @@ pub struct Replay {
     pub refused: Option<String>,
     /// Whether the traced property breaks in the replayed run.
     pub breaks: bool,
+    /// The replayed run's story (what `replay --patched` executes on real masters).
+    pub story: Story,
 }
 
 /// A scenario's mitigation, re-checked.
@@ -104,7 +106,7 @@ fn changes(text: &str, set: &[(String, String)]) -> Vec<Change> {
 }
 
 /// `told`'s steps, in order, as far as the patched model takes them.
-fn replay(fixed: &Scenario, told: &Told) -> Replay {
+pub fn replay(fixed: &Scenario, told: &Told) -> Replay {
     let model = RedlockModel::new(fixed);
     let words = told.timeline().steps;
     let steps: Vec<Step> = told.path.iter().filter_map(|(_, s)| *s).collect();
@@ -153,6 +155,7 @@ fn replay(fixed: &Scenario, told: &Told) -> Replay {
         of: steps.len(),
         refused,
         breaks,
+        story,
     }
 }
 

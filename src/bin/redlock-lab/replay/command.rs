@@ -8,6 +8,7 @@ use std::time::Duration;
 use anyhow::{Result, bail};
 use redlock_lab::bridge::scaled_config;
 use redlock_lab::check::{self, Check};
+use redlock_lab::node::Persistence;
 use redlock_lab::report::Story;
 use redlock_lab::scenario::{Scenario, property};
 use redlock_lab::time::Millis;
@@ -28,14 +29,32 @@ pub struct Args {
     /// half a tick separates every key's real expiry from the steps around it).
     #[arg(long, default_value = "200ms", value_parser = humantime::parse_duration)]
     tick: Duration,
+    /// Run the same schedule under the scenario's mitigation patch (`[mitigation] set`), as
+    /// far as the patched model takes it: the property should hold on the real masters.
+    #[arg(long)]
+    patched: bool,
+}
+
+/// Which run is executed, for the header and the verdict.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Run {
+    /// The checker's counterexample.
+    Counterexample,
+    /// The counterexample's schedule under the mitigation's patch.
+    Patched,
 }
 
 /// Checks the scenario, takes the counterexample to mutual exclusion that `trace` prints, and
 /// executes it on real masters; prints both side by side and whether reality broke as the
 /// model did.
 pub fn run(args: &Args) -> Result<Outcome> {
-    let scenario = inputs::load_one(&args.path)?;
+    let source = inputs::source_of_one(&args.path)?;
+    let scenario = Scenario::from_str(&source.file, &source.text)?;
     refuse_unsupported(&scenario)?;
+    let fixed = args
+        .patched
+        .then(|| patched(&scenario, &source.text))
+        .transpose()?;
     let tick_ms = u64::try_from(args.tick.as_millis()).unwrap_or(u64::MAX);
     if !(10..=10_000).contains(&tick_ms) {
         bail!("--tick must be between 10ms and 10s (got {tick_ms} ms)");
@@ -52,7 +71,21 @@ pub fn run(args: &Args) -> Result<Outcome> {
         )?;
         return Ok(Outcome::Success);
     };
-    let story = &told.story;
+    let (run, story, scenario) = match &fixed {
+        Some(fixed) => {
+            let patched = crate::book::patched_run(fixed, &told);
+            match &patched.refused {
+                Some(step) => outln!(
+                    "the same schedule under the patch, {} of {} steps: the patch rules out {step}",
+                    patched.steps,
+                    patched.of
+                )?,
+                None => outln!("the same {} steps under the patch", patched.steps)?,
+            }
+            (Run::Patched, patched.story, fixed)
+        }
+        None => (Run::Counterexample, told.story, &scenario),
+    };
     let last = story.lines.last().map_or(0, |line| u64::from(line.t));
     let length = Duration::from_millis((last + 1) * tick_ms);
     if length > LONGEST {
@@ -62,7 +95,20 @@ pub fn run(args: &Args) -> Result<Outcome> {
             length.as_secs_f64()
         );
     }
-    execute(&scenario, story, tick_ms)
+    execute(scenario, &story, tick_ms, run)
+}
+
+/// The scenario under its mitigation's patch; an error when it has none.
+fn patched(scenario: &Scenario, text: &str) -> Result<Scenario> {
+    let Some(mitigation) = scenario.mitigation.as_ref().filter(|m| !m.set.is_empty()) else {
+        bail!(
+            "{}: --patched needs a [mitigation] with a patch (`set`), and it has none",
+            scenario.name
+        );
+    };
+    let fixed = redlock_lab::scenario::patched(&scenario.file, text, &mitigation.set)?;
+    refuse_unsupported(&fixed)?;
+    Ok(fixed)
 }
 
 /// What the replay does not execute yet, refused before any server starts.
@@ -72,11 +118,10 @@ fn refuse_unsupported(scenario: &Scenario) -> Result<()> {
     } else if scenario.failover.is_some() {
         Some("its replicas and failover")
     } else if scenario.faults.crashes.as_ref().is_some_and(|crashes| {
-        crashes.persistence != redlock_lab::node::Persistence::None
-            || crashes.client_guard_ticks > 0
+        crashes.persistence == Persistence::FsyncPeriodic || crashes.client_guard_ticks > 0
     }) {
         Some(
-            "crashes with persistence or the restarted-node guard (the replay restarts a node empty)",
+            "a periodic fsync (whose moments the model chooses) or the restarted-node guard (which its clients do not run)",
         )
     } else if scenario.lock.params.contact == redlock_lab::proto::Contact::Sequential {
         Some("a sequential round")
@@ -90,7 +135,7 @@ fn refuse_unsupported(scenario: &Scenario) -> Result<()> {
 }
 
 /// Starts the masters, executes every line at its moment, prints the timeline and the verdict.
-fn execute(scenario: &Scenario, story: &Story, tick_ms: u64) -> Result<Outcome> {
+fn execute(scenario: &Scenario, story: &Story, tick_ms: u64, run: Run) -> Result<Outcome> {
     let interrupted = Arc::new(AtomicBool::new(false));
     for signal in [
         signal_hook::consts::SIGINT,
@@ -114,10 +159,19 @@ fn execute(scenario: &Scenario, story: &Story, tick_ms: u64) -> Result<Outcome> 
         tick_ms,
         client_error_ticks: scenario.clock.client_error_ticks,
         shared_tokens: scenario.lock.token == redlock_lab::scenario::Tokens::Shared,
+        aof_always: scenario
+            .faults
+            .crashes
+            .as_ref()
+            .is_some_and(|crashes| crashes.persistence == Persistence::FsyncAlways),
     };
     let mut replay = Replay::start(scenario.lock.nodes(), configs, timing)?;
+    let what = match run {
+        Run::Counterexample => "the model's counterexample to mutual exclusion",
+        Run::Patched => "the same schedule under the mitigation's patch",
+    };
     outln!(
-        "{}: the model's counterexample to mutual exclusion, on {} real redis-server masters (one tick = {tick_ms} ms)",
+        "{}: {what}, on {} real redis-server masters (one tick = {tick_ms} ms)",
         scenario.name,
         scenario.lock.nodes()
     )?;
@@ -137,28 +191,43 @@ fn execute(scenario: &Scenario, story: &Story, tick_ms: u64) -> Result<Outcome> 
             break;
         }
     }
-    verdict(&replay, parted)
+    verdict(&replay, parted, run)
 }
 
-/// "reproduced on real Redis: …" (exit 0), or "not reproduced: …" (exit 1).
-fn verdict(replay: &Replay, parted: Option<String>) -> Result<Outcome> {
+/// "reproduced on real Redis: …" (exit 0), or "not reproduced: …" (exit 1); under the patch,
+/// "the mitigation holds on real Redis" (exit 0) or the overlap it let through (exit 1).
+fn verdict(replay: &Replay, parted: Option<String>, run: Run) -> Result<Outcome> {
     if let Some(parted) = parted {
         outln!("not reproduced: reality parted from the model: {parted}")?;
         return Ok(Outcome::Mismatch);
     }
-    match replay.overlap() {
-        Some((a, b, from, until)) => {
-            let (a, b) = (a.min(b), a.max(b));
+    match (replay.overlap(), run) {
+        (None, Run::Patched) => {
             outln!(
-                "reproduced on real Redis: c{} and c{} both held the lock from {:.3} s to {:.3} s",
+                "the mitigation holds on real Redis: every master answered as in the patched model, and no two clients believed at once"
+            )?;
+            Ok(Outcome::Success)
+        }
+        (Some((a, b, from, until)), run) => {
+            let (a, b) = (a.min(b), a.max(b));
+            let verdict = match run {
+                Run::Counterexample => "reproduced on real Redis",
+                Run::Patched => "the mitigation did not hold on real Redis",
+            };
+            outln!(
+                "{verdict}: c{} and c{} both held the lock from {:.3} s to {:.3} s",
                 a + 1,
                 b + 1,
                 from as f64 / 1_000.0,
                 until as f64 / 1_000.0
             )?;
-            Ok(Outcome::Success)
+            Ok(if run == Run::Counterexample {
+                Outcome::Success
+            } else {
+                Outcome::Mismatch
+            })
         }
-        None => {
+        (None, Run::Counterexample) => {
             outln!(
                 "not reproduced: every master answered as in the model, yet no two clients believed at once"
             )?;

@@ -81,6 +81,8 @@ pub struct Timing {
     pub client_error_ticks: u32,
     /// Every client draws the same tokens.
     pub shared_tokens: bool,
+    /// The masters keep an `appendfsync always` log.
+    pub aof_always: bool,
 }
 
 /// What a node's answer must be, for the real master to agree with the model.
@@ -99,8 +101,9 @@ impl Replay {
             tick_ms,
             client_error_ticks,
             shared_tokens,
+            aof_always,
         } = timing;
-        let masters = Masters::start(nodes)?;
+        let masters = Masters::start(nodes, aof_always)?;
         let clients = (0..configs.len())
             .map(|_| {
                 Ok(Client {
@@ -194,7 +197,7 @@ impl Replay {
             (Event::ServesAgain, 'n') => {
                 self.masters.restart(index)?;
                 self.reconnect(index)?;
-                Ok("restarted (empty data folder)".to_owned())
+                Ok("restarted".to_owned())
             }
             (Event::KeyExpired { owner, .. }, 'n') => self.read_back(index, owner)?,
             (Event::ExtensionBegan { .. }, 'c') => self.extend(index, t)?,
@@ -325,8 +328,8 @@ impl Replay {
         )))
     }
 
-    /// SIGKILL to node `n`'s master; restarted at once with an empty data folder when the
-    /// model restarts it at once (else at its `serves again` line).
+    /// SIGKILL to node `n`'s master; restarted at once (empty, or replaying its log) when the
+    /// model restarts it at once, else at its `serves again` line.
     fn crash(&mut self, n: usize, restart_now: bool) -> Result<Result<String, String>> {
         self.masters.kill(n);
         if !restart_now {
@@ -334,7 +337,7 @@ impl Replay {
         }
         self.masters.restart(n)?;
         self.reconnect(n)?;
-        Ok(Ok("SIGKILL, restarted (empty data folder)".to_owned()))
+        Ok(Ok("SIGKILL, restarted".to_owned()))
     }
 
     /// New connections to node `n` for every client (the old ones died with the process).

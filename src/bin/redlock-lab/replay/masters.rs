@@ -1,5 +1,5 @@
 //! The real masters of a replay: one `redis-server` per node on loopback, each on the clock
-//! shim, without persistence, killed (and its folder removed) when the replay ends, also on an
+//! shim, without persistence or with `appendfsync always`, killed (and its folder removed) when the replay ends, also on an
 //! error or Ctrl-C.
 
 use std::fs;
@@ -30,11 +30,14 @@ pub struct Masters {
     dir: PathBuf,
     shim: ClockShim,
     nodes: Vec<Master>,
+    /// AOF with `appendfsync always`: a restart replays the log, so every answered write
+    /// survives a crash. Without it a restart starts from an empty data folder.
+    aof_always: bool,
 }
 
 impl Masters {
     /// Starts `n` masters in a fresh folder under the system's temporary folder.
-    pub fn start(n: usize) -> Result<Masters> {
+    pub fn start(n: usize, aof_always: bool) -> Result<Masters> {
         let binary = redis_server()?;
         let dir = std::env::temp_dir().join(format!("redlock-replay-{}", std::process::id()));
         let _ = fs::remove_dir_all(&dir);
@@ -45,6 +48,7 @@ impl Masters {
             dir,
             shim,
             nodes: Vec::new(),
+            aof_always,
         };
         for i in 0..n {
             let dir = masters.dir.join(format!("n{}", i + 1));
@@ -89,8 +93,8 @@ impl Masters {
         }
     }
 
-    /// Starts node `i` again on its port with an empty data folder (persistence none: it
-    /// forgets every key and its fencing counter).
+    /// Starts node `i` again on its port: with an empty data folder (persistence none: it
+    /// forgets every key and its fencing counter), or replaying its `appendfsync always` log.
     pub fn restart(&mut self, i: usize) -> Result<()> {
         self.kill(i);
         self.spawn(i)
@@ -121,13 +125,21 @@ impl Masters {
         let master = &mut self.nodes[i];
         let log = master.dir.join("redis.log");
         let _ = fs::remove_file(&log);
-        for file in ["dump.rdb", "appendonlydir"] {
-            let _ = fs::remove_dir_all(master.dir.join(file));
-            let _ = fs::remove_file(master.dir.join(file));
+        if !self.aof_always {
+            for file in ["dump.rdb", "appendonlydir"] {
+                let _ = fs::remove_dir_all(master.dir.join(file));
+                let _ = fs::remove_file(master.dir.join(file));
+            }
         }
+        let aof: &[&str] = if self.aof_always {
+            &["--appendonly", "yes", "--appendfsync", "always"]
+        } else {
+            &["--appendonly", "no"]
+        };
         let mut command = Command::new(&self.binary);
         command
-            .args(["--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
+            .args(["--bind", "127.0.0.1", "--save", ""])
+            .args(aof)
             .args(["--port", &master.port.to_string()])
             .arg("--dir")
             .arg(&master.dir)
