@@ -1,7 +1,8 @@
 //! `redlock-lab replay` as a user runs it: every catalog counterexample to mutual exclusion
 //! that the replay executes breaks real masters as the model says and its mitigation holds
-//! there under the same schedule (`--patched`), the scenarios it leaves
-//! out are the ones `docs/live-replay.md` lists (with its count of reproduced ones), a holding
+//! there under the same schedule (`--patched`), the scenarios it leaves out are the ones
+//! `docs/live-replay.md` lists (with its count of reproduced ones, which the README states
+//! too), a holding
 //! scenario exits 0, bad input exits 2, and no `redis-server` outlives it, also on SIGINT.
 
 use std::collections::BTreeSet;
@@ -127,6 +128,13 @@ fn every_counterexample_the_replay_executes_breaks_real_masters_and_its_mitigati
         reproduced, count,
         "docs/live-replay.md states {count} reproduced"
     );
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
+        .expect("README.md");
+    let sentence = format!(
+        "{reproduced} of the catalog's {} counterexamples to mutual exclusion reproduce on real Redis",
+        names.len()
+    );
+    assert!(readme.contains(&sentence), "the README says \"{sentence}\"");
     assert_eq!(
         reproduced + left_out.len(),
         names.len(),

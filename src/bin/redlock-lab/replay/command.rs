@@ -13,7 +13,7 @@ use redlock_lab::report::Story;
 use redlock_lab::scenario::{Scenario, property};
 use redlock_lab::time::Millis;
 
-use super::execute::{Replay, Timing};
+use super::execute::{Replay, Timing, executes};
 use crate::Outcome;
 use crate::inputs;
 
@@ -86,6 +86,13 @@ pub fn run(args: &Args) -> Result<Outcome> {
         }
         None => (Run::Counterexample, told.story, &scenario),
     };
+    if let Some(line) = story.lines.iter().find(|line| !executes(&line.event)) {
+        bail!(
+            "{}: the replay cannot execute this step of its counterexample yet: {}",
+            scenario.name,
+            line.sentence
+        );
+    }
     let last = story.lines.last().map_or(0, |line| u64::from(line.t));
     let length = Duration::from_millis((last + 1) * tick_ms);
     if length > LONGEST {
@@ -113,9 +120,7 @@ fn patched(scenario: &Scenario, text: &str) -> Result<Scenario> {
 
 /// What the replay does not execute yet, refused before any server starts.
 fn refuse_unsupported(scenario: &Scenario) -> Result<()> {
-    let why = if scenario.storage.is_some() {
-        Some("its storage (the replay tells mutual exclusion on the lock nodes only)")
-    } else if scenario.failover.is_some() {
+    let why = if scenario.failover.is_some() {
         Some("its replicas and failover")
     } else if scenario.faults.crashes.as_ref().is_some_and(|crashes| {
         crashes.persistence == Persistence::FsyncPeriodic || crashes.client_guard_ticks > 0

@@ -396,30 +396,39 @@ impl Replay {
         }
         lock.handle_timeout(now);
         let mut told = Vec::new();
-        let mut acquired = None;
+        let (mut acquired, mut fence) = (None, None);
         while let Some(event) = lock.poll_event() {
             told.push(core_word(&event));
-            if let LockEvent::Acquired { deadline, .. } | LockEvent::Extended { deadline, .. } =
-                event
-            {
-                acquired = Some(deadline);
+            match event {
+                LockEvent::Acquired {
+                    deadline,
+                    fence: token,
+                    ..
+                } => (acquired, fence) = (Some(deadline), token),
+                LockEvent::Extended { deadline, .. } => acquired = Some(deadline),
+                _ => {}
             }
         }
-        let writing_back = matches!(line.event, Event::WriteBackBegan { .. });
         if let Some(deadline) = acquired {
             self.believe(c, t, deadline);
         }
         let rest = self.drain(c);
         let told = if told.is_empty() {
-            "core waits".to_owned()
+            "no lease yet".to_owned()
         } else {
             told.join(", ")
         };
+        // A fencing token from the lock's quorum is the real masters' counters: it must be the
+        // model's.
+        let model_fence = match line.event {
+            Event::Acquired { fence, .. } => fence,
+            _ => None,
+        };
         let agreed = match decision(&line.event) {
-            Some(true) => acquired.is_some(),
-            Some(false) => acquired.is_none() && !writing_back,
+            Some(true) => acquired.is_some() && (model_fence.is_none() || model_fence == fence),
+            Some(false) => acquired.is_none(),
             None => false,
-        } || (writing_back && acquired.is_none());
+        };
         Ok(match (agreed, rest) {
             (true, Ok(())) => Ok(format!("core: {told}")),
             (_, Err(why)) => Err(why),
@@ -560,6 +569,32 @@ fn decision(event: &Event) -> Option<bool> {
         Event::ExtensionFailed { .. } => Some(false),
         _ => None,
     }
+}
+
+/// Whether the replay executes `event` (a step, or one it only tells): what the story of a
+/// scenario must consist of for the replay to start its masters.
+pub fn executes(event: &Event) -> bool {
+    passive(event)
+        || decision(event).is_some()
+        || matches!(
+            event,
+            Event::RoundBegan { .. }
+                | Event::KeySet { .. }
+                | Event::FenceRaised { .. }
+                | Event::KeyExtended { .. }
+                | Event::SetRefused { .. }
+                | Event::FenceRefused { .. }
+                | Event::ExtensionRefused { .. }
+                | Event::NotServing { .. }
+                | Event::RequestLost { .. }
+                | Event::RequestDelayed { .. }
+                | Event::ClockJumped { .. }
+                | Event::Crashed { .. }
+                | Event::ServesAgain
+                | Event::KeyExpired { .. }
+                | Event::ExtensionBegan { .. }
+                | Event::Released { .. }
+        )
 }
 
 /// Events the replay only tells: the model's bookkeeping, or a client doing nothing.
