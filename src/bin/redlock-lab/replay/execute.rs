@@ -386,7 +386,15 @@ impl Replay {
     /// The client decides: its core reads the answers in its mailbox and its clock, and must
     /// decide as the model's client did (acquired, the fencing write-back, not acquired).
     fn decide(&mut self, c: usize, line: &Line, t: i64) -> Result<Result<String, String>> {
-        let now = self.client_ms(c, t);
+        // T2 as the model's client read it (its clock error included), else its clock now.
+        let now = match line.event {
+            Event::Acquired { t2, .. }
+            | Event::NotAcquired { t2, .. }
+            | Event::WriteBackBegan { t2, .. }
+            | Event::Extended { t2, .. }
+            | Event::ExtensionFailed { t2, .. } => self.ms(t2),
+            _ => self.client_ms(c, t),
+        };
         let client = &mut self.clients[c];
         let Some(lock) = client.lock.as_mut() else {
             return Ok(Err(format!("c{} has no lock to decide", c + 1)));
