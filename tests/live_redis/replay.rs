@@ -142,6 +142,49 @@ fn every_counterexample_the_replay_executes_breaks_real_masters_and_its_mitigati
     );
 }
 
+/// The catalog's token inversion: a node's clock jump lets c2 acquire while c1's round is
+/// still open; c1 then decides late and becomes the newer holder with the smaller token, and
+/// the real fenced store accepts c2's op after c1's. The patch (drift covering the jump)
+/// holds.
+#[test]
+fn lock_quorum_tokens_invert_on_real_masters_as_the_catalog_predicts_and_the_patch_holds() {
+    let args = [
+        "fencing-lock-quorum-node-clock-jump",
+        "--property",
+        "storage safety",
+        "--tick",
+        TICK,
+    ];
+    let out = replay(&args);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
+    assert!(
+        stdout.contains(
+            "reproduced on real Redis: the fenced store accepted c2's read (token 2, the 1st lock acquired) after c1's read (token 1, the 2nd lock acquired)"
+        ),
+        "{stdout}"
+    );
+    let out = replay(&[&args[..], &["--patched"]].concat());
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
+    assert!(
+        stdout.contains("the mitigation holds on real Redis"),
+        "{stdout}"
+    );
+    // Storage the fenced store is not: refused before any server starts.
+    let out = replay(&[
+        "antirez-random-token-cas-node-clock-jump",
+        "--property",
+        "storage safety",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stdout));
+    assert!(
+        text(&out.stderr).contains("only on a fenced store"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
 #[test]
 fn a_scenario_that_holds_says_so_and_exits_0_and_bad_input_exits_2() {
     let out = replay(&["redlock-fault-free"]);

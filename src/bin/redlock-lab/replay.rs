@@ -3,5 +3,6 @@
 mod command;
 mod execute;
 mod masters;
+mod store;
 
 pub use command::{Args, run};

@@ -8,6 +8,7 @@ use std::time::Duration;
 use anyhow::{Result, bail};
 use redlock_lab::bridge::scaled_config;
 use redlock_lab::check::{self, Check};
+use redlock_lab::event::Event;
 use redlock_lab::node::Persistence;
 use redlock_lab::report::Story;
 use redlock_lab::scenario::{Scenario, property};
@@ -33,6 +34,11 @@ pub struct Args {
     /// far as the patched model takes it: the property should hold on the real masters.
     #[arg(long)]
     patched: bool,
+    /// The property whose counterexample to replay: "mutual exclusion" (two clients believe
+    /// at once) or "storage safety" (the fenced store accepts an op of an earlier lock after
+    /// one of a later lock).
+    #[arg(long, default_value = property::MUTUAL_EXCLUSION)]
+    property: String,
 }
 
 /// Which run is executed, for the header and the verdict.
@@ -63,10 +69,14 @@ pub fn run(args: &Args) -> Result<Outcome> {
         "{}: checking the model for its counterexample…",
         scenario.name
     );
+    let wanted = args.property.as_str();
+    if ![property::MUTUAL_EXCLUSION, property::STORAGE_SAFETY].contains(&wanted) {
+        bail!("--property must be \"mutual exclusion\" or \"storage safety\" (got {wanted:?})");
+    }
     let report = Check::new(&scenario).run();
-    let Some(told) = check::tell(&scenario, &report, property::MUTUAL_EXCLUSION) else {
+    let Some(told) = check::tell(&scenario, &report, wanted) else {
         outln!(
-            "{}: mutual exclusion holds in the model, so there is no counterexample to replay",
+            "{}: {wanted} holds in the model, so there is no counterexample to replay",
             scenario.name
         )?;
         return Ok(Outcome::Success);
@@ -86,6 +96,7 @@ pub fn run(args: &Args) -> Result<Outcome> {
         }
         None => (Run::Counterexample, told.story, &scenario),
     };
+    refuse_storage(scenario, &story)?;
     if let Some(line) = story.lines.iter().find(|line| !executes(&line.event)) {
         bail!(
             "{}: the replay cannot execute this step of its counterexample yet: {}",
@@ -102,7 +113,32 @@ pub fn run(args: &Args) -> Result<Outcome> {
             length.as_secs_f64()
         );
     }
-    execute(scenario, &story, tick_ms, run)
+    execute(scenario, &story, tick_ms, (run, wanted))
+}
+
+/// A story with storage steps is replayed only on the storage the fenced store is: every op
+/// fenced in one atomic step, with the token the lock's quorum derived.
+fn refuse_storage(scenario: &Scenario, story: &Story) -> Result<()> {
+    use redlock_lab::storage::{CheckAndApply, Protection, TokenSource};
+    let has_ops = story
+        .lines
+        .iter()
+        .any(|line| matches!(line.event, Event::OpArrived { .. }));
+    let fenced_store = scenario.storage.as_ref().is_some_and(|storage| {
+        storage.protection == Protection::FencingToken
+            && matches!(
+                storage.token_source,
+                TokenSource::LockQuorum | TokenSource::LockQuorumMaxOnly
+            )
+            && storage.check == CheckAndApply::Atomic
+    });
+    if has_ops && !fenced_store {
+        bail!(
+            "{}: the replay executes storage ops only on a fenced store (protection \"fencing-token\", tokens from the lock's quorum, one atomic check), not on this storage yet",
+            scenario.name
+        );
+    }
+    Ok(())
 }
 
 /// The scenario under its mitigation's patch; an error when it has none.
@@ -140,7 +176,12 @@ fn refuse_unsupported(scenario: &Scenario) -> Result<()> {
 }
 
 /// Starts the masters, executes every line at its moment, prints the timeline and the verdict.
-fn execute(scenario: &Scenario, story: &Story, tick_ms: u64, run: Run) -> Result<Outcome> {
+fn execute(
+    scenario: &Scenario,
+    story: &Story,
+    tick_ms: u64,
+    (run, wanted): (Run, &str),
+) -> Result<Outcome> {
     let interrupted = Arc::new(AtomicBool::new(false));
     for signal in [
         signal_hook::consts::SIGINT,
@@ -169,11 +210,15 @@ fn execute(scenario: &Scenario, story: &Story, tick_ms: u64, run: Run) -> Result
             .crashes
             .as_ref()
             .is_some_and(|crashes| crashes.persistence == Persistence::FsyncAlways),
+        storage: story
+            .lines
+            .iter()
+            .any(|line| matches!(line.event, Event::OpArrived { .. })),
     };
     let mut replay = Replay::start(scenario.lock.nodes(), configs, timing)?;
     let what = match run {
-        Run::Counterexample => "the model's counterexample to mutual exclusion",
-        Run::Patched => "the same schedule under the mitigation's patch",
+        Run::Counterexample => format!("the model's counterexample to {wanted}"),
+        Run::Patched => "the same schedule under the mitigation's patch".to_owned(),
     };
     outln!(
         "{}: {what}, on {} real redis-server masters (one tick = {tick_ms} ms)",
@@ -196,47 +241,49 @@ fn execute(scenario: &Scenario, story: &Story, tick_ms: u64, run: Run) -> Result
             break;
         }
     }
-    verdict(&replay, parted, run)
+    verdict(&replay, parted, run, wanted)
 }
 
 /// "reproduced on real Redis: …" (exit 0), or "not reproduced: …" (exit 1); under the patch,
-/// "the mitigation holds on real Redis" (exit 0) or the overlap it let through (exit 1).
-fn verdict(replay: &Replay, parted: Option<String>, run: Run) -> Result<Outcome> {
+/// "the mitigation holds on real Redis" (exit 0) or the breach it let through (exit 1).
+fn verdict(replay: &Replay, parted: Option<String>, run: Run, wanted: &str) -> Result<Outcome> {
     if let Some(parted) = parted {
         outln!("not reproduced: reality parted from the model: {parted}")?;
         return Ok(Outcome::Mismatch);
     }
-    match (replay.overlap(), run) {
-        (None, Run::Patched) => {
-            outln!(
-                "the mitigation holds on real Redis: every master answered as in the patched model, and no two clients believed at once"
-            )?;
-            Ok(Outcome::Success)
-        }
-        (Some((a, b, from, until)), run) => {
-            let (a, b) = (a.min(b), a.max(b));
-            let verdict = match run {
-                Run::Counterexample => "reproduced on real Redis",
-                Run::Patched => "the mitigation did not hold on real Redis",
-            };
-            outln!(
-                "{verdict}: c{} and c{} both held the lock from {:.3} s to {:.3} s",
-                a + 1,
-                b + 1,
+    let breach = if wanted == property::STORAGE_SAFETY {
+        replay.store.as_ref().and_then(|store| store.inversion())
+    } else {
+        replay.overlap().map(|(a, b, from, until)| {
+            format!(
+                "c{} and c{} both held the lock from {:.3} s to {:.3} s",
+                a.min(b) + 1,
+                a.max(b) + 1,
                 from as f64 / 1_000.0,
                 until as f64 / 1_000.0
-            )?;
-            Ok(if run == Run::Counterexample {
-                Outcome::Success
-            } else {
-                Outcome::Mismatch
-            })
-        }
-        (None, Run::Counterexample) => {
-            outln!(
-                "not reproduced: every master answered as in the model, yet no two clients believed at once"
-            )?;
-            Ok(Outcome::Mismatch)
-        }
-    }
+            )
+        })
+    };
+    let (line, outcome) = match (breach, run) {
+        (Some(breach), Run::Counterexample) => (
+            format!("reproduced on real Redis: {breach}"),
+            Outcome::Success,
+        ),
+        (Some(breach), Run::Patched) => (
+            format!("the mitigation did not hold on real Redis: {breach}"),
+            Outcome::Mismatch,
+        ),
+        (None, Run::Patched) => (
+            format!(
+                "the mitigation holds on real Redis: every master answered as in the patched model, and {wanted} held"
+            ),
+            Outcome::Success,
+        ),
+        (None, Run::Counterexample) => (
+            format!("not reproduced: every master answered as in the model, yet {wanted} held"),
+            Outcome::Mismatch,
+        ),
+    };
+    outln!("{line}")?;
+    Ok(outcome)
 }

@@ -25,6 +25,7 @@ use redlock_lab::report::Line;
 use redlock_lab::time::Millis;
 
 use super::masters::Masters;
+use super::store::Store;
 
 /// The resource every replayed lock guards.
 const RESOURCE: &str = "replay";
@@ -40,6 +41,8 @@ struct Client {
     offset_ticks: i64,
     /// The token of its last `SET`, to tell its key when reading a master back.
     last_token: Option<String>,
+    /// Which lock acquired in the real run its lease is (1 for the first).
+    acquisition: Option<u32>,
 }
 
 /// A client's belief on real time, in milliseconds since the replay started.
@@ -69,6 +72,10 @@ pub struct Replay {
     shared_tokens: bool,
     /// Every belief the cores reported.
     pub beliefs: Vec<Belief>,
+    /// The guarded storage, on a master of its own, when the story has storage steps.
+    pub store: Option<Store>,
+    /// Locks acquired so far in the real run.
+    acquisitions: u32,
 }
 
 /// The replay's times, and how the clients draw their tokens.
@@ -83,6 +90,8 @@ pub struct Timing {
     pub shared_tokens: bool,
     /// The masters keep an `appendfsync always` log.
     pub aof_always: bool,
+    /// A fenced store on one more master, for the story's storage steps.
+    pub storage: bool,
 }
 
 /// What a node's answer must be, for the real master to agree with the model.
@@ -102,8 +111,14 @@ impl Replay {
             client_error_ticks,
             shared_tokens,
             aof_always,
+            storage,
         } = timing;
-        let masters = Masters::start(nodes, aof_always)?;
+        let masters = Masters::start(nodes + usize::from(storage), aof_always)?;
+        let store = if storage {
+            Some(Store::open(&masters.url(nodes), configs.len())?)
+        } else {
+            None
+        };
         let clients = (0..configs.len())
             .map(|_| {
                 Ok(Client {
@@ -113,6 +128,7 @@ impl Replay {
                     mailbox: Vec::new(),
                     offset_ticks: 0,
                     last_token: None,
+                    acquisition: None,
                 })
             })
             .collect::<Result<_>>()?;
@@ -126,6 +142,8 @@ impl Replay {
             client_error_ms: i64::from(client_error_ticks) * tick_ms as i64,
             shared_tokens,
             beliefs: Vec::new(),
+            store,
+            acquisitions: 0,
         })
     }
 
@@ -148,6 +166,15 @@ impl Replay {
 
     /// Executes one line of the story; `Ok(Err(why))` when reality parted from the model.
     pub fn step(&mut self, line: &Line) -> Result<Result<String, String>> {
+        if let Event::OpArrived {
+            client,
+            op,
+            applied,
+            ..
+        } = &line.event
+        {
+            return self.store_op(client_index(client)?, op, *applied);
+        }
         let (kind, index) = actor(&line.actor)?;
         let t = i64::from(line.t);
         Ok(match (&line.event, kind) {
@@ -412,7 +439,11 @@ impl Replay {
                     deadline,
                     fence: token,
                     ..
-                } => (acquired, fence) = (Some(deadline), token),
+                } => {
+                    (acquired, fence) = (Some(deadline), token);
+                    self.acquisitions += 1;
+                    client.acquisition = Some(self.acquisitions);
+                }
                 LockEvent::Extended { deadline, .. } => acquired = Some(deadline),
                 _ => {}
             }
@@ -579,6 +610,37 @@ fn decision(event: &Event) -> Option<bool> {
     }
 }
 
+impl Replay {
+    /// Client `c`'s storage op lands on the fenced store, with the token its core derived;
+    /// whether the store applied it must be the model's `applied`.
+    fn store_op(
+        &mut self,
+        c: usize,
+        op: &redlock_lab::storage::StorageOp,
+        applied: bool,
+    ) -> Result<Result<String, String>> {
+        let client = &self.clients[c];
+        let fence = client
+            .lock
+            .as_ref()
+            .and_then(|lock| lock.lease())
+            .map_or(0, |lease| lease.fence);
+        let acquisition = client.acquisition.unwrap_or(0);
+        let Some(store) = self.store.as_mut() else {
+            bail!("the replay has no storage for c{}'s {op}", c + 1);
+        };
+        let (real, told) = store.apply(c, op, fence, acquisition)?;
+        Ok(if real == applied {
+            Ok(told)
+        } else {
+            let model = if applied { "applied" } else { "refused" };
+            Err(format!(
+                "the store: {told}, where the model's storage {model} it"
+            ))
+        })
+    }
+}
+
 /// Whether the replay executes `event` (a step, or one it only tells): what the story of a
 /// scenario must consist of for the replay to start its masters.
 pub fn executes(event: &Event) -> bool {
@@ -602,6 +664,7 @@ pub fn executes(event: &Event) -> bool {
                 | Event::KeyExpired { .. }
                 | Event::ExtensionBegan { .. }
                 | Event::Released { .. }
+                | Event::OpArrived { .. }
         )
 }
 
@@ -610,6 +673,7 @@ fn passive(event: &Event) -> bool {
     matches!(
         event,
         Event::Paused { .. }
+            | Event::LeaseChecked { .. }
             | Event::Resumed
             | Event::PauseEnded { .. }
             | Event::TimePassed { .. }
