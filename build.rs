@@ -1,6 +1,7 @@
 //! Embeds the scenario catalog (`models/*.toml`) and the simulator's worlds (`models/sim/*.toml`)
 //! in the crate, so that `redlock-lab check` and `simulate` work from any folder and the library
-//! can hand the catalog to users' tests.
+//! can hand the catalog to users' tests; with feature `redis`, builds the clock shim
+//! (`shim/clock_offset.c`) that the live tests and `replay` preload into `redis-server`.
 
 use std::env;
 use std::fs;
@@ -17,7 +18,47 @@ fn main() {
     println!("cargo:rerun-if-changed={}", worlds.display());
     fs::write(out.join("sim_worlds.rs"), embed(&worlds, "models/sim"))
         .expect("write the simulator's worlds");
+    clock_shim(&manifest, &out);
 }
+
+/// Builds `shim/clock_offset.c` into `$OUT_DIR/clock_offset.so` and names it in
+/// `REDLOCK_CLOCK_SHIM` for the crate's targets (the binary embeds it, the live tests preload
+/// it). Built here rather than by the tests at run time: the C compiler is the one rustc links
+/// through, so wherever cargo builds the crate it is there, and an installed binary carries the
+/// library without needing a compiler. Elsewhere than on Linux, or if the compiler fails, the
+/// file is empty, and whoever needs it says so.
+#[cfg(feature = "redis")]
+fn clock_shim(manifest: &str, out: &Path) {
+    let source = Path::new(manifest).join("shim").join("clock_offset.c");
+    println!("cargo:rerun-if-changed={}", source.display());
+    let library = out.join("clock_offset.so");
+    println!("cargo:rustc-env=REDLOCK_CLOCK_SHIM={}", library.display());
+    let linux = env::var("CARGO_CFG_TARGET_OS").is_ok_and(|os| os == "linux");
+    let built = linux
+        && cc::Build::new()
+            .cargo_metadata(false)
+            .try_get_compiler()
+            .map(|compiler| compiler.to_command())
+            .is_ok_and(|mut command| {
+                command
+                    .args(["-O2", "-Wall", "-shared", "-fPIC", "-o"])
+                    .arg(&library)
+                    .arg(&source)
+                    .status()
+                    .is_ok_and(|status| status.success())
+            });
+    if !built {
+        if linux {
+            println!(
+                "cargo:warning=the clock shim did not build: replay and the live clock tests cannot move a node's clock"
+            );
+        }
+        fs::write(&library, b"").expect("write the empty clock shim");
+    }
+}
+
+#[cfg(not(feature = "redis"))]
+fn clock_shim(_manifest: &str, _out: &Path) {}
 
 /// The `&[EmbeddedScenario]` expression of every `.toml` file directly in `folder`, named
 /// `<prefix>/<file>`.

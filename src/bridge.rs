@@ -766,7 +766,9 @@ fn client_quorums(scenario: &Scenario) -> Vec<usize> {
     }
 }
 
-fn scaled_config(params: &LockParams, scale: u64) -> Config {
+/// The client configuration of `params` with every span (drift, round timeout, retry delays)
+/// `scale` times longer: a scenario's lock with one tick as `scale` milliseconds.
+pub fn scaled_config(params: &LockParams, scale: u64) -> Config {
     let span = |m: Millis| Millis(m.0 * scale);
     Config {
         drift: DriftPolicy::fixed(span(params.drift)),

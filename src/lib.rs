@@ -61,6 +61,8 @@ pub mod check;
 pub mod driver;
 pub mod event;
 pub mod fault;
+#[cfg(feature = "redis")]
+pub mod live;
 #[cfg(feature = "model")]
 pub mod model;
 pub mod node;

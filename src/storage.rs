@@ -208,7 +208,7 @@ impl std::fmt::Display for StorageOp {
 }
 
 /// `1st`, `2nd`, `3rd`, `4th`, `11th`, `21st`: which lock acquired, in a sentence.
-pub(crate) fn ordinal(n: u32) -> String {
+pub fn ordinal(n: u32) -> String {
     let suffix = match (n % 10, n % 100) {
         (_, 11..=13) => "th",
         (1, _) => "st",

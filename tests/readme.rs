@@ -187,6 +187,7 @@ fn every_shell_command_in_the_readme_runs() {
                     Some("man") => &[".TH redlock-lab"],
                     Some("completions") => &["redlock"],
                     Some("advise") => &["Scaling:", "for every value    holds exactly when"],
+                    Some("replay") => &["reproduced on real Redis: c1 and c2 both held the lock"],
                     _ => &[],
                 };
                 for needle in expected {
@@ -197,8 +198,10 @@ fn every_shell_command_in_the_readme_runs() {
                 }
                 // A command about a named scenario prints that name (a diagram format aside).
                 if let Some(name) = args.get(1).filter(|a| {
-                    matches!(args[0].as_str(), "trace" | "explain" | "simulate" | "sweep")
-                        && !a.starts_with('-')
+                    matches!(
+                        args[0].as_str(),
+                        "trace" | "explain" | "simulate" | "sweep" | "replay"
+                    ) && !a.starts_with('-')
                         && !args.iter().any(|a| a == "--format")
                 }) {
                     assert!(

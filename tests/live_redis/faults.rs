@@ -281,7 +281,7 @@ fn with_fsync_always_aof_a_restarted_node_keeps_the_key() {
         args: ["--appendonly", "yes", "--appendfsync", "always"]
             .map(str::to_owned)
             .to_vec(),
-        tls: None,
+        ..ServerOptions::default()
     };
     let mut durable = RedisServer::start_with(aof);
     let mut volatile = RedisServer::start();

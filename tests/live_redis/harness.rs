@@ -1,6 +1,7 @@
 //! Real `redis-server` processes for the live tests and the benchmark: free loopback ports,
 //! no persistence unless asked, a temp dir each, killed on drop. Faults are verbs: `pause`
-//! (SIGSTOP), `resume` (SIGCONT), `kill` (SIGKILL), `restart`.
+//! (SIGSTOP), `resume` (SIGCONT), `kill` (SIGKILL), `restart`, and for a server started on the
+//! clock shim (`ServerOptions::shifted_clock`), `set_clock_offset_ms`: its wall clock jumps.
 //!
 //! A missing `redis-server` is a failure with the install hint, never a skip.
 
@@ -18,6 +19,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard, OnceLock, PoisonError};
 use std::thread;
 use std::time::{Duration, Instant};
+
+use redlock_lab::live::{ClockShim, NodeClock};
 
 #[cfg(test)]
 use crate::watchdog;
@@ -163,6 +166,16 @@ pub struct ServerOptions {
     pub args: Vec<String>,
     /// Serve TLS only, on the port, with these files.
     pub tls: Option<TlsFiles>,
+    /// Run on the clock shim, so that the test can move the server's wall clock.
+    pub shifted_clock: bool,
+}
+
+/// The clock shim, written once per test process.
+fn clock_shim() -> &'static ClockShim {
+    static SHIM: OnceLock<ClockShim> = OnceLock::new();
+    SHIM.get_or_init(|| {
+        ClockShim::install(&temp_dir("shim")).unwrap_or_else(|e| panic!("the clock shim: {e}"))
+    })
 }
 
 /// One `redis-server` process on 127.0.0.1, killed (and its dir removed) on drop.
@@ -172,6 +185,8 @@ pub struct RedisServer {
     dir: PathBuf,
     options: ServerOptions,
     child: Option<Child>,
+    /// The offset file of a server on the clock shim (kept across restarts, like a host's clock).
+    clock: Option<NodeClock>,
     /// Counted among the servers [`Alone`] waits for (all but an alone test's own).
     counted: bool,
 }
@@ -267,8 +282,16 @@ impl RedisServer {
                 dir: temp_dir("node"),
                 options: options.clone(),
                 child: None,
+                clock: None,
                 counted: false,
             };
+            if options.shifted_clock {
+                let file = server.dir.join("clock");
+                server.clock = Some(
+                    NodeClock::create(&file)
+                        .unwrap_or_else(|e| panic!("create {}: {e}", file.display())),
+                );
+            }
             if server.spawn() {
                 server.counted = counted;
                 return server;
@@ -345,6 +368,15 @@ impl RedisServer {
         }
     }
 
+    /// Moves the wall clock of a server on the clock shim to true time plus `offset_ms`.
+    pub fn set_clock_offset_ms(&mut self, offset_ms: i64) {
+        self.clock
+            .as_mut()
+            .expect("a server started with `shifted_clock`")
+            .set_offset_ms(offset_ms)
+            .expect("write the clock offset");
+    }
+
     /// A direct connection for the test's own checks (plain servers only).
     pub fn connection(&self) -> redis::Connection {
         redis::Client::open(self.url())
@@ -412,6 +444,9 @@ impl RedisServer {
         }
         // Later arguments win, so a test's own `--appendonly yes` overrides the default.
         command.args(&self.options.args);
+        if let Some(clock) = &self.clock {
+            command.envs(clock.environment(clock_shim()));
+        }
         command.stdout(Stdio::null()).stderr(Stdio::null());
         let mut child = command
             .spawn()
@@ -477,6 +512,17 @@ impl Drop for Paused<'_> {
     }
 }
 
+/// `n` servers on the clock shim.
+pub fn shifted_cluster(n: usize) -> Vec<RedisServer> {
+    let options = ServerOptions {
+        shifted_clock: true,
+        ..ServerOptions::default()
+    };
+    (0..n)
+        .map(|_| RedisServer::start_with(options.clone()))
+        .collect()
+}
+
 /// `n` plain servers.
 pub fn cluster(n: usize) -> Vec<RedisServer> {
     (0..n).map(|_| RedisServer::start()).collect()
@@ -496,6 +542,7 @@ fn a_server_that_never_comes_up_fails_with_its_own_message() {
     let options = ServerOptions {
         args: vec!["--no-such-directive".to_owned(), "yes".to_owned()],
         tls: None,
+        shifted_clock: false,
     };
     let failed = std::panic::catch_unwind(|| RedisServer::start_with(options))
         .expect_err("redis-server refuses an unknown directive");

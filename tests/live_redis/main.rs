@@ -12,6 +12,7 @@
 mod asynchronous;
 mod bad_input;
 mod basics;
+mod clock;
 mod contention;
 mod cost;
 mod faults;
@@ -20,6 +21,8 @@ mod harness;
 #[cfg(all(feature = "tokio", feature = "metrics"))]
 mod observe;
 mod pool;
+#[cfg(feature = "cli")]
+mod replay;
 #[cfg(feature = "cli")]
 mod run;
 mod security;

@@ -12,7 +12,7 @@ use crate::{client, client_with, config};
 fn with_args(args: &[&str]) -> ServerOptions {
     ServerOptions {
         args: args.iter().map(|a| (*a).to_owned()).collect(),
-        tls: None,
+        ..ServerOptions::default()
     }
 }
 
@@ -74,6 +74,7 @@ fn tls_with_a_test_ca_works_and_an_untrusted_server_is_refused() {
             RedisServer::start_with(ServerOptions {
                 args: Vec::new(),
                 tls: Some(tls.clone()),
+                ..ServerOptions::default()
             })
         })
         .collect();

@@ -19,4 +19,6 @@ mod pair;
 mod write;
 
 pub(crate) use args::Args;
+#[cfg(all(unix, feature = "redis"))]
+pub(crate) use pair::replay as patched_run;
 pub(crate) use write::run;

@@ -21,6 +21,8 @@ mod explore;
 mod inputs;
 mod list;
 #[cfg(all(unix, feature = "redis"))]
+mod replay;
+#[cfg(all(unix, feature = "redis"))]
 mod run;
 mod simulate;
 mod sweep;
@@ -85,6 +87,14 @@ enum Command {
     /// kept extended, release it when the command ends; stop the command if the lock is lost.
     #[cfg(all(unix, feature = "redis"))]
     Run(run::Args),
+    /// Execute one scenario's counterexample on real redis-server masters started on loopback
+    /// (a node's clock jump through a clock shim, a crash as SIGKILL): the real run beside the
+    /// model's story, and whether real Redis broke as the model says. Exit 0 reproduced (or
+    /// nothing to replay), 1 not reproduced, 2 bad input or a scenario it cannot execute yet.
+    #[command(
+        after_help = "Exit codes: 0 reproduced on real Redis, or mutual exclusion holds in the model; 1 not reproduced (the step where reality and the model parted is printed); 2 bad input, a missing redis-server, or a scenario the replay cannot execute yet."
+    )]
+    Replay(replay::Args),
     /// Print a completion script for SHELL to stdout (e.g. `redlock-lab completions bash >
     /// /etc/bash_completion.d/redlock-lab`).
     Completions {
@@ -132,6 +142,8 @@ fn main() -> ExitCode {
         Some(Command::Advise(args)) => advise::run(&args),
         #[cfg(all(unix, feature = "redis"))]
         Some(Command::Run(args)) => run::run(&args),
+        #[cfg(all(unix, feature = "redis"))]
+        Some(Command::Replay(args)) => replay::run(&args),
         Some(Command::Completions { shell }) => completions(shell),
         Some(Command::Man) => man(),
     };

@@ -27,7 +27,7 @@ pub(super) struct Change {
 }
 
 /// The violated run's schedule replayed under the patch.
-pub(super) struct Replay {
+pub(crate) struct Replay {
     /// The replayed run.
     pub timeline: Timeline,
     /// Steps replayed, of the violated run's.
@@ -38,6 +38,8 @@ pub(super) struct Replay {
     pub refused: Option<String>,
     /// Whether the traced property breaks in the replayed run.
     pub breaks: bool,
+    /// The replayed run's story (what `replay --patched` executes on real masters).
+    pub story: Story,
 }
 
 /// A scenario's mitigation, re-checked.
@@ -108,7 +110,7 @@ fn changes(text: &str, set: &[(String, String)]) -> Vec<Change> {
 }
 
 /// `told`'s steps, in order, as far as the patched model takes them.
-fn replay(fixed: &Scenario, told: &Told) -> Replay {
+pub(crate) fn replay(fixed: &Scenario, told: &Told) -> Replay {
     let model = RedlockModel::new(fixed);
     let words = told.timeline().steps;
     let steps: Vec<Step> = told.path.iter().filter_map(|(_, s)| *s).collect();
@@ -157,6 +159,7 @@ fn replay(fixed: &Scenario, told: &Told) -> Replay {
         of: steps.len(),
         refused,
         breaks,
+        story,
     }
 }
 

@@ -1,0 +1,8 @@
+//! `redlock-lab replay`: the checker's counterexample executed on real `redis-server` masters.
+
+mod command;
+mod execute;
+mod masters;
+mod store;
+
+pub(crate) use command::{Args, run};

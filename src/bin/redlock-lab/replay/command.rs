@@ -1,0 +1,289 @@
+//! `redlock-lab replay`: the arguments, what the replay refuses, and what it prints.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use anyhow::{Result, bail};
+use redlock_lab::bridge::scaled_config;
+use redlock_lab::check::{self, Check};
+use redlock_lab::event::Event;
+use redlock_lab::node::Persistence;
+use redlock_lab::report::Story;
+use redlock_lab::scenario::{Scenario, property};
+use redlock_lab::time::Millis;
+
+use super::execute::{Replay, Timing, executes};
+use crate::Outcome;
+use crate::inputs;
+
+/// The longest replay, in real time, run without a smaller `--tick`.
+const LONGEST: Duration = Duration::from_secs(120);
+
+/// Arguments of `replay`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct Args {
+    /// A scenario file or catalog name.
+    path: PathBuf,
+    /// How long one model tick lasts on the real masters (large against scheduling jitter:
+    /// half a tick separates every key's real expiry from the steps around it).
+    #[arg(long, default_value = "200ms", value_parser = humantime::parse_duration)]
+    tick: Duration,
+    /// Run the same schedule under the scenario's mitigation patch (`[mitigation] set`), as
+    /// far as the patched model takes it: the property should hold on the real masters.
+    #[arg(long)]
+    patched: bool,
+    /// The property whose counterexample to replay: "mutual exclusion" (two clients believe
+    /// at once) or "storage safety" (the fenced store accepts an op of an earlier lock after
+    /// one of a later lock).
+    #[arg(long, default_value = property::MUTUAL_EXCLUSION)]
+    property: String,
+}
+
+/// Which run is executed, for the header and the verdict.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Run {
+    /// The checker's counterexample.
+    Counterexample,
+    /// The counterexample's schedule under the mitigation's patch.
+    Patched,
+}
+
+/// Checks the scenario, takes the counterexample to mutual exclusion that `trace` prints, and
+/// executes it on real masters; prints both side by side and whether reality broke as the
+/// model did.
+pub(crate) fn run(args: &Args) -> Result<Outcome> {
+    let source = inputs::source_of_one(&args.path)?;
+    let scenario = Scenario::from_str(&source.file, &source.text)?;
+    refuse_unsupported(&scenario)?;
+    let fixed = args
+        .patched
+        .then(|| patched(&scenario, &source.text))
+        .transpose()?;
+    let tick_ms = u64::try_from(args.tick.as_millis()).unwrap_or(u64::MAX);
+    if !(10..=10_000).contains(&tick_ms) {
+        bail!("--tick must be between 10ms and 10s (got {tick_ms} ms)");
+    }
+    errln!(
+        "{}: checking the model for its counterexample…",
+        scenario.name
+    );
+    let wanted = args.property.as_str();
+    if ![property::MUTUAL_EXCLUSION, property::STORAGE_SAFETY].contains(&wanted) {
+        bail!("--property must be \"mutual exclusion\" or \"storage safety\" (got {wanted:?})");
+    }
+    let report = Check::new(&scenario).run();
+    let Some(told) = check::tell(&scenario, &report, wanted) else {
+        outln!(
+            "{}: {wanted} holds in the model, so there is no counterexample to replay",
+            scenario.name
+        )?;
+        return Ok(Outcome::Success);
+    };
+    let (run, story, scenario) = match &fixed {
+        Some(fixed) => {
+            let patched = crate::book::patched_run(fixed, &told);
+            match &patched.refused {
+                Some(step) => outln!(
+                    "the same schedule under the patch, {} of {} steps: the patch rules out {step}",
+                    patched.steps,
+                    patched.of
+                )?,
+                None => outln!("the same {} steps under the patch", patched.steps)?,
+            }
+            (Run::Patched, patched.story, fixed)
+        }
+        None => (Run::Counterexample, told.story, &scenario),
+    };
+    refuse_storage(scenario, &story)?;
+    if let Some(line) = story.lines.iter().find(|line| !executes(&line.event)) {
+        bail!(
+            "{}: the replay cannot execute this step of its counterexample yet: {}",
+            scenario.name,
+            line.sentence
+        );
+    }
+    let last = story.lines.last().map_or(0, |line| u64::from(line.t));
+    let length = Duration::from_millis((last + 1) * tick_ms);
+    if length > LONGEST {
+        bail!(
+            "{}: the counterexample lasts {last} ticks, {:.0} s at --tick {tick_ms}ms; pass a smaller --tick",
+            scenario.name,
+            length.as_secs_f64()
+        );
+    }
+    execute(scenario, &story, tick_ms, (run, wanted))
+}
+
+/// A story with storage steps is replayed only on the storage the fenced store is: every op
+/// fenced in one atomic step, with the token the lock's quorum derived.
+fn refuse_storage(scenario: &Scenario, story: &Story) -> Result<()> {
+    use redlock_lab::storage::{CheckAndApply, Protection, TokenSource};
+    let has_ops = story
+        .lines
+        .iter()
+        .any(|line| matches!(line.event, Event::OpArrived { .. }));
+    let fenced_store = scenario.storage.as_ref().is_some_and(|storage| {
+        storage.protection == Protection::FencingToken
+            && matches!(
+                storage.token_source,
+                TokenSource::LockQuorum | TokenSource::LockQuorumMaxOnly
+            )
+            && storage.check == CheckAndApply::Atomic
+    });
+    if has_ops && !fenced_store {
+        bail!(
+            "{}: the replay executes storage ops only on a fenced store (protection \"fencing-token\", tokens from the lock's quorum, one atomic check), not on this storage yet",
+            scenario.name
+        );
+    }
+    Ok(())
+}
+
+/// The scenario under its mitigation's patch; an error when it has none.
+fn patched(scenario: &Scenario, text: &str) -> Result<Scenario> {
+    let Some(mitigation) = scenario.mitigation.as_ref().filter(|m| !m.set.is_empty()) else {
+        bail!(
+            "{}: --patched needs a [mitigation] with a patch (`set`), and it has none",
+            scenario.name
+        );
+    };
+    let fixed = redlock_lab::scenario::patched(&scenario.file, text, &mitigation.set)?;
+    refuse_unsupported(&fixed)?;
+    Ok(fixed)
+}
+
+/// What the replay does not execute yet, refused before any server starts.
+fn refuse_unsupported(scenario: &Scenario) -> Result<()> {
+    let why = if scenario.failover.is_some() {
+        Some("its replicas and failover")
+    } else if scenario.faults.crashes.as_ref().is_some_and(|crashes| {
+        crashes.persistence == Persistence::FsyncPeriodic || crashes.client_guard_ticks > 0
+    }) {
+        Some(
+            "a periodic fsync (whose moments the model chooses) or the restarted-node guard (which its clients do not run)",
+        )
+    } else if scenario.lock.params.contact == redlock_lab::proto::Contact::Sequential {
+        Some("a sequential round")
+    } else {
+        None
+    };
+    match why {
+        Some(why) => bail!("{}: the replay cannot execute {why} yet", scenario.name),
+        None => Ok(()),
+    }
+}
+
+/// Starts the masters, executes every line at its moment, prints the timeline and the verdict.
+fn execute(
+    scenario: &Scenario,
+    story: &Story,
+    tick_ms: u64,
+    (run, wanted): (Run, &str),
+) -> Result<Outcome> {
+    let interrupted = Arc::new(AtomicBool::new(false));
+    for signal in [
+        signal_hook::consts::SIGINT,
+        signal_hook::consts::SIGTERM,
+        signal_hook::consts::SIGHUP,
+    ] {
+        signal_hook::flag::register(signal, Arc::clone(&interrupted))?;
+    }
+    let params = scenario.lock.params;
+    let configs = (0..usize::from(scenario.lock.clients))
+        .map(|c| scaled_config(&scenario.lock.client_params(c), tick_ms))
+        .collect();
+    let ttl = Millis(params.ttl.as_u64() * tick_ms);
+    errln!(
+        "{}: starting {} redis-server masters on the clock shim; one tick is {tick_ms} ms",
+        scenario.name,
+        scenario.lock.nodes()
+    );
+    let timing = Timing {
+        ttl,
+        tick_ms,
+        client_error_ticks: scenario.clock.client_error_ticks,
+        shared_tokens: scenario.lock.token == redlock_lab::scenario::Tokens::Shared,
+        aof_always: scenario
+            .faults
+            .crashes
+            .as_ref()
+            .is_some_and(|crashes| crashes.persistence == Persistence::FsyncAlways),
+        storage: story
+            .lines
+            .iter()
+            .any(|line| matches!(line.event, Event::OpArrived { .. })),
+    };
+    let mut replay = Replay::start(scenario.lock.nodes(), configs, timing)?;
+    let what = match run {
+        Run::Counterexample => format!("the model's counterexample to {wanted}"),
+        Run::Patched => "the same schedule under the mitigation's patch".to_owned(),
+    };
+    outln!(
+        "{}: {what}, on {} real redis-server masters (one tick = {tick_ms} ms)",
+        scenario.name,
+        scenario.lock.nodes()
+    )?;
+    let mut parted = None;
+    for line in &story.lines {
+        replay.wait_for(line.t, &|| interrupted.load(Ordering::Relaxed))?;
+        let at = replay.elapsed_ms() / 1_000.0;
+        let real = replay.step(line)?;
+        outln!("t={:<3} {:<3} {}", line.t, line.actor, line.action)?;
+        match &real {
+            Ok(told) if told.is_empty() => {}
+            Ok(told) => outln!("      real {at:7.3} s  {told}")?,
+            Err(why) => outln!("      real {at:7.3} s  ✗ {why}")?,
+        }
+        if let Err(why) = real {
+            parted = Some(format!("{why} (at t={}: {})", line.t, line.sentence));
+            break;
+        }
+    }
+    verdict(&replay, parted, run, wanted)
+}
+
+/// "reproduced on real Redis: …" (exit 0), or "not reproduced: …" (exit 1); under the patch,
+/// "the mitigation holds on real Redis" (exit 0) or the breach it let through (exit 1).
+fn verdict(replay: &Replay, parted: Option<String>, run: Run, wanted: &str) -> Result<Outcome> {
+    if let Some(parted) = parted {
+        outln!("not reproduced: reality parted from the model: {parted}")?;
+        return Ok(Outcome::Mismatch);
+    }
+    let breach = if wanted == property::STORAGE_SAFETY {
+        replay.store.as_ref().and_then(|store| store.inversion())
+    } else {
+        replay.overlap().map(|(a, b, from, until)| {
+            format!(
+                "c{} and c{} both held the lock from {:.3} s to {:.3} s",
+                a.min(b) + 1,
+                a.max(b) + 1,
+                from as f64 / 1_000.0,
+                until as f64 / 1_000.0
+            )
+        })
+    };
+    let (line, outcome) = match (breach, run) {
+        (Some(breach), Run::Counterexample) => (
+            format!("reproduced on real Redis: {breach}"),
+            Outcome::Success,
+        ),
+        (Some(breach), Run::Patched) => (
+            format!("the mitigation did not hold on real Redis: {breach}"),
+            Outcome::Mismatch,
+        ),
+        (None, Run::Patched) => (
+            format!(
+                "the mitigation holds on real Redis: every master answered as in the patched model, and {wanted} held"
+            ),
+            Outcome::Success,
+        ),
+        (None, Run::Counterexample) => (
+            format!("not reproduced: every master answered as in the model, yet {wanted} held"),
+            Outcome::Mismatch,
+        ),
+    };
+    outln!("{line}")?;
+    Ok(outcome)
+}
