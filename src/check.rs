@@ -57,7 +57,7 @@ mod zone_path;
 mod zoned;
 
 pub use crate::model::Invariant;
-pub use crate::zones::{FreeKey, Inequality, Synthesis, SynthesisError, Unsupported, synthesize};
+pub use crate::zones::{FreeKey, Inequality, Synthesis, SynthesisError, Unsupported};
 pub use engine::{DISCRETE_TICKS, Engine, largest_constant};
 pub use memory::available_bytes;
 pub use options::{

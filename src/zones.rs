@@ -73,7 +73,8 @@ pub(crate) use explore::explore_watched;
 pub use explore::{Options, ZoneOutcome};
 pub use inequality::Inequality;
 pub use successors::ZoneStep;
-pub use synthesis::{FreeKey, Synthesis, SynthesisError, synthesize};
+pub(crate) use synthesis::synthesize;
+pub use synthesis::{FreeKey, Synthesis, SynthesisError};
 pub use timed_run::TimedRun;
 #[cfg(feature = "testing")]
 pub use timed_run::TimedStep;

@@ -3,7 +3,10 @@
 use std::time::Duration;
 
 use crate::property::Property;
-use crate::zones::{self, Options, TimedRun, ZoneConfig, ZoneOutcome};
+use crate::scenario::Scenario;
+use crate::zones::{
+    self, FreeKey, Options, Synthesis, SynthesisError, TimedRun, ZoneConfig, ZoneOutcome,
+};
 
 use super::engine::Engine;
 use super::options::Check;
@@ -48,6 +51,23 @@ impl Check {
             properties: self.zone_properties(&outcome),
             engine: Engine::Zones,
         }
+    }
+
+    /// Leaves the `free` keys of this check's scenario free and finds, for every value of
+    /// them, where each property holds (parameter synthesis: [`Synthesis`] says how), under
+    /// this check's shell: its state limit as the zone budget, its time and memory limits,
+    /// its progress. `at` gives the scenario at any point of the keys.
+    pub fn synthesize(
+        &self,
+        free: &[FreeKey],
+        at: &dyn Fn(&[i64]) -> Option<Scenario>,
+    ) -> Result<Synthesis, SynthesisError> {
+        let mut shell = Shell::new(self);
+        let mut watch = |zones| {
+            shell.report(zones);
+            shell.limit(zones, self.max_states).is_some()
+        };
+        zones::synthesize(&self.scenario, free, &mut watch, at)
     }
 
     /// The properties the zone engine judges, in report order.

@@ -5,7 +5,7 @@ use toml::{Table, Value};
 
 use super::error::SweepError;
 use super::vary::{variant, with_key};
-use crate::check::{FreeKey, Synthesis, synthesize};
+use crate::check::{Check, FreeKey, Synthesis};
 use crate::property::Property;
 use crate::scenario::Scenario;
 
@@ -25,7 +25,7 @@ pub fn written_number(text: &str, key: &str) -> Option<i64> {
 }
 
 /// The boundary as a formula: leaves `keys` of the scenario `text` free and finds, for every
-/// value of them at once, where each property holds ([`synthesize`], at most `max_zones`
+/// value of them at once, where each property holds ([`Check::synthesize`], at most `max_zones`
 /// symbolic states). Each key must be written in the file as a whole number of ticks.
 pub fn synthesize_keys(
     file: &str,
@@ -60,10 +60,13 @@ pub fn synthesize_keys(
         }
         Scenario::from_str(file, &edited).ok()
     };
-    synthesize(&scenario, &free, max_zones, &at).map_err(|error| SweepError::Synthesis {
-        file: file.to_owned(),
-        error,
-    })
+    let check = Check::new(&scenario).max_states(max_zones);
+    check
+        .synthesize(&free, &at)
+        .map_err(|error| SweepError::Synthesis {
+            file: file.to_owned(),
+            error,
+        })
 }
 
 /// What the symbolic exploration proved around one figure.

@@ -21,7 +21,7 @@ use crate::scenario::Scenario;
 
 use super::automaton::{Unsupported, ZoneConfig};
 use super::constants::Timing;
-use super::explore::{Options, ZoneOutcome, explore};
+use super::explore::{Options, ZoneOutcome, explore_watched};
 use super::inequality::{Inequality, implies, within_domain};
 use super::measure::Steps;
 use super::parameters::Parameters;
@@ -162,13 +162,15 @@ fn floors(
 }
 
 /// Leaves the `free` keys of `scenario` free and finds, for every value of them, where each
-/// property the zone engine judges holds (see the module docs), exploring at most `max_zones`
-/// symbolic states. `at` gives the scenario at any point of the keys (`None`: not a valid
-/// one): the domain reads which keys' zeros are other automata with it.
-pub fn synthesize(
+/// property the zone engine judges holds (see the module docs). `watch` is asked, as in
+/// [`explore_watched`], with the zones explored so far whether to stop (a check's shell: its
+/// zone budget, time and memory limits and progress); a stopped exploration proves nothing.
+/// `at` gives the scenario at any point of the keys (`None`: not a valid one): the domain
+/// reads which keys' zeros are other automata with it.
+pub(crate) fn synthesize(
     scenario: &Scenario,
     free: &[FreeKey],
-    max_zones: usize,
+    watch: &mut dyn FnMut(usize) -> bool,
     at: &dyn Fn(&[i64]) -> Option<Scenario>,
 ) -> Result<Synthesis, SynthesisError> {
     let started = Instant::now();
@@ -186,10 +188,10 @@ pub fn synthesize(
     // LU simulation reads constants, which a form is not.
     let options = Options {
         simulation: false,
-        max_zones,
+        max_zones: usize::MAX,
         ..Options::default()
     };
-    let outcome = explore(&config, options);
+    let outcome = explore_watched(&config, options, watch);
     if outcome.incomplete() {
         return Err(SynthesisError::Incomplete {
             zones: outcome.zones,
