@@ -24,7 +24,7 @@ use rand_core::{RngCore, SeedableRng};
 use redlock_lab::driver::redis::NodeOptions;
 use redlock_lab::driver::watchdog::{Loss, LossReason, Watchdog, WatchdogConfig};
 use redlock_lab::driver::{Acquisition, Clock, Guard, MonotonicClock, NotAcquired, RedisRedlock};
-use redlock_lab::proto::{Config, DriftPolicy, Failure, Fencing, RetryPolicy};
+use redlock_lab::proto::{Config, DriftPolicy, Failure, Fencing};
 use redlock_lab::time::Millis;
 use rustix::process::{Pid, Signal, kill_process};
 use serde::Deserialize;
@@ -165,17 +165,12 @@ fn nodes(args: &Args) -> Result<Nodes> {
     })
 }
 
-/// The lock's configuration for `nodes` nodes: a fencing write-back, one round per attempt,
-/// and `--drift` if given.
+/// The lock's configuration for `nodes` nodes: a fencing write-back and `--drift` if given.
+/// (`try_lock` is one round: `run` paces its own retries against --wait.)
 fn lock_config(args: &Args, nodes: usize) -> Result<Config> {
     let mut config = Config::new(nodes);
     // The fencing token the command gets comes from the round itself (no extra node).
     config.fencing = Fencing::WriteBack;
-    // One round per attempt: `run` paces its own retries against --wait.
-    config.retry = RetryPolicy {
-        attempts: 1,
-        ..RetryPolicy::default()
-    };
     if let Some(drift) = args.drift {
         config.drift = DriftPolicy::fixed(Millis(
             u64::try_from(drift.as_millis()).context("--drift is too long")?,
