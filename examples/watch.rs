@@ -1,6 +1,8 @@
 //! A client you can watch: the blocking client over three in-memory nodes with features
 //! `tracing` and `metrics` on, printing every span as it closes and the metrics at the end.
-//! `cargo run --example watch --features tracing,metrics`
+//! `cargo run --example watch --no-default-features --features tracing,metrics` (the default
+//! feature is the command line, whose dependencies this example does not need;
+//! `scripts/test` checks that it builds so)
 //!
 //! A service would install its own subscriber (with a filter, `RUST_LOG` style) and its own
 //! exporter (a Prometheus endpoint, say) instead; the client emits the same names into them.

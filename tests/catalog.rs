@@ -858,3 +858,28 @@ fn every_catalog_file_in_milliseconds_is_its_tick_twin() {
         "only {converted_keys} tick keys rewritten"
     );
 }
+
+/// A user's own file needs only what it checks; the catalog's files, which teach, keep the
+/// fuller schema: every one names itself, its title, its claim, who made it, and its prose.
+#[test]
+fn catalog_files_carry_the_full_schema_and_a_users_file_need_not() {
+    for path in catalog() {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let table: toml::Table = text.parse().unwrap();
+        for key in ["name", "title", "claim", "source", "prose"] {
+            let given = table.get(key).and_then(toml::Value::as_str);
+            assert!(
+                given.is_some_and(|value| !value.trim().is_empty()),
+                "{}: the catalog's files must give {key}",
+                path.display()
+            );
+        }
+    }
+    let own = Scenario::from_str(
+        "My Deployment.toml",
+        "[lock]\nnodes = 3\nttl = \"10s\"\n[expect]\n\"mutual exclusion\" = \"holds\"\n",
+    )
+    .expect("a file with only what it checks");
+    assert_eq!(own.name, "my-deployment");
+    assert!(own.title.is_empty() && own.prose.is_empty());
+}

@@ -295,3 +295,71 @@ fn the_help_names_every_simulator_world() {
     }
     assert_eq!(count, 15);
 }
+
+/// A file written in milliseconds at a 10 ms tick: every amount of time a run tells is in
+/// milliseconds (the simulator's unit, never "ticks"), and faults that read alike are told
+/// once with their count. Sixty seeds of one run each (about a second).
+#[test]
+fn times_are_told_in_milliseconds_and_each_fault_once() {
+    let dir = scratch_dir("simulate-units");
+    let file = dir.join("pause.toml");
+    std::fs::write(
+        &file,
+        r#"name = "pause"
+title = "A pause of up to 250 ms, written in milliseconds"
+claim = "-"
+source = "derived"
+prose = "-"
+resolution = "10ms"
+
+[lock]
+nodes = 3
+clients = 2
+ttl = "1s"
+drift = "20ms"
+
+[storage]
+protection = "none"
+
+[faults.pauses]
+count = 1
+max = "250ms"
+
+[faults.crashes]
+count = 1
+persistence = "none"
+restart_delay = "250ms"
+
+[expect]
+"mutual exclusion" = "holds"
+"#,
+    )
+    .unwrap();
+    let (mut delays_told, mut counted) = (0, 0);
+    for seed in 1..=60 {
+        let output = simulate(&[file.to_str().unwrap(), "--seed", &seed.to_string()]);
+        let text = stdout(&output);
+        assert!(text.contains("ms_per_tick = 10"), "{text}");
+        let trace = text
+            .lines()
+            .filter(|line| line.trim_start().starts_with("t="));
+        for line in trace {
+            assert!(!line.contains("tick"), "seed {seed}: {line}");
+            delays_told += usize::from(line.contains(" ms in the network"));
+        }
+        let faults: Vec<&str> = text
+            .lines()
+            .filter(|line| line.starts_with("  aimed: ") || line.starts_with("  at "))
+            .collect();
+        for (i, line) in faults.iter().enumerate() {
+            assert!(
+                !faults[..i].contains(line),
+                "seed {seed} told twice: {line}\n{text}"
+            );
+            counted += usize::from(line.ends_with("(×2)") || line.ends_with("(×3)"));
+        }
+    }
+    assert!(delays_told > 0, "no seed told a delay in the network");
+    assert!(counted > 0, "no seed drew two faults alike");
+    let _ = std::fs::remove_dir_all(&dir);
+}

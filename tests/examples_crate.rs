@@ -138,3 +138,85 @@ fn every_readme_and_guide_example_builds_in_a_crate_that_depends_only_on_redlock
         String::from_utf8_lossy(&output.stderr)
     );
 }
+
+/// A user's crate that checks an invariant of its own in `cargo test`, as the README shows:
+/// the invariant that holds passes, and the one that breaks fails with the counterexample told
+/// as `trace` tells it, ✗ line and state included. It shares the examples crate's target dir,
+/// so only its own test binary is built (a few seconds, plus the unoptimized checks).
+#[test]
+fn a_users_crate_asserts_its_own_invariant_and_a_violation_fails_with_the_story() {
+    let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join("invariant-crate");
+    let tests = root.join("tests");
+    let _ = std::fs::remove_dir_all(&tests);
+    std::fs::create_dir_all(root.join("src")).expect("create the scratch crate");
+    std::fs::create_dir_all(&tests).expect("create its tests");
+    let manifest = format!(
+        "[package]\nname = \"redlock-lab-invariant\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
+         [dev-dependencies]\nredlock-lab = {{ path = {:?} }}\n\n[workspace]\n",
+        manifest_dir().display().to_string()
+    );
+    std::fs::write(root.join("Cargo.toml"), manifest).expect("write Cargo.toml");
+    std::fs::write(root.join("src/lib.rs"), "").expect("write src/lib.rs");
+    std::fs::copy(manifest_dir().join("Cargo.lock"), root.join("Cargo.lock"))
+        .expect("copy Cargo.lock");
+    std::fs::write(tests.join("invariant.rs"), USER_TEST).expect("write the user's test");
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    let output = Command::new(cargo)
+        .args(["test", "--offline", "--quiet", "--", "--test-threads=1"])
+        .current_dir(&root)
+        .env(
+            "CARGO_TARGET_DIR",
+            Path::new(env!("CARGO_TARGET_TMPDIR")).join("examples-crate/target"),
+        )
+        .env_remove("RUSTFLAGS")
+        .output()
+        .expect("run cargo");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        !output.status.success(),
+        "the violated invariant passed:\n{stdout}{stderr}"
+    );
+    for needle in [
+        "1 passed; 1 failed",
+        "node-clock-jump-forward-past-drift: a believer's key is on a majority violated",
+        "node n2    clock jumps +2",
+        "the jump moved its clock past the expiry  ✗ a believer's key is on a majority",
+        "at t=2: c1 believes it holds the lock until its clock reads 3 (it reads 2), c2 holds no \
+         lease; n1 holds c1's key, n2 holds no key, n3 holds no key",
+    ] {
+        assert!(
+            stdout.contains(needle),
+            "no {needle:?} in:\n{stdout}{stderr}"
+        );
+    }
+}
+
+/// The user's test file: the README's invariant, once where it holds and once where a node's
+/// clock jump breaks it.
+const USER_TEST: &str = r#"
+use redlock_lab::catalog;
+use redlock_lab::check::{Check, Invariant, Report};
+
+fn check(name: &str) -> Report {
+    let scenario = catalog::find(name).expect("in the catalog").scenario().unwrap();
+    Check::new(&scenario)
+        .invariant(Invariant::new("a believer's key is on a majority", |world| {
+            let nodes = world.nodes().count();
+            world.clients().filter(|c| c.believes).all(|c| {
+                (0..nodes).filter(|&n| world.holder(n) == Some(c.index)).count() > nodes / 2
+            })
+        }))
+        .run()
+}
+
+#[test]
+fn holds() {
+    check("redlock-fault-free").assert_holds("a believer's key is on a majority");
+}
+
+#[test]
+fn breaks() {
+    check("node-clock-jump-forward-past-drift").assert_holds("a believer's key is on a majority");
+}
+"#;

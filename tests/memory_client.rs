@@ -2,7 +2,7 @@
 
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
-use redlock_lab::driver::{Acquisition, ManualClock, MemoryNode, Redlock};
+use redlock_lab::driver::{Acquisition, Clock, ManualClock, MemoryNode, Redlock};
 use redlock_lab::proto::{Config, Failure, NodeId, NodeResult, NodeSet};
 use redlock_lab::time::Millis;
 
@@ -255,4 +255,31 @@ fn a_sequential_client_asks_one_node_after_another_and_skips_a_dead_one() {
     std::mem::forget(guard);
     let holders: Vec<_> = a.nodes().iter().map(|node| node.holder("orders")).collect();
     assert_eq!(holders, vec![None, Some(token), Some(token)]);
+}
+
+/// `try_lock` is one attempt whatever the retry policy says, as a `try_lock` is elsewhere;
+/// `lock` makes the policy's attempts, pausing between them on the client's clock.
+#[test]
+fn try_lock_is_one_attempt_and_lock_retries() {
+    let clock = ManualClock::new(Millis(0));
+    let nodes = (0..3).map(|_| MemoryNode::new(clock.clone())).collect();
+    let mut config = Config::new(3);
+    config.retry.attempts = 3;
+    let mut a = Redlock::new(nodes, config, clock.clone(), ChaCha20Rng::seed_from_u64(1)).unwrap();
+    for node in a.nodes_mut().iter_mut().skip(1) {
+        node.crash();
+    }
+    let Acquisition::Unreachable(once) = a.try_lock("orders", TTL).unwrap() else {
+        panic!("two crashed nodes of three are no quorum");
+    };
+    assert_eq!(once.attempts, 1);
+    assert_eq!(clock.now(), Millis(0), "one attempt does not pause");
+    let Err(redlock_lab::driver::DriverError::Unreachable(retried)) = a.lock("orders", TTL) else {
+        panic!("lock reports no quorum as an error");
+    };
+    assert_eq!(retried.attempts, 3);
+    assert!(
+        clock.now() >= Millis(2 * 200),
+        "two pauses of at least 200 ms"
+    );
 }

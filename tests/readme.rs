@@ -730,3 +730,21 @@ fn every_relative_link_of_the_readme_and_the_docs_resolves() {
     }
     assert!(links > 100, "{links} links");
 }
+
+/// The client example shows a failure in words: its errors go through `Display`, never an
+/// `.expect` on an acquisition, whose panic would print the error's `Debug` dump.
+#[test]
+fn the_client_example_prints_errors_in_words() {
+    let text = readme();
+    let example = blocks(&text, "rust,no_run")
+        .into_iter()
+        .find(|block| block.contains(".try_lock("))
+        .expect("the README's client example");
+    for line in example.lines().filter(|line| line.contains("lock(")) {
+        assert!(!line.contains(".expect("), "{line}");
+    }
+    assert!(
+        example.contains("Err(error) => eprintln!(\"{error}\")"),
+        "{example}"
+    );
+}

@@ -3,6 +3,7 @@
 use serde::Serialize;
 
 use crate::model::Step;
+use crate::report::Story;
 use crate::scenario::{Ingredient, Verdict};
 
 use super::engine::Engine;
@@ -29,6 +30,11 @@ pub struct PropertyReport {
     /// [`tell_path`](super::tell_path) renders its story on demand; not in the JSON report.
     #[serde(skip)]
     pub steps: Option<Vec<Step>>,
+    /// The counterexample told as `trace` tells it, with the ✗ line and the state at the
+    /// break (a user invariant's too), when the discrete engine found one; this report's
+    /// [`Display`](std::fmt::Display) prints it. Not in the JSON report.
+    #[serde(skip)]
+    pub story: Option<Story>,
     /// For a violated property, once computed ([`Check::run_with_causes`](super::Check::run_with_causes)): the ingredients
     /// without which it holds. `None` when not computed, or when the property holds.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -54,6 +60,7 @@ impl PropertyReport {
             counterexample: None,
             counterexample_not_shortest: false,
             steps: None,
+            story: None,
             necessary: None,
             undetermined: Vec::new(),
             reach: Reach::CHECKED,
@@ -80,6 +87,35 @@ impl PropertyReport {
             sentence.push_str(self.reach.argument.sentence());
         }
         Some(sentence)
+    }
+}
+
+impl PropertyReport {
+    /// Panics unless the property holds, with this report as the message: the story of its
+    /// counterexample, as `trace` tells it. The assertion of a `cargo test` that checks an
+    /// invariant of its own.
+    #[track_caller]
+    pub fn assert_holds(&self) {
+        assert!(self.verdict == Verdict::Holds, "{self}");
+    }
+}
+
+/// The verdict, then the counterexample's story (`trace`'s text: one line per event, ✗ on the
+/// event that breaks the property and the state there), else its steps, numbered.
+impl std::fmt::Display for PropertyReport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if let Some(story) = &self.story {
+            return f.write_str(&story.to_text());
+        }
+        write!(f, "{}: {}", self.name, self.verdict)?;
+        if let Some(expected) = self.expected {
+            write!(f, " (expected {expected})")?;
+        }
+        writeln!(f)?;
+        for (i, step) in self.counterexample.iter().flatten().enumerate() {
+            writeln!(f, "{:>4}. {step}", i + 1)?;
+        }
+        Ok(())
     }
 }
 
@@ -157,6 +193,23 @@ pub struct Report {
 }
 
 impl Report {
+    /// Panics unless the property `name` was checked and holds, with its story as the
+    /// message (see [`PropertyReport::assert_holds`]).
+    #[track_caller]
+    pub fn assert_holds(&self, name: &str) {
+        match self.property(name) {
+            Some(p) => p.assert_holds(),
+            None => {
+                let names: Vec<&str> = self.properties.iter().map(|p| p.name.as_str()).collect();
+                panic!(
+                    "{}: no property {name:?} (it has {})",
+                    self.name,
+                    names.join(", ")
+                )
+            }
+        }
+    }
+
     /// The report of `name`, if it was checked.
     pub fn property(&self, name: &str) -> Option<&PropertyReport> {
         self.properties.iter().find(|p| p.name == name)

@@ -417,13 +417,15 @@ impl Run<'_> {
         path: &Path<World, Step>,
         not_shortest: bool,
     ) -> PropertyReport {
-        // Verdicts and paths only: stories are rendered from the path on demand
-        // (`check::tell_path`).
+        // The report's own story, told by the model that found the path (with the user's
+        // invariants, so theirs is marked too); `check::tell` chooses among stories.
         let path = path.clone().into_vec();
         let steps = model.describe_path(&path);
         let actions = path.iter().filter_map(|(_, step)| *step).collect();
+        let story = crate::report::Story::from_path(model, name, &path);
         PropertyReport {
             steps: Some(actions),
+            story: Some(story),
             counterexample: Some(steps),
             counterexample_not_shortest: not_shortest,
             ..self.settled(name, Verdict::Violated)

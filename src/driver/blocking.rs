@@ -79,7 +79,7 @@ impl<E: std::error::Error + Send + Sync + 'static> From<Collision<E>> for Driver
     }
 }
 
-/// The outcome of [`Redlock::try_lock`].
+/// The outcome of [`Redlock::try_lock`] (one attempt).
 #[derive(Debug)]
 #[expect(
     clippy::large_enum_variant,
@@ -179,32 +179,49 @@ impl<N: Node, C: Clock, R: RngCore + CryptoRng> Redlock<N, C, R> {
         &self.clock
     }
 
-    /// Tries to lock `resource` for `ttl`, with retries. `Ok(None)` when the nodes answered
-    /// and did not give the lock (somebody else holds it); [`DriverError::Unreachable`] when
-    /// fewer than a quorum of nodes could answer at all. [`try_lock`](Redlock::try_lock) says
-    /// why, with every node's answer.
+    /// Locks `resource` for `ttl`, retrying as [`Config::retry`] says (three attempts by
+    /// default, a random pause between them). `Ok(None)` when the nodes answered and did not
+    /// give the lock (somebody else holds it); [`DriverError::Unreachable`] when fewer than a
+    /// quorum of nodes could answer at all. [`try_lock`](Redlock::try_lock) is one attempt,
+    /// and says why it failed.
     pub fn lock(
         &mut self,
         resource: &str,
         ttl: Millis,
     ) -> Result<Option<Guard<'_, N, C, R>>, DriverError> {
-        match self.try_lock(resource, ttl)? {
+        let config = self.config;
+        match self.acquire(resource, ttl, &config)? {
             Acquisition::Acquired(guard) => Ok(Some(guard)),
             Acquisition::NotAcquired(_) => Ok(None),
             Acquisition::Unreachable(unreachable) => Err(unreachable.into()),
         }
     }
 
-    /// Like [`lock`](Redlock::lock), with the outcome told apart: acquired, refused (and why),
-    /// or unreachable (and each node's error). A name collision (a key of the lock holds
-    /// another program's value) is [`DriverError::Collision`] from both.
+    /// One attempt to lock `resource` for `ttl`: one round to every node, no retry, whatever
+    /// [`Config::retry`] says (a loop of `try_lock`s paces its own retries, as
+    /// `redlock-lab run` does). The outcome is told apart: acquired, refused (and why), or
+    /// unreachable (and each node's error). A name collision (a key of the lock holds another
+    /// program's value) is [`DriverError::Collision`] from both, when a node said so: see
+    /// [`Collision`] for when that is.
     pub fn try_lock(
         &mut self,
         resource: &str,
         ttl: Millis,
     ) -> Result<Acquisition<'_, N, C, R>, DriverError> {
+        let mut config = self.config;
+        config.retry.attempts = 1;
+        self.acquire(resource, ttl, &config)
+    }
+
+    /// An acquisition under `config` (this client's, or one attempt of it).
+    fn acquire(
+        &mut self,
+        resource: &str,
+        ttl: Millis,
+        config: &Config,
+    ) -> Result<Acquisition<'_, N, C, R>, DriverError> {
         validate_resource(resource)?;
-        let mut lock = Lock::acquire(&self.config, ttl, &mut self.rng, self.clock.now())?;
+        let mut lock = Lock::acquire(config, ttl, &mut self.rng, self.clock.now())?;
         let mut errors = ErrorLog::default();
         let mut watch = Watch::acquiring(resource, ttl);
         let outcome = drive(

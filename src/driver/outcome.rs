@@ -92,6 +92,16 @@ impl<E: fmt::Debug + fmt::Display> std::error::Error for Unreachable<E> {}
 /// however the nodes counted: another program uses the lock's name with a value of another
 /// type, or wrote the fencing counter. No retry fixes it; rename the resource or the other
 /// program's key.
+///
+/// When it is reported, and which nodes it names: only a node's error tells another program's
+/// value from another client's lock, and a node gives one only to a command that reads the
+/// key: the compare-and-delete that releases a lost round, and, with fencing on, the script
+/// that increments the counter. A `SET NX` at a name that holds a list answers no, as it does
+/// to another holder. So a collision is reported when the foreign value cost the acquisition,
+/// and it names each node whose such reply was read before the acquisition ended: at least
+/// one, not always every node that holds the value (the release of a lost round is not waited
+/// for). A foreign value on a minority of the nodes of a round that wins is not reported:
+/// those nodes count as saying no, and the lock is acquired on the others.
 #[derive(Debug)]
 pub struct Collision<E> {
     /// The key, as the first node that reported it named it.

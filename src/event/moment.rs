@@ -1,6 +1,7 @@
 //! Who acted, when and on which clock: a [`Moment`].
 
 use crate::actor::Actor;
+use crate::time::Unit;
 
 use super::what::Event;
 
@@ -41,20 +42,25 @@ impl Moment {
     /// The event in words without its actor, with the request's delay in the network when
     /// it had one (`gets c2's SET after 2 ticks in the network and sets c2's key, …`).
     pub fn words(&self) -> String {
+        self.words_in(Unit::Ticks)
+    }
+
+    /// [`words`](Moment::words) with amounts of time in `unit`.
+    fn words_in(&self, unit: Unit) -> String {
         match (self.delayed, self.from) {
-            (Some(ticks), Some(from)) => {
+            (Some(delay), Some(from)) => {
                 let request = match self.event {
                     Event::KeyExtended { .. } | Event::ExtensionRefused { .. } => "extension",
                     Event::FenceRaised { .. } | Event::FenceRefused { .. } => "fencing write-back",
                     _ => "SET",
                 };
-                let unit = if ticks == 1 { "tick" } else { "ticks" };
                 format!(
-                    "gets {from}'s {request} after {ticks} {unit} in the network and {}",
-                    self.event
+                    "gets {from}'s {request} after {} in the network and {}",
+                    unit.amount(u64::from(delay)),
+                    self.event.in_unit(unit)
                 )
             }
-            _ => self.event.to_string(),
+            _ => self.event.in_unit(unit).to_string(),
         }
     }
 
@@ -71,24 +77,31 @@ impl Moment {
 
     /// The event as one sentence with its actor (`n1 sets c1's key, …`).
     pub fn sentence(&self) -> String {
+        self.sentence_in(Unit::Ticks)
+    }
+
+    /// [`sentence`](Moment::sentence) with amounts of time in `unit` (a simulator run's
+    /// milliseconds).
+    pub fn sentence_in(&self, unit: Unit) -> String {
         let clock = self
             .clock
             .map(|c| format!(" [{}'s clock reads {c}]", self.actor))
             .unwrap_or_default();
+        let event = self.event.in_unit(unit);
         match self.event {
-            Event::KeyExpired { .. } => format!("{}: {}{clock}", self.actor, self.event),
-            Event::ClockJumped { .. } => format!("{}'s {}", self.actor, self.event),
+            Event::KeyExpired { .. } => format!("{}: {event}{clock}", self.actor),
+            Event::ClockJumped { .. } => format!("{}'s {event}", self.actor),
             Event::RequestLost { .. }
             | Event::RequestDelayed { .. }
             | Event::StorageOpDelayed { .. } => {
-                let words = self.event.to_string();
+                let words = event.to_string();
                 let words = words.strip_prefix("its ").unwrap_or(&words);
                 format!("{}'s {words}", self.actor)
             }
             Event::UpdateLost { .. }
             | Event::WriteOnStaleRead { .. }
-            | Event::TimePassed { .. } => format!("{}", self.event),
-            _ => format!("{} {}{clock}", self.actor, self.words()),
+            | Event::TimePassed { .. } => event.to_string(),
+            _ => format!("{} {}{clock}", self.actor, self.words_in(unit)),
         }
     }
 }

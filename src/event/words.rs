@@ -22,16 +22,44 @@ fn deleted_words(deleted: &[(Actor, Actor)]) -> String {
     format!(", deleting {}", victims.join(" and "))
 }
 
+/// An event in words with its amounts of time in a given unit: the model's ticks, or the
+/// simulator's milliseconds ([`Event::in_unit`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct InUnit<'a> {
+    event: &'a Event,
+    unit: Unit,
+}
+
 impl fmt::Display for Event {
-    /// The event in words, without its actor (`sets c1's key, …`).
+    /// The event in words, without its actor (`sets c1's key, …`), amounts in model ticks.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.tell(f, Unit::Ticks)
+    }
+}
+
+impl fmt::Display for InUnit<'_> {
+    /// The event in words, without its actor, amounts in the unit.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.event.tell(f, self.unit)
+    }
+}
+
+impl Event {
+    /// The event in words with its amounts of time (a delay, a restart delay, a clock error)
+    /// told in `unit`: a simulator run counts milliseconds where the model counts ticks.
+    pub(crate) fn in_unit(&self, unit: Unit) -> InUnit<'_> {
+        InUnit { event: self, unit }
+    }
+
+    /// The event in words, without its actor, amounts of time in `unit`.
+    fn tell(&self, f: &mut fmt::Formatter<'_>, unit: Unit) -> fmt::Result {
         // One family of variants a function: each tells only the variants sent to it here.
         match self {
             Event::KeySet { .. }
             | Event::KeyExtended { .. }
             | Event::ExtensionRefused { .. }
             | Event::SetRefused { .. }
-            | Event::YesWithoutKey { .. } => self.tell_key_answer(f),
+            | Event::YesWithoutKey { .. } => self.tell_key_answer(f, unit),
             Event::ReleaseServed { .. } => self.tell_release_answer(f),
             Event::FenceRaised { .. } | Event::FenceRefused { .. } => self.tell_fence_answer(f),
             Event::NotServing { .. } | Event::GuardRefused { .. } | Event::RequestLost { .. } => {
@@ -39,10 +67,10 @@ impl fmt::Display for Event {
             }
             Event::Isolated { .. }
             | Event::RequestDelayed { .. }
-            | Event::StorageOpDelayed { .. } => self.tell_delay(f),
+            | Event::StorageOpDelayed { .. } => self.tell_delay(f, unit),
             Event::RoundBegan { .. } | Event::NodeAsked { .. } => self.tell_round_sent(f),
             Event::WriteBackBegan { .. } | Event::Acquired { .. } | Event::NotAcquired { .. } => {
-                self.tell_acquisition(f)
+                self.tell_acquisition(f, unit)
             }
             Event::TooLateToExtend { .. }
             | Event::ExtensionBegan { .. }
@@ -59,7 +87,7 @@ impl fmt::Display for Event {
             | Event::OpChecked { .. }
             | Event::TokenTaken { .. }
             | Event::UpdateLost { .. }
-            | Event::WriteOnStaleRead { .. } => self.tell_storage(f),
+            | Event::WriteOnStaleRead { .. } => self.tell_storage(f, unit),
             Event::ClockJumped { .. }
             | Event::KeyExpired { .. }
             | Event::Restarted { .. }
@@ -67,7 +95,7 @@ impl fmt::Display for Event {
             | Event::GuardEnded
             | Event::TimePassed { .. } => self.tell_clock(f),
             Event::Crashed { .. } | Event::ClientCrashed { .. } | Event::CounterCrashed { .. } => {
-                self.tell_crash(f)
+                self.tell_crash(f, unit)
             }
             Event::CounterFsynced { .. }
             | Event::Fsynced { .. }
@@ -79,7 +107,7 @@ impl fmt::Display for Event {
 
 impl Event {
     /// What a node answers to a client's SET or extension.
-    fn tell_key_answer(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    fn tell_key_answer(&self, f: &mut fmt::Formatter<'_>, unit: Unit) -> fmt::Result {
         match self {
             Event::KeySet {
                 client,
@@ -94,14 +122,14 @@ impl Event {
                     write!(
                         f,
                         "its clock reads up to {} fast, so its restart delay is already over; ",
-                        Unit::Ticks.amount(u64::from(*fast_by))
+                        unit.amount(u64::from(*fast_by))
                     )?;
                 }
                 if let Some(old) = early_over {
                     write!(
                         f,
                         "its clock reads up to {} fast, so {old}'s key is already gone; ",
-                        Unit::Ticks.amount(u64::from(*fast_by))
+                        unit.amount(u64::from(*fast_by))
                     )?;
                 }
                 write!(
@@ -136,22 +164,22 @@ impl Event {
     }
 
     /// A partition, or a message that takes longer to arrive.
-    fn tell_delay(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    fn tell_delay(&self, f: &mut fmt::Formatter<'_>, unit: Unit) -> fmt::Result {
         match self {
             Event::Isolated { ticks } => write!(
                 f,
                 "is cut off for {}: every message to or from it is lost",
-                Unit::Ticks.amount(*ticks)
+                unit.amount(*ticks)
             ),
             Event::RequestDelayed { node, ticks } => write!(
                 f,
                 "its next request to {node} is delayed {} in the network",
-                Unit::Ticks.amount(*ticks)
+                unit.amount(*ticks)
             ),
             Event::StorageOpDelayed { ticks } => write!(
                 f,
                 "its next storage op is delayed {} in the network",
-                Unit::Ticks.amount(*ticks)
+                unit.amount(*ticks)
             ),
             other => unreachable!("`fmt` sends {other:?} elsewhere"),
         }
@@ -267,7 +295,7 @@ impl Event {
     }
 
     /// A client's acquisition round, from its answers to its verdict.
-    fn tell_acquisition(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    fn tell_acquisition(&self, f: &mut fmt::Formatter<'_>, unit: Unit) -> fmt::Result {
         match self {
             Event::WriteBackBegan { on, t2, fence } => write!(
                 f,
@@ -312,7 +340,7 @@ impl Event {
                 write!(
                     f,
                     "fails to acquire (T2={t2}: {}) and unlocks every node it reaches{}",
-                    failure.words(Unit::Ticks),
+                    failure.words(unit),
                     deleted_words(deleted)
                 )?;
                 if *gives_up {
@@ -393,7 +421,7 @@ impl Event {
     }
 
     /// What the protected storage does with the holders' writes.
-    fn tell_storage(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    fn tell_storage(&self, f: &mut fmt::Formatter<'_>, unit: Unit) -> fmt::Result {
         match self {
             Event::OpArrived {
                 client,
@@ -405,7 +433,7 @@ impl Event {
                 delayed_by,
             } => {
                 let verb = if *applied { "applies" } else { "rejects" };
-                tell_op_at_storage(f, verb, *client, op, *stale, *delayed_by, *guard)?;
+                tell_op_at_storage(f, verb, *client, op, *stale, (*delayed_by, unit), *guard)?;
                 match (applied, op) {
                     (false, _) => Ok(()),
                     (true, StorageOp::Write { .. }) => write!(f, "; the counter is now {counter}"),
@@ -422,7 +450,8 @@ impl Event {
                 stale,
                 delayed_by,
             } => {
-                tell_op_at_storage(f, "checks", *client, op, *stale, *delayed_by, *guard)?;
+                let delay = (*delayed_by, unit);
+                tell_op_at_storage(f, "checks", *client, op, *stale, delay, *guard)?;
                 f.write_str("; it applies the op in a later step")
             }
             Event::TokenTaken {
@@ -501,7 +530,7 @@ impl Event {
     }
 
     /// A node, a client or the counter crashes.
-    fn tell_crash(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    fn tell_crash(&self, f: &mut fmt::Formatter<'_>, unit: Unit) -> fmt::Result {
         match self {
             Event::Crashed {
                 persistence,
@@ -523,9 +552,9 @@ impl Event {
                     (true, 0, delay) => write!(
                         f,
                         " and restarts, refusing requests for {} of its clock",
-                        Unit::Ticks.amount(*delay)
+                        unit.amount(*delay)
                     )?,
-                    (true, down, _) => write!(f, " and is down for {}", Unit::Ticks.amount(*down))?,
+                    (true, down, _) => write!(f, " and is down for {}", unit.amount(*down))?,
                 }
                 if let Some(until) = guarded_until {
                     write!(
@@ -634,13 +663,13 @@ fn tell_op_at_storage(
     client: Actor,
     op: &StorageOp,
     stale: bool,
-    delayed_by: u32,
+    (delayed_by, unit): (u32, Unit),
     guard: Comparison,
 ) -> fmt::Result {
     write!(f, "{verb} {client}'s {op}")?;
     if delayed_by > 0 {
-        let ticks = Unit::Ticks.amount(u64::from(delayed_by));
-        write!(f, ", delayed {ticks} in the network")?;
+        let amount = unit.amount(u64::from(delayed_by));
+        write!(f, ", delayed {amount} in the network")?;
     }
     if stale {
         f.write_str(", a stale holder's op")?;

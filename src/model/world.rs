@@ -431,6 +431,17 @@ pub struct ClientView {
     pub believes: bool,
 }
 
+impl ClientView {
+    /// The lease the client holds (its token, its deadline on the client's clock, its
+    /// validity), while it holds or extends one.
+    pub fn lease(&self) -> Option<Lease> {
+        match self.phase {
+            Phase::Holding { lease, .. } | Phase::Extending { lease, .. } => Some(lease),
+            Phase::Idle | Phase::Acquiring(_) | Phase::Done => None,
+        }
+    }
+}
+
 impl World {
     /// Replica `r` of node 1 as an actor: told `replica` when node 1 has one, `replica1`,
     /// `replica2` when it has several.
@@ -492,6 +503,13 @@ impl World {
     /// The nodes' states and clock readings, read-only.
     pub fn nodes(&self) -> impl Iterator<Item = (NodeState, Millis)> + '_ {
         (0..self.shape.nodes).map(|n| (self.nodes[n].state, self.node_clock(n)))
+    }
+
+    /// The client whose key node `node` (0-based: `n1` is 0) holds now, if it holds a live
+    /// one.
+    pub fn holder(&self, node: usize) -> Option<usize> {
+        let entry = self.nodes[node].state.live_entry(self.node_clock(node))?;
+        Some(self.key_owner(node, entry.token))
     }
 
     /// How many clients believe they hold the lock now.

@@ -147,6 +147,36 @@ fn detail(property: &str, state: &World) -> String {
     }
 }
 
+/// The state at the break of a user invariant, which may read anything: at `t`, what each
+/// client believes, and whose key each node holds.
+fn state_words(state: &World) -> String {
+    let clients: Vec<String> = state
+        .clients()
+        .map(|c| match c.lease() {
+            Some(lease) if c.believes => format!(
+                "{} believes it holds the lock until its clock reads {} (it reads {})",
+                client(c.index),
+                lease.deadline.since_origin(),
+                c.clock.since_origin()
+            ),
+            Some(_) => format!("{} holds a lease it no longer believes in", client(c.index)),
+            None => format!("{} holds no lease", client(c.index)),
+        })
+        .collect();
+    let nodes: Vec<String> = (0..state.nodes().count())
+        .map(|n| match state.holder(n) {
+            Some(c) => format!("n{} holds {}'s key", n + 1, client(c)),
+            None => format!("n{} holds no key", n + 1),
+        })
+        .collect();
+    format!(
+        "at t={}: {}; {}",
+        state.now,
+        clients.join(", "),
+        nodes.join(", ")
+    )
+}
+
 /// Marks where an `eventually acquired` counterexample breaks, in a run that ends at `end`
 /// with nobody (or `client`, when the scenario names one) ever acquiring: on the round after
 /// which no client that counts tries again, the one that gives up for good; else, when a
@@ -227,6 +257,13 @@ impl Story {
         let mut lines = Vec::new();
         let mut steps = 0;
         let mut broke = false;
+        // A user invariant breaks where its condition first fails; a built-in property where
+        // the model's own test says so.
+        let invariant = model.invariants().iter().find(|i| i.name == property);
+        let breaks_at = |state: &World| match invariant {
+            Some(invariant) => !(invariant.condition)(state),
+            None => Property::from_name(property).is_some_and(|p| breaks(p, state)),
+        };
         for (moments, pair) in narrate_path(path).into_iter().zip(path.windows(2)) {
             let after = &pair[1].0;
             steps += 1;
@@ -235,7 +272,7 @@ impl Story {
                 .map(|m| can_break(property, &m.event))
                 .collect();
             let mut told: Vec<Line> = moments.into_iter().map(Line::from).collect();
-            if !broke && Property::from_name(property).is_some_and(|p| breaks(p, after)) {
+            if !broke && breaks_at(after) {
                 broke = true;
                 if told.is_empty() {
                     told.push(Line::from(Moment {
@@ -254,7 +291,10 @@ impl Story {
                     .unwrap_or(told.len() - 1);
                 let line = &mut told[at];
                 line.breaks = Some(property.to_owned());
-                line.detail = Some(detail(property, after));
+                line.detail = Some(match invariant {
+                    Some(_) => state_words(after),
+                    None => detail(property, after),
+                });
             }
             for line in &mut told {
                 line.step = steps;

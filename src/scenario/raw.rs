@@ -110,14 +110,19 @@ impl<'de> Deserialize<'de> for RawDuration {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawScenario {
-    pub name: Spanned<String>,
+    // A user's own file needs only what it checks: these five are optional here, and the
+    // catalog's own test (`tests/catalog.rs`) requires them of `models/*.toml`.
+    pub name: Option<Spanned<String>>,
+    #[serde(default)]
     pub title: String,
+    #[serde(default)]
     pub claim: String,
-    pub source: Spanned<Source>,
+    pub source: Option<Spanned<Source>>,
     /// The sentence the claim rests on, in the words of the source that makes it.
     pub quote: Option<Spanned<String>>,
     /// For a `derived` claim: the source whose statement the derivation starts from.
     pub builds_on: Option<Spanned<Source>>,
+    #[serde(default)]
     pub prose: String,
     /// The length of one tick (`"2ms"`), when the file fixes it.
     pub resolution: Option<Spanned<RawDuration>>,

@@ -451,19 +451,19 @@ pub enum SimulateFault {
 pub struct Scenario {
     /// The file name (or the name given when loading from a string).
     pub file: String,
-    /// Short kebab-case id.
+    /// Short kebab-case id (a file without `name` is named after its file: `my-deploy`).
     pub name: String,
-    /// One-line title.
+    /// One-line title (empty when the file has none: only the catalog must have one).
     pub title: String,
-    /// The claim under test.
+    /// The claim under test (empty when the file states none).
     pub claim: String,
-    /// Who made the claim.
+    /// Who made the claim ([`Source::Derived`] when the file names no source).
     pub source: Source,
     /// The sentence the claim rests on and whose it is: the source's own for a claim it makes,
     /// the statement a `derived` claim builds on, or `None` for a derivation that builds on no
     /// stated sentence.
     pub citation: Option<Citation>,
-    /// Teaching prose.
+    /// Teaching prose (empty when the file has none).
     pub prose: String,
     /// `[lock]`.
     pub lock: LockSettings,

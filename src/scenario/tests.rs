@@ -504,7 +504,7 @@ fn a_duration_that_cannot_resolve_is_refused_where_it_is_written() {
     );
     assert_eq!(
         error("[lock]\nttl = \"10s\"\ndrift = \"1s\"\n[faults.clock_jumps]\n"),
-        "s.toml:1:8: missing key: [faults.clock_jumps] needs the size of a jump: jump_ticks = 2, or jump = \"50ms\""
+        "s.toml:1:1: missing key: [faults.clock_jumps] needs the size of a jump: jump_ticks = 2, or jump = \"50ms\""
     );
 }
 

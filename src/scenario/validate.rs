@@ -155,7 +155,10 @@ impl Validator<'_> {
     /// seed) can check that the source says what the file claims. A `derived` claim may name
     /// the source it builds on, and then quotes the statement it starts from.
     fn citation(&self, raw: &RawScenario) -> Result<Option<Citation>, ScenarioError> {
-        let source = *raw.source.get_ref();
+        let source = raw
+            .source
+            .as_ref()
+            .map_or(Source::Derived, |s| *s.get_ref());
         let cited = match (source, &raw.builds_on) {
             (Source::Derived, None) => None,
             (Source::Derived, Some(on)) if *on.get_ref() == Source::Derived => {
@@ -182,9 +185,10 @@ impl Validator<'_> {
                 message: "a derived claim quotes only the source it builds on: add builds_on = \"redis.io\" (or the seed, Kleppmann, antirez), or drop quote".to_owned(),
             }),
             (Some(cited), None) => Err(ScenarioError::Citation {
-                at: match &raw.builds_on {
-                    Some(on) => self.at(on),
-                    None => self.at(&raw.source),
+                at: match (&raw.builds_on, &raw.source) {
+                    (Some(on), _) => self.at(on),
+                    (None, Some(source)) => self.at(source),
+                    (None, None) => self.top(),
                 },
                 message: format!(
                     "a claim resting on {cited} needs the sentence it rests on: quote = \"…\""
@@ -447,6 +451,27 @@ impl Validator<'_> {
         }
     }
 
+    /// The start of the file: where an error about the whole file points.
+    fn top(&self) -> Location {
+        Location::of_offset(self.file, self.text, 0)
+    }
+
+    /// A file without `name` is named after itself: its stem, in kebab case (`My Deploy.toml`
+    /// is `my-deploy`).
+    fn name_from_file(&self) -> String {
+        let stem = std::path::Path::new(self.file)
+            .file_stem()
+            .map_or_else(String::new, |stem| stem.to_string_lossy().to_lowercase());
+        let kebab: String = stem
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+            .collect();
+        match kebab.trim_matches('-') {
+            "" => "scenario".to_owned(),
+            name => name.to_owned(),
+        }
+    }
+
     fn kebab(&self, value: &Spanned<String>, what: &str) -> Result<String, ScenarioError> {
         let name = value.get_ref().clone();
         if name.is_empty()
@@ -463,7 +488,10 @@ impl Validator<'_> {
     }
 
     pub(super) fn scenario(&self, raw: RawScenario) -> Result<Scenario, ScenarioError> {
-        let name = self.kebab(&raw.name, "name")?;
+        let name = match &raw.name {
+            Some(name) => self.kebab(name, "name")?,
+            None => self.name_from_file(),
+        };
         let aliases = raw
             .aliases
             .iter()
@@ -499,7 +527,10 @@ impl Validator<'_> {
             name,
             title: raw.title,
             claim: raw.claim,
-            source: *raw.source.get_ref(),
+            source: raw
+                .source
+                .as_ref()
+                .map_or(Source::Derived, |s| *s.get_ref()),
             citation,
             prose: raw.prose,
             lock,
@@ -794,7 +825,7 @@ impl Validator<'_> {
         let params = config
             .params(Millis(u64::from(ttl_ticks)))
             .map_err(|reason| ScenarioError::Lock {
-                at: self.at(&raw.name),
+                at: self.top(),
                 reason: reason.to_string(),
             })?;
         Ok(LockSettings {
@@ -848,7 +879,7 @@ impl Validator<'_> {
             let at = match (&l.ttl_ticks, &l.drift_ticks) {
                 (Some(t), _) => self.at(t),
                 (None, Some(d)) => self.at(d),
-                (None, None) => self.at(&raw.name),
+                (None, None) => self.top(),
             };
             return Err(ScenarioError::TtlNotAboveDrift {
                 at,
@@ -973,7 +1004,7 @@ impl Validator<'_> {
                 let target = j.target.unwrap_or(JumpTarget::Any);
                 let Some(jump_ticks) = &j.jump_ticks else {
                     return Err(ScenarioError::MissingKey {
-                        at: self.at(&raw.name),
+                        at: self.top(),
                         message: "[faults.clock_jumps] needs the size of a jump: jump_ticks = 2, or jump = \"50ms\"".to_owned(),
                     });
                 };

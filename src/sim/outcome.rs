@@ -6,7 +6,7 @@ use std::fmt::{self, Write as _};
 use super::fault::{ScheduledFault, SwarmFaults};
 use super::judge::{Property, Violation};
 use super::setup::SimConfig;
-use super::trace::{TraceEntry, TraceEvent, schedule_text};
+use super::trace::{TraceEntry, TraceEvent, counted, schedule_text};
 use crate::time::Millis;
 
 /// Counts over a run.
@@ -100,7 +100,7 @@ impl fmt::Display for SwarmRun {
                 keys.join(", ")
             }
         )?;
-        for aimed in &self.faults.aimed {
+        for aimed in counted(&self.faults.aimed) {
             writeln!(f, "  aimed: {aimed}")?;
         }
         Ok(())
@@ -126,12 +126,20 @@ impl Outcome {
     /// The seed and every resolved option, which a run prints first.
     pub fn header(&self) -> String {
         format!(
-            "seed = {}\n{}{}schedule ({}):\n{}",
+            "seed = {}\n{}{}{}",
             self.seed,
             self.config,
             self.swarm
                 .as_ref()
                 .map_or_else(String::new, ToString::to_string),
+            self.schedule_text()
+        )
+    }
+
+    /// `schedule (n faults):` and a line per fault, faults alike told once with their count.
+    pub fn schedule_text(&self) -> String {
+        format!(
+            "schedule ({}):\n{}",
             plural(self.schedule.len(), "fault"),
             schedule_text(&self.schedule)
         )

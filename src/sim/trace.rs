@@ -109,7 +109,8 @@ impl fmt::Display for TraceEntry {
         match &self.event {
             TraceEvent::Told(moment) => {
                 let mark = if moment.is_fault() { "⚡ " } else { "" };
-                write!(f, "{mark}{}", moment.sentence())
+                // The simulator counts true time in milliseconds, so its amounts are milliseconds.
+                write!(f, "{mark}{}", moment.sentence_in(crate::time::Unit::Millis))
             }
             TraceEvent::FaultIgnored(fault) => write!(f, "fault ignored (does not apply): {fault}"),
             TraceEvent::Sent { message, arrives } => write!(
@@ -127,14 +128,35 @@ impl fmt::Display for TraceEntry {
     }
 }
 
-/// Prints a schedule, one fault per line (for reports).
+/// Prints a schedule, one line per fault, faults alike told once with their count.
 pub(crate) fn schedule_text(schedule: &[ScheduledFault]) -> String {
     if schedule.is_empty() {
         return "  (none)\n".to_owned();
     }
-    schedule
-        .iter()
-        .map(|fault| format!("  {fault}\n"))
+    counted(schedule)
+        .into_iter()
+        .map(|line| format!("  {line}\n"))
+        .collect()
+}
+
+/// Each distinct text of `items` once, in the order first seen, with `(×n)` when `n` of them
+/// read alike: a swarm run may draw two faults that strike the same way at the same moment,
+/// and a reader sees one line for them rather than the same line twice.
+pub(crate) fn counted<T: fmt::Display>(items: impl IntoIterator<Item = T>) -> Vec<String> {
+    let mut lines: Vec<(String, usize)> = Vec::new();
+    for item in items {
+        let text = item.to_string();
+        match lines.iter_mut().find(|(line, _)| *line == text) {
+            Some((_, count)) => *count += 1,
+            None => lines.push((text, 1)),
+        }
+    }
+    lines
+        .into_iter()
+        .map(|(line, count)| match count {
+            1 => line,
+            n => format!("{line} (×{n})"),
+        })
         .collect()
 }
 

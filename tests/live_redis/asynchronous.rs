@@ -190,6 +190,7 @@ fn async_unreachable_nodes_are_an_outcome_naming_each_node_and_lock_is_an_error(
         else {
             panic!("no server runs, yet the outcome is not unreachable");
         };
+        assert_eq!(unreachable.attempts, 1, "try_lock is one attempt");
         // Two failures decide a round of three; the third may still have been connecting.
         assert!(unreachable.causes.len() >= 2, "{unreachable}");
         for cause in &unreachable.causes {
@@ -199,9 +200,12 @@ fn async_unreachable_nodes_are_an_outcome_naming_each_node_and_lock_is_an_error(
             .lock("nobody", Millis(5_000))
             .await
             .expect_err("no node can answer");
-        assert!(
-            matches!(error, redlock_lab::driver::DriverError::Unreachable(_)),
-            "{error}"
+        let redlock_lab::driver::DriverError::Unreachable(retried) = &error else {
+            panic!("not unreachable: {error}");
+        };
+        assert_eq!(
+            retried.attempts, 2,
+            "lock retries as the configuration says"
         );
     });
 }

@@ -174,6 +174,14 @@ fn nonblock_and_wait_exit_with_the_conflict_code_and_a_signal_releases_the_lock(
         "--wait 400ms gave up after {:?}",
         started.elapsed()
     );
+    // While it waited it said why, once.
+    let told = stderr(&out);
+    assert_eq!(
+        told.matches("waiting for lock backup for up to 400ms: held by another owner")
+            .count(),
+        1,
+        "{told}"
+    );
     assert!(!ran.exists(), "a command ran without the lock");
 
     // SIGTERM to the holder: passed on to `sleep`, which dies of it; then the lock is released.
@@ -244,6 +252,16 @@ fn a_lost_lock_stops_the_command_and_exits_with_the_lost_code() {
         "{}",
         stderr(&out)
     );
+    // The message names the nodes that did not answer the extensions, and why.
+    for server in &servers[1..] {
+        let silent = format!("redis node {}: no answer within", server.url());
+        assert!(stderr(&out).contains(&silent), "{}", stderr(&out));
+    }
+    assert!(
+        !stderr(&out).contains(&servers[0].url()),
+        "{}",
+        stderr(&out)
+    );
     assert!(
         elapsed < Duration::from_secs(5),
         "a 1 s lease was noticed lost only after {elapsed:?}"
@@ -257,6 +275,83 @@ fn a_lost_lock_stops_the_command_and_exits_with_the_lost_code() {
         .expect("run kill -0");
     assert!(!alive.success(), "the command outlived its lock");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Two of three masters down (one killed, one stopped): `run` fails at once, naming both and
+/// why, rather than waiting without a word for an outage to end.
+#[test]
+fn a_majority_down_fails_at_once_naming_the_nodes() {
+    let mut servers = cluster(3);
+    servers[1].kill();
+    let _stopped = servers[2].paused();
+    let started = Instant::now();
+    let out = run_to_end(&mut run_command(
+        &servers,
+        "cron",
+        &["--ttl", "3s"],
+        &["echo", "ran"],
+    ));
+    let elapsed = started.elapsed();
+    let told = stderr(&out);
+    assert_eq!(code(out.status), Some(1), "{told}");
+    assert!(
+        elapsed < Duration::from_secs(1),
+        "gave up after {elapsed:?}: {told}"
+    );
+    assert!(out.stdout.is_empty(), "the command ran without the lock");
+    assert!(
+        told.contains("lock cron not acquired: no quorum of nodes reachable"),
+        "{told}"
+    );
+    let refused = format!("n2: redis node {}: unreachable", servers[1].url());
+    let silent = format!("n3: redis node {}: no answer within", servers[2].url());
+    assert!(told.contains(&refused) && told.contains(&silent), "{told}");
+}
+
+/// With `--wait`, `run` waits an outage out for that long, says so once, and with `--verbose`
+/// tells every attempt.
+#[test]
+fn wait_keeps_trying_through_an_outage_and_verbose_tells_each_attempt() {
+    let mut servers = cluster(3);
+    servers[1].kill();
+    servers[2].kill();
+    let started = Instant::now();
+    let out = run_to_end(&mut run_command(
+        &servers,
+        "cron",
+        &["--ttl", "3s", "--wait", "600ms", "--verbose"],
+        &["echo", "ran"],
+    ));
+    let told = stderr(&out);
+    assert_eq!(code(out.status), Some(1), "{told}");
+    assert!(started.elapsed() >= Duration::from_millis(600), "{told}");
+    assert_eq!(
+        told.matches("waiting for lock cron for up to 600ms: fewer than a majority")
+            .count(),
+        1,
+        "{told}"
+    );
+    for attempt in ["attempt 1: lock cron not acquired", "attempt 2:"] {
+        assert!(told.contains(attempt), "{told}");
+    }
+    assert!(
+        told.contains("lock cron not acquired within 600ms: no quorum"),
+        "{told}"
+    );
+    // The outage ends within --wait: the next attempt wins, and says so.
+    servers[1].restart();
+    let out = run_to_end(&mut run_command(
+        &servers,
+        "cron",
+        &["--ttl", "3s", "--wait", "5s", "-v"],
+        &["echo", "ran"],
+    ));
+    assert_eq!(code(out.status), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("lock cron acquired"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]

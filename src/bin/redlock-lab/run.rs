@@ -24,7 +24,7 @@ use rand_core::{RngCore, SeedableRng};
 use redlock_lab::driver::redis::NodeOptions;
 use redlock_lab::driver::watchdog::{Loss, LossReason, Watchdog, WatchdogConfig};
 use redlock_lab::driver::{Acquisition, Clock, Guard, MonotonicClock, NotAcquired, RedisRedlock};
-use redlock_lab::proto::{Config, DriftPolicy, Failure, Fencing, RetryPolicy};
+use redlock_lab::proto::{Config, DriftPolicy, Failure, Fencing};
 use redlock_lab::time::Millis;
 use rustix::process::{Pid, Signal, kill_process};
 use serde::Deserialize;
@@ -45,7 +45,8 @@ Exit codes:
                        killed by signal N)
   1 (-E, --conflict-exit-code)
                        the lock was not acquired: --nonblock and somebody holds it, --wait
-                       ran out, or too few nodes answered
+                       ran out, or fewer than a majority of the nodes answered (at once,
+                       unless --wait asks to wait the outage out)
   75 (--lost-exit-code)
                        the lock was lost while the command ran (an extension failed and the
                        lease ran out); the command was sent SIGTERM, then SIGKILL after
@@ -85,7 +86,8 @@ pub(crate) struct Args {
     /// The lock's time to live; the watchdog extends it every third of it.
     #[arg(long, default_value = "30s", value_parser = parse_duration)]
     ttl: Duration,
-    /// Wait at most this long for the lock (default: wait until it is free).
+    /// Wait at most this long for the lock, also through an outage (default: wait until it is
+    /// free, but fail at once when fewer than a majority of the nodes answer).
     #[arg(long, value_parser = parse_duration, conflicts_with = "nonblock")]
     wait: Option<Duration>,
     /// Fail at once when the lock is held.
@@ -104,6 +106,9 @@ pub(crate) struct Args {
     /// A fixed clock-drift allowance (default: 1% of the TTL + 2 ms, as redis.io says).
     #[arg(long, value_parser = parse_duration)]
     drift: Option<Duration>,
+    /// Say on stderr how each attempt to take the lock went.
+    #[arg(short, long)]
+    verbose: bool,
     /// The command and its arguments.
     #[arg(last = true, required = true, value_name = "COMMAND")]
     command: Vec<String>,
@@ -160,17 +165,12 @@ fn nodes(args: &Args) -> Result<Nodes> {
     })
 }
 
-/// The lock's configuration for `nodes` nodes: a fencing write-back, one round per attempt,
-/// and `--drift` if given.
+/// The lock's configuration for `nodes` nodes: a fencing write-back and `--drift` if given.
+/// (`try_lock` is one round: `run` paces its own retries against --wait.)
 fn lock_config(args: &Args, nodes: usize) -> Result<Config> {
     let mut config = Config::new(nodes);
     // The fencing token the command gets comes from the round itself (no extra node).
     config.fencing = Fencing::WriteBack;
-    // One round per attempt: `run` paces its own retries against --wait.
-    config.retry = RetryPolicy {
-        attempts: 1,
-        ..RetryPolicy::default()
-    };
     if let Some(drift) = args.drift {
         config.drift = DriftPolicy::fixed(Millis(
             u64::try_from(drift.as_millis()).context("--drift is too long")?,
@@ -197,51 +197,127 @@ pub(crate) fn run(args: &Args) -> Result<Outcome> {
     let signals = Signals::register()?;
     let started = Instant::now();
     let mut jitter = ChaCha8Rng::from_os_rng();
+    let mut waiting = Waiting::default();
     loop {
-        match redlock.try_lock(&args.name, ttl)? {
+        let refused = match redlock.try_lock(&args.name, ttl)? {
             Acquisition::Acquired(guard) => {
-                return Ok(Outcome::Exit(supervise(guard, args, &signals)?));
-            }
-            // Nobody answering is an outage, not a conflict, but `run` waits it out the same way
-            // (within --wait) and says which it was.
-            refused @ (Acquisition::NotAcquired(_) | Acquisition::Unreachable(_)) => {
-                let reason = match &refused {
-                    Acquisition::NotAcquired(not) => not_acquired(not),
-                    Acquisition::Unreachable(unreachable) => unreachable.to_string(),
-                    Acquisition::Acquired(_) => unreachable!("handled above"),
-                };
-                if let Some(signal) = signals.received() {
+                if args.verbose {
                     errln!(
-                        "redlock-lab run: interrupted by signal {signal} while waiting for {}",
+                        "redlock-lab run: attempt {}: lock {} acquired",
+                        waiting.attempts + 1,
                         args.name
                     );
-                    return Ok(Outcome::Exit(128u8.saturating_add(signal as u8)));
                 }
-                let waited = started.elapsed();
-                let out_of_time = args.nonblock || args.wait.is_some_and(|wait| waited >= wait);
-                if out_of_time {
-                    errln!(
-                        "redlock-lab run: lock {} not acquired{}: {}",
-                        args.name,
-                        match args.wait {
-                            Some(wait) => format!(" within {}", humanize(wait)),
-                            None => String::new(),
-                        },
-                        reason
-                    );
-                    return Ok(Outcome::Exit(args.conflict_exit_code));
-                }
-                // A random pause so two waiting clients drift apart, never past --wait.
-                let pause = Duration::from_millis(50 + jitter.next_u64() % 200);
-                let pause = match args.wait {
-                    Some(wait) => pause.min(wait.saturating_sub(waited)),
-                    None => pause,
-                };
-                std::thread::sleep(pause);
+                return Ok(Outcome::Exit(supervise(guard, args, &signals)?));
             }
+            Acquisition::NotAcquired(not) => Refused::Held(not_acquired(&not)),
+            Acquisition::Unreachable(unreachable) => Refused::Unreachable(unreachable.to_string()),
+        };
+        if let Some(signal) = signals.received() {
+            errln!(
+                "redlock-lab run: interrupted by signal {signal} while waiting for {}",
+                args.name
+            );
+            return Ok(Outcome::Exit(128u8.saturating_add(signal as u8)));
+        }
+        let waited = started.elapsed();
+        // Nobody answering is an outage, not a conflict: a job that waits for a lock does not
+        // wait out an outage unless --wait says how long it may.
+        let out_of_time = args.nonblock
+            || args.wait.is_some_and(|wait| waited >= wait)
+            || (args.wait.is_none() && matches!(refused, Refused::Unreachable(_)));
+        if out_of_time {
+            return Ok(give_up(args, &refused));
+        }
+        waiting.tell(args, &refused);
+        // A random pause so two waiting clients drift apart, never past --wait.
+        let pause = Duration::from_millis(50 + jitter.next_u64() % 200);
+        let pause = match args.wait {
+            Some(wait) => pause.min(wait.saturating_sub(waited)),
+            None => pause,
+        };
+        std::thread::sleep(pause);
+    }
+}
+
+/// Says why the lock was not acquired, and exits with the conflict code.
+fn give_up(args: &Args, refused: &Refused) -> Outcome {
+    errln!(
+        "redlock-lab run: lock {} not acquired{}: {}",
+        args.name,
+        match args.wait {
+            Some(wait) => format!(" within {}", humanize(wait)),
+            None => String::new(),
+        },
+        refused.why()
+    );
+    Outcome::Exit(args.conflict_exit_code)
+}
+
+/// Why an attempt did not get the lock.
+enum Refused {
+    /// The nodes answered: another owner holds it (or the round was refused otherwise).
+    Held(String),
+    /// Fewer than a majority of the nodes answered at all.
+    Unreachable(String),
+}
+
+impl Refused {
+    fn why(&self) -> &str {
+        match self {
+            Refused::Held(why) | Refused::Unreachable(why) => why,
         }
     }
 }
+
+/// What `run` has said while waiting: it says why it waits when it starts to, again when the
+/// reason changes kind (held, then unreachable), and at every attempt with `--verbose`, so a
+/// job never waits without a word.
+#[derive(Default)]
+struct Waiting {
+    attempts: u32,
+    told: Option<std::mem::Discriminant<Refused>>,
+}
+
+impl Waiting {
+    fn tell(&mut self, args: &Args, refused: &Refused) {
+        self.attempts += 1;
+        let kind = std::mem::discriminant(refused);
+        if args.verbose {
+            errln!(
+                "redlock-lab run: attempt {}: lock {} not acquired: {}",
+                self.attempts,
+                args.name,
+                refused.why()
+            );
+        }
+        if self.told != Some(kind) {
+            let until = match args.wait {
+                Some(wait) => format!("for up to {}", humanize(wait)),
+                None => "until it is free (--nonblock fails at once, --wait bounds it)".to_owned(),
+            };
+            let who = match refused {
+                Refused::Held(_) => "held by another owner",
+                Refused::Unreachable(_) => "fewer than a majority of the nodes answer",
+            };
+            // With --verbose the attempt's line above already says why, node by node.
+            let why = if args.verbose {
+                String::new()
+            } else {
+                format!(": {}", refused.why())
+            };
+            errln!(
+                "redlock-lab run: waiting for lock {} {until}: {who}{why}",
+                args.name
+            );
+        }
+        self.told = Some(kind);
+    }
+}
+
+/// The guard of a lock `run` holds.
+type RunGuard<'a> =
+    Guard<'a, redlock_lab::driver::RedisNode, MonotonicClock, rand_chacha::ChaCha20Rng>;
 
 /// How the command ended, and why.
 enum End {
@@ -256,11 +332,7 @@ enum End {
 }
 
 /// Runs the command while a watchdog keeps `guard` extended, then releases the lock.
-fn supervise(
-    guard: Guard<'_, redlock_lab::driver::RedisNode, MonotonicClock, rand_chacha::ChaCha20Rng>,
-    args: &Args,
-    signals: &Signals,
-) -> Result<u8> {
+fn supervise(guard: RunGuard<'_>, args: &Args, signals: &Signals) -> Result<u8> {
     let now = guard.clock().now();
     let deadline_unix_ms = unix_ms(SystemTime::now()) + (guard.deadline() - now).as_u64();
     let mut command = Command::new(&args.command[0]);
@@ -277,8 +349,13 @@ fn supervise(
         // The supervising loop may have ended already; then nobody needs the reason.
         let _ = lost_tx.send(loss);
     });
+    // The errors from here on are the extensions': the nodes a lost lock names.
+    let acquired_errors = guard.node_errors().len();
     let (end, released) = guard.with_watchdog(config, |watched| match command.spawn() {
-        Ok(child) => watch(child, watched, &lost_rx, args, signals),
+        Ok(child) => {
+            let silent = || watched.with(|guard| silent_nodes(guard, acquired_errors));
+            watch(child, watched, &lost_rx, silent, args, signals)
+        }
         Err(error) => End::NotStarted(error),
     });
     let released = format!("released on {} node(s)", released.applied.len());
@@ -320,6 +397,7 @@ fn watch<E, T>(
     mut child: Child,
     watched: &Watchdog<'_, E, T>,
     lost: &mpsc::Receiver<Loss>,
+    silent: impl Fn() -> String,
     args: &Args,
     signals: &Signals,
 ) -> End
@@ -347,10 +425,11 @@ where
         if watched.is_lost() || !watched.is_valid() {
             // `is_valid` turns false at the deadline even while an extension round is still
             // blocked on a hung node; the watchdog's own reason comes with `is_lost`.
-            let why = match lost.recv_timeout(POLL) {
+            let mut why = match lost.recv_timeout(POLL) {
                 Ok(loss) => describe_loss(&loss),
                 Err(_) => "the lease's deadline passed before an extension won a majority".into(),
             };
+            why.push_str(&silent());
             let status = stop(&mut child, Signal::TERM, args.kill_after);
             return End::Lost { why, status };
         }
@@ -435,6 +514,23 @@ fn describe_loss(loss: &Loss) -> String {
         LossReason::Panicked => "the watchdog's extension panicked".to_owned(),
         _ => format!("{:?}", loss.reason),
     }
+}
+
+/// `; no answer from n2 (why), n3 (why)`: each node that failed an extension, with its last
+/// error (the guard's errors past the first `from` are the extensions').
+fn silent_nodes(guard: &RunGuard<'_>, from: usize) -> String {
+    let mut last = std::collections::BTreeMap::new();
+    for error in guard.node_errors().iter().skip(from) {
+        last.insert(error.node, &error.error);
+    }
+    if last.is_empty() {
+        return String::new();
+    }
+    let nodes: Vec<String> = last
+        .iter()
+        .map(|(node, error)| format!("{node} ({error})"))
+        .collect();
+    format!("; no answer from {}", nodes.join(", "))
 }
 
 fn not_acquired(not: &NotAcquired<redlock_lab::driver::redis::RedisNodeError>) -> String {

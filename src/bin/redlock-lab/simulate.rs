@@ -221,20 +221,7 @@ fn print_schedule(outcome: &Run) -> Result<()> {
     if let Some(swarm) = &outcome.swarm {
         out!("{swarm}")?;
     }
-    out!(
-        "schedule ({}):\n{}",
-        plural(outcome.schedule.len() as u64, "fault"),
-        {
-            let mut text = String::new();
-            for fault in &outcome.schedule {
-                let _ = writeln!(text, "  {fault}");
-            }
-            if text.is_empty() {
-                text.push_str("  (none)\n");
-            }
-            text
-        }
-    )?;
+    out!("{}", outcome.schedule_text())?;
     Ok(())
 }
 

@@ -268,7 +268,7 @@ impl std::fmt::Debug for AsyncRedlock {
     }
 }
 
-/// The outcome of [`AsyncRedlock::try_lock`].
+/// The outcome of [`AsyncRedlock::try_lock`] (one attempt).
 #[derive(Debug)]
 #[expect(
     clippy::large_enum_variant,
@@ -349,33 +349,47 @@ impl AsyncRedlock {
         &self.config
     }
 
-    /// Tries to lock `resource` for `ttl`, with retries. `Ok(None)` when the nodes answered
-    /// and did not give the lock; [`DriverError::Unreachable`] when fewer than a quorum of
-    /// nodes could answer at all. [`try_lock`](AsyncRedlock::try_lock) says why, with every
-    /// node's answer.
+    /// Locks `resource` for `ttl`, retrying as [`Config::retry`] says. `Ok(None)` when the
+    /// nodes answered and did not give the lock; [`DriverError::Unreachable`] when fewer than
+    /// a quorum of nodes could answer at all. [`try_lock`](AsyncRedlock::try_lock) is one
+    /// attempt, and says why it failed.
     pub async fn lock(
         &mut self,
         resource: &str,
         ttl: Millis,
     ) -> Result<Option<AsyncGuard<'_>>, DriverError> {
-        match self.try_lock(resource, ttl).await? {
+        let config = self.config;
+        match self.acquire(resource, ttl, &config).await? {
             AsyncAcquisition::Acquired(guard) => Ok(Some(guard)),
             AsyncAcquisition::NotAcquired(_) => Ok(None),
             AsyncAcquisition::Unreachable(unreachable) => Err(unreachable.into()),
         }
     }
 
-    /// Like [`lock`](AsyncRedlock::lock), with the outcome told apart: acquired, refused (and
-    /// why), or unreachable (and each node's error). A name collision (a key of the lock holds
-    /// another program's value) is [`DriverError::Collision`] from both.
+    /// One attempt to lock `resource` for `ttl` (one round, no retry, whatever
+    /// [`Config::retry`] says), with the outcome told apart: acquired, refused (and why), or
+    /// unreachable (and each node's error). A name collision is [`DriverError::Collision`]
+    /// from both, as for the blocking client.
     pub async fn try_lock(
         &mut self,
         resource: &str,
         ttl: Millis,
     ) -> Result<AsyncAcquisition<'_>, DriverError> {
+        let mut config = self.config;
+        config.retry.attempts = 1;
+        self.acquire(resource, ttl, &config).await
+    }
+
+    /// An acquisition under `config` (this client's, or one attempt of it).
+    async fn acquire(
+        &mut self,
+        resource: &str,
+        ttl: Millis,
+        config: &Config,
+    ) -> Result<AsyncAcquisition<'_>, DriverError> {
         validate_resource(resource)?;
         let origin = self.origin;
-        let mut lock = Lock::acquire(&self.config, ttl, &mut self.rng, now(origin))?;
+        let mut lock = Lock::acquire(config, ttl, &mut self.rng, now(origin))?;
         let mut errors = ErrorLog::default();
         let mut watch = Watch::acquiring(resource, ttl);
         let stragglers = Stragglers::default();
