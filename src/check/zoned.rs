@@ -67,7 +67,8 @@ impl Check {
             shell.report(zones);
             shell.limit(zones, self.max_states).is_some()
         };
-        zones::synthesize(&self.scenario, free, &mut watch, at)
+        let budget = self.max_states.unwrap_or(Options::default().max_zones);
+        zones::synthesize(&self.scenario, free, (budget, &mut watch), at)
     }
 
     /// The properties the zone engine judges, in report order.

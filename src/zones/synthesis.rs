@@ -162,7 +162,8 @@ fn floors(
 }
 
 /// Leaves the `free` keys of `scenario` free and finds, for every value of them, where each
-/// property the zone engine judges holds (see the module docs). `watch` is asked, as in
+/// property the zone engine judges holds (see the module docs), exploring at most `max_zones`
+/// symbolic states. `watch` is asked, as in
 /// [`explore_watched`], with the zones explored so far whether to stop (a check's shell: its
 /// zone budget, time and memory limits and progress); a stopped exploration proves nothing.
 /// `at` gives the scenario at any point of the keys (`None`: not a valid one): the domain
@@ -170,7 +171,7 @@ fn floors(
 pub(crate) fn synthesize(
     scenario: &Scenario,
     free: &[FreeKey],
-    watch: &mut dyn FnMut(usize) -> bool,
+    (max_zones, watch): (usize, &mut dyn FnMut(usize) -> bool),
     at: &dyn Fn(&[i64]) -> Option<Scenario>,
 ) -> Result<Synthesis, SynthesisError> {
     let started = Instant::now();
@@ -188,7 +189,7 @@ pub(crate) fn synthesize(
     // LU simulation reads constants, which a form is not.
     let options = Options {
         simulation: false,
-        max_zones: usize::MAX,
+        max_zones,
         ..Options::default()
     };
     let outcome = explore_watched(&config, options, watch);
