@@ -502,6 +502,7 @@ impl Validator<'_> {
             source: *raw.source.get_ref(),
             citation,
             prose: raw.prose,
+            summary: raw.summary,
             lock,
             clock,
             network,
