@@ -613,6 +613,33 @@ fn seed_claims_cite_the_seed_section() {
     assert!(seed >= 1);
 }
 
+/// No two files share a claim sentence: the two sides of a boundary pair each say what their
+/// own side shows, so the book's index and the README's table, which print a file's claim
+/// beside its verdicts, never print the holding side's claim under "violated" (where it would
+/// read as refuted). The pairs are the files a `[mitigation] scenario` links; the test needs no
+/// checker run.
+#[test]
+fn every_file_claims_its_own_sentence() {
+    let scenarios: Vec<Scenario> = catalog()
+        .iter()
+        .map(|f| Scenario::load(f).unwrap())
+        .collect();
+    let mut seen: std::collections::BTreeMap<&str, &str> = std::collections::BTreeMap::new();
+    for scenario in &scenarios {
+        if let Some(other) = seen.insert(scenario.claim.as_str(), scenario.name.as_str()) {
+            panic!(
+                "{} and {other} share the claim {:?}: give each side its own",
+                scenario.name, scenario.claim
+            );
+        }
+    }
+    let pairs = scenarios
+        .iter()
+        .filter(|s| s.mitigation.as_ref().is_some_and(|m| m.scenario.is_some()))
+        .count();
+    assert!(pairs >= 10, "{pairs} boundary pairs");
+}
+
 /// Every scenario with a violation names a patch (`[mitigation] set`), and the patch really
 /// fixes it: applied to the scenario's own TOML and re-checked by the checker with the catalog's
 /// settings, every property the scenario expects violated holds, and no other property is lost

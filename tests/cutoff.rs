@@ -215,7 +215,7 @@ fn check_uses_the_cutoff_and_reports_the_same_verdicts() {
 const STATE_BUDGET: usize = 500_000;
 const ZONE_BUDGET: usize = 20_000;
 
-/// The two-client catalog scenarios the budgeted run leaves to the full run (39 of 68 today):
+/// The two-client catalog scenarios the budgeted run leaves to the full run (43 of 72 today):
 /// with three real clients and the cutoff off, each needs more than [`STATE_BUDGET`] states
 /// (or [`ZONE_BUDGET`] zones). A third real client multiplies the states of every round, so
 /// that even the fault-free lock at three nodes needs more; crashes with a restart delay or a
@@ -262,6 +262,10 @@ const LEFT_TO_THE_FULL_RUN: &[&str] = &[
     "seed-fenced-update-unfenced-read",
     "synchronous-bounds-margin-2",
     "synchronous-bounds-margin-3",
+    "synchronous-bounds-node-clock-error-margin-2",
+    "synchronous-bounds-node-clock-error-margin-3",
+    "synchronous-bounds-node-clock-jump-margin-2",
+    "synchronous-bounds-node-clock-jump-margin-3",
 ];
 
 /// Today's counts: two-client scenarios compared with three real clients within the budget,

@@ -1,5 +1,5 @@
 //! The README cannot rot: every command in its shell blocks is run (against the built binary)
-//! or is the test script `.ci/run` runs; the scenario table's verdicts are what the checker finds now; the
+//! or is the test script `.ci/run` runs; the scenario table is written from the catalog and what the checker finds now; the
 //! Mermaid diagram is what `trace --format mermaid` prints now; every linked scenario exists.
 
 mod common;
@@ -12,8 +12,8 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use redlock_lab::catalog::{self, CATALOG};
-use redlock_lab::check::Check;
-use redlock_lab::scenario::Scenario;
+use redlock_lab::check::{Check, Report};
+use redlock_lab::scenario::{Citation, Scenario, Source};
 
 use common::{BIN, scratch_dir};
 
@@ -280,12 +280,10 @@ fn the_readme_mermaid_diagram_is_what_trace_prints_now() {
     );
 }
 
-/// One row of the scenario table: the scenario, its verdicts, and the sizes its mutual
-/// exclusion verdict is proved for.
+/// One row of the scenario table: the scenario and its verdicts.
 struct Row {
     scenario: String,
     verdicts: Vec<(String, String)>,
-    sizes: String,
 }
 
 /// Every row of the scenario table.
@@ -315,71 +313,120 @@ fn table_rows(text: &str) -> Vec<Row> {
                     (name.to_owned(), verdict.to_owned())
                 })
                 .collect();
-            Row {
-                scenario,
-                verdicts,
-                sizes: cells[4].to_owned(),
-            }
+            Row { scenario, verdicts }
         })
         .collect()
 }
 
-#[test]
-fn the_scenario_table_covers_the_catalog_with_todays_verdicts() {
-    let text = readme();
-    let rows = table_rows(&text);
-    let mut listed = BTreeMap::new();
-    for Row {
-        scenario,
-        verdicts,
-        sizes,
-    } in &rows
-    {
+const TABLE_BEGIN: &str = "<!-- scenario table: tests/readme.rs -->\n";
+// The blank line ends the table before the marker.
+const TABLE_END: &str = "\n<!-- end of scenario table -->";
+
+/// Who made `scenario`'s claim, as its file says: the source, or "derived" with the source
+/// the derivation starts from.
+fn who(scenario: &Scenario) -> String {
+    match (scenario.source, &scenario.citation) {
+        (
+            Source::Derived,
+            Some(Citation {
+                source: Source::Seed,
+                ..
+            }),
+        ) => "derived from the seed".to_owned(),
+        (Source::Derived, Some(citation)) => format!("derived from {}", citation.source),
+        (source, _) => source.to_string(),
+    }
+}
+
+/// One row of the scenario table, every cell from the file or the checker's `report`: the
+/// claim, who made it, the file, each property's verdict, the sizes its mutual exclusion
+/// verdict is proved for, and the file's `summary`.
+fn scenario_row(file: &str, scenario: &Scenario, report: &Report) -> String {
+    let summary = scenario
+        .summary
+        .as_deref()
+        .unwrap_or_else(|| panic!("{file}: a catalog file has a `summary` for this table"));
+    for cell in [scenario.claim.as_str(), summary] {
         assert!(
-            listed.insert(scenario.clone(), ()).is_none(),
-            "{scenario} is listed twice"
+            !cell.contains('|'),
+            "{file}: a table cell without `|`: {cell}"
         );
-        let embedded = catalog::find(scenario)
-            .unwrap_or_else(|| panic!("the table links {scenario}, which is not in the catalog"));
+    }
+    let verdicts: Vec<String> = report
+        .properties
+        .iter()
+        .map(|p| format!("{}: {}", p.name, p.verdict))
+        .collect();
+    let mutex = report.property("mutual exclusion").expect("always judged");
+    let sizes = mutex
+        .reach
+        .short(mutex.verdict, report.nodes, report.clients);
+    format!(
+        "| {} | {} | [`{}`]({file}) | {} | {sizes} | {summary} |",
+        scenario.claim,
+        who(scenario),
+        scenario.name,
+        verdicts.join(", ")
+    )
+}
+
+/// The scenario table: every catalog file, in the order the README lists them now (a file it
+/// does not list yet comes last), each row from the file and the checker.
+fn scenario_table(text: &str) -> String {
+    let listed = table_rows(text).into_iter().map(|r| r.scenario);
+    let catalog = CATALOG.iter().map(|e| {
+        e.file
+            .trim_start_matches("models/")
+            .trim_end_matches(".toml")
+            .to_owned()
+    });
+    let mut order: Vec<String> = Vec::new();
+    for name in listed.chain(catalog) {
+        if !order.contains(&name) {
+            order.push(name);
+        }
+    }
+    let mut table = String::from(
+        "| claim | who | scenario | verdict | sizes (mutual exclusion) | why |\n|---|---|---|---|---|---|\n",
+    );
+    for name in order {
+        // A file that left the catalog leaves the table.
+        let Some(embedded) = catalog::find(&name) else {
+            continue;
+        };
         let scenario = Scenario::from_str(embedded.file, embedded.text).unwrap();
         let report = Check::new(&scenario).run();
-        let mutex = report.property("mutual exclusion").expect("always judged");
-        assert_eq!(
-            &mutex
-                .reach
-                .short(mutex.verdict, report.nodes, report.clients),
-            sizes,
-            "{}: the README's sizes for mutual exclusion",
-            scenario.name
-        );
-        for (property, verdict) in verdicts {
-            let found = report
-                .property(property)
-                .unwrap_or_else(|| panic!("{}: no property {property}", scenario.name));
-            assert_eq!(
-                &found.verdict.to_string(),
-                verdict,
-                "{}: the README says {property} {verdict}",
-                scenario.name
-            );
-        }
-        // Every property the checker reports is in its row, liveness ones too.
-        for p in &report.properties {
-            assert!(
-                verdicts.iter().any(|(name, _)| name == &p.name),
-                "{}: the row leaves out {}",
-                scenario.name,
-                p.name
-            );
-        }
+        table.push_str(&scenario_row(embedded.file, &scenario, &report));
+        table.push('\n');
     }
-    for embedded in CATALOG {
-        let name = embedded
-            .file
-            .trim_start_matches("models/")
-            .trim_end_matches(".toml");
-        assert!(listed.contains_key(name), "the table leaves out {name}");
+    table
+}
+
+/// The scenario table is written from the catalog and the checker, never by hand: each row's
+/// claim, who and summary are its file's, its verdicts and sizes what `check` finds now, and
+/// every catalog file has a row. `UPDATE_EXPECT=1` rewrites the table.
+#[test]
+fn the_scenario_table_is_the_catalog_and_todays_verdicts() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md");
+    let text = readme();
+    let start = text.find(TABLE_BEGIN).expect("the table's start marker") + TABLE_BEGIN.len();
+    let end = text.find(TABLE_END).expect("the table's end marker");
+    let table = scenario_table(&text);
+    if std::env::var_os("UPDATE_EXPECT").is_some() {
+        let updated = format!("{}{table}{}", &text[..start], &text[end..]);
+        std::fs::write(&path, updated).expect("README.md is writable");
+        return;
     }
+    assert_eq!(
+        text[start..end],
+        table,
+        "the README's scenario table is stale: run with UPDATE_EXPECT=1"
+    );
+    assert_eq!(
+        table_rows(&text).len(),
+        CATALOG.len(),
+        "a row per catalog file"
+    );
 }
 
 #[test]
@@ -628,6 +675,40 @@ fn check_marked_block(
         }
     }
     checked
+}
+
+/// The `run` section's sentence on what `REDLOCK_FENCING_TOKEN` rests on marks each
+/// assumption with the scenario that keeps it (✓, storage safety holds) and the one that
+/// breaks it (✗, storage safety violated): persistence and the clocks both.
+#[test]
+fn the_run_sections_fencing_token_sentence_states_its_assumptions() {
+    let text = readme();
+    let verdicts: BTreeMap<String, Vec<(String, String)>> = table_rows(&text)
+        .into_iter()
+        .map(|row| (row.scenario, row.verdicts))
+        .collect();
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("The token is only as good as the lock it comes from"))
+        .expect("the run section's sentence on the fencing token");
+    for words in [
+        "appendfsync always",
+        "clock error and jump",
+        "drift allowance",
+    ] {
+        assert!(line.contains(words), "the sentence names {words:?}");
+    }
+    let found = marks(line);
+    assert!(found.iter().any(|(name, _)| name.contains("clock-jump")));
+    assert!(found.iter().any(|(_, holds)| *holds) && found.iter().any(|(_, holds)| !holds));
+    for (name, holds) in found {
+        let storage = verdicts[&name]
+            .iter()
+            .find(|(p, _)| p == "storage safety")
+            .map(|(_, v)| v.as_str());
+        let expected = if holds { "holds" } else { "violated" };
+        assert_eq!(storage, Some(expected), "{name}");
+    }
 }
 
 #[test]

@@ -489,7 +489,7 @@ fn explain_tells_claim_verdict_story_and_mitigation() {
     for needle in [
         "node-clock-jump-forward-past-drift — n2's clock jumps +2 with drift 1",
         "(models/node-clock-jump-forward-past-drift.toml)",
-        "The claim (Kleppmann): A forward jump of a node's clock breaks Redlock",
+        "The claim (Kleppmann): A forward jump of a node's clock past the drift allowance breaks Redlock",
         "Source (Kleppmann): “The clock on node C jumps forward, causing the lock to expire.”",
         "Verdict: mutual exclusion is violated: among ",
         "at t=2 n2's clock jumps +2",

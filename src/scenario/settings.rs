@@ -465,6 +465,9 @@ pub struct Scenario {
     pub citation: Option<Citation>,
     /// Teaching prose (empty when the file has none).
     pub prose: String,
+    /// One line for the README's scenario table (`tests/readme.rs` writes it there): what the
+    /// checker's run shows, the gist of the shortest counterexample or why the property holds.
+    pub summary: Option<String>,
     /// `[lock]`.
     pub lock: LockSettings,
     /// `[clock]`.

@@ -533,6 +533,7 @@ impl Validator<'_> {
                 .map_or(Source::Derived, |s| *s.get_ref()),
             citation,
             prose: raw.prose,
+            summary: raw.summary,
             lock,
             clock,
             network,
