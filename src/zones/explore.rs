@@ -242,7 +242,7 @@ struct Search<'a, Z> {
 /// Explores the zone graph of `config` and judges mutual exclusion, the storage properties
 /// (with storage) and `lock acquired`; with symbolic parameters, for every value of them.
 /// Unwatched: for the tests, which drive the engine directly (a check runs
-/// [`explore_watched`] under its shell).
+/// `explore_watched` under its shell).
 #[cfg(any(test, feature = "testing"))]
 pub fn explore(config: &ZoneConfig, options: Options) -> ZoneOutcome {
     explore_watched(config, options, &mut |_| false)
