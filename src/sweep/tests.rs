@@ -136,18 +136,24 @@ fn a_variant_is_validated_like_a_file() {
     );
 }
 
-#[test]
-fn search_finds_the_first_value_and_checks_both_sides() {
+/// A checked report of `BASE` whose first property is made to hold or not, for the searches.
+fn report_for() -> impl Fn(bool) -> Report {
     let base = Scenario::from_str("x.toml", BASE).unwrap();
-    let report_for = |holds: bool| {
-        let mut report = crate::check::check(&base);
+    let report = crate::check::check(&base);
+    move |holds| {
+        let mut report = report.clone();
         report.properties[0].verdict = if holds {
             Verdict::Holds
         } else {
             Verdict::Violated
         };
         report
-    };
+    }
+}
+
+#[test]
+fn search_finds_the_first_value_and_checks_both_sides() {
+    let report_for = report_for();
     let mut probes = Vec::new();
     let found = search(
         0,
@@ -185,16 +191,7 @@ fn search_finds_the_first_value_and_checks_both_sides() {
 
 #[test]
 fn a_guess_is_taken_only_when_the_checker_confirms_both_sides() {
-    let base = Scenario::from_str("x.toml", BASE).unwrap();
-    let report_for = |holds: bool| {
-        let mut report = crate::check::check(&base);
-        report.properties[0].verdict = if holds {
-            Verdict::Holds
-        } else {
-            Verdict::Violated
-        };
-        report
-    };
+    let report_for = report_for();
     let wanted = |r: &Report| r.properties[0].verdict == Verdict::Holds;
     let run = |guess: Option<i64>| {
         let mut probes = Vec::new();
