@@ -20,7 +20,7 @@ pub enum Actor {
     /// number from 1 (told `replica1`, `replica2`). A plain number rather than an
     /// `Option<u8>`: with the nested option, the optimised build of the stories stored a
     /// wrong `u32` beside the actor in a `Vec<(Actor, u32)>` (the travel times in
-    /// `model/told.rs`), which the debug build did not; a one-byte payload, like every other
+    /// `model/moments.rs`), which the debug build did not; a one-byte payload, like every other
     /// variant's, does not.
     Replica(u8),
     /// The separate counter node that hands out fencing tokens (`counter-after-acquire`).

@@ -160,7 +160,7 @@ pub fn mechanism_problems(scenario: &Scenario, report: &Report) -> Vec<String> {
             continue;
         }
         for p in needing {
-            let told = crate::check::tell_path(scenario, report, &p.name);
+            let told = crate::check::reported_story_path(scenario, report, &p.name);
             if let (Some(steps), Some(told)) = (&p.steps, &told)
                 && witnessed(ingredient, steps, &told.story) == Some(false)
             {

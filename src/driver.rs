@@ -38,8 +38,8 @@
 mod blocking;
 mod clock;
 mod memory;
+mod not_acquired;
 mod observe;
-mod outcome;
 mod pool;
 #[cfg(feature = "redis")]
 pub mod redis;
@@ -51,11 +51,11 @@ pub use crate::proto::{Extension, Refusal};
 pub use blocking::{Acquisition, AnyNodeError, DriverError, Guard, Redlock};
 pub use clock::{Clock, ManualClock, MonotonicClock};
 pub use memory::MemoryNode;
+pub use not_acquired::{Collision, NodeError, NotAcquired, Unreachable};
+#[cfg(feature = "tokio")]
+pub(crate) use not_acquired::{ErrorLog, Settled, late_answer};
 #[cfg(feature = "metrics")]
 pub use observe::describe_metrics;
-pub use outcome::{Collision, NodeError, NotAcquired, Unreachable};
-#[cfg(feature = "tokio")]
-pub(crate) use outcome::{ErrorLog, Settled, late_answer};
 pub use pool::{Pooled, RedlockPool};
 #[cfg(feature = "redis")]
 pub use redis::{RedisNode, RedisRedlock, RedisRedlockPool};

@@ -57,22 +57,22 @@
 //!   pause "between the check and the write" is exactly a stretched wait.
 
 mod apply;
+mod explorer;
 mod fence;
+mod listener;
+mod moments;
 mod redlock;
 mod shape;
 mod step;
-mod svg;
-mod tell;
 #[cfg(test)]
 mod tests;
-mod told;
 mod view;
 mod vocabulary;
 mod world;
 
 pub(crate) use crate::event::{Event, Moment};
+pub(crate) use moments::{line as step_line, path_moments};
 pub use redlock::{Invariant, InvariantFn, MAX_USER_INVARIANTS, RedlockModel, breaks};
 pub(crate) use shape::Mode;
 pub use step::Step;
-pub(crate) use told::{line as step_line, narrate_path};
-pub use world::{ClientView, Phase, Work, World};
+pub use world::{Activity, ClientView, Work, World};

@@ -1,7 +1,7 @@
 //! Counterexamples people can read: a checker's path told as a story, one line per event,
 //! with true time, each process's own clock where it differs, and what each party believes.
 //!
-//! A story's lines are the model's events (`model::narrate_path`), so the same run
+//! A story's lines are the model's events (`model::path_moments`), so the same run
 //! reads the same as text (`redlock-lab trace`, `check`, `explain`), as a Mermaid
 //! `sequenceDiagram` (renders on GitHub), as JSON (serde, with each line's typed event), as a
 //! [`Timeline`] in true time (an HTML page or an SVG: beliefs and keys as bars, the overlap of

@@ -87,7 +87,7 @@ mod draw;
 mod fault;
 mod judge;
 mod network;
-mod outcome;
+mod run_outcome;
 mod server;
 mod setup;
 mod trace;
@@ -99,7 +99,7 @@ pub use fault::{
 };
 pub use judge::{Believer, Property, Violation};
 pub use network::{Message, Payload};
-pub use outcome::{Outcome, Stats, SwarmRun};
+pub use run_outcome::{Outcome, Stats, SwarmRun};
 pub use setup::{
     ClockConfig, CrashConfig, Failover, MAX_CLIENTS, MAX_DURATION, MAX_RATE_ERROR_PPM, MAX_SPAN,
     NetworkConfig, Provenance, SimConfig, SimConfigError, Swarm, WorkloadConfig,

@@ -1178,7 +1178,7 @@ fn event_variants(text: &str) -> BTreeSet<String> {
 /// `unreachable!` for the variants it is not sent, so a mismatch is a panic in a story.
 fn family_mismatches(words: &str) -> Vec<String> {
     let dispatch_start = words
-        .find("fn tell(&self")
+        .find("fn write(&self")
         .expect("Event's words, by family");
     let dispatch_end = dispatch_start + words[dispatch_start..].find("\n}\n").expect("its end");
     let dispatch = &words[dispatch_start..dispatch_end];
@@ -1186,7 +1186,7 @@ fn family_mismatches(words: &str) -> Vec<String> {
     // Each arm is its patterns, then `=>` and a call `self.tell_…(f)` (bare or in a block):
     // the patterns of a call are what lies between the call before it and this one.
     let mut arm_start = dispatch.find("match self {").expect("the dispatch match");
-    while let Some(call) = dispatch[arm_start..].find("self.tell_") {
+    while let Some(call) = dispatch[arm_start..].find("self.write_") {
         let call = arm_start + call;
         let name_start = call + "self.".len();
         let name_end = name_start + dispatch[name_start..].find('(').expect("a call");
@@ -1196,7 +1196,7 @@ fn family_mismatches(words: &str) -> Vec<String> {
         arm_start = name_end;
     }
     // A family method nothing is sent to tells its variants to nobody.
-    for (at, _) in words.match_indices("fn tell_") {
+    for (at, _) in words.match_indices("fn write_") {
         let name_end = at + words[at..].find('(').expect("a signature");
         let method = &words[at + "fn ".len()..name_end];
         if words[name_end..].starts_with("(&self") {
@@ -1216,7 +1216,7 @@ fn family_mismatches(words: &str) -> Vec<String> {
         let unsent: Vec<_> = told.difference(sent_here).collect();
         if !untold.is_empty() || !unsent.is_empty() {
             problems.push(format!(
-                "`{method}` is sent {untold:?} that it does not tell, and tells {unsent:?} that it is not sent"
+                "`{method}` is sent {untold:?} that it does not write, and writes {unsent:?} that it is not sent"
             ));
         }
     }
@@ -1237,8 +1237,8 @@ fn every_event_family_tells_exactly_the_variants_sent_to_it() {
 fn the_family_check_fires_on_a_variant_sent_to_the_wrong_family() {
     let words = std::fs::read_to_string(src().join("event/words.rs")).unwrap();
     let planted = words.replacen(
-        "Event::ReleaseServed { .. } => self.tell_release_answer(f),",
-        "Event::ReleaseServed { .. } => self.tell_delay(f),",
+        "Event::ReleaseServed { .. } => self.write_release_answer(f),",
+        "Event::ReleaseServed { .. } => self.write_delay(f),",
         1,
     );
     assert_ne!(planted, words, "the planted line must exist");
@@ -1247,6 +1247,6 @@ fn the_family_check_fires_on_a_variant_sent_to_the_wrong_family() {
     assert!(
         problems
             .iter()
-            .any(|p| p.contains("`tell_delay` is sent [\"ReleaseServed\"]"))
+            .any(|p| p.contains("`write_delay` is sent [\"ReleaseServed\"]"))
     );
 }

@@ -375,7 +375,7 @@ fn check_figure(name: &str, figure: &Value) {
                 .next()
         })
         .expect("a violated property");
-    let told = check::tell(&scenario, &report, property).expect("a counterexample");
+    let told = check::story_path(&scenario, &report, property).expect("a counterexample");
     let lane = |actor: &str| -> [f64; 4] {
         let b = &figure["lanes"][actor];
         [num(&b[0]), num(&b[1]), num(&b[2]), num(&b[3])]

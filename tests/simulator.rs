@@ -36,7 +36,7 @@ const ALL: [Property; 3] = [
 
 /// What a client did, as the trace tells it: its index and the event.
 fn by_client(entry: &TraceEntry) -> Option<(usize, &Event)> {
-    let TraceEvent::Told(moment) = &entry.event else {
+    let TraceEvent::Moment(moment) = &entry.event else {
         return None;
     };
     match moment.actor {
@@ -401,7 +401,7 @@ fn a_world_with_failover_has_the_replicated_master_and_fails_over_when_its_sched
         outcome
             .trace
             .iter()
-            .any(|entry| matches!(&entry.event, TraceEvent::Told(m) if matches!(m.event, Event::Promoted { .. }))),
+            .any(|entry| matches!(&entry.event, TraceEvent::Moment(m) if matches!(m.event, Event::Promoted { .. }))),
         "the failover struck"
     );
     // With the master waiting for its replica, no seed finds two holders.
@@ -515,7 +515,7 @@ struct Keys {
 impl Keys {
     /// Checks one told event of `actor` against what the trace said before it, then records
     /// it; `Err` says what the event got wrong.
-    fn tell(&mut self, actor: Actor, event: &Event) -> Result<(), String> {
+    fn record(&mut self, actor: Actor, event: &Event) -> Result<(), String> {
         match (actor, event) {
             (Actor::Node(n), event) => self.node(usize::from(n), actor, event),
             (Actor::Client(c), Event::RoundBegan { .. } | Event::NotAcquired { .. }) => {
@@ -601,9 +601,9 @@ fn every_told_event_agrees_with_the_keys_the_trace_left() {
                 applied: vec![Vec::new(); config.clients],
             };
             for entry in &outcome.trace {
-                if let TraceEvent::Told(moment) = &entry.event {
+                if let TraceEvent::Moment(moment) = &entry.event {
                     told += 1;
-                    if let Err(wrong) = keys.tell(moment.actor, &moment.event) {
+                    if let Err(wrong) = keys.record(moment.actor, &moment.event) {
                         panic!(
                             "{} seed {seed} at {}: {wrong}\n{}",
                             config.name,
@@ -980,7 +980,7 @@ fn a_failover_replicates_one_node_and_promotes_it_once() {
         .trace
         .iter()
         .filter_map(|e| match &e.event {
-            TraceEvent::Told(moment) => Some((moment.actor, &moment.event)),
+            TraceEvent::Moment(moment) => Some((moment.actor, &moment.event)),
             _ => None,
         })
         .filter(|(actor, event)| {

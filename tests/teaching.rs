@@ -255,7 +255,7 @@ fn stories_break_exactly_once_in_their_last_step_and_mitigations_flip_the_verdic
     let mut stories = 0;
     for (name, (scenario, report)) in &reports {
         for p in &report.properties {
-            let told = redlock_lab::check::tell_path(scenario, report, &p.name);
+            let told = redlock_lab::check::reported_story_path(scenario, report, &p.name);
             match (told.as_ref().map(|t| &t.story), p.verdict) {
                 (Some(story), Verdict::Violated) if report.engine == Engine::Discrete => {
                     stories += 1;
@@ -990,7 +990,7 @@ fn the_storage_says_why_it_applied_or_refused_an_op() {
     let refusals: Vec<String> = (0..20)
         .flat_map(|seed| redlock_lab::sim::run(&config, seed).expect("valid").trace)
         .filter_map(|entry| match entry.event {
-            redlock_lab::sim::TraceEvent::Told(moment) => match moment.event {
+            redlock_lab::sim::TraceEvent::Moment(moment) => match moment.event {
                 Event::OpArrived { applied: false, .. } => Some(moment.words()),
                 _ => None,
             },
@@ -1061,7 +1061,7 @@ fn a_belief_a_clock_step_brings_back_is_told() {
     for seed in 0..30 {
         let first = redlock_lab::sim::run(&config, seed).expect("valid");
         let Some((at, client)) = first.trace.iter().find_map(|entry| match &entry.event {
-            TraceEvent::Told(m) if m.event == Event::BeliefEnded => Some((entry.at, m.actor)),
+            TraceEvent::Moment(m) if m.event == Event::BeliefEnded => Some((entry.at, m.actor)),
             _ => None,
         }) else {
             continue;
@@ -1082,7 +1082,7 @@ fn a_belief_a_clock_step_brings_back_is_told() {
             .trace
             .into_iter()
             .filter_map(|entry| match entry.event {
-                TraceEvent::Told(moment) => Some((entry.at, moment)),
+                TraceEvent::Moment(moment) => Some((entry.at, moment)),
                 _ => None,
             })
             .collect();

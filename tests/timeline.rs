@@ -7,7 +7,7 @@ mod common;
 
 use expect_test::expect_file;
 use redlock_lab::catalog::{self, CATALOG};
-use redlock_lab::check::{self, Check, Told};
+use redlock_lab::check::{self, Check, StoryPath};
 use redlock_lab::event::Event;
 use redlock_lab::model::breaks;
 use redlock_lab::property::Property;
@@ -156,7 +156,7 @@ fn svg_of(html: &str) -> &str {
 }
 
 /// Every catalog counterexample of an `always` property, as the checker tells it.
-fn counterexamples() -> Vec<(String, Told)> {
+fn counterexamples() -> Vec<(String, StoryPath)> {
     let mut told = Vec::new();
     for embedded in CATALOG {
         let scenario = Scenario::from_str(embedded.file, embedded.text).expect("valid");
@@ -164,7 +164,7 @@ fn counterexamples() -> Vec<(String, Told)> {
         for p in &report.properties {
             if p.verdict == Verdict::Violated
                 && report.engine == check::Engine::Discrete
-                && let Some(one) = check::tell(&scenario, &report, &p.name)
+                && let Some(one) = check::story_path(&scenario, &report, &p.name)
             {
                 told.push((format!("{} ({})", scenario.name, p.name), one));
             }
@@ -175,7 +175,7 @@ fn counterexamples() -> Vec<(String, Told)> {
 
 /// Every key bar starts at a `SET` of its owner's key on its node, at that event's tick,
 /// and every key that expires ends a bar of its owner on its node at the expiry's tick.
-fn check_key_bars(name: &str, told: &Told, elements: &[Element]) {
+fn check_key_bars(name: &str, told: &StoryPath, elements: &[Element]) {
     let keys: Vec<&Element> = elements.iter().filter(|e| e.has_class("key")).collect();
     let has = |node: &str, owner: &str, end: &str, t: u32| {
         keys.iter().any(|k| {
@@ -316,7 +316,7 @@ fn the_node_clock_jump_timeline_is_pinned() {
     let file = catalog::find("node-clock-jump-forward-past-drift").expect("in the catalog");
     let scenario = Scenario::from_str(file.file, file.text).expect("valid");
     let report = Check::new(&scenario).run();
-    let told = check::tell(&scenario, &report, "mutual exclusion").expect("violated");
+    let told = check::story_path(&scenario, &report, "mutual exclusion").expect("violated");
     let svg = told.timeline().to_svg().replace("><", ">\n<");
     expect_file!["data/timeline/node-clock-jump-forward-past-drift.svg"].assert_eq(&svg);
 }
@@ -335,11 +335,11 @@ fn faults_say_whether_the_violation_needs_them() {
     for label in ["crash · needed", "clock +1 · needed", "restarting · needed"] {
         assert!(svg.contains(label), "{label} in {svg}");
     }
-    // Told that nothing is needed, the same faults say so.
+    // StoryPath that nothing is needed, the same faults say so.
     let file = catalog::find("crash-delayed-restart-clock-jump").expect("in the catalog");
     let scenario = Scenario::from_str(file.file, file.text).expect("valid");
     let report = Check::new(&scenario).run();
-    let told = check::tell(&scenario, &report, "mutual exclusion").expect("violated");
+    let told = check::story_path(&scenario, &report, "mutual exclusion").expect("violated");
     let svg = told.timeline().with_causes(Vec::new()).to_svg();
     assert!(svg.contains("crash · not needed"), "{svg}");
     assert!(

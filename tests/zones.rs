@@ -559,7 +559,7 @@ fn every_zone_counterexample_is_a_run_of_the_discrete_model() {
             );
             // And it is told as a story, as a discrete counterexample is.
             assert!(
-                redlock_lab::check::tell(&scenario, &report, &p.name).is_some(),
+                redlock_lab::check::story_path(&scenario, &report, &p.name).is_some(),
                 "{name}: {} is not told",
                 p.name
             );

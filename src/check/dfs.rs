@@ -11,7 +11,7 @@
 //!   successor with the next fingerprint.
 //! - The table takes inserts from every thread without a lock, and each thread touches all
 //!   of a state's successors' slots before inserting any, so their cache misses overlap
-//!   (see `table.rs`).
+//!   (see `visited.rs`).
 //! - Threads share work only when one of them is idle: a busy thread then hands over the
 //!   oldest half of its stack (the states nearest the root, which have the most below them).
 //!
@@ -26,7 +26,7 @@ use std::thread::JoinHandle;
 
 use stateright::{Expectation, Model, Path, Property};
 
-use super::table::{Fingerprint, Padded, Table};
+use super::visited::{Fingerprint, Padded, Table};
 
 /// The parent recorded for an initial state.
 const ROOT: Fingerprint = 0;

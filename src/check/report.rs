@@ -27,7 +27,7 @@ pub struct PropertyReport {
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub counterexample_not_shortest: bool,
     /// The same counterexample as the model's steps, from which
-    /// [`tell_path`](super::tell_path) renders its story on demand; not in the JSON report.
+    /// [`reported_story_path`](super::reported_story_path) renders its story on demand; not in the JSON report.
     #[serde(skip)]
     pub steps: Option<Vec<Step>>,
     /// The counterexample told as `trace` tells it, with the ✗ line and the state at the

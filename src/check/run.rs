@@ -418,7 +418,7 @@ impl Run<'_> {
         not_shortest: bool,
     ) -> PropertyReport {
         // The report's own story, told by the model that found the path (with the user's
-        // invariants, so theirs is marked too); `check::tell` chooses among stories.
+        // invariants, so theirs is marked too); `check::story_path` chooses among stories.
         let path = path.clone().into_vec();
         let steps = model.describe_path(&path);
         let actions = path.iter().filter_map(|(_, step)| *step).collect();

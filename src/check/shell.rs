@@ -5,8 +5,8 @@
 
 use std::time::{Duration, Instant};
 
-use super::memory;
 use super::options::{Check, Progress};
+use super::os_memory;
 use super::report::StopReason;
 
 /// How often the memory is read: `/proc` costs a system call.
@@ -87,7 +87,7 @@ impl<'a> Shell<'a> {
             return None;
         }
         self.next_memory_sample = elapsed + MEMORY_SAMPLE;
-        memory::resident_bytes()
+        os_memory::resident_bytes()
             .is_some_and(|rss| rss > limit)
             .then_some(StopReason::MemoryLimit)
     }

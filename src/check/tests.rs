@@ -137,7 +137,7 @@ fn a_memory_limit_below_the_process_stops_the_check() {
     let report = Check::new(&load("redlock-fault-free-five-nodes"))
         .memory_limit(1)
         .run();
-    if memory::resident_bytes().is_some() {
+    if os_memory::resident_bytes().is_some() {
         assert_eq!(report.stopped, Some(StopReason::MemoryLimit));
         assert!(report.is_incomplete());
     }
@@ -154,7 +154,7 @@ fn a_zone_search_runs_under_the_same_shell() {
             .expect("modelled")
     };
     let report = zones().memory_limit(1).run();
-    if memory::resident_bytes().is_some() {
+    if os_memory::resident_bytes().is_some() {
         assert_eq!(report.engine, Engine::Zones);
         assert_eq!(report.stopped, Some(StopReason::MemoryLimit));
         assert!(report.is_incomplete());

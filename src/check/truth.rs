@@ -8,11 +8,11 @@
 use std::path::Path;
 
 use crate::actor::Actor;
-use crate::model::{Event, Moment, World, narrate_path};
+use crate::model::{Event, Moment, World, path_moments};
 use crate::scenario::{Scenario, Verdict};
 
 use super::Check;
-use super::story::tell;
+use super::story_path::story_path;
 
 /// Node `n`'s index for a node actor.
 fn node_of(actor: Actor) -> Option<usize> {
@@ -207,13 +207,13 @@ fn every_catalog_story_tells_what_its_steps_did() {
             .iter()
             .filter(|p| p.verdict == Verdict::Violated)
         {
-            let Some(told) = tell(&scenario, &report, &p.name) else {
+            let Some(told) = story_path(&scenario, &report, &p.name) else {
                 continue;
             };
             stories += 1;
             let path = &told.path;
             let mut set = vec![0u64; usize::from(scenario.lock.clients)];
-            for (moments, pair) in narrate_path(path).iter().zip(path.windows(2)) {
+            for (moments, pair) in path_moments(path).iter().zip(path.windows(2)) {
                 if let Err(why) = check_step(moments, &pair[0].0, &pair[1].0) {
                     wrong.push(format!("{} ({}): {why}", scenario.name, p.name));
                 }

@@ -7,7 +7,7 @@
 //! the model offers a choice the zone step does not name (a node reading its clock exactly or
 //! `ε_n` fast), the one that gives the zone step's answer is taken.
 
-use crate::model::{Mode, Phase, RedlockModel, Step, World};
+use crate::model::{Activity, Mode, RedlockModel, Step, World};
 use crate::scenario::Scenario;
 use crate::zones::{TimedRun, ZoneStep};
 
@@ -97,7 +97,7 @@ fn answers(step: ZoneStep, before: &World, after: &World) -> bool {
             set == applied && (!applied || guarded != counts)
         }
         ZoneStep::Decide { client, won } => {
-            let holds = matches!(after.clients[client].phase(), Phase::Holding { .. });
+            let holds = matches!(after.clients[client].activity(), Activity::Holding { .. });
             holds == won
         }
         _ => true,

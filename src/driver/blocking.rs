@@ -7,10 +7,10 @@ use rand_core::{CryptoRng, RngCore, SeedableRng};
 use thiserror::Error;
 
 use super::clock::Clock;
-use super::observe::Watch;
-use super::outcome::{
+use super::not_acquired::{
     Collision, ErrorLog, NodeError, NotAcquired, Settled, Unreachable, late_answer,
 };
+use super::observe::Watch;
 use crate::node::Node;
 use crate::proto::{
     Config, ConfigError, Extension, Heard, Lock, LockParams, Next, NodeSet, Tally, Token,

@@ -33,14 +33,14 @@ pub(crate) struct InUnit<'a> {
 impl fmt::Display for Event {
     /// The event in words, without its actor (`sets c1's key, …`), amounts in model ticks.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.tell(f, Unit::Ticks)
+        self.write(f, Unit::Ticks)
     }
 }
 
 impl fmt::Display for InUnit<'_> {
     /// The event in words, without its actor, amounts in the unit.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.event.tell(f, self.unit)
+        self.event.write(f, self.unit)
     }
 }
 
@@ -52,25 +52,25 @@ impl Event {
     }
 
     /// The event in words, without its actor, amounts of time in `unit`.
-    fn tell(&self, f: &mut fmt::Formatter<'_>, unit: Unit) -> fmt::Result {
+    fn write(&self, f: &mut fmt::Formatter<'_>, unit: Unit) -> fmt::Result {
         // One family of variants a function: each tells only the variants sent to it here.
         match self {
             Event::KeySet { .. }
             | Event::KeyExtended { .. }
             | Event::ExtensionRefused { .. }
             | Event::SetRefused { .. }
-            | Event::YesWithoutKey { .. } => self.tell_key_answer(f, unit),
-            Event::ReleaseServed { .. } => self.tell_release_answer(f),
-            Event::FenceRaised { .. } | Event::FenceRefused { .. } => self.tell_fence_answer(f),
+            | Event::YesWithoutKey { .. } => self.write_key_answer(f, unit),
+            Event::ReleaseServed { .. } => self.write_release_answer(f),
+            Event::FenceRaised { .. } | Event::FenceRefused { .. } => self.write_fence_answer(f),
             Event::NotServing { .. } | Event::GuardRefused { .. } | Event::RequestLost { .. } => {
-                self.tell_unserved(f)
+                self.write_unserved(f)
             }
             Event::Isolated { .. }
             | Event::RequestDelayed { .. }
-            | Event::StorageOpDelayed { .. } => self.tell_delay(f, unit),
-            Event::RoundBegan { .. } | Event::NodeAsked { .. } => self.tell_round_sent(f),
+            | Event::StorageOpDelayed { .. } => self.write_delay(f, unit),
+            Event::RoundBegan { .. } | Event::NodeAsked { .. } => self.write_round_sent(f),
             Event::WriteBackBegan { .. } | Event::Acquired { .. } | Event::NotAcquired { .. } => {
-                self.tell_acquisition(f, unit)
+                self.write_acquisition(f, unit)
             }
             Event::TooLateToExtend { .. }
             | Event::ExtensionBegan { .. }
@@ -82,32 +82,32 @@ impl Event {
             | Event::Resumed
             | Event::PauseEnded { .. }
             | Event::BeliefEnded
-            | Event::BeliefReturned => self.tell_lease(f),
+            | Event::BeliefReturned => self.write_lease(f),
             Event::OpArrived { .. }
             | Event::OpChecked { .. }
             | Event::TokenTaken { .. }
             | Event::UpdateLost { .. }
-            | Event::WriteOnStaleRead { .. } => self.tell_storage(f, unit),
+            | Event::WriteOnStaleRead { .. } => self.write_storage(f, unit),
             Event::ClockJumped { .. }
             | Event::KeyExpired { .. }
             | Event::Restarted { .. }
             | Event::ServesAgain
             | Event::GuardEnded
-            | Event::TimePassed { .. } => self.tell_clock(f),
+            | Event::TimePassed { .. } => self.write_clock(f),
             Event::Crashed { .. } | Event::ClientCrashed { .. } | Event::CounterCrashed { .. } => {
-                self.tell_crash(f, unit)
+                self.write_crash(f, unit)
             }
             Event::CounterFsynced { .. }
             | Event::Fsynced { .. }
             | Event::Replicated { .. }
-            | Event::Promoted { .. } => self.tell_durability(f),
+            | Event::Promoted { .. } => self.write_durability(f),
         }
     }
 }
 
 impl Event {
     /// What a node answers to a client's SET or extension.
-    fn tell_key_answer(&self, f: &mut fmt::Formatter<'_>, unit: Unit) -> fmt::Result {
+    fn write_key_answer(&self, f: &mut fmt::Formatter<'_>, unit: Unit) -> fmt::Result {
         match self {
             Event::KeySet {
                 client,
@@ -164,7 +164,7 @@ impl Event {
     }
 
     /// A partition, or a message that takes longer to arrive.
-    fn tell_delay(&self, f: &mut fmt::Formatter<'_>, unit: Unit) -> fmt::Result {
+    fn write_delay(&self, f: &mut fmt::Formatter<'_>, unit: Unit) -> fmt::Result {
         match self {
             Event::Isolated { ticks } => write!(
                 f,
@@ -186,7 +186,7 @@ impl Event {
     }
 
     /// What a node does with a client's release.
-    fn tell_release_answer(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    fn write_release_answer(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Event::ReleaseServed {
                 client,
@@ -216,7 +216,7 @@ impl Event {
     }
 
     /// What a node answers to a client's fencing write-back.
-    fn tell_fence_answer(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    fn write_fence_answer(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             // A write-back only raises: from the node whose own `SET` gave the largest
             // counter it changes nothing, and "from 1 to 1" would read as a bump.
@@ -237,7 +237,7 @@ impl Event {
     }
 
     /// A request that no node serves: the node is down or guarded, or the request is lost.
-    fn tell_unserved(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    fn write_unserved(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Event::NotServing { client, restarting } => {
                 let what = if *restarting {
@@ -259,7 +259,7 @@ impl Event {
     }
 
     /// A client's acquisition round sends its SETs: to every node, or to the next one.
-    fn tell_round_sent(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    fn write_round_sent(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Event::RoundBegan {
                 attempt,
@@ -295,7 +295,7 @@ impl Event {
     }
 
     /// A client's acquisition round, from its answers to its verdict.
-    fn tell_acquisition(&self, f: &mut fmt::Formatter<'_>, unit: Unit) -> fmt::Result {
+    fn write_acquisition(&self, f: &mut fmt::Formatter<'_>, unit: Unit) -> fmt::Result {
         match self {
             Event::WriteBackBegan { on, t2, fence } => write!(
                 f,
@@ -353,7 +353,7 @@ impl Event {
     }
 
     /// A client's lease after it acquired: extending, checking, pausing, releasing, believing.
-    fn tell_lease(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    fn write_lease(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Event::TooLateToExtend { clock, deadline } => write!(
                 f,
@@ -421,7 +421,7 @@ impl Event {
     }
 
     /// What the protected storage does with the holders' writes.
-    fn tell_storage(&self, f: &mut fmt::Formatter<'_>, unit: Unit) -> fmt::Result {
+    fn write_storage(&self, f: &mut fmt::Formatter<'_>, unit: Unit) -> fmt::Result {
         match self {
             Event::OpArrived {
                 client,
@@ -433,7 +433,7 @@ impl Event {
                 delayed_by,
             } => {
                 let verb = if *applied { "applies" } else { "rejects" };
-                tell_op_at_storage(f, verb, *client, op, *stale, (*delayed_by, unit), *guard)?;
+                write_op_at_storage(f, verb, *client, op, *stale, (*delayed_by, unit), *guard)?;
                 match (applied, op) {
                     (false, _) => Ok(()),
                     (true, StorageOp::Write { .. }) => write!(f, "; the counter is now {counter}"),
@@ -451,7 +451,7 @@ impl Event {
                 delayed_by,
             } => {
                 let delay = (*delayed_by, unit);
-                tell_op_at_storage(f, "checks", *client, op, *stale, delay, *guard)?;
+                write_op_at_storage(f, "checks", *client, op, *stale, delay, *guard)?;
                 f.write_str("; it applies the op in a later step")
             }
             Event::TokenTaken {
@@ -492,7 +492,7 @@ impl Event {
     }
 
     /// Clocks, expiry, the ends of a restart's delay and guard, and the passing of time.
-    fn tell_clock(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    fn write_clock(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Event::ClockJumped { ticks, reads } => {
                 write!(f, "clock jumps {ticks:+} (it now reads {reads})")
@@ -530,7 +530,7 @@ impl Event {
     }
 
     /// A node, a client or the counter crashes.
-    fn tell_crash(&self, f: &mut fmt::Formatter<'_>, unit: Unit) -> fmt::Result {
+    fn write_crash(&self, f: &mut fmt::Formatter<'_>, unit: Unit) -> fmt::Result {
         match self {
             Event::Crashed {
                 persistence,
@@ -588,7 +588,7 @@ impl Event {
     }
 
     /// What survives a crash: fsyncs, replication and a replica's promotion.
-    fn tell_durability(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    fn write_durability(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Event::CounterFsynced { counter } => {
                 write!(f, "fsyncs its counter ({counter}) to disk")
@@ -606,7 +606,7 @@ impl Event {
                 refuses_until,
                 replica,
                 reached,
-            } => tell_promoted(f, *lost, *refuses_until, *replica, reached),
+            } => write_promoted(f, *lost, *refuses_until, *replica, reached),
             other => unreachable!("`fmt` sends {other:?} elsewhere"),
         }
     }
@@ -614,7 +614,7 @@ impl Event {
 
 /// What a failover tells: the replica promoted (named when the master has several), the key
 /// it did not have (and which other replicas it had reached), and its promotion delay.
-fn tell_promoted(
+fn write_promoted(
     f: &mut fmt::Formatter<'_>,
     lost: Option<Actor>,
     refuses_until: Option<i64>,
@@ -626,7 +626,7 @@ fn tell_promoted(
         if let Some(owner) = lost {
             write!(f, ": {owner}'s key was not replicated and is gone")?;
         }
-        return tell_promotion_delay(f, refuses_until);
+        return write_promotion_delay(f, refuses_until);
     };
     write!(
         f,
@@ -644,11 +644,11 @@ fn tell_promoted(
             )?;
         }
     }
-    tell_promotion_delay(f, refuses_until)
+    write_promotion_delay(f, refuses_until)
 }
 
 /// `; it refuses requests until …`, when an executor delays a promotion.
-fn tell_promotion_delay(f: &mut fmt::Formatter<'_>, refuses_until: Option<i64>) -> fmt::Result {
+fn write_promotion_delay(f: &mut fmt::Formatter<'_>, refuses_until: Option<i64>) -> fmt::Result {
     if let Some(until) = refuses_until {
         write!(f, "; it refuses requests until its clock reads {until}")?;
     }
@@ -657,7 +657,7 @@ fn tell_promotion_delay(f: &mut fmt::Formatter<'_>, refuses_until: Option<i64>) 
 
 /// `{verb} c1's read (token 1)`, how late it came, whether its holder is stale, and the
 /// comparison the storage made: the start of what the storage says of an op.
-fn tell_op_at_storage(
+fn write_op_at_storage(
     f: &mut fmt::Formatter<'_>,
     verb: &str,
     client: Actor,

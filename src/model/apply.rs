@@ -1,7 +1,7 @@
 //! What each step does to the state, and what it tells while doing it.
 //!
 //! [`World::apply`] takes one enabled [`Step`] and returns the state after it. Every step
-//! tells its events to a [`Tell`] from the values it used: the node that served a `SET` says
+//! tells its events to a [`Listener`] from the values it used: the node that served a `SET` says
 //! so from the clock reading it served on, the client that decided a round tells the core's
 //! verdict, a release names the keys it deleted. The checker passes [`Silent`]; a story
 //! passes a list. So a story cannot say anything the step did not do.
@@ -12,10 +12,10 @@ use crate::scenario::{MAX_MODEL_NODES, MAX_REPLICAS, UNBOUNDED_EXTENSIONS};
 use crate::storage::{CheckAndApply, Comparison, Protection, StorageOp, StorageReply};
 use crate::time::Millis;
 
+use super::listener::{Listener, Silent};
 use super::step::{ModelEntropy, Step};
-use super::tell::{Silent, Tell};
 use super::vocabulary::owner_on;
-use super::world::{Phase, Work, World};
+use super::world::{Activity, Work, World};
 use crate::actor::{Actor, Process};
 use crate::event::{Event, Moment, Nodes, persistence_words, unlock_words};
 
@@ -47,33 +47,38 @@ impl World {
 
     /// The state after `step`, its events told to `tell` as the step causes them; `None`
     /// (with nothing told) when the step does not apply.
-    pub(crate) fn apply<T: Tell>(&self, step: Step, tell: &mut T) -> Option<World> {
+    pub(crate) fn apply<T: Listener>(&self, step: Step, listener: &mut T) -> Option<World> {
         let mut w = self.clone();
         match step {
-            Step::Tick => w.tick(tell),
-            Step::Begin(c) => w.begin(usize::from(c), tell)?,
+            Step::Tick => w.tick(listener),
+            Step::Begin(c) => w.begin(usize::from(c), listener)?,
             Step::Deliver {
                 client,
                 node,
                 early,
                 acked,
-            } => w.deliver(usize::from(client), usize::from(node), (early, acked), tell)?,
-            Step::Refuse { client, node } => w.refuse(usize::from(client), node, tell)?,
-            Step::Lose { client, node } => w.lose(usize::from(client), node, tell),
-            Step::Extend(c) => w.extend(usize::from(c), tell)?,
-            Step::Decide(c) => w.decide(usize::from(c), tell)?,
-            Step::Release(c) => w.release_told(usize::from(c), tell),
-            Step::Issue(c) => w.issue(usize::from(c), tell)?,
-            Step::Apply(c) => w.land(usize::from(c), tell)?,
-            Step::Pause(c) => w.pause(usize::from(c), tell),
-            Step::Jump { target, ticks } => w.jump(target, ticks, tell),
-            Step::Crash(n) => w.crash(usize::from(n), tell),
-            Step::CrashClient(c) => w.crash_client(usize::from(c), tell),
-            Step::Fsync(n) => w.fsync(usize::from(n), tell),
-            Step::CrashCounter => w.crash_counter(tell),
-            Step::FsyncCounter => w.fsync_counter(tell),
-            Step::Replicate(r) => w.replicate(usize::from(r), tell)?,
-            Step::Promote(r) => w.promote(usize::from(r), tell)?,
+            } => w.deliver(
+                usize::from(client),
+                usize::from(node),
+                (early, acked),
+                listener,
+            )?,
+            Step::Refuse { client, node } => w.refuse(usize::from(client), node, listener)?,
+            Step::Lose { client, node } => w.lose(usize::from(client), node, listener),
+            Step::Extend(c) => w.extend(usize::from(c), listener)?,
+            Step::Decide(c) => w.decide(usize::from(c), listener)?,
+            Step::Release(c) => w.release_told(usize::from(c), listener),
+            Step::Issue(c) => w.issue(usize::from(c), listener)?,
+            Step::Apply(c) => w.land(usize::from(c), listener)?,
+            Step::Pause(c) => w.pause(usize::from(c), listener),
+            Step::Jump { target, ticks } => w.jump(target, ticks, listener),
+            Step::Crash(n) => w.crash(usize::from(n), listener),
+            Step::CrashClient(c) => w.crash_client(usize::from(c), listener),
+            Step::Fsync(n) => w.fsync(usize::from(n), listener),
+            Step::CrashCounter => w.crash_counter(listener),
+            Step::FsyncCounter => w.fsync_counter(listener),
+            Step::Replicate(r) => w.replicate(usize::from(r), listener)?,
+            Step::Promote(r) => w.promote(usize::from(r), listener)?,
         }
         Some(w)
     }
@@ -85,7 +90,7 @@ impl World {
 
     /// True time advances one tick; keys, restart delays, guards and beliefs that end with
     /// it are told in that order.
-    fn tick<T: Tell>(&mut self, tell: &mut T) {
+    fn tick<T: Listener>(&mut self, listener: &mut T) {
         let shape = self.shape;
         let believed = |w: &World| {
             (0..shape.clients)
@@ -112,35 +117,41 @@ impl World {
         }
         let ended = &ended[..shape.nodes];
         for (n, done) in ended.iter().enumerate() {
-            self.tell_expiry(n, done, false, tell);
+            self.record_expiry(n, done, false, listener);
         }
         for (n, done) in ended.iter().enumerate() {
-            self.tell_ended(n, done, tell);
+            self.record_ended(n, done, listener);
         }
         let ended_beliefs = believed_before & !believed(self);
         for c in (0..shape.clients).filter(|c| ended_beliefs & (1 << c) != 0) {
-            tell.tell(|| self.moment(Actor::client(c), Event::BeliefEnded));
+            listener.record(|| self.moment(Actor::client(c), Event::BeliefEnded));
         }
     }
 
     /// A key that expired on node `n` while it serves (a node that is down or restarting
     /// shows nobody that its key is gone).
-    fn tell_expiry<T: Tell>(&self, n: usize, done: &Normalised, by_jump: bool, tell: &mut T) {
+    fn record_expiry<T: Listener>(
+        &self,
+        n: usize,
+        done: &Normalised,
+        by_jump: bool,
+        listener: &mut T,
+    ) {
         if let Some(entry) = done.expired
             && self.nodes[n].state.availability == Availability::Up
         {
             let owner = owner_on(self, n, entry.token);
-            tell.tell(|| self.moment(Actor::node(n), Event::KeyExpired { owner, by_jump }));
+            listener.record(|| self.moment(Actor::node(n), Event::KeyExpired { owner, by_jump }));
         }
     }
 
     /// A restart delay or a guard that ended on node `n`.
-    fn tell_ended<T: Tell>(&self, n: usize, done: &Normalised, tell: &mut T) {
+    fn record_ended<T: Listener>(&self, n: usize, done: &Normalised, listener: &mut T) {
         if done.serves_again {
-            tell.tell(|| self.moment(Actor::node(n), Event::ServesAgain));
+            listener.record(|| self.moment(Actor::node(n), Event::ServesAgain));
         }
         if done.guard_ended {
-            tell.tell(|| {
+            listener.record(|| {
                 self.moment(Actor::node(n), Event::GuardEnded)
                     .on_clock(self)
             });
@@ -149,7 +160,7 @@ impl World {
 
     /// Client `c` reads T1 and sends its round: the first one, or the next once its back-off
     /// is over.
-    fn begin<T: Tell>(&mut self, c: usize, tell: &mut T) -> Option<()> {
+    fn begin<T: Listener>(&mut self, c: usize, listener: &mut T) -> Option<()> {
         let shape = self.shape;
         let now = self.client_clock(c);
         let lock = &mut self.clients[c].lock;
@@ -159,7 +170,7 @@ impl World {
             _ => lock.handle_timeout(&shape.client_params[c], now, &mut entropy),
         };
         let request = effects.request?;
-        tell.tell(|| {
+        listener.record(|| {
             // A sequential round names the node it asks first, reachable or not: an
             // unreachable one costs its timeout, which the story tells when it passes.
             let to = match request.only {
@@ -184,19 +195,19 @@ impl World {
     /// Client `c`'s request reaches node `n`, read `ε_n` fast when `early`; the answer goes
     /// to the client's mailbox at once, after the replicas in `acked` (a bitmask) copied what
     /// n1 wrote.
-    fn deliver<T: Tell>(
+    fn deliver<T: Listener>(
         &mut self,
         c: usize,
         n: usize,
         (early, acked): (bool, u8),
-        tell: &mut T,
+        listener: &mut T,
     ) -> Option<()> {
         let shape = self.shape;
         let request = self.clients[c].request?;
         let id = NodeId(n as u8);
         self.clients[c].inflight.remove(id);
         if shape.chaos_nodes {
-            self.deliver_to_chaos_node(c, n, request, tell);
+            self.deliver_to_chaos_node(c, n, request, listener);
             return Some(());
         }
         let clock = self.node_clock(n);
@@ -234,7 +245,7 @@ impl World {
             }
         }
         if T::LISTENS {
-            self.tell_served(c, n, &request.op, &served, guarded, tell);
+            self.record_served(c, n, &request.op, &served, guarded, listener);
         }
         // `[failover] wait = k`: the master answers only once k replicas have what it wrote
         // (`WAIT k`), so the answer the client holds is never ahead of them. Copying in the
@@ -243,26 +254,26 @@ impl World {
         // more replicas than k the others copy later, on their own `Replicate`, or never.
         if served.reply == Reply::Applied {
             for r in (0..MAX_REPLICAS).filter(|r| acked & 1 << r != 0) {
-                self.replicate(r, tell);
+                self.replicate(r, listener);
             }
         }
         Some(())
     }
 
     /// A node that answers anything said yes, and keeps nothing.
-    fn deliver_to_chaos_node<T: Tell>(
+    fn deliver_to_chaos_node<T: Listener>(
         &mut self,
         c: usize,
         n: usize,
         request: Request,
-        tell: &mut T,
+        listener: &mut T,
     ) {
         let id = NodeId(n as u8);
         let slot = &mut self.clients[c];
         if slot.lock.is_collecting(request.round) {
             slot.mailbox.record(id, Reply::Applied);
         }
-        tell.tell(|| {
+        listener.record(|| {
             self.moment(
                 Actor::node(n),
                 Event::YesWithoutKey {
@@ -274,14 +285,14 @@ impl World {
 
     /// What node `n` did with client `c`'s `op`: a key the fast reading found expired, the
     /// answer, and the guard's refusal to count it.
-    fn tell_served<T: Tell>(
+    fn record_served<T: Listener>(
         &self,
         c: usize,
         n: usize,
         op: &Op,
         served: &Served,
         guarded: bool,
-        tell: &mut T,
+        listener: &mut T,
     ) {
         let event = self.served_event(c, n, op, served);
         // A key the fast reading found expired, unless the `SET` it let in tells it.
@@ -293,15 +304,15 @@ impl World {
                 owner,
                 by_jump: false,
             };
-            tell.tell(|| self.moment(Actor::node(n), expired).on_clock(self));
+            listener.record(|| self.moment(Actor::node(n), expired).on_clock(self));
         }
-        tell.tell(|| {
+        listener.record(|| {
             self.moment(Actor::node(n), event)
                 .from(Actor::client(c))
                 .on_clock(self)
         });
         if guarded {
-            tell.tell(|| {
+            listener.record(|| {
                 self.moment(
                     Actor::node(n),
                     Event::GuardRefused {
@@ -390,7 +401,7 @@ impl World {
 
     /// Phantom clients only: client `c`'s `SET` to `node` is refused as if a third client's
     /// key were there.
-    fn refuse<T: Tell>(&mut self, c: usize, node_id: u8, tell: &mut T) -> Option<()> {
+    fn refuse<T: Listener>(&mut self, c: usize, node_id: u8, listener: &mut T) -> Option<()> {
         let request = self.clients[c].request?;
         let id = NodeId(node_id);
         let slot = &mut self.clients[c];
@@ -402,7 +413,7 @@ impl World {
             client: Actor::client(c),
             holder: None,
         };
-        tell.tell(|| {
+        listener.record(|| {
             self.moment(Actor::node(usize::from(node_id)), event)
                 .from(Actor::client(c))
         });
@@ -410,7 +421,7 @@ impl World {
     }
 
     /// Client `c`'s request to `node_id` is lost.
-    fn lose<T: Tell>(&mut self, c: usize, node_id: u8, tell: &mut T) {
+    fn lose<T: Listener>(&mut self, c: usize, node_id: u8, listener: &mut T) {
         // Nodes that answer anything may leave any request unanswered, with no budget.
         if !self.shape.chaos_nodes {
             self.budget.losses -= 1;
@@ -419,11 +430,11 @@ impl World {
         let event = Event::RequestLost {
             node: Actor::node(usize::from(node_id)),
         };
-        tell.tell(|| self.moment(Actor::client(c), event));
+        listener.record(|| self.moment(Actor::client(c), event));
     }
 
     /// Holder `c` starts an extension round, timed from a fresh T1.
-    fn extend<T: Tell>(&mut self, c: usize, tell: &mut T) -> Option<()> {
+    fn extend<T: Listener>(&mut self, c: usize, listener: &mut T) -> Option<()> {
         let shape = self.shape;
         let now = self.client_clock(c);
         // Unbounded extensions are not counted: the count would only grow, and without it a
@@ -446,17 +457,17 @@ impl World {
                 to: Nodes(shape.reach[c]),
             },
         };
-        tell.tell(|| self.moment(Actor::client(c), event).on_clock(self));
+        listener.record(|| self.moment(Actor::client(c), event).on_clock(self));
         self.carry_out::<T>(c, effects);
         Some(())
     }
 
     /// Client `c` hands its mailbox to the core and carries out its decision; the core's
     /// verdict is what is told.
-    fn decide<T: Tell>(&mut self, c: usize, tell: &mut T) -> Option<()> {
+    fn decide<T: Listener>(&mut self, c: usize, listener: &mut T) -> Option<()> {
         let (lock, effects) = self.decided(c)?;
         // The round as the client saw it when it decided: its tally with the mailbox.
-        let decided = self.clients[c].phase();
+        let decided = self.clients[c].activity();
         // The guard's nodes answered, but their yes did not count.
         let uncounted = self.clients[c].guarded;
         let slot = &mut self.clients[c];
@@ -466,7 +477,7 @@ impl World {
         let deleted = self.carry_out::<T>(c, effects);
         if T::LISTENS {
             let event = self.decision_event(c, &decided, uncounted, effects, deleted);
-            tell.tell(|| self.moment(Actor::client(c), event).on_clock(self));
+            listener.record(|| self.moment(Actor::client(c), event).on_clock(self));
         }
         Some(())
     }
@@ -476,13 +487,13 @@ impl World {
     fn decision_event(
         &self,
         c: usize,
-        decided: &Phase,
+        decided: &Activity,
         uncounted: proto::NodeSet,
         effects: Effects,
         deleted: Deleted,
     ) -> Event {
         let t2 = self.client_clock(c).since_origin();
-        let by_write_back = matches!(decided, Phase::Acquiring(r) if r.kind == RoundKind::Fence);
+        let by_write_back = matches!(decided, Activity::Acquiring(r) if r.kind == RoundKind::Fence);
         match effects.event {
             Some(proto::LockEvent::Acquired {
                 validity,
@@ -523,7 +534,7 @@ impl World {
             },
             _ => match decided {
                 // A won acquisition that still writes its fence back: a request, no event.
-                Phase::Acquiring(round) => Event::WriteBackBegan {
+                Activity::Acquiring(round) => Event::WriteBackBegan {
                     on: Nodes(round.tally.applied.difference(uncounted)),
                     t2,
                     fence: match self.clients[c].lock.phase() {
@@ -534,7 +545,7 @@ impl World {
                 _ => Event::ExtensionFailed {
                     t2,
                     believes_until: match decided {
-                        Phase::Extending { lease, .. } => lease.deadline.since_origin(),
+                        Activity::Extending { lease, .. } => lease.deadline.since_origin(),
                         _ => 0,
                     },
                 },
@@ -552,7 +563,7 @@ impl World {
     /// for compare-and-delete: a late unlock could only keep a key longer, which no property
     /// can be hurt by. For plain `DEL` a late unlock is no different from a client that
     /// released later, and the model already lets a holder release at any time.
-    fn carry_out<T: Tell>(&mut self, c: usize, effects: Effects) -> Deleted {
+    fn carry_out<T: Listener>(&mut self, c: usize, effects: Effects) -> Deleted {
         let shape = self.shape;
         let mut deleted = Deleted::default();
         if let Some(request) = effects.request {
@@ -582,7 +593,7 @@ impl World {
 
     /// Applies client `c`'s unlock `request` to every node at once (see
     /// [`carry_out`](World::carry_out)); returns the keys it deleted.
-    fn release_at_once<T: Tell>(&mut self, c: usize, request: Request) -> Deleted {
+    fn release_at_once<T: Listener>(&mut self, c: usize, request: Request) -> Deleted {
         let shape = self.shape;
         let now = self.client_clock(c);
         let mut entropy = ModelEntropy::of(shape, c, &self.clients[c].lock);
@@ -634,7 +645,7 @@ impl World {
 
     /// Client `c` releases its lock through the core (which stops its belief at once);
     /// returns the keys the unlock deleted.
-    fn release<T: Tell>(&mut self, c: usize) -> Deleted {
+    fn release<T: Listener>(&mut self, c: usize) -> Deleted {
         let now = self.client_clock(c);
         let effects = self.clients[c]
             .lock
@@ -643,7 +654,7 @@ impl World {
     }
 
     /// Client `c` releases (it is done, gave up, or chose to), and says so.
-    fn release_told<T: Tell>(&mut self, c: usize, tell: &mut T) {
+    fn release_told<T: Listener>(&mut self, c: usize, listener: &mut T) {
         let deleted = self.release::<T>(c);
         let how = unlock_words(self.shape.params.unlock);
         let event = Event::Released {
@@ -652,11 +663,11 @@ impl World {
             deleted: deleted.others,
             freed: Nodes(deleted.own),
         };
-        tell.tell(|| self.moment(Actor::client(c), event));
+        listener.record(|| self.moment(Actor::client(c), event));
     }
 
     /// Holder `c` checks its lease and sends its next storage op, or gives up and releases.
-    fn issue<T: Tell>(&mut self, c: usize, tell: &mut T) -> Option<()> {
+    fn issue<T: Listener>(&mut self, c: usize, listener: &mut T) -> Option<()> {
         let shape = self.shape;
         let lease = *self.clients[c].lock.lease()?;
         let deadline = lease.deadline;
@@ -671,14 +682,14 @@ impl World {
         // read up to ε_c late (the error that favours going ahead).
         let reading = clock - Millis(u64::from(shape.eps_c));
         if !lease.has_left(reading, Millis(u64::from(shape.check_margin))) {
-            tell.tell(|| self.moment(Actor::client(c), checked(None)).on_clock(self));
-            self.release_told(c, tell);
+            listener.record(|| self.moment(Actor::client(c), checked(None)).on_clock(self));
+            self.release_told(c, listener);
             return Some(());
         }
         let epoch = u32::from(self.clients[c].epoch);
         let fence = self.fence_of(c);
         let op = shape.ops[usize::from(work.next)].op(epoch, fence, work.read);
-        tell.tell(|| {
+        listener.record(|| {
             self.moment(Actor::client(c), checked(Some(op)))
                 .on_clock(self)
         });
@@ -693,7 +704,7 @@ impl World {
 
     /// Holder `c`'s pending storage op reaches the storage (or, `counter-after-acquire`,
     /// first takes its token from the counter node); the reply is applied at once.
-    fn land<T: Tell>(&mut self, c: usize, tell: &mut T) -> Option<()> {
+    fn land<T: Listener>(&mut self, c: usize, listener: &mut T) -> Option<()> {
         let shape = self.shape;
         let mut work = self.clients[c].work;
         let op = work.pending.take()?;
@@ -707,16 +718,16 @@ impl World {
                 token: self.fences.taken[c],
                 stale,
             };
-            tell.tell(|| self.moment(Actor::Counter, event).from(Actor::client(c)));
+            listener.record(|| self.moment(Actor::Counter, event).from(Actor::client(c)));
             return Some(());
         }
         let op = op.with_fence(self.fence_of(c));
         let waited = work.stall;
         if work.paused && !work.checked {
             let checked_at = self.now.saturating_sub(waited);
-            tell.tell(|| self.moment(Actor::client(c), Event::PauseEnded { op, checked_at }));
+            listener.record(|| self.moment(Actor::client(c), Event::PauseEnded { op, checked_at }));
         }
-        if self.checks_first(c, op, protection, tell) {
+        if self.checks_first(c, op, protection, listener) {
             return Some(());
         }
         // Shortcut, sound: the storage's reply reaches the client at once; the client's next
@@ -741,14 +752,14 @@ impl World {
                 waited
             },
         };
-        tell.tell(|| self.moment(Actor::Storage, arrived).from(Actor::client(c)));
+        listener.record(|| self.moment(Actor::Storage, arrived).from(Actor::client(c)));
         work.stall = 0;
         work.paused = false;
         work.checked = false;
         match reply {
             StorageReply::Rejected => {
                 self.clients[c].work = work;
-                self.release_told(c, tell);
+                self.release_told(c, listener);
                 return Some(());
             }
             StorageReply::Value(v) => work.read = Some(v),
@@ -757,7 +768,7 @@ impl World {
         work.next += 1;
         self.clients[c].work = work;
         if usize::from(work.next) >= shape.ops.len() {
-            self.release_told(c, tell);
+            self.release_told(c, listener);
         }
         Some(())
     }
@@ -767,12 +778,12 @@ impl World {
     /// and stays pending, to be applied by a later step (`true`). An op the check refuses is
     /// refused at once, as the atomic storage refuses it (`false`, like every op of an atomic
     /// storage and every op already checked).
-    fn checks_first<T: Tell>(
+    fn checks_first<T: Listener>(
         &mut self,
         c: usize,
         op: StorageOp,
         protection: Protection,
-        tell: &mut T,
+        listener: &mut T,
     ) -> bool {
         let work = self.clients[c].work;
         if self.shape.check_and_apply != CheckAndApply::TwoStep || work.checked {
@@ -794,21 +805,21 @@ impl World {
             stale: !self.believes(c),
             delayed_by: if work.paused { 0 } else { work.stall },
         };
-        tell.tell(|| self.moment(Actor::Storage, checked).from(Actor::client(c)));
+        listener.record(|| self.moment(Actor::Storage, checked).from(Actor::client(c)));
         true
     }
 
     /// Holder `c` is paused while its op waits.
-    fn pause<T: Tell>(&mut self, c: usize, tell: &mut T) {
+    fn pause<T: Listener>(&mut self, c: usize, listener: &mut T) {
         self.budget.pauses -= 1;
         let op = self.clients[c].work.pending;
         self.clients[c].work.paused = true;
-        tell.tell(|| self.moment(Actor::client(c), Event::Paused { op, until: None }));
+        listener.record(|| self.moment(Actor::client(c), Event::Paused { op, until: None }));
     }
 
     /// `target`'s clock steps by `ticks`: on a node, whatever it measures may end at once; on
     /// a client, its belief may end, or come back.
-    fn jump<T: Tell>(&mut self, target: Process, ticks: i32, tell: &mut T) {
+    fn jump<T: Listener>(&mut self, target: Process, ticks: i32, listener: &mut T) {
         self.budget.jumps -= 1;
         match target {
             Process::Node(n) => {
@@ -816,7 +827,7 @@ impl World {
                 self.nodes[n].offset += i64::from(ticks);
                 let done = self.normalise_node(n);
                 let reads = self.node_clock(n).since_origin();
-                tell.tell(|| {
+                listener.record(|| {
                     self.moment(
                         Actor::node(n),
                         Event::ClockJumped {
@@ -825,15 +836,15 @@ impl World {
                         },
                     )
                 });
-                self.tell_expiry(n, &done, true, tell);
-                self.tell_ended(n, &done, tell);
+                self.record_expiry(n, &done, true, listener);
+                self.record_ended(n, &done, listener);
             }
             Process::Client(c) => {
                 let c = usize::from(c);
                 let believed = self.believes(c);
                 self.clients[c].offset += i64::from(ticks);
                 let reads = self.client_clock(c).since_origin();
-                tell.tell(|| {
+                listener.record(|| {
                     self.moment(
                         Actor::client(c),
                         Event::ClockJumped {
@@ -844,10 +855,10 @@ impl World {
                 });
                 match (believed, self.believes(c)) {
                     (true, false) => {
-                        tell.tell(|| self.moment(Actor::client(c), Event::BeliefEnded))
+                        listener.record(|| self.moment(Actor::client(c), Event::BeliefEnded))
                     }
                     (false, true) => {
-                        tell.tell(|| self.moment(Actor::client(c), Event::BeliefReturned))
+                        listener.record(|| self.moment(Actor::client(c), Event::BeliefReturned))
                     }
                     _ => {}
                 }
@@ -856,7 +867,7 @@ impl World {
     }
 
     /// Node `n` crashes, and restarts unless configured not to.
-    fn crash<T: Tell>(&mut self, n: usize, tell: &mut T) {
+    fn crash<T: Listener>(&mut self, n: usize, listener: &mut T) {
         let shape = self.shape;
         self.budget.crashes -= 1;
         let clock = self.node_clock(n);
@@ -885,11 +896,11 @@ impl World {
                 .filter(|_| shape.restart)
                 .map(Millis::since_origin),
         };
-        tell.tell(|| self.moment(Actor::node(n), event));
+        listener.record(|| self.moment(Actor::node(n), event));
     }
 
     /// Client `c` dies for good.
-    fn crash_client<T: Tell>(&mut self, c: usize, tell: &mut T) {
+    fn crash_client<T: Listener>(&mut self, c: usize, listener: &mut T) {
         let shape = self.shape;
         self.budget.client_crashes -= 1;
         let believed = self.believes(c);
@@ -916,21 +927,21 @@ impl World {
             believed,
             keys: Nodes(keys),
         };
-        tell.tell(|| self.moment(Actor::client(c), event));
+        listener.record(|| self.moment(Actor::client(c), event));
     }
 
     /// Node `n`'s periodic fsync.
-    fn fsync<T: Tell>(&mut self, n: usize, tell: &mut T) {
+    fn fsync<T: Listener>(&mut self, n: usize, listener: &mut T) {
         let owner = self.nodes[n]
             .state
             .entry
             .map(|e| owner_on(self, n, e.token));
         self.nodes[n].state.fsync();
-        tell.tell(|| self.moment(Actor::node(n), Event::Fsynced { owner }));
+        listener.record(|| self.moment(Actor::node(n), Event::Fsynced { owner }));
     }
 
     /// The separate counter node crashes and restarts at once.
-    fn crash_counter<T: Tell>(&mut self, tell: &mut T) {
+    fn crash_counter<T: Listener>(&mut self, listener: &mut T) {
         self.budget.crashes -= 1;
         let from = self.fences.counter_node.counter;
         self.crash_counter_node();
@@ -939,22 +950,22 @@ impl World {
             from,
             to: self.fences.counter_node.counter,
         };
-        tell.tell(|| self.moment(Actor::Counter, event));
+        listener.record(|| self.moment(Actor::Counter, event));
     }
 
     /// The counter node's periodic fsync.
-    fn fsync_counter<T: Tell>(&mut self, tell: &mut T) {
+    fn fsync_counter<T: Listener>(&mut self, listener: &mut T) {
         let counter = self.fences.counter_node.counter;
         self.fences.counter_node.fsync();
-        tell.tell(|| self.moment(Actor::Counter, Event::CounterFsynced { counter }));
+        listener.record(|| self.moment(Actor::Counter, Event::CounterFsynced { counter }));
     }
 
     /// The master's current key reaches its replica `r`.
-    fn replicate<T: Tell>(&mut self, r: usize, tell: &mut T) -> Option<()> {
+    fn replicate<T: Listener>(&mut self, r: usize, listener: &mut T) -> Option<()> {
         let entry = self.nodes[0].state.entry;
         self.replicas.get_mut(r)?.as_mut()?.entry = entry;
         let owner = entry.map(|e| owner_on(self, 0, e.token));
-        tell.tell(|| {
+        listener.record(|| {
             self.moment(self.replica_actor(r), Event::Replicated { owner })
                 .from(Actor::node(0))
         });
@@ -963,7 +974,7 @@ impl World {
 
     /// The master fails and its replica `r` takes its place. The other replicas go with the
     /// failover (see [`World::replicas`]); the event names the ones that had the master's key.
-    fn promote<T: Tell>(&mut self, r: usize, tell: &mut T) -> Option<()> {
+    fn promote<T: Listener>(&mut self, r: usize, listener: &mut T) -> Option<()> {
         let mut promoted = self.replicas.get_mut(r)?.take()?;
         let key = self.nodes[0].state.entry.map(|e| e.token);
         let held = key.map(|token| owner_on(self, 0, token));
@@ -982,7 +993,7 @@ impl World {
         // Lost: the master held a key the promoted replica does not (it has none, or an
         // older one it copied before).
         let lost = held.filter(|_| self.nodes[0].state.entry.map(|e| e.token) != key);
-        tell.tell(|| {
+        listener.record(|| {
             self.moment(
                 Actor::node(0),
                 Event::Promoted {

@@ -10,10 +10,10 @@ use crate::property::Property as Builtin;
 use crate::scenario::{self, MAX_MODEL_CLIENTS, MAX_MODEL_NODES, Scenario, property};
 use crate::storage::Storage;
 
+use super::explorer;
+use super::moments::{self, path_moments};
 use super::shape::{self, Mode};
 use super::step::Step;
-use super::svg;
-use super::told::{self, narrate_path};
 use super::world::{ClientSlot, FaultsLeft, Fences, NodeSlot, World};
 
 /// A user-defined invariant over a read-only [`World`].
@@ -472,11 +472,11 @@ impl RedlockModel {
     pub fn describe(&self, state: &World, step: &Step) -> String {
         let mut moments = Vec::new();
         match state.apply(*step, &mut moments) {
-            Some(_) => told::line(state.now, step, &moments),
+            Some(_) => moments::line(state.now, step, &moments),
             None => format!(
                 "t={} {} (not enabled)",
                 state.now,
-                svg::label(self.shape, step)
+                explorer::label(self.shape, step)
             ),
         }
     }
@@ -485,18 +485,18 @@ impl RedlockModel {
     /// the last step is `None`): a lane per client and node, a row per step, told from the
     /// path's events.
     pub fn sequence_diagram(&self, path: &[(World, Option<Step>)]) -> String {
-        svg::sequence_diagram(self.shape, path)
+        explorer::sequence_diagram(self.shape, path)
     }
 
     /// Every step of `path` (states with the step taken from each; the last step is `None`)
-    /// in one line each, told from the path's events (see `narrate_path`): the `--json`
+    /// in one line each, told from the path's events (see `path_moments`): the `--json`
     /// counterexample.
     pub fn describe_path(&self, path: &[(World, Option<Step>)]) -> Vec<String> {
-        let told = narrate_path(path);
+        let told = path_moments(path);
         path.iter()
             .filter_map(|(state, step)| step.map(|s| (state.now, s)))
             .zip(told)
-            .map(|((t, step), moments)| told::line(t, &step, &moments))
+            .map(|((t, step), moments)| moments::line(t, &step, &moments))
             .collect()
     }
 }
@@ -518,7 +518,7 @@ impl Model for RedlockModel {
     }
 
     fn format_action(&self, action: &Step) -> String {
-        svg::label(self.shape, action)
+        explorer::label(self.shape, action)
     }
 
     /// The Explorer's state pane: the step in words, then the state it leads to.

@@ -89,7 +89,7 @@ fn a_crashed_client_keeps_its_keys_sends_nothing_and_stops_believing() {
         ],
     );
     assert!(!dead.believes(0));
-    assert_eq!(dead.phase(0), Phase::Done);
+    assert_eq!(dead.activity(0), Activity::Done);
     assert_eq!(dead.budget.client_crashes, 0);
     // No unlock went out: both keys stay, and the request still travelling to n3 lands.
     assert!(dead.nodes[0].state.entry.is_some() && dead.nodes[1].state.entry.is_some());
@@ -267,7 +267,8 @@ fn the_sequence_diagram_has_a_lane_per_process() {
     ));
     let world = model.initial();
     let next = model.next_state(&world, Step::Begin(0)).unwrap();
-    let svg = svg::sequence_diagram(model.shape, &[(world, Some(Step::Begin(0))), (next, None)]);
+    let svg =
+        explorer::sequence_diagram(model.shape, &[(world, Some(Step::Begin(0))), (next, None)]);
     assert!(svg.starts_with("<svg") && svg.ends_with("</svg>"));
     for lane in [">c1<", ">c2<", ">n1<", ">n2<", ">n3<"] {
         assert!(svg.contains(lane), "{lane} missing");

@@ -28,9 +28,9 @@ pub(crate) struct NodeSlot {
 }
 
 /// What a client is doing, as reports and user invariants see it: the core's `LockPhase`
-/// with the holder's storage work and the lock epoch added (see [`World::phase`]).
+/// with the holder's storage work and the lock epoch added (see [`World::activity`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Phase {
+pub enum Activity {
     /// Not started, or backing off between attempts.
     Idle,
     /// Waiting for the replies of an acquisition round (the core's value; the tally includes
@@ -159,8 +159,8 @@ impl ClientSlot {
         }
     }
 
-    /// The client's phase as reports see it (see [`Phase`]).
-    pub(crate) fn phase(&self) -> Phase {
+    /// The client's activity as reports see it (see [`Activity`]).
+    pub(crate) fn activity(&self) -> Activity {
         let with_mailbox = |mut round: QuorumRound| {
             for node in self.mailbox.answered().iter() {
                 round.tally.record(node, self.mailbox.reply(node));
@@ -168,19 +168,19 @@ impl ClientSlot {
             round
         };
         match *self.lock.phase() {
-            LockPhase::Idle | LockPhase::BackingOff { .. } => Phase::Idle,
-            LockPhase::Acquiring(round) => Phase::Acquiring(with_mailbox(round)),
-            LockPhase::Holding { lease, .. } => Phase::Holding {
+            LockPhase::Idle | LockPhase::BackingOff { .. } => Activity::Idle,
+            LockPhase::Acquiring(round) => Activity::Acquiring(with_mailbox(round)),
+            LockPhase::Holding { lease, .. } => Activity::Holding {
                 lease,
                 epoch: self.epoch,
                 work: self.work,
             },
-            LockPhase::Extending { lease, round } => Phase::Extending {
+            LockPhase::Extending { lease, round } => Activity::Extending {
                 lease,
                 epoch: self.epoch,
                 round: with_mailbox(round),
             },
-            LockPhase::Releasing(_) | LockPhase::Finished => Phase::Done,
+            LockPhase::Releasing(_) | LockPhase::Finished => Activity::Done,
         }
     }
 }
@@ -349,16 +349,16 @@ impl World {
             c + 1,
             self.client_clock(c).since_origin()
         )?;
-        match slot.phase() {
-            Phase::Idle => write!(f, "idle")?,
-            Phase::Acquiring(round) => write!(
+        match slot.activity() {
+            Activity::Idle => write!(f, "idle")?,
+            Activity::Acquiring(round) => write!(
                 f,
                 "acquiring (attempt {}, T1={}, applied on {})",
                 slot.lock.attempts(),
                 round.t1.since_origin(),
                 round.tally.applied
             )?,
-            Phase::Holding { lease, epoch, work } => {
+            Activity::Holding { lease, epoch, work } => {
                 write!(
                     f,
                     "holding (epoch {epoch}, T1={}, validity {}, deadline {}){}",
@@ -379,7 +379,7 @@ impl World {
                     )?;
                 }
             }
-            Phase::Extending {
+            Activity::Extending {
                 lease,
                 epoch,
                 round,
@@ -395,7 +395,7 @@ impl World {
                     ", no longer believes"
                 }
             )?,
-            Phase::Done => write!(f, "done")?,
+            Activity::Done => write!(f, "done")?,
         }
         Ok(())
     }
@@ -425,7 +425,7 @@ pub struct ClientView {
     /// The client's clock reading.
     pub clock: Millis,
     /// What it is doing.
-    pub phase: Phase,
+    pub activity: Activity,
     /// Whether it may act as the holder: holding, and its clock (read up to `ε_c` late)
     /// before its deadline.
     pub believes: bool,
@@ -435,9 +435,9 @@ impl ClientView {
     /// The lease the client holds (its token, its deadline on the client's clock, its
     /// validity), while it holds or extends one.
     pub fn lease(&self) -> Option<Lease> {
-        match self.phase {
-            Phase::Holding { lease, .. } | Phase::Extending { lease, .. } => Some(lease),
-            Phase::Idle | Phase::Acquiring(_) | Phase::Done => None,
+        match self.activity {
+            Activity::Holding { lease, .. } | Activity::Extending { lease, .. } => Some(lease),
+            Activity::Idle | Activity::Acquiring(_) | Activity::Done => None,
         }
     }
 }
@@ -468,9 +468,9 @@ impl World {
         }
     }
 
-    /// Client `c`'s phase as reports see it.
-    pub fn phase(&self, client: usize) -> Phase {
-        self.clients[client].phase()
+    /// Client `c`'s activity as reports see it.
+    pub fn activity(&self, client: usize) -> Activity {
+        self.clients[client].activity()
     }
 
     pub(crate) fn node_clock(&self, node: usize) -> Millis {
@@ -495,7 +495,7 @@ impl World {
         (0..self.shape.clients).map(|c| ClientView {
             index: c,
             clock: self.client_clock(c),
-            phase: self.clients[c].phase(),
+            activity: self.clients[c].activity(),
             believes: self.believes(c),
         })
     }

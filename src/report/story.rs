@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 use crate::actor::Actor;
-use crate::model::{Event, Moment, Phase, RedlockModel, Step, World, breaks, narrate_path};
+use crate::model::{Activity, Event, Moment, RedlockModel, Step, World, breaks, path_moments};
 use crate::property::Property;
 use crate::scenario::{MAX_REPLICAS, Scenario, property};
 use crate::storage::ordinal;
@@ -109,8 +109,8 @@ fn detail(property: &str, state: &World) -> String {
                 .clients()
                 .filter(|c| c.believes)
                 .map(|c| {
-                    let deadline = match c.phase {
-                        Phase::Holding { lease, .. } | Phase::Extending { lease, .. } => lease.deadline.since_origin(),
+                    let deadline = match c.activity {
+                        Activity::Holding { lease, .. } | Activity::Extending { lease, .. } => lease.deadline.since_origin(),
                         _ => 0,
                     };
                     let late = match state.shape.eps_c {
@@ -246,7 +246,7 @@ pub(super) fn lanes(scenario: &Scenario, path: &[(World, Option<Step>)]) -> Vec<
 impl Story {
     /// Tells `path` (states with the step taken from each; the last step is `None`), marking
     /// the first state where `property` breaks. The lines are the model's events
-    /// (`model::narrate_path`), so the story says what every other rendering of the path says.
+    /// (`model::path_moments`), so the story says what every other rendering of the path says.
     pub fn from_path(
         model: &RedlockModel,
         property: &str,
@@ -264,7 +264,7 @@ impl Story {
             Some(invariant) => !(invariant.condition)(state),
             None => Property::from_name(property).is_some_and(|p| breaks(p, state)),
         };
-        for (moments, pair) in narrate_path(path).into_iter().zip(path.windows(2)) {
+        for (moments, pair) in path_moments(path).into_iter().zip(path.windows(2)) {
             let after = &pair[1].0;
             steps += 1;
             let moments_break: Vec<bool> = moments

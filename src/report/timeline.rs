@@ -6,7 +6,7 @@
 //! epoch or token.
 //!
 //! It reads the same events as every other rendering (the story's lines, see
-//! [`crate::model::narrate_path`]): `facts.rs` is what it shows, `read.rs` and `servers.rs`
+//! [`crate::model::path_moments`]): `facts.rs` is what it shows, `read.rs` and `servers.rs`
 //! read the clients' and the servers' events into it, `ends.rs` closes what the run leaves
 //! under way, `layout.rs` places it, `svg.rs` and `legend.rs` draw it, `html.rs` makes the
 //! page.

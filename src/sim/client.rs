@@ -19,7 +19,7 @@ use rand_core::{RngCore, SeedableRng};
 use super::clock::SimClock;
 use super::draw::uniform;
 use super::network::{Message, Payload};
-use super::outcome::Stats;
+use super::run_outcome::Stats;
 use super::setup::WorkloadConfig;
 use super::trace::TraceEntry;
 use crate::actor::Actor;
@@ -62,7 +62,7 @@ pub(super) struct StepContext<'a> {
 
 impl StepContext<'_> {
     /// Client `client` did `event` now, its clock reading `local`.
-    fn tell(&mut self, client: usize, local: Millis, event: event::Event) {
+    fn record(&mut self, client: usize, local: Millis, event: event::Event) {
         self.trace.push(TraceEntry::told(
             self.now,
             Actor::client(client),
@@ -72,7 +72,7 @@ impl StepContext<'_> {
     }
 
     /// Client `client`'s `lock` begins its latest round, T1 read at `local`.
-    fn tell_round(&mut self, client: usize, lock: &Lock<ChaCha8Rng>, local: Millis) {
+    fn record_round(&mut self, client: usize, lock: &Lock<ChaCha8Rng>, local: Millis) {
         let one_at_a_time = lock.params().contact == Contact::Sequential;
         let told = event::Event::RoundBegan {
             attempt: lock.attempts(),
@@ -86,7 +86,7 @@ impl StepContext<'_> {
             },
             one_at_a_time,
         };
-        self.tell(client, local, told);
+        self.record(client, local, told);
     }
 
     /// Every lock node: a client sends each round to all of them (a partition loses some).
@@ -96,7 +96,7 @@ impl StepContext<'_> {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Phase {
+enum Stage {
     /// Waiting until the client's clock reads `until` before the next acquisition.
     Idle { until: Millis },
     /// The `Lock` is running acquisition rounds.
@@ -134,7 +134,7 @@ pub(super) struct SimClient {
     pub clock: SimClock,
     rng: ChaCha8Rng,
     lock: Option<Lock<ChaCha8Rng>>,
-    phase: Phase,
+    phase: Stage,
     epoch: u32,
     /// The fencing token of the lease held: the round's fence, or the epoch with fencing off.
     fence: u32,
@@ -206,7 +206,7 @@ impl SimClient {
         SimClient {
             id,
             clock,
-            phase: Phase::Idle {
+            phase: Stage::Idle {
                 until: clock.read(0) + Millis(think),
             },
             rng,
@@ -328,7 +328,7 @@ impl SimClient {
 
     /// The client stays idle until [`begin_after`](SimClient::begin_after) times its start.
     pub(super) fn wait_for_first(&mut self) {
-        self.phase = Phase::Idle {
+        self.phase = Stage::Idle {
             until: Millis(u64::MAX),
         };
     }
@@ -336,8 +336,8 @@ impl SimClient {
     /// A client that has not begun yet (idle, alive) begins `after` from true time `now` on
     /// its own clock rather than at its drawn think time ([`WorkloadConfig::rival_start`]).
     pub(super) fn begin_after(&mut self, now: u64, after: Millis) {
-        if !self.dead && self.acquisitions == 0 && matches!(self.phase, Phase::Idle { .. }) {
-            self.phase = Phase::Idle {
+        if !self.dead && self.acquisitions == 0 && matches!(self.phase, Stage::Idle { .. }) {
+            self.phase = Stage::Idle {
                 until: self.clock.read(now) + after,
             };
         }
@@ -367,7 +367,7 @@ impl SimClient {
             }
             self.paused_until = None;
             let local = self.clock.read(ctx.now);
-            ctx.tell(self.id, local, event::Event::Resumed);
+            ctx.record(self.id, local, event::Event::Resumed);
         }
         let local = self.clock.read(ctx.now);
         if let LateAnswers::Waiting {
@@ -414,7 +414,7 @@ impl SimClient {
             lock.handle_timeout(local);
         }
         self.handle_events(ctx, local);
-        self.tell_retry(ctx, attempts, local);
+        self.record_retry(ctx, attempts, local);
         self.act(ctx, local);
         self.drain_commands(ctx);
     }
@@ -454,7 +454,7 @@ impl SimClient {
         reply: StorageReply,
         local: Millis,
     ) {
-        let Phase::Working {
+        let Stage::Working {
             next,
             awaiting: Some(awaiting),
             cycles_left,
@@ -484,7 +484,7 @@ impl SimClient {
                 (if left == 0 { Next::Done } else { Next::Read }, left)
             }
         };
-        self.phase = Phase::Working {
+        self.phase = Stage::Working {
             next,
             awaiting: None,
             cycles_left,
@@ -504,13 +504,13 @@ impl SimClient {
                     ..
                 } => self.on_acquired(ctx, local, (validity, deadline, nodes), fence),
                 LockEvent::Retrying { failure, .. } => {
-                    ctx.tell(client, local, not_acquired(local, failure, false));
+                    ctx.record(client, local, not_acquired(local, failure, false));
                 }
                 LockEvent::NotAcquired { failure, .. } => {
                     ctx.stats.not_acquired += 1;
                     // The simulator's client thinks and starts a new acquisition: it gives up
                     // this one, not the lock.
-                    ctx.tell(client, local, not_acquired(local, failure, false));
+                    ctx.record(client, local, not_acquired(local, failure, false));
                     self.go_idle(ctx, local);
                 }
                 LockEvent::Expired { .. } => self.on_expired(ctx, local),
@@ -524,7 +524,7 @@ impl SimClient {
                         ttl: ctx.ttl.0,
                         silent: silent.map(|n| Actor::node(n.index())),
                     };
-                    ctx.tell(client, local, told);
+                    ctx.record(client, local, told);
                 }
                 LockEvent::Extended {
                     deadline, nodes, ..
@@ -534,7 +534,7 @@ impl SimClient {
                         t2: local.since_origin(),
                         believes_until: deadline.since_origin(),
                     };
-                    ctx.tell(client, local, told);
+                    ctx.record(client, local, told);
                     self.extension_done(ctx, local);
                 }
                 LockEvent::NotExtended { .. } => {
@@ -542,7 +542,7 @@ impl SimClient {
                         t2: local.since_origin(),
                         believes_until: self.deadline().since_origin(),
                     };
-                    ctx.tell(client, local, told);
+                    ctx.record(client, local, told);
                     self.extension_done(ctx, local);
                 }
             }
@@ -577,7 +577,7 @@ impl SimClient {
             // ideal counter's.
             ideal_token: (fence.is_none() && !ctx.workload.counter_node).then_some(self.fence),
         };
-        ctx.tell(self.id, local, told);
+        ctx.record(self.id, local, told);
         let first = match ctx.workload.protection {
             Protection::RandomTokenCas => Next::Mark,
             _ => Next::Read,
@@ -592,7 +592,7 @@ impl SimClient {
             self.extend_at = local + Millis(uniform(&mut self.rng, 0, ctx.ttl.0));
         }
         let cycles = ctx.workload.cycles_per_lock;
-        self.phase = Phase::Working {
+        self.phase = Stage::Working {
             next: if cycles == 0 { Next::Done } else { first },
             awaiting: None,
             cycles_left: cycles,
@@ -601,7 +601,7 @@ impl SimClient {
 
     /// The lease's deadline passed on the client's clock.
     fn on_expired(&mut self, ctx: &mut StepContext<'_>, local: Millis) {
-        ctx.tell(self.id, local, event::Event::BeliefEnded);
+        ctx.record(self.id, local, event::Event::BeliefEnded);
         self.belief_ended = true;
         // A holder with an op between its check and its landing releases once
         // that op has landed, as the model's holder, whose only move with an op
@@ -611,12 +611,12 @@ impl SimClient {
             || self.pending_token.is_some()
             || matches!(
                 self.phase,
-                Phase::Working {
+                Stage::Working {
                     awaiting: Some(_),
                     ..
                 }
             );
-        if matches!(self.phase, Phase::Working { .. }) && !in_flight {
+        if matches!(self.phase, Stage::Working { .. }) && !in_flight {
             match ctx.workload.late_release {
                 // The run's first holder releases late: see `WorkloadConfig::late_release`.
                 Some(span) if self.epoch == 1 => self.release_at = Some(local + span),
@@ -641,7 +641,7 @@ impl SimClient {
 
     fn act(&mut self, ctx: &mut StepContext<'_>, local: Millis) {
         if let Some(at) = self.release_at
-            && matches!(self.phase, Phase::Working { .. })
+            && matches!(self.phase, Stage::Working { .. })
         {
             if local >= at {
                 self.release_at = None;
@@ -649,14 +649,14 @@ impl SimClient {
             }
             return;
         }
-        if matches!(self.phase, Phase::Working { .. })
+        if matches!(self.phase, Stage::Working { .. })
             && self.extends_first()
             && self.extension_takes_the_step(ctx, local)
         {
             return;
         }
         match self.phase {
-            Phase::Idle { until }
+            Stage::Idle { until }
                 if local >= until
                     && ctx
                         .workload
@@ -665,18 +665,18 @@ impl SimClient {
             {
                 self.begin_acquiring(ctx, local);
             }
-            Phase::Working {
+            Stage::Working {
                 awaiting: Some(awaiting),
                 ..
             } if local >= awaiting.sent_at + ctx.workload.storage_timeout => {
                 self.begin_release(ctx, local);
             }
-            Phase::Working {
+            Stage::Working {
                 next: Next::Done,
                 awaiting: None,
                 ..
             } if local < self.hold_until => {}
-            Phase::Working {
+            Stage::Working {
                 next,
                 awaiting: None,
                 ..
@@ -702,13 +702,13 @@ impl SimClient {
                     t1: local.since_origin(),
                     to: ctx.every_node(),
                 };
-                ctx.tell(self.id, local, told);
+                ctx.record(self.id, local, told);
             }
         }
         // A hold without storage work may still end the lock meanwhile.
         let idle_hold = matches!(
             self.phase,
-            Phase::Working {
+            Stage::Working {
                 next: Next::Done,
                 ..
             }
@@ -718,12 +718,12 @@ impl SimClient {
 
     /// Tells the round a retry began in this step, after the failed round it follows
     /// (`attempts`: how many rounds the lock had begun before the step).
-    fn tell_retry(&self, ctx: &mut StepContext<'_>, attempts: Option<u32>, local: Millis) {
+    fn record_retry(&self, ctx: &mut StepContext<'_>, attempts: Option<u32>, local: Millis) {
         let Some(lock) = &self.lock else {
             return;
         };
         if attempts.is_some_and(|before| lock.attempts() > before) {
-            ctx.tell_round(self.id, lock, local);
+            ctx.record_round(self.id, lock, local);
         }
     }
 
@@ -737,9 +737,9 @@ impl SimClient {
         let own = self.rng.next_u64();
         let lock_rng = ChaCha8Rng::seed_from_u64(ctx.shared_token_seed.unwrap_or(own));
         if let Ok(lock) = Lock::acquire(ctx.lock_config, ctx.ttl, lock_rng, local) {
-            ctx.tell_round(self.id, &lock, local);
+            ctx.record_round(self.id, &lock, local);
             self.lock = Some(lock);
-            self.phase = Phase::Acquiring;
+            self.phase = Stage::Acquiring;
             self.acquisitions += 1;
         }
     }
@@ -808,7 +808,7 @@ impl SimClient {
                     deadline: self.deadline().since_origin(),
                     op: Some(op),
                 };
-                ctx.tell(self.id, local, told);
+                ctx.record(self.id, local, told);
                 // The op lands by the cap, counted from the start of the check's tick.
                 self.arrive_by = ctx.workload.op_arrival_cap.map(|cap| {
                     let tick = ctx.tick.0.max(1);
@@ -843,7 +843,7 @@ impl SimClient {
             },
             extra,
         ));
-        if let Phase::Working { awaiting, .. } = &mut self.phase {
+        if let Stage::Working { awaiting, .. } = &mut self.phase {
             *awaiting = Some(Awaiting {
                 seq,
                 op,
@@ -861,9 +861,9 @@ impl SimClient {
                 deleted: Vec::new(),
                 freed: Nodes(NodeSet::EMPTY),
             };
-            ctx.tell(self.id, local, told);
+            ctx.record(self.id, local, told);
         }
-        self.phase = Phase::Releasing;
+        self.phase = Stage::Releasing;
     }
 
     fn go_idle(&mut self, ctx: &mut StepContext<'_>, local: Millis) {
@@ -873,7 +873,7 @@ impl SimClient {
         // ends it: send those before dropping the lock.
         self.drain_commands(ctx);
         self.lock = None;
-        self.phase = Phase::Idle {
+        self.phase = Stage::Idle {
             until: local + Millis(think),
         };
     }

@@ -90,7 +90,7 @@ impl SimNode {
     /// expiry, told as [`Event::KeyExpired`]). `tell` takes each event with the node's clock
     /// reading (a callback, so the tick every node takes every millisecond builds nothing when
     /// nothing happens).
-    pub(super) fn tick(&mut self, now: u64, mut tell: impl FnMut(Event, Millis)) {
+    pub(super) fn tick(&mut self, now: u64, mut record: impl FnMut(Event, Millis)) {
         let local = self.clock.read(now);
         if self.restart_at.is_some_and(|at| now >= at) {
             self.restart_at = None;
@@ -103,7 +103,7 @@ impl SimNode {
                 refuses_until: (local + self.crash.restart_delay).since_origin(),
                 guarded_until: self.guarded_until.map(Millis::since_origin),
             };
-            tell(restarted, local);
+            record(restarted, local);
         }
         if self.crash.persistence == Persistence::FsyncPeriodic
             && self.state.availability != Availability::Down
@@ -117,7 +117,7 @@ impl SimNode {
             self.state.expire(local);
             if let Some(owner) = owner.filter(|_| self.state.entry.is_none()) {
                 let by_jump = false;
-                tell(Event::KeyExpired { owner, by_jump }, local);
+                record(Event::KeyExpired { owner, by_jump }, local);
             }
         }
         if let Some(failover) = self.crash.failover {

@@ -25,7 +25,7 @@ pub enum TraceEvent {
     /// An actor did something (a node served a request, a client acquired, a fault struck),
     /// told as the model checker tells it. The moment's `t` is the entry's true time. Boxed,
     /// so that the messages, the trace's most frequent entries, stay small to copy.
-    Told(Box<Moment>),
+    Moment(Box<Moment>),
     /// A scheduled fault did not apply in the current state (a crash of a node that is down).
     FaultIgnored(Fault),
     /// A message was handed to the network and will arrive at `arrives`.
@@ -48,7 +48,7 @@ impl TraceEvent {
     /// The told event, if this is one.
     pub fn told(&self) -> Option<&Event> {
         match self {
-            TraceEvent::Told(moment) => Some(&moment.event),
+            TraceEvent::Moment(moment) => Some(&moment.event),
             _ => None,
         }
     }
@@ -85,7 +85,7 @@ impl TraceEntry {
     fn of(at: u64, moment: Moment) -> TraceEntry {
         TraceEntry {
             at: Millis(at),
-            event: TraceEvent::Told(Box::new(moment)),
+            event: TraceEvent::Moment(Box::new(moment)),
         }
     }
 }
@@ -107,7 +107,7 @@ impl fmt::Display for TraceEntry {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{:>8}  ", format!("t={}", self.at.0))?;
         match &self.event {
-            TraceEvent::Told(moment) => {
+            TraceEvent::Moment(moment) => {
                 let mark = if moment.is_fault() { "⚡ " } else { "" };
                 // The simulator counts true time in milliseconds, so its amounts are milliseconds.
                 write!(f, "{mark}{}", moment.sentence_in(crate::time::Unit::Millis))

@@ -15,7 +15,7 @@ use super::draw::uniform;
 use super::fault::{Aim, AimedFault, Anchor, Fault, FaultBudget, FaultPlan, ScheduledFault};
 use super::judge::{Believer, Checker, Violation};
 use super::network::{Message, Network, Payload, Sent};
-use super::outcome::{Outcome, Stats, SwarmRun};
+use super::run_outcome::{Outcome, Stats, SwarmRun};
 use super::server::SimNode;
 use super::setup::WorkloadConfig;
 use super::setup::{NetworkConfig, SimConfig, SimConfigError, Swarm};
@@ -344,21 +344,21 @@ impl<'a> World<'a> {
     }
 
     /// `actor` did `event` now, reading `clock`.
-    fn tell(&mut self, actor: Actor, clock: Option<Millis>, event: Event) {
+    fn record_moment(&mut self, actor: Actor, clock: Option<Millis>, event: Event) {
         self.trace
             .push(TraceEntry::told(self.now, actor, clock, event));
     }
 
     /// Node `node` did `event` now, on its own clock.
-    fn tell_node(&mut self, node: usize, event: Event) {
+    fn record_node(&mut self, node: usize, event: Event) {
         let clock = self.nodes[node].clock.read(self.now);
-        self.tell(Actor::node(node), Some(clock), event);
+        self.record_moment(Actor::node(node), Some(clock), event);
     }
 
     /// Client `client` did `event` now, on its own clock.
-    fn tell_client(&mut self, client: usize, event: Event) {
+    fn record_client(&mut self, client: usize, event: Event) {
         let clock = self.clients[client].clock.read(self.now);
-        self.tell(Actor::client(client), Some(clock), event);
+        self.record_moment(Actor::client(client), Some(clock), event);
     }
 
     /// The main loop, bounded by the configured duration.
@@ -389,7 +389,7 @@ impl<'a> World<'a> {
         let from = self.anchor_cursor;
         self.anchor_cursor = self.trace.len();
         for index in from..self.trace.len() {
-            let TraceEvent::Told(moment) = &self.trace[index].event else {
+            let TraceEvent::Moment(moment) = &self.trace[index].event else {
                 continue;
             };
             let anchor = match (moment.actor, &moment.event) {
@@ -483,7 +483,7 @@ impl<'a> World<'a> {
                 let isolated = self.nodes.get_mut(node).map(|n| n.isolate(now, duration));
                 if isolated.is_some() {
                     let ticks = duration.0;
-                    self.tell_node(node, Event::Isolated { ticks });
+                    self.record_node(node, Event::Isolated { ticks });
                 }
                 isolated.is_some()
             }
@@ -493,7 +493,7 @@ impl<'a> World<'a> {
                     .get_mut(client)
                     .map(|c| c.delay_next_storage_op(extra));
                 if delayed.is_some() {
-                    self.tell_client(client, Event::StorageOpDelayed { ticks: extra.0 });
+                    self.record_client(client, Event::StorageOpDelayed { ticks: extra.0 });
                 }
                 delayed.is_some()
             }
@@ -515,7 +515,7 @@ impl<'a> World<'a> {
                 .is_some();
         if delayed {
             let node = Actor::node(node);
-            self.tell_client(
+            self.record_client(
                 client,
                 Event::RequestDelayed {
                     node,
@@ -544,7 +544,7 @@ impl<'a> World<'a> {
             }
         }
         let keys = Nodes(keys);
-        self.tell_client(client, Event::ClientCrashed { believed, keys });
+        self.record_client(client, Event::ClientCrashed { believed, keys });
         true
     }
 
@@ -572,9 +572,9 @@ impl<'a> World<'a> {
             ticks: by_ms,
             reads: reads.since_origin(),
         };
-        self.tell(Actor::from(process), None, event);
+        self.record_moment(Actor::from(process), None, event);
         if returned {
-            self.tell(Actor::from(process), Some(reads), Event::BeliefReturned);
+            self.record_moment(Actor::from(process), Some(reads), Event::BeliefReturned);
         }
         true
     }
@@ -590,7 +590,7 @@ impl<'a> World<'a> {
             from,
             to: counter.counter,
         };
-        self.tell(Actor::Counter, None, event);
+        self.record_moment(Actor::Counter, None, event);
         true
     }
 
@@ -603,7 +603,7 @@ impl<'a> World<'a> {
             .and_then(|n| n.crash(now, downtime));
         let applied = crashed.is_some();
         if let Some(event) = crashed {
-            self.tell_node(node, event);
+            self.record_node(node, event);
         }
         applied
     }
@@ -619,7 +619,7 @@ impl<'a> World<'a> {
         });
         let applied = promoted.is_some();
         if let Some((node, event)) = promoted {
-            self.tell_node(node, event);
+            self.record_node(node, event);
         }
         applied
     }
@@ -634,7 +634,7 @@ impl<'a> World<'a> {
             .and_then(|c| c.pause(now, until));
         let applied = paused.is_some();
         if let Some(event) = paused {
-            self.tell_client(client, event);
+            self.record_client(client, event);
         }
         applied
     }
@@ -822,7 +822,7 @@ impl<'a> World<'a> {
                 stale: self.clients[client].belief(self.now).is_none(),
                 delayed_by: 0,
             };
-            self.tell_storage(client, event);
+            self.record_storage(client, event);
             let due = self.now + uniform(&mut self.network_rng, 0, gap.0);
             self.checked_ops.push((due, message, seq, op));
             return;
@@ -847,7 +847,7 @@ impl<'a> World<'a> {
     }
 
     /// Puts the storage's `event` about `client`'s op in the trace.
-    fn tell_storage(&mut self, client: usize, event: Event) {
+    fn record_storage(&mut self, client: usize, event: Event) {
         self.trace.push(TraceEntry::told_from(
             self.now,
             Actor::Storage,
@@ -879,7 +879,7 @@ impl<'a> World<'a> {
             stale: self.clients[client].belief(self.now).is_none(),
             delayed_by: 0,
         };
-        self.tell_storage(client, event);
+        self.record_storage(client, event);
         let found = self
             .checker
             .check_storage(Millis(self.now), &self.storage, client, op.epoch());

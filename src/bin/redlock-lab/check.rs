@@ -296,7 +296,7 @@ fn push_stories(out: &mut String, scenarios: &[Scenario], reports: &[Report]) {
         let zone_steps = report.engine == Engine::Zones && p.counterexample.is_some();
         let told = match report.engine {
             Engine::Zones => None,
-            _ => check::tell_path(scenario, report, &p.name),
+            _ => check::reported_story_path(scenario, report, &p.name),
         };
         if let Some(told) = &told {
             if p.counterexample_not_shortest {

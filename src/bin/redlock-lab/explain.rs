@@ -196,7 +196,7 @@ pub(crate) fn run(args: &Args) -> Result<Outcome> {
     let main = primary(&report);
     // The story the checker's report tells for it (for a lost update: the stale write that
     // lands after a newer one, when the checker finds that run).
-    let told = check::tell(&scenario, &report, &main.name);
+    let told = check::story_path(&scenario, &report, &main.name);
     let story = told.as_ref().map(|t| &t.story);
     let mut out = format!(
         "{} — {}\n({})\n\nThe claim ({}): {}\n\n{}\n\n",

@@ -229,7 +229,7 @@ pub(crate) fn run(args: &Args) -> Result<Outcome> {
         if out_of_time {
             return Ok(give_up(args, &refused));
         }
-        waiting.tell(args, &refused);
+        waiting.say(args, &refused);
         // A random pause so two waiting clients drift apart, never past --wait.
         let pause = Duration::from_millis(50 + jitter.next_u64() % 200);
         let pause = match args.wait {
@@ -280,7 +280,7 @@ struct Waiting {
 }
 
 impl Waiting {
-    fn tell(&mut self, args: &Args, refused: &Refused) {
+    fn say(&mut self, args: &Args, refused: &Refused) {
         self.attempts += 1;
         let kind = std::mem::discriminant(refused);
         if args.verbose {

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use anyhow::{Result, bail};
 use redlock_lab::cause;
-use redlock_lab::check::{self, Check, Engine, Report, StopReason, Told};
+use redlock_lab::check::{self, Check, Engine, Report, StopReason, StoryPath};
 use redlock_lab::model::RedlockModel;
 use redlock_lab::report::Timeline;
 use redlock_lab::scenario::{Scenario, property};
@@ -85,7 +85,7 @@ pub(crate) fn run(args: &Args) -> Result<Outcome> {
         Some(wanted) => Some(wanted),
         None => check::default_property(&report).filter(|name| candidates.contains(name)),
     };
-    let Some(told) = name.and_then(|name| check::tell(&scenario, &report, name)) else {
+    let Some(told) = name.and_then(|name| check::story_path(&scenario, &report, name)) else {
         let what = args
             .property
             .as_deref()
@@ -105,7 +105,7 @@ pub(crate) fn run(args: &Args) -> Result<Outcome> {
 }
 
 /// Prints `told` in `format`.
-fn render(format: Format, told: &Told, report: &Report) -> Result<Outcome> {
+fn render(format: Format, told: &StoryPath, report: &Report) -> Result<Outcome> {
     let story = &told.story;
     match format {
         Format::Text => out!("{}", story.to_text())?,
@@ -120,7 +120,7 @@ fn render(format: Format, told: &Told, report: &Report) -> Result<Outcome> {
 
 /// The told story as a timeline, each fault labelled with whether the violation needs it
 /// (from `report`'s necessary causes, when it has them).
-fn timeline(told: &Told, report: &Report) -> Timeline {
+fn timeline(told: &StoryPath, report: &Report) -> Timeline {
     let timeline = told.timeline();
     let necessary = report
         .property(&told.story.property)
@@ -175,7 +175,7 @@ fn trace_zones(args: &Args, scenario: &Scenario, report: &Report) -> Result<Outc
     };
     // The zone engine's concrete run, replayed through the discrete model: a story like any
     // other.
-    if let Some(told) = check::tell(scenario, report, wanted) {
+    if let Some(told) = check::story_path(scenario, report, wanted) {
         return render(args.format, &told, report);
     }
     if !matches!(args.format, Format::Text) {

@@ -274,7 +274,12 @@ impl<E: Extendable, T: Timer> Shared<E, T> {
 
     /// Records the loss and raises the flag; returns the callback for the caller to run once
     /// the lock is released.
-    fn mark_lost(&self, state: &mut State<E>, reason: LossReason, at: Millis) -> Option<Told> {
+    fn mark_lost(
+        &self,
+        state: &mut State<E>,
+        reason: LossReason,
+        at: Millis,
+    ) -> Option<LossNotice> {
         let loss = Loss {
             reason,
             deadline: Millis(self.deadline_ms.load(Ordering::SeqCst)),
@@ -282,25 +287,28 @@ impl<E: Extendable, T: Timer> Shared<E, T> {
         };
         state.loss = Some(loss);
         self.lost.store(true, Ordering::SeqCst);
-        // Here, not in `Told`: a loss is counted whether or not the caller set a callback.
+        // Here, not in `LossNotice`: a loss is counted whether or not the caller set a callback.
         let kind = match reason {
             LossReason::Refused { .. } => LossKind::Refused,
             LossReason::DeadlinePassed { .. } => LossKind::DeadlinePassed,
             LossReason::Panicked => LossKind::Panicked,
         };
         observe::lease_lost(kind, loss.deadline, at);
-        state.on_lost.take().map(|on_lost| Told { on_lost, loss })
+        state
+            .on_lost
+            .take()
+            .map(|on_lost| LossNotice { on_lost, loss })
     }
 }
 
 /// A loss to pass to the caller's callback, outside the lock.
-struct Told {
+struct LossNotice {
     on_lost: OnLost,
     loss: Loss,
 }
 
-impl Told {
-    fn tell(self) {
+impl LossNotice {
+    fn deliver(self) {
         (self.on_lost)(self.loss);
     }
 }
@@ -309,7 +317,7 @@ impl Told {
 fn run<E: Extendable, T: Timer>(shared: &Shared<E, T>) {
     let exit = Exit { shared };
     let mut state = shared.lock();
-    let told = loop {
+    let notice = loop {
         // From here to the end of the round the lock is held: a stop cannot slip in between
         // the check and the extension.
         if state.stop {
@@ -352,8 +360,8 @@ fn run<E: Extendable, T: Timer>(shared: &Shared<E, T>) {
     drop(state);
     // The callback runs without the lock, so it may read the watchdog; the loss is already
     // visible to `is_lost` and `lost`, and `stop` still waits for it to return.
-    if let Some(told) = told {
-        told.tell();
+    if let Some(notice) = notice {
+        notice.deliver();
     }
     drop(exit);
 }
@@ -369,7 +377,7 @@ impl<E: Extendable, T: Timer> Drop for Exit<'_, E, T> {
         let shared = self.shared;
         if std::thread::panicking() {
             let mut state = shared.lock();
-            let told = if state.loss.is_none() {
+            let notice = if state.loss.is_none() {
                 let at = shared.timer.now();
                 shared.mark_lost(&mut state, LossReason::Panicked, at)
             } else {
@@ -378,8 +386,8 @@ impl<E: Extendable, T: Timer> Drop for Exit<'_, E, T> {
             drop(state);
             // As on the normal path: the caller is told before `running` clears, so a
             // `check_now` that returns has seen the callback run.
-            if let Some(told) = told {
-                told.tell();
+            if let Some(notice) = notice {
+                notice.deliver();
             }
         }
         let mut state = shared.lock();

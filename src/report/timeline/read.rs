@@ -7,7 +7,7 @@
 
 use crate::actor::Actor;
 use crate::fault::FaultKind;
-use crate::model::{Event, RedlockModel, Step, World, narrate_path, step_line};
+use crate::model::{Event, RedlockModel, Step, World, path_moments, step_line};
 use crate::report::story::lanes;
 use crate::report::{Line, Story};
 use crate::scenario::Ingredient;
@@ -403,7 +403,7 @@ impl Timeline {
         let steps = path
             .iter()
             .filter_map(|(w, step)| step.map(|s| (w.now, s)))
-            .zip(narrate_path(path))
+            .zip(path_moments(path))
             .map(|((t, step), moments)| step_line(t, &step, &moments))
             .collect();
         let promotion_delay = scenario

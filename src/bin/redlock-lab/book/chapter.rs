@@ -4,7 +4,7 @@ use std::time::Instant;
 
 use anyhow::Result;
 use redlock_lab::cause;
-use redlock_lab::check::{self, Check, Report, Told};
+use redlock_lab::check::{self, Check, Report, StoryPath};
 use redlock_lab::model::{RedlockModel, Step, World};
 use redlock_lab::report::Timeline;
 use redlock_lab::scenario::{Scenario, property};
@@ -66,7 +66,7 @@ impl Chapter {
 /// safety property only; for a zone-engine report, whose properties carry no story, the
 /// first violated one with a counterexample, replayed through the discrete model as `trace`
 /// does.
-fn traced(scenario: &Scenario, report: &Report) -> Option<Told> {
+fn traced(scenario: &Scenario, report: &Report) -> Option<StoryPath> {
     let safety = |name: &&str| *name != property::EVENTUALLY_ACQUIRED;
     let with_counterexample = |name: &&str| {
         report
@@ -80,7 +80,7 @@ fn traced(scenario: &Scenario, report: &Report) -> Option<Told> {
             .filter(safety)
             .find(with_counterexample)
     })?;
-    check::tell(scenario, report, name)
+    check::story_path(scenario, report, name)
 }
 
 /// For each step of `path` from step 1, the address of the state after it in

@@ -10,7 +10,7 @@
 //! scenario, not the replay.
 
 use anyhow::{Context, Result};
-use redlock_lab::check::{Check, Report, Told};
+use redlock_lab::check::{Check, Report, StoryPath};
 use redlock_lab::model::{RedlockModel, Step, World};
 use redlock_lab::report::{Story, Timeline};
 use redlock_lab::scenario::{self, Scenario};
@@ -62,7 +62,7 @@ impl Pair {
     pub(super) fn new(
         scenario: &Scenario,
         text: &str,
-        told: Option<&Told>,
+        told: Option<&StoryPath>,
     ) -> Result<Option<Pair>> {
         let Some(mitigation) = &scenario.mitigation else {
             return Ok(None);
@@ -110,7 +110,7 @@ fn changes(text: &str, set: &[(String, String)]) -> Vec<Change> {
 }
 
 /// `told`'s steps, in order, as far as the patched model takes them.
-pub(crate) fn replay(fixed: &Scenario, told: &Told) -> Replay {
+pub(crate) fn replay(fixed: &Scenario, told: &StoryPath) -> Replay {
     let model = RedlockModel::new(fixed);
     let words = told.timeline().steps;
     let steps: Vec<Step> = told.path.iter().filter_map(|(_, s)| *s).collect();

@@ -74,7 +74,7 @@ pub(crate) fn run(args: &Args) -> Result<Outcome> {
         bail!("--property must be \"mutual exclusion\" or \"storage safety\" (got {wanted:?})");
     }
     let report = Check::new(&scenario).run();
-    let Some(told) = check::tell(&scenario, &report, wanted) else {
+    let Some(told) = check::story_path(&scenario, &report, wanted) else {
         outln!(
             "{}: {wanted} holds in the model, so there is no counterexample to replay",
             scenario.name

@@ -12,7 +12,7 @@ use crate::event::{Event, Moment};
 /// is `None`), one list per step, with what only the whole path shows: which write a write
 /// erased ([`Event::UpdateLost`] when a stale write lands after a newer one,
 /// [`Event::WriteOnStaleRead`] when a write was computed before another one landed).
-pub(crate) fn narrate_path(path: &[(World, Option<Step>)]) -> Vec<Vec<Moment>> {
+pub(crate) fn path_moments(path: &[(World, Option<Step>)]) -> Vec<Vec<Moment>> {
     let mut memory = PathMemory::default();
     let mut steps = Vec::new();
     for pair in path.windows(2) {
@@ -163,7 +163,7 @@ pub(crate) fn line(t: u32, step: &Step, moments: &[Moment]) -> String {
 mod tests {
     use super::*;
     use crate::actor::Process;
-    use crate::model::Phase;
+    use crate::model::Activity;
     use crate::model::RedlockModel;
     use crate::model::Step;
     use crate::scenario::Scenario;
@@ -200,7 +200,7 @@ mod tests {
         let model = guarded();
         let mut steps = vec![Step::Crash(0), Step::Begin(0), deliver(0, 0)];
         steps.extend([Step::Tick; 3]);
-        let told = narrate_path(&walk(&model, &steps));
+        let told = path_moments(&walk(&model, &steps));
         let events: Vec<&Event> = told.iter().flatten().map(|m| &m.event).collect();
         assert!(
             events.contains(&&Event::GuardRefused {
@@ -244,10 +244,10 @@ mod tests {
         ];
         let path = walk(&model, &steps);
         assert!(
-            matches!(path[path.len() - 2].0.phase(0), Phase::Holding { .. }),
+            matches!(path[path.len() - 2].0.activity(0), Activity::Holding { .. }),
             "the extension round is decided before the last request lands"
         );
-        let told = narrate_path(&path);
+        let told = path_moments(&path);
         let last = told.last().and_then(|moments| moments.first()).unwrap();
         assert!(
             matches!(last.event, Event::KeyExtended { .. }),
@@ -286,7 +286,7 @@ mod tests {
             Step::CrashCounter,
             Step::Apply(0),
         ];
-        let told = sentences(&narrate_path(&walk(&model, &steps)));
+        let told = sentences(&path_moments(&walk(&model, &steps)));
         assert!(
             told.contains(
                 &"c1 checks its lease (clock 0, deadline 3): still valid, goes ahead with its read (token still to take, for the 1st lock acquired)"
@@ -311,7 +311,7 @@ mod tests {
                     && s.ends_with("; the counter reads 0")),
             "{told:#?}"
         );
-        let crash = narrate_path(&walk(&model, &steps))[6][0].clone();
+        let crash = path_moments(&walk(&model, &steps))[6][0].clone();
         assert_eq!(crash.actor, Actor::Counter);
         assert!(crash.is_fault());
     }
@@ -336,7 +336,7 @@ mod tests {
             deliver(0, 1),
             Step::Decide(0),
         ];
-        let told = sentences(&narrate_path(&walk(&model, &steps)));
+        let told = sentences(&path_moments(&walk(&model, &steps)));
         let expected = [
             "n1 sets c1's key, expiring when n1's clock reads 5, and its fencing counter becomes 1",
             "c1 wins n1 n2 (T2=1); the largest fencing counter among them is 2, and it writes 2 back to every node it reaches before it counts as acquired",
@@ -358,7 +358,7 @@ mod tests {
             deliver(0, 1),
             Step::Decide(0),
         ];
-        let told = sentences(&narrate_path(&walk(&model, &steps)));
+        let told = sentences(&path_moments(&walk(&model, &steps)));
         assert!(
             told.iter()
                 .any(|l| l.starts_with("c1 acquires n1 n2") && l.ends_with("fencing token 1")),
@@ -372,7 +372,7 @@ mod tests {
     fn a_lost_request_is_told() {
         let model = guarded();
         let path = walk(&model, &[Step::Begin(0), Step::Lose { client: 0, node: 2 }]);
-        let told = narrate_path(&path);
+        let told = path_moments(&path);
         assert_eq!(
             told[1][0].sentence(),
             "c1's request to n3 is lost in the network"
@@ -397,7 +397,7 @@ mod tests {
             .with_chaos_nodes()
             .expect("eligible for nodes that answer anything");
         let path = walk(&model, &[Step::Begin(0), deliver(0, 1)]);
-        let told = narrate_path(&path);
+        let told = path_moments(&path);
         assert_eq!(
             told[1][0].sentence(),
             "n2 answers yes to c1's request and keeps nothing"
@@ -422,7 +422,7 @@ mod tests {
             ticks: -3,
         });
         let path = walk(&model, &steps);
-        let told = narrate_path(&path);
+        let told = path_moments(&path);
         let ended = told.iter().flatten().any(|m| m.event == Event::BeliefEnded);
         let jump = told.last().expect("the jump");
         assert!(ended, "{told:?}");

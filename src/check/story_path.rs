@@ -12,7 +12,7 @@
 //! scenario tells first.
 
 use super::engine::Engine;
-use crate::model::{Event, Mode, Phase, RedlockModel, Step, World, breaks, narrate_path};
+use crate::model::{Activity, Event, Mode, RedlockModel, Step, World, breaks, path_moments};
 use crate::property::Property;
 use crate::report::{Story, Timeline};
 use crate::scenario::{Scenario, Verdict, property};
@@ -23,7 +23,7 @@ use super::{Check, Invariant, Report};
 /// A story and the path it tells (states with the step taken from each; the last step is
 /// `None`), for renderings that draw the path itself (the SVG).
 #[derive(Clone, Debug)]
-pub struct Told {
+pub struct StoryPath {
     /// The story.
     pub story: Story,
     /// The model the path belongs to.
@@ -32,7 +32,7 @@ pub struct Told {
     pub path: Vec<(World, Option<Step>)>,
 }
 
-impl Told {
+impl StoryPath {
     /// The story as a timeline (`trace --format html`).
     pub fn timeline(&self) -> Timeline {
         Timeline::new(&self.model, &self.story, &self.path)
@@ -71,13 +71,13 @@ fn has_story(report: &Report, p: &super::PropertyReport) -> bool {
 /// finds none (the property holds, or it is a `sometimes` property).
 pub fn story(scenario: &Scenario, property: &str) -> Option<Story> {
     let report = Check::new(scenario).run();
-    tell(scenario, &report, property).map(|told| told.story)
+    story_path(scenario, &report, property).map(|told| told.story)
 }
 
 /// Tells the counterexample of `property` that `report` (a check of `scenario`) found: for
 /// `no lost update`, the run where a stale write lands after a newer one, when the checker
-/// finds one; otherwise the report's own shortest counterexample ([`tell_path`]).
-pub fn tell(scenario: &Scenario, report: &Report, property: &str) -> Option<Told> {
+/// finds one; otherwise the report's own shortest counterexample ([`reported_story_path`]).
+pub fn story_path(scenario: &Scenario, report: &Report, property: &str) -> Option<StoryPath> {
     let p = report.property(property)?;
     if p.verdict != Verdict::Violated {
         return None;
@@ -87,13 +87,17 @@ pub fn tell(scenario: &Scenario, report: &Report, property: &str) -> Option<Told
     {
         return Some(told);
     }
-    tell_path(scenario, report, property)
+    reported_story_path(scenario, report, property)
 }
 
 /// Tells exactly the counterexample of `property` that `report` returned, replayed through the
 /// model that found it: a report holds verdicts and paths, and its stories are rendered here,
 /// on demand.
-pub fn tell_path(scenario: &Scenario, report: &Report, property: &str) -> Option<Told> {
+pub fn reported_story_path(
+    scenario: &Scenario,
+    report: &Report,
+    property: &str,
+) -> Option<StoryPath> {
     let p = report.property(property)?;
     if p.verdict != Verdict::Violated {
         return None;
@@ -123,7 +127,7 @@ pub fn tell_path(scenario: &Scenario, report: &Report, property: &str) -> Option
     } else if p.counterexample_not_shortest && !fewer_clients {
         story.chosen = Some("a counterexample, maybe not the shortest".to_owned());
     }
-    Some(Told { story, model, path })
+    Some(StoryPath { story, model, path })
 }
 
 /// The states `steps` visit from the initial state, or `None` if one is not enabled.
@@ -145,8 +149,8 @@ fn stale_writer(w: &World) -> Option<usize> {
     if w.storage.acknowledged_writes == 0 {
         return None;
     }
-    w.clients().find_map(|c| match c.phase {
-        Phase::Holding { work, .. } => match work.pending {
+    w.clients().find_map(|c| match c.activity {
+        Activity::Holding { work, .. } => match work.pending {
             Some(StorageOp::Write { epoch, .. }) if epoch < w.storage.max_epoch_applied => {
                 Some(c.index)
             }
@@ -159,7 +163,7 @@ fn stale_writer(w: &World) -> Option<usize> {
 /// The shortest run the checker finds to a stale write waiting behind a newer epoch, with
 /// that write landing; kept only when its events show the write overwrote a newer one and
 /// `no lost update` breaks.
-fn overwrite(scenario: &Scenario) -> Option<Told> {
+fn overwrite(scenario: &Scenario) -> Option<StoryPath> {
     // The invariant reads the storage and the holders' pending writes and epochs, all in
     // the fingerprint: the reductions stay on.
     let check = Check::new(scenario)
@@ -177,7 +181,7 @@ fn overwrite(scenario: &Scenario) -> Option<Told> {
     let landed = last.after(step)?;
     path.push((last, Some(step)));
     path.push((landed, None));
-    let overwrote = narrate_path(&path)
+    let overwrote = path_moments(&path)
         .iter()
         .flatten()
         .any(|m| matches!(m.event, Event::UpdateLost { .. }));
@@ -187,7 +191,7 @@ fn overwrite(scenario: &Scenario) -> Option<Told> {
     }
     let mut story = Story::from_path(&model, property::NO_LOST_UPDATE, &path);
     story.chosen = Some("the shortest run where a stale write lands after a newer one".to_owned());
-    Some(Told { story, model, path })
+    Some(StoryPath { story, model, path })
 }
 
 #[cfg(test)]

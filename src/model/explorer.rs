@@ -6,9 +6,9 @@ use std::fmt::Write;
 use crate::proto::Contact;
 use crate::storage::TokenSource;
 
+use super::moments::{self, path_moments};
 use super::shape::Shape;
 use super::step::Step;
-use super::told::{self, narrate_path};
 use super::world::World;
 use crate::actor::Process;
 use crate::event::Moment;
@@ -87,12 +87,12 @@ const TOP: usize = 40;
 pub(super) fn sequence_diagram(shape: &Shape, path: &[(World, Option<Step>)]) -> String {
     let lanes = Lanes::of(shape);
     // One label per step, told from the path's events like every other rendering.
-    let told = narrate_path(path);
+    let told = path_moments(path);
     let labels: Vec<String> = path
         .iter()
         .filter_map(|(state, step)| step.map(|s| (state.now, s)))
         .zip(&told)
-        .map(|((t, step), moments)| told::line(t, &step, moments))
+        .map(|((t, step), moments)| moments::line(t, &step, moments))
         .collect();
     // Room for the longest label (about 7 px per character at font size 12).
     let label_width = labels
