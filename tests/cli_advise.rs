@@ -359,19 +359,27 @@ fn bad_input_exits_2() {
 }
 
 /// The deployment `advise` was told, as one scenario file in its ticks: every declared fault at
-/// once (clock errors, a node's forward jump, a pause and a delay before each write), with the
-/// drift and the check margin given, and `expect` for mutual exclusion and storage safety.
+/// once (clock errors, a node's forward jump, a crash that loses the keys, a pause and a delay
+/// before each write), with the drift, the restart delay and the check margin given, and
+/// `expect` for mutual exclusion and storage safety.
 fn deployment(
     (ttl, error, jump, pause, delay): (u32, u32, u32, u32, u32),
-    (drift, margin): (u32, u32),
+    (drift, restart, margin): (u32, Option<u32>, u32),
     expect: &str,
 ) -> redlock_lab::scenario::Scenario {
+    // A file that breaks without the crash breaks with it (a fault only adds runs), so the
+    // checks below the figures leave it out, which keeps them fast.
+    let crash = restart.map_or(String::new(), |delay| {
+        format!(
+            "[faults.crashes]\ncount = 1\npersistence = \"none\"\nrestart_delay_ticks = {delay}\n"
+        )
+    });
     let text = format!(
         "name = \"deployment\"\ntitle = \"t\"\nclaim = \"c\"\nsource = \"derived\"\nprose = \"p\"\n\
          [lock]\nnodes = 3\nclients = 2\nttl_ticks = {ttl}\ndrift_ticks = {drift}\n\
          [clock]\nnode_error_ticks = {error}\nclient_error_ticks = {error}\n\
          [faults.clock_jumps]\ntarget = \"node\"\njump_ticks = {jump}\n\
-         [faults.pauses]\ncount = 1\nmax_ticks = {pause}\n\
+         {crash}[faults.pauses]\ncount = 1\nmax_ticks = {pause}\n\
          [storage]\nprotection = \"none\"\ncheck_margin_ticks = {margin}\nmax_delay_ticks = {delay}\n\
          [expect]\n\"mutual exclusion\" = \"holds\"\n\"storage safety\" = \"{expect}\"\n"
     );
@@ -425,7 +433,14 @@ fn every_figure_holds_against_every_declared_fault_and_one_tick_less_does_not() 
             "{stderr}"
         );
         let drift = ticks(&stdout, "drift allowance");
+        let restart = ticks(&stdout, "restart delay");
         let margin = ticks(&stdout, "check margin");
+        // advise checks every figure together against every declared fault itself, too.
+        for recovery in ["restart delay", "restart guard"] {
+            let line =
+                format!("whole deployment     holds: every figure together, with the {recovery}");
+            assert!(stdout.contains(&line), "{faults:?}: no {line}:\n{stdout}");
+        }
         // The settings to type, against the crate's default (1% of the TTL + 2 ms, far below a
         // drift of whole seconds here).
         let drift_ms = drift * 1000;
@@ -452,8 +467,9 @@ fn every_figure_holds_against_every_declared_fault_and_one_tick_less_does_not() 
             pause + delay + 1 + 2 * error + jump,
             "{faults:?}: {stdout}"
         );
-        // Re-checked on the whole deployment, apart from the files advise wrote.
-        let at = deployment(faults, (drift, margin), "holds");
+        // Re-checked on the whole deployment, apart from the files advise wrote, the crash
+        // recovered by the printed restart delay.
+        let at = deployment(faults, (drift, Some(restart), margin), "holds");
         assert!(
             holds_in(&at, "mutual exclusion"),
             "{faults:?} drift {drift}"
@@ -462,13 +478,13 @@ fn every_figure_holds_against_every_declared_fault_and_one_tick_less_does_not() 
             holds_in(&at, "storage safety"),
             "{faults:?} margin {margin}"
         );
-        let below = deployment(faults, (drift, margin - 1), "violated");
+        let below = deployment(faults, (drift, None, margin - 1), "violated");
         assert!(
             !holds_in(&below, "storage safety"),
             "{faults:?} margin {}",
             margin - 1
         );
-        let short = deployment(faults, (drift - 1, margin + 1), "holds");
+        let short = deployment(faults, (drift - 1, None, margin + 1), "holds");
         assert!(
             !holds_in(&short, "mutual exclusion"),
             "{faults:?} drift {}",

@@ -17,6 +17,7 @@ mod figures;
 mod scale;
 mod settings;
 mod texts;
+mod whole;
 
 pub(crate) use args::Args;
 pub(crate) use figures::run;

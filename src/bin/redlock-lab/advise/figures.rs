@@ -12,6 +12,7 @@ use super::family::{Family, Found, run_family, write_files};
 use super::scale::{Scale, show_us};
 use super::settings::{self, Plan};
 use super::texts::{Faults, crash_text, drift_text, storage_text};
+use super::whole;
 use crate::Outcome;
 use redlock_lab::sweep::Formula;
 
@@ -43,8 +44,24 @@ pub(crate) fn run(args: &Args) -> Result<Outcome> {
         restart_guard,
         margin,
     };
+    let whole = confirm_whole(&faults, &plan, &mut out)?;
+    stream.show(&out)?;
     settings::write(&mut out, args, &faults, &plan);
-    finish(args, &out, stream, &found, Outcome::Success)
+    finish(args, &out, stream, &found, whole)
+}
+
+/// 4. Every figure together against every declared fault, once per way to recover from a
+///    crash: `Mismatch` when one such deployment breaks a property.
+fn confirm_whole(faults: &Faults, plan: &Plan, out: &mut String) -> Result<Outcome> {
+    let mut outcome = Outcome::Success;
+    for recovery in whole::recoveries(plan) {
+        let (holds, line) = whole::confirm(faults, plan, recovery)?;
+        let _ = writeln!(out, "{line}");
+        if !holds {
+            outcome = Outcome::Mismatch;
+        }
+    }
+    Ok(outcome)
 }
 
 /// How much of the output has been printed, and the error that stopped printing, if any.

@@ -1,0 +1,103 @@
+//! The whole deployment: every figure together, against every fault the user declared.
+//!
+//! Each family faces the faults its figure answers for (the drift the clock errors and the
+//! jump, the restart delay the crash, the margin the pause and the delay). What is deployed
+//! is all of them at once, so one file holds every setting and every declared fault (the
+//! crash as the user's persistence, with the restart delay or the guard) and must keep every
+//! property. A client's backward jump is the one fault left out: a file jumps one clock, and
+//! its own family sets the drift against it.
+
+use std::fmt::Write as _;
+
+use anyhow::Result;
+use redlock_lab::check::{Check, Engine, Report};
+use redlock_lab::scenario::{Scenario, Verdict};
+
+use super::settings::Plan;
+use super::texts::{Faults, storage_text};
+
+/// How the deployment survives a crash: a delayed start of the master, or the clients' guard.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Recovery {
+    /// A crashed master starts again only after this many ticks.
+    Delay(u32),
+    /// A restarted master's yes is kept out of a quorum for this many ticks.
+    Guard(u32),
+}
+
+/// The whole deployment's file: the check margin's (or fencing's) file, with the crash the
+/// user declared recovered as `recovery` says.
+pub(super) fn whole_text(faults: &Faults, plan: &Plan, recovery: Recovery) -> String {
+    let mut text = match plan.margin {
+        Some(margin) => storage_text(faults, plan.drift, margin, "none"),
+        None => storage_text(faults, plan.drift, 1, "fencing-token"),
+    };
+    let (delay, guard) = match recovery {
+        Recovery::Delay(delay) => (delay, 0),
+        Recovery::Guard(guard) => (0, guard),
+    };
+    let _ = write!(
+        text,
+        "\n[faults.crashes]\ncount = 1\npersistence = \"{}\"\nrestart_delay_ticks = {delay}\nclient_guard_ticks = {guard}\n",
+        faults.persistence
+    );
+    text.replacen("name = \"advise-", "name = \"advise-whole-", 1)
+}
+
+/// The ways to recover the plan offers, each checked as a whole deployment.
+pub(super) fn recoveries(plan: &Plan) -> Vec<Recovery> {
+    let delay = plan.restart_delay.map(Recovery::Delay);
+    let guard = plan.restart_guard.map(Recovery::Guard);
+    delay.into_iter().chain(guard).collect()
+}
+
+/// One whole-deployment check: whether every property holds, and the line that says so.
+pub(super) fn confirm(faults: &Faults, plan: &Plan, recovery: Recovery) -> Result<(bool, String)> {
+    let mut text = whole_text(faults, plan, recovery);
+    text.push_str("\n[expect]\n\"lock acquired\" = \"holds\"\n");
+    let scenario = Scenario::from_str("advise-whole-deployment.toml", &text)?;
+    let with = match recovery {
+        Recovery::Delay(d) => format!("the restart delay of {}", faults.scale.show(d)),
+        Recovery::Guard(g) => format!("the restart guard of {}", faults.scale.show(g)),
+    };
+    errln!("advise: checking the whole deployment with {with}...");
+    let report = Check::new(&scenario)
+        .engine(Engine::Zones)
+        .unwrap_or_else(|_| Check::new(&scenario))
+        .run();
+    errln!(
+        "advise: the whole deployment with {with} took {:.1} s",
+        report.seconds
+    );
+    let broken = broken(&report);
+    let line = if broken.is_empty() {
+        format!(
+            "whole deployment     holds: every figure together, with {with}, against every declared fault ({})",
+            size(&report)
+        )
+    } else {
+        format!(
+            "whole deployment     VIOLATED with {with}: {} (every figure together; `--out` writes the file)",
+            broken.join(", ")
+        )
+    };
+    Ok((broken.is_empty(), line))
+}
+
+/// The properties the report does not prove, with what stopped it when it stopped early.
+fn broken(report: &Report) -> Vec<String> {
+    (report.properties.iter())
+        .filter(|p| p.verdict != Verdict::Holds)
+        .map(|p| format!("{} {}", p.name, p.verdict))
+        .collect()
+}
+
+/// How much the check explored, in the engine's unit.
+fn size(report: &Report) -> String {
+    let unit = if report.engine == Engine::Zones {
+        "zones"
+    } else {
+        "states"
+    };
+    format!("{} {unit}", report.unique_states)
+}
