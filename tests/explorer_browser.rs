@@ -7,7 +7,7 @@
 //! (`scripts/test` installs Debian's `chromium`). Every process started here is killed on drop, also when an
 //! assertion fails: the server, and the browser's whole process group.
 
-use std::io::{Read, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
@@ -135,15 +135,25 @@ impl Explorer {
         };
         let (port, timeline_port) = (free(), free());
         let cwd = TempDir::new("explore");
-        let server = Group::spawn(
+        let mut server = Group::spawn(
             Command::new(env!("CARGO_BIN_EXE_redlock-lab"))
                 .args(["explore", scenario, "--port", &port.to_string()])
                 .args(["--timeline-port", &timeline_port.to_string()])
                 .current_dir(&cwd.0)
-                .stdout(Stdio::null())
+                .stdout(Stdio::piped())
                 .stderr(Stdio::null()),
         )
         .expect("start redlock-lab explore");
+        // The address comes alone on stdout, once the page with its landing view is in place.
+        let mut line = String::new();
+        BufReader::new(server.0.stdout.take().expect("piped"))
+            .read_line(&mut line)
+            .expect("explore's stdout");
+        assert_eq!(
+            line,
+            format!("http://127.0.0.1:{port}/\n"),
+            "explore's first line"
+        );
         let explorer = Explorer {
             port,
             timeline_port,
@@ -389,6 +399,50 @@ fn the_explorer_counts_the_states_check_and_explain_count() {
             "{scenario}: explain does not say {said:?}: {text}"
         );
     }
+}
+
+#[test]
+fn a_newcomer_lands_on_the_scenario_and_one_click_opens_the_breaking_step() {
+    let explorer = Explorer::start(SCENARIO);
+    let (code, page) = explorer.get("/");
+    assert_eq!(code, 200);
+    // The landing view names the scenario, its claim and what to do.
+    let scenario = (redlock_lab::catalog::find(SCENARIO).expect("in the catalog"))
+        .scenario()
+        .expect("a valid file");
+    // (An apostrophe is written as HTML's `&#39;`.)
+    let html = |text: &str| text.replace('\'', "&#39;");
+    for said in [
+        html(&scenario.name),
+        html(&scenario.title),
+        html(&scenario.claim),
+        "Show the shortest counterexample to mutual exclusion".to_owned(),
+        "Next Action Choices".to_owned(),
+    ] {
+        assert!(
+            page.contains(&said),
+            "the landing view lacks {said:?}:\n{page}"
+        );
+    }
+    // The one click, as the URL asks for it, at 1 280 pixels: the search runs to completion
+    // and the path opens with the breaking step marked and the believers named.
+    let profile = TempDir::new("chromium-landing");
+    let url = explorer.url("/#/steps?shortest");
+    let dom = chromium(&profile.0, &["--window-size=1280,900", "--dump-dom"], &url);
+    let dom = String::from_utf8(dom.stdout).expect("utf-8 DOM");
+    assert!(dom.contains("Shown below: mutual exclusion"), "{dom}");
+    assert_eq!(count(&dom, "class=\"breaks-why\""), 1, "{dom}");
+    assert!(
+        dom.contains("✗ mutual exclusion breaks here: c1 and c2 each believe they hold the lock"),
+        "{dom}"
+    );
+    assert_eq!(
+        count(&dom, "font-code is-selected-state breaks"),
+        1,
+        "{dom}"
+    );
+    // Nothing wider than the window: the diagram shrinks to fit.
+    assert!(dom.contains("data-fits=\"true\""), "{dom}");
 }
 
 #[test]

@@ -7,6 +7,7 @@
 //! another loopback port (`timelines.rs`), each step of which links back to its state in the
 //! Explorer, as the book's pages do.
 
+mod landing;
 mod linked;
 mod serve;
 mod timelines;

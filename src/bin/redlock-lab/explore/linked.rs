@@ -1,7 +1,8 @@
 //! The scenario's model as the Explorer serves it, with a link from each path's diagram to
 //! the same path as a timeline.
 
-use redlock_lab::model::{RedlockModel, Step, World};
+use redlock_lab::model::{RedlockModel, Step, World, breaks};
+use redlock_lab::property::Property as Builtin;
 use stateright::{Model, Path, Property};
 
 /// A property's condition on the scenario's own model.
@@ -71,8 +72,20 @@ impl Model for Linked {
         self.inner.format_action(action)
     }
 
+    /// The inner model's account of the step, first with a ✗ line when the step breaks an
+    /// `always` property that held before it (the landing view marks that step in the path).
     fn format_step(&self, last: &World, action: Step) -> Option<String> {
-        self.inner.format_step(last, action)
+        let account = self.inner.format_step(last, action)?;
+        let next = self.inner.next_state(last, action)?;
+        let broken = Builtin::ALL
+            .into_iter()
+            .filter(|&p| breaks(p, &next) && !breaks(p, last))
+            .map(|p| breaking_words(p, &next))
+            .collect::<Vec<_>>();
+        if broken.is_empty() {
+            return Some(account);
+        }
+        Some(format!("{}\n{account}", broken.join("\n")))
     }
 
     /// The inner model's diagram, then a link to the same path as a timeline (the Explorer
@@ -102,4 +115,20 @@ impl Model for Linked {
     fn within_boundary(&self, state: &World) -> bool {
         self.inner.within_boundary(state)
     }
+}
+
+/// The ✗ line of a step that breaks `property`, naming who is involved.
+fn breaking_words(property: Builtin, state: &World) -> String {
+    if property == Builtin::MutualExclusion {
+        let believers: Vec<String> = (state.clients())
+            .filter(|c| c.believes)
+            .map(|c| format!("c{}", c.index + 1))
+            .collect();
+        return format!(
+            "✗ {} breaks here: {} each believe they hold the lock",
+            property.name(),
+            believers.join(" and ")
+        );
+    }
+    format!("✗ {} breaks here", property.name())
 }

@@ -7,6 +7,7 @@ use anyhow::{Context, Result};
 use redlock_lab::model::RedlockModel;
 use stateright::Model;
 
+use super::landing;
 use super::linked::Linked;
 use super::timelines;
 use crate::Outcome;
@@ -44,13 +45,6 @@ pub(crate) fn run(args: &Args) -> Result<Outcome> {
         .port();
     drop(probe);
     let address = (Ipv4Addr::LOCALHOST, port);
-    errln!(
-        "Explorer for {} ({}) on http://127.0.0.1:{port}/ — stop with Ctrl-C",
-        scenario.name,
-        scenario.title
-    );
-    // A reader of stderr may leave after the first line (it has the port): `errln!` ignores it.
-    errln!("Timelines of its paths on http://127.0.0.1:{timeline_port}/timeline/…");
     // A `ui/` folder in the working directory would shadow the Explorer's own files.
     if std::path::Path::new("ui/index.htm").exists() {
         errln!("warning: ./ui/index.htm shadows the Explorer's page; run from another folder");
@@ -60,8 +54,26 @@ pub(crate) fn run(args: &Args) -> Result<Outcome> {
     std::thread::spawn(move || timelines::serve(timelines, model, explorer));
     // Every state judged on its own (the checkers keep only the first violation per property).
     let model = RedlockModel::new(&scenario).for_explorer();
-    Linked::new(model, format!("http://127.0.0.1:{timeline_port}"))
-        .checker()
-        .serve(address);
+    let linked = Linked::new(model, format!("http://127.0.0.1:{timeline_port}"));
+    let server = std::thread::spawn(move || {
+        linked.checker().serve(address);
+    });
+    // The page with the landing view is served from a folder of its own (see `landing`), in
+    // place before the address is printed, so nobody opens the page without it.
+    let page = landing::page(&scenario, &landing::fetch_page(port)?)?;
+    let folder = landing::write_page(&page)?;
+    std::env::set_current_dir(&folder)
+        .with_context(|| format!("cannot work in {}", folder.display()))?;
+    // The address alone on stdout, for a script or a reader to open; the server runs on
+    // whether or not anybody reads it.
+    let _ = outln!("http://127.0.0.1:{port}/");
+    errln!(
+        "Explorer for {} ({}) on http://127.0.0.1:{port}/ — stop with Ctrl-C",
+        scenario.name,
+        scenario.title
+    );
+    // A reader of stderr may leave after the first line (it has the port): `errln!` ignores it.
+    errln!("Timelines of its paths on http://127.0.0.1:{timeline_port}/timeline/…");
+    let _ = server.join();
     Ok(Outcome::Success)
 }
