@@ -90,3 +90,8 @@ pub use rand_core;
 #[cfg(all(doctest, feature = "cli"))]
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
+
+/// The library page's examples (`docs/library.md`), run as doctests like the README's.
+#[cfg(all(doctest, feature = "cli"))]
+#[doc = include_str!("../docs/library.md")]
+pub struct LibraryDoctests;

@@ -201,3 +201,66 @@ fn no_line_of_the_page_is_a_paragraph() {
         );
     }
 }
+
+/// The lines a merge leaves where two sides of a file conflict.
+fn conflict_markers(text: &str) -> Vec<usize> {
+    (text.lines().enumerate())
+        .filter(|(_, line)| {
+            line.starts_with("<<<<<<< ") || line.starts_with(">>>>>>> ") || *line == "======="
+        })
+        .map(|(n, _)| n + 1)
+        .collect()
+}
+
+/// Every text file of the project below `dir` (build output and hidden folders left out).
+fn text_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
+        let path = entry.expect("a directory entry").path();
+        let name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default();
+        if path.is_dir() {
+            if !name.starts_with('.') && name != "target" {
+                text_files(&path, out);
+            }
+        } else if [".rs", ".md", ".toml", ".c", ".sh"]
+            .iter()
+            .any(|end| name.ends_with(end))
+        {
+            out.push(path);
+        }
+    }
+}
+
+#[test]
+fn no_file_keeps_a_merge_conflict() {
+    let mut files = Vec::new();
+    text_files(manifest_dir(), &mut files);
+    let offences: Vec<String> = files
+        .iter()
+        .flat_map(|file| {
+            let text = std::fs::read_to_string(file).unwrap_or_default();
+            let shown = file
+                .strip_prefix(manifest_dir())
+                .unwrap_or(file)
+                .display()
+                .to_string();
+            conflict_markers(&text)
+                .into_iter()
+                .map(move |line| format!("{shown}:{line}"))
+        })
+        .collect();
+    assert!(offences.is_empty(), "conflict markers at {offences:?}");
+    assert!(
+        files.len() > 200,
+        "the walk found only {} files",
+        files.len()
+    );
+}
+
+#[test]
+fn the_conflict_check_fires_on_a_merge_left_behind() {
+    let text = "a\n<<<<<<< HEAD\nb\n=======\nc\n>>>>>>> other\nd\n";
+    assert_eq!(conflict_markers(text), [2, 4, 6]);
+}

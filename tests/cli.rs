@@ -4,8 +4,10 @@
 
 mod common;
 
+use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
+use std::time::Instant;
 
 use common::{BIN, redlock_lab_in, scratch_dir, text};
 
@@ -24,25 +26,61 @@ drift_ticks = 1
 "mutual exclusion" = "EXPECTED"
 "#;
 
+/// The main command on the whole catalog, read as `redlock-lab | less` would: a row per
+/// scenario, streamed as each settles (the first long before the run ends), and a total, in at
+/// most 120 lines. The test's one catalog run (about 20 s in CI) serves every assertion.
 #[test]
-fn check_without_arguments_checks_the_embedded_catalog_from_any_folder() {
+fn check_without_arguments_streams_a_row_per_catalog_scenario_from_any_folder() {
     let dir = scratch_dir("catalog");
-    let out = redlock_lab_in(&[], &dir);
-    let stdout = text(&out.stdout);
+    let start = Instant::now();
+    let mut child = Command::new(BIN)
+        .current_dir(&dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start redlock-lab");
+    let mut stdout = BufReader::new(child.stdout.take().expect("piped stdout"));
+    let mut lines = Vec::new();
+    for _ in 0..2 {
+        let mut line = String::new();
+        stdout.read_line(&mut line).expect("read a line");
+        lines.push(line);
+    }
+    let first_row = start.elapsed();
+    assert!(lines[0].starts_with("scenario "), "{lines:?}");
+    assert!(
+        child.try_wait().expect("the child's status").is_none(),
+        "the first row came only at the end: {lines:?}"
+    );
+    let rest: Vec<String> = stdout.lines().map(|l| l.expect("a line") + "\n").collect();
+    lines.extend(rest);
+    let out = child.wait_with_output().expect("wait for redlock-lab");
+    let total = start.elapsed();
+    let stdout = lines.concat();
     assert_eq!(
         out.status.code(),
         Some(0),
         "{stdout}\n{}",
         text(&out.stderr)
     );
+    // The first row is written as soon as the first scenario settles, into a pipe too.
     assert!(
-        stdout.contains("every verdict matches [expect]"),
+        first_row < total / 4,
+        "first row after {first_row:?} of {total:?}"
+    );
+    assert!(lines.len() <= 120, "{} lines:\n{stdout}", lines.len());
+    let rows = lines.iter().filter(|l| !l.starts_with(' ')).count();
+    // The header, a row per scenario, the total and the hint where the stories are.
+    assert_eq!(rows, redlock_lab::catalog::CATALOG.len() + 3, "{stdout}");
+    assert!(
+        stdout.contains("scenarios, ") && stdout.contains("every verdict matches [expect]"),
         "{stdout}"
     );
-    assert!(
-        stdout.contains("node-clock-jump-forward-past-drift"),
-        "{stdout}"
-    );
+    let jump = lines
+        .iter()
+        .find(|l| l.starts_with("node-clock-jump-forward-past-drift "))
+        .expect("a row per scenario");
+    assert!(jump.contains("✗ mutual exclusion; 1 holds"), "{jump}");
     assert!(!stdout.contains("MISMATCH"), "{stdout}");
 }
 
@@ -156,6 +194,7 @@ fn check_and_explain_say_for_which_sizes_a_verdict_is_proved() {
     let out = redlock_lab_in(
         &[
             "check",
+            "--verbose",
             "crash-immediate-restart-no-persistence",
             "four-nodes-one-crash-no-persistence",
         ],
@@ -258,7 +297,10 @@ fn a_file_in_milliseconds_gets_the_zone_engine_in_check_and_trace() {
         "{stdout}"
     );
     assert!(stdout.contains("✗ mutual exclusion"), "{stdout}");
-    let steps = redlock_lab_in(&["check", "default-config-clock-error-past"], &dir);
+    let steps = redlock_lab_in(
+        &["check", "--verbose", "default-config-clock-error-past"],
+        &dir,
+    );
     let stdout = text(&steps.stdout);
     assert!(stdout.contains("(zone engine;"), "{stdout}");
     assert!(
@@ -476,9 +518,11 @@ fn limits_must_be_positive_and_the_exit_codes_are_documented() {
     }
     let help = redlock_lab_in(&["--help"], &dir);
     assert_eq!(help.status.code(), Some(0));
-    let help = text(&help.stdout);
+    // Help is wrapped to the terminal's width, so a sentence may span lines.
+    let unwrapped = |bytes: &[u8]| text(bytes).split_whitespace().collect::<Vec<_>>().join(" ");
+    let help = unwrapped(&help.stdout);
     assert!(help.contains("3 `check` stopped at a limit"), "{help}");
-    let check_help = text(&redlock_lab_in(&["check", "--help"], &dir).stdout);
+    let check_help = unwrapped(&redlock_lab_in(&["check", "--help"], &dir).stdout);
     for flag in ["--max-states", "--time-limit", "--max-memory", "--threads"] {
         assert!(check_help.contains(flag), "{flag} in {check_help}");
     }
@@ -570,6 +614,35 @@ fn every_command_exits_quietly_when_its_reader_leaves() {
     let help = with_stdout_closed(&["--help"], &dir);
     assert_eq!(help.status.code(), Some(0), "{}", text(&help.stderr));
     assert!(help.stderr.is_empty(), "{}", text(&help.stderr));
+}
+
+/// `redlock-lab check A B C | head -2`: the reader leaves after the first row, and the check
+/// stops at its next row, quietly, instead of checking the rest.
+#[test]
+fn check_stops_quietly_when_its_reader_leaves_after_the_first_row() {
+    let dir = scratch_dir("head");
+    let mut child = Command::new(BIN)
+        .args([
+            "check",
+            "single-node-baseline",
+            "node-clock-jump-forward-past-drift",
+            "redlock-fault-free",
+        ])
+        .current_dir(&dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start redlock-lab");
+    let mut stdout = BufReader::new(child.stdout.take().expect("piped stdout"));
+    let mut head = String::new();
+    for _ in 0..2 {
+        stdout.read_line(&mut head).expect("read a line");
+    }
+    assert!(head.contains("\nsingle-node-baseline "), "{head}");
+    drop(stdout);
+    let out = child.wait_with_output().expect("wait for redlock-lab");
+    assert_eq!(out.status.code(), Some(141), "{}", text(&out.stderr));
+    assert!(out.stderr.is_empty(), "{}", text(&out.stderr));
 }
 
 /// A liveness counterexample is traced like a safety one: the story, and the timeline whose

@@ -91,17 +91,24 @@ fn every_line_of_list_and_check_fits_100_columns() {
     let dir = scratch_dir("width");
     let list = redlock_lab_in(&["list"], &dir);
     assert_eq!(list.status.code(), Some(0));
-    let check = redlock_lab_in(
-        &[
-            "check",
-            "crash-restart-client-guard-one-tick-short",
-            "gc-pause-after-acquisition",
-        ],
-        &dir,
-    );
+    let scenarios = [
+        "crash-restart-client-guard-one-tick-short",
+        "gc-pause-after-acquisition",
+        // The longest name, with four verdicts to say.
+        "redlock-replicated-node-failover-promotion-delay",
+        "long-connection-timeout",
+    ];
+    let rows = redlock_lab_in(&[&["check"], &scenarios[..]].concat(), &dir);
+    let check = redlock_lab_in(&[&["check", "--verbose"], &scenarios[..]].concat(), &dir);
     // The check table, not the stories after it (their lines are events, not columns).
     let table: String = text(&check.stdout).split("\n\n").next().unwrap().to_owned();
-    for line in text(&list.stdout).lines().chain(table.lines()) {
+    let rows = text(&rows.stdout);
+    assert!(rows.lines().count() < 10, "a row per scenario: {rows}");
+    for line in text(&list.stdout)
+        .lines()
+        .chain(table.lines())
+        .chain(rows.lines())
+    {
         assert!(
             line.chars().count() <= 100,
             "{} columns: {line}",
@@ -115,7 +122,11 @@ fn every_line_of_list_and_check_fits_100_columns() {
 fn list_help_says_what_it_accepts() {
     let out = redlock_lab_in(&["list", "--help"], &scratch_dir("list-help"));
     assert_eq!(out.status.code(), Some(0));
-    let stdout = text(&out.stdout);
+    // Help is wrapped to the terminal's width, so a phrase may span lines.
+    let stdout = text(&out.stdout)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
     for accepted in [
         "scenario files",
         "folders",
@@ -223,4 +234,37 @@ fn explore_on_port_0_prints_the_port_it_listens_on() {
         std::thread::sleep(Duration::from_millis(100));
     }
     assert!(answer.contains(" 200 "), "{line}: {answer}");
+}
+
+/// `--help` is wrapped to the terminal's width (here `COLUMNS`, which clap reads when stdout
+/// is no terminal), for the program and each command: no description runs off the right edge.
+#[test]
+fn help_is_wrapped_to_the_terminal_width() {
+    let dir = scratch_dir("help-width");
+    let mut commands = vec![
+        "", "check", "list", "trace", "explain", "explore", "book", "simulate", "sweep", "advise",
+    ];
+    // `run` and `replay` are Unix's.
+    if cfg!(unix) {
+        commands.extend(["run", "replay"]);
+    }
+    for command in commands {
+        let args: Vec<&str> = [command, "--help"]
+            .into_iter()
+            .filter(|a| !a.is_empty())
+            .collect();
+        let out = Command::new(BIN)
+            .args(&args)
+            .current_dir(&dir)
+            .env("COLUMNS", "60")
+            .output()
+            .expect("run redlock-lab");
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+        let help = text(&out.stdout);
+        assert!(help.lines().count() > 3, "{args:?}: {help}");
+        // The usage line is clap's one unwrapped line.
+        for line in help.lines().filter(|l| !l.starts_with("Usage:")) {
+            assert!(line.chars().count() <= 60, "{args:?}: {line}");
+        }
+    }
 }

@@ -1,5 +1,5 @@
-//! The examples compile for a user: every Rust block of the README and the crate guide's
-//! example become binaries of a scratch crate that depends on `redlock-lab` alone (by path,
+//! The examples compile for a user: every Rust block of the README, of the library's page
+//! (`docs/library.md`) and the crate guide's example become binaries of a scratch crate that depends on `redlock-lab` alone (by path,
 //! default features), built offline with cargo.
 //!
 //! Doctests cannot catch this: they see this crate's dev-dependencies, so an example that
@@ -111,13 +111,22 @@ fn every_readme_and_guide_example_builds_in_a_crate_that_depends_only_on_redlock
     let readme = std::fs::read_to_string(manifest_dir().join("README.md")).expect("README.md");
     let mut examples = rust_blocks(&readme, false);
     let from_readme = examples.len();
-    examples.extend(guide_blocks());
+    let library =
+        std::fs::read_to_string(manifest_dir().join("docs/library.md")).expect("docs/library.md");
+    let from_library = rust_blocks(&library, false);
+    assert!(
+        !from_library.is_empty(),
+        "docs/library.md's Rust example was not found"
+    );
+    examples.extend(from_library);
     assert!(
         from_readme >= 2,
         "the README's Rust examples were not found"
     );
+    let before_guide = examples.len();
+    examples.extend(guide_blocks());
     assert!(
-        examples.len() > from_readme,
+        examples.len() > before_guide,
         "the guide's example in src/lib.rs was not found"
     );
     let root = write_crate(&examples);

@@ -57,8 +57,12 @@ fn a_terminal_shows_states_rate_and_elapsed_time_except_under_json() {
     assert!(shown.contains("states/s"), "{shown:?}");
     assert!(shown.contains(&format!("{SLOW}: ")), "{shown:?}");
     assert!(shown.contains("[0/2] "), "{shown:?}");
-    // The bar is cleared before the table.
-    assert!(shown.contains("\u{1b}[2Kscenario "), "{shown:?}");
+    // The bar steps aside for each row as its scenario settles, and for the total.
+    assert!(shown.contains(&format!("\u{1b}[2K{SLOW} ")), "{shown:?}");
+    assert!(shown.contains("\u{1b}[2K2 scenarios, "), "{shown:?}");
+    // The verbose table comes once the bar is cleared.
+    let table = in_a_terminal(&format!("check --verbose {SCENARIO} {SLOW}"));
+    assert!(table.contains("\u{1b}[2Kscenario "), "{table:?}");
 
     let json = in_a_terminal(&format!("check --json {SCENARIO}"));
     assert!(!json.contains("states/s"), "{json:?}");

@@ -1,6 +1,8 @@
-//! The README cannot rot: every command in its shell blocks is run (against the built binary)
-//! or is the test script `.ci/run` runs; the scenario table is written from the catalog and what the checker finds now; the
-//! Mermaid diagram is what `trace --format mermaid` prints now; every linked scenario exists.
+//! The README and the pages it moved its details to cannot rot: every command in their shell
+//! blocks is run (against the built binary) or is the test script `.ci/run` runs; the README
+//! is a first hour's read, at most 200 lines; the scenario table of `docs/scenarios.md` is
+//! written from the catalog and what the checker finds now; its Mermaid diagram is what
+//! `trace --format mermaid` prints now; every linked scenario exists.
 
 mod common;
 
@@ -18,8 +20,30 @@ use redlock_lab::scenario::{Citation, Scenario, Source};
 use common::{BIN, scratch_dir};
 
 fn readme() -> String {
-    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
-        .expect("README.md")
+    page("README.md")
+}
+
+/// A page of the repository, by its path from the crate's root.
+fn page(path: &str) -> String {
+    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(path))
+        .unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// The pages whose shell commands are run: the README, and the docs pages that took over the
+/// README's longer command lists (the commands in detail, the safety section's sweeps).
+const PAGES_RUN: [&str; 3] = ["README.md", "docs/commands.md", "docs/safety.md"];
+
+/// The page the scenario table and the Mermaid diagram live on.
+const SCENARIOS: &str = "docs/scenarios.md";
+
+/// The README is the first hour's read; everything longer has a page in `docs/`.
+#[test]
+fn the_readme_is_at_most_200_lines() {
+    let lines = readme().lines().count();
+    assert!(
+        lines <= 200,
+        "README.md has {lines} lines: move the details to docs/"
+    );
 }
 
 /// The fenced blocks of `lang`, in order.
@@ -135,7 +159,7 @@ fn probe_explore(args: &[String]) {
 
 #[test]
 fn every_shell_command_in_the_readme_runs() {
-    let text = readme();
+    let text: String = PAGES_RUN.iter().map(|p| page(p)).collect();
     let ci = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(".ci/run"))
         .expect(".ci/run");
     let mut ran = 0;
@@ -260,7 +284,7 @@ fn sweep_comment_states_its_boundary(command: &str, comment: &str, stdout: &str)
 
 #[test]
 fn the_readme_mermaid_diagram_is_what_trace_prints_now() {
-    let text = readme();
+    let text = page(SCENARIOS);
     let diagrams = blocks(&text, "mermaid");
     assert_eq!(diagrams.len(), 1, "one Mermaid diagram");
     let out = Command::new(BIN)
@@ -286,22 +310,14 @@ struct Row {
     verdicts: Vec<(String, String)>,
 }
 
-/// Every row of the scenario table.
+/// Every row of the scenario table of `docs/scenarios.md`.
 fn table_rows(text: &str) -> Vec<Row> {
-    let section = text
-        .split("## The controversy, scenario by scenario")
-        .nth(1)
-        .expect("the section")
-        .split("\n## ")
-        .next()
-        .unwrap();
-    section
-        .lines()
-        .filter(|l| l.starts_with("| ") && l.contains("](models/"))
+    text.lines()
+        .filter(|l| l.starts_with("| ") && l.contains("](../models/"))
         .map(|l| {
             let cells: Vec<&str> = l.split(" | ").collect();
             let scenario = cells[2]
-                .split("](models/")
+                .split("](../models/")
                 .nth(1)
                 .and_then(|rest| rest.split(".toml)").next())
                 .expect("a scenario link")
@@ -362,7 +378,7 @@ fn scenario_row(file: &str, scenario: &Scenario, report: &Report) -> String {
         .reach
         .short(mutex.verdict, report.nodes, report.clients);
     format!(
-        "| {} | {} | [`{}`]({file}) | {} | {sizes} | {summary} |",
+        "| {} | {} | [`{}`](../{file}) | {} | {sizes} | {summary} |",
         scenario.claim,
         who(scenario),
         scenario.name,
@@ -370,7 +386,7 @@ fn scenario_row(file: &str, scenario: &Scenario, report: &Report) -> String {
     )
 }
 
-/// The scenario table: every catalog file, in the order the README lists them now (a file it
+/// The scenario table: every catalog file, in the order the page lists them now (a file it
 /// does not list yet comes last), each row from the file and the checker.
 fn scenario_table(text: &str) -> String {
     let listed = table_rows(text).into_iter().map(|r| r.scenario);
@@ -407,20 +423,20 @@ fn scenario_table(text: &str) -> String {
 /// every catalog file has a row. `UPDATE_EXPECT=1` rewrites the table.
 #[test]
 fn the_scenario_table_is_the_catalog_and_todays_verdicts() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md");
-    let text = readme();
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(SCENARIOS);
+    let text = page(SCENARIOS);
     let start = text.find(TABLE_BEGIN).expect("the table's start marker") + TABLE_BEGIN.len();
     let end = text.find(TABLE_END).expect("the table's end marker");
     let table = scenario_table(&text);
     if std::env::var_os("UPDATE_EXPECT").is_some() {
         let updated = format!("{}{table}{}", &text[..start], &text[end..]);
-        std::fs::write(&path, updated).expect("README.md is writable");
+        std::fs::write(&path, updated).expect("docs/scenarios.md is writable");
         return;
     }
     assert_eq!(
         text[start..end],
         table,
-        "the README's scenario table is stale: run with UPDATE_EXPECT=1"
+        "docs/scenarios.md's scenario table is stale: run with UPDATE_EXPECT=1"
     );
     assert_eq!(
         table_rows(&text).len(),
@@ -431,20 +447,27 @@ fn the_scenario_table_is_the_catalog_and_todays_verdicts() {
 
 #[test]
 fn every_scenario_the_readme_links_exists() {
-    let text = readme();
     let mut links = 0;
-    for piece in text.split("](models/").skip(1) {
-        let target = piece.split(')').next().unwrap();
-        // A link into a section names the file before its `#fragment`.
-        let target = target.split('#').next().unwrap();
-        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("models")
-            .join(target);
-        assert!(
-            path.exists(),
-            "README links models/{target}, which does not exist"
-        );
-        links += 1;
+    for (file, prefix) in [
+        ("README.md", "](models/"),
+        (SCENARIOS, "](../models/"),
+        ("docs/safety.md", "](../models/"),
+        ("docs/advise.md", "](../models/"),
+        ("docs/library.md", "](../models/"),
+    ] {
+        for piece in page(file).split(prefix).skip(1) {
+            let target = piece.split(')').next().unwrap();
+            // A link into a section names the file before its `#fragment`.
+            let target = target.split('#').next().unwrap();
+            let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("models")
+                .join(target);
+            assert!(
+                path.exists(),
+                "{file} links models/{target}, which does not exist"
+            );
+            links += 1;
+        }
     }
     assert!(links > 40, "{links} links");
 }
@@ -649,7 +672,7 @@ fn check_marked_block(
         }
         assert_eq!(
             found.len(),
-            line.matches("](models/").count(),
+            line.matches("](../models/").count(),
             "every scenario linked here carries ✓ or ✗:\n{line}"
         );
         for (name, holds) in found {
@@ -682,8 +705,8 @@ fn check_marked_block(
 /// breaks it (✗, storage safety violated): persistence and the clocks both.
 #[test]
 fn the_run_sections_fencing_token_sentence_states_its_assumptions() {
-    let text = readme();
-    let verdicts: BTreeMap<String, Vec<(String, String)>> = table_rows(&text)
+    let text = page("docs/library.md");
+    let verdicts: BTreeMap<String, Vec<(String, String)>> = table_rows(&page(SCENARIOS))
         .into_iter()
         .map(|row| (row.scenario, row.verdicts))
         .collect();
@@ -713,19 +736,17 @@ fn the_run_sections_fencing_token_sentence_states_its_assumptions() {
 
 #[test]
 fn the_safety_section_and_the_advise_inequalities_are_what_the_checker_says() {
-    let text = readme();
-    let verdicts: BTreeMap<String, Vec<(String, String)>> = table_rows(&text)
+    let verdicts: BTreeMap<String, Vec<(String, String)>> = table_rows(&page(SCENARIOS))
         .into_iter()
         .map(|row| (row.scenario, row.verdicts))
         .collect();
-    let safety = text
-        .split("\n## Safety assumptions\n")
+    let safety = page("docs/safety.md");
+    let safety = safety
+        .split("# Safety assumptions\n")
         .nth(1)
-        .expect("the safety section")
-        .split("\n## ")
-        .next()
-        .unwrap();
-    let advise = text
+        .expect("the safety page's heading");
+    let advise = page("docs/advise.md");
+    let advise = advise
         .split("\nThe figures agree with the inequalities")
         .nth(1)
         .expect("the advise inequalities")

@@ -432,9 +432,10 @@ fn trace_prints_every_format() {
 }
 
 #[test]
-fn check_prints_the_story_of_each_violated_property_after_the_table() {
+fn check_verbose_prints_the_story_of_each_violated_property_after_the_table() {
     let out = redlock_lab(&[
         "check",
+        "--verbose",
         "node-clock-jump-forward-past-drift",
         "node-clock-jump-forward-by-drift",
     ]);

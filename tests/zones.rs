@@ -342,7 +342,7 @@ fn every_catalog_scenario_the_zone_engine_models_gets_the_discrete_verdicts() {
         table,
         "docs/zones.md's catalog table is stale: run with UPDATE_EXPECT=1"
     );
-    // The README and docs/scale.md say on how much of the catalog the two engines are
+    // docs/scale.md says on how much of the catalog the two engines are
     // compared: the files written in milliseconds are beyond the discrete engine, so they are
     // counted apart (`agree` compares nothing there).
     let compared = table.matches("| models |").count();
@@ -353,11 +353,10 @@ fn every_catalog_scenario_the_zone_engine_models_gets_the_discrete_verdicts() {
     let claim = format!(
         "({compared} of its {total} files; {beyond} more, beyond the discrete engine, are held to `[expect]` alone)"
     );
-    for file in ["README.md", "docs/scale.md"] {
-        let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(file))
-            .unwrap_or_else(|e| panic!("{file}: {e}"));
-        assert!(text.contains(&claim), "{file} should say {claim}");
-    }
+    let scale =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/scale.md"))
+            .expect("docs/scale.md");
+    assert!(scale.contains(&claim), "docs/scale.md should say {claim}");
     // The boundary pairs are among the files the engine models, so the test cannot pass on
     // an empty list.
     for name in [

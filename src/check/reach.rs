@@ -173,7 +173,7 @@ impl Reach {
 
 impl Reach {
     /// The sizes in a table cell, `N` nodes and `C` clients: "all N, any C", "odd N, C≥2",
-    /// "N=3, C=2" (the README's scenario table and `check`'s "proved for" column).
+    /// "N=3, C=2" (the scenario table of `docs/scenarios.md` and `check`'s "proved for" column).
     pub fn short(&self, verdict: Verdict, nodes: usize, clients: usize) -> String {
         let node_words = match self.nodes {
             NodeCounts::Checked => format!("N={nodes}"),

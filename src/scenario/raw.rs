@@ -124,7 +124,7 @@ pub(crate) struct RawScenario {
     pub builds_on: Option<Spanned<Source>>,
     #[serde(default)]
     pub prose: String,
-    /// One line for the README's scenario table: what the checker's run shows.
+    /// One line for the scenario table of `docs/scenarios.md`: what the checker's run shows.
     pub summary: Option<String>,
     /// The length of one tick (`"2ms"`), when the file fixes it.
     pub resolution: Option<Spanned<RawDuration>>,

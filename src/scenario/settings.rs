@@ -465,7 +465,7 @@ pub struct Scenario {
     pub citation: Option<Citation>,
     /// Teaching prose (empty when the file has none).
     pub prose: String,
-    /// One line for the README's scenario table (`tests/readme.rs` writes it there): what the
+    /// One line for the scenario table of `docs/scenarios.md` (`tests/readme.rs` writes it): what the
     /// checker's run shows, the gist of the shortest counterexample or why the property holds.
     pub summary: Option<String>,
     /// `[lock]`.

@@ -2,7 +2,7 @@
 //! SIGSTOP (the kernel still accepts its connections and buffers what is sent, the process
 //! never answers), every acquisition and every release of both clients returns within the
 //! round timeout plus the documented overrun, plus [`SLACK`] for the machine's scheduling: the
-//! test cannot tell an overrun of up to 25 ms from one of up to 175 ms, and the README says so.
+//! test cannot tell an overrun of up to 25 ms from one of up to 175 ms, and docs/library.md says so.
 
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};
@@ -30,16 +30,16 @@ fn bound() -> Duration {
     ROUND.to_duration() + ROUND_OVERRUN + SLACK
 }
 
-/// The README states the bound as documented and the slack this test adds to it, so that the
-/// measured bound is the one it says (this test needs no server).
+/// The client's page (`docs/library.md`) states the bound as documented and the slack this
+/// test adds to it, so that the measured bound is the one it says (this test needs no server).
 #[test]
-fn the_readme_states_the_overrun_and_the_slack_this_test_allows() {
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
-        .expect("README.md");
-    let sentence = readme
+fn the_client_page_states_the_overrun_and_the_slack_this_test_allows() {
+    let page = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/library.md"))
+        .expect("docs/library.md");
+    let sentence = page
         .lines()
         .find(|l| l.starts_with("A stopped master costs"))
-        .expect("the README's stopped-master sentence");
+        .expect("docs/library.md's stopped-master sentence");
     for needle in [
         format!(
             "`driver::redis::ROUND_OVERRUN` ({} ms)",

@@ -8,13 +8,14 @@ use anyhow::{Result, bail};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use redlock_lab::cause;
 use redlock_lab::check::{
-    self, Check, Engine, Progress, Report, StopReason, available_bytes, available_threads,
+    self, Check, Engine, Progress, PropertyReport, Report, StopReason, available_bytes,
+    available_threads,
 };
 use redlock_lab::scenario::{Ingredient, Scenario, Verdict};
 
 use crate::Outcome;
 use crate::inputs;
-use crate::table::{Paint, Table};
+use crate::table::{self, Paint, Table};
 use crate::zone_steps;
 
 /// Arguments of `check`.
@@ -22,9 +23,13 @@ use crate::zone_steps;
 pub(crate) struct Args {
     /// Scenario files, folders of them, or catalog names; none = the built-in catalog.
     paths: Vec<PathBuf>,
-    /// Print one JSON object instead of the table.
+    /// Print one JSON object instead of the rows.
     #[arg(long)]
     json: bool,
+    /// Print a table with every property's expected and found verdict and the sizes it is
+    /// proved for, and the story of each violated property, instead of one row per scenario.
+    #[arg(short, long)]
+    verbose: bool,
     /// Checker threads per scenario [default: every core]. Verdicts and counterexamples do
     /// not depend on it.
     #[arg(long, value_name = "N")]
@@ -78,15 +83,28 @@ pub(crate) fn run(args: &Args) -> Result<Outcome> {
     let files: Vec<Option<String>> = loaded.iter().map(|l| l.file.clone()).collect();
     let scenarios: Vec<Scenario> = loaded.into_iter().map(|l| l.scenario).collect();
     warn_of_worlds(&scenarios);
-    let reports = check_all(args, &scenarios)?;
+    let paint = Paint::for_stdout();
+    let reports = if args.json || args.verbose {
+        check_all(args, &scenarios, |_, _| Ok(()))?
+    } else {
+        // One row per scenario, written as soon as it settles (stdout is line-buffered, so
+        // each row reaches a pipe at once): a reader sees the run move, and `| head` stops it.
+        let rows = Rows::new(&scenarios, &files, args.why);
+        outln!("{}", rows.header())?;
+        let reports = check_all(args, &scenarios, |index, report| {
+            out!("{}", rows.row(index, report, &paint))
+        })?;
+        outln!("{}", summary(&reports))?;
+        if let Some(hint) = story_hint(&reports) {
+            outln!("{hint}")?;
+        }
+        reports
+    };
     if args.json {
         let json = serde_json::json!({ "models": reports });
         outln!("{}", serde_json::to_string_pretty(&json)?)?;
-    } else {
-        out!(
-            "{}",
-            render(&scenarios, &reports, &files, &Paint::for_stdout())
-        )?;
+    } else if args.verbose {
+        out!("{}", render(&scenarios, &reports, &files, &paint))?;
     }
     let mismatches = reports.iter().flat_map(Report::mismatches).count();
     // A settled verdict that contradicts [expect] is news even when another is unknown.
@@ -126,8 +144,13 @@ fn warn_of_worlds(scenarios: &[Scenario]) {
     }
 }
 
-/// Checks every scenario, with a progress bar for a person watching.
-fn check_all(args: &Args, scenarios: &[Scenario]) -> Result<Vec<Report>> {
+/// Checks every scenario, with a progress bar for a person watching, handing each report to
+/// `settled` (by the scenario's index) as soon as it is made.
+fn check_all(
+    args: &Args,
+    scenarios: &[Scenario],
+    mut settled: impl FnMut(usize, &Report) -> Result<()>,
+) -> Result<Vec<Report>> {
     let engine: Engine = args
         .engine
         .as_deref()
@@ -138,24 +161,39 @@ fn check_all(args: &Args, scenarios: &[Scenario]) -> Result<Vec<Report>> {
     // Progress only for a person watching: never under `--json`, never into a pipe or file.
     let progress = (std::io::stderr().is_terminal() && !args.json).then(|| progress_bar(scenarios));
     let mut reports = Vec::new();
-    for scenario in scenarios {
-        let chosen = Check::new(scenario)
-            .engine(engine)
-            .map_err(|unsupported| anyhow::anyhow!("{}: {unsupported}", scenario.file))?;
+    let mut outcome = Ok(());
+    for (index, scenario) in scenarios.iter().enumerate() {
+        let chosen = match Check::new(scenario).engine(engine) {
+            Ok(chosen) => chosen,
+            Err(unsupported) => {
+                outcome = Err(anyhow::anyhow!("{}: {unsupported}", scenario.file));
+                break;
+            }
+        };
         let check = configured(chosen, args, memory, progress.as_ref());
-        reports.push(if args.why || args.json {
+        let report = if args.why || args.json {
             check.run_with_causes()
         } else {
             check.run()
-        });
+        };
+        // The bar steps aside while a row is written, so the two never share a line.
+        outcome = match &progress {
+            Some(bar) => bar.suspend(|| settled(index, &report)),
+            None => settled(index, &report),
+        };
+        reports.push(report);
+        if outcome.is_err() {
+            break;
+        }
         if let Some(bar) = &progress {
             bar.inc(1);
         }
     }
+    // Cleared on every way out, a closed stdout too, so no bar is left on the terminal.
     if let Some(bar) = progress {
         bar.finish_and_clear();
     }
-    Ok(reports)
+    outcome.map(|()| reports)
 }
 
 /// `check` with the limits and the threads of `args`, and `progress` fed by it.
@@ -309,15 +347,9 @@ fn push_stories(out: &mut String, scenarios: &[Scenario], reports: &[Report]) {
         } else if let (true, Some(steps)) = (zone_steps, &p.counterexample) {
             out.push_str(&zone_steps::text(&scenario.name, &p.name, steps));
         }
-        if let Some(necessary) = &p.necessary {
-            let names: Vec<&str> = necessary.iter().map(|i| i.name()).collect();
-            out.push_str(&format!(
-                "{}: {} needs [{}]: {}.\n",
-                scenario.name,
-                p.name,
-                names.join(", "),
-                cause::sentence(&Ingredient::present(scenario), necessary, &p.undetermined)
-            ));
+        if let Some(needs) = needs_line(scenario, p) {
+            out.push_str(&needs);
+            out.push('\n');
         }
         if told.is_some() || zone_steps || p.necessary.is_some() {
             out.push('\n');
@@ -325,8 +357,33 @@ fn push_stories(out: &mut String, scenarios: &[Scenario], reports: &[Report]) {
     }
 }
 
-/// The counts, and whether every verdict matches `[expect]`.
+/// What a violated property needs, when `--why` found it: the ingredients by name, then in
+/// words.
+fn needs_line(scenario: &Scenario, property: &PropertyReport) -> Option<String> {
+    let necessary = property.necessary.as_ref()?;
+    let names: Vec<&str> = necessary.iter().map(|i| i.name()).collect();
+    Some(format!(
+        "{}: {} needs [{}]: {}.",
+        scenario.name,
+        property.name,
+        names.join(", "),
+        cause::sentence(
+            &Ingredient::present(scenario),
+            necessary,
+            &property.undetermined
+        )
+    ))
+}
+
+/// The summary line, after the table or the rows.
 fn push_summary(out: &mut String, reports: &[Report]) {
+    out.push_str(&summary(reports));
+    out.push('\n');
+}
+
+/// The counts, and whether every verdict matches `[expect]`.
+fn summary(reports: &[Report]) -> String {
+    let mut out = String::new();
     let properties: usize = reports.iter().map(|r| r.properties.len()).sum();
     let violated = reports
         .iter()
@@ -359,17 +416,181 @@ fn push_summary(out: &mut String, reports: &[Report]) {
     if mismatches.is_empty() && incomplete > 0 {
         out.push_str(
             "every settled verdict matches [expect]; raise --max-states, --time-limit or \
-             --max-memory to settle the rest\n",
+             --max-memory to settle the rest",
         );
     } else if mismatches.is_empty() {
-        out.push_str("every verdict matches [expect]\n");
+        out.push_str("every verdict matches [expect]");
     } else {
         out.push_str(&format!(
-            "{} from [expect]: {}\n",
+            "{} from [expect]: {}",
             count(mismatches.len(), "verdict differs", "verdicts differ"),
             mismatches.join(", ")
         ));
     }
+    out
+}
+
+/// The default view: a row per scenario, its name, its time and its verdicts in a few words,
+/// aligned on the longest name so the rows can be written one by one as they settle; under a
+/// row, what the verbose table says beside it (the file, why the check stopped, what `--why`
+/// found).
+struct Rows<'a> {
+    scenarios: &'a [Scenario],
+    files: &'a [Option<String>],
+    why: bool,
+    /// The name column's width.
+    width: usize,
+}
+
+impl<'a> Rows<'a> {
+    fn new(scenarios: &'a [Scenario], files: &'a [Option<String>], why: bool) -> Rows<'a> {
+        let width = scenarios
+            .iter()
+            .map(|s| s.name.chars().count())
+            .chain(["scenario".len()])
+            .max()
+            .unwrap_or(0);
+        Rows {
+            scenarios,
+            files,
+            why,
+            width,
+        }
+    }
+
+    /// The column heads, with the marks' legend.
+    fn header(&self) -> String {
+        format!(
+            "{:<width$}  {:>7}  verdicts (✗ violated; the rest hold)",
+            "scenario",
+            "time",
+            width = self.width
+        )
+    }
+
+    /// The row of the scenario at `index`, with its notes, each line ending in a newline.
+    fn row(&self, index: usize, report: &Report, paint: &Paint) -> String {
+        let mut out = format!(
+            "{:<width$}  {:>5.2} s  ",
+            report.name,
+            report.seconds,
+            width = self.width
+        );
+        // The verdicts wrap within the table's width, under their own column.
+        let indent = out.chars().count();
+        let parts = verdicts_in_words(report);
+        let mut lines = wrap_parts(&parts, table::WIDTH.saturating_sub(indent).max(24)).into_iter();
+        let first = lines.next().unwrap_or_default();
+        out.push_str(&match first.strip_prefix("MISMATCH") {
+            Some(rest) => format!("{}{rest}", paint.cell("MISMATCH")),
+            None => first,
+        });
+        out.push('\n');
+        for more in lines {
+            out.push_str(&format!("{:indent$}{more}\n", ""));
+        }
+        let mut notes: Vec<String> = Vec::new();
+        if let Some(file) = &self.files[index] {
+            notes.push(format!("from {file}"));
+        }
+        if let Some(reason) = report.stopped {
+            notes.push(
+                stopped_line(self.scenarios, report, reason)
+                    .trim_end()
+                    .to_owned(),
+            );
+        }
+        if self.why {
+            let scenario = &self.scenarios[index];
+            notes.extend(
+                report
+                    .properties
+                    .iter()
+                    .filter_map(|p| needs_line(scenario, p)),
+            );
+        }
+        for note in notes {
+            out.push_str(&format!("  {note}\n"));
+        }
+        out
+    }
+}
+
+/// A scenario's verdicts in a few words: the violated properties after ✗, those that hold
+/// against `[expect]` after ✓, the unsettled ones after ?, and how many others hold; a
+/// verdict that differs from `[expect]` says what was expected, and the row starts with
+/// MISMATCH. Each part is a group of properties, which the row keeps on one line.
+fn verdicts_in_words(report: &Report) -> Vec<String> {
+    let differs = |p: &&PropertyReport| {
+        p.verdict != Verdict::Incomplete && p.expected.is_some_and(|e| e != p.verdict)
+    };
+    let names = |verdict: Verdict, expected: &str| -> Vec<String> {
+        report
+            .properties
+            .iter()
+            .filter(|p| p.verdict == verdict && (verdict != Verdict::Holds || differs(p)))
+            .map(|p| match differs(&p) {
+                true => format!("{} (expected {expected})", p.name),
+                false => p.name.clone(),
+            })
+            .collect()
+    };
+    let mut parts = Vec::new();
+    for (mark, verdict, expected, after) in [
+        ("✗", Verdict::Violated, "to hold", ""),
+        ("✓", Verdict::Holds, "violated", ""),
+        ("?", Verdict::Incomplete, "", " unsettled"),
+    ] {
+        let named = names(verdict, expected);
+        if !named.is_empty() {
+            parts.push(format!("{mark} {}{after}", named.join(", ")));
+        }
+    }
+    let others = report
+        .properties
+        .iter()
+        .filter(|p| p.verdict == Verdict::Holds && !differs(p))
+        .count();
+    let total = report.properties.len();
+    match (parts.is_empty(), others) {
+        (true, 1) if total == 1 => parts.push("its one property holds".to_owned()),
+        (true, _) => parts.push(format!("all {others} hold")),
+        (false, 0) => {}
+        (false, n) => parts.push(count(n, "holds", "hold")),
+    }
+    if report.mismatches().next().is_some() {
+        parts[0].insert_str(0, "MISMATCH ");
+    }
+    parts
+}
+
+/// `parts` joined by "; " in lines of at most `width` characters, each part kept whole on one
+/// line unless it is longer than a line by itself ("2 hold" is never split).
+fn wrap_parts(parts: &[String], width: usize) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for (i, part) in parts.iter().enumerate() {
+        let piece = match i + 1 == parts.len() {
+            true => part.clone(),
+            false => format!("{part};"),
+        };
+        match lines.last_mut() {
+            Some(line) if line.chars().count() + 1 + piece.chars().count() <= width => {
+                line.push(' ');
+                line.push_str(&piece);
+            }
+            _ => lines.extend(table::wrap(&piece, width)),
+        }
+    }
+    lines
+}
+
+/// Where a violation's story is, when the rows left the stories out.
+fn story_hint(reports: &[Report]) -> Option<&'static str> {
+    reports
+        .iter()
+        .flat_map(|r| &r.properties)
+        .any(|p| p.verdict == Verdict::Violated)
+        .then_some("`redlock-lab trace NAME` tells a violation's story; --verbose prints them all")
 }
 
 /// How far a stopped check got, or, past the discrete engine's limit, why the zone engine

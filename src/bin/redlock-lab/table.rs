@@ -122,7 +122,7 @@ fn render_row(out: &mut String, cells: &[String], widths: &[usize], paint: &Pain
 }
 
 /// `text` in lines of at most `width` characters, broken at spaces (a longer word stays whole).
-fn wrap(text: &str, width: usize) -> Vec<String> {
+pub(crate) fn wrap(text: &str, width: usize) -> Vec<String> {
     let mut lines = Vec::new();
     let mut line = String::new();
     for word in text.split(' ') {
