@@ -349,6 +349,11 @@ fn bad_input_exits_2() {
             ],
             "sometimes",
         ),
+        (
+            vec!["advise", "--ttl", "10s", "--time-limit", "0s"],
+            "--time-limit must be more than 0",
+        ),
+        (vec!["advise", "--ttl", "10s", "--jobs", "0"], "--jobs"),
     ] {
         let out = redlock_lab(&args);
         assert_eq!(

@@ -175,9 +175,10 @@ pub(super) fn run_family(family: &Family<'_>, limits: &Limits) -> Result<Found> 
     let found = search_family(family, limits)?;
     match &found.unsettled {
         None => errln!(
-            "advise: the {} took {} checks in {:.1} s",
+            "advise: the {} took {} check{} in {:.1} s",
             family.label,
             found.checks,
+            if found.checks == 1 { "" } else { "s" },
             started.elapsed().as_secs_f64()
         ),
         Some(why) => errln!(

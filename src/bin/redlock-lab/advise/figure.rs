@@ -136,9 +136,14 @@ impl Figure {
             }
             (None, kind, value) => {
                 let shown = figure(faults, value, verbose);
+                let sentence = match (kind, value) {
+                    (_, Some(_)) => kind.sentence(),
+                    (Kind::Margin, None) => "no margin that still leaves time to write is safe",
+                    (_, None) => "no value in the range searched is safe",
+                };
                 // Two spaces at least between the figure and its sentence, for a reader's eye
                 // and a script's split.
-                let _ = writeln!(out, "{label:<20} {shown:<13}  {}", kind.sentence());
+                let _ = writeln!(out, "{label:<20} {shown:<13}  {sentence}");
             }
         }
         if verbose && self.unsettled().is_none() {

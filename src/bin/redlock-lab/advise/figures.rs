@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 use std::time::Instant;
 
-use anyhow::Result;
+use anyhow::{Result, bail};
 use redlock_lab::check::available_threads;
 use redlock_lab::scenario::property;
 
@@ -21,6 +21,9 @@ use crate::Outcome;
 
 /// Scales the deployment, runs every search, prints the figures, writes the files.
 pub(crate) fn run(args: &Args) -> Result<Outcome> {
+    if args.time_limit.is_some_and(|limit| limit.is_zero()) {
+        bail!("--time-limit must be more than 0");
+    }
     let scale = match args.ticks {
         Some(ticks) => Scale::coarse(args.ttl, ticks)?,
         None => Scale::fine(args.ttl)?,
@@ -182,13 +185,12 @@ fn header(args: &Args, faults: &Faults) -> String {
     };
     let clocks = match (args.clock_error.as_micros(), args.max_jump.as_micros()) {
         (0, 0) => "every clock exact".to_owned(),
+        (0, jump) => format!("every clock exact but jumping by up to {}", show_us(jump)),
+        (error, 0) => format!("every clock within {} of true time", show_us(error)),
         (error, jump) => format!(
-            "every clock within {} of true time{}",
+            "every clock within {} of true time, jumping by up to {}",
             show_us(error),
-            match jump {
-                0 => " and never jumping".to_owned(),
-                jump => format!(", jumping by up to {}", show_us(jump)),
-            }
+            show_us(jump)
         ),
     };
     let text = format!(
