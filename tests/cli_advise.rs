@@ -24,20 +24,37 @@ fn ticks(stdout: &str, label: &str) -> u32 {
         .unwrap_or_else(|| panic!("no tick count on {line}"))
 }
 
-/// The figure on the line that starts with `label`, as printed (`100 ms`, `2.101 s`).
+/// The figure on the line that starts with `label`, as printed (`100 ms`, `2.101 s`): two
+/// spaces end it.
 fn figure<'a>(stdout: &'a str, label: &str) -> &'a str {
     let line = stdout
         .lines()
         .find(|l| l.trim_start().starts_with(label))
         .unwrap_or_else(|| panic!("no {label} line:\n{stdout}"));
     let rest = line.trim_start()[label.len()..].trim_start();
-    rest[..rest.find("checker:").expect("the evidence")].trim_end()
+    rest.split("  ").next().expect("a figure")
 }
 
-/// Runs `advise ARGS --out DIR`, then `check DIR`; returns what advise printed and the folder.
+/// Under `--verbose`, the proof's line under the figure's: the checks on both sides.
+fn proof<'a>(stdout: &'a str, label: &str) -> &'a str {
+    let mut lines = stdout.lines();
+    lines.find(|l| l.trim_start().starts_with(label));
+    let line = lines
+        .next()
+        .unwrap_or_else(|| panic!("no {label} line:\n{stdout}"));
+    assert!(line.starts_with("  checker "), "{line}");
+    line
+}
+
+/// The text with every run of white space one space: a setting may wrap across lines.
+fn flat(stdout: &str) -> String {
+    stdout.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Runs `advise --verbose ARGS --out DIR`, then `check DIR`; returns what advise printed and the folder.
 fn advise_and_recheck(args: &[&str], label: &str) -> (String, PathBuf) {
     let dir = scratch_dir(&format!("advise-{label}"));
-    let mut all = vec!["advise"];
+    let mut all = vec!["advise", "--verbose"];
     all.extend_from_slice(args);
     all.extend(["--out", dir.to_str().unwrap()]);
     let out = redlock_lab(&all);
@@ -101,8 +118,7 @@ fn the_readme_deployment_gets_figures_exact_to_the_millisecond() {
         "or restart guard",
         "check margin",
     ] {
-        let line = stdout.lines().find(|l| l.trim_start().starts_with(label));
-        let line = line.unwrap_or_else(|| panic!("no {label} line: {stdout}"));
+        let line = proof(&stdout, label);
         assert!(
             line.contains("(read off the symbolic exploration, confirmed by 2 checks,"),
             "{line}"
@@ -138,26 +154,20 @@ fn the_readme_deployment_gets_figures_exact_to_the_millisecond() {
     // delay by the sizes argument for any number of masters and workers, the margin (which
     // involves the storage) for the model's three nodes and two clients only.
     for label in ["drift allowance", "restart delay", "or restart guard"] {
-        let line = stdout.lines().find(|l| l.trim_start().starts_with(label));
-        assert!(
-            line.is_some_and(|l| l.contains("proved for all N, any C)")),
-            "{label}: {stdout}"
-        );
+        let line = proof(&stdout, label);
+        assert!(line.contains("proved for all N, any C)"), "{label}: {line}");
     }
-    let margin = stdout.lines().find(|l| l.starts_with("check margin"));
-    assert!(
-        margin.is_some_and(|l| l.contains("proved for N=3, C=2)")),
-        "{stdout}"
-    );
+    let margin = proof(&stdout, "check margin");
+    assert!(margin.contains("proved for N=3, C=2)"), "{margin}");
     // What to type, as the README shows it: the default drift (102 ms) covers the 100 ms.
     for setting in [
         "`Config { drift: DriftPolicy::fixed(Millis(100)), .. }`, or `redlock-lab run --drift 100ms`",
         "(the crate's default, 1% of the TTL + 2 ms = 102 ms, is safe here, so you may keep it)",
         "`NodeOptions { restart_guard: Some(Duration::from_millis(10000)), .. }`",
         "write only while `guard.remaining() >= Millis(2101)` (the lease has 2.101 s left); no fencing needed",
-        "Assumed, not checked: a pause is at most 2 s and a network delay at most 100 ms; every clock reads within 50 ms of true time and never jumps;",
+        "Assumed, not checked: - a pause lasts at most 2 s, and a network delay lasts at most 100 ms - every clock reads within 50 ms of true time and never jumps - this crate's client times its lease on a monotonic clock",
     ] {
-        assert!(stdout.contains(setting), "no {setting}:\n{stdout}");
+        assert!(flat(&stdout).contains(setting), "no {setting}:\n{stdout}");
     }
     let holds = std::fs::read_to_string(dir.join("advise-drift-holds.toml")).unwrap();
     assert!(holds.contains("resolution = \"1ms\""), "{holds}");
@@ -288,10 +298,7 @@ fn a_jump_raises_the_drift_and_unbounded_pauses_require_fencing() {
     );
     // No margin survives an unbounded pause; a fencing token does.
     assert!(stdout.contains("fencing              REQUIRED"), "{stdout}");
-    assert!(
-        stdout.contains("storage safety holds (checked)"),
-        "{stdout}"
-    );
+    assert!(stdout.contains("tokens do (checked)"), "{stdout}");
     let fencing = std::fs::read_to_string(dir.join("advise-fencing-holds.toml")).unwrap();
     assert!(
         fencing.contains("protection = \"fencing-token\""),
@@ -342,6 +349,11 @@ fn bad_input_exits_2() {
             ],
             "sometimes",
         ),
+        (
+            vec!["advise", "--ttl", "10s", "--time-limit", "0s"],
+            "--time-limit must be more than 0",
+        ),
+        (vec!["advise", "--ttl", "10s", "--jobs", "0"], "--jobs"),
     ] {
         let out = redlock_lab(&args);
         assert_eq!(
@@ -405,6 +417,7 @@ fn every_figure_holds_against_every_declared_fault_and_one_tick_less_does_not() 
         let secs = |t: u32| format!("{t}s");
         let out = redlock_lab(&[
             "advise",
+            "--verbose",
             "--ttl",
             &secs(ttl),
             "--ticks",
@@ -437,9 +450,11 @@ fn every_figure_holds_against_every_declared_fault_and_one_tick_less_does_not() 
         let margin = ticks(&stdout, "check margin");
         // advise checks every figure together against every declared fault itself, too.
         for recovery in ["restart delay", "restart guard"] {
-            let line =
-                format!("whole deployment     holds: every figure together, with the {recovery}");
-            assert!(stdout.contains(&line), "{faults:?}: no {line}:\n{stdout}");
+            let line = format!("whole deployment holds: every figure at once, with the {recovery}");
+            assert!(
+                flat(&stdout).contains(&line),
+                "{faults:?}: no {line}:\n{stdout}"
+            );
         }
         // The settings to type, against the crate's default (1% of the TTL + 2 ms, far below a
         // drift of whole seconds here).
@@ -453,10 +468,10 @@ fn every_figure_holds_against_every_declared_fault_and_one_tick_less_does_not() 
             ),
             format!("`guard.remaining() >= Millis({})`", margin * 1000),
             "`NodeOptions { restart_guard: Some(Duration::from_millis(".to_owned(),
-            "Assumed, not checked: a pause is at most".to_owned(),
+            "Assumed, not checked: - a pause lasts at most".to_owned(),
         ] {
             assert!(
-                stdout.contains(&setting),
+                flat(&stdout).contains(&setting),
                 "{faults:?}: no {setting}:\n{stdout}"
             );
         }
@@ -491,4 +506,145 @@ fn every_figure_holds_against_every_declared_fault_and_one_tick_less_does_not() 
             drift - 1
         );
     }
+}
+
+/// A deployment whose every search takes about a second: three ticks of 1 s, pauses of 1 s.
+const SMALL: &[&str] = &["advise", "--ttl", "3s", "--ticks", "3", "--max-pause", "1s"];
+
+/// Runs `SMALL` with `extra`, expects exit 0, and returns stdout and stderr.
+fn small(extra: &[&str]) -> (String, String) {
+    let mut args = SMALL.to_vec();
+    args.extend_from_slice(extra);
+    let out = redlock_lab(&args);
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "{args:?}: {stdout}{stderr}");
+    (stdout, stderr)
+}
+
+#[test]
+fn the_families_run_in_parallel_with_the_same_output_and_the_json_says_the_same() {
+    // The figures, their proofs and their order do not depend on how many searches run at
+    // once; each progress line names its family, since they interleave.
+    let (one, _) = small(&["--verbose", "--jobs", "1"]);
+    let (two, stderr) = small(&["--verbose", "--jobs", "2"]);
+    assert_eq!(one, two);
+    for family in [
+        "clock error",
+        "restart delay",
+        "restart guard",
+        "check margin",
+    ] {
+        assert!(
+            stderr.contains(&format!("advise: searching the {family} (")),
+            "{stderr}"
+        );
+        assert!(
+            stderr.contains(&format!("advise: the {family} took ")),
+            "{stderr}"
+        );
+    }
+    // `--json` carries what the text says, figure by figure.
+    let (json, _) = small(&["--json"]);
+    let doc: serde_json::Value = serde_json::from_str(&json).expect("one JSON document");
+    assert_eq!(doc["complete"], true, "{json}");
+    // The whole deployment, once per recovery from a crash, as the text says it.
+    let whole = doc["whole_deployment"]
+        .as_array()
+        .expect("whole_deployment");
+    assert_eq!(whole.len(), 2, "{json}");
+    for checked in whole {
+        assert_eq!(checked["holds"], true, "{json}");
+        let with = checked["with"].as_str().expect("with");
+        let line = format!("whole deployment holds: every figure at once, with {with}");
+        assert!(flat(&one).contains(&line), "{line}:\n{one}");
+    }
+    assert_eq!(doc["deployment"]["ttl_ms"], 3000.0, "{json}");
+    assert_eq!(doc["deployment"]["max_pause_ms"], 1000.0, "{json}");
+    let figures = doc["figures"].as_array().expect("figures");
+    let keys: Vec<&str> = figures.iter().filter_map(|f| f["key"].as_str()).collect();
+    let labels = [
+        "drift allowance",
+        "restart delay",
+        "or restart guard",
+        "check margin",
+    ];
+    let expected = [
+        "drift",
+        "restart_delay",
+        "restart_guard",
+        "check_margin",
+        "fencing",
+    ];
+    assert_eq!(keys, expected, "{json}");
+    let flat_text = flat(&one);
+    for (figure, label) in figures.iter().zip(labels) {
+        let ticks = ticks(&one, label);
+        assert_eq!(figure["settled"], true, "{figure}");
+        assert_eq!(figure["value_ticks"], ticks, "{label}: {figure}");
+        assert_eq!(figure["value_ms"], u64::from(ticks) * 1000, "{label}");
+        let search = &figure["searches"][0];
+        let proof = proof(&one, label);
+        assert!(
+            proof.contains(search["evidence"].as_str().expect("evidence")),
+            "{proof} / {search}"
+        );
+        assert_eq!(figure["obtained"], "synthesis", "{figure}");
+        let checks = format!("confirmed by {} check", figure["checks"]);
+        assert!(proof.contains(&checks), "{proof} / {checks}");
+        let condition = search["formula"]["condition"].as_str().expect("a formula");
+        assert!(
+            one.contains(&format!("holds exactly when {condition}   ")),
+            "{condition}: {one}"
+        );
+        for setting in figure["setting"].as_array().expect("settings") {
+            let setting = setting.as_str().expect("text");
+            assert!(flat_text.contains(setting), "{setting}: {one}");
+        }
+    }
+    // The default drift (1% of 3 s + 2 ms) covers the drift of 0; no restart delay does not.
+    assert_eq!(figures[0]["default_ms"], 32);
+    assert_eq!(figures[0]["default_unsafe"], false);
+    assert_eq!(figures[1]["default_unsafe"], true);
+    assert_eq!(figures[4]["required"], false);
+    for assumption in doc["assumptions"].as_array().expect("assumptions") {
+        let assumption = assumption.as_str().expect("text");
+        assert!(flat_text.contains(assumption), "{assumption}: {one}");
+    }
+}
+
+#[test]
+fn a_time_limit_prints_what_settled_says_what_did_not_and_exits_3() {
+    // The README's deployment: its drift settles in a fraction of a second, its check margin
+    // takes well over ten seconds on any machine.
+    let out = redlock_lab(&[
+        "advise",
+        "--ttl",
+        "10s",
+        "--clock-error",
+        "50ms",
+        "--max-pause",
+        "2s",
+        "--network-delay",
+        "100ms",
+        "--time-limit",
+        "3s",
+    ]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(3), "{stdout}{}", text(&out.stderr));
+    assert_eq!(figure(&stdout, "drift allowance"), "100 ms", "{stdout}");
+    assert!(
+        stdout.contains("check margin         not settled: the time limit ran out"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("Not settled: ") && stdout.contains("a longer --time-limit settles"),
+        "{stdout}"
+    );
+    // What settled is set, in plain words: no ticks, zones or proofs without --verbose, and no
+    // line wider than 100 characters.
+    assert!(flat(&stdout).contains("`Config { drift: DriftPolicy::fixed(Millis(100)), .. }`"));
+    for word in ["tick", "zone", "ε_node", "proved for", "checker"] {
+        assert!(!stdout.contains(word), "{word}: {stdout}");
+    }
+    assert!(stdout.lines().all(|l| l.chars().count() <= 100), "{stdout}");
 }

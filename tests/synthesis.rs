@@ -124,7 +124,7 @@ fn written(synthesis: &Synthesis, property: Property, names: &[&str]) -> Vec<Str
 
 #[test]
 fn the_drift_allowance_is_proved_for_every_value_and_exact() {
-    let synthesis = synthesize_keys("drift", DRIFT, &DRIFT_KEYS, LIMIT).unwrap();
+    let synthesis = synthesize_keys("drift", DRIFT, &DRIFT_KEYS, LIMIT, None).unwrap();
     let names = ["ttl", "drift", "ε_n", "ε_c"];
     let property = Property::MutualExclusion;
     assert_eq!(written(&synthesis, property, &names), ["drift < ε_n + ε_c"]);
@@ -151,7 +151,7 @@ fn a_jump_is_a_key_like_the_others() {
         DRIFT_KEYS[3],
         "faults.clock_jumps.jump_ticks",
     ];
-    let synthesis = synthesize_keys("jump", &jumped, &keys, LIMIT).unwrap();
+    let synthesis = synthesize_keys("jump", &jumped, &keys, LIMIT, None).unwrap();
     let property = Property::MutualExclusion;
     let regions = written(&synthesis, property, &["drift", "ε_n", "ε_c", "J"]);
     assert_eq!(regions, ["drift < ε_n + ε_c + J"]);
@@ -166,7 +166,7 @@ fn a_jump_is_a_key_like_the_others() {
         "target = \"node\"\njump_ticks = 2",
         "target = \"client\"\njump_ticks = -2",
     );
-    let synthesis = synthesize_keys("back", &backward, &keys, LIMIT).unwrap();
+    let synthesis = synthesize_keys("back", &backward, &keys, LIMIT, None).unwrap();
     let regions = written(&synthesis, property, &["drift", "ε_n", "ε_c", "J"]);
     assert_eq!(regions, ["drift + J < ε_n + ε_c"]);
     assert!(!synthesis.covers(&[2, 1, 1, 1]), "{:?}", synthesis.domain);
@@ -187,8 +187,8 @@ fn the_regions_do_not_depend_on_the_values_they_start_from() {
         .replace("ttl_ticks = 10", "ttl_ticks = 10000")
         .replace("drift_ticks = 2", "drift_ticks = 102")
         .replace("error_ticks = 1", "error_ticks = 50");
-    let small = synthesize_keys("drift", DRIFT, &DRIFT_KEYS, LIMIT).unwrap();
-    let large = synthesize_keys("drift", &large, &DRIFT_KEYS, LIMIT).unwrap();
+    let small = synthesize_keys("drift", DRIFT, &DRIFT_KEYS, LIMIT, None).unwrap();
+    let large = synthesize_keys("drift", &large, &DRIFT_KEYS, LIMIT, None).unwrap();
     assert_eq!(small.breaks, large.breaks);
     assert_eq!(small.zones, large.zones);
 }
@@ -217,7 +217,7 @@ const RESTART_KEYS: [&str; 4] = [
 
 #[test]
 fn the_restart_delay_is_proved_for_every_value_and_exact() {
-    let synthesis = synthesize_keys("restart", RESTART, &RESTART_KEYS, LIMIT).unwrap();
+    let synthesis = synthesize_keys("restart", RESTART, &RESTART_KEYS, LIMIT, None).unwrap();
     let names = ["drift", "ε_n", "ε_c", "R"];
     let property = Property::MutualExclusion;
     // The TTL (10) is not a key here: it stays a number.
@@ -268,7 +268,7 @@ const MARGIN_KEYS: [&str; 5] = [
 /// delay and both clock errors, less the drift allowance already taken off the lease.
 #[test]
 fn the_check_margin_is_kleppmanns_boundary_on_both_sides() {
-    let synthesis = synthesize_keys("margin", MARGIN, &MARGIN_KEYS, LIMIT).unwrap();
+    let synthesis = synthesize_keys("margin", MARGIN, &MARGIN_KEYS, LIMIT, None).unwrap();
     let property = Property::StorageSafety;
     let names = ["drift", "ε_n", "ε_c", "M", "P"];
     assert_eq!(
@@ -305,7 +305,7 @@ fn the_check_margin_with_every_key_free_is_kleppmanns_inequality() {
         MARGIN_KEYS[4],
         "storage.max_delay_ticks",
     ];
-    let synthesis = synthesize_keys("margin", &one_node, &keys, LIMIT).unwrap();
+    let synthesis = synthesize_keys("margin", &one_node, &keys, LIMIT, None).unwrap();
     let property = Property::StorageSafety;
     let names = ["ttl", "drift", "ε_n", "ε_c", "M", "P", "Δ"];
     assert_eq!(
@@ -343,7 +343,7 @@ fn the_restart_delay_with_a_free_ttl_is_the_catalogs_inequality() {
         RESTART_KEYS[2],
         RESTART_KEYS[3],
     ];
-    let synthesis = synthesize_keys("restart", RESTART, &keys, LIMIT).unwrap();
+    let synthesis = synthesize_keys("restart", RESTART, &keys, LIMIT, None).unwrap();
     let names = ["ttl", "drift", "ε_n", "ε_c", "R"];
     let property = Property::MutualExclusion;
     assert_eq!(
@@ -375,7 +375,7 @@ fn a_key_whose_zero_removes_a_guard_stays_at_one_or_more() {
         "faults.crashes.restart_delay_ticks",
         "faults.crashes.client_guard_ticks",
     ];
-    let synthesis = synthesize_keys("guard", &guarded, &keys, LIMIT).unwrap();
+    let synthesis = synthesize_keys("guard", &guarded, &keys, LIMIT, None).unwrap();
     assert!(synthesis.covers(&[2, 10, 3]));
     assert!(synthesis.covers(&[2, 1, 1]));
     assert!(!synthesis.covers(&[2, 10, 0]), "{:?}", synthesis.domain);
@@ -385,7 +385,7 @@ fn a_key_whose_zero_removes_a_guard_stays_at_one_or_more() {
 /// A search cut short is no proof: the synthesis says so instead of returning what it found.
 #[test]
 fn a_synthesis_cut_short_is_refused() {
-    let error = synthesize_keys("restart", RESTART, &RESTART_KEYS, 100).unwrap_err();
+    let error = synthesize_keys("restart", RESTART, &RESTART_KEYS, 100, None).unwrap_err();
     assert!(error.to_string().contains("after 100 zones"), "{error}");
 }
 
@@ -398,7 +398,7 @@ fn a_key_at_a_bend_or_a_guard_that_comes_and_goes_is_refused() {
         "drift_ticks = 2",
         "drift_ticks = 2\nround_timeout_ticks = 8",
     );
-    let error = synthesize_keys("capped", &capped, &DRIFT_KEYS, LIMIT).unwrap_err();
+    let error = synthesize_keys("capped", &capped, &DRIFT_KEYS, LIMIT, None).unwrap_err();
     assert!(
         error.to_string().contains("capped at the validity"),
         "{error}"
@@ -409,6 +409,7 @@ fn a_key_at_a_bend_or_a_guard_that_comes_and_goes_is_refused() {
         RESTART,
         &["faults.crashes.client_guard_ticks"],
         LIMIT,
+        None,
     )
     .unwrap_err();
     assert!(

@@ -1,6 +1,8 @@
 //! The boundary as a formula: the keys left free, read off one symbolic exploration, and the
 //! condition under which a figure's properties hold for every value of them.
 
+use std::time::Duration;
+
 use toml::{Table, Value};
 
 use super::error::SweepError;
@@ -26,12 +28,14 @@ pub fn written_number(text: &str, key: &str) -> Option<i64> {
 
 /// The boundary as a formula: leaves `keys` of the scenario `text` free and finds, for every
 /// value of them at once, where each property holds ([`Check::synthesize`], at most `max_zones`
-/// symbolic states). Each key must be written in the file as a whole number of ticks.
+/// symbolic states, and for at most `time_limit` when one is given). Each key must be written
+/// in the file as a whole number of ticks.
 pub fn synthesize_keys(
     file: &str,
     text: &str,
     keys: &[&str],
     max_zones: usize,
+    time_limit: Option<Duration>,
 ) -> Result<Synthesis, SweepError> {
     let scenario = Scenario::from_str(file, text)?;
     let mut free = Vec::new();
@@ -60,7 +64,10 @@ pub fn synthesize_keys(
         }
         Scenario::from_str(file, &edited).ok()
     };
-    let check = Check::new(&scenario).max_states(max_zones);
+    let mut check = Check::new(&scenario).max_states(max_zones);
+    if let Some(limit) = time_limit {
+        check = check.time_limit(limit);
+    }
     check
         .synthesize(&free, &at)
         .map_err(|error| SweepError::Synthesis {
@@ -109,20 +116,21 @@ pub fn key_symbol(key: &str) -> &str {
 }
 
 /// One symbolic exploration of the scenario `text` with the `free` keys it writes left free
-/// ([`synthesize_keys`], at most `max_zones` zones); `None` when it writes none of them (a
-/// key the file does not write, a clock error of zero, stays at its default).
+/// ([`synthesize_keys`], at most `max_zones` zones and `time_limit`); `None` when it writes
+/// none of them (a key the file does not write, a clock error of zero, stays at its default).
 pub fn synthesize_written(
     file: &str,
     text: &str,
     free: &[&str],
     max_zones: usize,
+    time_limit: Option<Duration>,
 ) -> Option<Result<Synthesis, SweepError>> {
     let keys: Vec<&str> = free
         .iter()
         .copied()
         .filter(|key| written_number(text, key).is_some())
         .collect();
-    (!keys.is_empty()).then(|| synthesize_keys(file, text, &keys, max_zones))
+    (!keys.is_empty()).then(|| synthesize_keys(file, text, &keys, max_zones, time_limit))
 }
 
 /// The point of `synthesis`'s keys at their base values, with `key` at `value` when it is free.

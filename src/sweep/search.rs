@@ -1,6 +1,5 @@
 //! The smallest value of a key where a verdict turns, by binary search on the checker.
 
-use super::error::SweepError;
 use crate::check::Report;
 
 /// Where a monotone verdict flips in an integer range, found by [`search`] and checked on
@@ -32,13 +31,14 @@ pub enum Search {
 /// Binary search over `from..=to` for the smallest value whose report satisfies `wanted`,
 /// assuming `wanted` is monotone (false, then true, as the value grows). Every probe runs the
 /// checker through `check`; the answer's two sides are both checked, so a non-monotone
-/// `wanted` cannot yield a boundary the checker did not show.
-pub fn search(
+/// `wanted` cannot yield a boundary the checker did not show. The first error `check` returns
+/// ends the search (a caller may stop it so, at a deadline of its own).
+pub fn search<E>(
     from: i64,
     to: i64,
-    mut check: impl FnMut(i64) -> Result<Report, SweepError>,
+    mut check: impl FnMut(i64) -> Result<Report, E>,
     wanted: impl Fn(&Report) -> bool,
-) -> Result<Search, SweepError> {
+) -> Result<Search, E> {
     assert!(from <= to, "search over an empty range");
     let last = check(to)?;
     if !wanted(&last) {
@@ -77,12 +77,12 @@ pub fn search(
 /// exploration): when `guess` has the wanted verdict and `guess − 1` (in the range) lacks it,
 /// that is the boundary, in two checks; otherwise the binary search runs. The flag says
 /// whether the guess was confirmed.
-pub fn search_guided(
+pub fn search_guided<E>(
     (from, to): (i64, i64),
     guess: Option<i64>,
-    mut check: impl FnMut(i64) -> Result<Report, SweepError>,
+    mut check: impl FnMut(i64) -> Result<Report, E>,
     wanted: impl Fn(&Report) -> bool,
-) -> Result<(Search, bool), SweepError> {
+) -> Result<(Search, bool), E> {
     if let Some(guess) = guess.filter(|g| (from..=to).contains(g)) {
         let at = Box::new(check(guess)?);
         if wanted(&at) {

@@ -160,7 +160,7 @@ fn search_finds_the_first_value_and_checks_both_sides() {
         10,
         |v| {
             probes.push(v);
-            Ok(report_for(v >= 7))
+            Ok::<_, SweepError>(report_for(v >= 7))
         },
         |r| r.properties[0].verdict == Verdict::Holds,
     )
@@ -174,7 +174,7 @@ fn search_finds_the_first_value_and_checks_both_sides() {
     let found = search(
         0,
         3,
-        |_| Ok(report_for(true)),
+        |_| Ok::<_, SweepError>(report_for(true)),
         |r| r.properties[0].verdict == Verdict::Holds,
     )
     .unwrap();
@@ -182,7 +182,7 @@ fn search_finds_the_first_value_and_checks_both_sides() {
     let found = search(
         0,
         3,
-        |_| Ok(report_for(false)),
+        |_| Ok::<_, SweepError>(report_for(false)),
         |r| r.properties[0].verdict == Verdict::Holds,
     )
     .unwrap();
@@ -200,7 +200,7 @@ fn a_guess_is_taken_only_when_the_checker_confirms_both_sides() {
             guess,
             |v| {
                 probes.push(v);
-                Ok(report_for(v >= 7))
+                Ok::<_, SweepError>(report_for(v >= 7))
             },
             wanted,
         )

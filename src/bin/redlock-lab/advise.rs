@@ -13,11 +13,15 @@
 
 mod args;
 mod family;
+mod figure;
 mod figures;
+mod json;
+mod pool;
 mod scale;
 mod settings;
 mod texts;
 mod whole;
+mod wrap;
 
 pub(crate) use args::Args;
 pub(crate) use figures::run;

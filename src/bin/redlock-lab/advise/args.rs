@@ -35,6 +35,20 @@ pub(crate) struct Args {
     /// Write the scenario files that prove each figure (both sides of each boundary) here.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+    /// Stop after this long (`90s`, `5m`): print the figures that settled, say which did not
+    /// and why, and exit with 3.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub time_limit: Option<Duration>,
+    /// Print one JSON document instead of the text, for scripts.
+    #[arg(long)]
+    pub json: bool,
+    /// Show each figure's proof: the checks on both sides, the formula, the ticks.
+    #[arg(long, short)]
+    pub verbose: bool,
+    /// How many searches run at once [default: the number of cores]; the figures do not
+    /// depend on it.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub jobs: Option<u32>,
 }
 
 /// A duration or no bound at all.

@@ -1,10 +1,12 @@
 //! One figure's search: a family of scenarios with one free value, checked on both sides of
 //! its boundary.
 
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
-use redlock_lab::check::{Check, Engine, Report};
+use redlock_lab::check::{Check, Engine, Report, StopReason, Synthesis};
 use redlock_lab::property::Property;
 use redlock_lab::scenario::{Scenario, Verdict, property};
 use redlock_lab::sweep::{
@@ -24,7 +26,8 @@ pub(super) struct Family<'a> {
     /// The range searched.
     pub from: u32,
     pub to: u32,
-    pub text: Box<dyn Fn(u32) -> String + 'a>,
+    /// The scenario at a value (shared by the threads of one phase: the drift's families).
+    pub text: Box<dyn Fn(u32) -> String + Send + Sync + 'a>,
     /// The properties that must hold at the figure (and the first of them fails below it).
     pub must_hold: &'static [&'static str],
     /// The keys the figure's formula leaves free (none: no formula).
@@ -49,6 +52,52 @@ pub(super) struct Found {
     pub proved_for: Option<String>,
     /// The figure as a formula over the family's free keys, when it has some and a figure.
     pub formula: Option<Formula>,
+    /// Why the search did not settle (a limit stopped it), when it did not: then `value` is
+    /// `None` and means nothing.
+    pub unsettled: Option<String>,
+}
+
+impl Found {
+    /// A search a limit stopped after `checks` checks, and why.
+    pub(super) fn unsettled(checks: usize, why: String) -> Found {
+        Found {
+            value: None,
+            checks,
+            read_off: false,
+            files: Vec::new(),
+            evidence: why.clone(),
+            engine: Engine::Zones,
+            proved_for: None,
+            formula: None,
+            unsettled: Some(why),
+        }
+    }
+}
+
+/// The time every search shares (`--time-limit`) and the threads each check may use.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Limits {
+    /// When every search must have stopped.
+    pub deadline: Option<Instant>,
+    /// The checker threads of one check: the cores shared among the searches that run at once.
+    pub threads: usize,
+}
+
+impl Limits {
+    /// What is left of the time limit, if there is one.
+    fn remaining(&self) -> Option<Duration> {
+        (self.deadline).map(|d| d.saturating_duration_since(Instant::now()))
+    }
+
+    fn out_of_time(&self) -> bool {
+        self.deadline.is_some_and(|d| Instant::now() >= d)
+    }
+}
+
+/// Why a probe of the search ended it: bad input, or a limit that stopped the check.
+enum Probe {
+    Sweep(SweepError),
+    Stopped(StopReason),
 }
 
 /// The sizes the safe side's properties are proved for: the narrowest when they differ (a
@@ -81,11 +130,13 @@ fn acquired(report: &Report) -> bool {
 
 /// The check of one family member: the zone engine where it models the file (its cost does
 /// not grow with the constants), the discrete engine otherwise.
-fn check(scenario: &Scenario) -> Report {
-    Check::new(scenario)
-        .engine(Engine::Zones)
-        .unwrap_or_else(|_| Check::new(scenario))
-        .run()
+/// Each check gets what is left of the time limit.
+pub(super) fn check(scenario: &Scenario, limits: &Limits) -> Report {
+    let mut check = Check::new(scenario).threads(limits.threads);
+    if let Some(remaining) = limits.remaining() {
+        check = check.time_limit(remaining);
+    }
+    check.clone().engine(Engine::Zones).unwrap_or(check).run()
 }
 
 /// The family's text at `value` with a provisional `[expect]` (a file needs one); the
@@ -109,8 +160,9 @@ fn must_hold(family: &Family<'_>) -> Vec<Property> {
 /// Runs one family's search and keeps both sides' texts, with `[expect]` set to what the
 /// checker found. The figure is read off one symbolic exploration with the family's keys free
 /// and confirmed by a check on each side; where the exploration refuses, or the checker does
-/// not confirm it, a binary search of checks finds it.
-pub(super) fn run_family(family: &Family<'_>) -> Result<Found> {
+/// not confirm it, a binary search of checks finds it. A limit that stops the exploration or a
+/// check leaves the figure unsettled, and says so.
+pub(super) fn run_family(family: &Family<'_>, limits: &Limits) -> Result<Found> {
     // Each figure takes from a fraction of a second to minutes: say which one is searched.
     errln!(
         "advise: searching the {} ({} from {} to {} ticks)...",
@@ -120,32 +172,102 @@ pub(super) fn run_family(family: &Family<'_>) -> Result<Found> {
         family.to
     );
     let started = std::time::Instant::now();
+    let found = search_family(family, limits)?;
+    match &found.unsettled {
+        None => errln!(
+            "advise: the {} took {} check{} in {:.1} s",
+            family.label,
+            found.checks,
+            if found.checks == 1 { "" } else { "s" },
+            started.elapsed().as_secs_f64()
+        ),
+        Some(why) => errln!(
+            "advise: the {} did not settle after {:.1} s: {why}",
+            family.label,
+            started.elapsed().as_secs_f64()
+        ),
+    }
+    Ok(found)
+}
+
+/// [`run_family`]'s search, without its progress lines.
+fn search_family(family: &Family<'_>, limits: &Limits) -> Result<Found> {
+    let out_of_time = |checks, stage: &str| {
+        let why = format!("the time limit ran out {stage}");
+        Found::unsettled(checks, why)
+    };
+    if limits.out_of_time() {
+        return Ok(out_of_time(0, "before its search began"));
+    }
     let file = format!("advise-{}.toml", family.slug);
     // Explored from the middle of the range, where a key one tick up or down is still a
     // valid file (the regions do not depend on where the exploration starts).
     let middle = family.from + (family.to - family.from) / 2;
-    let synthesis = synthesize_written(&file, &provisional(family, middle), family.free, MAX_ZONES);
+    let synthesis = synthesize_written(
+        &file,
+        &provisional(family, middle),
+        family.free,
+        MAX_ZONES,
+        limits.remaining(),
+    );
+    if limits.out_of_time() {
+        return Ok(out_of_time(0, "during its symbolic exploration"));
+    }
     let range = (i64::from(family.from), i64::from(family.to));
     let guess = (synthesis.as_ref())
         .and_then(|s| s.as_ref().ok())
         .and_then(|s| proved_figure(s, family.key, &must_hold(family), range));
     let (mut checks, mut engine) = (0, Engine::Discrete);
-    let mut texts = std::collections::BTreeMap::new();
-    let (found, read_off) = search_guided(
+    let mut texts = BTreeMap::new();
+    let searched = search_guided(
         range,
         guess,
         |value| {
             checks += 1;
             let text = provisional(family, value as u32);
-            let scenario = Scenario::from_str(&file, &text).map_err(SweepError::Scenario)?;
-            let report = check(&scenario);
+            let scenario = Scenario::from_str(&file, &text)
+                .map_err(|e| Probe::Sweep(SweepError::Scenario(e)))?;
+            let report = check(&scenario, limits);
+            if let Some(reason) = report.stopped {
+                return Err(Probe::Stopped(reason));
+            }
             engine = report.engine;
             texts.insert(value as u32, (family.text)(value as u32));
             Ok(report)
         },
         |report| holds(report, family.must_hold) && acquired(report),
-    )
-    .with_context(|| format!("the {} scenario", family.slug))?;
+    );
+    let (found, read_off) = match searched {
+        Ok(searched) => searched,
+        Err(Probe::Sweep(error)) => {
+            return Err(error).with_context(|| format!("the {} scenario", family.slug));
+        }
+        Err(Probe::Stopped(StopReason::TimeLimit)) => {
+            return Ok(out_of_time(checks, &format!("after {checks} checks")));
+        }
+        Err(Probe::Stopped(reason)) => {
+            let why = format!("check {checks} stopped at the {reason}");
+            return Ok(Found::unsettled(checks, why));
+        }
+    };
+    Ok(settled(
+        family,
+        (found, read_off),
+        synthesis,
+        &texts,
+        (checks, engine),
+    ))
+}
+
+/// A settled search as a [`Found`]: the files of both sides, with `[expect]` set to what the
+/// checker found, and the formula at the figure.
+fn settled(
+    family: &Family<'_>,
+    (found, read_off): (Search, bool),
+    synthesis: Option<Result<Synthesis, SweepError>>,
+    texts: &BTreeMap<u32, String>,
+    (checks, engine): (usize, Engine),
+) -> Found {
     let file = |value: u32, report: &Report, side: &str| {
         // Each side gets its own scenario name, so a folder of them has no duplicates.
         let text = with_expect(&texts[&value], report).replacen(
@@ -156,16 +278,11 @@ pub(super) fn run_family(family: &Family<'_>) -> Result<Found> {
         (format!("advise-{}-{side}.toml", family.slug), text)
     };
     let (value, evidence, files, proved) = sides(found, family, file);
-    errln!(
-        "advise: the {} took {checks} checks in {:.1} s",
-        family.label,
-        started.elapsed().as_secs_f64()
-    );
     let formula = value.zip(synthesis).map(|(v, synthesis)| match synthesis {
         Ok(synthesis) => formula(&synthesis, (family.key, v), &must_hold(family)),
         Err(e) => Formula::NotDerived(e.to_string()),
     });
-    Ok(Found {
+    Found {
         value,
         checks,
         read_off,
@@ -174,7 +291,8 @@ pub(super) fn run_family(family: &Family<'_>) -> Result<Found> {
         engine,
         proved_for: proved,
         formula,
-    })
+        unsettled: None,
+    }
 }
 
 /// The most symbolic states one formula may take (under a minute): past it the figure is
@@ -233,13 +351,16 @@ fn with_expect(text: &str, report: &Report) -> String {
 
 /// Writes every scenario file under `--out`, and returns the line that says where (empty
 /// without `--out`).
-pub(super) fn write_files(args: &Args, found: &[Found]) -> Result<String> {
+pub(super) fn write_files<'a>(
+    args: &Args,
+    found: impl IntoIterator<Item = &'a Found>,
+) -> Result<String> {
     let Some(dir) = &args.out else {
         return Ok(String::new());
     };
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let mut written = 0;
-    for (name, text) in found.iter().flat_map(|f| &f.files) {
+    for (name, text) in found.into_iter().flat_map(|f| &f.files) {
         let path = dir.join(name);
         std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))?;
         written += 1;

@@ -10,11 +10,39 @@
 use std::fmt::Write as _;
 
 use anyhow::Result;
-use redlock_lab::check::{Check, Engine, Report};
+use redlock_lab::check::{Engine, Report};
 use redlock_lab::scenario::{Scenario, Verdict};
 
-use super::settings::Plan;
+use super::family::{Limits, check};
+use super::figure::{Figure, Kind};
 use super::texts::{Faults, storage_text};
+use super::wrap::wrap;
+
+/// The figures the whole deployment is checked with, in ticks.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Plan {
+    drift: u32,
+    restart_delay: Option<u32>,
+    restart_guard: Option<u32>,
+    /// `None`: no margin will do, and the storage checks a fencing token.
+    margin: Option<u32>,
+}
+
+impl Plan {
+    /// The plan `figures` advise, or `None` when one did not settle or there is no drift.
+    pub(super) fn of(figures: &[Figure]) -> Option<Plan> {
+        if figures.iter().any(|f| f.unsettled().is_some()) {
+            return None;
+        }
+        let value = |kind: Kind| (figures.iter()).find(|f| f.kind == kind)?.value;
+        Some(Plan {
+            drift: value(Kind::Drift)?,
+            restart_delay: value(Kind::RestartDelay),
+            restart_guard: value(Kind::RestartGuard),
+            margin: value(Kind::Margin),
+        })
+    }
+}
 
 /// How the deployment survives a crash: a delayed start of the master, or the clients' guard.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -51,8 +79,48 @@ pub(super) fn recoveries(plan: &Plan) -> Vec<Recovery> {
     delay.into_iter().chain(guard).collect()
 }
 
-/// One whole-deployment check: whether every property holds, and the line that says so.
-pub(super) fn confirm(faults: &Faults, plan: &Plan, recovery: Recovery) -> Result<(bool, String)> {
+/// One whole-deployment check: how the crash was recovered, whether every property holds,
+/// and what the report says.
+#[derive(Clone, Debug)]
+pub(super) struct Checked {
+    /// The recovery, in words (`the restart delay of 10 s`).
+    pub with: String,
+    pub holds: bool,
+    /// The properties not proved, with their verdicts.
+    pub broken: Vec<String>,
+    /// How much the check explored (`40970 zones`).
+    pub size: String,
+}
+
+impl Checked {
+    /// Its lines: a plain sentence, the size under `--verbose`.
+    pub(super) fn write(&self, out: &mut String, verbose: bool) {
+        let text = if self.holds {
+            format!(
+                "holds: every figure at once, with {}, against every fault",
+                self.with
+            )
+        } else {
+            format!(
+                "VIOLATED with {}: {} (`--out` writes its file)",
+                self.with,
+                self.broken.join(", ")
+            )
+        };
+        wrap(out, "whole deployment", 21, &text);
+        if verbose {
+            let _ = writeln!(out, "{:21}checked in {}", "", self.size);
+        }
+    }
+}
+
+/// Checks the whole deployment, the crash recovered as `recovery` says.
+pub(super) fn confirm(
+    faults: &Faults,
+    plan: &Plan,
+    recovery: Recovery,
+    limits: &Limits,
+) -> Result<Checked> {
     let mut text = whole_text(faults, plan, recovery);
     text.push_str("\n[expect]\n\"lock acquired\" = \"holds\"\n");
     let scenario = Scenario::from_str("advise-whole-deployment.toml", &text)?;
@@ -61,27 +129,18 @@ pub(super) fn confirm(faults: &Faults, plan: &Plan, recovery: Recovery) -> Resul
         Recovery::Guard(g) => format!("the restart guard of {}", faults.scale.show(g)),
     };
     errln!("advise: checking the whole deployment with {with}...");
-    let report = Check::new(&scenario)
-        .engine(Engine::Zones)
-        .unwrap_or_else(|_| Check::new(&scenario))
-        .run();
+    let report = check(&scenario, limits);
     errln!(
         "advise: the whole deployment with {with} took {:.1} s",
         report.seconds
     );
     let broken = broken(&report);
-    let line = if broken.is_empty() {
-        format!(
-            "whole deployment     holds: every figure together, with {with}, against every declared fault ({})",
-            size(&report)
-        )
-    } else {
-        format!(
-            "whole deployment     VIOLATED with {with}: {} (every figure together; `--out` writes the file)",
-            broken.join(", ")
-        )
-    };
-    Ok((broken.is_empty(), line))
+    Ok(Checked {
+        with,
+        holds: broken.is_empty(),
+        broken,
+        size: size(&report),
+    })
 }
 
 /// The properties the report does not prove, with what stopped it when it stopped early.
