@@ -46,6 +46,22 @@ fn proof<'a>(stdout: &'a str, label: &str) -> &'a str {
     line
 }
 
+/// The figure on the line that starts with `label`, as printed, without its tick count.
+fn shown(stdout: &str, label: &str) -> String {
+    let line = stdout
+        .lines()
+        .find(|l| l.trim_start().starts_with(label))
+        .unwrap_or_else(|| panic!("no {label} line:\n{stdout}"));
+    let rest = line.trim_start()[label.len()..].trim_start();
+    let value = rest.split("  ").next().unwrap_or_default();
+    value
+        .split(" (")
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_owned()
+}
+
 /// The text with every run of white space one space: a setting may wrap across lines.
 fn flat(stdout: &str) -> String {
     stdout.split_whitespace().collect::<Vec<_>>().join(" ")
@@ -79,23 +95,36 @@ fn the_readme_deployment_gets_figures_exact_to_the_millisecond() {
     // The README's example: ttl 10 s, clock error 50 ms, pause ≤ 2 s, delay ≤ 100 ms, no
     // persistence. Checked at 1 ms by the zone engine, each figure is the boundary the
     // catalog's inequalities give with the clock errors counted.
-    let (stdout, dir) = advise_and_recheck(
-        &[
-            "--ttl",
-            "10s",
-            "--clock-error",
-            "50ms",
-            "--max-jump",
-            "0",
-            "--max-pause",
-            "2s",
-            "--network-delay",
-            "100ms",
-            "--restart-persistence",
-            "none",
-        ],
-        "readme",
-    );
+    let readme = [
+        "--ttl",
+        "10s",
+        "--clock-error",
+        "50ms",
+        "--max-jump",
+        "0",
+        "--max-pause",
+        "2s",
+        "--network-delay",
+        "100ms",
+        "--restart-persistence",
+        "none",
+    ];
+    let (stdout, dir) = advise_and_recheck(&readme, "readme");
+    // Without --verbose each figure is read off an exploration with only its own key free
+    // (every key of its formula is free under --verbose): the same figures.
+    let plain = text(&redlock_lab(&[&["advise"][..], &readme].concat()).stdout);
+    for label in [
+        "drift allowance",
+        "restart delay",
+        "or restart guard",
+        "check margin",
+    ] {
+        assert_eq!(
+            shown(&plain, label),
+            shown(&stdout, label),
+            "{label}:\n{plain}"
+        );
+    }
     assert!(stdout.contains("1 tick = 1 ms"), "{stdout}");
     // drift ≥ ε_n + ε_c: the catalog's shared clock-error budget
     // (default-config-clock-error-covered/-past).
@@ -450,7 +479,7 @@ fn every_figure_holds_against_every_declared_fault_and_one_tick_less_does_not() 
         let margin = ticks(&stdout, "check margin");
         // advise checks every figure together against every declared fault itself, too.
         for recovery in ["restart delay", "restart guard"] {
-            let line = format!("whole deployment holds: every figure at once, with the {recovery}");
+            let line = format!("whole deployment holds: every figure at once, the {recovery}");
             assert!(
                 flat(&stdout).contains(&line),
                 "{faults:?}: no {line}:\n{stdout}"
@@ -555,7 +584,8 @@ fn the_families_run_in_parallel_with_the_same_output_and_the_json_says_the_same(
     for checked in whole {
         assert_eq!(checked["holds"], true, "{json}");
         let with = checked["with"].as_str().expect("with");
-        let line = format!("whole deployment holds: every figure at once, with {with}");
+        let line =
+            format!("whole deployment holds: every figure at once, {with}, every fault declared");
         assert!(flat(&one).contains(&line), "{line}:\n{one}");
     }
     assert_eq!(doc["deployment"]["ttl_ms"], 3000.0, "{json}");

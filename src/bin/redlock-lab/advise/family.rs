@@ -81,6 +81,11 @@ pub(super) struct Limits {
     pub deadline: Option<Instant>,
     /// The checker threads of one check: the cores shared among the searches that run at once.
     pub threads: usize,
+    /// Whether a synthesis leaves every key of the family's formula free, for the output that
+    /// prints the formula (`--verbose`, `--json`), or only the figure's own key, which reads
+    /// off the same figure several times faster (the README's check margin: 21 522 zones
+    /// against 84 094).
+    pub formulas: bool,
 }
 
 impl Limits {
@@ -203,10 +208,13 @@ fn search_family(family: &Family<'_>, limits: &Limits) -> Result<Found> {
     // Explored from the middle of the range, where a key one tick up or down is still a
     // valid file (the regions do not depend on where the exploration starts).
     let middle = family.from + (family.to - family.from) / 2;
+    let free: Vec<&str> = (family.free.iter().copied())
+        .filter(|&key| limits.formulas || key == family.key)
+        .collect();
     let synthesis = synthesize_written(
         &file,
         &provisional(family, middle),
-        family.free,
+        &free,
         MAX_ZONES,
         limits.remaining(),
     );

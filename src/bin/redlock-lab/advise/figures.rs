@@ -37,6 +37,7 @@ pub(crate) fn run(args: &Args) -> Result<Outcome> {
         deadline: args.time_limit.map(|limit| Instant::now() + limit),
         // The cores are shared among the searches that run at once.
         threads: (available_threads() / jobs).max(1),
+        formulas: args.verbose || args.json,
     };
     // What it understood comes at once, and each figure as it settles.
     let mut advice = Advice {

@@ -97,7 +97,7 @@ impl Checked {
     pub(super) fn write(&self, out: &mut String, verbose: bool) {
         let text = if self.holds {
             format!(
-                "holds: every figure at once, with {}, against every fault",
+                "holds: every figure at once, {}, every fault declared",
                 self.with
             )
         } else {
