@@ -206,6 +206,11 @@ static MACHINE: Mutex<Machine> = Mutex::new(Machine {
 });
 static MACHINE_CHANGED: Condvar = Condvar::new();
 
+thread_local! {
+    /// The counted servers this thread (a test) holds now.
+    static HELD: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
 fn machine() -> MutexGuard<'static, Machine> {
     MACHINE.lock().unwrap_or_else(PoisonError::into_inner)
 }
@@ -268,9 +273,14 @@ impl RedisServer {
     /// while one runs).
     fn start_counted(options: ServerOptions, counted: bool) -> RedisServer {
         if counted {
+            // A test that already holds a server goes on starting the rest of its cluster even
+            // when an alone test waits: the alone test waits for those servers to go, so
+            // holding them while waiting for it would leave both waiting for ever.
+            let holds = HELD.get() > 0;
             let m = machine();
-            let mut m = wait_for_machine(m, |m| m.alone || m.waiting_alone > 0);
+            let mut m = wait_for_machine(m, |m| m.alone || (m.waiting_alone > 0 && !holds));
             m.servers += 1;
+            HELD.set(HELD.get() + 1);
         }
         // Another process may take the port between our probe and the server's bind; try a few.
         // A failed attempt is dropped uncounted, in a dir of its own: its drop must neither
@@ -300,6 +310,7 @@ impl RedisServer {
         }
         if counted {
             machine().servers -= 1;
+            HELD.set(HELD.get().saturating_sub(1));
             MACHINE_CHANGED.notify_all();
         }
         panic!("redis-server did not come up on five free ports; the last one's log:\n{last_log}");
@@ -490,6 +501,7 @@ impl Drop for RedisServer {
         let _ = fs::remove_dir_all(&self.dir);
         if self.counted {
             machine().servers -= 1;
+            HELD.set(HELD.get().saturating_sub(1));
             MACHINE_CHANGED.notify_all();
         }
     }
