@@ -26,6 +26,17 @@ drift_ticks = 1
 "mutual exclusion" = "EXPECTED"
 "#;
 
+/// `redlock-lab ARGS` started in `dir` with stdout and stderr piped, to be read as it runs.
+fn piped(dir: &std::path::Path, args: &[&str]) -> std::process::Child {
+    Command::new(BIN)
+        .args(args)
+        .current_dir(dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start redlock-lab")
+}
+
 /// The main command on the whole catalog, read as `redlock-lab | less` would: a row per
 /// scenario, streamed as each settles (the first long before the run ends), and a total, in at
 /// most 120 lines. The test's one catalog run (about 20 s in CI) serves every assertion.
@@ -33,12 +44,7 @@ drift_ticks = 1
 fn check_without_arguments_streams_a_row_per_catalog_scenario_from_any_folder() {
     let dir = scratch_dir("catalog");
     let start = Instant::now();
-    let mut child = Command::new(BIN)
-        .current_dir(&dir)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start redlock-lab");
+    let mut child = piped(&dir, &[]);
     let mut stdout = BufReader::new(child.stdout.take().expect("piped stdout"));
     let mut lines = Vec::new();
     for _ in 0..2 {
@@ -621,18 +627,15 @@ fn every_command_exits_quietly_when_its_reader_leaves() {
 #[test]
 fn check_stops_quietly_when_its_reader_leaves_after_the_first_row() {
     let dir = scratch_dir("head");
-    let mut child = Command::new(BIN)
-        .args([
+    let mut child = piped(
+        &dir,
+        &[
             "check",
             "single-node-baseline",
             "node-clock-jump-forward-past-drift",
             "redlock-fault-free",
-        ])
-        .current_dir(&dir)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start redlock-lab");
+        ],
+    );
     let mut stdout = BufReader::new(child.stdout.take().expect("piped stdout"));
     let mut head = String::new();
     for _ in 0..2 {
