@@ -23,7 +23,9 @@
 //! settled by the split safety run against the same file on the full model.
 //!
 //! A fourth table is the zone engine against the discrete engine at TTLs from 4 to 10 000
-//! ticks (10 s at 1 ms), so the growth with the constants of each is read off one run.
+//! ticks (10 s at 1 ms), so the growth with the constants of each is read off one run, with
+//! the zone engine's baseline beside it: the same search without merging zones (each zone
+//! it stores with a count and seconds, the ratio of its seconds to the default's).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -298,12 +300,16 @@ fn zones_table(dir: &Path, quick: bool, time_limit: u64, memory_mb: u64) {
         "the zone engine against the discrete engine (drift 2, a node jump of +1, node clock errors of 1)"
     );
     println!(
-        "{:<22} {:>9} {:>8} {:>8}  {:<28} | {:>11} {:>8} {:>8}  {:<28}",
+        "{:<22} {:>9} {:>8} {:>8}  {:<28} | {:>9} {:>8} {:>8} {:>6} | {:>11} {:>8} {:>8}  {:<28}",
         "config",
         "zones",
         "seconds",
         "peak MB",
         "verdict",
+        "unmerged",
+        "seconds",
+        "peak MB",
+        "ratio",
         "states",
         "seconds",
         "peak MB",
@@ -319,6 +325,7 @@ fn zones_table(dir: &Path, quick: bool, time_limit: u64, memory_mb: u64) {
             let file = dir.join(format!("zones-{nodes}-{clients}-{ttl}.toml"));
             std::fs::write(&file, zone_scenario(nodes, clients, ttl)).expect("write the scenario");
             let z = measure(&file, "zones", time_limit, memory_mb);
+            let plain = measure(&file, "zones-unmerged", time_limit, memory_mb);
             let label = format!("{nodes}x{clients} ttl {ttl} ms");
             let skipped = if u64::from(ttl) > DISCRETE_TICKS {
                 Some("beyond its limit")
@@ -347,11 +354,15 @@ fn zones_table(dir: &Path, quick: bool, time_limit: u64, memory_mb: u64) {
                 },
             );
             println!(
-                "{label:<22} {:>9} {:>8.2} {:>8.0}  {:<28} | {states:>11} {seconds:>8} {peak:>8}  {verdict:<28}",
+                "{label:<22} {:>9} {:>8.2} {:>8.0}  {:<28} | {:>9} {:>8.2} {:>8.0} {:>6.1} | {states:>11} {seconds:>8} {peak:>8}  {verdict:<28}",
                 z.states,
                 z.seconds,
                 megabytes(z.peak_bytes),
-                z.verdict
+                z.verdict,
+                plain.states,
+                plain.seconds,
+                megabytes(plain.peak_bytes),
+                plain.seconds / z.seconds.max(0.001),
             );
         }
     }
@@ -438,6 +449,10 @@ fn child(args: &[String]) {
         "whole" => check.strategy(Strategy::DepthFirst).cutoff(false),
         "discrete" => check.engine(Engine::Discrete).expect("every file"),
         "zones" => check
+            .engine(Engine::Zones)
+            .expect("a file the zone engine models"),
+        "zones-unmerged" => check
+            .zone_merging(false)
             .engine(Engine::Zones)
             .expect("a file the zone engine models"),
         other => panic!("unknown strategy {other}"),

@@ -135,6 +135,10 @@ fn agree_on_all(text: &str) -> Report {
             simulation: false,
             ..Options::default()
         },
+        Options {
+            merging: false,
+            ..Options::default()
+        },
     ] {
         let outcome = explore(&config, options);
         for judgement in &outcome.judgements {

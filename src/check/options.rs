@@ -88,6 +88,9 @@ pub struct Check {
     pub(super) time_limit: Option<Duration>,
     pub(super) memory_limit: Option<u64>,
     pub(super) cutoff: bool,
+    /// Whether the zone engine stores the union of two zones that is a zone (see
+    /// [`Check::zone_merging`]).
+    pub(super) zone_merging: bool,
     pub(super) probe_states: usize,
     pub(super) progress: Option<ProgressFn>,
     pub(super) progress_interval: Duration,
@@ -137,6 +140,7 @@ impl Check {
             time_limit: None,
             memory_limit: None,
             cutoff: true,
+            zone_merging: true,
             probe_states: DEFAULT_PROBE_STATES,
             progress: None,
             progress_interval: Duration::from_secs(1),
@@ -278,6 +282,14 @@ impl Check {
     /// cross-checks: the verdicts must be the same.
     pub fn cutoff(mut self, on: bool) -> Check {
         self.cutoff = on;
+        self
+    }
+
+    /// Whether the zone engine stores the union of a new zone and a stored one of the same
+    /// discrete part in their place when that union is itself a zone (default on; it adds no
+    /// valuation, so no verdict changes). Off for cross-checks and the baseline of a benchmark.
+    pub fn zone_merging(mut self, on: bool) -> Check {
+        self.zone_merging = on;
         self
     }
 

@@ -22,6 +22,7 @@ impl Check {
             max_zones: self.max_states.unwrap_or(Options::default().max_zones),
             time_limit: self.time_limit.unwrap_or(Duration::MAX),
             symmetry: self.symmetry.unwrap_or(true),
+            merging: self.zone_merging,
             ..Options::default()
         };
         let mut shell = Shell::new(self);

@@ -13,6 +13,8 @@
 
 use std::fmt;
 
+use smallvec::{SmallVec, smallvec};
+
 /// One bound `≺ c` of a difference `x_i − x_j`, in the encoding described in the module docs.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub(crate) struct Bound(i32);
@@ -57,6 +59,12 @@ impl Bound {
         Bound(((self.0 & !1) + (other.0 & !1)) | (self.0 & other.0 & 1))
     }
 
+    /// The bound of the complement: `x_i − x_j ≺ c` fails exactly when `x_j − x_i ≺' −c`,
+    /// where `≺'` is `<` for `≤` and `≤` for `<` (meaningless for [`Bound::INFINITY`]).
+    const fn negated(self) -> Bound {
+        Bound(1 - self.0)
+    }
+
     /// The same bound with its constant moved by `delta` (for a clock shifted by a constant).
     const fn shifted(self, delta: i32) -> Bound {
         if self.is_infinite() {
@@ -83,18 +91,19 @@ impl fmt::Debug for Bound {
 /// (from that side) in any future, so none of its bounds matter.
 pub(super) const NO_CONSTANT: i32 = i32::MIN / 4;
 
-/// The most clocks a concrete search's zone may have, the reference clock included (the
-/// matrix is stored inline, so zones of one discrete part lie next to each other in the passed
-/// list and are compared without following pointers): an automaton's clocks (at most
-/// [`MAX_CLOCKS`](super::automaton::MAX_CLOCKS)) and two more that make a counterexample concrete.
+/// The most clocks a concrete search's zone may have, the reference clock included: an
+/// automaton's clocks (at most [`MAX_CLOCKS`](super::automaton::MAX_CLOCKS)) and two more that
+/// make a counterexample concrete.
 pub(super) const MAX_DIM: usize = 12;
 
 /// A zone over `clocks` clocks (plus the reference clock `x_0`), in canonical form.
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub(super) struct Dbm {
     dim: usize,
-    /// Row-major with stride `dim`; entries past `dim²` stay at their initial value.
-    bounds: [Bound; MAX_DIM * MAX_DIM],
+    /// Row-major with stride `dim`, `dim²` entries: inline up to eight clocks with the
+    /// reference (five masters and two clients), so a search's stored zones take what their
+    /// clocks need and no more.
+    bounds: SmallVec<[Bound; 64]>,
 }
 
 impl Dbm {
@@ -108,7 +117,7 @@ impl Dbm {
         assert!(dim <= MAX_DIM, "at most {} clocks", MAX_DIM - 1);
         Dbm {
             dim,
-            bounds: [Bound::LE_ZERO; MAX_DIM * MAX_DIM],
+            bounds: smallvec![Bound::LE_ZERO; dim * dim],
         }
     }
 
@@ -256,6 +265,46 @@ impl Dbm {
             .iter()
             .zip(&other.bounds[..used])
             .all(|(mine, theirs)| theirs <= mine)
+    }
+
+    /// The union of `self` and `other` when it is itself a zone, else `None` (both
+    /// canonical, same clocks). The union is convex exactly when it fills the hull `H` (the
+    /// entry-wise loosest bounds, canonical as both are): `H \ self` is the union, over each
+    /// bound of `self` tighter than `H`'s, of the piece `H ∧ ¬bound`, and each piece must lie
+    /// in `other`. No valuation is added, so a search that stores the union reaches what it
+    /// reached with both.
+    pub(super) fn convex_union(&self, other: &Self) -> Option<Self> {
+        debug_assert_eq!(self.dim, other.dim);
+        let dim = self.dim;
+        let hull = |k: usize, l: usize| self.get(k, l).max(other.get(k, l));
+        for i in 0..dim {
+            for j in 0..dim {
+                let bound = self.get(i, j);
+                if i == j || bound >= other.get(i, j) {
+                    continue;
+                }
+                // The piece adds `x_j − x_i ≺ ¬bound` to `H`; closing it through that one
+                // edge gives each entry (no copy): a path uses the new edge at most once.
+                let edge = bound.negated();
+                if edge.plus(hull(i, j)) < Bound::LE_ZERO {
+                    continue; // an empty piece
+                }
+                for k in 0..dim {
+                    let to_edge = hull(k, j).plus(edge);
+                    for l in 0..dim {
+                        if hull(k, l).min(to_edge.plus(hull(i, l))) > other.get(k, l) {
+                            return None;
+                        }
+                    }
+                }
+            }
+        }
+        let mut union = self.clone();
+        let used = dim * dim;
+        for (mine, theirs) in union.bounds[..used].iter_mut().zip(&other.bounds[..used]) {
+            *mine = (*mine).max(*theirs);
+        }
+        Some(union)
     }
 
     /// Whether every valuation of `self` is LU-simulated by one of `other`, i.e. `self ⊆
@@ -566,6 +615,87 @@ mod tests {
         assert!(small.at_most(1, 1));
         assert!(small.is_lu_simulated_by(&delayed(2), &wide, &wide));
         assert!(!delayed(2).is_lu_simulated_by(&small, &wide, &wide));
+    }
+
+    /// Every valuation of two clocks `x ≥ 0`, `y ≥ 0`, cut by `cuts` (`(i, j, c)`: `x_i − x_j ≤
+    /// c`); `None` when empty.
+    fn quadrant_cut(cuts: &[(usize, usize, i32)]) -> Option<Dbm> {
+        let mut z = delayed(2);
+        z.free(1);
+        z.free(2);
+        cuts.iter()
+            .all(|&(i, j, c)| i == j || z.constrain(i, j, Bound::le(c)))
+            .then_some(z)
+    }
+
+    /// Whether the point `(x, y) / 4` lies in `z` (every bound compared exactly, in quarters).
+    fn holds_quarter(z: &Dbm, point: [i64; 3]) -> bool {
+        (0..3).all(|i| {
+            (0..3).all(|j| {
+                let b = z.get(i, j);
+                let d = point[i] - point[j];
+                let c = 4 * i64::from(b.constant());
+                b.is_infinite() || d < c || (b.is_weak() && d == c)
+            })
+        })
+    }
+
+    #[test]
+    fn two_orders_of_two_resets_are_one_zone() {
+        // x reset before y, and y before x: together, both below the time since the start.
+        let order = |first: usize, second: usize| {
+            let mut z = delayed(3);
+            z.reset(first);
+            z.up();
+            z.reset(second);
+            z.up();
+            z
+        };
+        let union = order(1, 2).convex_union(&order(2, 1)).expect("convex");
+        let mut both = delayed(3);
+        both.reset(1);
+        both.reset(2);
+        both.up();
+        assert!(!both.includes(&union));
+        assert!(union.includes(&order(1, 2)) && union.includes(&order(2, 1)));
+        // Two boxes with a gap between them are not one zone.
+        let below = quadrant_cut(&[(1, 0, 1)]).unwrap();
+        let above = quadrant_cut(&[(0, 1, -3)]).unwrap();
+        assert!(below.convex_union(&above).is_none());
+    }
+
+    proptest::proptest! {
+        /// `convex_union` is exact: where it answers, its zone holds a point (on a grid of
+        /// quarters, fine enough for every region of two clocks) exactly when one of the two
+        /// does; where it refuses, the hull holds a point neither does.
+        #[test]
+        fn the_union_is_a_zone_exactly_when_it_fills_the_hull(
+            a in proptest::collection::vec((0..3usize, 0..3usize, -6..7i32), 1..4),
+            b in proptest::collection::vec((0..3usize, 0..3usize, -6..7i32), 1..4),
+        ) {
+            let (Some(a), Some(b)) = (quadrant_cut(&a), quadrant_cut(&b)) else {
+                return Ok(());
+            };
+            let mut hull = a.clone();
+            for i in 0..3 {
+                for j in 0..3 {
+                    hull.set(i, j, a.get(i, j).max(b.get(i, j)));
+                }
+            }
+            let union = a.convex_union(&b);
+            let mut gap = false;
+            for x in 0..=120 {
+                for y in 0..=120 {
+                    let point = [0, x, y];
+                    let inside = holds_quarter(&a, point) || holds_quarter(&b, point);
+                    gap |= holds_quarter(&hull, point) && !inside;
+                    if let Some(union) = &union {
+                        proptest::prop_assert_eq!(holds_quarter(union, point), inside);
+                    }
+                }
+            }
+            proptest::prop_assert_eq!(union.is_none(), gap);
+        }
     }
 
     #[test]

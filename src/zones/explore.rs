@@ -1,5 +1,13 @@
 //! The zone graph, breadth first, with a passed list that drops a zone included in one
-//! already stored for the same discrete part (or, by default, LU-simulated by one).
+//! already stored for the same discrete part (or, by default, LU-simulated by one), and, by
+//! default, stores the union of a new zone and a stored one when that union is a zone.
+//!
+//! Merging is what keeps five masters small: the keys a round sets on independent nodes
+//! make one zone per order of arrival (`0 ≤ y_a ≤ y_b ≤ x` and `0 ≤ y_b ≤ y_a ≤ x`), and
+//! their union is one zone. It adds no valuation ([`Dbm::convex_union`] is exact), so the
+//! reachable valuations are those of the search without it, and every verdict with them; a
+//! union keeps the path of one of its zones, so a counterexample that does not replay along
+//! it is found again by a search that does not merge (`retrace`).
 //!
 //! A symbolic state is a discrete part and a zone closed under delay (`up`), mapped to a
 //! symmetric image when the configuration allows. A concrete search's zones are extrapolated
@@ -31,6 +39,9 @@ pub struct Options {
     pub symmetry: bool,
     /// Drop a zone that a stored one LU-simulates (`Z ⊆ a_LU(Z')`), not only one it includes.
     pub simulation: bool,
+    /// Store the union of a new zone and a stored one of the same discrete part in their
+    /// place when that union is itself a zone (a concrete search only).
+    pub merging: bool,
     /// Stop after storing this many symbolic states.
     pub max_zones: usize,
     /// Stop after this long.
@@ -42,6 +53,7 @@ impl Default for Options {
         Options {
             symmetry: true,
             simulation: true,
+            merging: true,
             max_zones: 50_000_000,
             time_limit: Duration::from_secs(600),
         }
@@ -55,7 +67,8 @@ pub struct Judgement {
     pub property: Property,
     /// What the search found.
     pub verdict: Verdict,
-    /// The steps to its first violation (breadth first: a shortest one in steps), with the
+    /// The steps to its first violation (breadth first: a short one in steps, though a
+    /// merged zone on its way may make it longer than the shortest), with the
     /// clients and nodes named as in the run (not as in the symmetric images the search
     /// stored).
     pub counterexample: Option<Vec<ZoneStep>>,
@@ -154,6 +167,9 @@ trait Stored: Zone {
     fn covers(&self, small: &Self, bounds: Option<&(Vec<i32>, Vec<i32>)>) -> bool;
     /// The values of the keys the zone stands for (`None`: a concrete zone).
     fn region(&self) -> Option<&Region>;
+    /// `self ∪ other` when that union is itself a zone (a parametric zone never merges: its
+    /// bounds are affine forms of the keys).
+    fn union(&self, other: &Self) -> Option<Self>;
 }
 
 impl Stored for Dbm {
@@ -175,6 +191,10 @@ impl Stored for Dbm {
 
     fn region(&self) -> Option<&Region> {
         None
+    }
+
+    fn union(&self, other: &Self) -> Option<Self> {
+        self.convex_union(other)
     }
 }
 
@@ -199,6 +219,10 @@ impl Stored for ParametricZone {
 
     fn region(&self) -> Option<&Region> {
         Some(ParametricZone::region(self))
+    }
+
+    fn union(&self, _: &Self) -> Option<Self> {
+        None
     }
 }
 
@@ -259,16 +283,53 @@ pub(crate) fn explore_watched(
     options: Options,
     watch: &mut dyn FnMut(usize) -> bool,
 ) -> ZoneOutcome {
+    let judged = invariants(config);
     if config.parameters.is_some() {
-        search::<ParametricZone>(config, options, watch)
-    } else {
-        search::<Dbm>(config, options, watch)
+        return search::<ParametricZone>(config, options, &judged, watch);
+    }
+    let mut outcome = search::<Dbm>(config, options, &judged, watch);
+    if options.merging {
+        retrace(config, options, &mut outcome, watch);
+    }
+    outcome
+}
+
+/// A merged zone keeps the path of one of the zones it joined, so a violation found in it may
+/// lie off that path, and its counterexample then does not replay (no `run`). Those
+/// counterexamples are found again by a search that does not merge, stopped once it has them.
+fn retrace(
+    config: &ZoneConfig,
+    options: Options,
+    outcome: &mut ZoneOutcome,
+    watch: &mut dyn FnMut(usize) -> bool,
+) {
+    let lost: Vec<Property> = (outcome.judgements.iter())
+        .filter(|j| j.counterexample.is_some() && j.run.is_none())
+        .map(|j| j.property)
+        .collect();
+    if lost.is_empty() {
+        return;
+    }
+    let merging = false;
+    let again = search::<Dbm>(config, Options { merging, ..options }, &lost, watch);
+    outcome.zones += again.zones;
+    for judgement in &mut outcome.judgements {
+        if let Some(found) = lost
+            .contains(&judgement.property)
+            .then(|| again.judgement(judgement.property))
+            .flatten()
+        {
+            judgement.counterexample.clone_from(&found.counterexample);
+            judgement.run.clone_from(&found.run);
+        }
     }
 }
 
+/// The search itself, judging `judged` (the `always` properties it looks for violations of).
 fn search<Z: Stored>(
     config: &ZoneConfig,
     options: Options,
+    judged: &[Property],
     watch: &mut dyn FnMut(usize) -> bool,
 ) -> ZoneOutcome {
     let started = Instant::now();
@@ -282,7 +343,7 @@ fn search<Z: Stored>(
         waiting: VecDeque::new(),
         subsumed: 0,
         acquired: false,
-        violations: invariants(config).into_iter().map(|p| (p, None)).collect(),
+        violations: judged.iter().map(|&p| (p, None)).collect(),
         regions: Vec::new(),
         noted: HashSet::new(),
     };
@@ -403,10 +464,10 @@ impl<Z: Stored> Search<'_, Z> {
             (state, zone, Renaming::IDENTITY)
         };
         let part = self.part(state);
-        if !self.store(part, state, &zone) {
+        let Some(zone) = self.store(part, state, zone) else {
             self.subsumed += 1;
             return;
-        }
+        };
         let parent = &self.entries[at];
         let entry = Entry {
             covered: false,
@@ -434,26 +495,41 @@ impl<Z: Stored> Search<'_, Z> {
         part
     }
 
-    /// Whether `(state, zone)` is new: no stored zone of `state` covers it. The stored zones
-    /// it covers are retired (whatever they lead to, it does).
-    fn store(&mut self, part: u32, state: Discrete, zone: &Z) -> bool {
+    /// The zone to store for `(state, zone)`, or `None` when a stored zone of `state` covers
+    /// it. The stored zones it covers are retired (whatever they lead to, it does); with
+    /// merging, so is each stored zone whose union with it is a zone, and the union is what
+    /// is stored (it is expanded anew: a retired zone's successors are covered by its own).
+    fn store(&mut self, part: u32, state: Discrete, mut zone: Z) -> Option<Z> {
         // The image names clocks differently: its constants, for the simulation test.
         let simulation = self.options.simulation && self.config.parameters.is_none();
         let bounds = simulation.then(|| state.lu_bounds(self.config));
         let covers = |big: &Z, small: &Z| big.covers(small, bounds.as_ref());
         let entries = &mut self.entries;
         let stored = &mut self.passed[part as usize];
-        if stored.iter().any(|&i| covers(&entries[i].zone, zone)) {
-            return false;
+        if stored.iter().any(|&i| covers(&entries[i].zone, &zone)) {
+            return None;
         }
-        stored.retain(|&i| {
-            let smaller = covers(zone, &entries[i].zone);
-            if smaller {
-                entries[i].covered = true;
+        loop {
+            stored.retain(|&i| {
+                let smaller = covers(&zone, &entries[i].zone);
+                if smaller {
+                    entries[i].covered = true;
+                }
+                !smaller
+            });
+            if !self.options.merging {
+                return Some(zone);
             }
-            !smaller
-        });
-        true
+            let union = stored
+                .iter()
+                .enumerate()
+                .find_map(|(k, &i)| Some((k, zone.union(&entries[i].zone)?)));
+            let Some((k, union)) = union else {
+                return Some(zone);
+            };
+            entries[stored.swap_remove(k)].covered = true;
+            zone = union;
+        }
     }
 
     /// The steps from the start to entry `at`, then `last`, in the run's names.
