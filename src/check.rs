@@ -37,31 +37,26 @@
 //! # Ok::<(), redlock_lab::scenario::ScenarioError>(())
 //! ```
 
-mod bounded;
-mod dfs;
 mod engine;
 mod lemmas;
 mod options;
-mod os_memory;
 pub mod reach;
 mod report;
 mod run;
-mod shell;
 mod story_path;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
 mod truth;
-mod visited;
 mod zone_path;
 mod zoned;
 
 pub use crate::model::Invariant;
+pub use crate::search::available_bytes;
 pub use crate::zones::{FreeKey, Inequality, Synthesis, SynthesisError, Unsupported};
 pub use engine::{DISCRETE_TICKS, Engine, largest_constant};
 pub use options::{
     Check, DEFAULT_PROBE_STATES, Progress, ProgressFn, Strategy, available_threads, check,
 };
-pub use os_memory::available_bytes;
 pub use report::{PropertyReport, Report, StopReason};
 pub use story_path::{StoryPath, default_property, reported_story_path, story, story_path};

@@ -72,6 +72,8 @@ pub mod proto;
 pub mod report;
 #[cfg(feature = "model")]
 pub mod scenario;
+#[cfg(feature = "model")]
+mod search;
 pub mod sim;
 pub mod storage;
 #[cfg(feature = "model")]

@@ -7,6 +7,7 @@ use super::engine::{DISCRETE_TICKS, Engine, largest_constant};
 use super::report::Report;
 use crate::model::{Invariant, Mode, RedlockModel, World};
 use crate::scenario::Scenario;
+use crate::search::{Limits, Shell};
 use crate::zones::{Unsupported, ZoneConfig};
 
 /// How far a running check has come (for progress output on long runs).
@@ -321,6 +322,27 @@ impl Check {
     /// The safety model this check runs.
     pub fn model(&self) -> RedlockModel {
         self.build(Mode::Safety)
+    }
+
+    /// The shell every walk of this check runs under: its limits, and its progress told as
+    /// [`Progress`].
+    pub(super) fn shell(&self) -> Shell<'_> {
+        let limits = Limits {
+            max_states: self.max_states,
+            time: self.time_limit,
+            memory: self.memory_limit,
+            progress_interval: self.progress_interval,
+        };
+        let progress = self.progress.as_ref().map(|progress| {
+            Box::new(move |unique_states, seconds| {
+                progress(Progress {
+                    name: &self.scenario.name,
+                    unique_states,
+                    seconds,
+                });
+            }) as Box<dyn Fn(usize, f64) + '_>
+        });
+        Shell::new(limits, progress)
     }
 
     pub(super) fn build(&self, mode: Mode) -> RedlockModel {

@@ -5,6 +5,7 @@ use serde::Serialize;
 use crate::model::Step;
 use crate::report::Story;
 use crate::scenario::{Ingredient, Verdict};
+use crate::search::Limit;
 
 use super::engine::Engine;
 use super::reach::Reach;
@@ -133,6 +134,16 @@ pub enum StopReason {
     /// discrete engine's limit, and the zone engine does not model the scenario (or custom
     /// invariants keep it out; [`Check::engine`](super::Check::engine) says why).
     DiscreteLimit,
+}
+
+impl From<Limit> for StopReason {
+    fn from(limit: Limit) -> StopReason {
+        match limit {
+            Limit::States => StopReason::StateLimit,
+            Limit::Time => StopReason::TimeLimit,
+            Limit::Memory => StopReason::MemoryLimit,
+        }
+    }
 }
 
 impl std::fmt::Display for StopReason {

@@ -8,16 +8,17 @@ use std::time::{Duration, Instant};
 
 use stateright::{Checker, Expectation, HasDiscoveries, Model, Path};
 
-use crate::model::{Mode, RedlockModel, Step, World};
+use crate::model::{MAX_USER_INVARIANTS, Mode, RedlockModel, Step, World};
 use crate::scenario::{Verdict, property};
-
-use super::bounded::Bounded;
-use super::dfs::DepthFirst;
+use crate::search::{Bounded, DepthFirst, MAX_PROPERTIES, Shell};
 
 use super::engine::{DISCRETE_TICKS, Engine, largest_constant};
 use super::options::*;
 use super::report::*;
-use super::shell::Shell;
+
+// The stop switch forwards every property of the lock's model: the three built-in `always`
+// properties, `lock acquired` and the user invariants.
+const _: () = assert!(4 + MAX_USER_INVARIANTS <= MAX_PROPERTIES);
 
 /// One [`Check::run`]: the budgets left and what the runs so far explored.
 impl Check {
@@ -43,7 +44,7 @@ impl Check {
         }
         let mut run = Run {
             check: self,
-            shell: Shell::new(self),
+            shell: self.shell(),
             unique_states: 0,
             max_depth: 0,
             stopped: None,
@@ -504,7 +505,7 @@ impl Run<'_> {
                     stop.store(true, Ordering::Relaxed);
                     continue;
                 }
-                stopped = self.shell.limit(count, budget);
+                stopped = self.shell.limit(count, budget).map(StopReason::from);
                 if stopped.is_some() {
                     before_stop = Some(checker.eventually_discovered());
                     // From now on no state has successors: the threads drain what they hold
@@ -554,7 +555,7 @@ trait Running {
     fn finish(self, stop: &AtomicBool) -> Ran;
 }
 
-impl<C: Checker<Bounded>> Running for C {
+impl<C: Checker<Bounded<RedlockModel>>> Running for C {
     fn is_done(&self) -> bool {
         Checker::is_done(self)
     }
@@ -593,7 +594,7 @@ impl<C: Checker<Bounded>> Running for C {
     }
 }
 
-impl Running for DepthFirst<Bounded> {
+impl Running for DepthFirst<Bounded<RedlockModel>> {
     fn is_done(&self) -> bool {
         DepthFirst::is_done(self)
     }

@@ -11,7 +11,6 @@ use crate::zones::{
 use super::engine::Engine;
 use super::options::Check;
 use super::report::{PropertyReport, Report, StopReason};
-use super::shell::Shell;
 use super::zone_path::model_steps;
 
 impl Check {
@@ -25,11 +24,11 @@ impl Check {
             merging: self.zone_merging,
             ..Options::default()
         };
-        let mut shell = Shell::new(self);
+        let mut shell = self.shell();
         let mut stop = None;
         let outcome = zones::explore_watched(config, options, &mut |zones| {
             shell.report(zones);
-            stop = shell.limit(zones, self.max_states);
+            stop = shell.limit(zones, self.max_states).map(StopReason::from);
             stop.is_some()
         });
         let reason = stop.unwrap_or(if outcome.zones >= options.max_zones {
@@ -63,7 +62,7 @@ impl Check {
         free: &[FreeKey],
         at: &dyn Fn(&[i64]) -> Option<Scenario>,
     ) -> Result<Synthesis, SynthesisError> {
-        let mut shell = Shell::new(self);
+        let mut shell = self.shell();
         let mut watch = |zones| {
             shell.report(zones);
             shell.limit(zones, self.max_states).is_some()

@@ -11,21 +11,19 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use stateright::{Model, Property};
 
-use crate::model::{MAX_USER_INVARIANTS, RedlockModel, Step, World};
+/// The most properties a bounded model forwards; the lock's model, with its most user
+/// invariants, has to fit (`check` asserts it where it builds one).
+pub(crate) const MAX_PROPERTIES: usize = 12;
 
-/// The most properties one model has: the three built-in `always` properties, `lock acquired`
-/// and the user invariants.
-const MAX_PROPERTIES: usize = 4 + MAX_USER_INVARIANTS;
-
-/// [`RedlockModel`] with a stop switch.
-pub(crate) struct Bounded {
-    inner: RedlockModel,
-    properties: Vec<Property<RedlockModel>>,
+/// A model `M` with a stop switch.
+pub(crate) struct Bounded<M: Model> {
+    inner: M,
+    properties: Vec<Property<M>>,
     stop: Arc<AtomicBool>,
 }
 
-impl Bounded {
-    pub(crate) fn new(inner: RedlockModel, stop: Arc<AtomicBool>) -> Bounded {
+impl<M: Model> Bounded<M> {
+    pub(crate) fn new(inner: M, stop: Arc<AtomicBool>) -> Bounded<M> {
         let properties = inner.properties();
         assert!(
             properties.len() <= MAX_PROPERTIES,
@@ -40,54 +38,57 @@ impl Bounded {
     }
 
     /// The model without the switch.
-    pub(crate) fn inner(&self) -> &RedlockModel {
+    pub(crate) fn inner(&self) -> &M {
         &self.inner
     }
+
+    const FORWARDED: [Condition<M>; MAX_PROPERTIES] = [
+        forwarded::<M, 0>,
+        forwarded::<M, 1>,
+        forwarded::<M, 2>,
+        forwarded::<M, 3>,
+        forwarded::<M, 4>,
+        forwarded::<M, 5>,
+        forwarded::<M, 6>,
+        forwarded::<M, 7>,
+        forwarded::<M, 8>,
+        forwarded::<M, 9>,
+        forwarded::<M, 10>,
+        forwarded::<M, 11>,
+    ];
 }
+
+/// A forwarded property's condition, as stateright holds it.
+type Condition<M> = fn(&Bounded<M>, &<M as Model>::State) -> bool;
 
 /// Property `I` of the inner model. stateright's conditions are `fn` pointers, not closures,
 /// so each slot is a monomorphised function that looks its condition up by index.
-fn forwarded<const I: usize>(model: &Bounded, state: &World) -> bool {
+fn forwarded<M: Model, const I: usize>(model: &Bounded<M>, state: &M::State) -> bool {
     (model.properties[I].condition)(&model.inner, state)
 }
 
-const FORWARDED: [fn(&Bounded, &World) -> bool; MAX_PROPERTIES] = [
-    forwarded::<0>,
-    forwarded::<1>,
-    forwarded::<2>,
-    forwarded::<3>,
-    forwarded::<4>,
-    forwarded::<5>,
-    forwarded::<6>,
-    forwarded::<7>,
-    forwarded::<8>,
-    forwarded::<9>,
-    forwarded::<10>,
-    forwarded::<11>,
-];
+impl<M: Model> Model for Bounded<M> {
+    type State = M::State;
+    type Action = M::Action;
 
-impl Model for Bounded {
-    type State = World;
-    type Action = Step;
-
-    fn init_states(&self) -> Vec<World> {
+    fn init_states(&self) -> Vec<M::State> {
         self.inner.init_states()
     }
 
-    fn actions(&self, state: &World, actions: &mut Vec<Step>) {
+    fn actions(&self, state: &M::State, actions: &mut Vec<M::Action>) {
         if !self.stop.load(Ordering::Relaxed) {
             self.inner.actions(state, actions);
         }
     }
 
-    fn next_state(&self, last: &World, action: Step) -> Option<World> {
+    fn next_state(&self, last: &M::State, action: M::Action) -> Option<M::State> {
         self.inner.next_state(last, action)
     }
 
     fn properties(&self) -> Vec<Property<Self>> {
         self.properties
             .iter()
-            .zip(FORWARDED)
+            .zip(Self::FORWARDED)
             .map(|(p, condition)| Property {
                 expectation: p.expectation.clone(),
                 name: p.name,
@@ -96,7 +97,7 @@ impl Model for Bounded {
             .collect()
     }
 
-    fn within_boundary(&self, state: &World) -> bool {
+    fn within_boundary(&self, state: &M::State) -> bool {
         self.inner.within_boundary(state)
     }
 }
