@@ -121,7 +121,7 @@ pub fn reported_story_path(
     let mut story = Story::from_path(&model, property, &path);
     if report.engine == Engine::Zones {
         story.chosen = Some(
-            "the zone engine's shortest path, each step at the earliest time it can take"
+            "the zone engine's path, breadth first, each step at the earliest time it can take"
                 .to_owned(),
         );
     } else if p.counterexample_not_shortest && !fewer_clients {
