@@ -121,6 +121,12 @@ impl Dbm {
         }
     }
 
+    /// Drops the matrix of a zone that is never read again (a retired one in a search's
+    /// table): what it held on the heap goes back. Reading it afterwards panics.
+    pub(super) fn forget(&mut self) {
+        self.bounds = SmallVec::new();
+    }
+
     /// The bound on `x_i − x_j` (`0` is the reference clock, clock `k` is index `k`).
     pub(super) fn get(&self, i: usize, j: usize) -> Bound {
         self.bounds[i * self.dim + j]

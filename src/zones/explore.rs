@@ -170,6 +170,8 @@ trait Stored: Zone {
     /// `self ∪ other` when that union is itself a zone (a parametric zone never merges: its
     /// bounds are affine forms of the keys).
     fn union(&self, other: &Self) -> Option<Self>;
+    /// Frees what a retired zone holds: a covered entry's path is read again, its zone never.
+    fn retire(&mut self);
 }
 
 impl Stored for Dbm {
@@ -195,6 +197,10 @@ impl Stored for Dbm {
 
     fn union(&self, other: &Self) -> Option<Self> {
         self.convex_union(other)
+    }
+
+    fn retire(&mut self) {
+        self.forget();
     }
 }
 
@@ -223,6 +229,10 @@ impl Stored for ParametricZone {
 
     fn union(&self, _: &Self) -> Option<Self> {
         None
+    }
+
+    fn retire(&mut self) {
+        self.forget();
     }
 }
 
@@ -514,6 +524,7 @@ impl<Z: Stored> Search<'_, Z> {
                 let smaller = covers(&zone, &entries[i].zone);
                 if smaller {
                     entries[i].covered = true;
+                    entries[i].zone.retire();
                 }
                 !smaller
             });
@@ -527,7 +538,9 @@ impl<Z: Stored> Search<'_, Z> {
             let Some((k, union)) = union else {
                 return Some(zone);
             };
-            entries[stored.swap_remove(k)].covered = true;
+            let retired = &mut entries[stored.swap_remove(k)];
+            retired.covered = true;
+            retired.zone.retire();
             zone = union;
         }
     }

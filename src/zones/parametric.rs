@@ -293,6 +293,12 @@ impl ParametricZone {
         }
     }
 
+    /// Drops the bounds of a zone that is never read again (a retired one in a search's
+    /// table): what they held on the heap goes back. Reading them afterwards panics.
+    pub(crate) fn forget(&mut self) {
+        self.entries = Vec::new();
+    }
+
     /// The values of the keys for which the zone is non-empty.
     pub(crate) fn region(&self) -> &Region {
         &self.region
