@@ -3,7 +3,9 @@
 //! returns, the property must hold at every point, and inside them it must break: both are
 //! its proof, so a failure here is a soundness bug.
 
-use redlock_lab::check::{Check, Engine, Synthesis};
+mod common;
+
+use redlock_lab::check::{Check, Engine, FreeKey, Synthesis};
 use redlock_lab::property::Property;
 use redlock_lab::scenario::{Scenario, Verdict};
 use redlock_lab::sweep::synthesize_keys;
@@ -234,6 +236,69 @@ fn the_restart_delay_is_proved_for_every_value_and_exact() {
     assert!(compared > 100, "{compared} points");
 }
 
+/// `synthesize_keys` with the zone engine's merging switched `on` or off.
+fn synthesized(text: &str, keys: &[&str], merging: bool) -> Synthesis {
+    let scenario = |text: &str| Scenario::from_str("family", text).unwrap();
+    let number = |key: &str| {
+        let table: toml::Table = toml::from_str(text).unwrap();
+        let mut value = &toml::Value::Table(table);
+        for part in key.split('.') {
+            value = &value[part];
+        }
+        value.as_integer().unwrap()
+    };
+    let free: Vec<FreeKey> = (keys.iter())
+        .map(|&key| FreeKey {
+            key: key.to_owned(),
+            value: number(key),
+            stepped: scenario(&set(text, key, number(key) + 1)),
+            lowered: (number(key) > 0).then(|| scenario(&set(text, key, number(key) - 1))),
+        })
+        .collect();
+    let at = |point: &[i64]| {
+        let edited = (keys.iter().zip(point)).fold(text.to_owned(), |t, (k, v)| set(&t, k, *v));
+        Scenario::from_str("family", &edited).ok()
+    };
+    Check::new(&scenario(text))
+        .max_states(LIMIT)
+        .zone_merging(merging)
+        .synthesize(&free, &at)
+        .unwrap()
+}
+
+/// Merging two parametric zones adds no valuation of the clocks at any value of the keys, so
+/// the regions are the same with it and without it; with it, the exploration stores fewer
+/// zones.
+#[test]
+fn merging_zones_changes_no_region() {
+    for (text, keys, names) in [
+        (
+            RESTART,
+            &RESTART_KEYS[..],
+            &["drift", "ε_n", "ε_c", "R"][..],
+        ),
+        (MARGIN, &MARGIN_KEYS[2..], &["ε_c", "M", "P"][..]),
+    ] {
+        let (merged, plain) = (
+            synthesized(text, keys, true),
+            synthesized(text, keys, false),
+        );
+        let mut broken = 0;
+        for property in [Property::MutualExclusion, Property::StorageSafety] {
+            let regions = |s: &Synthesis| s.regions(property).map(|_| written(s, property, names));
+            assert_eq!(regions(&merged), regions(&plain), "{property:?} in {text}");
+            broken += regions(&merged).map_or(0, |r| r.len());
+        }
+        assert!(broken > 0, "no region breaks in {text}");
+        assert!(
+            merged.zones < plain.zones,
+            "{} ≥ {}",
+            merged.zones,
+            plain.zones
+        );
+    }
+}
+
 /// The check-margin scenario `advise` writes, small: a pause between the check and the
 /// write, and a delayed write.
 const MARGIN: &str = scenario!(
@@ -416,4 +481,161 @@ fn a_key_at_a_bend_or_a_guard_that_comes_and_goes_is_refused() {
         error.to_string().contains("changes the automaton"),
         "{error}"
     );
+}
+
+/// A family of files whose boundary `docs/advise.md` states: its words, its file, its free
+/// keys with the names the inequality uses, and the property it bounds.
+struct Boundary {
+    label: &'static str,
+    text: String,
+    keys: &'static [&'static str],
+    names: &'static [&'static str],
+    property: Property,
+}
+
+/// The families behind `advise`'s figures, each with every fault that faces its figure: the
+/// drift with one and with two node clock jumps (jumps add up), the restart delay with the
+/// TTL free, and the check margin with both clock errors and a node clock jump.
+fn boundaries() -> Vec<Boundary> {
+    let node_jump = |text: &str, count: u32| {
+        text.replace(
+            "[expect]",
+            &format!(
+                "[faults.clock_jumps]\ncount = {count}\ntarget = \"node\"\njump_ticks = 1\n\n[expect]"
+            ),
+        )
+    };
+    const JUMP_KEYS: &[&str] = &[
+        "lock.drift_ticks",
+        "clock.node_error_ticks",
+        "clock.client_error_ticks",
+        "faults.clock_jumps.jump_ticks",
+    ];
+    const JUMP_NAMES: &[&str] = &["drift", "ε_n", "ε_c", "J"];
+    vec![
+        Boundary {
+            label: "The drift allowance, with one node clock jump of `J`",
+            text: node_jump(DRIFT, 1),
+            keys: JUMP_KEYS,
+            names: JUMP_NAMES,
+            property: Property::MutualExclusion,
+        },
+        Boundary {
+            label: "The drift allowance, with two node clock jumps of `J` in one lease",
+            text: node_jump(DRIFT, 2),
+            keys: JUMP_KEYS,
+            names: JUMP_NAMES,
+            property: Property::MutualExclusion,
+        },
+        Boundary {
+            label: "The restart delay `R` after a crash without persistence, the TTL free",
+            text: RESTART.to_owned(),
+            keys: &[
+                "lock.ttl_ticks",
+                "lock.drift_ticks",
+                "clock.node_error_ticks",
+                "clock.client_error_ticks",
+                "faults.crashes.restart_delay_ticks",
+            ],
+            names: &["ttl", "drift", "ε_n", "ε_c", "R"],
+            property: Property::MutualExclusion,
+        },
+        Boundary {
+            label: "The restart delay `R`, with a node clock jump of `J`",
+            text: node_jump(RESTART, 1),
+            keys: &[
+                "lock.drift_ticks",
+                "clock.node_error_ticks",
+                "clock.client_error_ticks",
+                "faults.crashes.restart_delay_ticks",
+                "faults.clock_jumps.jump_ticks",
+            ],
+            names: &["drift", "ε_n", "ε_c", "R", "J"],
+            property: Property::MutualExclusion,
+        },
+        Boundary {
+            label: "The check margin `M`, with a pause `P` before the write, the write delayed by \
+                    `Δ`, and a node clock jump of `J`",
+            text: node_jump(&MARGIN.replace("nodes = 3", "nodes = 1"), 1),
+            keys: &[
+                "lock.drift_ticks",
+                "clock.node_error_ticks",
+                "clock.client_error_ticks",
+                "storage.check_margin_ticks",
+                "faults.pauses.max_ticks",
+                "storage.max_delay_ticks",
+                "faults.clock_jumps.jump_ticks",
+            ],
+            names: &["drift", "ε_n", "ε_c", "M", "P", "Δ", "J"],
+            property: Property::StorageSafety,
+        },
+    ]
+}
+
+/// The block of `docs/advise.md` that states the boundaries: each family's regions as the
+/// synthesis writes them, and the model they were proved on, read from its file.
+fn boundaries_block() -> String {
+    let mut block = String::from(
+        "\nWhere each property breaks, for every value of the keys at once, as the parameter \
+         synthesis proves it (`tests/synthesis.rs` writes these lines from its result and holds \
+         both sides of each to the zone engine at many points; the keys are whole ticks, every \
+         one of them at least zero):\n\n",
+    );
+    for family in boundaries() {
+        let synthesis = synthesize_keys("family", &family.text, family.keys, LIMIT, None)
+            .unwrap_or_else(|e| panic!("{}: {e}", family.label));
+        let regions = written(&synthesis, family.property, family.names);
+        // Both sides, at points around the file's values (a fixed walk: the same each run).
+        let points = (0..24u64).map(|i| {
+            (synthesis.base.iter().enumerate())
+                .map(|(k, &base)| {
+                    let step = (i * 7 + k as u64 * 3 + i / 3) % 4;
+                    (base - 1 + step as i64).max(0)
+                })
+                .collect::<Vec<i64>>()
+        });
+        let compared = compare(
+            &synthesis,
+            &family.text,
+            family.keys,
+            family.property,
+            points,
+        );
+        assert!(compared >= 8, "{}: {compared} points", family.label);
+        let scenario = Scenario::from_str("family", &family.text).unwrap();
+        let ttl = if family.keys.contains(&"lock.ttl_ticks") {
+            String::new()
+        } else {
+            format!(", ttl = {}", scenario.lock.params.ttl.as_u64())
+        };
+        let where_ = if regions.is_empty() {
+            "nowhere".to_owned()
+        } else {
+            regions
+                .iter()
+                .map(|r| format!("`{r}`"))
+                .collect::<Vec<_>>()
+                .join(" or ")
+        };
+        block.push_str(&format!(
+            "- {} ({} × {}{ttl}): {} breaks exactly where {where_}.\n",
+            family.label,
+            scenario.lock.nodes(),
+            scenario.lock.clients,
+            family.property.name(),
+        ));
+    }
+    block.push('\n');
+    block
+}
+
+/// `docs/advise.md` states each boundary as the synthesis proves it, never by hand
+/// (`UPDATE_EXPECT=1` rewrites the block).
+#[test]
+fn the_docs_state_each_boundary_as_the_synthesis_proves_it() {
+    let markers = (
+        "<!-- boundaries: tests/synthesis.rs -->",
+        "<!-- end of boundaries -->",
+    );
+    common::generated_block("docs/advise.md", markers, &boundaries_block());
 }

@@ -332,20 +332,9 @@ const END: &str = "<!-- end of catalog table -->";
 #[test]
 fn every_catalog_scenario_the_zone_engine_models_gets_the_discrete_verdicts() {
     let table = table();
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/zones.md");
-    let doc = std::fs::read_to_string(&path).expect("docs/zones.md");
-    let start = doc.find(BEGIN).expect("the table's start marker") + BEGIN.len();
-    let end = doc.find(END).expect("the table's end marker");
-    if std::env::var_os("UPDATE_EXPECT").is_some() {
-        let updated = format!("{}{table}{}", &doc[..start], &doc[end..]);
-        std::fs::write(&path, updated).expect("docs/zones.md is writable");
+    if common::generated_block("docs/zones.md", (BEGIN, END), &table) {
         return;
     }
-    assert_eq!(
-        doc[start..end],
-        table,
-        "docs/zones.md's catalog table is stale: run with UPDATE_EXPECT=1"
-    );
     // docs/scale.md says on how much of the catalog the two engines are
     // compared: the files written in milliseconds are beyond the discrete engine, so they are
     // counted apart (`agree` compares nothing there).

@@ -287,8 +287,9 @@ impl Check {
     }
 
     /// Whether the zone engine stores the union of a new zone and a stored one of the same
-    /// discrete part in their place when that union is itself a zone (default on; it adds no
-    /// valuation, so no verdict changes). Off for cross-checks and the baseline of a benchmark.
+    /// discrete part in their place when that union is itself a zone, in a check and in a
+    /// synthesis (default on; it adds no valuation, so no verdict and no region changes). Off
+    /// for cross-checks and the baseline of a benchmark.
     pub fn zone_merging(mut self, on: bool) -> Check {
         self.zone_merging = on;
         self

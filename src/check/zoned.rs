@@ -67,8 +67,12 @@ impl Check {
             shell.report(zones);
             shell.limit(zones, self.max_states).is_some()
         };
-        let budget = self.max_states.unwrap_or(Options::default().max_zones);
-        zones::synthesize(&self.scenario, free, (budget, &mut watch), at)
+        let options = Options {
+            max_zones: self.max_states.unwrap_or(Options::default().max_zones),
+            merging: self.zone_merging,
+            ..Options::default()
+        };
+        zones::synthesize(&self.scenario, free, options, &mut watch, at)
     }
 
     /// The properties the zone engine judges, in report order.

@@ -13,8 +13,6 @@
 
 use std::fmt;
 
-use smallvec::{SmallVec, smallvec};
-
 /// One bound `≺ c` of a difference `x_i − x_j`, in the encoding described in the module docs.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub(crate) struct Bound(i32);
@@ -100,10 +98,9 @@ pub(super) const MAX_DIM: usize = 12;
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub(super) struct Dbm {
     dim: usize,
-    /// Row-major with stride `dim`, `dim²` entries: inline up to eight clocks with the
-    /// reference (five masters and two clients), so a search's stored zones take what their
-    /// clocks need and no more.
-    bounds: SmallVec<[Bound; 64]>,
+    /// Row-major with stride `dim`, `dim²` entries, on the heap: a search's table of
+    /// entries stays small to grow, and a retired zone gives its bounds back.
+    bounds: Box<[Bound]>,
 }
 
 impl Dbm {
@@ -117,14 +114,14 @@ impl Dbm {
         assert!(dim <= MAX_DIM, "at most {} clocks", MAX_DIM - 1);
         Dbm {
             dim,
-            bounds: smallvec![Bound::LE_ZERO; dim * dim],
+            bounds: vec![Bound::LE_ZERO; dim * dim].into_boxed_slice(),
         }
     }
 
     /// Drops the matrix of a zone that is never read again (a retired one in a search's
     /// table): what it held on the heap goes back. Reading it afterwards panics.
     pub(super) fn forget(&mut self) {
-        self.bounds = SmallVec::new();
+        self.bounds = Box::default();
     }
 
     /// The bound on `x_i − x_j` (`0` is the reference clock, clock `k` is index `k`).

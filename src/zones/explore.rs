@@ -167,8 +167,8 @@ trait Stored: Zone {
     fn covers(&self, small: &Self, bounds: Option<&(Vec<i32>, Vec<i32>)>) -> bool;
     /// The values of the keys the zone stands for (`None`: a concrete zone).
     fn region(&self) -> Option<&Region>;
-    /// `self ∪ other` when that union is itself a zone (a parametric zone never merges: its
-    /// bounds are affine forms of the keys).
+    /// `self ∪ other` when that union is itself a zone (a parametric one: at every value of
+    /// their region, as far as the region tells).
     fn union(&self, other: &Self) -> Option<Self>;
     /// Frees what a retired zone holds: a covered entry's path is read again, its zone never.
     fn retire(&mut self);
@@ -227,8 +227,8 @@ impl Stored for ParametricZone {
         Some(ParametricZone::region(self))
     }
 
-    fn union(&self, _: &Self) -> Option<Self> {
-        None
+    fn union(&self, other: &Self) -> Option<Self> {
+        self.convex_union(other)
     }
 
     fn retire(&mut self) {

@@ -28,6 +28,9 @@
 //! holds at each value, so the regions are exact over the whole numbers: both sides of a
 //! boundary are proved for every value by one exploration.
 //!
+//! Two zones of one region merge when their union is a zone at every value of it
+//! ([`ParametricZone::convex_union`]), which adds no valuation at any value.
+//!
 //! The automaton is closed: every constraint is `≤`, so a bound here carries no strictness.
 
 use std::cell::RefCell;
@@ -399,6 +402,76 @@ impl ParametricZone {
         }
     }
 
+    /// Whether entry `small` is at most entry `big` at every value of the region (`false`
+    /// when unsure): each form of `big` has one of `small` at most it.
+    fn entry_at_most(&self, small: &Entry, big: &Entry) -> bool {
+        small == big
+            || big.iter().all(|&b| {
+                at_most(small, b).unwrap_or_else(|| {
+                    small
+                        .iter()
+                        .any(|&a| self.region.implies_at_most_zero(a.minus(b)))
+                })
+            })
+    }
+
+    /// The union of `self` and `other` when it is a zone at every value of their one region,
+    /// else `None` (also when unsure). [`Dbm::convex_union`](super::dbm::Dbm) at each value:
+    /// the hull takes, entry by entry, the form set that is the larger on the whole region,
+    /// and each piece `hull ∧ x_j − x_i < −s` outside `self` (`s` its one form at `(i, j)`)
+    /// must lie in `other`. A bound here is weak and the piece's edge strict, so an entry of
+    /// the piece, `min(h, t)` with the path `t` through the edge, lies within `other`'s `o`
+    /// exactly when `h ≤ o` or `t ≤ o`.
+    pub(crate) fn convex_union(&self, other: &Self) -> Option<Self> {
+        if self.region.id != other.region.id {
+            return None;
+        }
+        let dim = self.dim;
+        let mut hull = Vec::with_capacity(dim * dim);
+        for (mine, theirs) in self.entries.iter().zip(&other.entries) {
+            if self.entry_at_most(mine, theirs) {
+                hull.push(theirs.clone());
+            } else if self.entry_at_most(theirs, mine) {
+                hull.push(mine.clone());
+            } else {
+                return None;
+            }
+        }
+        for i in 0..dim {
+            for j in (0..dim).filter(|&j| j != i) {
+                let (mine, theirs) = (self.get(i, j), other.get(i, j));
+                if self.entry_at_most(theirs, mine) {
+                    continue;
+                }
+                let [edge] = mine.as_slice() else {
+                    return None; // the complement of a minimum is no zone of ours
+                };
+                let edge = edge.negated();
+                for k in 0..dim {
+                    for l in 0..dim {
+                        let through: Entry = (hull[k * dim + j].iter())
+                            .flat_map(|&a| {
+                                hull[i * dim + l].iter().map(move |&b| a.plus(edge).plus(b))
+                            })
+                            .collect();
+                        let bound = other.get(k, l);
+                        let within = |forms: &Entry| self.entry_at_most(forms, bound);
+                        if !within(&hull[k * dim + l]) && !within(&through) {
+                            return None;
+                        }
+                    }
+                }
+            }
+        }
+        Some(ParametricZone {
+            dim,
+            dimensions: Rc::clone(&self.dimensions),
+            regions: Rc::clone(&self.regions),
+            region: Rc::clone(&self.region),
+            entries: hull,
+        })
+    }
+
     /// Entry `(i, j)` at `point` (`None`: no bound); for tests against a concrete zone.
     #[cfg(test)]
     fn at(&self, i: usize, j: usize, point: &[i64]) -> Option<i64> {
@@ -541,6 +614,20 @@ mod tests {
         ])
     }
 
+    /// The domain `a ≥ 0, b ≥ 0`.
+    fn every_key_at_least_zero() -> Vec<Inequality> {
+        (0..KEYS)
+            .map(|k| {
+                let mut coefficients = vec![0; KEYS];
+                coefficients[k] = -1;
+                Inequality {
+                    coefficients,
+                    bound: 0,
+                }
+            })
+            .collect()
+    }
+
     fn op(rng: &mut Lcg) -> Op {
         let clock = |rng: &mut Lcg| 1 + rng.below(CLOCKS as u64) as usize;
         let index = |rng: &mut Lcg| rng.below((CLOCKS + 4) as u64) as usize;
@@ -607,17 +694,8 @@ mod tests {
         let points: Vec<[i64; KEYS]> = (0..6).flat_map(|a| (0..6).map(move |b| [a, b])).collect();
         let mut rng = Lcg(7);
         for _ in 0..400 {
-            let domain = (0..KEYS)
-                .map(|k| {
-                    let mut coefficients = vec![0; KEYS];
-                    coefficients[k] = -1;
-                    Inequality {
-                        coefficients,
-                        bound: 0,
-                    }
-                })
-                .collect();
-            let mut zone = ParametricZone::zero(CLOCKS, dimensions(), KEYS, domain);
+            let mut zone =
+                ParametricZone::zero(CLOCKS, dimensions(), KEYS, every_key_at_least_zero());
             let mut concretes: Vec<Option<Dbm>> =
                 points.iter().map(|_| Some(Dbm::zero(CLOCKS))).collect();
             for _ in 0..12 {
@@ -648,6 +726,86 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Two zones of one region from a common start, each the concrete zones at every value
+    /// beside it (`None` where a step emptied it).
+    fn twins(rng: &mut Lcg, points: &[[i64; KEYS]]) -> Option<[(ParametricZone, Vec<Dbm>); 2]> {
+        let mut zone = ParametricZone::zero(CLOCKS, dimensions(), KEYS, every_key_at_least_zero());
+        let mut concretes: Vec<Dbm> = points.iter().map(|_| Dbm::zero(CLOCKS)).collect();
+        let walk = |rng: &mut Lcg, zone: &mut ParametricZone, concretes: &mut Vec<Dbm>, steps| {
+            for _ in 0..steps {
+                let step = op(rng);
+                if !parametric(zone, step) {
+                    return false;
+                }
+                for (point, concrete_zone) in points.iter().zip(concretes.iter_mut()) {
+                    concrete(concrete_zone, step, point);
+                }
+            }
+            true
+        };
+        let steps = 2 + rng.below(6);
+        if !walk(rng, &mut zone, &mut concretes, steps) {
+            return None;
+        }
+        let (mut a, mut b) = ((zone.clone(), concretes.clone()), (zone, concretes));
+        if rng.below(2) == 0 {
+            // Two resets in either order, as two messages land on two masters.
+            let (x, y) = (
+                1 + rng.below(CLOCKS as u64) as usize,
+                1 + rng.below(CLOCKS as u64) as usize,
+            );
+            for (zone, (first, second)) in [(&mut a, (x, y)), (&mut b, (y, x))] {
+                for step in [Op::Reset(first), Op::Up, Op::Reset(second), Op::Up] {
+                    parametric(&mut zone.0, step);
+                    for (point, concrete_zone) in points.iter().zip(zone.1.iter_mut()) {
+                        concrete(concrete_zone, step, point);
+                    }
+                }
+            }
+        }
+        let (left, right) = (rng.below(3), rng.below(3));
+        (walk(rng, &mut a.0, &mut a.1, left) && walk(rng, &mut b.0, &mut b.1, right))
+            .then_some([a, b])
+    }
+
+    /// Where the parametric union answers, it is at every value of the region the union
+    /// [`Dbm::convex_union`] finds there, entry by entry; and it answers on some pairs that
+    /// differ (the test would pass vacuously otherwise).
+    #[test]
+    fn a_parametric_union_is_the_concrete_union_at_every_value() {
+        let points: Vec<[i64; KEYS]> = (0..6).flat_map(|a| (0..6).map(move |b| [a, b])).collect();
+        let mut rng = Lcg(11);
+        let mut merged = 0;
+        for _ in 0..3000 {
+            let Some([(a, at_a), (b, at_b)]) = twins(&mut rng, &points) else {
+                continue;
+            };
+            let Some(union) = a.convex_union(&b) else {
+                continue;
+            };
+            merged += usize::from(!a.includes(&b) && !b.includes(&a));
+            for (k, point) in points.iter().enumerate() {
+                if !union.region().system().iter().all(|i| i.holds_at(point)) {
+                    continue;
+                }
+                let concrete_union = at_a[k].convex_union(&at_b[k]);
+                let concrete_union =
+                    concrete_union.unwrap_or_else(|| panic!("the union is no zone at {point:?}"));
+                for i in 0..=CLOCKS {
+                    for j in 0..=CLOCKS {
+                        let bound = concrete_union.get(i, j);
+                        let expected = (!bound.is_infinite()).then(|| i64::from(bound.constant()));
+                        assert_eq!(union.at(i, j, point), expected, "({i}, {j}) at {point:?}");
+                    }
+                }
+            }
+        }
+        assert!(
+            merged > 20,
+            "only {merged} unions of two zones neither of which includes the other"
+        );
     }
 
     /// A zone includes another exactly where it should: each one includes itself, a delayed

@@ -162,8 +162,9 @@ fn floors(
 }
 
 /// Leaves the `free` keys of `scenario` free and finds, for every value of them, where each
-/// property the zone engine judges holds (see the module docs), exploring at most `max_zones`
-/// symbolic states. `watch` is asked, as in
+/// property the zone engine judges holds (see the module docs), under `options` (at most
+/// their `max_zones` symbolic states; the LU simulation is off, since a form is no
+/// constant). `watch` is asked, as in
 /// [`explore_watched`], with the zones explored so far whether to stop (a check's shell: its
 /// zone budget, time and memory limits and progress); a stopped exploration proves nothing.
 /// `at` gives the scenario at any point of the keys (`None`: not a valid one): the domain
@@ -171,7 +172,8 @@ fn floors(
 pub(crate) fn synthesize(
     scenario: &Scenario,
     free: &[FreeKey],
-    (max_zones, watch): (usize, &mut dyn FnMut(usize) -> bool),
+    options: Options,
+    watch: &mut dyn FnMut(usize) -> bool,
     at: &dyn Fn(&[i64]) -> Option<Scenario>,
 ) -> Result<Synthesis, SynthesisError> {
     let started = Instant::now();
@@ -185,12 +187,11 @@ pub(crate) fn synthesize(
     let domain = parameters.domain.clone();
     let (keys, base) = (parameters.keys.clone(), parameters.base.clone());
     config.set_parameters(Some(parameters));
-    // Symmetry stays on (renaming nodes or clients leaves every form where it is); the
+    // Symmetry may stay on (renaming nodes or clients leaves every form where it is); the
     // LU simulation reads constants, which a form is not.
     let options = Options {
         simulation: false,
-        max_zones,
-        ..Options::default()
+        ..options
     };
     let outcome = explore_watched(&config, options, watch);
     if outcome.incomplete() {

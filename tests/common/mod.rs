@@ -130,3 +130,29 @@ pub(crate) fn on_two_threads<T: Sync, R: Send>(
     all.sort_by_key(|(index, _)| *index);
     all.into_iter().map(|(_, result)| result).collect()
 }
+
+/// Holds the block of the project's file `doc` between the markers `begin` and `end` to
+/// `generated`, which a test wrote from the checker's results; with `UPDATE_EXPECT=1` it
+/// rewrites the block instead. Returns whether it rewrote it.
+pub(crate) fn generated_block(doc: &str, (begin, end): (&str, &str), generated: &str) -> bool {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(doc);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{doc}: {e}"));
+    let start = text
+        .find(begin)
+        .unwrap_or_else(|| panic!("{doc}: no {begin:?}"))
+        + begin.len();
+    let stop = text
+        .find(end)
+        .unwrap_or_else(|| panic!("{doc}: no {end:?}"));
+    if std::env::var_os("UPDATE_EXPECT").is_some() {
+        let updated = format!("{}{generated}{}", &text[..start], &text[stop..]);
+        std::fs::write(&path, updated).unwrap_or_else(|e| panic!("{doc}: {e}"));
+        return true;
+    }
+    assert_eq!(
+        text[start..stop],
+        *generated,
+        "{doc}'s block after {begin:?} is stale: run with UPDATE_EXPECT=1"
+    );
+    false
+}
