@@ -1,10 +1,15 @@
-//! `advise` as an engineer runs it, timed as a whole process: the README's deployment and a
-//! deployment with every fault at cloud sizes, each beside its `--verbose` run in the same run.
-//! `--verbose` leaves every key of each figure's formula free in its symbolic exploration,
-//! which is what every run did before a figure was read off an exploration with only its own
-//! key free: the ratio is the default's gain over that baseline.
+//! The long commands as a user runs them, each timed as a whole process beside its baseline in
+//! the same run:
 //!
-//! `cargo bench --bench advise`. Seconds are wall time; the peak is the child's resident
+//! - `advise` on the README's deployment and on a deployment with every fault at cloud sizes,
+//!   each beside its `--verbose` run. `--verbose` leaves every key of each figure's formula
+//!   free in its symbolic exploration, which is what every run did before a figure was read
+//!   off an exploration with only its own key free: the ratio is the default's gain over that
+//!   baseline.
+//! - `book` of the whole catalog, its pages built on every core beside one page at a time
+//!   (`--jobs 1`, what it did before).
+//!
+//! `cargo bench --bench commands`. Seconds are wall time; the peak is the child's resident
 //! high-water mark (`VmHWM`), read every 10 ms while it runs (Linux; elsewhere 0).
 
 use std::process::{Command, Stdio};
@@ -41,43 +46,61 @@ fn main() {
     let exe = env!("CARGO_BIN_EXE_redlock-lab");
     println!(
         "{:<20} {:>9} {:>9} | {:>10} {:>9} {:>6}",
-        "deployment", "seconds", "peak MB", "--verbose", "peak MB", "ratio"
+        "advise", "seconds", "peak MB", "--verbose", "peak MB", "ratio"
     );
     for (label, args) in DEPLOYMENTS {
-        let default = measure(exe, args, false);
-        let verbose = measure(exe, args, true);
-        println!(
-            "{label:<20} {:>9.2} {:>9.0} | {:>10.2} {:>9.0} {:>6.1}",
-            default.0,
-            megabytes(default.1),
-            verbose.0,
-            megabytes(verbose.1),
-            verbose.0 / default.0.max(0.001)
-        );
+        let advise = |verbose: bool| {
+            let mut all = vec!["advise"];
+            all.extend(args);
+            all.extend(verbose.then_some("--verbose"));
+            measure(exe, &all)
+        };
+        row(label, advise(false), advise(true));
     }
+    println!();
+    println!(
+        "{:<20} {:>9} {:>9} | {:>10} {:>9} {:>6}",
+        "book", "seconds", "peak MB", "--jobs 1", "peak MB", "ratio"
+    );
+    let out = std::env::temp_dir().join(format!("redlock-lab-bench-book-{}", std::process::id()));
+    let out = out.to_str().expect("a UTF-8 temporary folder");
+    let book = |jobs: &str| measure(exe, &["book", "--out", out, "--jobs", jobs]);
+    let cores = std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .to_string();
+    row("the catalog", book(&cores), book("1"));
+    std::fs::remove_dir_all(out).ok();
 }
 
-/// Wall seconds and peak resident bytes of one `advise` run.
-fn measure(exe: &str, args: &[&str], verbose: bool) -> (f64, u64) {
+/// One row: the command's seconds and peak beside its baseline's, and the ratio of seconds.
+fn row(label: &str, (seconds, peak): (f64, u64), (baseline, baseline_peak): (f64, u64)) {
+    println!(
+        "{label:<20} {seconds:>9.2} {:>9.0} | {baseline:>10.2} {:>9.0} {:>6.1}",
+        megabytes(peak),
+        megabytes(baseline_peak),
+        baseline / seconds.max(0.001)
+    );
+}
+
+/// Wall seconds and peak resident bytes of one run of the binary with `args`.
+fn measure(exe: &str, args: &[&str]) -> (f64, u64) {
     let started = Instant::now();
     let mut child = Command::new(exe)
-        .arg("advise")
         .args(args)
-        .args(verbose.then_some("--verbose"))
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
-        .expect("start advise");
+        .expect("start redlock-lab");
     let status_file = format!("/proc/{}/status", child.id());
     let mut peak = 0;
     let status = loop {
-        if let Some(status) = child.try_wait().expect("wait for advise") {
+        if let Some(status) = child.try_wait().expect("wait for redlock-lab") {
             break status;
         }
         peak = peak.max(high_water_mark(&status_file));
         sleep(Duration::from_millis(10));
     };
-    assert!(status.success(), "advise {args:?} failed: {status}");
+    assert!(status.success(), "redlock-lab {args:?} failed: {status}");
     (started.elapsed().as_secs_f64(), peak)
 }
 

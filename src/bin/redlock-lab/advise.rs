@@ -16,7 +16,6 @@ mod family;
 mod figure;
 mod figures;
 mod json;
-mod pool;
 mod scale;
 mod settings;
 mod texts;

@@ -20,6 +20,7 @@ mod explain;
 mod explore;
 mod inputs;
 mod list;
+mod pool;
 #[cfg(all(unix, feature = "redis"))]
 mod replay;
 #[cfg(all(unix, feature = "redis"))]

@@ -8,14 +8,14 @@ use std::sync::{Mutex, mpsc};
 use anyhow::Result;
 
 /// One search, run once on some thread.
-pub(super) type Task<'a, T> = Box<dyn FnOnce() -> T + Send + 'a>;
+pub(crate) type Task<'a, T> = Box<dyn FnOnce() -> T + Send + 'a>;
 
 /// Runs `tasks` on at most `jobs` threads, starting them in the order `start` gives (a
 /// permutation of their indices: the longest first keeps both cores busy to the end), and
 /// hands each result to `settled` in the tasks' own order, as soon as it and all before it are
 /// done. When `settled` fails (stdout closed), no further task starts; those running finish,
 /// since a search cannot be interrupted, and the error is returned.
-pub(super) fn in_order<T: Send>(
+pub(crate) fn in_order<T: Send>(
     tasks: Vec<Task<'_, T>>,
     start: &[usize],
     jobs: usize,

@@ -12,13 +12,13 @@ use super::args::{Args, Bound};
 use super::family::{Family, Found, Limits, run_family, write_files};
 use super::figure::{Figure, Kind};
 use super::json;
-use super::pool::{self, Task};
 use super::scale::{Scale, show_us};
 use super::settings;
 use super::texts::{Faults, crash_text, drift_text, storage_text};
 use super::whole;
 use super::wrap::wrap;
 use crate::Outcome;
+use crate::pool::{self, Task};
 
 /// Scales the deployment, runs every search, prints the figures, writes the files.
 pub(crate) fn run(args: &Args) -> Result<Outcome> {

@@ -10,7 +10,7 @@ pub(crate) struct Args {
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
     /// Scenario files, folders or catalog names to write pages for (none = the whole
-    /// built-in catalog, about half a minute on two cores); the index lists the pages
+    /// built-in catalog, about 25 s on two cores); the index lists the pages
     /// written.
     #[arg(value_name = "SCENARIO")]
     pub paths: Vec<PathBuf>,
@@ -18,4 +18,8 @@ pub(crate) struct Args {
     /// must be serving the scenario there for a link to open its state.
     #[arg(long, value_name = "P", default_value_t = 3000)]
     pub explorer_port: u16,
+    /// How many pages are built at once [default: the number of cores]; the pages do not
+    /// depend on it.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub jobs: Option<u32>,
 }

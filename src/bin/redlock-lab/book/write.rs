@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 use redlock_lab::catalog::CATALOG;
+use redlock_lab::check::available_threads;
 use redlock_lab::scenario::Scenario;
 
 use super::args::Args;
@@ -15,9 +16,10 @@ use super::index::{self, Entry};
 use super::page;
 use crate::Outcome;
 use crate::inputs::{self, Loaded};
+use crate::pool::{self, Task};
 
 /// Writes a page per scenario the arguments name (the whole catalog by default) and the
-/// index; progress on stderr, one line a page.
+/// index, building `--jobs` pages at once; progress on stderr, one line a page.
 pub(crate) fn run(args: &Args) -> Result<Outcome> {
     let start = Instant::now();
     let loaded = inputs::load_labelled(&args.paths)?;
@@ -34,19 +36,30 @@ pub(crate) fn run(args: &Args) -> Result<Outcome> {
     fs::create_dir_all(&args.out)
         .with_context(|| format!("cannot create {}", args.out.display()))?;
     let explorer = format!("http://127.0.0.1:{}", args.explorer_port);
-    let mut entries = Vec::new();
+    let jobs = args
+        .jobs
+        .map_or_else(available_threads, |jobs| jobs as usize);
+    // The pages do not depend on each other: each is built on some thread, and handed on
+    // (written, counted, listed) in the catalog's order.
+    let tasks: Vec<Task<'_, Result<Chapter>>> = (sources.iter())
+        .map(|(scenario, text, _)| -> Task<'_, Result<Chapter>> {
+            let explorer = &explorer;
+            Box::new(move || Chapter::new(scenario.clone(), text.clone(), explorer))
+        })
+        .collect();
+    let order: Vec<usize> = (0..tasks.len()).collect();
     let total = sources.len();
-    for (i, (scenario, text, opened_as)) in sources.iter().enumerate() {
-        let fixes: Vec<String> = sources
-            .iter()
+    let mut entries = Vec::new();
+    pool::in_order(tasks, &order, jobs, |i, chapter| {
+        let chapter = chapter?;
+        let (scenario, _, opened_as) = &sources[i];
+        let fixes: Vec<String> = (sources.iter())
             .filter(|(s, _, _)| {
-                s.mitigation
-                    .as_ref()
+                (s.mitigation.as_ref())
                     .is_some_and(|m| m.scenario.as_deref() == Some(&scenario.name))
             })
             .map(|(s, _, _)| s.name.clone())
             .collect();
-        let chapter = Chapter::new(scenario.clone(), text.clone(), &explorer)?;
         let command = format!(
             "redlock-lab explore {opened_as} --port {}",
             args.explorer_port
@@ -60,7 +73,8 @@ pub(crate) fn run(args: &Args) -> Result<Outcome> {
             chapter.seconds
         );
         entries.push(entry(&chapter));
-    }
+        Ok(())
+    })?;
     let seconds = start.elapsed().as_secs_f64();
     let index = args.out.join("index.html");
     write(&index, &index::render(&entries, seconds))?;
