@@ -1,5 +1,5 @@
 //! Faults on real processes: a node killed mid-round, a node paused with SIGSTOP, a node
-//! restarted without persistence (and the restarted-node guard).
+//! restarted without persistence (and the restarted-node guard); the same crash with rslock.
 
 use std::thread;
 use std::time::{Duration, Instant};
@@ -443,4 +443,47 @@ fn the_guard_tells_which_nodes_had_not_answered_and_records_a_straggler_read_lat
     for server in &servers {
         assert_eq!(server.get("straggler"), None);
     }
+}
+
+/// rslock, the peer client in the dev-dependencies, under the same crash as above: a master
+/// restarted without persistence forgets the first holder's key, and a second client wins
+/// there while the first still believes. The controversy is about Redlock, not about one
+/// client.
+#[test]
+fn rslock_loses_a_restarted_masters_key_the_same_way() {
+    let mut servers = cluster(3);
+    let urls = urls(&servers);
+    let ttl = Duration::from_millis(3_000);
+    // The first lock lands on masters 1 and 2 only: master 3 holds a stranger's short key.
+    let _: () = redis::cmd("SET")
+        .arg("report")
+        .arg("stranger")
+        .arg("PX")
+        .arg(300)
+        .query(&mut servers[2].connection())
+        .unwrap();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let manager = || {
+        let mut manager = rslock::LockManager::new(urls.clone());
+        manager.set_retry(1, Duration::from_millis(1));
+        manager
+    };
+    let first = runtime
+        .block_on(manager().lock("report", ttl))
+        .expect("masters 1 and 2");
+    let believed_until = Instant::now() + Duration::from_millis(first.validity_time as u64);
+    servers[0].restart();
+    assert_eq!(servers[0].get("report"), None, "the restart lost the key");
+    thread::sleep(Duration::from_millis(350)); // the stranger's key on master 3 expires
+    let second = runtime
+        .block_on(manager().lock("report", ttl))
+        .expect("masters 1 and 3 make a majority");
+    assert!(
+        Instant::now() < believed_until,
+        "both rslock clients believe they hold the lock"
+    );
+    runtime.block_on(second.release());
 }
