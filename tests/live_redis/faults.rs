@@ -462,28 +462,56 @@ fn rslock_loses_a_restarted_masters_key_the_same_way() {
         .arg(300)
         .query(&mut servers[2].connection())
         .unwrap();
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    let manager = || {
-        let mut manager = rslock::LockManager::new(urls.clone());
-        manager.set_retry(1, Duration::from_millis(1));
-        manager
-    };
+    let runtime = current_thread();
     let first = runtime
-        .block_on(manager().lock("report", ttl))
+        .block_on(rslock_manager(&urls).lock("report", ttl))
         .expect("masters 1 and 2");
     let believed_until = Instant::now() + Duration::from_millis(first.validity_time as u64);
     servers[0].restart();
     assert_eq!(servers[0].get("report"), None, "the restart lost the key");
     thread::sleep(Duration::from_millis(350)); // the stranger's key on master 3 expires
     let second = runtime
-        .block_on(manager().lock("report", ttl))
+        .block_on(rslock_manager(&urls).lock("report", ttl))
         .expect("masters 1 and 3 make a majority");
     assert!(
         Instant::now() < believed_until,
         "both rslock clients believe they hold the lock"
     );
     runtime.block_on(second.release());
+}
+
+/// rslock under Kleppmann's pause: a holder paused past its validity comes back to a lock that
+/// another rslock client has taken, with nothing in its hand that says so.
+#[test]
+fn rslock_holder_paused_past_its_validity_shares_the_lock_unaware() {
+    let servers = cluster(3);
+    let urls = urls(&servers);
+    let runtime = current_thread();
+    let ttl = Duration::from_millis(300);
+    let first = runtime
+        .block_on(rslock_manager(&urls).lock("pause", ttl))
+        .expect("a free lock");
+    thread::sleep(Duration::from_millis(400)); // the pause: every key expires
+    let second = runtime
+        .block_on(rslock_manager(&urls).lock("pause", ttl))
+        .expect("the keys expired during the pause");
+    // The paused holder still has its `Lock`, with the validity `lock` reported then: rslock
+    // offers nothing to ask whether it still holds (this crate's guard has `remaining`).
+    drop(first);
+    runtime.block_on(second.release());
+}
+
+/// A runtime as rslock's users drive it from blocking code.
+fn current_thread() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+/// A fresh rslock manager (new connections) with one attempt per `lock`.
+fn rslock_manager(urls: &[String]) -> rslock::LockManager {
+    let mut manager = rslock::LockManager::new(urls.to_vec());
+    manager.set_retry(1, Duration::from_millis(1));
+    manager
 }
