@@ -639,3 +639,113 @@ fn the_docs_state_each_boundary_as_the_synthesis_proves_it() {
     );
     common::generated_block("docs/advise.md", markers, &boundaries_block());
 }
+
+/// Where a property holds, as the synthesis proves it: every region's one inequality turned
+/// round, joined by "and" (`None` when a region is a conjunction, whose complement is no
+/// single inequality).
+fn holds_where(regions: &[String]) -> Option<String> {
+    let turned: Option<Vec<String>> = (regions.iter())
+        .map(|region| {
+            let (left, relation, right) = [" < ", " ≤ ", " > ", " ≥ "]
+                .into_iter()
+                .find_map(|r| region.split_once(r).map(|(a, b)| (a, r, b)))?;
+            let turned = match relation {
+                " < " => " ≥ ",
+                " ≤ " => " > ",
+                " > " => " ≤ ",
+                _ => " < ",
+            };
+            (!region.contains(" and ")).then(|| format!("{left}{turned}{right}"))
+        })
+        .collect();
+    Some(turned?.join(" and "))
+}
+
+/// Every boundary a catalog file's prose states in symbols is the synthesis's, run on that
+/// file with its keys free: the prose carries, in backticks, where the property holds exactly
+/// as the synthesis writes it.
+#[test]
+fn the_inequalities_catalog_files_state_are_the_synthesis() {
+    const DRIFT: &[&str] = &[
+        "lock.drift_ticks",
+        "clock.node_error_ticks",
+        "clock.client_error_ticks",
+    ];
+    const JUMP: &[&str] = &[
+        "lock.drift_ticks",
+        "clock.node_error_ticks",
+        "faults.clock_jumps.jump_ticks",
+    ];
+    const RESTART: &[&str] = &[
+        "lock.ttl_ticks",
+        "lock.drift_ticks",
+        "faults.crashes.restart_delay_ticks",
+    ];
+    const RESTART_ERROR: &[&str] = &[
+        "lock.ttl_ticks",
+        "lock.drift_ticks",
+        "clock.node_error_ticks",
+        "faults.crashes.restart_delay_ticks",
+    ];
+    const MARGIN: &[&str] = &[
+        "lock.drift_ticks",
+        "storage.check_margin_ticks",
+        "faults.pauses.max_ticks",
+        "storage.max_delay_ticks",
+    ];
+    let names = |key: &str| match key {
+        "lock.ttl_ticks" => "ttl",
+        "lock.drift_ticks" => "drift",
+        "clock.node_error_ticks" => "ε_n",
+        "clock.client_error_ticks" => "ε_c",
+        "faults.clock_jumps.jump_ticks" => "J",
+        "faults.crashes.restart_delay_ticks" => "D",
+        "storage.check_margin_ticks" => "M",
+        "faults.pauses.max_ticks" => "P",
+        "storage.max_delay_ticks" => "Δ",
+        _ => panic!("no name for {key}"),
+    };
+    let mutual = Property::MutualExclusion;
+    let storage = Property::StorageSafety;
+    let files: [(&str, &[&str], Property); 10] = [
+        ("clock-drift-covered", DRIFT, mutual),
+        ("clock-drift-uncovered", DRIFT, mutual),
+        ("clock-error-budget-covered", JUMP, mutual),
+        ("node-clock-jump-and-error-share-drift", JUMP, mutual),
+        ("crash-delayed-restart-ttl-minus-drift", RESTART, mutual),
+        ("crash-delayed-restart-one-tick-short", RESTART, mutual),
+        (
+            "crash-delayed-restart-node-clock-error",
+            RESTART_ERROR,
+            mutual,
+        ),
+        (
+            "crash-delayed-restart-covers-node-clock-error",
+            RESTART_ERROR,
+            mutual,
+        ),
+        ("synchronous-bounds-margin-2", MARGIN, storage),
+        ("synchronous-bounds-margin-3", MARGIN, storage),
+    ];
+    let mut wrong = Vec::new();
+    for (name, keys, property) in files {
+        let file = redlock_lab::catalog::find(name).expect("a catalog file");
+        let synthesis = synthesize_keys(file.file, file.text, keys, LIMIT, None)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let names: Vec<&str> = keys.iter().map(|k| names(k)).collect();
+        let regions = written(&synthesis, property, &names);
+        let holds = holds_where(&regions).unwrap_or_else(|| panic!("{name}: {regions:?}"));
+        let scenario = Scenario::from_str(file.file, file.text).unwrap();
+        if !scenario.prose.contains(&format!("`{holds}`")) {
+            wrong.push(format!(
+                "{name}: {} holds exactly where `{holds}`",
+                property.name()
+            ));
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "the prose should say where each holds as the synthesis proves it:\n{}",
+        wrong.join("\n")
+    );
+}
