@@ -26,6 +26,17 @@ pub enum Unit {
 }
 
 impl Unit {
+    /// The unit a scenario's stories tell amounts in, from its tick (`None`: abstract
+    /// ticks): milliseconds for a file whose tick is one millisecond, where an instant's tick
+    /// count is its milliseconds too; ticks otherwise, so that a story's instants (`t=3`) and
+    /// its amounts count in one unit.
+    pub fn of_tick(tick: Option<Millis>) -> Unit {
+        match tick {
+            Some(Millis(1)) => Unit::Millis,
+            _ => Unit::Ticks,
+        }
+    }
+
     /// `n` of this unit in words: `1 tick`, `3 ticks`, `3 ms`.
     pub fn amount(self, n: u64) -> String {
         match (self, n) {

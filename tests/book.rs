@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 use redlock_lab::catalog::{self, CATALOG};
 use redlock_lab::check::{self, Check};
 use redlock_lab::event::Event;
-use redlock_lab::scenario::Scenario;
+use redlock_lab::scenario::{Scenario, Verdict};
 use serde_json::Value;
 
 use common::{redlock_lab, scratch_dir, text};
@@ -297,6 +297,20 @@ fn browser() -> Option<PathBuf> {
         .find(|candidate| candidate.is_file())
 }
 
+/// The browser, or `None` after `test` is reported skipped (a failure under CI).
+fn browser_for(test: &str) -> Option<PathBuf> {
+    let binary = browser();
+    if binary.is_none() {
+        common::missing_program(
+            test,
+            "no Chromium (set CHROMIUM=/path/to/chromium, or apt-get install -y \
+             --no-install-recommends chromium; scripts/test installs it)",
+            common::under_ci(),
+        );
+    }
+    binary
+}
+
 /// Runs the browser headless on `url` with `extra` flags, in its own process group, killed
 /// with its helpers after 90 s.
 fn chromium(binary: &Path, profile: &Path, extra: &[&str], url: &str) -> Output {
@@ -363,10 +377,11 @@ const MEASURE: &str = "<script>(function(){\
 function box(e){var r=e.getBoundingClientRect();return [r.left,r.top,r.right,r.bottom];}\
 var out={width:window.innerWidth,scroll:document.documentElement.scrollWidth,figures:[]};\
 document.querySelectorAll('section.tl').forEach(function(sec){\
-var f={svg:box(sec.querySelector('svg')),lanes:{},grid:{},keys:[],overlaps:[],broken:null};\
+var f={svg:box(sec.querySelector('svg')),lanes:{},grid:{},keys:[],bars:[],overlaps:[],broken:null};\
 sec.querySelectorAll('g.lane').forEach(function(g){f.lanes[g.getAttribute('data-actor')]=box(g.querySelector('rect'));});\
 sec.querySelectorAll('line.grid').forEach(function(l){f.grid[l.getAttribute('data-t')]=box(l)[0];});\
 sec.querySelectorAll('rect.key').forEach(function(r){f.keys.push({lane:r.getAttribute('data-lane'),owner:r.getAttribute('data-owner'),from:+r.getAttribute('data-from'),box:box(r)});});\
+sec.querySelectorAll('rect.lease').forEach(function(r){f.bars.push({lane:r.getAttribute('data-lane'),box:box(r)});});\
 sec.querySelectorAll('rect.overlap').forEach(function(r){f.overlaps.push({clients:r.getAttribute('data-clients'),box:box(r)});});\
 var b=sec.querySelector('g.broken');if(b){f.broken={t:+b.getAttribute('data-t'),x:box(b.querySelector('line'))[0]};}\
 out.figures.push(f);});\
@@ -376,7 +391,13 @@ var pre=document.createElement('pre');pre.id='measured';pre.textContent=JSON.str
 /// Opens a copy of `page` with the measuring script at 1 280 × 900 and returns what it
 /// measured.
 fn measure(binary: &Path, page: &Path, scratch: &Path) -> Value {
-    let html = read(page).replace("</body>", &format!("{MEASURE}</body>"));
+    run_script(binary, page, scratch, MEASURE)
+}
+
+/// Opens a copy of `page` with `script` appended at 1 280 × 900 and returns the JSON the
+/// script left in `<pre id="measured">`.
+fn run_script(binary: &Path, page: &Path, scratch: &Path, script: &str) -> Value {
+    let html = read(page).replace("</body>", &format!("{script}</body>"));
     let copy = scratch.join(page.file_name().expect("a file"));
     std::fs::write(&copy, html).expect("write the copy");
     let out = chromium(
@@ -402,8 +423,9 @@ fn num(v: &Value) -> f64 {
 }
 
 /// The screen x of tick `t` in a figure, and how far right of it an event of that tick may
-/// be drawn: one tick, and the 4 pixels an event sits after its tick's start (which is more
-/// than a tick in a long run in milliseconds, whose grid has a line only every few ticks).
+/// be drawn: 30 % of the tick, and a pixel of rounding. The axis is linear between two
+/// grid lines (a cut axis has one at every instant something happens), so the x is read off
+/// the two lines around the tick.
 fn tick_x(figure: &Value, t: u32) -> (f64, f64) {
     let mut grid: Vec<(f64, f64)> = figure["grid"]
         .as_object()
@@ -412,9 +434,28 @@ fn tick_x(figure: &Value, t: u32) -> (f64, f64) {
         .map(|(t, x)| (t.parse().expect("a tick"), num(x)))
         .collect();
     grid.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let ((t0, x0), (t1, x1)) = (grid[0], grid[1]);
+    let t = f64::from(t);
+    let after = grid
+        .partition_point(|&(g, _)| g <= t)
+        .clamp(1, grid.len() - 1);
+    let ((t0, x0), (t1, x1)) = (grid[after - 1], grid[after]);
     let width = (x1 - x0) / (t1 - t0);
-    (x0 + (f64::from(t) - t0) * width, width + 5.0)
+    (x0 + (t - t0) * width, width * 0.3 + 1.0)
+}
+
+/// Every belief, key and overlap of a figure is visible: at least a few pixels wide, inside
+/// the window.
+fn check_visible(name: &str, figure: &Value) {
+    for kind in ["bars", "keys", "overlaps"] {
+        for bar in figure[kind].as_array().expect(kind) {
+            let b = &bar["box"];
+            let (left, right) = (num(&b[0]), num(&b[2]));
+            assert!(
+                right - left >= 2.5 && left >= 0.0 && right <= WINDOW,
+                "{name}: a {kind} entry is not visible: {bar}"
+            );
+        }
+    }
 }
 
 /// Checks one counterexample's figure against the checker's events: lanes in the story's
@@ -502,13 +543,7 @@ fn check_figure(name: &str, figure: &Value) {
 
 #[test]
 fn pages_render_in_chromium_where_the_events_put_them() {
-    let Some(binary) = browser() else {
-        common::missing_program(
-            "pages_render_in_chromium_where_the_events_put_them",
-            "no Chromium (set CHROMIUM=/path/to/chromium, or apt-get install -y \
-             --no-install-recommends chromium; scripts/test installs it)",
-            common::under_ci(),
-        );
+    let Some(binary) = browser_for("pages_render_in_chromium_where_the_events_put_them") else {
         return;
     };
     let dir = book();
@@ -536,6 +571,9 @@ fn pages_render_in_chromium_where_the_events_put_them() {
             );
         }
         check_figure(name, &figures[0]);
+        for figure in figures {
+            check_visible(name, figure);
+        }
         // The violated run and its patched replay share one axis.
         if let Some(patched) = figures.get(1) {
             assert_eq!(
@@ -626,4 +664,74 @@ fn screenshot(binary: &Path, scratch: &Path, page: &Path, png: &Path, height: u3
         png.display(),
         bytes.len()
     );
+}
+
+/// Appended to a copy of a region page: what its script drew, as JSON in the DOM.
+const MEASURE_REGION: &str = "<script>(function(){\
+var out={cells:{},points:[],scroll:document.documentElement.scrollWidth};\
+document.querySelectorAll('rect.cell').forEach(function(r){var c=r.getAttribute('class').split(' ')[1];out.cells[c]=(out.cells[c]||0)+1;});\
+document.querySelectorAll('a.point').forEach(function(a){var c=a.querySelector('circle');\
+var x=+c.getAttribute('cx'),y=+c.getAttribute('cy'),under='';\
+document.querySelectorAll('rect.cell').forEach(function(r){var rx=+r.getAttribute('x'),ry=+r.getAttribute('y');\
+if(x>=rx&&x<=rx+(+r.getAttribute('width'))+1&&y>=ry&&y<=ry+(+r.getAttribute('height'))+1){under=r.getAttribute('class').split(' ')[1];}});\
+out.points.push({name:a.getAttribute('data-name'),href:a.getAttribute('href'),under:under});});\
+var pre=document.createElement('pre');pre.id='measured';pre.textContent=JSON.stringify(out);document.body.appendChild(pre);\
+})();</script>";
+
+/// Each region page draws, in Chromium, cells on both sides of its boundary, and its two
+/// catalog files as points on the side the checker puts them: a file the checker proves
+/// holding sits in a cell the synthesis proves holding, a violated one in a breaking cell.
+#[test]
+fn region_pages_draw_the_synthesis_with_each_file_on_its_checked_side() {
+    let Some(binary) =
+        browser_for("region_pages_draw_the_synthesis_with_each_file_on_its_checked_side")
+    else {
+        return;
+    };
+    let dir = book();
+    let index = read(&dir.join("index.html"));
+    let scratch = scratch_dir("book-regions");
+    let mut drawn = 0;
+    for family in ["region-drift", "region-restart", "region-margin"] {
+        assert!(
+            index.contains(&format!("<a href='{family}.html'>")),
+            "{family} in the index"
+        );
+        let page = dir.join(format!("{family}.html"));
+        let measured = run_script(&binary, &page, &scratch, MEASURE_REGION);
+        assert!(
+            num(&measured["scroll"]) <= WINDOW,
+            "{family} scrolls sideways"
+        );
+        for side in ["holds", "breaks"] {
+            assert!(
+                measured["cells"][side].as_u64().unwrap_or(0) > 0,
+                "{family}: no cell {side}: {measured}"
+            );
+        }
+        let points = measured["points"].as_array().expect("points");
+        assert_eq!(points.len(), 2, "{family}: {measured}");
+        for point in points {
+            let name = point["name"].as_str().expect("a name");
+            assert!(
+                dir.join(format!("{name}.html")).exists(),
+                "{family}: {name}'s page"
+            );
+            let report = Check::new(&scenario(name)).run();
+            let property = if family == "region-margin" {
+                "storage safety"
+            } else {
+                "mutual exclusion"
+            };
+            let verdict = report.property(property).expect("judged").verdict;
+            let side = if verdict == Verdict::Holds {
+                "holds"
+            } else {
+                "breaks"
+            };
+            assert_eq!(point["under"], side, "{family}: {name} ({verdict:?})");
+            drawn += 1;
+        }
+    }
+    assert_eq!(drawn, 6);
 }

@@ -300,6 +300,11 @@ fn a_file_in_milliseconds_gets_the_zone_engine_in_check_and_trace() {
     );
     assert!(stdout.contains("(T2=9947, validity 1)"), "{stdout}");
     assert!(stdout.contains("✗ mutual exclusion"), "{stdout}");
+    // A file whose tick is one millisecond tells its amounts of time in milliseconds.
+    assert!(stdout.contains("after 9897 ms in the network"), "{stdout}");
+    assert!(stdout.contains("may read up to 50 ms late"), "{stdout}");
+    let story = stdout.lines().skip(1).collect::<Vec<_>>().join("\n");
+    assert!(!story.contains(" tick"), "{story}");
     let steps = redlock_lab_in(
         &["check", "--verbose", "default-config-clock-error-past"],
         &dir,
@@ -337,10 +342,21 @@ fn a_file_in_milliseconds_gets_the_zone_engine_in_check_and_trace() {
         &dir,
     );
     assert_eq!(html.status.code(), Some(0), "{}", text(&html.stderr));
+    let html = text(&html.stdout);
+    // The quiet stretch is one item, and the page numbers items, not the checker's steps
+    // (9 955, one per quiet tick): the list, the picture and the break count alike.
     assert!(
-        text(&html.stdout).contains("time passes to t=9947 (9897 ticks where nothing happens)"),
-        "the quiet stretch is one item"
+        html.contains(
+            "value='7' data-step='7'>t=50 time passes to t=9947 (9897 ms where nothing happens)"
+        ),
+        "{html}"
     );
+    assert!(
+        html.contains("breaks at step <a href='#step-10'>10</a>"),
+        "{html}"
+    );
+    assert!(!html.contains("value='11'"), "{html}");
+    assert!(!html.contains("data-step='9955'"), "{html}");
 
     // Past the discrete engine's 60 ticks with a feature the zone engine lacks: not checked,
     // the reason named, exit 3.

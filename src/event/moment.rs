@@ -46,7 +46,7 @@ impl Moment {
     }
 
     /// [`words`](Moment::words) with amounts of time in `unit`.
-    fn words_in(&self, unit: Unit) -> String {
+    pub fn words_in(&self, unit: Unit) -> String {
         match (self.delayed, self.from) {
             (Some(delay), Some(from)) => {
                 let request = match self.event {

@@ -5,6 +5,7 @@ use std::fmt::Write;
 
 use crate::proto::Contact;
 use crate::storage::TokenSource;
+use crate::time::Unit;
 
 use super::moments::{self, path_moments};
 use super::shape::Shape;
@@ -84,7 +85,11 @@ const TOP: usize = 40;
 
 /// A sequence diagram of a path: one lane per client and node (and the separate counter node
 /// of `counter-after-acquire`), one row per step.
-pub(super) fn sequence_diagram(shape: &Shape, path: &[(World, Option<Step>)]) -> String {
+pub(super) fn sequence_diagram(
+    shape: &Shape,
+    path: &[(World, Option<Step>)],
+    unit: Unit,
+) -> String {
     let lanes = Lanes::of(shape);
     // One label per step, told from the path's events like every other rendering.
     let told = path_moments(path);
@@ -92,7 +97,7 @@ pub(super) fn sequence_diagram(shape: &Shape, path: &[(World, Option<Step>)]) ->
         .iter()
         .filter_map(|(state, step)| step.map(|s| (state.now, s)))
         .zip(&told)
-        .map(|((t, step), moments)| moments::line(t, &step, moments))
+        .map(|((t, step), moments)| moments::line(t, &step, moments, unit))
         .collect();
     // Room for the longest label (about 7 px per character at font size 12).
     let label_width = labels
@@ -117,8 +122,9 @@ pub(super) fn sequence_diagram(shape: &Shape, path: &[(World, Option<Step>)]) ->
         let label = if quiet > 1 {
             let to = path[i].0.now + quiet as u32;
             format!(
-                "t={} time passes to t={to} ({quiet} ticks where nothing happens)",
-                path[i].0.now
+                "t={} time passes to t={to} ({} where nothing happens)",
+                path[i].0.now,
+                unit.amount(quiet as u64)
             )
         } else {
             labels[i].clone()

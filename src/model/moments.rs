@@ -2,6 +2,7 @@
 //! whole path knows (how long a request travelled, which write a stale write erased).
 
 use crate::storage::StorageOp;
+use crate::time::Unit;
 
 use super::step::Step;
 use super::world::World;
@@ -144,15 +145,16 @@ impl PathMemory {
 }
 
 /// One step in one line (`t=3 c1 checks its lease …`), as the Explorer's pane, its diagram
-/// and the `--json` counterexample print it: the step's events joined, or the tick.
-pub(crate) fn line(t: u32, step: &Step, moments: &[Moment]) -> String {
+/// and the `--json` counterexample print it: the step's events joined, or the tick, with
+/// amounts of time in `unit`.
+pub(crate) fn line(t: u32, step: &Step, moments: &[Moment], unit: Unit) -> String {
     if moments.is_empty() {
         return match step {
             Step::Tick => format!("t={t} time passes to t={}", t + 1),
             _ => format!("t={t} nothing changes"),
         };
     }
-    let sentences: Vec<String> = moments.iter().map(Moment::sentence).collect();
+    let sentences: Vec<String> = moments.iter().map(|m| m.sentence_in(unit)).collect();
     match step {
         Step::Tick => format!("t={t} time passes to t={}: {}", t + 1, sentences.join("; ")),
         _ => format!("t={t} {}", sentences.join("; ")),

@@ -9,6 +9,7 @@ use crate::node::NodeState;
 use crate::property::Property as Builtin;
 use crate::scenario::{self, MAX_MODEL_CLIENTS, MAX_MODEL_NODES, Scenario, property};
 use crate::storage::Storage;
+use crate::time::Unit;
 
 use super::explorer;
 use super::moments::{self, path_moments};
@@ -472,7 +473,7 @@ impl RedlockModel {
     pub fn describe(&self, state: &World, step: &Step) -> String {
         let mut moments = Vec::new();
         match state.apply(*step, &mut moments) {
-            Some(_) => moments::line(state.now, step, &moments),
+            Some(_) => moments::line(state.now, step, &moments, self.unit()),
             None => format!(
                 "t={} {} (not enabled)",
                 state.now,
@@ -485,7 +486,7 @@ impl RedlockModel {
     /// the last step is `None`): a lane per client and node, a row per step, told from the
     /// path's events.
     pub fn sequence_diagram(&self, path: &[(World, Option<Step>)]) -> String {
-        explorer::sequence_diagram(self.shape, path)
+        explorer::sequence_diagram(self.shape, path, self.unit())
     }
 
     /// Every step of `path` (states with the step taken from each; the last step is `None`)
@@ -496,8 +497,14 @@ impl RedlockModel {
         path.iter()
             .filter_map(|(state, step)| step.map(|s| (state.now, s)))
             .zip(told)
-            .map(|((t, step), moments)| moments::line(t, &step, &moments))
+            .map(|((t, step), moments)| moments::line(t, &step, &moments, self.unit()))
             .collect()
+    }
+
+    /// The unit this model's stories tell amounts of time in: milliseconds for a file whose
+    /// tick is one millisecond, else ticks ([`Unit::of_tick`]).
+    pub fn unit(&self) -> Unit {
+        Unit::of_tick(self.scenario().resolution)
     }
 }
 

@@ -2,6 +2,7 @@ use std::hash::{Hash, Hasher};
 
 use super::*;
 use crate::scenario::Scenario;
+use crate::time::Unit;
 use stateright::Model;
 
 fn scenario(body: &str) -> Scenario {
@@ -267,8 +268,11 @@ fn the_sequence_diagram_has_a_lane_per_process() {
     ));
     let world = model.initial();
     let next = model.next_state(&world, Step::Begin(0)).unwrap();
-    let svg =
-        explorer::sequence_diagram(model.shape, &[(world, Some(Step::Begin(0))), (next, None)]);
+    let svg = explorer::sequence_diagram(
+        model.shape,
+        &[(world, Some(Step::Begin(0))), (next, None)],
+        Unit::Ticks,
+    );
     assert!(svg.starts_with("<svg") && svg.ends_with("</svg>"));
     for lane in [">c1<", ">c2<", ">n1<", ">n2<", ">n3<"] {
         assert!(svg.contains(lane), "{lane} missing");

@@ -7,6 +7,7 @@ use crate::model::{Activity, Event, Moment, RedlockModel, Step, World, breaks, p
 use crate::property::Property;
 use crate::scenario::{MAX_REPLICAS, Scenario, property};
 use crate::storage::ordinal;
+use crate::time::Unit;
 
 /// A counterexample told as a story.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -58,14 +59,15 @@ pub struct Line {
     pub step: usize,
 }
 
-impl From<Moment> for Line {
-    fn from(m: Moment) -> Line {
+impl Line {
+    /// The moment with amounts of time in `unit`.
+    fn told_in(m: Moment, unit: Unit) -> Line {
         Line {
             t: m.t,
             actor: m.actor.to_string(),
             from: m.from.map(|a| a.to_string()),
-            action: m.words(),
-            sentence: m.sentence(),
+            action: m.words_in(unit),
+            sentence: m.sentence_in(unit),
             delayed: m.delayed,
             clock: m.clock,
             fault: m.event.is_fault(),
@@ -102,7 +104,7 @@ fn can_break(property: &str, event: &Event) -> bool {
 }
 
 /// What the parties believe when `property` breaks in `state`.
-fn detail(property: &str, state: &World) -> String {
+fn detail(property: &str, state: &World, unit: Unit) -> String {
     match property {
         property::MUTUAL_EXCLUSION => {
             let beliefs: Vec<String> = state
@@ -117,7 +119,7 @@ fn detail(property: &str, state: &World) -> String {
                         0 => String::new(),
                         eps => format!(
                             ", and may read up to {} late",
-                            crate::time::Unit::Ticks.amount(u64::from(eps))
+                            unit.amount(u64::from(eps))
                         ),
                     };
                     format!(
@@ -182,6 +184,28 @@ fn state_words(state: &World) -> String {
 /// which no client that counts tries again, the one that gives up for good; else, when a
 /// client still tries until the run stops, where time reaches the horizon (a line of its own
 /// when the last event came earlier, so the mark does not sit on a key set or expired then).
+/// Marks where `property` breaks in one step's lines: on the event that breaks it, else the
+/// step's last (a line that says time passed, for a step that told nothing), with what each
+/// party believes then (`detail`).
+fn mark_break(told: &mut Vec<Line>, can: &[bool], (property, detail): (&str, String), now: u32) {
+    if told.is_empty() {
+        let moment = Moment {
+            t: now,
+            actor: Actor::Time,
+            from: None,
+            clock: None,
+            event: Event::TimePassed { to: now },
+            delayed: None,
+        };
+        // No amount of time in it: the unit does not matter.
+        told.push(Line::told_in(moment, Unit::Ticks));
+    }
+    let at = can.iter().rposition(|&b| b).unwrap_or(told.len() - 1);
+    let line = &mut told[at];
+    line.breaks = Some(property.to_owned());
+    line.detail = Some(detail);
+}
+
 fn mark_never_acquired(lines: &mut Vec<Line>, client: Option<u8>, end: u32) {
     let counts =
         |l: &Line| client.is_none_or(|c| l.actor == Actor::client(usize::from(c)).to_string());
@@ -201,14 +225,17 @@ fn mark_never_acquired(lines: &mut Vec<Line>, client: Option<u8>, end: u32) {
             let Some(last) = lines.last() else { return };
             if last.t < end {
                 let step = last.step;
-                let mut horizon = Line::from(Moment {
-                    t: end,
-                    actor: Actor::Time,
-                    from: None,
-                    clock: None,
-                    event: Event::TimePassed { to: end },
-                    delayed: None,
-                });
+                let mut horizon = Line::told_in(
+                    Moment {
+                        t: end,
+                        actor: Actor::Time,
+                        from: None,
+                        clock: None,
+                        event: Event::TimePassed { to: end },
+                        delayed: None,
+                    },
+                    Unit::Ticks,
+                );
                 horizon.step = step;
                 lines.push(horizon);
             }
@@ -253,6 +280,7 @@ impl Story {
         path: &[(World, Option<Step>)],
     ) -> Story {
         let scenario = model.scenario();
+        let unit = model.unit();
         let lanes = lanes(scenario, path).iter().map(Actor::to_string).collect();
         let mut lines = Vec::new();
         let mut steps = 0;
@@ -271,30 +299,17 @@ impl Story {
                 .iter()
                 .map(|m| can_break(property, &m.event))
                 .collect();
-            let mut told: Vec<Line> = moments.into_iter().map(Line::from).collect();
+            let mut told: Vec<Line> = moments
+                .into_iter()
+                .map(|m| Line::told_in(m, unit))
+                .collect();
             if !broke && breaks_at(after) {
                 broke = true;
-                if told.is_empty() {
-                    told.push(Line::from(Moment {
-                        t: after.now,
-                        actor: Actor::Time,
-                        from: None,
-                        clock: None,
-                        event: Event::TimePassed { to: after.now },
-                        delayed: None,
-                    }));
-                }
-                // The mark goes on the event that breaks the property, else the step's last.
-                let at = moments_break
-                    .iter()
-                    .rposition(|&b| b)
-                    .unwrap_or(told.len() - 1);
-                let line = &mut told[at];
-                line.breaks = Some(property.to_owned());
-                line.detail = Some(match invariant {
+                let detail = match invariant {
                     Some(_) => state_words(after),
-                    None => detail(property, after),
-                });
+                    None => detail(property, after, unit),
+                };
+                mark_break(&mut told, &moments_break, (property, detail), after.now);
             }
             for line in &mut told {
                 line.step = steps;

@@ -8,16 +8,21 @@
 //! It reads the same events as every other rendering (the story's lines, see
 //! [`crate::model::path_moments`]): `facts.rs` is what it shows, `read.rs` and `servers.rs`
 //! read the clients' and the servers' events into it, `ends.rs` closes what the run leaves
-//! under way, `layout.rs` places it, `svg.rs` and `legend.rs` draw it, `html.rs` makes the
-//! page.
+//! under way, `scale.rs` maps true time across (cut where a long quiet stretch would hide
+//! a short one), `layout.rs` places it, `svg.rs`, `axis.rs` and `legend.rs` draw it in `palette.rs`'s colours,
+//! `steps.rs` numbers the list under it, `html.rs` makes the page.
 
+mod axis;
 mod ends;
 mod facts;
 mod html;
 mod layout;
 mod legend;
+mod palette;
 mod read;
+mod scale;
 mod servers;
+mod steps;
 mod svg;
 
 pub use facts::Timeline;

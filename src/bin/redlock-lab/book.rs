@@ -6,8 +6,9 @@
 //! how much the checker explored, the counterexample as a timeline whose steps link to the
 //! same state in `redlock-lab explore`, the faults it needs (each re-checked without it), the
 //! mitigation re-checked with its patch and the violated run's schedule replayed under the
-//! patch on the same axis, and the file itself. The folder needs no server and fetches
-//! nothing: it opens from disk.
+//! patch on the same axis, and the file itself. For the whole catalog it also draws the
+//! safe region of each boundary family the parameter synthesis settles. The folder needs no
+//! server and fetches nothing: it opens from disk.
 
 mod args;
 mod argument;
@@ -16,6 +17,7 @@ mod html;
 mod index;
 mod page;
 mod pair;
+mod region;
 mod write;
 
 pub(crate) use args::Args;

@@ -4,6 +4,8 @@
 use crate::actor::Actor;
 use crate::scenario::Ingredient;
 
+use super::steps::Items;
+
 /// An instant on the axis: a tick and the event's place among the events of that tick
 /// (`None`: the tick's start, for an instant no event tells, such as a deadline or an expiry
 /// the run ends before, or the axis's end).
@@ -226,6 +228,10 @@ pub(super) struct Facts {
     pub broken: Option<Break>,
     /// Each clock jump: whose clock, when, and how far it reads from true time after it.
     pub offsets: Vec<(Actor, At, i64)>,
+    /// The instants of another run drawn on the same axis ([`Timeline::share_axis`]).
+    pub shared_instants: Vec<u32>,
+    /// The stretches another run on the same axis zooms on.
+    pub shared_focus: Vec<(u32, u32)>,
 }
 
 /// A counterexample as a timeline: real time across, one lane per process, beliefs, keys,
@@ -243,8 +249,11 @@ pub struct Timeline {
     pub chosen: Option<String>,
     /// How many milliseconds a tick lasts, for a file in real units.
     pub ms_per_tick: Option<u64>,
-    /// Each checker step in one line (`t=3 c1 checks its lease …`), from step 1.
+    /// Each step of the list under the picture in one line (`t=3 c1 checks its lease …`),
+    /// from step 1: a checker step, or a long stretch where only time passes.
     pub steps: Vec<String>,
+    /// The list's numbering of the checker's steps.
+    pub(super) items: Items,
     /// The faults and mistakes the violation needs, once known
     /// ([`Timeline::with_causes`]).
     pub necessary: Option<Vec<Ingredient>>,
@@ -290,8 +299,9 @@ impl Timeline {
         self
     }
 
-    /// Links step `i + 1` to `links[i]`: the state after it in the Explorer. A path the
-    /// Explorer's model cannot follow to its end gets links for the steps it can.
+    /// Links checker step `i + 1` to `links[i]`: the state after it in the Explorer (an
+    /// item of several steps links to the state after its last). A path the Explorer's
+    /// model cannot follow to its end gets links for the steps it can.
     pub fn with_explorer(mut self, links: Vec<String>) -> Timeline {
         self.explore = links;
         self
@@ -304,16 +314,25 @@ impl Timeline {
         self
     }
 
-    /// The axis runs at least to tick `end`, so two runs drawn one above the other share
-    /// one scale.
-    pub fn with_axis_to(mut self, end: u32) -> Timeline {
-        self.facts.end = self.facts.end.max(end);
-        self
+    /// Puts this run and `other` on one axis, so that one drawn above the other reads at one
+    /// scale: both run to the later end, and where an axis is cut, both are cut at the
+    /// instants of both.
+    pub fn share_axis(&mut self, other: &mut Timeline) {
+        let end = self.facts.end.max(other.facts.end);
+        let (mine, theirs) = (self.facts.instants(), other.facts.instants());
+        self.facts.shared_instants.extend(theirs);
+        other.facts.shared_instants.extend(mine);
+        let (mine, theirs) = (self.facts.focus(), other.facts.focus());
+        self.facts.shared_focus.extend(theirs);
+        other.facts.shared_focus.extend(mine);
+        self.facts.end = end;
+        other.facts.end = end;
     }
 
-    /// The tick the axis runs to.
-    pub fn axis_end(&self) -> u32 {
-        self.facts.end
+    /// The step of the list under the picture (from 1) that checker step `step` falls in:
+    /// the number the page shows for it.
+    pub fn step_number(&self, step: usize) -> usize {
+        self.items.item(step)
     }
 
     /// Whether two clients' beliefs overlap somewhere in the run (the red band).

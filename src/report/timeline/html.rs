@@ -60,34 +60,23 @@ impl Timeline {
         page
     }
 
-    /// The checker's steps, one item each; a long quiet stretch is one item.
+    /// The list of steps, one item each (a long quiet stretch is one, see `steps.rs`).
     fn write_steps(&self, page: &mut String) {
         page.push_str("<ol class='steps'>\n");
         let broken = self.facts.broken.as_ref().map(|b| b.step);
-        let mut i = 0;
-        while i < self.steps.len() {
+        for (i, words) in self.steps.iter().enumerate() {
             let step = i + 1;
             let class = if Some(step) == broken {
                 " class='broken'"
             } else {
                 ""
             };
-            // A long stretch where nothing but time happens (a run in milliseconds) is one
-            // item, numbered as its first step, so the list stays a list of what happened.
-            let quiet = quiet_run(&self.steps[i..]);
-            let words = if quiet >= QUIET_RUN {
-                let last = &self.steps[i + quiet - 1];
-                let end = last.rsplit("t=").next().unwrap_or_default();
-                let first = self.steps[i].split(' ').next().unwrap_or_default();
-                format!("{first} time passes to t={end} ({quiet} ticks where nothing happens)")
-            } else {
-                self.steps[i].clone()
-            };
-            // The state after the step, in the Explorer (the last step of a quiet stretch).
-            let shown = if quiet >= QUIET_RUN { i + quiet } else { step };
+            // The state after the item's last checker step, in the Explorer.
             let explore = self
-                .explore
-                .get(shown - 1)
+                .items
+                .last
+                .get(i)
+                .and_then(|&last| self.explore.get(last - 1))
                 .map(|href| {
                     format!(
                         " <a class='explore' href='{}' title='this state in redlock-lab explore'>explore ↗</a>",
@@ -99,21 +88,9 @@ impl Timeline {
                 page,
                 "<li id='{}-{step}' value='{step}' data-step='{step}'{class}>{}{explore}</li>",
                 escape(&self.anchor),
-                escape(&words)
+                escape(words)
             );
-            i += if quiet >= QUIET_RUN { quiet } else { 1 };
         }
         page.push_str("</ol>\n");
     }
-}
-
-/// The shortest stretch of quiet ticks the step list folds into one item.
-const QUIET_RUN: usize = 20;
-
-/// How many of `steps`, from the first, are ticks where nothing happens.
-fn quiet_run(steps: &[String]) -> usize {
-    steps
-        .iter()
-        .take_while(|words| words.contains(" time passes to t=") && !words.contains(':'))
-        .count()
 }

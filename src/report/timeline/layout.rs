@@ -1,10 +1,10 @@
-//! Where everything goes: true time across at a fixed width, the events of one tick spread
-//! in their order just after the tick's start, one band per lane, and labels stacked in rows
-//! so that none covers another.
+//! Where everything goes: true time across at a fixed width (see `scale.rs`), one band per
+//! lane, and labels stacked in rows so that none covers another.
 
 use crate::actor::Actor;
 
 use super::facts::{At, Facts};
+use super::scale::Scale;
 
 /// The picture's width, in pixels: it fits a 1 280-pixel window without scrolling.
 pub(super) const WIDTH: f64 = 1200.0;
@@ -12,7 +12,9 @@ pub(super) const WIDTH: f64 = 1200.0;
 pub(super) const LEFT: f64 = 96.0;
 const RIGHT: f64 = 28.0;
 /// Where the lanes begin, under the title and the axis.
-pub(super) const TOP: f64 = 108.0;
+const TOP: f64 = 108.0;
+/// The room the overview of a cut axis takes above it.
+const OVERVIEW: f64 = 18.0;
 /// Pixels per character of an 11-pixel label, with some slack.
 const CHAR: f64 = 6.4;
 /// The height of one row of labels.
@@ -38,14 +40,16 @@ pub(super) struct Band {
 /// The positions of a timeline's parts.
 #[derive(Clone, Debug)]
 pub(super) struct Layout {
-    /// Pixels per tick.
-    pub tick: f64,
-    /// Pixels between two events of the same tick, per tick.
-    spread: Vec<f64>,
+    /// Where each tick goes.
+    pub scale: Scale,
+    /// How many events each tick has.
+    per_tick: Vec<u32>,
     /// The lanes, top to bottom.
     pub bands: Vec<Band>,
     /// The row of each flag's label, in the order of `Facts::flags`.
     pub rows: Vec<usize>,
+    /// Where the lanes begin: under the title, the overview of a cut axis and the axis.
+    pub top: f64,
     /// Below the last lane.
     pub bottom: f64,
 }
@@ -53,22 +57,18 @@ pub(super) struct Layout {
 impl Layout {
     /// Lays out `facts`.
     pub(super) fn new(facts: &Facts) -> Layout {
-        let tick = (WIDTH - LEFT - RIGHT) / f64::from(facts.end.max(1));
-        // A tick's events share its first three quarters, at most 18 pixels apart.
-        let spread = facts
-            .per_tick
-            .iter()
-            .map(|&n| (tick * 0.75 / f64::from(n.max(1))).min(18.0))
-            .collect();
+        let scale = Scale::new(facts, LEFT, WIDTH - RIGHT);
+        let top = TOP + if scale.is_cut() { OVERVIEW } else { 0.0 };
         let mut layout = Layout {
-            tick,
-            spread,
+            scale,
+            per_tick: facts.per_tick.clone(),
             bands: Vec::new(),
             rows: Vec::new(),
-            bottom: TOP,
+            top,
+            bottom: top,
         };
         layout.rows = layout.label_rows(facts);
-        let mut top = TOP;
+        let mut top = layout.top;
         let mut previous = None;
         for &actor in &facts.lanes {
             let rows = facts
@@ -98,14 +98,13 @@ impl Layout {
 
     /// The x of an instant.
     pub(super) fn x(&self, at: At) -> f64 {
-        let start = LEFT + f64::from(at.t) * self.tick;
-        match at.rank {
-            None => start,
-            Some(rank) => {
-                let gap = self.spread.get(at.t as usize).copied().unwrap_or(0.0);
-                start + 4.0 + f64::from(rank) * gap
-            }
-        }
+        let events = self.per_tick.get(at.t as usize).copied().unwrap_or(1);
+        self.scale.x(at, events)
+    }
+
+    /// The right edge of the axis.
+    pub(super) fn right(&self) -> f64 {
+        WIDTH - RIGHT
     }
 
     /// The band of `actor`'s lane.

@@ -16,6 +16,7 @@ use crate::time::Millis;
 use super::facts::{
     Arrow, ArrowKind, At, Bar, BarKind, Break, Facts, Flag, FlagKind, Mark, Timeline,
 };
+use super::steps::Items;
 
 /// What a client has under way while the events are read.
 #[derive(Clone, Debug, Default)]
@@ -400,12 +401,22 @@ impl Timeline {
     /// picture.
     pub fn new(model: &RedlockModel, story: &Story, path: &[(World, Option<Step>)]) -> Timeline {
         let scenario = model.scenario();
+        let unit = model.unit();
         let steps = path
             .iter()
             .filter_map(|(w, step)| step.map(|s| (w.now, s)))
             .zip(path_moments(path))
-            .map(|((t, step), moments)| step_line(t, &step, &moments))
+            .map(|((t, step), moments)| {
+                let quiet = (step == Step::Tick && moments.is_empty()).then_some(t + 1);
+                (step_line(t, &step, &moments, unit), quiet)
+            })
             .collect();
+        let (steps, items) = Items::fold(steps, unit);
+        // The picture counts the list's items, not the checker's steps.
+        let mut story = story.clone();
+        for line in &mut story.lines {
+            line.step = items.item(line.step);
+        }
         let promotion_delay = scenario
             .failover
             .as_ref()
@@ -418,11 +429,12 @@ impl Timeline {
             chosen: story.chosen.clone(),
             ms_per_tick: scenario.resolution.map(Millis::as_u64),
             steps,
+            items,
             necessary: None,
             anchor: "step".to_owned(),
             explore: Vec::new(),
             caption: None,
-            facts: Reader::read(story, lanes, promotion_delay),
+            facts: Reader::read(&story, lanes, promotion_delay),
         }
     }
 }

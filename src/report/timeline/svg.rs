@@ -6,11 +6,10 @@ use std::fmt::Write;
 
 use crate::actor::Actor;
 
-use super::facts::{Arrow, ArrowKind, At, Bar, BarKind, Facts, Flag, FlagKind, Timeline};
-use super::layout::{LEFT, Layout, ROW, TOP, WIDTH};
-
-/// The colour of a break and of an overlap.
-pub(super) const RED: &str = "#d7263d";
+use super::axis;
+use super::facts::{Arrow, ArrowKind, Bar, BarKind, Facts, Flag, FlagKind, Timeline};
+use super::layout::{LEFT, Layout, ROW, WIDTH};
+use super::palette::{RED, colour};
 
 /// The styles, inside the SVG so that it reads the same on its own and inside a page.
 const STYLE: &str = "text{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;font-size:11px;fill:#222}\
@@ -25,17 +24,6 @@ const STYLE: &str = "text{font-family:system-ui,-apple-system,'Segoe UI',sans-se
 .break{stroke:#d7263d;stroke-width:2}.break-label{fill:#d7263d;font-weight:700;font-size:12px}\
 .event{fill:#555}.event:hover,.hl{stroke:#000;stroke-width:2}\
 .flag-text{font-size:11px}.legend text{font-size:11px;fill:#333}";
-
-/// The colour of a client and of what it owns.
-pub(super) fn colour(owner: Option<Actor>) -> &'static str {
-    match owner {
-        Some(Actor::Client(0)) => "#2f6fca",
-        Some(Actor::Client(1)) => "#e08a1e",
-        Some(Actor::Client(2)) => "#2a9d8f",
-        Some(Actor::Client(_)) => "#8e5ac8",
-        _ => "#888",
-    }
-}
 
 /// Text made safe for XML.
 pub(super) fn escape(text: &str) -> String {
@@ -62,9 +50,9 @@ impl Timeline {
             DEFS
         );
         self.draw_heading(&mut svg);
-        draw_axis(&mut svg, facts, &layout, self.ms_per_tick);
+        let labelled = axis::draw(&mut svg, facts, &layout, self.ms_per_tick);
         draw_lanes(&mut svg, &layout);
-        draw_rulers(&mut svg, facts, &layout);
+        axis::draw_rulers(&mut svg, facts, &layout, &labelled, self.ms_per_tick);
         for bar in &facts.bars {
             draw_bar(&mut svg, bar, &layout);
         }
@@ -139,51 +127,6 @@ const DEFS: &str = "<defs>\
 <pattern id='hatch' width='6' height='6' patternUnits='userSpaceOnUse' patternTransform='rotate(45)'><rect width='6' height='6' fill='#f1f1f1'/><line x1='0' y1='0' x2='0' y2='6' stroke='#9a9a9a' stroke-width='2'/></pattern>\
 </defs>";
 
-/// The ticks along the top, each with its milliseconds for a file in real units, and a
-/// faint line down through every lane.
-fn draw_axis(svg: &mut String, facts: &Facts, layout: &Layout, ms_per_tick: Option<u64>) {
-    // Labels at least 40 pixels apart, on round numbers; a grid line per tick while ticks
-    // are wide enough to tell apart, else only under the labels.
-    let every = round_step((40.0 / layout.tick).ceil().max(1.0) as u32);
-    let grid_every = if layout.tick >= 4.0 { 1 } else { every };
-    svg.push_str("<g class='axis'>");
-    for t in (0..=facts.end).filter(|t| t % grid_every == 0) {
-        let x = LEFT + f64::from(t) * layout.tick;
-        let _ = write!(
-            svg,
-            "<line class='grid' data-t='{t}' x1='{x:.1}' y1='{:.1}' x2='{x:.1}' y2='{:.1}'/>",
-            TOP - 26.0,
-            layout.bottom
-        );
-        if t % every != 0 {
-            continue;
-        }
-        let _ = write!(svg, "<text x='{x:.1}' y='{:.1}'>t={t}</text>", TOP - 30.0);
-        if let Some(ms) = ms_per_tick {
-            let _ = write!(
-                svg,
-                "<text x='{x:.1}' y='{:.1}'>{} ms</text>",
-                TOP - 19.0,
-                u64::from(t) * ms
-            );
-        }
-    }
-    svg.push_str("</g>");
-}
-
-/// The smallest of 1, 2, 5, 10, 20, 50, … that is at least `least`.
-fn round_step(least: u32) -> u32 {
-    let mut decade = 1u32;
-    loop {
-        for m in [1, 2, 5] {
-            if decade.saturating_mul(m) >= least {
-                return decade.saturating_mul(m);
-            }
-        }
-        decade = decade.saturating_mul(10);
-    }
-}
-
 /// Each lane's band and name.
 fn draw_lanes(svg: &mut String, layout: &Layout) {
     for (i, band) in layout.bands.iter().enumerate() {
@@ -205,51 +148,16 @@ fn draw_lanes(svg: &mut String, layout: &Layout) {
     }
 }
 
-/// Under the lane of a process whose clock jumped, what its own clock reads at each true
-/// tick: after the jump the two scales part, and the gap is the jump.
-fn draw_rulers(svg: &mut String, facts: &Facts, layout: &Layout) {
-    for band in &layout.bands {
-        let Some(y) = band.ruler else {
-            continue;
-        };
-        let _ = write!(
-            svg,
-            "<g class='ruler' data-actor='{}'><text x='{:.1}' y='{y:.1}' style='font-size:9px;fill:#777;text-anchor:end'>{} reads</text>",
-            band.actor,
-            LEFT - 12.0,
-            band.actor
-        );
-        for t in 0..=facts.end {
-            // The offset in force at the tick's start: a jump inside the tick counts from
-            // the next one.
-            let offset = facts
-                .offsets
-                .iter()
-                .filter(|(a, at, _)| *a == band.actor && *at < At::tick(t))
-                .map(|(_, _, offset)| *offset)
-                .next_back()
-                .unwrap_or(0);
-            let colour = if offset == 0 { "#999" } else { "#b4451f" };
-            let _ = write!(
-                svg,
-                "<text x='{:.1}' y='{y:.1}' data-t='{t}' style='font-size:9px;fill:{colour};text-anchor:middle'>{}</text>",
-                LEFT + f64::from(t) * layout.tick,
-                i64::from(t) + offset
-            );
-        }
-        svg.push_str("</g>");
-    }
-}
-
 /// A bar on its lane: a round's outline, a belief, a key, a fault; the part after the run's
 /// end lighter, since no event told it.
 fn draw_bar(svg: &mut String, bar: &Bar, layout: &Layout) {
     let Some(band) = layout.band(bar.lane) else {
         return;
     };
+    // At least 3 pixels: a key set a millisecond before the run ends is still a key.
     let (x0, x1) = (
         layout.x(bar.from),
-        layout.x(bar.to).max(layout.x(bar.from) + 2.0),
+        layout.x(bar.to).max(layout.x(bar.from) + 3.0),
     );
     // Faults get a row of their own under the lane's main bar, so a belief or a key that
     // lasts through a pause or a restart stays in sight.
@@ -357,14 +265,25 @@ fn draw_overlaps(svg: &mut String, facts: &Facts, layout: &Layout) {
     }
 }
 
+/// How long an arrow still in flight is drawn: a stub toward its node, not a line to the
+/// axis's end across every lane.
+const IN_FLIGHT: f64 = 34.0;
+
 /// A message: from its sender's lane when it was sent to its receiver's when it arrived; a
-/// lost one stops halfway, at a cross; one still in flight runs dashed to the axis's end.
+/// lost one stops halfway, at a cross; one still in flight is a short dashed stub toward its
+/// node.
 fn draw_arrow(svg: &mut String, arrow: &Arrow, layout: &Layout) {
     let (Some(from), Some(to)) = (layout.band(arrow.from.0), layout.band(arrow.to.0)) else {
         return;
     };
     let (x0, y0) = (layout.x(arrow.from.1), from.mid);
     let (mut x1, mut y1) = (layout.x(arrow.to.1), to.mid);
+    if arrow.kind == ArrowKind::InFlight {
+        let (dx, dy) = (x1 - x0, y1 - y0);
+        let length = dx.hypot(dy).max(1.0);
+        let part = (IN_FLIGHT / length).min(1.0);
+        (x1, y1) = (x0 + dx * part, y0 + dy * part);
+    }
     let head = match arrow.kind {
         ArrowKind::Refused | ArrowKind::Lost | ArrowKind::InFlight => "tl-head-grey",
         _ => "tl-head",
@@ -425,6 +344,12 @@ fn draw_flag(svg: &mut String, flag: &Flag, row: usize, layout: &Layout) {
         FlagKind::Applied(_) => "",
     };
     let width = width + if mark.is_empty() { 0.0 } else { 12.0 };
+    // A label that would leave the picture hangs left of its instant.
+    let left = if x + width > WIDTH - 2.0 {
+        x - width
+    } else {
+        x
+    };
     let stroke_width = if matches!(flag.kind, FlagKind::Stale(_)) {
         2.5
     } else {
@@ -434,14 +359,14 @@ fn draw_flag(svg: &mut String, flag: &Flag, row: usize, layout: &Layout) {
         svg,
         "<g class='{class}' data-step='{}' data-lane='{}' data-t='{}'><title>{}</title>\
          <line x1='{x:.1}' y1='{:.1}' x2='{x:.1}' y2='{y:.1}' stroke='{stroke}' stroke-width='1'/>\
-         <rect x='{x:.1}' y='{y:.1}' width='{width:.1}' height='14' rx='3' fill='{fill}' stroke='{stroke}' stroke-width='{stroke_width}'/>\
+         <rect x='{left:.1}' y='{y:.1}' width='{width:.1}' height='14' rx='3' fill='{fill}' stroke='{stroke}' stroke-width='{stroke_width}'/>\
          <text class='flag-text' x='{:.1}' y='{:.1}' style='fill:{text}'>{mark}{}</text></g>",
         flag.step,
         flag.lane,
         flag.at.t,
         escape(&flag.title),
         band.mid,
-        x + 4.0,
+        left + 4.0,
         y + 11.0,
         escape(&flag.label)
     );
@@ -468,9 +393,9 @@ fn draw_break(svg: &mut String, facts: &Facts, layout: &Layout) {
         broken.at.t,
         broken.step,
         escape(&broken.detail),
-        TOP - 12.0,
+        layout.top - 12.0,
         layout.bottom,
-        TOP - 4.0,
+        layout.top - 4.0,
         escape(&label)
     );
 }

@@ -1,13 +1,15 @@
 //! The debate's arguments, as the index groups the scenarios.
 //!
-//! A scenario file carries no group of its own; what it grants does say which argument it
-//! takes part in: a liveness property, a storage behind the lock, a crash or a failover, a
-//! clock fault, a mistake in the client. The first of these that a file has decides, in that
+//! A scenario file carries no group of its own; what breaks in it, and what it grants, say
+//! which argument it takes part in: liveness alone when only liveness is in question (no
+//! safety property breaks), else a storage behind the lock, a crash or a failover, a clock
+//! fault, a mistake in the client. The first of these that a file has decides, in that
 //! order, so a file with a crash and a clock jump (a restart delay measured on a jumping
-//! clock) sits with the restarts, where its boundary pair sits.
+//! clock) sits with the restarts, where its boundary pair sits, and a single node whose
+//! crash lets two clients in sits with the restarts although it also checks liveness.
 
 use redlock_lab::fault::FaultKind;
-use redlock_lab::scenario::{Ingredient, Scenario, property};
+use redlock_lab::scenario::{Ingredient, Scenario, Verdict, property};
 
 /// One argument of the debate, a section of the index.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -41,7 +43,14 @@ impl Argument {
     pub(super) fn of(scenario: &Scenario) -> Argument {
         let present = Ingredient::present(scenario);
         let has = |list: &[Ingredient]| list.iter().any(|i| present.contains(i));
-        if scenario.expected(property::EVENTUALLY_ACQUIRED).is_some() {
+        let safety_breaks = [
+            property::MUTUAL_EXCLUSION,
+            property::STORAGE_SAFETY,
+            property::NO_LOST_UPDATE,
+        ]
+        .iter()
+        .any(|p| scenario.expected(p) == Some(Verdict::Violated));
+        if scenario.expected(property::EVENTUALLY_ACQUIRED).is_some() && !safety_breaks {
             Argument::Liveness
         } else if scenario.storage.is_some() {
             Argument::Storage

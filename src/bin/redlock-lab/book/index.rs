@@ -21,8 +21,9 @@ pub(super) struct Entry {
     pub verdicts: Vec<(String, String)>,
 }
 
-/// The index page of `entries`, in their order within each argument.
-pub(super) fn render(entries: &[Entry], seconds: f64) -> String {
+/// The index page of `entries`, in their order within each argument, and of the region pages
+/// (`(name, title)`).
+pub(super) fn render(entries: &[Entry], regions: &[(&str, &str)], seconds: f64) -> String {
     let mut body = String::from(
         "<h1>Redlock, claim by claim</h1>\n<p>Each page is one claim of the Redlock debate, settled by exhaustive model checking: \
          the claim and its source's words, the checker's verdict, the counterexample as a timeline, \
@@ -41,6 +42,9 @@ pub(super) fn render(entries: &[Entry], seconds: f64) -> String {
             escape(argument.heading())
         );
     }
+    if !regions.is_empty() {
+        body.push_str("<li><a href='#regions'>The safe region, drawn</a></li>\n");
+    }
     body.push_str("</ul>\n");
     for argument in present {
         let _ = write!(
@@ -52,6 +56,16 @@ pub(super) fn render(entries: &[Entry], seconds: f64) -> String {
         );
         for entry in entries.iter().filter(|e| e.argument == argument) {
             entry_item(&mut body, entry);
+        }
+        body.push_str("</ul>\n");
+    }
+    if !regions.is_empty() {
+        body.push_str(
+            "<h2 id='regions'>The safe region, drawn</h2>\n<p class='note'>Where a property holds for every value of a family's keys at once, \
+             as the parameter synthesis proves it, plotted over two keys with the others adjustable.</p>\n<ul class='scenarios'>\n",
+        );
+        for (name, title) in regions {
+            let _ = writeln!(body, "<li><a href='{name}.html'>{}</a></li>", escape(title));
         }
         body.push_str("</ul>\n");
     }

@@ -125,13 +125,18 @@ fn reach(scenario: &Scenario, report: &Report, seconds: f64) -> String {
         1 => format!("1 {one}"),
         n => format!("{n} {many}"),
     };
+    // A span in the file's unit: milliseconds for a file in real units.
+    let span = |ticks: u64| match scenario.resolution {
+        Some(tick) => format!("{} ms", ticks * tick.as_u64()),
+        None => count(ticks, "tick", "ticks"),
+    };
     let mut words = format!(
         "{} × {}, TTL {} and drift {}. The {} engine explored {} reachable {noun} \
          (depth {}) in {:.1} s; this page took {seconds:.1} s with every re-check.",
         count(u64::from(params.node_count), "node", "nodes"),
         count(u64::from(scenario.lock.clients), "client", "clients"),
-        count(params.ttl.as_u64(), "tick", "ticks"),
-        count(params.drift.as_u64(), "tick", "ticks"),
+        span(params.ttl.as_u64()),
+        span(params.drift.as_u64()),
         report.engine,
         report.unique_states,
         report.max_depth,

@@ -30,7 +30,7 @@ pub(super) struct Change {
 pub(crate) struct Replay {
     /// The replayed run.
     pub timeline: Timeline,
-    /// Steps replayed, of the violated run's.
+    /// Steps replayed, of the violated run's, as its page numbers them.
     pub steps: usize,
     /// The violated run's steps.
     pub of: usize,
@@ -112,7 +112,10 @@ fn changes(text: &str, set: &[(String, String)]) -> Vec<Change> {
 /// `told`'s steps, in order, as far as the patched model takes them.
 pub(crate) fn replay(fixed: &Scenario, told: &StoryPath) -> Replay {
     let model = RedlockModel::new(fixed);
-    let words = told.timeline().steps;
+    let words = model.describe_path(&told.path);
+    // Steps are named as the violated run's page numbers them.
+    let shown = told.timeline();
+    let number = |step: usize| shown.step_number(step);
     let steps: Vec<Step> = told.path.iter().filter_map(|(_, s)| *s).collect();
     let mut path: Vec<(World, Option<Step>)> = Vec::new();
     let mut state = model.init_states().remove(0);
@@ -127,7 +130,7 @@ pub(crate) fn replay(fixed: &Scenario, told: &StoryPath) -> Replay {
         let Some(next) = next else {
             refused = Some(format!(
                 "step {}: {}",
-                i + 1,
+                number(i + 1),
                 words.get(i).cloned().unwrap_or_default()
             ));
             break;
@@ -143,20 +146,22 @@ pub(crate) fn replay(fixed: &Scenario, told: &StoryPath) -> Replay {
     let caption = match (&refused, breaks) {
         (_, true) => format!("the same schedule under the patch: {property} still breaks"),
         (None, false) => format!(
-            "the same {replayed} steps under the patch: {property} does not break in this run"
+            "the same {} steps under the patch: {property} does not break in this run",
+            number(replayed)
         ),
         (Some(_), false) => format!(
-            "the same schedule under the patch, {replayed} of {} steps: the patch rules out step {}",
-            steps.len(),
-            replayed + 1
+            "the same schedule under the patch, {} of {} steps: the patch rules out step {}",
+            number(replayed + 1) - 1,
+            number(steps.len()),
+            number(replayed + 1)
         ),
     };
     Replay {
         timeline: Timeline::new(&model, &story, &path)
             .with_anchor("patched-step")
             .with_caption(caption),
-        steps: replayed,
-        of: steps.len(),
+        steps: number(replayed + 1) - 1,
+        of: number(steps.len()),
         refused,
         breaks,
         story,
@@ -170,10 +175,9 @@ pub(super) fn align(
 ) -> (Option<Timeline>, Option<Pair>) {
     let replay = pair.as_mut().and_then(|p| p.replay.as_mut());
     match (timeline, replay) {
-        (Some(timeline), Some(replay)) => {
-            let end = timeline.axis_end().max(replay.timeline.axis_end());
-            replay.timeline = replay.timeline.clone().with_axis_to(end);
-            (Some(timeline.with_axis_to(end)), pair)
+        (Some(mut timeline), Some(replay)) => {
+            timeline.share_axis(&mut replay.timeline);
+            (Some(timeline), pair)
         }
         (timeline, _) => (timeline, pair),
     }

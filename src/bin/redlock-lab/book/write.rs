@@ -14,6 +14,7 @@ use super::argument::Argument;
 use super::chapter::Chapter;
 use super::index::{self, Entry};
 use super::page;
+use super::region::FAMILIES;
 use crate::Outcome;
 use crate::inputs::{self, Loaded};
 use crate::pool::{self, Task};
@@ -75,9 +76,10 @@ pub(crate) fn run(args: &Args) -> Result<Outcome> {
         entries.push(entry(&chapter));
         Ok(())
     })?;
+    let regions = write_regions(args)?;
     let seconds = start.elapsed().as_secs_f64();
     let index = args.out.join("index.html");
-    write(&index, &index::render(&entries, seconds))?;
+    write(&index, &index::render(&entries, &regions, seconds))?;
     errln!(
         "wrote {} pages and index.html to {} in {seconds:.1} s",
         entries.len(),
@@ -86,6 +88,21 @@ pub(crate) fn run(args: &Args) -> Result<Outcome> {
     // The page to open, alone on stdout, so that `xdg-open "$(redlock-lab book …)"` works.
     outln!("{}", index.display())?;
     Ok(Outcome::Success)
+}
+
+/// The region pages, `(name, title)` each: they link to the catalog's pages, so they come
+/// with the whole catalog only.
+fn write_regions(args: &Args) -> Result<Vec<(&'static str, &'static str)>> {
+    let mut regions = Vec::new();
+    if args.paths.is_empty() {
+        for family in &FAMILIES {
+            let (html, seconds) = family.render()?;
+            write(&args.out.join(format!("{}.html", family.name)), &html)?;
+            errln!("[region] {} ({seconds:.1} s)", family.title);
+            regions.push((family.name, family.title));
+        }
+    }
+    Ok(regions)
 }
 
 /// A scenario's file as the checker read it: the embedded catalog's text, or the file's.
