@@ -206,47 +206,47 @@ fn rslock_holds_until_the_end(
     }
 }
 
+/// Leases of `holder` (`who`) under jumps of `jump_ms` overlap at least twice.
+fn assert_overlaps(jump_ms: i64, holder: Holder, who: &str) {
+    let (leases, overlaps) = leases_under_jumps(jump_ms, holder);
+    assert!(
+        overlaps >= 2,
+        "{overlaps} overlapping pairs among {} {who} leases",
+        leases.len()
+    );
+}
+
+/// Leases of `holder` (`who`) under jumps of `jump_ms` never overlap, and there are enough
+/// of them to say so.
+fn assert_no_overlap(jump_ms: i64, holder: Holder, who: &str) {
+    let (leases, overlaps) = leases_under_jumps(jump_ms, holder);
+    assert!(
+        leases.len() >= 4,
+        "only {} {who} leases in two seconds",
+        leases.len()
+    );
+    assert_eq!(overlaps, 0, "{leases:?}");
+}
+
 #[test]
 fn jumps_past_the_drift_show_overlapping_leases() {
     // Each jump is two TTLs: the jumping master's key is gone at once.
-    let (leases, overlaps) = leases_under_jumps(600, hold_until_the_end);
-    assert!(
-        overlaps >= 2,
-        "{overlaps} overlapping pairs among {} leases",
-        leases.len()
-    );
+    assert_overlaps(600, hold_until_the_end, "this client's");
 }
 
 #[test]
 fn jumps_within_the_drift_one_at_a_time_show_none() {
     // 10 ms, a third of the 30 ms drift: a key lives at least as long as its holder believes.
-    let (leases, overlaps) = leases_under_jumps(10, hold_until_the_end);
-    assert!(
-        leases.len() >= 4,
-        "only {} leases in two seconds",
-        leases.len()
-    );
-    assert_eq!(overlaps, 0, "{leases:?}");
+    assert_no_overlap(10, hold_until_the_end, "this client's");
 }
 
 #[test]
 fn rslock_breaks_the_same_way_under_jumps_past_its_drift() {
-    let (leases, overlaps) = leases_under_jumps(600, rslock_holds_until_the_end);
-    assert!(
-        overlaps >= 2,
-        "{overlaps} overlapping pairs among {} rslock leases",
-        leases.len()
-    );
+    assert_overlaps(600, rslock_holds_until_the_end, "rslock");
 }
 
 #[test]
 fn rslock_shows_none_under_jumps_well_within_its_drift() {
     // 1 ms, a fifth of rslock's 5 ms drift for a TTL of 300 ms.
-    let (leases, overlaps) = leases_under_jumps(1, rslock_holds_until_the_end);
-    assert!(
-        leases.len() >= 4,
-        "only {} rslock leases in two seconds",
-        leases.len()
-    );
-    assert_eq!(overlaps, 0, "{leases:?}");
+    assert_no_overlap(1, rslock_holds_until_the_end, "rslock");
 }
