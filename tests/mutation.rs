@@ -175,6 +175,7 @@ fn a_bug_in_the_core_flips_a_verdict_in_both_engines() {
             .args(["run", "--quiet", "--offline", "--no-default-features"])
             .env("CARGO_PROFILE_DEV_OPT_LEVEL", "1")
             .env("CARGO_PROFILE_DEV_DEBUG", "0")
+            .env("CARGO_INCREMENTAL", "1")
             .args(["--features", "model", "--example", "verdicts"])
             .args(["--", mutant.scenario, &MILLISECONDS.to_string()])
             .current_dir(&copy)

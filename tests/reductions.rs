@@ -153,13 +153,46 @@ fn unreduced(scenario: &Scenario) -> RedlockModel {
         .with_exact_ghosts(true)
 }
 
+/// The catalog files [`reductions_change_counts_but_not_verdicts_on_the_catalog`] leaves to
+/// the ignored full run, with the reason.
+const LEFT_TO_THE_FULL_CATALOG_RUN: [(&str, &str); 1] = [(
+    "contention-livelock-three-clients",
+    "19 million states without the reductions, two thirds of the whole sweep's time; its \
+     twin with isolated rounds (1.9 million) keeps the three contending clients in the sweep",
+)];
+
 /// Dead-node elimination, idle-jump pruning and the settled-round reductions must keep every
-/// verdict of the catalog.
+/// verdict of the catalog (but the files in [`LEFT_TO_THE_FULL_CATALOG_RUN`], named on stderr).
 #[test]
 fn reductions_change_counts_but_not_verdicts_on_the_catalog() {
+    for (name, why) in LEFT_TO_THE_FULL_CATALOG_RUN {
+        assert!(
+            redlock_lab::catalog::find(name).is_some(),
+            "{name} is no catalog file"
+        );
+        eprintln!("reductions: {name} is left to the full run (--ignored): {why}");
+    }
+    reductions_keep_the_catalogs_verdicts(|name| {
+        LEFT_TO_THE_FULL_CATALOG_RUN
+            .iter()
+            .all(|&(left, _)| left != name)
+    });
+}
+
+/// [`reductions_change_counts_but_not_verdicts_on_the_catalog`] on every file.
+#[test]
+#[ignore = "runs the whole catalog without the reductions, 19 million states for one file; run with --ignored"]
+fn reductions_change_counts_but_not_verdicts_on_the_whole_catalog() {
+    reductions_keep_the_catalogs_verdicts(|_| true);
+}
+
+fn reductions_keep_the_catalogs_verdicts(included: impl Fn(&str) -> bool) {
     let mut merged = 0;
     for entry in redlock_lab::catalog::CATALOG {
         let scenario = entry.scenario().expect("catalog files are valid");
+        if !included(&scenario.name) {
+            continue;
+        }
         let (reduced, reduced_states) = verdicts_on_two_threads(RedlockModel::new(&scenario));
         let (full, full_states) = verdicts_on_two_threads(unreduced(&scenario));
         assert_eq!(reduced, full, "{}", scenario.name);
@@ -337,8 +370,11 @@ fn per_client_quorums_keep_their_verdicts_with_every_reduction_off() {
         );
         let model = RedlockModel::new(&scenario);
         assert!(model.with_phantom_clients().is_none(), "{name}");
-        // The node sort off too; the other reductions are cross-checked on the catalog above.
-        let (plain, _) = verdicts_on_two_threads(model.clone().with_symmetry(false));
+        // Every reduction but the node sort off (the client permutation is off already, the
+        // quorums differing): the node sort with per-client quorums is cross-checked on the
+        // two files above, and the other reductions on the catalog. Without the node sort too,
+        // the run that holds takes two minutes of this binary's four.
+        let (plain, _) = verdicts_on_two_threads(unreduced(&scenario));
         let report = redlock_lab::check::Check::new(&scenario).run();
         let checked = report
             .property("mutual exclusion")
