@@ -215,10 +215,10 @@ fn a_scenario_that_holds_says_so_and_exits_0_and_bad_input_exits_2() {
         "{}",
         text(&out.stderr)
     );
-    let out = replay(&["master-replica-failover"]);
+    let out = replay(&["seed-sequential-set-two-nodes-down"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(
-        text(&out.stderr).contains("cannot execute its replicas and failover yet"),
+        text(&out.stderr).contains("cannot execute a sequential round yet"),
         "{}",
         text(&out.stderr)
     );

@@ -3,6 +3,7 @@
 mod command;
 mod execute;
 mod masters;
+mod replication;
 mod store;
 
 pub(crate) use command::{Args, run};

@@ -156,13 +156,17 @@ fn patched(scenario: &Scenario, text: &str) -> Result<Scenario> {
 
 /// What the replay does not execute yet, refused before any server starts.
 fn refuse_unsupported(scenario: &Scenario) -> Result<()> {
-    let why = if scenario.failover.is_some() {
-        Some("its replicas and failover")
-    } else if scenario.faults.crashes.as_ref().is_some_and(|crashes| {
-        crashes.persistence == Persistence::FsyncPeriodic || crashes.client_guard_ticks > 0
-    }) {
+    let crashes = scenario.faults.crashes.as_ref();
+    let guarded = crashes.is_some_and(|crashes| crashes.client_guard_ticks > 0);
+    let node_clock_off = scenario.clock.node_error_ticks > 0
+        || scenario
+            .faults
+            .clock_jumps
+            .as_ref()
+            .is_some_and(|jumps| jumps.target != redlock_lab::scenario::JumpTarget::Client);
+    let why = if guarded && node_clock_off {
         Some(
-            "a periodic fsync (whose moments the model chooses) or the restarted-node guard (which its clients do not run)",
+            "a restarted-node guard on a node whose clock is off (the model times the guard on the node's clock, the shipped client on its own)",
         )
     } else if scenario.lock.params.contact == redlock_lab::proto::Contact::Sequential {
         Some("a sequential round")
@@ -190,40 +194,23 @@ fn execute(
     ] {
         signal_hook::flag::register(signal, Arc::clone(&interrupted))?;
     }
-    let params = scenario.lock.params;
     let configs = (0..usize::from(scenario.lock.clients))
         .map(|c| scaled_config(&scenario.lock.client_params(c), tick_ms))
         .collect();
-    let ttl = Millis(params.ttl.as_u64() * tick_ms);
+    let servers = servers(scenario);
     errln!(
-        "{}: starting {} redis-server masters on the clock shim; one tick is {tick_ms} ms",
-        scenario.name,
-        scenario.lock.nodes()
+        "{}: starting {servers} on the clock shim; one tick is {tick_ms} ms",
+        scenario.name
     );
-    let timing = Timing {
-        ttl,
-        tick_ms,
-        client_error_ticks: scenario.clock.client_error_ticks,
-        shared_tokens: scenario.lock.token == redlock_lab::scenario::Tokens::Shared,
-        aof_always: scenario
-            .faults
-            .crashes
-            .as_ref()
-            .is_some_and(|crashes| crashes.persistence == Persistence::FsyncAlways),
-        storage: story
-            .lines
-            .iter()
-            .any(|line| matches!(line.event, Event::OpArrived { .. })),
-    };
+    let timing = timing(scenario, story, tick_ms);
     let mut replay = Replay::start(scenario.lock.nodes(), configs, timing)?;
     let what = match run {
         Run::Counterexample => format!("the model's counterexample to {wanted}"),
         Run::Patched => "the same schedule under the mitigation's patch".to_owned(),
     };
     outln!(
-        "{}: {what}, on {} real redis-server masters (one tick = {tick_ms} ms)",
-        scenario.name,
-        scenario.lock.nodes()
+        "{}: {what}, on {servers} (one tick = {tick_ms} ms)",
+        scenario.name
     )?;
     let mut parted = None;
     for line in &story.lines {
@@ -242,6 +229,53 @@ fn execute(
         }
     }
     verdict(&replay, parted, run, wanted)
+}
+
+/// The real servers a scenario's replay starts: "3 real redis-server masters", "1 real
+/// redis-server master and its 2 replicas".
+fn servers(scenario: &Scenario) -> String {
+    let nodes = scenario.lock.nodes();
+    let masters = if nodes == 1 {
+        "1 real redis-server master".to_owned()
+    } else {
+        format!("{nodes} real redis-server masters")
+    };
+    match scenario.failover.as_ref().map_or(0, |f| f.replicas) {
+        0 => masters,
+        1 => format!("{masters} and n1's replica"),
+        k => format!("{masters} and n1's {k} replicas"),
+    }
+}
+
+/// The replay's times and servers, from the scenario and the story it executes.
+fn timing(scenario: &Scenario, story: &Story, tick_ms: u64) -> Timing {
+    let failover = scenario.failover.as_ref();
+    Timing {
+        ttl: Millis(scenario.lock.params.ttl.as_u64() * tick_ms),
+        tick_ms,
+        client_error_ticks: scenario.clock.client_error_ticks,
+        shared_tokens: scenario.lock.token == redlock_lab::scenario::Tokens::Shared,
+        persistence: scenario
+            .faults
+            .crashes
+            .as_ref()
+            .map_or(Persistence::None, |crashes| crashes.persistence),
+        storage: story
+            .lines
+            .iter()
+            .any(|line| matches!(line.event, Event::OpArrived { .. })),
+        replicas: failover.map_or(0, |failover| usize::from(failover.replicas)),
+        promotion_delayed: failover.is_some_and(|failover| failover.promotion_delay_ticks > 0),
+        // Half a tick short, so the guard ends between two ticks (as a key's expiry does).
+        guard: scenario
+            .faults
+            .crashes
+            .as_ref()
+            .filter(|crashes| crashes.client_guard_ticks > 0)
+            .map(|crashes| {
+                Duration::from_millis(u64::from(crashes.client_guard_ticks) * tick_ms - tick_ms / 2)
+            }),
+    }
 }
 
 /// "reproduced on real Redis: …" (exit 0), or "not reproduced: …" (exit 1); under the patch,

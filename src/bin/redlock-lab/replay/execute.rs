@@ -14,8 +14,9 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Result, bail};
 use redlock_lab::driver::RedisNode;
+use redlock_lab::driver::redis::NodeOptions;
 use redlock_lab::event::Event;
-use redlock_lab::node::{Node, NodeReply};
+use redlock_lab::node::{Node, NodeReply, Persistence};
 use redlock_lab::proto::{
     Answer, Command, Config, Fencing, Lock, LockEvent, NodeId, Op, Reply, RoundId,
 };
@@ -76,6 +77,10 @@ pub(super) struct Replay {
     pub store: Option<Store>,
     /// Locks acquired so far in the real run.
     acquisitions: u32,
+    /// The failover's promotion delay is not zero.
+    promotion_delayed: bool,
+    /// How every client connects (its restart guard).
+    options: NodeOptions,
 }
 
 /// The replay's times, and how the clients draw their tokens.
@@ -88,16 +93,26 @@ pub(super) struct Timing {
     pub client_error_ticks: u32,
     /// Every client draws the same tokens.
     pub shared_tokens: bool,
-    /// The masters keep an `appendfsync always` log.
-    pub aof_always: bool,
+    /// What a master's restart keeps (the scenario's crash persistence).
+    pub persistence: Persistence,
     /// A fenced store on one more master, for the story's storage steps.
     pub storage: bool,
+    /// How many replicas n1 has (its failover's), 0 without one.
+    pub replicas: usize,
+    /// The promoted replica serves only after a promotion delay (the model's node then says
+    /// `serves again`).
+    pub promotion_delayed: bool,
+    /// The clients' restarted-node guard (`NodeOptions::restart_guard`), scaled, if they run
+    /// one.
+    pub guard: Option<Duration>,
 }
 
 /// What a node's answer must be, for the real master to agree with the model.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Expect {
     Applied,
+    /// Applied, and the client's restart guard keeps the yes out of its quorum.
+    Guarded,
     NotApplied,
     Failed,
 }
@@ -110,10 +125,21 @@ impl Replay {
             tick_ms,
             client_error_ticks,
             shared_tokens,
-            aof_always,
+            persistence,
             storage,
+            replicas,
+            promotion_delayed,
+            guard,
         } = timing;
-        let masters = Masters::start(nodes + usize::from(storage), aof_always)?;
+        let masters = Masters::start(nodes + usize::from(storage), persistence, replicas)?;
+        let options = NodeOptions {
+            restart_guard: guard,
+            ..NodeOptions::default()
+        };
+        if let Some(guard) = guard {
+            // A node the replay just started is young too: the model's nodes are not.
+            masters.wait_until_up_for(nodes, guard)?;
+        }
         let store = if storage {
             Some(Store::open(&masters.url(nodes), configs.len())?)
         } else {
@@ -123,7 +149,7 @@ impl Replay {
             .map(|_| {
                 Ok(Client {
                     lock: None,
-                    links: links(&masters, nodes)?,
+                    links: links(&masters, nodes, &options)?,
                     pending: vec![None; nodes],
                     mailbox: Vec::new(),
                     offset_ticks: 0,
@@ -144,6 +170,8 @@ impl Replay {
             beliefs: Vec::new(),
             store,
             acquisitions: 0,
+            promotion_delayed,
+            options,
         })
     }
 
@@ -179,60 +207,75 @@ impl Replay {
         let t = i64::from(line.t);
         Ok(match (&line.event, kind) {
             (Event::RoundBegan { t1, .. }, 'c') => self.begin(index, *t1),
-            (
-                Event::KeySet {
-                    client,
-                    fast_by,
-                    restart_over,
-                    ..
-                },
-                'n',
-            ) => {
-                if *restart_over && !self.masters.is_up(index) {
-                    // On the node's fast clock its restart delay is already over.
-                    self.masters.restart(index)?;
-                    self.reconnect(index)?;
-                }
-                self.deliver(client_index(client)?, index, Expect::Applied, *fast_by)?
-            }
-            (Event::FenceRaised { client, .. } | Event::KeyExtended { client, .. }, 'n') => {
-                self.deliver(client_index(client)?, index, Expect::Applied, 0)?
-            }
-            (
-                Event::SetRefused { client, .. }
-                | Event::FenceRefused { client }
-                | Event::ExtensionRefused { client },
-                'n',
-            ) => self.deliver(client_index(client)?, index, Expect::NotApplied, 0)?,
-            (Event::NotServing { client, .. }, 'n') => {
-                self.deliver(client_index(client)?, index, Expect::Failed, 0)?
-            }
             (Event::RequestLost { node }, 'c') => {
                 self.clients[index].pending[node_index(node)?] = None;
                 Ok("the request is never sent".to_owned())
             }
             (Event::RequestDelayed { .. }, _) => Ok("the request is held".to_owned()),
             (Event::ClockJumped { reads, .. }, kind) => self.jump(kind, index, *reads - t)?,
-            (
-                Event::Crashed {
-                    restarts,
-                    restart_delay,
-                    ..
-                },
-                'n',
-            ) => self.crash(index, *restarts && *restart_delay == 0)?,
-            (Event::ServesAgain, 'n') => {
-                self.masters.restart(index)?;
-                self.reconnect(index)?;
-                Ok("restarted".to_owned())
-            }
-            (Event::KeyExpired { owner, .. }, 'n') => self.read_back(index, owner)?,
+            (Event::Replicated { owner }, 'r') => self.replicate(index, owner.as_ref())?,
             (Event::ExtensionBegan { .. }, 'c') => self.extend(index, t)?,
             (Event::Released { .. }, 'c') => self.release(index, t)?,
             (event, 'c') if decision(event).is_some() => self.decide(index, line, t)?,
             (event, _) if passive(event) => Ok(String::new()),
+            (event, 'n') => match self.node_step(index, event)? {
+                Some(real) => real,
+                None => bail!("the replay cannot execute this step yet: {}", line.sentence),
+            },
             _ => bail!("the replay cannot execute this step yet: {}", line.sentence),
         })
+    }
+
+    /// A line of node `n`: a request it handles, a crash, a restart, an expiry, a failover;
+    /// `None` for an event the replay does not execute.
+    fn node_step(&mut self, n: usize, event: &Event) -> Result<Option<Result<String, String>>> {
+        Ok(Some(match event {
+            Event::KeySet {
+                client,
+                fast_by,
+                restart_over,
+                ..
+            } => {
+                if *restart_over && !self.masters.is_up(n) {
+                    // On the node's fast clock its restart delay is already over.
+                    self.masters.restart(n)?;
+                    self.reconnect(n)?;
+                }
+                self.deliver(client_index(client)?, n, Expect::Applied, *fast_by)?
+            }
+            Event::FenceRaised { client, .. } | Event::KeyExtended { client, .. } => {
+                self.deliver(client_index(client)?, n, Expect::Applied, 0)?
+            }
+            Event::SetRefused { client, .. }
+            | Event::FenceRefused { client }
+            | Event::ExtensionRefused { client } => {
+                self.deliver(client_index(client)?, n, Expect::NotApplied, 0)?
+            }
+            Event::GuardRefused { client } => self.guard_refused(client_index(client)?, n),
+            Event::NotServing { client, .. } => {
+                self.deliver(client_index(client)?, n, Expect::Failed, 0)?
+            }
+            Event::Crashed {
+                restarts,
+                restart_delay,
+                ..
+            } => self.crash(n, *restarts && *restart_delay == 0)?,
+            Event::ServesAgain => {
+                let done = self.masters.restart(n)?;
+                self.reconnect(n)?;
+                Ok(done.to_owned())
+            }
+            Event::KeyExpired { owner, .. } => self.read_back(n, owner)?,
+            Event::Fsynced { .. } => Ok(self.masters.fsync(n)?),
+            Event::Promoted { lost, replica, .. } => {
+                let r = match replica {
+                    Some(replica) => replica_index(&replica.to_string())?,
+                    None => 0,
+                };
+                self.fail_over(r, lost.as_ref())?
+            }
+            _ => return Ok(None),
+        }))
     }
 
     /// A client reads T1 and its core starts a round (the first) or the next one (a retry).
@@ -284,7 +327,12 @@ impl Replay {
         if fast != 0 {
             self.masters.set_offset_ms(n, base)?;
         }
-        let said = answer_expect(answer);
+        // A guarded yes is the model's key set too: its next line says the guard kept it out
+        // (`guard_refused`), and the core's decision shows a guard that acted where it did not.
+        let said = match answer_expect(answer) {
+            Expect::Guarded => Expect::Applied,
+            said => said,
+        };
         self.clients[c]
             .mailbox
             .push((command.round, command.node, answer));
@@ -299,12 +347,43 @@ impl Replay {
         }
     }
 
+    /// The model's guard kept node `n`'s yes out of client `c`'s quorum: so must the client's
+    /// real guard have, on the answer it just got.
+    fn guard_refused(&self, c: usize, n: usize) -> Result<String, String> {
+        match self.clients[c]
+            .mailbox
+            .iter()
+            .rfind(|entry| entry.1.index() == n)
+        {
+            Some((_, _, answer)) if answer_expect(*answer) == Expect::Guarded => {
+                Ok("the client's restart guard kept the yes out".to_owned())
+            }
+            _ => Err(format!(
+                "n{}'s yes counted for c{}, where the model's guard kept it out",
+                n + 1,
+                c + 1
+            )),
+        }
+    }
+
     /// Sends `command` on client `c`'s connection: the answer for the core, and in words.
     fn execute(&mut self, c: usize, command: &Command) -> (Answer, String) {
         let n = command.node.index();
         let op = self.real_op(command.op);
         let fencing = self.configs[c].fencing;
-        match self.clients[c].links[n].execute(RESOURCE, &op, fencing) {
+        let link = &mut self.clients[c].links[n];
+        match link.execute(RESOURCE, &op, fencing) {
+            // The shipped client's guard: a young node's yes does not count.
+            Ok(reply) if !link.counts_toward_quorum() => (
+                Answer {
+                    counts: false,
+                    ..Answer::from(reply)
+                },
+                format!(
+                    "{} (a young node: the guard keeps its yes out)",
+                    said(&op, reply, fencing)
+                ),
+            ),
             Ok(reply) => (Answer::from(reply), said(&op, reply, fencing)),
             Err(e) => (Answer::from(Reply::Failed), format!("failed: {e}")),
         }
@@ -358,20 +437,25 @@ impl Replay {
     /// SIGKILL to node `n`'s master; restarted at once (empty, or replaying its log) when the
     /// model restarts it at once, else at its `serves again` line.
     fn crash(&mut self, n: usize, restart_now: bool) -> Result<Result<String, String>> {
-        self.masters.kill(n);
+        let done = self.masters.lose_power(n)?;
         if !restart_now {
-            return Ok(Ok("SIGKILL".to_owned()));
+            return Ok(Ok(done));
         }
         self.masters.restart(n)?;
         self.reconnect(n)?;
-        Ok(Ok("SIGKILL, restarted".to_owned()))
+        Ok(Ok(format!("{done}; restarted")))
     }
 
-    /// New connections to node `n` for every client (the old ones died with the process).
+    /// New connections to node `n` for every client (the old ones died with the process),
+    /// made at once under a restart guard: the guard counts from the connection that saw the
+    /// restart, as a client's connection breaks and redials when its node restarts.
     fn reconnect(&mut self, n: usize) -> Result<()> {
         let url = self.masters.url(n);
         for client in &mut self.clients {
-            client.links[n] = RedisNode::open(&url)?;
+            client.links[n] = RedisNode::open_with(&url, self.options.clone())?;
+            if self.options.restart_guard.is_some() {
+                client.links[n].query(&redis::cmd("PING"))?;
+            }
         }
         Ok(())
     }
@@ -385,9 +469,7 @@ impl Replay {
         if !self.masters.is_up(n) {
             return Ok(Ok("down".to_owned()));
         }
-        let value: Option<String> = redis::cmd("GET")
-            .arg(RESOURCE)
-            .query(&mut redis::Client::open(self.masters.url(n))?.get_connection()?)?;
+        let value = Self::value_at(&self.masters.url(n))?;
         let token = &self.clients[client_index(owner)?].last_token;
         Ok(match value {
             Some(value) if Some(&value) == token.as_ref() => {
@@ -400,6 +482,98 @@ impl Replay {
 }
 
 impl Replay {
+    /// The resource's value on the server at `url` (a master, or a replica: it serves reads).
+    fn value_at(url: &str) -> Result<Option<String>> {
+        Ok(redis::cmd("GET")
+            .arg(RESOURCE)
+            .query(&mut redis::Client::open(url)?.get_connection()?)?)
+    }
+
+    /// Whose key `value` is, in words, with the owner the model names.
+    fn owner_of(&self, value: Option<&String>) -> String {
+        let Some(value) = value else {
+            return "no key".to_owned();
+        };
+        self.clients
+            .iter()
+            .position(|client| client.last_token.as_ref() == Some(value))
+            .map_or_else(|| format!("key {value}"), |c| format!("c{}'s key", c + 1))
+    }
+
+    /// The model's replica `r` receives n1's key: the link delivers what n1 sent it so far,
+    /// and the replica's key, read back once it has applied the stream (n1's own, within a
+    /// second), must be `owner`'s.
+    fn replicate(
+        &mut self,
+        r: usize,
+        owner: Option<&redlock_lab::actor::Actor>,
+    ) -> Result<Result<String, String>> {
+        let on_master = Self::value_at(&self.masters.url(0))?;
+        let deadline = Instant::now() + Duration::from_secs(1);
+        // n1 may still be sending what it wrote (it answers the client before its replication
+        // stream is out): deliver again until the replica has n1's key, nothing being written
+        // meanwhile.
+        self.masters.replicate(r)?;
+        let mut on_replica = Self::value_at(&self.masters.replica_url(r))?;
+        while on_replica != on_master && Instant::now() < deadline {
+            thread::sleep(Duration::from_millis(2));
+            self.masters.replicate(r)?;
+            on_replica = Self::value_at(&self.masters.replica_url(r))?;
+        }
+        let expected = match owner {
+            Some(owner) => self.clients[client_index(owner)?].last_token.clone(),
+            None => None,
+        };
+        let told = format!(
+            "the replication stream delivered; the replica has {}",
+            self.owner_of(on_replica.as_ref())
+        );
+        Ok(if on_replica == expected {
+            Ok(told)
+        } else {
+            Err(format!(
+                "{told}, where the model's replica has {}",
+                self.owner_of(expected.as_ref())
+            ))
+        })
+    }
+
+    /// n1 fails over to replica `r`: SIGKILL to n1 with its replication links cut, the replica
+    /// promoted (`REPLICAOF NO ONE`, or once the promotion delay ends), every client
+    /// reconnected to it. Whether a key was lost must be the model's `lost`.
+    fn fail_over(
+        &mut self,
+        r: usize,
+        lost: Option<&redlock_lab::actor::Actor>,
+    ) -> Result<Result<String, String>> {
+        let on_master = Self::value_at(&self.masters.url(0))?;
+        self.masters.fail_over(r, !self.promotion_delayed)?;
+        self.reconnect(0)?;
+        let on_replica = Self::value_at(&self.masters.url(0))?;
+        let real_lost = on_master.is_some() && on_replica != on_master;
+        let promoted = if self.promotion_delayed {
+            "SIGKILL; its replica takes n1's place, still a replica until the promotion delay ends"
+        } else {
+            "SIGKILL; its replica takes n1's place: REPLICAOF NO ONE"
+        };
+        let told = format!(
+            "{promoted}; n1 had {}, the replica has {}",
+            self.owner_of(on_master.as_ref()),
+            self.owner_of(on_replica.as_ref())
+        );
+        Ok(if real_lost == lost.is_some() {
+            Ok(told)
+        } else if real_lost {
+            Err(format!(
+                "{told}: a key was lost, where the model's replica had it"
+            ))
+        } else {
+            Err(format!(
+                "{told}: no key was lost, where the model's replica lost one"
+            ))
+        })
+    }
+
     /// The client's clock reading at true time `t`, in milliseconds, as its core gets it.
     fn client_ms(&self, c: usize, t: i64) -> Millis {
         self.ms(t + self.clients[c].offset_ticks)
@@ -569,19 +743,37 @@ impl Replay {
 }
 
 /// One connection per node, for one client.
-fn links(masters: &Masters, nodes: usize) -> Result<Vec<RedisNode>> {
+fn links(masters: &Masters, nodes: usize, options: &NodeOptions) -> Result<Vec<RedisNode>> {
     (0..nodes)
-        .map(|n| Ok(RedisNode::open(&masters.url(n))?))
+        .map(|n| Ok(RedisNode::open_with(&masters.url(n), options.clone())?))
         .collect()
 }
 
-/// `c2` → (`c`, 1).
+/// `c2` → (`c`, 1); n1's replicas, `replica` or `replica2`, → (`r`, 0) or (`r`, 1).
 fn actor(name: &str) -> Result<(char, usize)> {
+    if name.starts_with(REPLICA) {
+        return Ok(('r', replica_index(name)?));
+    }
     let mut chars = name.chars();
     let kind = chars.next().unwrap_or(' ');
     match chars.as_str().parse::<usize>() {
         Ok(number) if number >= 1 && matches!(kind, 'c' | 'n') => Ok((kind, number - 1)),
         _ => bail!("the replay cannot execute a step of {name}"),
+    }
+}
+
+/// How the story names n1's replicas: `replica` (its only one), `replica1`, `replica2`.
+const REPLICA: &str = "replica";
+
+/// `replica` and `replica1` → 0, `replica2` → 1.
+fn replica_index(name: &str) -> Result<usize> {
+    match name.strip_prefix(REPLICA) {
+        Some("") => Ok(0),
+        Some(number) => match number.parse::<usize>() {
+            Ok(number) if number >= 1 => Ok(number - 1),
+            _ => bail!("the replay cannot execute a step of {name}"),
+        },
+        None => bail!("{name} is not a replica"),
     }
 }
 
@@ -656,6 +848,7 @@ pub(super) fn executes(event: &Event) -> bool {
                 | Event::FenceRefused { .. }
                 | Event::ExtensionRefused { .. }
                 | Event::NotServing { .. }
+                | Event::GuardRefused { .. }
                 | Event::RequestLost { .. }
                 | Event::RequestDelayed { .. }
                 | Event::ClockJumped { .. }
@@ -665,6 +858,9 @@ pub(super) fn executes(event: &Event) -> bool {
                 | Event::ExtensionBegan { .. }
                 | Event::Released { .. }
                 | Event::OpArrived { .. }
+                | Event::Replicated { .. }
+                | Event::Promoted { .. }
+                | Event::Fsynced { .. }
         )
 }
 
@@ -685,6 +881,7 @@ fn passive(event: &Event) -> bool {
 
 fn answer_expect(answer: Answer) -> Expect {
     match answer.reply {
+        Reply::Applied if !answer.counts => Expect::Guarded,
         Reply::Applied => Expect::Applied,
         Reply::NotApplied => Expect::NotApplied,
         Reply::Failed => Expect::Failed,
@@ -694,6 +891,7 @@ fn answer_expect(answer: Answer) -> Expect {
 fn model_word(expect: Expect) -> &'static str {
     match expect {
         Expect::Applied => "applied it",
+        Expect::Guarded => "applied it, its yes kept out by the guard",
         Expect::NotApplied => "refused it",
         Expect::Failed => "was not serving",
     }

@@ -1,6 +1,7 @@
 //! The real masters of a replay: one `redis-server` per node on loopback, each on the clock
-//! shim, without persistence or with `appendfsync always`, killed (and its folder removed) when the replay ends, also on an
-//! error or Ctrl-C.
+//! shim, without persistence or with an AOF (fsynced on every write, or by the replay at the
+//! story's moments), and n1's replicas where the scenario fails over; killed (and their folder
+//! removed) when the replay ends, also on an error or Ctrl-C.
 
 use std::fs;
 use std::net::TcpListener;
@@ -11,6 +12,9 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 use redlock_lab::live::{ClockShim, NodeClock};
+use redlock_lab::node::Persistence;
+
+use super::replication::Link;
 
 /// How a user gets `redis-server`, in the message of a replay that cannot find it.
 const INSTALL_HINT: &str = "replay needs redis-server (7.x) on PATH, or REDIS_SERVER=/path/to/redis-server \
@@ -22,6 +26,17 @@ struct Master {
     dir: PathBuf,
     clock: NodeClock,
     child: Option<Child>,
+    /// Under a periodic fsync, each log file's length at the replay's last fsync of it: what
+    /// a power loss leaves of it.
+    durable: Vec<(PathBuf, u64)>,
+}
+
+/// One of n1's replicas: a `redis-server --replicaof` the link's port, on n1's clock.
+struct Replica {
+    port: u16,
+    dir: PathBuf,
+    child: Option<Child>,
+    link: Link,
 }
 
 /// The replay's masters, `n1` first.
@@ -30,14 +45,18 @@ pub(super) struct Masters {
     dir: PathBuf,
     shim: ClockShim,
     nodes: Vec<Master>,
-    /// AOF with `appendfsync always`: a restart replays the log, so every answered write
-    /// survives a crash. Without it a restart starts from an empty data folder.
-    aof_always: bool,
+    replicas: Vec<Replica>,
+    /// n1 is a replica whose master failed, promoted only when the failover's delay ends: a
+    /// write until then is refused (`READONLY`).
+    promotion_pending: bool,
+    /// What a restart keeps: nothing (an empty data folder), or the AOF it replays.
+    persistence: Persistence,
 }
 
 impl Masters {
-    /// Starts `n` masters in a fresh folder under the system's temporary folder.
-    pub(super) fn start(n: usize, aof_always: bool) -> Result<Masters> {
+    /// Starts `n` masters in a fresh folder under the system's temporary folder, and
+    /// `replicas` replicas of n1.
+    pub(super) fn start(n: usize, persistence: Persistence, replicas: usize) -> Result<Masters> {
         let binary = redis_server()?;
         let dir = std::env::temp_dir().join(format!("redlock-replay-{}", std::process::id()));
         let _ = fs::remove_dir_all(&dir);
@@ -48,7 +67,9 @@ impl Masters {
             dir,
             shim,
             nodes: Vec::new(),
-            aof_always,
+            replicas: Vec::new(),
+            promotion_pending: false,
+            persistence,
         };
         for i in 0..n {
             let dir = masters.dir.join(format!("n{}", i + 1));
@@ -59,8 +80,12 @@ impl Masters {
                 dir,
                 clock,
                 child: None,
+                durable: Vec::new(),
             });
             masters.spawn(i)?;
+        }
+        for r in 0..replicas {
+            masters.start_replica(r)?;
         }
         Ok(masters)
     }
@@ -87,17 +112,62 @@ impl Masters {
 
     /// SIGKILL to node `i`, and waits for it to be gone.
     pub(super) fn kill(&mut self, i: usize) {
-        if let Some(mut child) = self.nodes[i].child.take() {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
+        stop(&mut self.nodes[i].child);
     }
 
-    /// Starts node `i` again on its port: with an empty data folder (persistence none: it
-    /// forgets every key and its fencing counter), or replaying its `appendfsync always` log.
-    pub(super) fn restart(&mut self, i: usize) -> Result<()> {
+    /// Node `i` loses power: SIGKILL, and under a periodic fsync each of its log files cut
+    /// back to its length at the last fsync (the page cache a process kill leaves behind is
+    /// what a power loss takes). Says what it did.
+    pub(super) fn lose_power(&mut self, i: usize) -> Result<String> {
         self.kill(i);
-        self.spawn(i)
+        if self.persistence != Persistence::FsyncPeriodic {
+            return Ok("SIGKILL".to_owned());
+        }
+        let mut lost = 0;
+        for path in log_files(&self.nodes[i].dir)? {
+            let length = fs::metadata(&path)?.len();
+            let durable = (self.nodes[i].durable.iter())
+                .find(|(file, _)| *file == path)
+                .map_or(0, |&(_, length)| length);
+            if durable < length {
+                fs::OpenOptions::new()
+                    .write(true)
+                    .open(&path)?
+                    .set_len(durable)?;
+                lost += length - durable;
+            }
+        }
+        Ok(format!(
+            "SIGKILL, and the {lost} bytes of its log written since its last fsync are lost"
+        ))
+    }
+
+    /// Fsyncs node `i`'s log, the moment the model's periodic fsync chose: what it wrote so
+    /// far survives a power loss.
+    pub(super) fn fsync(&mut self, i: usize) -> Result<String> {
+        let mut durable = Vec::new();
+        for path in log_files(&self.nodes[i].dir)? {
+            let file = fs::File::open(&path)?;
+            file.sync_all()?;
+            durable.push((path, file.metadata()?.len()));
+        }
+        let bytes: u64 = durable.iter().map(|(_, length)| length).sum();
+        self.nodes[i].durable = durable;
+        Ok(format!("fsync of its log: {bytes} bytes durable"))
+    }
+
+    /// Node `i` serves again: a replica in n1's place is promoted; any other node starts
+    /// again on its port, with an empty data folder (persistence none: it forgets every key
+    /// and its fencing counter), or replaying its `appendfsync always` log.
+    /// Says which it did.
+    pub(super) fn restart(&mut self, i: usize) -> Result<&'static str> {
+        if i == 0 && self.promotion_pending {
+            self.promote()?;
+            return Ok("the replica in n1's place is promoted: REPLICAOF NO ONE");
+        }
+        self.kill(i);
+        self.spawn(i)?;
+        Ok("restarted")
     }
 
     /// Starts node `i`'s process (on its old port after a crash, else on a free one) and waits
@@ -123,29 +193,190 @@ impl Masters {
     /// One start; false if the process exited (its port was taken).
     fn try_spawn(&mut self, i: usize) -> Result<bool> {
         let master = &mut self.nodes[i];
-        let log = master.dir.join("redis.log");
-        let _ = fs::remove_file(&log);
-        if !self.aof_always {
-            for file in ["dump.rdb", "appendonlydir"] {
+        if self.persistence == Persistence::None {
+            for file in ["dump.rdb", AOF_DIR] {
                 let _ = fs::remove_dir_all(master.dir.join(file));
                 let _ = fs::remove_file(master.dir.join(file));
             }
         }
-        let aof: &[&str] = if self.aof_always {
-            &["--appendonly", "yes", "--appendfsync", "always"]
-        } else {
-            &["--appendonly", "no"]
+        // A periodic fsync is the replay's own (`fsync`): the master writes its log and never
+        // fsyncs it.
+        let aof: &[&str] = match self.persistence {
+            Persistence::None => &["--appendonly", "no"],
+            Persistence::FsyncAlways => &["--appendonly", "yes", "--appendfsync", "always"],
+            Persistence::FsyncPeriodic => &["--appendonly", "yes", "--appendfsync", "no"],
         };
-        let mut command = Command::new(&self.binary);
+        let server = Server {
+            binary: &self.binary,
+            dir: &master.dir,
+            port: master.port,
+            clock: &master.clock,
+            shim: &self.shim,
+        };
+        master.child = server.launch(aof, &format!("n{}", i + 1))?;
+        Ok(master.child.is_some())
+    }
+
+    /// Starts n1's replica `r` through a replication link of its own, waits for its first
+    /// full sync, and holds the link from then on.
+    fn start_replica(&mut self, r: usize) -> Result<()> {
+        let dir = self.dir.join(format!("n1-replica{}", r + 1));
+        fs::create_dir_all(&dir).with_context(|| format!("create {}", dir.display()))?;
+        let link = Link::start(self.nodes[0].port)?;
+        let name = format!("n1's replica {}", r + 1);
+        let link_port = link.port.to_string();
+        let args = ["--appendonly", "no", "--replicaof", "127.0.0.1", &link_port];
+        for _ in 0..5 {
+            let port = free_port()?;
+            let server = Server {
+                binary: &self.binary,
+                dir: &dir,
+                port,
+                clock: &self.nodes[0].clock,
+                shim: &self.shim,
+            };
+            if let Some(child) = server.launch(&args, &name)? {
+                self.replicas.push(Replica {
+                    port,
+                    dir,
+                    child: Some(child),
+                    link,
+                });
+                self.wait_for_sync(r)?;
+                self.replicas[r].link.hold();
+                return Ok(());
+            }
+        }
+        bail!("{name} did not start; see {}", dir.display())
+    }
+
+    /// Waits until the first `n` masters have been up for `guard` as a restart guard reads it:
+    /// `uptime_in_seconds`, in whole seconds.
+    pub(super) fn wait_until_up_for(&self, n: usize, guard: Duration) -> Result<()> {
+        let seconds = guard.as_secs() + u64::from(guard.subsec_nanos() > 0);
+        let deadline = Instant::now() + Duration::from_secs(seconds + 10);
+        for i in 0..n {
+            let mut connection = redis::Client::open(self.url(i))?.get_connection()?;
+            loop {
+                let info: String = redis::cmd("INFO").arg("server").query(&mut connection)?;
+                let uptime = info
+                    .lines()
+                    .find_map(|line| line.strip_prefix("uptime_in_seconds:"))
+                    .and_then(|value| value.trim().parse::<u64>().ok())
+                    .context("INFO server without uptime_in_seconds")?;
+                if uptime >= seconds {
+                    break;
+                }
+                if Instant::now() > deadline {
+                    bail!(
+                        "n{} was not up for {seconds} s within {} s",
+                        i + 1,
+                        seconds + 10
+                    );
+                }
+                thread::sleep(Duration::from_millis(20));
+            }
+        }
+        Ok(())
+    }
+
+    /// Waits until replica `r` reports its link to the master up (its first sync done).
+    fn wait_for_sync(&self, r: usize) -> Result<()> {
+        let mut connection = redis::Client::open(self.replica_url(r))?.get_connection()?;
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < deadline {
+            let info: String = redis::cmd("INFO")
+                .arg("replication")
+                .query(&mut connection)?;
+            if info.contains("master_link_status:up") {
+                return Ok(());
+            }
+            thread::sleep(Duration::from_millis(5));
+        }
+        bail!(
+            "n1's replica {} did not sync with n1 within 10 s; see {}",
+            r + 1,
+            self.replicas[r].dir.display()
+        )
+    }
+
+    /// `redis://127.0.0.1:PORT` of n1's replica `r` (from 0).
+    pub(super) fn replica_url(&self, r: usize) -> String {
+        format!("redis://127.0.0.1:{}", self.replicas[r].port)
+    }
+
+    /// Replica `r` receives everything n1 wrote so far.
+    pub(super) fn replicate(&self, r: usize) -> Result<()> {
+        match self.replicas.get(r) {
+            Some(replica) => Ok(replica.link.flush()?),
+            None => bail!("n1 has no replica {}", r + 1),
+        }
+    }
+
+    /// n1 fails: its links are cut (what they held is lost), its process killed, and replica
+    /// `r` takes its place as n1, promoted now (`REPLICAOF NO ONE`) or, under a promotion
+    /// delay, at [`Masters::restart`]; the other replicas go with the failover, as in the
+    /// model.
+    pub(super) fn fail_over(&mut self, r: usize, promote_now: bool) -> Result<()> {
+        if r >= self.replicas.len() {
+            bail!("n1 has no replica {}", r + 1);
+        }
+        for replica in &self.replicas {
+            replica.link.cut();
+        }
+        self.kill(0);
+        let mut promoted = self.replicas.swap_remove(r);
+        for mut other in self.replicas.drain(..) {
+            stop(&mut other.child);
+        }
+        let n1 = &mut self.nodes[0];
+        n1.port = promoted.port;
+        n1.dir.clone_from(&promoted.dir);
+        n1.child = promoted.child.take();
+        self.promotion_pending = true;
+        if promote_now {
+            self.promote()?;
+        }
+        Ok(())
+    }
+
+    /// The replica in n1's place becomes a master.
+    fn promote(&mut self) -> Result<()> {
+        let mut connection = redis::Client::open(self.url(0))?.get_connection()?;
+        redis::cmd("REPLICAOF")
+            .arg("NO")
+            .arg("ONE")
+            .query::<()>(&mut connection)?;
+        self.promotion_pending = false;
+        Ok(())
+    }
+}
+
+/// How one `redis-server` starts: where, on which port and clock.
+struct Server<'a> {
+    binary: &'a str,
+    dir: &'a PathBuf,
+    port: u16,
+    clock: &'a NodeClock,
+    shim: &'a ClockShim,
+}
+
+impl Server<'_> {
+    /// Starts it with `args` and waits until it accepts connections; `None` if the process
+    /// exited (its port was taken).
+    fn launch(&self, args: &[&str], name: &str) -> Result<Option<Child>> {
+        let log = self.dir.join("redis.log");
+        let _ = fs::remove_file(&log);
+        let mut command = Command::new(self.binary);
         command
             .args(["--bind", "127.0.0.1", "--save", ""])
-            .args(aof)
-            .args(["--port", &master.port.to_string()])
+            .args(args)
+            .args(["--port", &self.port.to_string()])
             .arg("--dir")
-            .arg(&master.dir)
+            .arg(self.dir)
             .arg("--logfile")
             .arg(&log)
-            .envs(master.clock.environment(&self.shim))
+            .envs(self.clock.environment(self.shim))
             .stdout(Stdio::null())
             .stderr(Stdio::null());
         let mut child = command
@@ -154,21 +385,27 @@ impl Masters {
         let deadline = Instant::now() + Duration::from_secs(10);
         while Instant::now() < deadline {
             if fs::read_to_string(&log).is_ok_and(|text| text.contains("Ready to accept")) {
-                master.child = Some(child);
-                return Ok(true);
+                return Ok(Some(child));
             }
             if child.try_wait()?.is_some() {
-                return Ok(false);
+                return Ok(None);
             }
             thread::sleep(Duration::from_millis(5));
         }
         let _ = child.kill();
         let _ = child.wait();
         bail!(
-            "redis-server for n{} not ready after 10 s; see {}",
-            i + 1,
+            "redis-server for {name} not ready after 10 s; see {}",
             log.display()
         )
+    }
+}
+
+/// SIGKILL, and waits for the process to be gone.
+fn stop(child: &mut Option<Child>) {
+    if let Some(mut child) = child.take() {
+        let _ = child.kill();
+        let _ = child.wait();
     }
 }
 
@@ -176,6 +413,9 @@ impl Drop for Masters {
     fn drop(&mut self) {
         for i in 0..self.nodes.len() {
             self.kill(i);
+        }
+        for replica in &mut self.replicas {
+            stop(&mut replica.child);
         }
         let _ = fs::remove_dir_all(&self.dir);
     }
@@ -192,6 +432,23 @@ fn redis_server() -> Result<String> {
         ),
         Err(e) => bail!("cannot run `{binary}`: {e}; {INSTALL_HINT}"),
     }
+}
+
+/// Where Redis 7 keeps its AOF (a manifest, a base file and the incremental logs).
+const AOF_DIR: &str = "appendonlydir";
+
+/// A master's incremental AOF files, where its writes since the base go.
+fn log_files(dir: &std::path::Path) -> Result<Vec<PathBuf>> {
+    let folder = dir.join(AOF_DIR);
+    let mut files = Vec::new();
+    for entry in fs::read_dir(&folder).with_context(|| format!("read {}", folder.display()))? {
+        let path = entry?.path();
+        if path.to_string_lossy().ends_with(".incr.aof") {
+            files.push(path);
+        }
+    }
+    files.sort();
+    Ok(files)
 }
 
 /// A loopback port nothing listens on right now.
