@@ -185,6 +185,55 @@ fn lock_quorum_tokens_invert_on_real_masters_as_the_catalog_predicts_and_the_pat
     );
 }
 
+/// `--format html`: one page, the model's run drawn as the book draws it and every line the
+/// text output runs beside what the real masters did, linked to its step in the picture; what
+/// the replay is doing goes to stderr, so stdout is the page alone.
+#[test]
+fn the_html_page_puts_each_step_of_the_model_beside_the_real_masters() {
+    // Alone, as the catalog's replays: their steps are tenths of a second apart.
+    let _alone = Alone::wait();
+    let name = "node-clock-jump-forward-past-drift";
+    let text_run = replay(&[name, "--tick", TICK]);
+    let lines = text(&text_run.stdout)
+        .lines()
+        .filter(|line| line.starts_with("t="))
+        .count();
+    let out = replay(&[name, "--tick", TICK, "--format", "html"]);
+    let page = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(page.starts_with("<!DOCTYPE html>"), "{page}");
+    assert!(page.trim_end().ends_with("</html>"), "{page}");
+    assert!(page.contains("<svg"), "the model's run is drawn");
+    assert!(
+        page.contains("<p class='verdict reproduced'>reproduced on real Redis: c1 and c2 both held the lock from"),
+        "{page}"
+    );
+    let rows: Vec<&str> = page
+        .lines()
+        .filter(|line| line.starts_with("<tr><td><a href='#step-"))
+        .collect();
+    assert_eq!(rows.len(), lines, "one row per line the text output runs");
+    assert!(
+        rows.iter()
+            .any(|row| row.contains("n2&#39;s clock set to true time +200 ms")),
+        "{page}"
+    );
+    assert!(
+        text(&out.stderr).contains("starting 3 real redis-server masters"),
+        "{}",
+        text(&out.stderr)
+    );
+    // The mitigation's page says it held, under the patched run's own anchors.
+    let out = replay(&[name, "--tick", TICK, "--format", "html", "--patched"]);
+    let page = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(
+        page.contains("the mitigation holds on real Redis"),
+        "{page}"
+    );
+    assert!(page.contains("<a href='#patched-step-"), "{page}");
+}
+
 #[test]
 fn a_scenario_that_holds_says_so_and_exits_0_and_bad_input_exits_2() {
     let out = replay(&["redlock-fault-free"]);

@@ -13,7 +13,7 @@
 mod args;
 mod argument;
 mod chapter;
-mod html;
+pub(crate) mod html;
 mod index;
 mod page;
 mod pair;

@@ -3,6 +3,7 @@
 mod command;
 mod execute;
 mod masters;
+mod page;
 mod replication;
 mod store;
 

@@ -1,4 +1,4 @@
-//! The few HTML helpers the book's pages share.
+//! The few HTML helpers the book's pages share (and `replay --format html`'s page).
 
 use redlock_lab::report::{PAGE_SCRIPT, PAGE_STYLE};
 
@@ -13,7 +13,7 @@ ul.scenarios{list-style:none;padding-left:0}ul.scenarios li{margin:6px 0}.who{co
 .claim{color:#444;font-size:14px}.note{color:#555;font-size:13px}";
 
 /// Escapes text for HTML content and attribute values.
-pub(super) fn escape(text: &str) -> String {
+pub(crate) fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
@@ -29,7 +29,7 @@ pub(super) fn escape(text: &str) -> String {
 }
 
 /// A whole page around `body`: one file, its style and script inline, nothing fetched.
-pub(super) fn page(title: &str, body: &str) -> String {
+pub(crate) fn page(title: &str, body: &str) -> String {
     format!(
         "<!DOCTYPE html>\n<html lang='en'>\n<head>\n<meta charset='utf-8'>\n\
          <meta name='viewport' content='width=device-width, initial-scale=1'>\n<title>{}</title>\n\

@@ -10,11 +10,12 @@ use redlock_lab::bridge::scaled_config;
 use redlock_lab::check::{self, Check};
 use redlock_lab::event::Event;
 use redlock_lab::node::Persistence;
-use redlock_lab::report::Story;
+use redlock_lab::report::{Story, Timeline};
 use redlock_lab::scenario::{Scenario, property};
 use redlock_lab::time::Millis;
 
 use super::execute::{Replay, Timing, executes};
+use super::page::{Page, Row};
 use crate::Outcome;
 use crate::inputs;
 
@@ -39,6 +40,43 @@ pub(crate) struct Args {
     /// one of a later lock).
     #[arg(long, default_value = property::MUTUAL_EXCLUSION)]
     property: String,
+    /// `text`: each step as it runs, with what the real masters did under it, and the verdict;
+    /// `html`: one page that opens from disk, the model's run drawn as the book draws it and
+    /// each step beside what the real masters did.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+}
+
+/// How `replay` prints.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum Format {
+    /// Lines as the replay runs.
+    Text,
+    /// One HTML page at the end (what the replay is doing goes to stderr).
+    Html,
+}
+
+/// What is replayed and how it is shown.
+struct Schedule<'a> {
+    run: Run,
+    /// The property whose counterexample it is.
+    wanted: &'a str,
+    format: Format,
+    /// The model's run, drawn on the page.
+    timeline: Timeline,
+    /// The command that runs it again.
+    command: String,
+}
+
+impl Schedule<'_> {
+    /// A line of the text output, or under `--format html` a note on stderr.
+    fn say(&self, line: &str) -> Result<()> {
+        match self.format {
+            Format::Text => outln!("{line}")?,
+            Format::Html => errln!("{line}"),
+        }
+        Ok(())
+    }
 }
 
 /// Which run is executed, for the header and the verdict.
@@ -81,20 +119,27 @@ pub(crate) fn run(args: &Args) -> Result<Outcome> {
         )?;
         return Ok(Outcome::Success);
     };
-    let (run, story, scenario) = match &fixed {
+    let mut schedule = Schedule {
+        run: Run::Counterexample,
+        wanted,
+        format: args.format,
+        timeline: told.timeline(),
+        command: command_line(args, &scenario.name, tick_ms),
+    };
+    let (story, scenario) = match &fixed {
         Some(fixed) => {
             let patched = crate::book::patched_run(fixed, &told);
-            match &patched.refused {
-                Some(step) => outln!(
+            schedule.say(&match &patched.refused {
+                Some(step) => format!(
                     "the same schedule under the patch, {} of {} steps: the patch rules out {step}",
-                    patched.steps,
-                    patched.of
-                )?,
-                None => outln!("the same {} steps under the patch", patched.steps)?,
-            }
-            (Run::Patched, patched.story, fixed)
+                    patched.steps, patched.of
+                ),
+                None => format!("the same {} steps under the patch", patched.steps),
+            })?;
+            (schedule.run, schedule.timeline) = (Run::Patched, patched.timeline);
+            (patched.story, fixed)
         }
-        None => (Run::Counterexample, told.story, &scenario),
+        None => (told.story, &scenario),
     };
     refuse_storage(scenario, &story)?;
     if let Some(line) = story.lines.iter().find(|line| !executes(&line.event)) {
@@ -113,7 +158,22 @@ pub(crate) fn run(args: &Args) -> Result<Outcome> {
             length.as_secs_f64()
         );
     }
-    execute(scenario, &story, tick_ms, (run, wanted))
+    execute(scenario, &story, tick_ms, &schedule)
+}
+
+/// `redlock-lab replay NAME …` with the options that shape this run.
+fn command_line(args: &Args, name: &str, tick_ms: u64) -> String {
+    let mut line = format!("redlock-lab replay {name} --tick {tick_ms}ms");
+    if args.patched {
+        line.push_str(" --patched");
+    }
+    if args.property != property::MUTUAL_EXCLUSION {
+        line.push_str(&format!(" --property \"{}\"", args.property));
+    }
+    if args.format == Format::Html {
+        line.push_str(" --format html");
+    }
+    line
 }
 
 /// A story with storage steps is replayed only on the storage the fenced store is: every op
@@ -184,7 +244,7 @@ fn execute(
     scenario: &Scenario,
     story: &Story,
     tick_ms: u64,
-    (run, wanted): (Run, &str),
+    schedule: &Schedule,
 ) -> Result<Outcome> {
     let interrupted = Arc::new(AtomicBool::new(false));
     for signal in [
@@ -204,31 +264,75 @@ fn execute(
     );
     let timing = timing(scenario, story, tick_ms);
     let mut replay = Replay::start(scenario.lock.nodes(), configs, timing)?;
-    let what = match run {
-        Run::Counterexample => format!("the model's counterexample to {wanted}"),
+    let what = match schedule.run {
+        Run::Counterexample => format!("the model's counterexample to {}", schedule.wanted),
         Run::Patched => "the same schedule under the mitigation's patch".to_owned(),
     };
-    outln!(
+    schedule.say(&format!(
         "{}: {what}, on {servers} (one tick = {tick_ms} ms)",
         scenario.name
-    )?;
-    let mut parted = None;
+    ))?;
+    let interrupted = || interrupted.load(Ordering::Relaxed);
+    let (rows, parted) = execute_lines(&mut replay, story, &interrupted, schedule.format)?;
+    let (verdict, outcome) = verdict(&replay, parted, schedule.run, schedule.wanted);
+    match schedule.format {
+        Format::Text => outln!("{verdict}")?,
+        Format::Html => out!(
+            "{}",
+            Page {
+                name: &scenario.name,
+                servers: &servers,
+                command: &schedule.command,
+                verdict: &verdict,
+                as_expected: outcome == Outcome::Success,
+                timeline: &schedule.timeline,
+                rows: &rows,
+                beliefs: &replay.beliefs,
+            }
+            .render()
+        )?,
+    }
+    Ok(outcome)
+}
+
+/// Executes the story's lines at their moments until reality parts from the model (the reason,
+/// with the line); each as it runs under `--format text`.
+fn execute_lines(
+    replay: &mut Replay,
+    story: &Story,
+    interrupted: &dyn Fn() -> bool,
+    format: Format,
+) -> Result<(Vec<Row>, Option<String>)> {
+    let mut rows = Vec::new();
     for line in &story.lines {
-        replay.wait_for(line.t, &|| interrupted.load(Ordering::Relaxed))?;
-        let at = replay.elapsed_ms() / 1_000.0;
+        replay.wait_for(line.t, interrupted)?;
+        let at_s = replay.elapsed_ms() / 1_000.0;
         let real = replay.step(line)?;
-        outln!("t={:<3} {:<3} {}", line.t, line.actor, line.action)?;
-        match &real {
-            Ok(told) if told.is_empty() => {}
-            Ok(told) => outln!("      real {at:7.3} s  {told}")?,
-            Err(why) => outln!("      real {at:7.3} s  ✗ {why}")?,
+        if format == Format::Text {
+            outln!("t={:<3} {:<3} {}", line.t, line.actor, line.action)?;
+            match &real {
+                Ok(told) if told.is_empty() => {}
+                Ok(told) => outln!("      real {at_s:7.3} s  {told}")?,
+                Err(why) => outln!("      real {at_s:7.3} s  ✗ {why}")?,
+            }
         }
-        if let Err(why) = real {
-            parted = Some(format!("{why} (at t={}: {})", line.t, line.sentence));
-            break;
+        let parted = real
+            .as_ref()
+            .err()
+            .map(|why| format!("{why} (at t={}: {})", line.t, line.sentence));
+        rows.push(Row {
+            step: line.step,
+            t: line.t,
+            actor: line.actor.clone(),
+            action: line.action.clone(),
+            at_s,
+            real,
+        });
+        if parted.is_some() {
+            return Ok((rows, parted));
         }
     }
-    verdict(&replay, parted, run, wanted)
+    Ok((rows, None))
 }
 
 /// The real servers a scenario's replay starts: "3 real redis-server masters", "1 real
@@ -280,10 +384,12 @@ fn timing(scenario: &Scenario, story: &Story, tick_ms: u64) -> Timing {
 
 /// "reproduced on real Redis: …" (exit 0), or "not reproduced: …" (exit 1); under the patch,
 /// "the mitigation holds on real Redis" (exit 0) or the breach it let through (exit 1).
-fn verdict(replay: &Replay, parted: Option<String>, run: Run, wanted: &str) -> Result<Outcome> {
+fn verdict(replay: &Replay, parted: Option<String>, run: Run, wanted: &str) -> (String, Outcome) {
     if let Some(parted) = parted {
-        outln!("not reproduced: reality parted from the model: {parted}")?;
-        return Ok(Outcome::Mismatch);
+        return (
+            format!("not reproduced: reality parted from the model: {parted}"),
+            Outcome::Mismatch,
+        );
     }
     let breach = if wanted == property::STORAGE_SAFETY {
         replay.store.as_ref().and_then(|store| store.inversion())
@@ -298,7 +404,7 @@ fn verdict(replay: &Replay, parted: Option<String>, run: Run, wanted: &str) -> R
             )
         })
     };
-    let (line, outcome) = match (breach, run) {
+    match (breach, run) {
         (Some(breach), Run::Counterexample) => (
             format!("reproduced on real Redis: {breach}"),
             Outcome::Success,
@@ -317,7 +423,5 @@ fn verdict(replay: &Replay, parted: Option<String>, run: Run, wanted: &str) -> R
             format!("not reproduced: every master answered as in the model, yet {wanted} held"),
             Outcome::Mismatch,
         ),
-    };
-    outln!("{line}")?;
-    Ok(outcome)
+    }
 }
