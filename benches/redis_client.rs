@@ -503,6 +503,7 @@ fn rows(servers: &[RedisServer]) -> Vec<Row<'_>> {
     let urls3: Vec<String> = servers[..3].iter().map(RedisServer::url).collect();
     let pool3 = RedisRedlockPool::open(&urls3, Config::new(3), 1).expect("valid urls");
     let shared = RedisRedlockPool::open(&urls3, contended_config(), SHARED_POOL).expect("valid");
+    #[cfg_attr(not(feature = "tokio"), allow(unused_mut))]
     let mut rows = vec![
         row("raw", |ops| raw(&servers[0], ops)),
         row("redlock N=1", move |ops| cycles(&mut clients1, ops)),

@@ -16,11 +16,10 @@
 
 mod common;
 
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+
 use std::sync::OnceLock;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use redlock_lab::catalog::{self, CATALOG};
 use redlock_lab::check::{self, Check};
@@ -28,6 +27,7 @@ use redlock_lab::event::Event;
 use redlock_lab::scenario::{Scenario, Verdict};
 use serde_json::Value;
 
+use common::browser::{browser_for, chromium, screenshot};
 use common::{redlock_lab, scratch_dir, text};
 
 /// The scenario the README opens with.
@@ -150,10 +150,21 @@ fn a_page_shows_the_checkers_verdicts_and_the_patched_run_on_one_axis() {
     assert!(page.contains("mutual exclusion: <span class='holds'>holds</span>"));
     assert!(page.contains("the same 11 steps under the patch: mutual exclusion does not break"));
     assert!(page.contains("<li id='patched-step-11'"));
-    // The run that holds on its scenario's own page: no counterexample.
+    // The command that runs the counterexample on real masters.
+    assert!(page.contains(&format!(
+        "<h2 id='real-redis'>On real Redis</h2>\n<p><code>redlock-lab replay {CLOCK_JUMP} --format html &gt; {CLOCK_JUMP}-replay.html</code>"
+    )));
+    // The run that holds on its scenario's own page: no counterexample, nothing to replay.
     let holds = read(&dir.join("node-clock-jump-forward-by-drift.html"));
     assert!(!embedded_violates_safety(&holds));
     assert!(holds.contains("<span class='holds'>holds</span>"));
+    assert!(!holds.contains("id='real-redis'"));
+    // The replay refuses a counterexample too long for real time, and the page says why.
+    let long = read(&dir.join("default-config-clock-error-past.html"));
+    assert!(
+        long.contains("Not replayed on real masters: default-config-clock-error-past: the counterexample lasts 9947 ticks"),
+        "the page says why it is not replayed"
+    );
 }
 
 /// Every catalog scenario through `trace --format html`: a page when the checker finds a
@@ -281,94 +292,6 @@ fn pages_do_not_depend_on_how_many_are_built_at_once() {
         let (a, b) = (read(&one.join(&name)), read(&three.join(&name)));
         assert_eq!(without_timings(&a), without_timings(&b), "{name}");
     }
-}
-
-// ---- the browser ----
-
-/// The browser to drive, or `None` when there is none.
-fn browser() -> Option<PathBuf> {
-    if let Some(path) = std::env::var_os("CHROMIUM") {
-        return Some(PathBuf::from(path));
-    }
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    ["chromium", "chromium-browser", "google-chrome"]
-        .iter()
-        .flat_map(|name| std::env::split_paths(&path).map(move |dir| dir.join(name)))
-        .find(|candidate| candidate.is_file())
-}
-
-/// The browser, or `None` after `test` is reported skipped (a failure under CI).
-fn browser_for(test: &str) -> Option<PathBuf> {
-    let binary = browser();
-    if binary.is_none() {
-        common::missing_program(
-            test,
-            "no Chromium (set CHROMIUM=/path/to/chromium, or apt-get install -y \
-             --no-install-recommends chromium; scripts/test installs it)",
-            common::under_ci(),
-        );
-    }
-    binary
-}
-
-/// Runs the browser headless on `url` with `extra` flags, in its own process group, killed
-/// with its helpers after 90 s.
-fn chromium(binary: &Path, profile: &Path, extra: &[&str], url: &str) -> Output {
-    let mut child = Command::new(binary)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--no-first-run",
-        ])
-        .args([
-            "--disable-background-networking",
-            "--disable-component-update",
-        ])
-        .arg(format!("--user-data-dir={}", profile.display()))
-        .arg("--virtual-time-budget=5000")
-        .args(extra)
-        .arg(url)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .process_group(0)
-        .spawn()
-        .unwrap_or_else(|e| panic!("cannot start {}: {e}", binary.display()));
-    let start = Instant::now();
-    let mut stdout = Vec::new();
-    let mut pipe = child.stdout.take().expect("stdout");
-    let reader = std::thread::spawn(move || {
-        use std::io::Read;
-        let _ = pipe.read_to_end(&mut stdout);
-        stdout
-    });
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("poll chromium") {
-            break status;
-        }
-        if start.elapsed() > Duration::from_secs(90) {
-            kill_group(child.id());
-            panic!("chromium ran over 90 s on {url}");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    };
-    // Helpers the browser left behind go with its group.
-    kill_group(child.id());
-    let stdout = reader.join().expect("the reader");
-    assert!(status.success(), "chromium failed on {url}: {status}");
-    Output {
-        status,
-        stdout,
-        stderr: Vec::new(),
-    }
-}
-
-fn kill_group(id: u32) {
-    let _ = Command::new("kill")
-        .args(["-KILL", "--", &format!("-{id}")])
-        .stderr(Stdio::null())
-        .status();
 }
 
 /// Appended to a copy of a page: measures, after layout, where each mark of each timeline
@@ -637,33 +560,6 @@ fn figure_ticks(figure: &Value) -> Vec<(String, i64)> {
         .collect();
     ticks.sort();
     ticks
-}
-
-/// A PNG of `page` in a window 1 280 pixels wide and `height` high, checked to be one.
-fn screenshot(binary: &Path, scratch: &Path, page: &Path, png: &Path, height: u32) {
-    chromium(
-        binary,
-        &scratch.join("profile-shot"),
-        &[
-            &format!("--window-size=1280,{height}"),
-            "--hide-scrollbars",
-            // Paint the whole page before the picture is taken, not the tiles ready so far.
-            "--run-all-compositor-stages-before-draw",
-            &format!("--screenshot={}", png.display()),
-        ],
-        &format!("file://{}", page.display()),
-    );
-    let bytes = std::fs::read(png).expect("the screenshot was written");
-    assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n", "not a PNG");
-    let width = u32::from_be_bytes(bytes[16..20].try_into().unwrap());
-    assert_eq!(width, 1280);
-    // A blank page compresses to a few kilobytes; a drawn one does not.
-    assert!(
-        bytes.len() > 30_000,
-        "{}: {} bytes",
-        png.display(),
-        bytes.len()
-    );
 }
 
 /// Appended to a copy of a region page: what its script drew, as JSON in the DOM.

@@ -17,24 +17,11 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+mod common;
+
 const SCENARIO: &str = "node-clock-jump-forward-past-drift";
 const INSTALL_HINT: &str = "the browser test needs Chromium: set CHROMIUM=/path/to/chromium, \
      or on Debian: apt-get install -y --no-install-recommends chromium (scripts/test does this)";
-
-/// The browser to drive: `$CHROMIUM`, else the first Chromium-like program on `PATH`.
-fn browser() -> PathBuf {
-    if let Some(path) = std::env::var_os("CHROMIUM") {
-        return PathBuf::from(path);
-    }
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    ["chromium", "chromium-browser", "google-chrome"]
-        .iter()
-        .flat_map(|name| std::env::split_paths(&path).map(move |dir| dir.join(name)))
-        .find(|candidate| candidate.is_file())
-        .unwrap_or_else(|| {
-            panic!("no chromium, chromium-browser or google-chrome on PATH; {INSTALL_HINT}")
-        })
-}
 
 /// A fresh directory under the system temp dir, removed on drop.
 struct TempDir(PathBuf);
@@ -75,37 +62,6 @@ impl Group {
             .status();
         let _ = self.0.kill();
         let _ = self.0.wait();
-    }
-
-    /// Waits for the process to exit, killing it after `limit`.
-    fn wait_output(mut self, limit: Duration) -> Output {
-        let start = Instant::now();
-        loop {
-            match self.0.try_wait().expect("poll the child") {
-                Some(_) => break,
-                None if start.elapsed() > limit => {
-                    self.kill();
-                    panic!("the process ran longer than {limit:?} and was killed");
-                }
-                None => std::thread::sleep(Duration::from_millis(50)),
-            }
-        }
-        let mut stdout = Vec::new();
-        let mut stderr = Vec::new();
-        if let Some(out) = self.0.stdout.as_mut() {
-            out.read_to_end(&mut stdout).expect("read stdout");
-        }
-        if let Some(err) = self.0.stderr.as_mut() {
-            err.read_to_end(&mut stderr).expect("read stderr");
-        }
-        let status = self.0.wait().expect("exit status");
-        // Helpers the browser left behind go with the group.
-        self.kill();
-        Output {
-            status,
-            stdout,
-            stderr,
-        }
     }
 }
 
@@ -270,37 +226,12 @@ impl Explorer {
     }
 }
 
+/// Headless Chromium on `url`; without one the test fails (it is never skipped).
 fn chromium(profile: &Path, extra: &[&str], url: &str) -> Output {
-    let binary = browser();
-    let mut command = Command::new(&binary);
-    command
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-        ])
-        .arg(format!("--user-data-dir={}", profile.display()))
-        // Let the page's scripts fetch and render the path before the DOM is taken.
-        .arg("--virtual-time-budget=10000")
-        .args(extra)
-        .arg(url)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let browser = Group::spawn(&mut command)
-        .unwrap_or_else(|e| panic!("cannot start {}: {e}; {INSTALL_HINT}", binary.display()));
-    let output = browser.wait_output(Duration::from_secs(90));
-    assert!(
-        output.status.success(),
-        "chromium failed ({}): {}",
-        output.status,
-        String::from_utf8_lossy(&output.stderr)
-    );
-    output
+    let binary = common::browser::browser().unwrap_or_else(|| {
+        panic!("no chromium, chromium-browser or google-chrome on PATH; {INSTALL_HINT}")
+    });
+    common::browser::chromium(&binary, profile, extra, url)
 }
 
 fn count(haystack: &str, needle: &str) -> usize {

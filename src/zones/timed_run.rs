@@ -126,7 +126,7 @@ fn ends(
 mod tests {
     use super::*;
     use crate::scenario::Scenario;
-    use crate::zones::{Options, explore};
+    use crate::zones::explore::{Options, explore};
 
     /// Takes `run`'s steps at their times from a point, with no look-ahead: each must be
     /// enabled at its time, and `property` broken at `broken_at`.

@@ -4,6 +4,8 @@
 // Every test file is its own crate and uses only some of these.
 #![allow(dead_code)]
 
+pub(crate) mod browser;
+
 use std::path::PathBuf;
 #[cfg(feature = "cli")]
 use std::process::{Command, Output};

@@ -197,6 +197,7 @@ fn the_blocking_client_sends_every_command_of_every_round_to_every_node() {
 
 /// How many connections `server` accepted since its stats were reset (`INFO stats`), the one
 /// this reading opens included.
+#[cfg(feature = "tokio")]
 fn connections_received(server: &RedisServer) -> u64 {
     let info: String = redis::cmd("INFO")
         .arg("stats")

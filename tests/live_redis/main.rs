@@ -13,6 +13,10 @@ mod asynchronous;
 mod bad_input;
 mod basics;
 mod clock;
+// The helpers the other test crates share (the browser, for the README's picture of a replay).
+#[cfg(feature = "cli")]
+#[path = "../common/mod.rs"]
+mod common;
 mod contention;
 mod cost;
 mod faults;

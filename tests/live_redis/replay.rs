@@ -234,6 +234,76 @@ fn the_html_page_puts_each_step_of_the_model_beside_the_real_masters() {
     assert!(page.contains("<a href='#patched-step-"), "{page}");
 }
 
+/// `book --replay`: a counterexample's page links to its replay, recorded on real masters while
+/// the book was written, and the replay's page draws the real run (each client's belief, the
+/// overlap, every step where it ran); a page where mutual exclusion holds has no such section.
+/// `UPDATE_SCREENSHOTS=1` rewrites the README's picture of that replay, which the README's
+/// controversy section opens with.
+#[test]
+fn book_replay_keeps_each_counterexamples_real_run_beside_its_page() {
+    let _alone = Alone::wait();
+    let name = "node-clock-jump-forward-past-drift";
+    let dir = crate::common::scratch_dir("book-replay");
+    let out = Command::new(BIN)
+        .args(["book", "--replay", "--out", dir.to_str().unwrap()])
+        .args([name, "redlock-fault-free"])
+        .output()
+        .expect("run redlock-lab book");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let read = |file: &str| std::fs::read_to_string(dir.join(file)).expect(file);
+    let page = read(&format!("{name}.html"));
+    assert!(
+        page.contains("<span class='holds'>reproduced on real Redis: c1 and c2 both held the lock from 0.400 s to 0.600 s</span>"),
+        "{page}"
+    );
+    assert!(
+        page.contains(&format!("<a href='{name}-replay.html'>")),
+        "{page}"
+    );
+    assert!(!read("redlock-fault-free.html").contains("id='real-redis'"));
+    let replayed = read(&format!("{name}-replay.html"));
+    assert!(replayed.starts_with("<!DOCTYPE html>"));
+    let chart = replayed
+        .split_once("<svg class='real-run'")
+        .and_then(|(_, rest)| rest.split_once("</svg>"))
+        .expect("the real run drawn")
+        .0;
+    assert_eq!(chart.matches("<rect class='belief'").count(), 2, "{chart}");
+    assert_eq!(chart.matches("<rect class='overlap'").count(), 1, "{chart}");
+    let steps = replayed.matches("<tr><td><a href='#step-").count();
+    assert_eq!(chart.matches("<circle class='step'").count(), steps);
+    readme_opens_the_controversy_with(&dir.join(format!("{name}-replay.html")), name);
+}
+
+/// The README's controversy section opens with the picture of `replay` (its page, in
+/// Chromium) and the command that made it; `UPDATE_SCREENSHOTS=1` takes the picture anew.
+fn readme_opens_the_controversy_with(replay: &Path, name: &str) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let png = root.join("docs/screenshots/replay-clock-jump.png");
+    if std::env::var_os("UPDATE_SCREENSHOTS").is_some() {
+        let binary = crate::common::browser::browser().expect("Chromium, to take the picture");
+        let scratch = crate::common::scratch_dir("replay-screenshot");
+        crate::common::browser::screenshot(&binary, &scratch, replay, &png, 1000);
+    }
+    let bytes = std::fs::read(&png).expect("docs/screenshots/replay-clock-jump.png");
+    assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n", "not a PNG");
+    let readme = std::fs::read_to_string(root.join("README.md")).expect("README.md");
+    let section = readme
+        .split_once("\n## Learning the controversy")
+        .expect("the controversy section")
+        .1;
+    let first = section
+        .lines()
+        .skip(1)
+        .find(|line| !line.trim().is_empty())
+        .unwrap_or_default();
+    assert!(
+        first.starts_with("![") && first.contains("(docs/screenshots/replay-clock-jump.png)"),
+        "the section opens with the picture: {first}"
+    );
+    assert!(section.contains(&format!("redlock-lab replay {name} --format html")));
+}
+
 #[test]
 fn a_scenario_that_holds_says_so_and_exits_0_and_bad_input_exits_2() {
     let out = replay(&["redlock-fault-free"]);

@@ -6,7 +6,8 @@
 //! how much the checker explored, the counterexample as a timeline whose steps link to the
 //! same state in `redlock-lab explore`, the faults it needs (each re-checked without it), the
 //! mitigation re-checked with its patch and the violated run's schedule replayed under the
-//! patch on the same axis, and the file itself. For the whole catalog it also draws the
+//! patch on the same axis, the command that replays the counterexample on real masters (the
+//! replay itself under `--replay`), and the file itself. For the whole catalog it also draws the
 //! safe region of each boundary family the parameter synthesis settles. The folder needs no
 //! server and fetches nothing: it opens from disk.
 
@@ -15,6 +16,8 @@ mod argument;
 mod chapter;
 pub(crate) mod html;
 mod index;
+#[cfg(all(unix, feature = "redis"))]
+mod live;
 mod page;
 mod pair;
 mod region;

@@ -7,4 +7,4 @@ mod page;
 mod replication;
 mod store;
 
-pub(crate) use command::{Args, run};
+pub(crate) use command::{Args, Format, Request, prepare, run};

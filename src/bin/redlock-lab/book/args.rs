@@ -22,4 +22,10 @@ pub(crate) struct Args {
     /// depend on it.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=64))]
     pub jobs: Option<u32>,
+    /// Also run each counterexample to mutual exclusion that the replay executes on real
+    /// `redis-server` masters (as `replay NAME --format html` does, after every page is
+    /// built), and keep each replay as `NAME-replay.html` beside its page, linked from it.
+    #[cfg(all(unix, feature = "redis"))]
+    #[arg(long)]
+    pub replay: bool,
 }

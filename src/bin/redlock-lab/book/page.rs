@@ -11,9 +11,9 @@ use super::chapter::Chapter;
 use super::html::{escape, page, verdict};
 use super::pair::Pair;
 
-/// The page of `chapter`; `fixes` names the scenarios whose mitigation is this one, and
-/// `explore` is the command that serves its Explorer.
-pub(super) fn render(chapter: &Chapter, fixes: &[String], explore: &str) -> String {
+/// The page of `chapter`; `fixes` names the scenarios whose mitigation is this one, `explore`
+/// is the command that serves its Explorer, and `live` the section on real Redis (HTML).
+pub(super) fn render(chapter: &Chapter, fixes: &[String], explore: &str, live: &str) -> String {
     let scenario = &chapter.scenario;
     let mut body = String::new();
     head(&mut body, scenario, fixes);
@@ -36,6 +36,7 @@ pub(super) fn render(chapter: &Chapter, fixes: &[String], explore: &str) -> Stri
     if let Some(pair) = &chapter.pair {
         mitigation(&mut body, pair);
     }
+    body.push_str(live);
     let _ = write!(
         body,
         "<h2 id='file'>The file</h2>\n<p class='note'><code>{}</code>, as the checker read it.</p>\n<pre class='file'>{}</pre>\n",

@@ -51,22 +51,14 @@ pub(crate) fn run(args: &Args) -> Result<Outcome> {
     let order: Vec<usize> = (0..tasks.len()).collect();
     let total = sources.len();
     let mut entries = Vec::new();
+    // The chapters whose replay runs once every page is built, on a quiet machine.
+    let mut to_replay = Vec::new();
     pool::in_order(tasks, &order, jobs, |i, chapter| {
         let chapter = chapter?;
-        let (scenario, _, opened_as) = &sources[i];
-        let fixes: Vec<String> = (sources.iter())
-            .filter(|(s, _, _)| {
-                (s.mitigation.as_ref())
-                    .is_some_and(|m| m.scenario.as_deref() == Some(&scenario.name))
-            })
-            .map(|(s, _, _)| s.name.clone())
-            .collect();
-        let command = format!(
-            "redlock-lab explore {opened_as} --port {}",
-            args.explorer_port
-        );
-        let html = page::render(&chapter, &fixes, &command);
-        write(&args.out.join(format!("{}.html", scenario.name)), &html)?;
+        let scenario = &sources[i].0;
+        let page = Page::of(&sources, i, args);
+        let live = page.live(&chapter, None)?;
+        page.write(&chapter, &args.out, &live)?;
         errln!(
             "[{}/{total}] {} ({:.1} s)",
             i + 1,
@@ -74,8 +66,12 @@ pub(crate) fn run(args: &Args) -> Result<Outcome> {
             chapter.seconds
         );
         entries.push(entry(&chapter));
+        if replaying(args) && !live.is_empty() {
+            to_replay.push((chapter, page));
+        }
         Ok(())
     })?;
+    record_replays(&to_replay, &args.out)?;
     let regions = write_regions(args)?;
     let seconds = start.elapsed().as_secs_f64();
     let index = args.out.join("index.html");
@@ -88,6 +84,79 @@ pub(crate) fn run(args: &Args) -> Result<Outcome> {
     // The page to open, alone on stdout, so that `xdg-open "$(redlock-lab book …)"` works.
     outln!("{}", index.display())?;
     Ok(Outcome::Success)
+}
+
+/// What a page shows besides its chapter.
+struct Page {
+    /// The scenarios whose mitigation this one is.
+    fixes: Vec<String>,
+    /// The command that serves its Explorer.
+    explore: String,
+    /// The argument that opens the scenario: a catalog name or the file's path.
+    opened_as: String,
+}
+
+impl Page {
+    /// What the page of `sources[i]` shows besides its chapter.
+    fn of(sources: &[(Scenario, String, String)], i: usize, args: &Args) -> Page {
+        let (scenario, _, opened_as) = &sources[i];
+        Page {
+            fixes: (sources.iter())
+                .filter(|(s, _, _)| {
+                    (s.mitigation.as_ref())
+                        .is_some_and(|m| m.scenario.as_deref() == Some(&scenario.name))
+                })
+                .map(|(s, _, _)| s.name.clone())
+                .collect(),
+            explore: format!(
+                "redlock-lab explore {opened_as} --port {}",
+                args.explorer_port
+            ),
+            opened_as: opened_as.clone(),
+        }
+    }
+
+    /// Writes `chapter`'s page into `out`, with `live` its section on real Redis.
+    fn write(&self, chapter: &Chapter, out: &Path, live: &str) -> Result<()> {
+        let html = page::render(chapter, &self.fixes, &self.explore, live);
+        write(&out.join(format!("{}.html", chapter.scenario.name)), &html)
+    }
+
+    /// The page's section on real Redis (empty where mutual exclusion holds), with its replay
+    /// run and kept in `record` if given.
+    #[cfg(all(unix, feature = "redis"))]
+    fn live(&self, chapter: &Chapter, record: Option<&Path>) -> Result<String> {
+        super::live::section(chapter, &self.opened_as, record)
+    }
+
+    /// Without the Redis client there is no replay to point at.
+    #[cfg(not(all(unix, feature = "redis")))]
+    fn live(&self, _: &Chapter, _: Option<&Path>) -> Result<String> {
+        Ok(String::new())
+    }
+}
+
+/// Runs each replay, one after the other, and writes its page again with the replay linked.
+fn record_replays(to_replay: &[(Chapter, Page)], out: &Path) -> Result<()> {
+    for (k, (chapter, page)) in to_replay.iter().enumerate() {
+        errln!(
+            "[replay {}/{}] {} on real redis-server masters",
+            k + 1,
+            to_replay.len(),
+            chapter.scenario.name
+        );
+        let live = page.live(chapter, Some(out))?;
+        page.write(chapter, out, &live)?;
+    }
+    Ok(())
+}
+
+/// Whether `--replay` asks for the replays.
+fn replaying(args: &Args) -> bool {
+    #[cfg(all(unix, feature = "redis"))]
+    return args.replay;
+    #[cfg(not(all(unix, feature = "redis")))]
+    return false;
 }
 
 /// The region pages, `(name, title)` each: they link to the catalog's pages, so they come

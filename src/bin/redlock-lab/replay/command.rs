@@ -49,7 +49,7 @@ pub(crate) struct Args {
 
 /// How `replay` prints.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-enum Format {
+pub(crate) enum Format {
     /// Lines as the replay runs.
     Text,
     /// One HTML page at the end (what the replay is doing goes to stderr).
@@ -94,41 +94,103 @@ enum Run {
 pub(crate) fn run(args: &Args) -> Result<Outcome> {
     let source = inputs::source_of_one(&args.path)?;
     let scenario = Scenario::from_str(&source.file, &source.text)?;
+    // Refused before the check, which may take a while, and again by `prepare`.
     refuse_unsupported(&scenario)?;
-    let fixed = args
-        .patched
-        .then(|| patched(&scenario, &source.text))
-        .transpose()?;
     let tick_ms = u64::try_from(args.tick.as_millis()).unwrap_or(u64::MAX);
     if !(10..=10_000).contains(&tick_ms) {
         bail!("--tick must be between 10ms and 10s (got {tick_ms} ms)");
+    }
+    let wanted = args.property.as_str();
+    if ![property::MUTUAL_EXCLUSION, property::STORAGE_SAFETY].contains(&wanted) {
+        bail!("--property must be \"mutual exclusion\" or \"storage safety\" (got {wanted:?})");
     }
     errln!(
         "{}: checking the model for its counterexample…",
         scenario.name
     );
-    let wanted = args.property.as_str();
-    if ![property::MUTUAL_EXCLUSION, property::STORAGE_SAFETY].contains(&wanted) {
-        bail!("--property must be \"mutual exclusion\" or \"storage safety\" (got {wanted:?})");
-    }
     let report = Check::new(&scenario).run();
-    let Some(told) = check::story_path(&scenario, &report, wanted) else {
+    let request = Request {
+        patched: args.patched,
+        wanted,
+        format: args.format,
+        tick_ms,
+        command: command_line(args, &scenario.name, tick_ms),
+    };
+    let Some(prepared) = prepare(&scenario, &source.text, &report, request)? else {
         outln!(
             "{}: {wanted} holds in the model, so there is no counterexample to replay",
             scenario.name
         )?;
         return Ok(Outcome::Success);
     };
+    let replayed = prepared.execute()?;
+    match args.format {
+        Format::Text => outln!("{}", replayed.verdict)?,
+        Format::Html => out!("{}", replayed.page)?,
+    }
+    Ok(replayed.outcome)
+}
+
+/// What to replay and how to show it.
+pub(crate) struct Request<'a> {
+    /// Under the scenario's mitigation patch.
+    pub patched: bool,
+    /// The property whose counterexample to replay.
+    pub wanted: &'a str,
+    /// How it is shown.
+    pub format: Format,
+    /// One model tick on the real masters, in milliseconds.
+    pub tick_ms: u64,
+    /// The command that runs it again, for the page.
+    pub command: String,
+}
+
+/// A counterexample ready to run on real masters.
+pub(crate) struct Prepared<'a> {
+    /// The scenario it runs (patched under `--patched`).
+    scenario: Scenario,
+    story: Story,
+    schedule: Schedule<'a>,
+    tick_ms: u64,
+}
+
+/// What a replay showed.
+pub(crate) struct Replayed {
+    /// "reproduced on real Redis: …", or where reality parted from the model.
+    pub verdict: String,
+    /// Success when real Redis did what the replay looked for.
+    pub outcome: Outcome,
+    /// The HTML page (empty under `--format text`).
+    pub page: String,
+}
+
+/// The counterexample to `request.wanted` in `report` (the check of `scenario`, whose file
+/// is `text`) made ready to run, or `None` when the property holds; an error for what the
+/// replay cannot execute yet (or runs longer than it may).
+pub(crate) fn prepare<'a>(
+    scenario: &Scenario,
+    text: &str,
+    report: &check::Report,
+    request: Request<'a>,
+) -> Result<Option<Prepared<'a>>> {
+    refuse_unsupported(scenario)?;
+    let fixed = request
+        .patched
+        .then(|| patched(scenario, text))
+        .transpose()?;
+    let Some(told) = check::story_path(scenario, report, request.wanted) else {
+        return Ok(None);
+    };
     let mut schedule = Schedule {
         run: Run::Counterexample,
-        wanted,
-        format: args.format,
+        wanted: request.wanted,
+        format: request.format,
         timeline: told.timeline(),
-        command: command_line(args, &scenario.name, tick_ms),
+        command: request.command,
     };
-    let (story, scenario) = match &fixed {
+    let (story, scenario) = match fixed {
         Some(fixed) => {
-            let patched = crate::book::patched_run(fixed, &told);
+            let patched = crate::book::patched_run(&fixed, &told);
             schedule.say(&match &patched.refused {
                 Some(step) => format!(
                     "the same schedule under the patch, {} of {} steps: the patch rules out {step}",
@@ -139,9 +201,9 @@ pub(crate) fn run(args: &Args) -> Result<Outcome> {
             (schedule.run, schedule.timeline) = (Run::Patched, patched.timeline);
             (patched.story, fixed)
         }
-        None => (told.story, &scenario),
+        None => (told.story, scenario.clone()),
     };
-    refuse_storage(scenario, &story)?;
+    refuse_storage(&scenario, &story)?;
     if let Some(line) = story.lines.iter().find(|line| !executes(&line.event)) {
         bail!(
             "{}: the replay cannot execute this step of its counterexample yet: {}",
@@ -149,6 +211,7 @@ pub(crate) fn run(args: &Args) -> Result<Outcome> {
             line.sentence
         );
     }
+    let tick_ms = request.tick_ms;
     let last = story.lines.last().map_or(0, |line| u64::from(line.t));
     let length = Duration::from_millis((last + 1) * tick_ms);
     if length > LONGEST {
@@ -158,7 +221,12 @@ pub(crate) fn run(args: &Args) -> Result<Outcome> {
             length.as_secs_f64()
         );
     }
-    execute(scenario, &story, tick_ms, &schedule)
+    Ok(Some(Prepared {
+        scenario,
+        story,
+        schedule,
+        tick_ms,
+    }))
 }
 
 /// `redlock-lab replay NAME …` with the options that shape this run.
@@ -239,47 +307,52 @@ fn refuse_unsupported(scenario: &Scenario) -> Result<()> {
     }
 }
 
-/// Starts the masters, executes every line at its moment, prints the timeline and the verdict.
-fn execute(
-    scenario: &Scenario,
-    story: &Story,
-    tick_ms: u64,
-    schedule: &Schedule,
-) -> Result<Outcome> {
-    let interrupted = Arc::new(AtomicBool::new(false));
-    for signal in [
-        signal_hook::consts::SIGINT,
-        signal_hook::consts::SIGTERM,
-        signal_hook::consts::SIGHUP,
-    ] {
-        signal_hook::flag::register(signal, Arc::clone(&interrupted))?;
-    }
-    let configs = (0..usize::from(scenario.lock.clients))
-        .map(|c| scaled_config(&scenario.lock.client_params(c), tick_ms))
-        .collect();
-    let servers = servers(scenario);
-    errln!(
-        "{}: starting {servers} on the clock shim; one tick is {tick_ms} ms",
-        scenario.name
-    );
-    let timing = timing(scenario, story, tick_ms);
-    let mut replay = Replay::start(scenario.lock.nodes(), configs, timing)?;
-    let what = match schedule.run {
-        Run::Counterexample => format!("the model's counterexample to {}", schedule.wanted),
-        Run::Patched => "the same schedule under the mitigation's patch".to_owned(),
-    };
-    schedule.say(&format!(
-        "{}: {what}, on {servers} (one tick = {tick_ms} ms)",
-        scenario.name
-    ))?;
-    let interrupted = || interrupted.load(Ordering::Relaxed);
-    let (rows, parted) = execute_lines(&mut replay, story, &interrupted, schedule.format)?;
-    let (verdict, outcome) = verdict(&replay, parted, schedule.run, schedule.wanted);
-    match schedule.format {
-        Format::Text => outln!("{verdict}")?,
-        Format::Html => out!(
-            "{}",
-            Page {
+impl Prepared<'_> {
+    /// Starts the masters, executes every line at its moment, and tells whether real Redis
+    /// broke as the model did (with the page under `--format html`).
+    pub(crate) fn execute(&self) -> Result<Replayed> {
+        let Prepared {
+            scenario,
+            story,
+            schedule,
+            tick_ms,
+        } = self;
+        let tick_ms = *tick_ms;
+        let interrupted = Arc::new(AtomicBool::new(false));
+        for signal in [
+            signal_hook::consts::SIGINT,
+            signal_hook::consts::SIGTERM,
+            signal_hook::consts::SIGHUP,
+        ] {
+            signal_hook::flag::register(signal, Arc::clone(&interrupted))?;
+        }
+        let configs = (0..usize::from(scenario.lock.clients))
+            .map(|c| scaled_config(&scenario.lock.client_params(c), tick_ms))
+            .collect();
+        let servers = servers(scenario);
+        errln!(
+            "{}: starting {servers} on the clock shim; one tick is {tick_ms} ms",
+            scenario.name
+        );
+        let mut replay = Replay::start(
+            scenario.lock.nodes(),
+            configs,
+            timing(scenario, story, tick_ms),
+        )?;
+        let what = match schedule.run {
+            Run::Counterexample => format!("the model's counterexample to {}", schedule.wanted),
+            Run::Patched => "the same schedule under the mitigation's patch".to_owned(),
+        };
+        schedule.say(&format!(
+            "{}: {what}, on {servers} (one tick = {tick_ms} ms)",
+            scenario.name
+        ))?;
+        let interrupted = || interrupted.load(Ordering::Relaxed);
+        let (rows, parted) = execute_lines(&mut replay, story, &interrupted, schedule.format)?;
+        let (verdict, outcome) = verdict(&replay, parted, schedule.run, schedule.wanted);
+        let page = match schedule.format {
+            Format::Text => String::new(),
+            Format::Html => Page {
                 name: &scenario.name,
                 servers: &servers,
                 command: &schedule.command,
@@ -289,10 +362,14 @@ fn execute(
                 rows: &rows,
                 beliefs: &replay.beliefs,
             }
-            .render()
-        )?,
+            .render(),
+        };
+        Ok(Replayed {
+            verdict,
+            outcome,
+            page,
+        })
     }
-    Ok(outcome)
 }
 
 /// Executes the story's lines at their moments until reality parts from the model (the reason,

@@ -733,13 +733,18 @@ impl Replay {
 
     /// The beliefs of two clients that overlap on real time: `(a, b, from_ms, until_ms)`.
     pub(super) fn overlap(&self) -> Option<(usize, usize, i64, i64)> {
-        self.beliefs.iter().enumerate().find_map(|(i, a)| {
-            self.beliefs[i + 1..].iter().find_map(|b| {
-                let (from, until) = (a.from_ms.max(b.from_ms), a.until_ms.min(b.until_ms));
-                (a.client != b.client && from < until).then_some((a.client, b.client, from, until))
-            })
-        })
+        overlap(&self.beliefs)
     }
+}
+
+/// The first two beliefs of different clients that overlap: `(a, b, from_ms, until_ms)`.
+pub(super) fn overlap(beliefs: &[Belief]) -> Option<(usize, usize, i64, i64)> {
+    beliefs.iter().enumerate().find_map(|(i, a)| {
+        beliefs[i + 1..].iter().find_map(|b| {
+            let (from, until) = (a.from_ms.max(b.from_ms), a.until_ms.min(b.until_ms));
+            (a.client != b.client && from < until).then_some((a.client, b.client, from, until))
+        })
+    })
 }
 
 /// One connection per node, for one client.
