@@ -55,8 +55,6 @@ pub use crate::model::Invariant;
 pub use crate::search::available_bytes;
 pub use crate::zones::{FreeKey, Inequality, Synthesis, SynthesisError, Unsupported};
 pub use engine::{DISCRETE_TICKS, Engine, largest_constant};
-pub use options::{
-    Check, DEFAULT_PROBE_STATES, Progress, ProgressFn, Strategy, available_threads, check,
-};
+pub use options::{Check, DEFAULT_PROBE_STATES, Progress, ProgressFn, Strategy, available_threads};
 pub use report::{PropertyReport, Report, StopReason};
 pub use story_path::{StoryPath, default_property, reported_story_path, story, story_path};

@@ -29,4 +29,4 @@ mod story;
 mod timeline;
 
 pub use story::{Line, Story};
-pub use timeline::{PAGE_SCRIPT, PAGE_STYLE, Timeline};
+pub use timeline::{PAGE_SCRIPT, PAGE_STYLE, Timeline, escape};

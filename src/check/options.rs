@@ -4,7 +4,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::engine::{DISCRETE_TICKS, Engine, largest_constant};
-use super::report::Report;
+
 use crate::model::{Invariant, Mode, RedlockModel, World};
 use crate::scenario::Scenario;
 use crate::search::{Limits, Shell};
@@ -15,7 +15,8 @@ use crate::zones::{Unsupported, ZoneConfig};
 pub struct Progress<'a> {
     /// The scenario's name.
     pub name: &'a str,
-    /// Unique states so far, over the runs of the check (as [`Report::unique_states`]).
+    /// Unique states so far, over the runs of the check (as
+    /// [`Report::unique_states`](super::Report::unique_states)).
     pub unique_states: usize,
     /// Seconds since the check started.
     pub seconds: f64,
@@ -279,8 +280,9 @@ impl Check {
     /// Whether a scenario may be settled by smaller models first (default on): two clients
     /// and phantom refusals for three or more alike clients
     /// ([`RedlockModel::with_phantom_clients`]), and the storage properties on nodes that
-    /// answer anything ([`RedlockModel::with_chaos_nodes`], see [`Report::split`]). Off for
-    /// cross-checks: the verdicts must be the same.
+    /// answer anything ([`RedlockModel::with_chaos_nodes`], see
+    /// [`Report::split`](super::Report::split)). Off for cross-checks: the verdicts must be
+    /// the same.
     pub fn cutoff(mut self, on: bool) -> Check {
         self.cutoff = on;
         self
@@ -359,9 +361,4 @@ impl Check {
         }
         model
     }
-}
-
-/// Checks `scenario` with the default options.
-pub fn check(scenario: &Scenario) -> Report {
-    Check::new(scenario).run()
 }

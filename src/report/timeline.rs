@@ -27,3 +27,4 @@ mod svg;
 
 pub use facts::Timeline;
 pub use html::{PAGE_SCRIPT, PAGE_STYLE};
+pub use svg::escape;

@@ -139,7 +139,7 @@ fn a_variant_is_validated_like_a_file() {
 /// A checked report of `BASE` whose first property is made to hold or not, for the searches.
 fn report_for() -> impl Fn(bool) -> Report {
     let base = Scenario::from_str("x.toml", BASE).unwrap();
-    let report = crate::check::check(&base);
+    let report = crate::check::Check::new(&base).run();
     move |holds| {
         let mut report = report.clone();
         report.properties[0].verdict = if holds {

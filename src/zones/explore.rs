@@ -88,24 +88,6 @@ pub struct ZoneOutcome {
     pub zones: usize,
     /// The longest path explored, in steps from the initial state.
     pub max_depth: usize,
-    /// Symbolic states left in the passed list at the end.
-    #[cfg_attr(
-        not(feature = "testing"),
-        allow(dead_code, reason = "tests/zones.rs reads it through `testing`")
-    )]
-    pub stored: usize,
-    /// Distinct discrete parts among them.
-    #[cfg_attr(
-        not(feature = "testing"),
-        allow(dead_code, reason = "tests/zones.rs reads it through `testing`")
-    )]
-    pub discrete: usize,
-    /// Successor zones dropped because a stored zone included them.
-    #[cfg_attr(
-        not(feature = "testing"),
-        allow(dead_code, reason = "tests/zones.rs reads it through `testing`")
-    )]
-    pub subsumed: usize,
     /// Wall-clock seconds.
     pub seconds: f64,
     /// With symbolic parameters: for each property, the values of the keys for which a
@@ -115,15 +97,6 @@ pub struct ZoneOutcome {
 }
 
 impl ZoneOutcome {
-    /// The verdict on `property`, if the engine judged it.
-    #[cfg_attr(
-        not(feature = "testing"),
-        allow(dead_code, reason = "tests/zones.rs reads it through `testing`")
-    )]
-    pub fn verdict(&self, property: Property) -> Option<Verdict> {
-        self.judgement(property).map(|j| j.verdict)
-    }
-
     /// The steps to `property`'s first violation, if it is violated.
     #[cfg_attr(
         not(feature = "testing"),
@@ -262,7 +235,6 @@ struct Search<'a, Z> {
     /// The passed list: per part, the entries of its zones that nothing covers.
     passed: Vec<Vec<usize>>,
     waiting: VecDeque<usize>,
-    subsumed: usize,
     acquired: bool,
     /// Each `always` property judged, with where it first broke: the entry and the step
     /// from it.
@@ -351,7 +323,6 @@ fn search<Z: Stored>(
         part_index: HashMap::new(),
         passed: Vec::new(),
         waiting: VecDeque::new(),
-        subsumed: 0,
         acquired: false,
         violations: judged.iter().map(|&p| (p, None)).collect(),
         regions: Vec::new(),
@@ -475,7 +446,6 @@ impl<Z: Stored> Search<'_, Z> {
         };
         let part = self.part(state);
         let Some(zone) = self.store(part, state, zone) else {
-            self.subsumed += 1;
             return;
         };
         let parent = &self.entries[at];
@@ -598,9 +568,6 @@ impl<Z: Stored> Search<'_, Z> {
             judgements,
             zones: expanded,
             max_depth: self.entries.iter().map(|e| e.depth).max().unwrap_or(0),
-            stored: self.passed.iter().map(Vec::len).sum(),
-            discrete: self.parts.len(),
-            subsumed: self.subsumed,
             seconds: started.elapsed().as_secs_f64(),
             regions: self.regions.clone(),
         }

@@ -25,8 +25,8 @@ const STYLE: &str = "text{font-family:system-ui,-apple-system,'Segoe UI',sans-se
 .event{fill:#555}.event:hover,.hl{stroke:#000;stroke-width:2}\
 .flag-text{font-size:11px}.legend text{font-size:11px;fill:#333}";
 
-/// Text made safe for XML.
-pub(super) fn escape(text: &str) -> String {
+/// Text made safe for HTML or XML, in content and in attribute values (quoted either way).
+pub fn escape(text: &str) -> String {
     text.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")

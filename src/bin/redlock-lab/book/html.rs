@@ -1,5 +1,6 @@
 //! The few HTML helpers the book's pages share (and `replay --format html`'s page).
 
+pub(crate) use redlock_lab::report::escape;
 use redlock_lab::report::{PAGE_SCRIPT, PAGE_STYLE};
 
 /// The book's own style, after the timeline's.
@@ -11,22 +12,6 @@ table.verdicts{border-collapse:collapse;font-size:14px}table.verdicts td,table.v
 .diff{background:#fff3b0;padding:1px 4px;border-radius:3px;font-family:monospace}\
 ul.scenarios{list-style:none;padding-left:0}ul.scenarios li{margin:6px 0}.who{color:#666;font-size:13px}\
 .claim{color:#444;font-size:14px}.note{color:#555;font-size:13px}";
-
-/// Escapes text for HTML content and attribute values.
-pub(crate) fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '\'' => out.push_str("&#39;"),
-            '"' => out.push_str("&quot;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
 
 /// A whole page around `body`: one file, its style and script inline, nothing fetched.
 pub(crate) fn page(title: &str, body: &str) -> String {

@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
+use redlock_lab::report::escape;
 use redlock_lab::scenario::{Scenario, Verdict};
 
 /// `original` (stateright's page) with the landing view for `scenario`, its style and its
@@ -116,15 +117,6 @@ window.app.selectedStep.subscribe(() => setTimeout(redlockMark, 0));
 if (window.location.hash === '#/steps?shortest') redlockShortest();
 "#
     )
-}
-
-/// `text` safe inside HTML.
-fn escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('\'', "&#39;")
-        .replace('"', "&quot;")
 }
 
 /// stateright's own page, from its server at `port` (which serves it as soon as it listens).
