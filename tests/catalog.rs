@@ -910,3 +910,61 @@ fn catalog_files_carry_the_full_schema_and_a_users_file_need_not() {
     assert_eq!(own.name, "my-deployment");
     assert!(own.title.is_empty() && own.prose.is_empty());
 }
+
+/// The figures a mitigation's sentence states, "(the patch: 2 ticks of drift for the 2-tick
+/// jump)", are the patch's and the file's own: the number is a value the patch sets (the patch
+/// is what the checker re-checks), the jump is the file's jump, and "one more than ttl − drift"
+/// and "the drift allowance here is 0" are the file's lock.
+#[test]
+fn every_figure_a_mitigation_states_is_its_patch_and_its_file() {
+    let first_number = |text: &str| -> Option<u64> {
+        let start = text.find(|c: char| c.is_ascii_digit())?;
+        let digits: String = text[start..]
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .collect();
+        digits.parse().ok()
+    };
+    let mut stated = 0;
+    for path in catalog() {
+        let scenario = Scenario::load(&path).expect("a catalog file");
+        let Some(mitigation) = &scenario.mitigation else {
+            continue;
+        };
+        let Some((_, rest)) = mitigation.text.split_once("(the patch: ") else {
+            continue;
+        };
+        let said = rest.split_once(')').map_or(rest, |(said, _)| said);
+        let name = &scenario.name;
+        let figure = first_number(said).unwrap_or_else(|| panic!("{name}: no figure in {said:?}"));
+        assert!(
+            mitigation
+                .set
+                .iter()
+                .any(|(_, value)| value == &figure.to_string()),
+            "{name}: the text says {figure}, the patch sets {:?}",
+            mitigation.set
+        );
+        if let Some((_, jump)) = said.split_once("for the ") {
+            let jumps = scenario.faults.clock_jumps.as_ref().expect("a jump");
+            assert_eq!(
+                first_number(jump),
+                Some(u64::from(jumps.jump_ticks.unsigned_abs())),
+                "{name}: {said:?}"
+            );
+        }
+        let params = &scenario.lock.params;
+        if said.contains("one more than ttl − drift") {
+            assert_eq!(
+                figure,
+                (params.ttl - params.drift).0 + 1,
+                "{name}: {said:?}"
+            );
+        }
+        if said.contains("the drift allowance here is 0") {
+            assert_eq!(params.drift.0, 0, "{name}: {said:?}");
+        }
+        stated += 1;
+    }
+    assert!(stated >= 9, "only {stated} mitigations state their patch");
+}

@@ -960,10 +960,13 @@ impl World {
         listener.record(|| self.moment(Actor::Counter, Event::CounterFsynced { counter }));
     }
 
-    /// The master's current key reaches its replica `r`.
+    /// The master's current key, and its fencing counter with it, reach its replica `r`: Redis
+    /// replicates the whole dataset, and a script's writes (the `SET` and the `INCR` of a
+    /// fenced acquisition) travel together.
     fn replicate<T: Listener>(&mut self, r: usize, listener: &mut T) -> Option<()> {
-        let entry = self.nodes[0].state.entry;
-        self.replicas.get_mut(r)?.as_mut()?.entry = entry;
+        let (entry, counter) = (self.nodes[0].state.entry, self.nodes[0].state.counter);
+        let replica = self.replicas.get_mut(r)?.as_mut()?;
+        (replica.entry, replica.counter) = (entry, counter);
         let owner = entry.map(|e| owner_on(self, 0, e.token));
         listener.record(|| {
             self.moment(self.replica_actor(r), Event::Replicated { owner })

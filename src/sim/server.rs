@@ -121,9 +121,11 @@ impl SimNode {
             }
         }
         if let Some(failover) = self.crash.failover {
+            // The key and the fencing counter with it: Redis replicates the whole dataset.
             for replica in &mut self.replicas {
                 if local >= replica.next_replication {
                     replica.state.entry = self.state.entry;
+                    replica.state.counter = self.state.counter;
                     replica.setter = self.setter;
                     replica.next_replication = local + failover.replication_period;
                 }
@@ -156,6 +158,7 @@ impl SimNode {
         if reply.is_ok_and(|reply| reply.applied) {
             for replica in self.replicas.iter_mut().take(wait) {
                 replica.state.entry = self.state.entry;
+                replica.state.counter = self.state.counter;
                 replica.setter = self.setter;
             }
         }
