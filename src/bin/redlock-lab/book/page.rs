@@ -11,6 +11,15 @@ use super::chapter::Chapter;
 use super::html::{escape, page, verdict};
 use super::pair::Pair;
 
+/// A page's section on real Redis.
+#[derive(Default)]
+pub(super) struct Section {
+    /// The HTML, empty when mutual exclusion holds.
+    pub html: String,
+    /// Whether the replay executes the counterexample (`book --replay` then runs it).
+    pub replayable: bool,
+}
+
 /// The page of `chapter`; `fixes` names the scenarios whose mitigation is this one, `explore`
 /// is the command that serves its Explorer, and `live` the section on real Redis (HTML).
 pub(super) fn render(chapter: &Chapter, fixes: &[String], explore: &str, live: &str) -> String {

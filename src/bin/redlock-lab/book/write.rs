@@ -58,7 +58,7 @@ pub(crate) fn run(args: &Args) -> Result<Outcome> {
         let scenario = &sources[i].0;
         let page = Page::of(&sources, i, args);
         let live = page.live(&chapter, None)?;
-        page.write(&chapter, &args.out, &live)?;
+        page.write(&chapter, &args.out, &live.html)?;
         errln!(
             "[{}/{total}] {} ({:.1} s)",
             i + 1,
@@ -66,7 +66,7 @@ pub(crate) fn run(args: &Args) -> Result<Outcome> {
             chapter.seconds
         );
         entries.push(entry(&chapter));
-        if replaying(args) && !live.is_empty() {
+        if replaying(args) && live.replayable {
             to_replay.push((chapter, page));
         }
         Ok(())
@@ -125,14 +125,14 @@ impl Page {
     /// The page's section on real Redis (empty where mutual exclusion holds), with its replay
     /// run and kept in `record` if given.
     #[cfg(all(unix, feature = "redis"))]
-    fn live(&self, chapter: &Chapter, record: Option<&Path>) -> Result<String> {
+    fn live(&self, chapter: &Chapter, record: Option<&Path>) -> Result<page::Section> {
         super::live::section(chapter, &self.opened_as, record)
     }
 
     /// Without the Redis client there is no replay to point at.
     #[cfg(not(all(unix, feature = "redis")))]
-    fn live(&self, _: &Chapter, _: Option<&Path>) -> Result<String> {
-        Ok(String::new())
+    fn live(&self, _: &Chapter, _: Option<&Path>) -> Result<page::Section> {
+        Ok(page::Section::default())
     }
 }
 
@@ -146,7 +146,7 @@ fn record_replays(to_replay: &[(Chapter, Page)], out: &Path) -> Result<()> {
             chapter.scenario.name
         );
         let live = page.live(chapter, Some(out))?;
-        page.write(chapter, out, &live)?;
+        page.write(chapter, out, &live.html)?;
     }
     Ok(())
 }
