@@ -663,7 +663,7 @@ fn holds_where(regions: &[String]) -> Option<String> {
 
 /// Every boundary a catalog file's prose states in symbols is the synthesis's, run on that
 /// file with its keys free: the prose carries, in backticks, where the property holds exactly
-/// as the synthesis writes it.
+/// as the synthesis writes it, and so does a mitigation text that states a rule in symbols.
 #[test]
 fn the_inequalities_catalog_files_state_are_the_synthesis() {
     const DRIFT: &[&str] = &[
@@ -693,6 +693,20 @@ fn the_inequalities_catalog_files_state_are_the_synthesis() {
         "faults.pauses.max_ticks",
         "storage.max_delay_ticks",
     ];
+    const MARGIN_ERROR: &[&str] = &[
+        "lock.drift_ticks",
+        "clock.node_error_ticks",
+        "storage.check_margin_ticks",
+        "faults.pauses.max_ticks",
+        "storage.max_delay_ticks",
+    ];
+    const MARGIN_JUMP: &[&str] = &[
+        "lock.drift_ticks",
+        "faults.clock_jumps.jump_ticks",
+        "storage.check_margin_ticks",
+        "faults.pauses.max_ticks",
+        "storage.max_delay_ticks",
+    ];
     let names = |key: &str| match key {
         "lock.ttl_ticks" => "ttl",
         "lock.drift_ticks" => "drift",
@@ -707,7 +721,7 @@ fn the_inequalities_catalog_files_state_are_the_synthesis() {
     };
     let mutual = Property::MutualExclusion;
     let storage = Property::StorageSafety;
-    let files: [(&str, &[&str], Property); 10] = [
+    let files: [(&str, &[&str], Property); 14] = [
         ("clock-drift-covered", DRIFT, mutual),
         ("clock-drift-uncovered", DRIFT, mutual),
         ("clock-error-budget-covered", JUMP, mutual),
@@ -726,6 +740,26 @@ fn the_inequalities_catalog_files_state_are_the_synthesis() {
         ),
         ("synchronous-bounds-margin-2", MARGIN, storage),
         ("synchronous-bounds-margin-3", MARGIN, storage),
+        (
+            "synchronous-bounds-node-clock-error-margin-2",
+            MARGIN_ERROR,
+            storage,
+        ),
+        (
+            "synchronous-bounds-node-clock-error-margin-3",
+            MARGIN_ERROR,
+            storage,
+        ),
+        (
+            "synchronous-bounds-node-clock-jump-margin-2",
+            MARGIN_JUMP,
+            storage,
+        ),
+        (
+            "synchronous-bounds-node-clock-jump-margin-3",
+            MARGIN_JUMP,
+            storage,
+        ),
     ];
     let mut wrong = Vec::new();
     for (name, keys, property) in files {
@@ -741,6 +775,13 @@ fn the_inequalities_catalog_files_state_are_the_synthesis() {
                 "{name}: {} holds exactly where `{holds}`",
                 property.name()
             ));
+        }
+        // A mitigation that states a rule in symbols states the synthesis's.
+        let mitigation = scenario.mitigation.as_ref().map(|m| m.text.as_str());
+        if let Some(text) = mitigation.filter(|t| t.contains(['≥', '≤', '<', '>'])) {
+            if !text.contains(&format!("`{holds}`")) {
+                wrong.push(format!("{name}'s mitigation: `{holds}` (it says {text:?})"));
+            }
         }
     }
     assert!(
