@@ -762,6 +762,7 @@ fn the_inequalities_catalog_files_state_are_the_synthesis() {
         ),
     ];
     let mut wrong = Vec::new();
+    let mut proved = Vec::new();
     for (name, keys, property) in files {
         let file = redlock_lab::catalog::find(name).expect("a catalog file");
         let synthesis = synthesize_keys(file.file, file.text, keys, LIMIT, None)
@@ -776,6 +777,7 @@ fn the_inequalities_catalog_files_state_are_the_synthesis() {
                 property.name()
             ));
         }
+        proved.push(holds.clone());
         // A mitigation that states a rule in symbols states the synthesis's.
         let mitigation = scenario.mitigation.as_ref().map(|m| m.text.as_str());
         if let Some(text) = mitigation.filter(|t| t.contains(['≥', '≤', '<', '>'])) {
@@ -784,9 +786,43 @@ fn the_inequalities_catalog_files_state_are_the_synthesis() {
             }
         }
     }
+    wrong.extend(unproved_inequalities(&proved));
     assert!(
         wrong.is_empty(),
         "the prose should say where each holds as the synthesis proves it:\n{}",
         wrong.join("\n")
     );
+}
+
+/// Every inequality in backticks anywhere in the catalog's prose and mitigations that is not
+/// one of the algorithm's own formulas: each must be a boundary in `proved`, so a file that
+/// cites another family's boundary cites it as the synthesis proved it.
+fn unproved_inequalities(proved: &[String]) -> Vec<String> {
+    // The algorithm's formulas, not boundaries: the check-before-write rule and the validity
+    // left after a slow round (SQL, with its `WHERE`, and the comparison it names are code).
+    const FORMULAS: &[&str] = &[
+        "deadline − clock ≥ 2",
+        "deadline − clock ≥ M",
+        "ttl − (T2 − T1) − drift ≤ 0",
+        "<",
+    ];
+    let mut wrong = Vec::new();
+    for file in redlock_lab::catalog::CATALOG {
+        let scenario = Scenario::from_str(file.file, file.text).unwrap();
+        let mitigation = scenario.mitigation.as_ref().map(|m| m.text.as_str());
+        let texts = [Some(scenario.prose.as_str()), mitigation];
+        for text in texts.into_iter().flatten() {
+            let quoted = text.split('`').skip(1).step_by(2);
+            for formula in quoted.filter(|q| q.contains(['≥', '≤', '<', '>'])) {
+                let code = formula.contains("WHERE");
+                if !code && !FORMULAS.contains(&formula) && !proved.iter().any(|p| p == formula) {
+                    wrong.push(format!(
+                        "{}: `{formula}` is no boundary the synthesis proved",
+                        file.file
+                    ));
+                }
+            }
+        }
+    }
+    wrong
 }
