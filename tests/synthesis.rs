@@ -794,33 +794,35 @@ fn the_inequalities_catalog_files_state_are_the_synthesis() {
     );
 }
 
-/// Every inequality in backticks anywhere in the catalog's prose and mitigations that is not
-/// one of the algorithm's own formulas: each must be a boundary in `proved`, so a file that
+/// Every inequality over the drift in backticks anywhere in the catalog's prose and
+/// mitigations and on the zone engine's page (every boundary family bounds the drift) that is
+/// not one of the algorithm's own formulas: each must be a boundary in `proved`, so a text that
 /// cites another family's boundary cites it as the synthesis proved it.
 fn unproved_inequalities(proved: &[String]) -> Vec<String> {
-    // The algorithm's formulas, not boundaries: the check-before-write rule and the validity
-    // left after a slow round (SQL, with its `WHERE`, and the comparison it names are code).
-    const FORMULAS: &[&str] = &[
-        "deadline − clock ≥ 2",
-        "deadline − clock ≥ M",
-        "ttl − (T2 − T1) − drift ≤ 0",
-        "<",
-    ];
+    // The algorithm's formulas, not boundaries: the validity left after a slow round, and a
+    // guard in the zone engine's notation.
+    const FORMULAS: &[&str] = &["ttl − (T2 − T1) − drift ≤ 0", "x ≤ ttl − drift − 1"];
     let mut wrong = Vec::new();
+    let mut texts: Vec<(String, String)> = Vec::new();
     for file in redlock_lab::catalog::CATALOG {
         let scenario = Scenario::from_str(file.file, file.text).unwrap();
-        let mitigation = scenario.mitigation.as_ref().map(|m| m.text.as_str());
-        let texts = [Some(scenario.prose.as_str()), mitigation];
-        for text in texts.into_iter().flatten() {
-            let quoted = text.split('`').skip(1).step_by(2);
-            for formula in quoted.filter(|q| q.contains(['≥', '≤', '<', '>'])) {
-                let code = formula.contains("WHERE");
-                if !code && !FORMULAS.contains(&formula) && !proved.iter().any(|p| p == formula) {
-                    wrong.push(format!(
-                        "{}: `{formula}` is no boundary the synthesis proved",
-                        file.file
-                    ));
-                }
+        texts.push((file.file.to_owned(), scenario.prose));
+        if let Some(mitigation) = scenario.mitigation {
+            texts.push((file.file.to_owned(), mitigation.text));
+        }
+    }
+    // The zone engine's page names the boundaries as examples, outside advise.md's block.
+    let zones = std::fs::read_to_string("docs/zones.md").expect("docs/zones.md");
+    texts.push(("docs/zones.md".to_owned(), zones));
+    for (file, text) in &texts {
+        let quoted = text.split('`').skip(1).step_by(2);
+        let inequalities =
+            quoted.filter(|q| q.contains(['≥', '≤', '<', '>']) && q.contains("drift"));
+        for formula in inequalities {
+            if !FORMULAS.contains(&formula) && !proved.iter().any(|p| p == formula) {
+                wrong.push(format!(
+                    "{file}: `{formula}` is no boundary the synthesis proved"
+                ));
             }
         }
     }
