@@ -147,11 +147,6 @@ impl RedisNode {
         self.connection.is_some()
     }
 
-    /// Drops the connection; the next command reconnects.
-    pub fn disconnect(&mut self) {
-        self.drop_connection();
-    }
-
     /// Runs one plain command outside a lock round (the fenced-storage example uses this), with
     /// the node's timeouts and typed errors.
     pub fn query(&mut self, cmd: &::redis::Cmd) -> Result<Value, RedisNodeError> {
