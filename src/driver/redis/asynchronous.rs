@@ -46,7 +46,7 @@ use crate::driver::{
 };
 use crate::node::NodeReply;
 use crate::proto::{
-    self, Command, Config, Fencing, Heard, Lock, Next, NodeSet, Op, Tally, Token, UsageError,
+    self, Command, Config, Fencing, Heard, Lock, Next, Op, Tally, Token, UsageError,
     validate_resource,
 };
 use crate::time::Millis;
@@ -506,11 +506,6 @@ impl<'a> AsyncGuard<'a> {
             heard.handle_late_reply(&arrival.command, answer);
         }
         heard
-    }
-
-    /// The nodes whose yes the restarted-node guard did not count in the winning round.
-    pub fn restarted(&self) -> NodeSet {
-        self.nodes().restarted()
     }
 
     /// What the guard's next operation runs on, with the stragglers heard from so far handed
