@@ -401,21 +401,16 @@ fn world_faults(simulate: &SimulateSettings) -> FaultPlan {
 /// A `[simulate]` world's clocks: its own rate error, else `[clock]`'s scaled as a catalog
 /// scenario's are.
 fn world_clocks(scenario: &Scenario, simulate: &SimulateSettings, scale: u64) -> ClockConfig {
-    let span = |ticks: u32| Millis(u64::from(ticks) * scale);
-    let ms = |ms: u32| Millis(u64::from(ms));
-    let ttl = Millis(scenario.lock.params.ttl.0 * scale);
-    let rate =
-        |ticks: u32| (span(ticks).0 * 1_000_000 / ttl.0).min(u64::from(MAX_RATE_ERROR_PPM)) as u32;
+    let offset_max = Millis(u64::from(simulate.clock_offset_max_ms));
     match simulate.clock_rate_error_ppm {
         Some(ppm) => ClockConfig {
             rate_error_ppm_max: ppm,
             client_rate_error_ppm_max: None,
-            offset_max: ms(simulate.clock_offset_max_ms),
+            offset_max,
         },
         None => ClockConfig {
-            rate_error_ppm_max: rate(scenario.clock.node_error_ticks),
-            client_rate_error_ppm_max: Some(rate(scenario.clock.client_error_ticks)),
-            offset_max: ms(simulate.clock_offset_max_ms),
+            offset_max,
+            ..CatalogMapping::new(scenario, scale).clocks()
         },
     }
 }

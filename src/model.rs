@@ -71,6 +71,7 @@ mod vocabulary;
 mod world;
 
 pub(crate) use crate::event::{Event, Moment};
+pub(crate) use explorer::QUIET_RUN;
 pub(crate) use moments::{line as step_line, path_moments};
 pub use redlock::{Invariant, InvariantFn, MAX_USER_INVARIANTS, RedlockModel, breaks};
 pub(crate) use shape::Mode;

@@ -97,16 +97,6 @@ pub enum Acquisition<'a, N: Node, C: Clock, R: RngCore> {
     Unreachable(Unreachable<N::Error>),
 }
 
-impl<'a, N: Node, C: Clock, R: RngCore> Acquisition<'a, N, C, R> {
-    /// The guard, if the lock was acquired.
-    pub fn into_guard(self) -> Option<Guard<'a, N, C, R>> {
-        match self {
-            Acquisition::Acquired(guard) => Some(guard),
-            Acquisition::NotAcquired(_) | Acquisition::Unreachable(_) => None,
-        }
-    }
-}
-
 /// A Redlock client over `N` nodes, a clock and a cryptographic random generator.
 ///
 /// Each round's requests go to the nodes through [`Node::execute_all`]: one after the other by

@@ -3,7 +3,7 @@
 //!
 //! [`RedisNode`] implements [`Node`](crate::node::Node): `SET key token NX PX ttl` to acquire,
 //! and compare-and-delete and compare-and-pexpire as Lua scripts (`EVALSHA`, loaded once per
-//! connection, with `EVAL` as the fallback), the key and the token passed as `KEYS`/`ARGV`.
+//! connection and again when a node lost them), the key and the token passed as `KEYS`/`ARGV`.
 //! Each node has connect, read and write timeouts, and every failure is a typed
 //! [`RedisNodeError`] naming the node (its URL with the password masked) and the [`Cause`].
 //! The client itself is the same [`Redlock`](crate::driver::Redlock) that drives the sans-IO

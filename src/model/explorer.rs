@@ -142,8 +142,9 @@ pub(super) fn sequence_diagram(
     svg
 }
 
-/// The shortest stretch of quiet ticks drawn as one row.
-const QUIET_RUN: usize = 20;
+/// The shortest stretch of quiet ticks drawn as one row, here and in the timeline's list of
+/// steps, so both fold the same stretches.
+pub(crate) const QUIET_RUN: usize = 20;
 
 /// The diagram's rows: each step's index in `path`, and how many quiet ticks the row stands
 /// for (1 for a step of its own). A long stretch where nothing but time happens (a run in

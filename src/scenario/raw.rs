@@ -4,9 +4,20 @@
 use std::collections::BTreeMap;
 
 use serde::Deserialize;
+use serde::de::value::SeqAccessDeserializer;
+use serde::de::{Expected, Unexpected};
 use toml::Spanned;
 
 use super::{Bound, JumpTarget, Source, Verdict};
+
+/// An integer key's value as a `u32`, or serde's own "invalid value: integer `v`" refusal
+/// saying what `expected` wanted: the integer half of the hand-written visitors below, whatever
+/// width toml hands the integer over in.
+fn count<E: serde::de::Error>(v: impl Into<i128>, expected: &dyn Expected) -> Result<u32, E> {
+    let v = v.into();
+    u32::try_from(v)
+        .map_err(|_| E::invalid_value(Unexpected::Other(&format!("integer `{v}`")), expected))
+}
 
 /// Either a number (of ticks, or of extensions) or the word `"unbounded"`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -24,20 +35,16 @@ impl<'de> Deserialize<'de> for RawBound {
                 f.write_str("a number or \"unbounded\"")
             }
             fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<RawBound, E> {
-                u32::try_from(v)
-                    .map(RawBound::Ticks)
-                    .map_err(|_| E::invalid_value(serde::de::Unexpected::Signed(v), &self))
+                count(v, &self).map(RawBound::Ticks)
             }
             fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<RawBound, E> {
-                u32::try_from(v)
-                    .map(RawBound::Ticks)
-                    .map_err(|_| E::invalid_value(serde::de::Unexpected::Unsigned(v), &self))
+                count(v, &self).map(RawBound::Ticks)
             }
             fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<RawBound, E> {
                 if v == "unbounded" {
                     Ok(RawBound::Unbounded)
                 } else {
-                    Err(E::invalid_value(serde::de::Unexpected::Str(v), &self))
+                    Err(E::invalid_value(Unexpected::Str(v), &self))
                 }
             }
         }
@@ -62,24 +69,16 @@ impl<'de> Deserialize<'de> for RawQuorum {
                 f.write_str("a number, or an array of one number per client")
             }
             fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<RawQuorum, E> {
-                u32::try_from(v)
-                    .map(RawQuorum::One)
-                    .map_err(|_| E::invalid_value(serde::de::Unexpected::Signed(v), &self))
+                count(v, &self).map(RawQuorum::One)
             }
             fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<RawQuorum, E> {
-                u32::try_from(v)
-                    .map(RawQuorum::One)
-                    .map_err(|_| E::invalid_value(serde::de::Unexpected::Unsigned(v), &self))
+                count(v, &self).map(RawQuorum::One)
             }
             fn visit_seq<A: serde::de::SeqAccess<'de>>(
                 self,
-                mut seq: A,
+                seq: A,
             ) -> Result<RawQuorum, A::Error> {
-                let mut values = Vec::new();
-                while let Some(value) = seq.next_element::<Spanned<u32>>()? {
-                    values.push(value);
-                }
-                Ok(RawQuorum::PerClient(values))
+                Vec::deserialize(SeqAccessDeserializer::new(seq)).map(RawQuorum::PerClient)
             }
         }
         deserializer.deserialize_any(Visitor)
@@ -223,13 +222,9 @@ impl<'de> Deserialize<'de> for RawExpectValue {
             }
             fn visit_seq<A: serde::de::SeqAccess<'de>>(
                 self,
-                mut seq: A,
+                seq: A,
             ) -> Result<RawExpectValue, A::Error> {
-                let mut names = Vec::new();
-                while let Some(name) = seq.next_element::<String>()? {
-                    names.push(name);
-                }
-                Ok(RawExpectValue::List(names))
+                Vec::deserialize(SeqAccessDeserializer::new(seq)).map(RawExpectValue::List)
             }
         }
         deserializer.deserialize_any(Visitor)
@@ -377,14 +372,10 @@ impl<'de> Deserialize<'de> for RawWait {
                 Ok(RawWait::Flag(v))
             }
             fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<RawWait, E> {
-                u32::try_from(v)
-                    .map(RawWait::Count)
-                    .map_err(|_| E::invalid_value(serde::de::Unexpected::Signed(v), &self))
+                count(v, &self).map(RawWait::Count)
             }
             fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<RawWait, E> {
-                u32::try_from(v)
-                    .map(RawWait::Count)
-                    .map_err(|_| E::invalid_value(serde::de::Unexpected::Unsigned(v), &self))
+                count(v, &self).map(RawWait::Count)
             }
         }
         deserializer.deserialize_any(Visitor)

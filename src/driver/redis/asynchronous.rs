@@ -46,7 +46,7 @@ use crate::driver::{
 };
 use crate::node::NodeReply;
 use crate::proto::{
-    self, Command, Config, Fencing, Heard, Lock, Next, NodeSet, Op, Tally, Token, UsageError,
+    self, Command, Config, Fencing, Heard, Lock, Next, Op, Tally, Token, UsageError,
     validate_resource,
 };
 use crate::time::Millis;
@@ -229,11 +229,18 @@ async fn run(
     op: &Op,
     fencing: Fencing,
 ) -> Result<NodeReply, Cause> {
-    let value: Result<Value, RedisError> = match script::invocation(key, op, fencing) {
-        Some(invocation) => invocation.invoke_async(con).await,
-        None => script::command(key, op, fencing).query_async(con).await,
-    };
-    let value = value.and_then(Value::extract_error).map_err(|e| {
+    let command = script::command(key, op, fencing);
+    let mut value: Result<Value, RedisError> = command.query_async(con).await;
+    // This client loads no script when it connects: the first use of each answers NOSCRIPT.
+    if let (Err(e), Some(script)) = (&value, script::script_of(op, fencing))
+        && e.code() == Some("NOSCRIPT")
+    {
+        value = match script.load_async(con).await {
+            Ok(_) => command.query_async(con).await,
+            Err(e) => Err(e),
+        };
+    }
+    let value = value.map_err(|e| {
         if e.is_io_error() || e.is_connection_dropped() {
             Cause::ConnectionLost(e)
         } else {
@@ -499,11 +506,6 @@ impl<'a> AsyncGuard<'a> {
             heard.handle_late_reply(&arrival.command, answer);
         }
         heard
-    }
-
-    /// The nodes whose yes the restarted-node guard did not count in the winning round.
-    pub fn restarted(&self) -> NodeSet {
-        self.nodes().restarted()
     }
 
     /// What the guard's next operation runs on, with the stragglers heard from so far handed

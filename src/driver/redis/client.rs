@@ -97,24 +97,6 @@ impl Redlock<RedisNode, MonotonicClock, ChaCha20Rng> {
         // 128-bit tokens must be unguessable by other clients: a CSPRNG seeded from the OS.
         Ok(Redlock::with_os_rng(nodes, config, MonotonicClock::new())?)
     }
-
-    /// Like [`open_with`](Redlock::open_with), with tokens and retry delays from ChaCha20
-    /// seeded with `seed`, for a test that must replay. Anyone who knows the seed can forge
-    /// the tokens and release or extend the lock: never in production.
-    pub fn open_with_seed<S: AsRef<str>>(
-        urls: &[S],
-        options: &NodeOptions,
-        config: Config,
-        seed: u64,
-    ) -> Result<RedisRedlock, OpenError> {
-        let nodes = nodes(urls, options)?;
-        Ok(Redlock::with_seed(
-            nodes,
-            config,
-            MonotonicClock::new(),
-            seed,
-        )?)
-    }
 }
 
 /// A node for each of `urls`, not connected yet.

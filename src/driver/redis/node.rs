@@ -147,11 +147,6 @@ impl RedisNode {
         self.connection.is_some()
     }
 
-    /// Drops the connection; the next command reconnects.
-    pub fn disconnect(&mut self) {
-        self.drop_connection();
-    }
-
     /// Runs one plain command outside a lock round (the fenced-storage example uses this), with
     /// the node's timeouts and typed errors.
     pub fn query(&mut self, cmd: &::redis::Cmd) -> Result<Value, RedisNodeError> {
@@ -170,13 +165,14 @@ impl RedisNode {
         &mut self,
         invocation: &::redis::ScriptInvocation<'_>,
     ) -> Result<Value, RedisNodeError> {
-        self.invoke_read_by(invocation, server_cause)
+        self.exchange(|con| invocation.invoke(con), server_cause)
     }
 
-    /// [`invoke`](RedisNode::invoke), with an error reply's cause as `server` reads it.
-    fn invoke_read_by(
+    /// Runs `exchange` on the connection outside a lock round, with the io timeout, an error
+    /// reply's cause as `server` reads it.
+    fn exchange(
         &mut self,
-        invocation: &::redis::ScriptInvocation<'_>,
+        exchange: impl FnOnce(&mut Connection) -> Result<Value, RedisError>,
         server: impl FnOnce(RedisError) -> Cause,
     ) -> Result<Value, RedisNodeError> {
         let io_timeout = self.options.io_timeout;
@@ -188,7 +184,7 @@ impl RedisNode {
         let result = con
             .set_read_timeout(Some(io_timeout))
             .and_then(|()| con.set_write_timeout(Some(io_timeout)))
-            .and_then(|()| invocation.invoke::<Value>(con));
+            .and_then(|()| exchange(con));
         self.read_timeout = Some(io_timeout);
         self.write_timeout = Some(io_timeout);
         match result {
@@ -423,23 +419,28 @@ impl RedisNode {
         self.owed.clear();
     }
 
-    /// `EVAL` through [`redis::Script`](::redis::Script) when `EVALSHA` met an empty script cache.
+    /// Loads `op`'s script and sends its command again, when `EVALSHA` met an empty script
+    /// cache (`SCRIPT FLUSH`, or a restart between connect and command).
     fn eval_fallback(
         &mut self,
         key: &str,
         op: &Op,
         fencing: Fencing,
     ) -> Result<Value, RedisNodeError> {
-        let Some(invocation) = script::invocation(key, op, fencing) else {
+        let Some(script) = script::script_of(op, fencing) else {
             return Err(self.error(Cause::UnexpectedReply {
                 command: script::command_name(op),
                 reply: "NOSCRIPT for a command that runs no script".to_owned(),
             }));
         };
-        let value = self.invoke_read_by(&invocation, |e| round_cause(key, e))?;
-        value
-            .extract_error()
-            .map_err(|e| self.error(round_cause(key, e)))
+        let command = script::command(key, op, fencing);
+        self.exchange(
+            |con| {
+                script.load(con)?;
+                command.query(con)
+            },
+            |e| round_cause(key, e),
+        )
     }
 
     /// The cause of a failed write or read: a timeout, a lost connection, or an error reply as

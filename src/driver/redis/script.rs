@@ -112,8 +112,8 @@ pub(crate) fn script_of(op: &Op, fencing: Fencing) -> Option<&'static Script> {
 }
 
 /// The command both clients send for `op` on `key` for a lock with `fencing`: a plain command,
-/// or `EVALSHA` of its script (a client's connection loads the scripts when it opens; a node
-/// that lost them answers `NOSCRIPT`).
+/// or `EVALSHA` of its script (a node that does not know the script answers `NOSCRIPT`, and the
+/// clients load the op's script and send the same command again).
 ///
 /// With [`read_reply`](super::read_reply) it is all a driver of one's own over the sans-IO
 /// [`Lock`](crate::proto::Lock) needs to speak to a Redis master as the clients do: one that
@@ -174,39 +174,6 @@ pub fn command(key: &str, op: &Op, fencing: Fencing) -> Cmd {
     }
 }
 
-/// `EVAL`-with-fallback for `op`'s script, for when `EVALSHA` found no script (the node lost
-/// its script cache: `SCRIPT FLUSH`, or a restart between connect and command).
-pub(crate) fn invocation(
-    key: &str,
-    op: &Op,
-    fencing: Fencing,
-) -> Option<::redis::ScriptInvocation<'static>> {
-    let script = script_of(op, fencing)?;
-    let mut invocation = script.key(key);
-    match *op {
-        Op::DelIfEq { token } => {
-            invocation.arg(token.to_string());
-        }
-        Op::PExpireIfEq { token, ttl } => {
-            invocation.arg(token.to_string()).arg(ttl.as_u64());
-        }
-        Op::SetNxPx { token, ttl } => {
-            invocation
-                .key(FENCE_COUNTER_KEY)
-                .arg(token.to_string())
-                .arg(ttl.as_u64());
-        }
-        Op::RaiseFence { token, to } => {
-            invocation
-                .key(FENCE_COUNTER_KEY)
-                .arg(token.to_string())
-                .arg(to);
-        }
-        Op::Del => {}
-    }
-    Some(invocation)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -242,7 +209,7 @@ mod tests {
             "*6\r\n$3\r\nSET\r\n$6\r\norders\r\n$32\r\n000000000000000000000000000000ab\r\n\
              $2\r\nNX\r\n$2\r\nPX\r\n$4\r\n1500\r\n"
         );
-        assert!(invocation("orders", &op, Fencing::Off).is_none());
+        assert!(script_of(&op, Fencing::Off).is_none());
         let fenced = command("orders", &op, Fencing::WriteBack).get_packed_command();
         assert!(String::from_utf8(fenced).unwrap().contains("EVALSHA"));
     }

@@ -334,9 +334,4 @@ impl Timeline {
     pub fn step_number(&self, step: usize) -> usize {
         self.items.item(step)
     }
-
-    /// Whether two clients' beliefs overlap somewhere in the run (the red band).
-    pub fn has_overlap(&self) -> bool {
-        !self.facts.overlaps.is_empty()
-    }
 }

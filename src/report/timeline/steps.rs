@@ -3,10 +3,8 @@
 //! checker tells tick by tick) is one item. The picture's marks, the break and the list all
 //! count items, so "step 8" is the same step everywhere on the page.
 
+use crate::model::QUIET_RUN;
 use crate::time::Unit;
-
-/// The shortest stretch of quiet ticks folded into one item.
-const QUIET_RUN: usize = 20;
 
 /// How a path's steps fall into the list's items.
 #[derive(Clone, Debug, Default)]

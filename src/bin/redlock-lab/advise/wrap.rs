@@ -2,8 +2,7 @@
 
 use std::fmt::Write as _;
 
-/// The longest line of the text output, in characters.
-pub(super) const WIDTH: usize = 100;
+use crate::table::WIDTH;
 
 /// Writes `text` after `head` (padded to `indent` characters), wrapped at [`WIDTH`] with
 /// every further line indented as far; a code span in backticks is never broken.
