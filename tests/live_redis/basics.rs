@@ -113,3 +113,29 @@ fn extend_moves_the_deadline_and_the_ttl_on_every_node() {
     }
     guard.unlock();
 }
+
+/// A node that lost its script cache after the client connected (`SCRIPT FLUSH`, or a restart
+/// the connection did not see) answers the release's `EVALSHA` with `NOSCRIPT`: the client
+/// loads the script and sends the release again, and the key goes.
+#[test]
+fn a_release_after_the_nodes_flushed_their_scripts_still_deletes_the_key() {
+    let servers = cluster(3);
+    let urls = urls(&servers);
+    let mut redlock = client(&urls, config(3));
+    let guard = redlock
+        .lock("flushed", Millis(10_000))
+        .unwrap()
+        .expect("a free lock");
+    for server in &servers {
+        let flushed: String = redis::cmd("SCRIPT")
+            .arg("FLUSH")
+            .query(&mut server.connection())
+            .unwrap();
+        assert_eq!(flushed, "OK");
+    }
+    let released = guard.unlock();
+    assert_eq!(released.applied.len(), 3, "{released:?}");
+    for server in &servers {
+        assert_eq!(server.get("flushed"), None);
+    }
+}

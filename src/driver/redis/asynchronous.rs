@@ -240,7 +240,7 @@ async fn run(
             Err(e) => Err(e),
         };
     }
-    let value = value.map_err(|e| {
+    let value = value.and_then(Value::extract_error).map_err(|e| {
         if e.is_io_error() || e.is_connection_dropped() {
             Cause::ConnectionLost(e)
         } else {

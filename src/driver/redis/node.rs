@@ -437,7 +437,7 @@ impl RedisNode {
         self.exchange(
             |con| {
                 script.load(con)?;
-                command.query(con)
+                command.query::<Value>(con).and_then(Value::extract_error)
             },
             |e| round_cause(key, e),
         )
