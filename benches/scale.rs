@@ -25,7 +25,8 @@
 //! A fourth table is the zone engine against the discrete engine at TTLs from 4 to 10 000
 //! ticks (10 s at 1 ms), so the growth with the constants of each is read off one run, with
 //! the zone engine's baseline beside it: the same search without merging zones (each zone
-//! it stores with a count and seconds, the ratio of its seconds to the default's). Its last
+//! it stores with a count and seconds, the ratio of its seconds to the default's), and the
+//! same search with every key timed (the engine before dead keys went untimed). Its last
 //! rows are five masters with three clients and six and seven masters with two, at ttl 4 and
 //! 10 000 only: where the zone engine still fragments (an `incomplete` row is one that did
 //! not settle within the time limit).
@@ -303,7 +304,7 @@ fn zones_table(dir: &Path, quick: bool, time_limit: u64, memory_mb: u64) {
         "the zone engine against the discrete engine (drift 2, a node jump of +1, node clock errors of 1)"
     );
     println!(
-        "{:<22} {:>9} {:>8} {:>8}  {:<28} | {:>9} {:>8} {:>8} {:>6} | {:>11} {:>8} {:>8}  {:<28}",
+        "{:<22} {:>9} {:>8} {:>8}  {:<28} | {:>9} {:>8} {:>8} {:>6} | {:>9} {:>8} {:>6} | {:>11} {:>8} {:>8}  {:<28}",
         "config",
         "zones",
         "seconds",
@@ -312,6 +313,9 @@ fn zones_table(dir: &Path, quick: bool, time_limit: u64, memory_mb: u64) {
         "unmerged",
         "seconds",
         "peak MB",
+        "ratio",
+        "timed",
+        "seconds",
         "ratio",
         "states",
         "seconds",
@@ -340,6 +344,7 @@ fn zones_table(dir: &Path, quick: bool, time_limit: u64, memory_mb: u64) {
             std::fs::write(&file, zone_scenario(nodes, clients, ttl)).expect("write the scenario");
             let z = measure(&file, "zones", time_limit, memory_mb);
             let plain = measure(&file, "zones-unmerged", time_limit, memory_mb);
+            let timed = measure(&file, "zones-timed-keys", time_limit, memory_mb);
             let label = format!("{nodes}x{clients} ttl {ttl} ms");
             let skipped = if u64::from(ttl) > DISCRETE_TICKS {
                 Some("beyond its limit")
@@ -368,7 +373,7 @@ fn zones_table(dir: &Path, quick: bool, time_limit: u64, memory_mb: u64) {
                 },
             );
             println!(
-                "{label:<22} {:>9} {:>8.2} {:>8.0}  {:<28} | {:>9} {:>8.2} {:>8.0} {:>6.1} | {states:>11} {seconds:>8} {peak:>8}  {verdict:<28}",
+                "{label:<22} {:>9} {:>8.2} {:>8.0}  {:<28} | {:>9} {:>8.2} {:>8.0} {:>6.1} | {:>9} {:>8.2} {:>6.1} | {states:>11} {seconds:>8} {peak:>8}  {verdict:<28}",
                 z.states,
                 z.seconds,
                 megabytes(z.peak_bytes),
@@ -377,6 +382,9 @@ fn zones_table(dir: &Path, quick: bool, time_limit: u64, memory_mb: u64) {
                 plain.seconds,
                 megabytes(plain.peak_bytes),
                 plain.seconds / z.seconds.max(0.001),
+                timed.states,
+                timed.seconds,
+                timed.seconds / z.seconds.max(0.001),
             );
         }
     }
@@ -467,6 +475,10 @@ fn child(args: &[String]) {
             .expect("a file the zone engine models"),
         "zones-unmerged" => check
             .zone_merging(false)
+            .engine(Engine::Zones)
+            .expect("a file the zone engine models"),
+        "zones-timed-keys" => check
+            .zone_dead_keys(false)
             .engine(Engine::Zones)
             .expect("a file the zone engine models"),
         other => panic!("unknown strategy {other}"),

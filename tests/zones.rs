@@ -139,6 +139,10 @@ fn agree_on_all(text: &str) -> Report {
             merging: false,
             ..Options::default()
         },
+        Options {
+            dead_keys: false,
+            ..Options::default()
+        },
     ] {
         let outcome = explore(&config, options);
         for judgement in &outcome.judgements {
@@ -176,6 +180,44 @@ fn a_node_jump_by_the_drift_holds_and_one_past_it_breaks_at_every_ttl() {
             Verdict::Violated,
             "ttl {ttl}"
         );
+    }
+}
+
+/// At five, six and seven masters the untimed dead keys keep every verdict: against the
+/// discrete engine at a TTL it takes, and at 10 000 against the same search with every key
+/// timed at five (which fragments past that). A jump and a clock error past the drift break
+/// mutual exclusion at an odd number of nodes (at an even one the two majorities share two
+/// nodes, and one jump takes one); the violation's counterexample is a timed run.
+#[test]
+fn untimed_dead_keys_keep_the_verdicts_at_five_to_seven_masters() {
+    for nodes in [5, 6, 7] {
+        for drift in [2, 1] {
+            let expected = if drift == 1 && nodes % 2 == 1 {
+                Verdict::Violated
+            } else {
+                Verdict::Holds
+            };
+            let report = agree(&parse(&jump_text(nodes, 2, 4, drift, 1, 1)));
+            assert_eq!(verdict(&report, "mutual exclusion"), Some(expected));
+            let text = jump_text(nodes, 2, 10_000, drift, 1, 1);
+            let config = ZoneConfig::from_scenario(&parse(&text)).unwrap();
+            let mut runs = vec![(true, explore(&config, Options::default()))];
+            if nodes == 5 {
+                let timed = Options {
+                    dead_keys: false,
+                    ..Options::default()
+                };
+                runs.push((false, explore(&config, timed)));
+            }
+            for (dead_keys, outcome) in runs {
+                let run = format!("{nodes} nodes, drift {drift}, dead keys {dead_keys}");
+                assert!(!outcome.incomplete(), "{run}");
+                let mutex = &outcome.judgements[0];
+                assert_eq!(mutex.property, Property::MutualExclusion);
+                assert_eq!(mutex.verdict, expected, "{run}");
+                assert_eq!(mutex.run.is_some(), expected == Verdict::Violated, "{run}");
+            }
+        }
     }
 }
 

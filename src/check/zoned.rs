@@ -22,6 +22,7 @@ impl Check {
             time_limit: self.time_limit.unwrap_or(Duration::MAX),
             symmetry: self.symmetry.unwrap_or(true),
             merging: self.zone_merging,
+            dead_keys: self.zone_dead_keys,
             ..Options::default()
         };
         let mut shell = self.shell();

@@ -238,9 +238,30 @@ impl Discrete {
         (0..config.clients).filter(|&c| self.clients[c].holds())
     }
 
+    /// The nodes whose key's expiry may still decide something a client reads (one bit per
+    /// node): those a client that has not begun will send its `SET` to, and those whose
+    /// answer a client with its round open still waits for. On every other node each later
+    /// step that reads the key (a late `SET`'s answer to a client past its decision, a
+    /// release, whose answers no client acts on) leaves every client's phase, clock and
+    /// storage op as they are, whatever the key's expiry; and the set only shrinks, since the
+    /// zone engine takes no retries and no extensions.
+    pub(super) fn deciding_keys(&self, config: &ZoneConfig) -> u8 {
+        (0..config.clients).fold(0, |nodes, c| {
+            let part = &self.clients[c];
+            nodes
+                | match part.lock.phase() {
+                    LockPhase::Idle | LockPhase::BackingOff { .. } => config.reach[c],
+                    LockPhase::Acquiring(_) => part.inflight,
+                    _ => 0,
+                }
+        })
+    }
+
     /// The constants each clock is compared with from here on, for Extra⁺_LU: `(lower,
-    /// upper)`, index 0 the reference clock. A clock that nothing reads again has none.
-    pub(super) fn lu_bounds(&self, config: &ZoneConfig) -> (Vec<i32>, Vec<i32>) {
+    /// upper)`, index 0 the reference clock. A clock that nothing reads again has none; with
+    /// `dead_keys`, neither has a key's clock once its expiry decides nothing
+    /// ([`Discrete::deciding_keys`]).
+    pub(super) fn lu_bounds(&self, config: &ZoneConfig, dead_keys: bool) -> (Vec<i32>, Vec<i32>) {
         let dim = config.clock_count() + 1;
         let mut lower = vec![NO_CONSTANT; dim];
         let mut upper = vec![NO_CONSTANT; dim];
@@ -250,9 +271,14 @@ impl Discrete {
         for c in 0..config.clients {
             self.client_bounds(config, c, l, u);
         }
+        let timed = if dead_keys {
+            self.deciding_keys(config)
+        } else {
+            u8::MAX
+        };
         for n in 0..config.nodes {
             let y = config.key_clock(n);
-            if self.owners[n] != NO_OWNER {
+            if self.owners[n] != NO_OWNER && timed & (1 << n) != 0 {
                 note_guard(l, u, y, (config, Timing::KeyLive), node_readings(config));
             }
             let Some(r) = self.restart_clock(config, n) else {

@@ -42,6 +42,10 @@ pub struct Options {
     /// Store the union of a new zone and a stored one of the same discrete part in their
     /// place when that union is itself a zone (a concrete search only).
     pub merging: bool,
+    /// Give a key's clock no constant once its expiry decides nothing a client reads
+    /// (`Discrete::deciding_keys`; a concrete search only): Extra⁺_LU then forgets when
+    /// those keys expire, which otherwise splits each part into a zone per order of expiries.
+    pub dead_keys: bool,
     /// Stop after storing this many symbolic states.
     pub max_zones: usize,
     /// Stop after this long.
@@ -54,6 +58,7 @@ impl Default for Options {
             symmetry: true,
             simulation: true,
             merging: true,
+            dead_keys: true,
             max_zones: 50_000_000,
             time_limit: Duration::from_secs(600),
         }
@@ -134,8 +139,9 @@ trait Stored: Zone {
     /// Every clock zero (for each value of the keys in their domain).
     fn start(config: &ZoneConfig) -> Self;
     /// Extra⁺_LU with `state`'s constants (a parametric zone has no constants: its automata
-    /// make each client's one attempt, so their zone graphs are finite without it).
-    fn extrapolate(&mut self, config: &ZoneConfig, state: &Discrete);
+    /// make each client's one attempt, so their zone graphs are finite without it), the dead
+    /// keys' untimed with `dead_keys`.
+    fn extrapolate(&mut self, config: &ZoneConfig, state: &Discrete, dead_keys: bool);
     /// Whether `self` covers `small`: LU-simulates it with `bounds`, or includes it.
     fn covers(&self, small: &Self, bounds: Option<&(Vec<i32>, Vec<i32>)>) -> bool;
     /// The values of the keys the zone stands for (`None`: a concrete zone).
@@ -152,8 +158,8 @@ impl Stored for Dbm {
         Dbm::zero(config.clock_count())
     }
 
-    fn extrapolate(&mut self, config: &ZoneConfig, state: &Discrete) {
-        let (lower, upper) = state.lu_bounds(config);
+    fn extrapolate(&mut self, config: &ZoneConfig, state: &Discrete, dead_keys: bool) {
+        let (lower, upper) = state.lu_bounds(config, dead_keys);
         self.extrapolate_lu(&lower, &upper);
     }
 
@@ -190,7 +196,7 @@ impl Stored for ParametricZone {
         ParametricZone::zero(config.clock_count(), dimensions, keys, domain)
     }
 
-    fn extrapolate(&mut self, _: &ZoneConfig, _: &Discrete) {}
+    fn extrapolate(&mut self, _: &ZoneConfig, _: &Discrete, _: bool) {}
 
     fn covers(&self, small: &Self, _: Option<&(Vec<i32>, Vec<i32>)>) -> bool {
         self.includes(small)
@@ -270,15 +276,16 @@ pub(crate) fn explore_watched(
         return search::<ParametricZone>(config, options, &judged, watch);
     }
     let mut outcome = search::<Dbm>(config, options, &judged, watch);
-    if options.merging {
+    if options.merging || options.dead_keys {
         retrace(config, options, &mut outcome, watch);
     }
     outcome
 }
 
 /// A merged zone keeps the path of one of the zones it joined, so a violation found in it may
-/// lie off that path, and its counterexample then does not replay (no `run`). Those
-/// counterexamples are found again by a search that does not merge, stopped once it has them.
+/// lie off that path, and a zone whose dead keys went untimed may let one expire when no run
+/// can: its counterexample then does not replay (no `run`). Those counterexamples are found
+/// again by a search that does neither, stopped once it has them.
 fn retrace(
     config: &ZoneConfig,
     options: Options,
@@ -292,8 +299,12 @@ fn retrace(
     if lost.is_empty() {
         return;
     }
-    let merging = false;
-    let again = search::<Dbm>(config, Options { merging, ..options }, &lost, watch);
+    let exact = Options {
+        merging: false,
+        dead_keys: false,
+        ..options
+    };
+    let again = search::<Dbm>(config, exact, &lost, watch);
     outcome.zones += again.zones;
     for judgement in &mut outcome.judgements {
         if let Some(found) = lost
@@ -367,7 +378,7 @@ impl<Z: Stored> Search<'_, Z> {
         let mut zone = Z::start(config);
         zone.up();
         initial.within_invariants(config, &mut zone);
-        zone.extrapolate(config, &initial);
+        zone.extrapolate(config, &initial, self.options.dead_keys);
         let part = self.part(initial);
         self.entries.push(Entry {
             covered: false,
@@ -438,7 +449,7 @@ impl<Z: Stored> Search<'_, Z> {
         if self.all_violated() {
             return;
         }
-        zone.extrapolate(config, &state);
+        zone.extrapolate(config, &state, self.options.dead_keys);
         let (state, zone, renaming) = if self.options.symmetry {
             state.symmetric_image(config, &zone)
         } else {
@@ -482,7 +493,7 @@ impl<Z: Stored> Search<'_, Z> {
     fn store(&mut self, part: u32, state: Discrete, mut zone: Z) -> Option<Z> {
         // The image names clocks differently: its constants, for the simulation test.
         let simulation = self.options.simulation && self.config.parameters.is_none();
-        let bounds = simulation.then(|| state.lu_bounds(self.config));
+        let bounds = simulation.then(|| state.lu_bounds(self.config, self.options.dead_keys));
         let covers = |big: &Z, small: &Z| big.covers(small, bounds.as_ref());
         let entries = &mut self.entries;
         let stored = &mut self.passed[part as usize];
