@@ -3,7 +3,8 @@
 //! the small configurations, the old one (breadth first on one thread) measured in the same
 //! run.
 //!
-//! `cargo bench --bench scale` (`SCALE_QUICK=1` for the small rows only). Each configuration
+//! `cargo bench --bench scale` (`SCALE_QUICK=1` for the small rows only, `SCALE_TABLES=zones`
+//! for some of the tables: discrete, reductions, zones, large). Each configuration
 //! is a generated scenario file with the documented defaults, a node clock jump of +1 and drift
 //! 1, checked in a child process (this binary run again with `child`) so that its peak resident
 //! memory (`VmHWM`) is its own. Every run is bounded: `SCALE_TIME_LIMIT` seconds (default 120)
@@ -146,6 +147,36 @@ fn main() {
         redlock_lab::check::available_threads(),
         if quick { ", small rows only" } else { "" }
     );
+    // `SCALE_TABLES=zones` (a comma list of discrete, reductions, zones, large) runs only those.
+    let tables = std::env::var("SCALE_TABLES").unwrap_or_default();
+    let wants = |table: &str| tables.is_empty() || tables.split(',').any(|t| t.trim() == table);
+    if wants("discrete") {
+        discrete_table(&dir, quick, time_limit, memory_mb);
+    }
+    if wants("reductions") {
+        reductions_table(&dir, quick, time_limit);
+    }
+    if wants("zones") {
+        zones_table(&dir, quick, time_limit, memory_mb);
+    }
+    if !quick && wants("large") {
+        large_file(time_limit, memory_mb);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The model's reductions, each switched off alone (`off` names it for the child).
+const REDUCTIONS: [(&str, &str); 5] = [
+    ("all on", "none"),
+    ("dead nodes off", "dead-nodes"),
+    ("idle jumps off", "idle-jumps"),
+    ("ghosts off", "ghosts"),
+    ("symmetry off", "symmetry"),
+];
+
+/// The discrete engine's table: each configuration with the default strategy, the old
+/// breadth-first one on the small rows, and stateright's own depth-first checker.
+fn discrete_table(dir: &Path, quick: bool, time_limit: u64, memory_mb: u64) {
     println!(
         "{:<22} {:>11} {:>8} {:>8} {:>8} {:>8}  {:<34} | {:>11} {:>8} {:>8} {:>8}  {:>6} | {:>8} {:>8} {:>6}",
         "config (jump +1, drift 1)",
@@ -210,22 +241,7 @@ fn main() {
             default.verdict,
         );
     }
-    reductions_table(&dir, quick, time_limit);
-    zones_table(&dir, quick, time_limit, memory_mb);
-    if !quick {
-        large_file(time_limit, memory_mb);
-    }
-    let _ = std::fs::remove_dir_all(&dir);
 }
-
-/// The model's reductions, each switched off alone (`off` names it for the child).
-const REDUCTIONS: [(&str, &str); 5] = [
-    ("all on", "none"),
-    ("dead nodes off", "dead-nodes"),
-    ("idle jumps off", "idle-jumps"),
-    ("ghosts off", "ghosts"),
-    ("symmetry off", "symmetry"),
-];
 
 /// The growth curve with each reduction on and off: unique states (seconds) of a depth-first
 /// run on every core, no probe, bounded by the time limit.
