@@ -6,8 +6,8 @@
 //! catalog scenario that teaches the rule the mutant breaks twice: with the discrete engine as
 //! the file stands, and with the zone engine on the same file in milliseconds (every constant
 //! ×1000, which the zone engine answers in one exploration of a few hundred zones). The
-//! discrete engine runs without its cutoff, whose proof that two clients stand for more
-//! assumes the shipped core (a mutant that deletes other clients' keys escapes it). Both must
+//! engines run without their cutoff, whose proof that two clients stand for more assumes the
+//! shipped core (a mutant that deletes other clients' keys escapes it). Both must
 //! miss the scenario's `[expect]`, while this crate (the test's own, unmutated library) meets
 //! it with both. A mutation whose text is no longer found in the core fails the test, so it
 //! cannot rot into a test that checks nothing.
@@ -83,6 +83,7 @@ fn main() {
     let scale: u32 = args[2].parse().expect("a scale");
     let discrete = Check::new(&scenario).cutoff(false).engine(Engine::Discrete).expect("discrete").run();
     let zones = Check::new(&scenario.scaled(scale))
+        .cutoff(false)
         .engine(Engine::Zones)
         .expect("the zone engine models the scenario")
         .run();

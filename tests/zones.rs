@@ -221,6 +221,72 @@ fn untimed_dead_keys_keep_the_verdicts_at_five_to_seven_masters() {
     }
 }
 
+/// Three clients settled on two with phantom refusals (the cutoff, as the discrete engine's)
+/// get the verdicts of all three explored in full and of the discrete engine, on both sides
+/// of each boundary: a node jump and clock error against the drift, a restart delay, a
+/// client's backward jump. A violation the cutoff settles is a run without phantom refusals.
+/// The zone counts do not depend on the TTL (`the_zone_count_does_not_grow_with_the_ttl`):
+/// at 10 000 the cutoff alone is run, for the same verdicts.
+#[test]
+fn three_clients_settled_on_two_with_phantoms_get_the_verdicts_of_all_three() {
+    let back = |text: String, jump: u32| {
+        text.replace(
+            "target = \"node\"\njump_ticks = 1",
+            &format!("target = \"client\"\njump_ticks = -{jump}"),
+        )
+    };
+    let cases = |ttl| {
+        [
+            (jump_text(3, 3, ttl, 2, 1, 1), Verdict::Holds),
+            (jump_text(3, 3, ttl, 1, 1, 1), Verdict::Violated),
+            (crash_text(3, 3, ttl, ttl - 1), Verdict::Holds),
+            (crash_text(3, 3, ttl, ttl - 2), Verdict::Violated),
+            (back(jump_text(3, 3, ttl, 1, 1, 0), 1), Verdict::Holds),
+            (back(jump_text(3, 3, ttl, 1, 1, 0), 2), Verdict::Violated),
+        ]
+    };
+    let mutex = |r: &Report| verdict(r, "mutual exclusion");
+    let zones = |scenario: &Scenario| Check::new(scenario).engine(Engine::Zones).unwrap();
+    for (text, expected) in cases(6) {
+        let scenario = parse(&text);
+        let cut = zones(&scenario).run();
+        let full = zones(&scenario).cutoff(false).run();
+        let discrete = Check::new(&scenario).threads(1).run();
+        assert!(
+            cut.cutoff && !full.cutoff && full.stopped.is_none(),
+            "{text}"
+        );
+        assert_eq!(mutex(&full), Some(expected), "all three in full: {text}");
+        assert_eq!(mutex(&discrete), Some(expected), "discrete: {text}");
+        for property in judged(&full) {
+            assert_eq!(
+                verdict(&cut, &property),
+                verdict(&full, &property),
+                "{text}"
+            );
+        }
+        let steps = &cut.property("mutual exclusion").unwrap().counterexample;
+        assert!(
+            !steps
+                .iter()
+                .flatten()
+                .any(|s| s.contains("two-client cutoff")),
+            "a settled violation needs no phantom: {text}"
+        );
+        assert!(
+            cut.unique_states * 2 < full.unique_states,
+            "{} zones with the cutoff, {} without: {text}",
+            cut.unique_states,
+            full.unique_states
+        );
+    }
+    for (text, expected) in cases(10_000) {
+        let cut = zones(&parse(&text)).run();
+        assert!(cut.cutoff, "{text}");
+        assert_eq!(mutex(&cut), Some(expected), "{text}");
+    }
+}
+
 #[test]
 fn node_clock_error_shares_the_drift_with_a_jump() {
     // Error and jump together within the drift hold; one tick past it breaks.

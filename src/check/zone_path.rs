@@ -61,6 +61,10 @@ fn candidates(step: ZoneStep, jump: i32) -> Vec<Step> {
                 acked: 0,
             })
             .collect(),
+        ZoneStep::Refuse { client, node } => vec![Step::Refuse {
+            client: c(client),
+            node: c(node),
+        }],
         ZoneStep::Decide { client, .. } => vec![Step::Decide(c(client))],
         ZoneStep::Release(i) => vec![Step::Release(c(i))],
         ZoneStep::Jump(n) => vec![Step::Jump {

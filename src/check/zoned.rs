@@ -4,8 +4,10 @@ use std::time::Duration;
 
 use crate::property::Property;
 use crate::scenario::Scenario;
+use crate::scenario::Verdict;
+use crate::search::Shell;
 use crate::zones::{
-    self, FreeKey, Options, Synthesis, SynthesisError, TimedRun, ZoneConfig, ZoneOutcome,
+    self, FreeKey, Options, Synthesis, SynthesisError, TimedRun, ZoneConfig, ZoneOutcome, ZoneStep,
 };
 
 use super::engine::Engine;
@@ -15,8 +17,34 @@ use super::zone_path::model_steps;
 
 impl Check {
     /// Explores the zone graph under this check's shell: its state and time limits, its
-    /// memory limit and its progress, as the discrete engine's walks.
+    /// memory limit and its progress, as the discrete engine's walks. With the cutoff on, a
+    /// scenario of three or more alike clients is tried first on two clients with phantom
+    /// refusals ([`ZoneConfig::with_phantom_clients`]), as the discrete engine does; what
+    /// that settles nothing of is explored in full, the zones of both counted.
     pub(super) fn run_zones(&self, config: &ZoneConfig) -> Report {
+        let mut shell = self.shell();
+        let mut explored = 0;
+        let cut = config.with_phantom_clients().filter(|_| self.cutoff);
+        if let Some(cut) = cut {
+            let (outcome, stopped) = self.explore_zones(&cut, &mut shell, explored);
+            if stopped.is_none() && settled_by_cutoff(&outcome) {
+                return self.zone_report(outcome, None, true);
+            }
+            explored += outcome.zones;
+        }
+        let (mut outcome, stopped) = self.explore_zones(config, &mut shell, explored);
+        outcome.zones += explored;
+        self.zone_report(outcome, stopped, false)
+    }
+
+    /// One zone search of `config` under `shell`, `before` zones already explored; and why
+    /// it stopped short, if it did.
+    fn explore_zones(
+        &self,
+        config: &ZoneConfig,
+        shell: &mut Shell<'_>,
+        before: usize,
+    ) -> (ZoneOutcome, Option<StopReason>) {
         let options = Options {
             max_zones: self.max_states.unwrap_or(Options::default().max_zones),
             time_limit: self.time_limit.unwrap_or(Duration::MAX),
@@ -25,11 +53,16 @@ impl Check {
             dead_keys: self.zone_dead_keys,
             ..Options::default()
         };
-        let mut shell = self.shell();
+        let options = Options {
+            max_zones: options.max_zones.saturating_sub(before),
+            ..options
+        };
         let mut stop = None;
         let outcome = zones::explore_watched(config, options, &mut |zones| {
-            shell.report(zones);
-            stop = shell.limit(zones, self.max_states).map(StopReason::from);
+            shell.report(before + zones);
+            stop = shell
+                .limit(before + zones, self.max_states)
+                .map(StopReason::from);
             stop.is_some()
         });
         let reason = stop.unwrap_or(if outcome.zones >= options.max_zones {
@@ -38,6 +71,16 @@ impl Check {
             StopReason::TimeLimit
         });
         let stopped = outcome.incomplete().then_some(reason);
+        (outcome, stopped)
+    }
+
+    /// The report of a zone search.
+    fn zone_report(
+        &self,
+        outcome: ZoneOutcome,
+        stopped: Option<StopReason>,
+        cutoff: bool,
+    ) -> Report {
         Report {
             file: self.scenario.file.clone(),
             name: self.scenario.name.clone(),
@@ -47,7 +90,7 @@ impl Check {
             max_depth: outcome.max_depth,
             seconds: outcome.seconds,
             stopped,
-            cutoff: false,
+            cutoff,
             split: false,
             properties: self.zone_properties(&outcome),
             engine: Engine::Zones,
@@ -128,4 +171,23 @@ impl Check {
             .map(|(t, what)| format!("{t:<width$}  {what}"))
             .collect()
     }
+}
+
+/// Whether a search with phantom refusals settles every property: mutual exclusion holds,
+/// or breaks by a run that needs no phantom refusal (a run of the full automaton); `lock
+/// acquired` either way (see [`ZoneConfig::with_phantom_clients`]).
+fn settled_by_cutoff(outcome: &ZoneOutcome) -> bool {
+    outcome
+        .judgements
+        .iter()
+        .all(|judgement| match judgement.verdict {
+            Verdict::Holds => true,
+            Verdict::Violated if judgement.property == Property::LockAcquired => true,
+            Verdict::Violated => judgement.run.as_ref().is_some_and(|run| {
+                !run.steps
+                    .iter()
+                    .any(|timed| matches!(timed.step, ZoneStep::Refuse { .. }))
+            }),
+            _ => false,
+        })
 }

@@ -2,7 +2,7 @@
 
 use crate::fault::FaultKind;
 use crate::node::{NodeState, Persistence};
-use crate::proto::{ClockGuard, Contact, LockParams, Relation, ValidityCheck};
+use crate::proto::{ClockGuard, Contact, LockParams, Relation, UnlockMode, ValidityCheck};
 use crate::scenario::{Bound, Ingredient, JumpTarget, Scenario, StorageSettings, Tokens};
 use crate::storage::{CheckAndApply, OpKind, Protection, TokenSource};
 use crate::time::Millis;
@@ -116,6 +116,9 @@ pub struct ZoneConfig {
     pub(crate) parameters: Option<Parameters>,
     /// Every guard's constraints, worked out once (see [`Constraints`]).
     pub(crate) constraints: Constraints,
+    /// Whether a node may refuse a `SET` it would apply, as if another client's key were
+    /// there: the two-client cutoff ([`ZoneConfig::with_phantom_clients`]).
+    pub(crate) phantoms: bool,
 }
 
 /// The guarded storage as the engine reads it: the holders' cycle of ops, the check before
@@ -216,6 +219,7 @@ impl ZoneConfig {
             client_error: ticks(scenario.clock.client_error_ticks)?,
             parameters: None,
             constraints: Constraints::NONE,
+            phantoms: false,
         };
         if nodes > MAX_NODES || clients > MAX_CLIENTS {
             return Err(config.too_many_clocks());
@@ -369,6 +373,41 @@ impl ZoneConfig {
             }
         }
         Ok(())
+    }
+
+    /// The same automaton with two clients standing for all of them and phantom refusals
+    /// (every `SET` a node would apply may be refused instead): the discrete engine's cutoff
+    /// for mutual exclusion, whose argument
+    /// ([`RedlockModel::with_phantom_clients`](crate::model::RedlockModel::with_phantom_clients))
+    /// holds here step for step, since this automaton's client is the core's and its nodes
+    /// are the model's. `None` where it does not apply: fewer than three clients, storage
+    /// (its properties read every client's writes), an unlock other than compare-and-delete
+    /// (a plain `DEL` lets another client delete a key that is not its own), clients that
+    /// reach different nodes, or a clock jump pinned to one client. (The engine already
+    /// refuses shared tokens and per-client quorums.)
+    ///
+    /// A violation found here that uses no phantom refusal is a run of the full automaton in
+    /// which the other clients never begin; one that needs a refusal settles nothing. An
+    /// acquisition found here is one of the full automaton's either way: let the client that
+    /// acquires run alone, its steps at the same instants; every `SET` of its that was
+    /// refused (a phantom's or the other client's key) now applies, and more yeses at the
+    /// same instants never turn a won round into a lost one.
+    pub fn with_phantom_clients(&self) -> Option<ZoneConfig> {
+        let eligible = self.clients >= 3
+            && self.storage.is_none()
+            && self.parameters.is_none()
+            && self.params.unlock == UnlockMode::CompareAndDelete
+            && self.reach.windows(2).all(|w| w[0] == w[1])
+            && self.jump_client.is_none();
+        if !eligible {
+            return None;
+        }
+        let mut cut = self.clone();
+        cut.clients = 2;
+        cut.reach.truncate(2);
+        cut.phantoms = true;
+        cut.constraints = Constraints::of(&cut);
+        Some(cut)
     }
 
     /// The clock of client `c` (DBM index).

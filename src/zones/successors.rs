@@ -10,6 +10,8 @@
 //!   none, or when its key-live guard fails on its clock read exactly or `ε_n` fast; it
 //!   refuses while the guard holds on the exact reading. A restarting node serves once its
 //!   restart-delay guard holds on either reading. An applied `SET` resets the key's clock.
+//! - `Refuse(c, n)`: in the two-client cutoff only, the node refuses a `SET` it would apply,
+//!   as another client's key there would make it.
 //! - `Decide(c)`: once the tally decides the round (a quorum applied with `at-quorum`, every
 //!   node answered, or a quorum is out of reach) or the round-timeout guard holds, and at any
 //!   later moment: won when a quorum applied and the validity guard holds, lost otherwise (a
@@ -61,6 +63,14 @@ pub enum ZoneStep {
         /// Whether its answer counts toward the quorum (not while the restarted-node guard
         /// covers the node).
         counts: bool,
+    },
+    /// A node refuses a client's `SET` it would have applied, as if another client's key
+    /// were there (the two-client cutoff's phantom refusal).
+    Refuse {
+        /// The client.
+        client: usize,
+        /// The node.
+        node: usize,
     },
     /// A client decides its round.
     Decide {
@@ -125,6 +135,10 @@ impl ZoneStep {
                 applied,
                 counts,
             },
+            ZoneStep::Refuse { client: c, node: n } => ZoneStep::Refuse {
+                client: client(c),
+                node: node(n),
+            },
             ZoneStep::Decide { client: c, won } => ZoneStep::Decide {
                 client: client(c),
                 won,
@@ -180,6 +194,12 @@ impl std::fmt::Display for ZoneStep {
                     Actor::client(client)
                 )
             }
+            ZoneStep::Refuse { client, node } => write!(
+                f,
+                "{} gets {}'s SET and refuses (another client's key, in the two-client cutoff)",
+                Actor::node(node),
+                Actor::client(client)
+            ),
             ZoneStep::Decide { client, won: true } => {
                 write!(f, "{} acquires the lock", Actor::client(client))
             }
@@ -410,8 +430,22 @@ impl Discrete {
             }
         }
         for (answer, z) in answers {
+            // After the real answer: of two runs as short, the search keeps the one without.
+            let phantom = (config.phantoms && answer.applied).then(|| z.clone());
             out.push(self.arrive(config, c, n, answer, z));
+            if let Some(z) = phantom {
+                out.push(self.phantom_refusal(c, n, z));
+            }
         }
+    }
+
+    /// Node `n` refuses client `c`'s `SET` where it would apply it, as a third client's key
+    /// there would make it (see [`ZoneConfig::with_phantom_clients`]).
+    fn phantom_refusal<Z: Zone>(&self, c: usize, n: usize, z: Z) -> Successor<Z> {
+        let mut next = *self;
+        next.clients[c].inflight &= !(1 << n);
+        next.post(c, n, false, true);
+        (ZoneStep::Refuse { client: c, node: n }, next, z)
     }
 
     /// Node `n`'s answers to a `SET` on its clock read on `reading`, each where it gives it.
