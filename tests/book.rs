@@ -45,9 +45,9 @@ fn book() -> &'static Path {
     BOOK.get_or_init(|| {
         let dir = scratch_dir("book");
         let start = Instant::now();
-        // One page at a time: the browser tests run beside it on the same two cores, and a
-        // browser starved of them runs past its timeout.
-        let out = redlock_lab(&["book", "--out", dir.to_str().unwrap(), "--jobs", "1"]);
+        // Two pages at a time: every test that opens a browser asks for the book first, so no
+        // browser runs beside the build (one starved of the cores runs past its timeout).
+        let out = redlock_lab(&["book", "--out", dir.to_str().unwrap(), "--jobs", "2"]);
         assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
         let index = dir.join("index.html");
         assert_eq!(text(&out.stdout).trim(), index.to_str().unwrap());
@@ -171,8 +171,8 @@ fn a_page_shows_the_checkers_verdicts_and_the_patched_run_on_one_axis() {
 /// safety counterexample, else exit 1 saying there is none (never a panic or a bad page).
 #[test]
 fn trace_renders_every_catalog_scenario_as_html() {
-    let mut pages = 0;
-    for embedded in CATALOG {
+    // Two at a time: this test runs longest, and the binary's other tests end before it.
+    let pages = common::on_two_threads(CATALOG, |embedded| {
         let scenario = Scenario::from_str(embedded.file, embedded.text).expect("valid");
         let out = redlock_lab(&["trace", &scenario.name, "--format", "html"]);
         match out.status.code() {
@@ -180,17 +180,21 @@ fn trace_renders_every_catalog_scenario_as_html() {
                 let html = text(&out.stdout);
                 assert!(html.starts_with("<!DOCTYPE html>"), "{}", scenario.name);
                 assert!(html.contains("<li id='step-1'"), "{}", scenario.name);
-                pages += 1;
+                true
             }
-            Some(1) => assert!(
-                text(&out.stderr).contains("so there is no counterexample to trace"),
-                "{}: {}",
-                scenario.name,
-                text(&out.stderr)
-            ),
+            Some(1) => {
+                assert!(
+                    text(&out.stderr).contains("so there is no counterexample to trace"),
+                    "{}: {}",
+                    scenario.name,
+                    text(&out.stderr)
+                );
+                false
+            }
             other => panic!("{}: exit {other:?}: {}", scenario.name, text(&out.stderr)),
         }
-    }
+    });
+    let pages = pages.into_iter().filter(|page| *page).count();
     assert!(pages >= 30, "only {pages} pages");
 }
 
