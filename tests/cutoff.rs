@@ -164,28 +164,6 @@ fn the_cutoff_refuses_what_its_argument_does_not_cover() {
             .with_phantom_clients()
             .is_none()
     );
-    // The zone engine's cutoff refuses the same, and a jump pinned to one client, and storage.
-    let zones = |scenario: &Scenario| {
-        redlock_lab::testing::ZoneConfig::from_scenario(scenario)
-            .expect("modelled")
-            .with_phantom_clients()
-    };
-    let eligible = zones(&scenario("eligible", "")).expect("three alike clients, CAD");
-    assert_eq!((eligible.clients, eligible.reach.len()), (2, 2));
-    for refused in [&two_clients, &with_del, &partitioned] {
-        assert!(zones(refused).is_none(), "{}", refused.name);
-    }
-    let pinned = scenario(
-        "pinned",
-        "[faults.clock_jumps]\ntarget = \"client\"\nindex = 1\njump_ticks = -1",
-    );
-    let storage = scenario(
-        "storage",
-        "[storage]\nprotection = \"none\"\nmax_delay_ticks = 1",
-    );
-    for refused in [&pinned, &storage] {
-        assert!(zones(refused).is_none(), "{}", refused.name);
-    }
 }
 
 #[test]

@@ -287,6 +287,34 @@ fn three_clients_settled_on_two_with_phantoms_get_the_verdicts_of_all_three() {
     }
 }
 
+/// The zone engine's cutoff refuses what its argument does not cover: two clients, plain
+/// `DEL`, clients that reach different nodes, a jump pinned to one client, and storage.
+#[test]
+fn the_zone_cutoff_refuses_what_its_argument_does_not_cover() {
+    let cut = |faults: &str| {
+        let text = family_text(3, 3, 4, 1, faults);
+        ZoneConfig::from_scenario(&parse(&text))
+            .expect("modelled")
+            .with_phantom_clients()
+    };
+    let eligible = cut("").expect("three alike clients, compare-and-delete");
+    assert_eq!((eligible.clients, eligible.reach.len()), (2, 2));
+    let two = ZoneConfig::from_scenario(&parse(&family_text(3, 2, 4, 1, ""))).unwrap();
+    assert!(two.with_phantom_clients().is_none());
+    for faults in [
+        "[network]\nreach = [[1, 2], [2, 3], [1, 3]]",
+        "[faults.clock_jumps]\ntarget = \"client\"\nindex = 1\njump_ticks = -1",
+        "[storage]\nprotection = \"none\"\nmax_delay_ticks = 1",
+    ] {
+        assert!(cut(faults).is_none(), "{faults}");
+    }
+    let del = family_text(3, 3, 4, 1, "")
+        .replace("drift_ticks = 1\n", "drift_ticks = 1\nunlock = \"del\"\n");
+    assert!(del.contains("unlock = \"del\""));
+    let del = ZoneConfig::from_scenario(&parse(&del)).unwrap();
+    assert!(del.with_phantom_clients().is_none());
+}
+
 #[test]
 fn node_clock_error_shares_the_drift_with_a_jump() {
     // Error and jump together within the drift hold; one tick past it breaks.
