@@ -178,8 +178,21 @@ fn the_readme_deployment_gets_figures_exact_to_the_millisecond() {
         let line = proof(&stdout, label);
         assert!(line.contains("proved for all N, any C)"), "{label}: {line}");
     }
+    // The margin, proved at three masters, is checked at five on both sides, and says so:
+    // held here to the same files at five masters.
     let margin = proof(&stdout, "check margin");
-    assert!(margin.contains("proved for N=3, C=2)"), "{margin}");
+    assert!(
+        margin.contains("proved for N=3, C=2; the same boundary at N=5)"),
+        "{margin}"
+    );
+    for (side, holds) in [("holds", true), ("violated", false)] {
+        let file = dir.join(format!("advise-check-margin-{side}.toml"));
+        let scenario = redlock_lab::scenario::Scenario::load(&file).expect("written");
+        let five = scenario.with_nodes(5).expect("resizable");
+        let report = redlock_lab::check::Check::new(&five).run();
+        let verdict = report.property("storage safety").expect("judged").verdict;
+        assert_eq!(verdict == redlock_lab::scenario::Verdict::Holds, holds, "{side}");
+    }
     // What to type, as the README shows it: the default drift (102 ms) covers the 100 ms.
     for setting in [
         "`Config { drift: DriftPolicy::fixed(Millis(100)), .. }`, or `redlock-lab run --drift 100ms`",

@@ -58,6 +58,11 @@ pub(super) struct Found {
 }
 
 impl Found {
+    /// A search the time limit stopped after `checks` checks, at `stage`.
+    fn out_of_time(checks: usize, stage: &str) -> Found {
+        Found::unsettled(checks, format!("the time limit ran out {stage}"))
+    }
+
     /// A search a limit stopped after `checks` checks, and why.
     pub(super) fn unsettled(checks: usize, why: String) -> Found {
         Found {
@@ -197,12 +202,8 @@ pub(super) fn run_family(family: &Family<'_>, limits: &Limits) -> Result<Found> 
 
 /// [`run_family`]'s search, without its progress lines.
 fn search_family(family: &Family<'_>, limits: &Limits) -> Result<Found> {
-    let out_of_time = |checks, stage: &str| {
-        let why = format!("the time limit ran out {stage}");
-        Found::unsettled(checks, why)
-    };
     if limits.out_of_time() {
-        return Ok(out_of_time(0, "before its search began"));
+        return Ok(Found::out_of_time(0, "before its search began"));
     }
     let file = format!("advise-{}.toml", family.slug);
     // Explored from the middle of the range, where a key one tick up or down is still a
@@ -219,7 +220,7 @@ fn search_family(family: &Family<'_>, limits: &Limits) -> Result<Found> {
         limits.remaining(),
     );
     if limits.out_of_time() {
-        return Ok(out_of_time(0, "during its symbolic exploration"));
+        return Ok(Found::out_of_time(0, "during its symbolic exploration"));
     }
     let range = (i64::from(family.from), i64::from(family.to));
     let guess = (synthesis.as_ref())
@@ -251,20 +252,88 @@ fn search_family(family: &Family<'_>, limits: &Limits) -> Result<Found> {
             return Err(error).with_context(|| format!("the {} scenario", family.slug));
         }
         Err(Probe::Stopped(StopReason::TimeLimit)) => {
-            return Ok(out_of_time(checks, &format!("after {checks} checks")));
+            let stage = format!("after {checks} checks");
+            return Ok(Found::out_of_time(checks, &stage));
         }
         Err(Probe::Stopped(reason)) => {
             let why = format!("check {checks} stopped at the {reason}");
             return Ok(Found::unsettled(checks, why));
         }
     };
-    Ok(settled(
+    let narrow = !proof_reaches_five_masters(&found, family);
+    let found = settled(
         family,
         (found, read_off),
         synthesis,
         &texts,
         (checks, engine),
-    ))
+    );
+    Ok(checked_at_five_masters(found, narrow, family, limits))
+}
+
+/// `found`, checked again at five masters (the deployment Redlock recommends) on both sides
+/// when its proof does not reach them (`narrow`); not advised if it is not safe there.
+fn checked_at_five_masters(
+    mut found: Found,
+    narrow: bool,
+    family: &Family<'_>,
+    limits: &Limits,
+) -> Found {
+    let Some(value) = found.value.filter(|_| narrow) else {
+        return found;
+    };
+    // Not counted among the checks that found and confirmed the figure: the note says them.
+    match at_five_masters(family, value, limits) {
+        Ok(note) => found.proved_for = found.proved_for.map(|p| p + &note),
+        Err(why) => return Found::unsettled(found.checks, why),
+    }
+    found
+}
+
+/// Whether the proof of a search's safe side reaches five masters (a search with no safe side
+/// has nothing to carry).
+fn proof_reaches_five_masters(found: &Search, family: &Family<'_>) -> bool {
+    match found {
+        Search::Boundary { at, .. } | Search::AtStart { at } => {
+            reaches_five_masters(at, family.must_hold)
+        }
+        Search::Nowhere { .. } => true,
+    }
+}
+
+/// The masters Redlock recommends.
+const FIVE_MASTERS: usize = 5;
+
+/// Whether the checker proved every property `must_hold` names at five masters too.
+fn reaches_five_masters(report: &Report, must_hold: &[&str]) -> bool {
+    must_hold.iter().all(|name| {
+        (report.property(name)).is_some_and(|p| p.reach.covers_nodes(FIVE_MASTERS, report.nodes))
+    })
+}
+
+/// The figure `value` checked at five masters on both sides, where its proof covers only the
+/// file's node count: a note for the sizes it is proved for, or why it is not safe there (then
+/// the figure is not advised).
+fn at_five_masters(family: &Family<'_>, value: u32, limits: &Limits) -> Result<String, String> {
+    let safe_at = |value: u32| {
+        let text = provisional(family, value);
+        let scenario = Scenario::from_str("advise-five-masters.toml", &text).ok()?;
+        let report = check(&scenario.with_nodes(FIVE_MASTERS).ok()?, limits);
+        report
+            .stopped
+            .is_none()
+            .then(|| holds(&report, family.must_hold) && acquired(&report))
+    };
+    let below = (value > family.from).then(|| safe_at(value - 1)).flatten();
+    match (safe_at(value), below) {
+        (None, _) => Ok(String::new()),
+        (Some(false), _) => Err(format!(
+            "{} = {value} holds at three masters but not at {FIVE_MASTERS}",
+            family.key
+        )),
+        (Some(true), Some(false)) => Ok(format!("; the same boundary at N={FIVE_MASTERS}")),
+        (Some(true), _) => Ok(format!("; safe at N={FIVE_MASTERS} too")),
+    }
 }
 
 /// A settled search as a [`Found`]: the files of both sides, with `[expect]` set to what the
