@@ -191,7 +191,11 @@ fn the_readme_deployment_gets_figures_exact_to_the_millisecond() {
         let five = scenario.with_nodes(5).expect("resizable");
         let report = redlock_lab::check::Check::new(&five).run();
         let verdict = report.property("storage safety").expect("judged").verdict;
-        assert_eq!(verdict == redlock_lab::scenario::Verdict::Holds, holds, "{side}");
+        assert_eq!(
+            verdict == redlock_lab::scenario::Verdict::Holds,
+            holds,
+            "{side}"
+        );
     }
     // What to type, as the README shows it: the default drift (102 ms) covers the 100 ms.
     for setting in [

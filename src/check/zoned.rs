@@ -23,17 +23,18 @@ impl Check {
     /// that settles nothing of is explored in full, the zones of both counted.
     pub(super) fn run_zones(&self, config: &ZoneConfig) -> Report {
         let mut shell = self.shell();
-        let mut explored = 0;
+        let (mut explored, mut seconds) = (0, 0.0);
         let cut = config.with_phantom_clients().filter(|_| self.cutoff);
         if let Some(cut) = cut {
             let (outcome, stopped) = self.explore_zones(&cut, &mut shell, explored);
             if stopped.is_none() && settled_by_cutoff(&outcome) {
                 return self.zone_report(outcome, None, true);
             }
-            explored += outcome.zones;
+            (explored, seconds) = (outcome.zones, outcome.seconds);
         }
         let (mut outcome, stopped) = self.explore_zones(config, &mut shell, explored);
         outcome.zones += explored;
+        outcome.seconds += seconds;
         self.zone_report(outcome, stopped, false)
     }
 
