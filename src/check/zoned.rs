@@ -46,17 +46,14 @@ impl Check {
         shell: &mut Shell<'_>,
         before: usize,
     ) -> (ZoneOutcome, Option<StopReason>) {
+        let budget = self.max_states.unwrap_or(Options::default().max_zones);
         let options = Options {
-            max_zones: self.max_states.unwrap_or(Options::default().max_zones),
+            max_zones: budget.saturating_sub(before),
             time_limit: self.time_limit.unwrap_or(Duration::MAX),
             symmetry: self.symmetry.unwrap_or(true),
             merging: self.zone_merging,
             dead_keys: self.zone_dead_keys,
             ..Options::default()
-        };
-        let options = Options {
-            max_zones: options.max_zones.saturating_sub(before),
-            ..options
         };
         let mut stop = None;
         let outcome = zones::explore_watched(config, options, &mut |zones| {
