@@ -101,6 +101,10 @@ pub fn witnessed(ingredient: Ingredient, steps: &[Step], story: &Story) -> Optio
         Ingredient::Mistake(Mistake::ExtensionAnyNode) => {
             Some(steps.iter().any(|s| matches!(s, Step::Extend(_))))
         }
+        // A value reused across attempts acts when a failed round's release arrives late.
+        Ingredient::Mistake(Mistake::ReusedToken) => {
+            Some(steps.iter().any(|s| matches!(s, Step::LateRelease { .. })))
+        }
         // The mistake acts when a release deletes a key that is not the releaser's own.
         Ingredient::Mistake(Mistake::UnlockDel) | Ingredient::Mistake(Mistake::SharedToken) => {
             Some(story.lines.iter().any(|l| match &l.event {

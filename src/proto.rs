@@ -43,7 +43,7 @@ mod timing;
 pub use command::{Command, MAX_NODES, NodeId, NodeSet, Op, Reply, RoundId, Token};
 pub use config::{
     Config, ConfigError, Contact, DriftPolicy, ExtensionQuorum, FENCE_COUNTER_KEY, FailedRound,
-    Fencing, LockParams, RetryPolicy, RoundDecision, UnlockMode, ValidityCheck, quorum,
+    Fencing, LockParams, RetryPolicy, RetryToken, RoundDecision, UnlockMode, ValidityCheck, quorum,
     validate_resource,
 };
 pub use drive::Next;

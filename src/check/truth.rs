@@ -59,7 +59,8 @@ fn check_moment(m: &Moment, before: &World, after: &World, set: &mut [u64]) -> R
             Event::NotServing { .. }
             | Event::SetRefused { .. }
             | Event::ExtensionRefused { .. }
-            | Event::FenceRefused { .. },
+            | Event::FenceRefused { .. }
+            | Event::ReleaseServed { deleted: false, .. },
             Some(n),
         ) if key(before, n) != key(after, n) => {
             return Err(format!(
@@ -144,9 +145,10 @@ fn check_step(moments: &[Moment], before: &World, after: &World) -> Result<(), S
             (Some(e), None) => {
                 let owner = Actor::client(before.key_owner(n, e.token));
                 moments.iter().any(|m| match &m.event {
-                    Event::KeyExpired { .. } | Event::Crashed { .. } | Event::Promoted { .. } => {
-                        node_of(m.actor) == Some(n)
-                    }
+                    Event::KeyExpired { .. }
+                    | Event::Crashed { .. }
+                    | Event::Promoted { .. }
+                    | Event::ReleaseServed { deleted: true, .. } => node_of(m.actor) == Some(n),
                     Event::Released { deleted, freed, .. }
                     | Event::NotAcquired { deleted, freed, .. } => {
                         let own = m.actor == owner && freed.contains(Actor::node(n));

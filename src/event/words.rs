@@ -196,7 +196,7 @@ impl Event {
                 true => write!(f, "deletes {client}'s key (compare-and-delete)"),
                 false => write!(
                     f,
-                    "keeps its key: it is not {client}'s (compare-and-delete)"
+                    "deletes nothing: no key of {client}'s (compare-and-delete)"
                 ),
             },
             Event::ReleaseServed {

@@ -65,6 +65,9 @@ impl World {
             )?,
             Step::Refuse { client, node } => w.refuse(usize::from(client), node, listener)?,
             Step::Lose { client, node } => w.lose(usize::from(client), node, listener),
+            Step::LateRelease { client, node } => {
+                w.land_late_release(usize::from(client), node, listener)?
+            }
             Step::Extend(c) => w.extend(usize::from(c), listener)?,
             Step::Decide(c) => w.decide(usize::from(c), listener)?,
             Step::Release(c) => w.release_told(usize::from(c), listener),
@@ -577,6 +580,12 @@ impl World {
                     slot.mailbox = Default::default();
                     slot.guarded = proto::NodeSet::EMPTY;
                 }
+                Op::DelIfEq { .. } | Op::Del if self.release_may_be_late(c) => {
+                    let slot = &mut self.clients[c];
+                    let to = shape.reach[c].intersection(request.to(shape.params.node_count));
+                    slot.late_release = Some(request);
+                    slot.late = slot.late.union(to);
+                }
                 Op::DelIfEq { .. } | Op::Del => deleted = self.release_at_once::<T>(c, request),
             }
         }
@@ -589,6 +598,46 @@ impl World {
             slot.work = Work::default();
         }
         deleted
+    }
+
+    /// Whether client `c`'s release, just sent, travels like a request rather than landing at
+    /// once: only a failed round's release with `[lock] token = "reused"`, whose client goes
+    /// on to retry with the same value. The core does not wait for that release, so it may
+    /// reach a node after the next round's `SET`, and its token matches that round's key.
+    /// With a fresh value per round, or once the client stops trying, a late release could
+    /// only keep a key longer (see [`carry_out`](World::carry_out)).
+    fn release_may_be_late(&self, c: usize) -> bool {
+        self.shape.keeps_token()
+            && matches!(self.clients[c].lock.phase(), LockPhase::BackingOff { .. })
+    }
+
+    /// Client `c`'s late release reaches node `n` (see [`Step::LateRelease`]); a node that is
+    /// down or restarting refuses it.
+    fn land_late_release<T: Listener>(&mut self, c: usize, n: u8, listener: &mut T) -> Option<()> {
+        let id = proto::NodeId(n);
+        let slot = &mut self.clients[c];
+        let request = slot.late_release.filter(|_| slot.late.contains(id))?;
+        slot.late.remove(id);
+        if slot.late.is_empty() {
+            slot.late_release = None;
+        }
+        let n = usize::from(n);
+        let clock = self.node_clock(n);
+        let persistence = self.shape.persistence;
+        let deleted = matches!(
+            self.nodes[n].state.apply(&request.op, clock, persistence),
+            Ok(true)
+        );
+        let compare = matches!(request.op, Op::DelIfEq { .. });
+        listener.record(|| {
+            let event = Event::ReleaseServed {
+                client: Actor::client(c),
+                compare,
+                deleted,
+            };
+            self.moment(Actor::node(n), event)
+        });
+        Some(())
     }
 
     /// Applies client `c`'s unlock `request` to every node at once (see

@@ -33,6 +33,9 @@ pub(super) fn label(shape: &Shape, step: &Step) -> String {
             acked_words(shape, acked)
         ),
         Step::Lose { client, node } => format!("lose request {} → n{}", c(client), node + 1),
+        Step::LateRelease { client, node } => {
+            format!("{}'s earlier release → n{} (late)", c(client), node + 1)
+        }
         Step::Refuse { client, node } => {
             format!("phantom key refuses {} at n{}", c(client), node + 1)
         }
@@ -245,7 +248,7 @@ impl Lanes {
                     text_x - 10
                 );
             }
-            Step::Deliver { client, node, .. } => {
+            Step::Deliver { client, node, .. } | Step::LateRelease { client, node } => {
                 let _ = write!(
                     svg,
                     "<line x1='{}' y1='{}' x2='{}' y2='{y}' stroke='black' marker-end='url(#arrow)' class='svg-event-line'/>",

@@ -226,7 +226,8 @@ impl RedlockModel {
     /// violation there) shortest; one that needs a refusal settles nothing.
     ///
     /// It applies to the safety run of a scenario with at least three clients, compare-and-
-    /// delete with unique tokens (a shared token lets another client delete `i`'s key), no
+    /// delete with unique tokens (a shared token lets another client delete `i`'s key; a
+    /// reused one adds late releases the argument does not cover), no
     /// storage (its properties involve every client's writes), no user invariant, the same
     /// reach for every client, one quorum for every client and no fault pinned to one client
     /// (so that any two clients are alike: with `[lock] quorum = [3, 2, 2]` the two kept would
@@ -243,6 +244,7 @@ impl RedlockModel {
             && self.invariants.is_empty()
             && shape.params.unlock == crate::proto::UnlockMode::CompareAndDelete
             && !shape.shared_token
+            && !shape.keeps_token()
             && reach.iter().all(|r| *r == reach[0])
             && !shape.quorums_differ
             && !pinned_to_a_client;

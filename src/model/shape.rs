@@ -181,6 +181,13 @@ impl Shape {
         }
     }
 
+    /// Whether each client keeps its first round's value for its retries (`[lock] token =
+    /// "reused"`), so that a failed round's release may arrive after the next round's `SET`
+    /// (see [`Step::LateRelease`](super::Step::LateRelease)).
+    pub(crate) fn keeps_token(&self) -> bool {
+        self.params.retry_token == crate::proto::RetryToken::Kept
+    }
+
     /// Whether clock jumps may hit clients.
     pub(crate) fn client_jumps(&self) -> bool {
         self.jumps > 0 && self.jump_target != JumpTarget::Node

@@ -48,6 +48,16 @@ pub enum Step {
         /// The node.
         node: u8,
     },
+    /// Only with `[lock] token = "reused"`: the release client `c` sent after a failed round
+    /// reaches node `n`. The core does not wait for that release, so it may arrive after the
+    /// client's next round began (over a new connection after a timeout, or through a proxy
+    /// that reorders), where its token matches the new round's key.
+    LateRelease {
+        /// The client.
+        client: u8,
+        /// The node.
+        node: u8,
+    },
     /// Client `c`'s `SET` to node `n` is lost.
     Lose {
         /// The client.
@@ -241,7 +251,7 @@ impl World {
                         o != c && matches!(self.clients[o].lock.phase(), LockPhase::Acquiring(_))
                     });
                 let due = match *slot.lock.phase() {
-                    LockPhase::BackingOff { until } => self.client_clock(c) >= until,
+                    LockPhase::BackingOff { until, .. } => self.client_clock(c) >= until,
                     _ => true,
                 };
                 if due && slot.inflight.is_empty() && !others_acquiring {
@@ -332,6 +342,12 @@ impl World {
                     });
                 }
             }
+        }
+        for n in slot.late.iter() {
+            out.push(Step::LateRelease {
+                client: cu,
+                node: n.0,
+            });
         }
     }
 

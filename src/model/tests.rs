@@ -108,6 +108,47 @@ fn a_crashed_client_keeps_its_keys_sends_nothing_and_stops_believing() {
 }
 
 #[test]
+fn a_reused_tokens_late_release_deletes_the_next_rounds_key_and_a_fresh_one_lands_at_once() {
+    let body = |token: &str| {
+        format!(
+            "[lock]\nnodes = 1\nclients = 1\nttl_ticks = 4\ndrift_ticks = 1\nattempts = 2\ntoken = \"{token}\""
+        )
+    };
+    // The first round outlasts `ttl − drift` and fails; its release is sent.
+    let lost = [
+        Step::Begin(0),
+        Step::Tick,
+        Step::Tick,
+        Step::Tick,
+        deliver(0, 0),
+        Step::Decide(0),
+    ];
+    let unique = run(&RedlockModel::new(&scenario(&body("unique"))), &lost);
+    assert_eq!(unique.nodes[0].state.entry, None, "released at once");
+    assert!(unique.clients[0].late.is_empty());
+
+    let model = RedlockModel::new(&scenario(&body("reused")));
+    let travelling = run(&model, &lost);
+    assert!(
+        travelling.nodes[0].state.entry.is_some(),
+        "the release is on its way"
+    );
+    let late = Step::LateRelease { client: 0, node: 0 };
+    // The old key expires, the second round wins with the same value, and the first round's
+    // release arrives after it.
+    let mut second = lost.to_vec();
+    second.extend([Step::Tick; 4]);
+    second.extend([Step::Begin(0), deliver(0, 0), Step::Decide(0), late]);
+    let after = run(&model, &second);
+    assert!(after.believes(0));
+    assert_eq!(
+        after.nodes[0].state.entry, None,
+        "the late release deleted the new key"
+    );
+    assert!(after.clients[0].late.is_empty() && after.clients[0].late_release.is_none());
+}
+
+#[test]
 fn shared_tokens_let_one_clients_unlock_delete_the_others_key() {
     let body = "[lock]\nnodes = 1\nttl_ticks = 4\ndrift_ticks = 1\ntoken = \"shared\"";
     let steps = [

@@ -73,8 +73,8 @@ use crate::time::Millis;
 
 use super::fence::{ClientFence, NodeFence};
 use super::shape::Mode;
-use super::world::owner_of;
 use super::world::{Work, World};
+use super::world::{owner_of, token_of};
 
 /// The node rows, the first replica's, the client rows, and the second replica's last, so
 /// that a world with at most one replica leaves it 0 and hashes only the rows before it
@@ -126,7 +126,7 @@ impl RowParts {
             row |= (perm[owner] as u64 + 1) << 10;
         }
         for (c, bits) in self.per_client.iter().enumerate().take(clients) {
-            row |= bits << (23 + 6 * perm[c]);
+            row |= bits << (23 + 7 * perm[c]);
         }
         row
     }
@@ -166,10 +166,19 @@ impl World {
             let (collecting, acting) = match slot.lock.phase() {
                 LockPhase::Acquiring(_) | LockPhase::Extending { .. } => (true, true),
                 LockPhase::Holding { .. } => (false, true),
-                _ => (false, false),
+                // A value kept across attempts: the next round and a late release of an
+                // earlier one act on every key that carries it.
+                LockPhase::BackingOff { .. } => (false, self.shape.keeps_token()),
+                _ => (false, !slot.late.is_empty()),
             };
             f.open_round = collecting && settled[c] == Settled::Open;
-            f.acting_token = acting.then(|| slot.token());
+            f.acting_token = acting.then(|| {
+                if self.shape.keeps_token() {
+                    token_of(c, 1)
+                } else {
+                    slot.token()
+                }
+            });
         }
         facts
     }
@@ -303,14 +312,15 @@ impl World {
         let pinned = shape.jump_target == JumpTarget::Node && shape.jump_index == Some(n as u8);
         parts.base |= u64::from(pinned) << 22;
         // The restarted-node guard's remaining time on the node's clock (an expired guard is
-        // cleared by the steps). Bits 23..40 hold the per-client bits.
+        // cleared by the steps). Bits 23..43 hold the per-client bits.
         if let Some(until) = self.nodes[n].guarded_until.filter(|_| live) {
-            parts.base |= 1 << 41 | clamp8(until.signed_sub(self.node_clock(n))) << 42;
+            parts.base |= 1 << 44 | clamp8(until.signed_sub(self.node_clock(n))) << 45;
         }
         let node = NodeId(n as u8);
         for (c, bits) in parts.per_client.iter_mut().enumerate().take(shape.clients) {
             let reach = shape.reach[c].contains(node);
             let inflight = live && self.clients[c].inflight.contains(node);
+            let late = live && self.clients[c].late.contains(node);
             // Whether the guard kept this node's yes out matters only while the round runs.
             let slot = &self.clients[c];
             let (tally, excluded) = if facts[c].open_round {
@@ -344,7 +354,8 @@ impl World {
                 | u64::from(inflight) << 1
                 | tally << 2
                 | u64::from(excluded) << 4
-                | u64::from(at_fence) << 5;
+                | u64::from(at_fence) << 5
+                | u64::from(late) << 6;
         }
         parts
     }
@@ -393,7 +404,7 @@ impl World {
             LockPhase::Idle => row |= clamp8(-back) << 8,
             // Backing off: when the next round may begin matters until it is due, and again
             // only as far as the backward budget can move the clock back.
-            LockPhase::BackingOff { until } => {
+            LockPhase::BackingOff { until, .. } => {
                 row |= clamp8(until.signed_sub(clock).max(-back)) << 8;
             }
             LockPhase::Releasing(_) | LockPhase::Finished => row |= 1 << 5,

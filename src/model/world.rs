@@ -99,6 +99,11 @@ pub(crate) struct ClientSlot {
     pub request: Option<Request>,
     /// Nodes the request has not reached yet.
     pub inflight: NodeSet,
+    /// With `[lock] token = "reused"`: the release of a failed round (the core's request,
+    /// which the core does not wait for), still travelling to the nodes in `late`.
+    pub late_release: Option<Request>,
+    /// Nodes the late release has not reached yet.
+    pub late: NodeSet,
     /// Extension rounds begun.
     pub extensions: u8,
     /// The epoch of the lease held (ghost: the fencing token of the ideal counter).
@@ -121,6 +126,8 @@ impl ClientSlot {
             guarded: NodeSet::EMPTY,
             request: None,
             inflight: NodeSet::EMPTY,
+            late_release: None,
+            late: NodeSet::EMPTY,
             extensions: 0,
             epoch: 0,
             work: Work {

@@ -163,6 +163,20 @@ impl FailedRound {
     }
 }
 
+/// The value a retry puts in its keys.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum RetryToken {
+    /// A fresh value for every round, retries included. Correct: the release of a failed
+    /// round, which nobody waits for, matches none of a later round's keys, however late it
+    /// arrives.
+    #[default]
+    Fresh,
+    /// The first round's value again, as a client that draws one value per lock (rather than
+    /// per round) does. Kept for the model, where a failed round's late release deletes the
+    /// keys the same client's next round set.
+    Kept,
+}
+
 /// How an extension round is counted.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum ExtensionQuorum {
@@ -251,6 +265,8 @@ pub struct Config {
     pub extension_quorum: ExtensionQuorum,
     /// Release a lost round on every node (Redlock step 5), or send nothing.
     pub failed_round: FailedRound,
+    /// A fresh value for every round, or the first round's value kept for the retries.
+    pub retry_token: RetryToken,
     /// Whether acquisition derives a fencing token from the round (and writes it back).
     pub fencing: Fencing,
     /// How many nodes a client must lock: `None` is the majority `N/2 + 1`. `Some(q)` pins
@@ -274,6 +290,7 @@ impl Config {
             contact: Contact::default(),
             extension_quorum: ExtensionQuorum::default(),
             failed_round: FailedRound::default(),
+            retry_token: RetryToken::default(),
             fencing: Fencing::default(),
             quorum: None,
         }
@@ -343,6 +360,7 @@ impl Config {
             contact: self.contact,
             extension_quorum: self.extension_quorum,
             failed_round: self.failed_round,
+            retry_token: self.retry_token,
             fencing: self.fencing,
             retry: self.retry,
             quorum: self.quorum.map(|q| q as u8),
@@ -379,6 +397,8 @@ pub struct LockParams {
     pub extension_quorum: ExtensionQuorum,
     /// Release a lost round on every node, or send nothing.
     pub failed_round: FailedRound,
+    /// A fresh value for every round, or the first one kept.
+    pub retry_token: RetryToken,
     /// The fencing token's derivation.
     pub fencing: Fencing,
     /// Retries after a failed acquisition round.
@@ -418,6 +438,7 @@ impl LockParams {
             contact,
             extension_quorum,
             failed_round,
+            retry_token,
             fencing,
             retry,
             quorum,
@@ -433,6 +454,7 @@ impl LockParams {
             contact,
             extension_quorum,
             failed_round,
+            retry_token,
             fencing,
             quorum: quorum.map(usize::from),
         }

@@ -69,7 +69,7 @@ impl<R: RngCore> Lock<R> {
             }
             _ => match self.state.phase() {
                 LockPhase::Acquiring(round) => Ok(Next::WaitUntil(round.deadline(&self.params))),
-                LockPhase::BackingOff { until } => Ok(Next::WaitUntil(*until)),
+                LockPhase::BackingOff { until, .. } => Ok(Next::WaitUntil(*until)),
                 _ => Err(UsageError::NotAcquiring),
             },
         }

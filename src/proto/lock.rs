@@ -252,7 +252,8 @@ mod tests {
 
     use super::*;
     use crate::proto::{
-        Answer, Contact, DriftPolicy, Failure, NodeResult, NodeSet, Op, Reply, RoundDecision,
+        Answer, Contact, DriftPolicy, Failure, NodeResult, NodeSet, Op, Reply, RetryToken,
+        RoundDecision, Token,
     };
 
     fn config() -> Config {
@@ -809,5 +810,40 @@ mod tests {
         // A guarded answer to a round that is over changes nothing.
         lock.handle_reply(round, NodeId(1), Answer::guarded(Reply::Applied), Millis(4));
         assert_eq!(lock.state().excluded(), NodeSet::EMPTY);
+    }
+
+    /// The token of each of a lock's three rounds, every round lost to refusals.
+    fn tokens_of_three_lost_rounds(retry_token: RetryToken) -> Vec<Token> {
+        let mut config = Config::new(3);
+        config.retry.attempts = 3;
+        config.retry_token = retry_token;
+        let rng = ChaCha8Rng::seed_from_u64(3);
+        let mut lock = Lock::acquire(&config, Millis(1_000), rng, Millis(0)).unwrap();
+        let mut tokens = Vec::new();
+        for _ in 0..3 {
+            let round = drain(&mut lock);
+            let Op::SetNxPx { token, .. } = round[0].op else {
+                panic!("an acquisition round sends SET: {:?}", round[0].op);
+            };
+            tokens.push(token);
+            let now = lock.poll_timeout().unwrap_or(Millis(1));
+            for command in &round {
+                lock.handle_reply(command.round, command.node, Reply::NotApplied, now);
+            }
+            let release = drain(&mut lock);
+            assert!(release.iter().all(|c| c.op == Op::DelIfEq { token }));
+            if let Some(at) = lock.poll_timeout() {
+                lock.handle_timeout(at);
+            }
+        }
+        tokens
+    }
+
+    #[test]
+    fn every_round_draws_a_fresh_token_unless_the_configuration_keeps_the_first() {
+        let fresh = tokens_of_three_lost_rounds(RetryToken::Fresh);
+        assert!(fresh[0] != fresh[1] && fresh[1] != fresh[2] && fresh[0] != fresh[2]);
+        let kept = tokens_of_three_lost_rounds(RetryToken::Kept);
+        assert!(kept.iter().all(|t| *t == kept[0]), "{kept:?}");
     }
 }

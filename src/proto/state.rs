@@ -10,7 +10,7 @@
 use thiserror::Error;
 
 use super::command::{NodeId, NodeSet, Op, Reply, RoundId, Token};
-use super::config::{FailedRound, Fencing, LockParams, RetryPolicy};
+use super::config::{FailedRound, Fencing, LockParams, RetryPolicy, RetryToken};
 use super::round::{Failure, Lease, QuorumRound, ReleaseRound, RoundOutcome, Tally};
 use crate::time::Millis;
 
@@ -210,6 +210,8 @@ pub(crate) enum LockPhase {
     BackingOff {
         /// Client time of the next round.
         until: Millis,
+        /// The failed round's value, which [`RetryToken::Kept`] uses again.
+        token: Token,
     },
     /// Holding a lease.
     Holding {
@@ -351,7 +353,7 @@ impl LockState {
     pub(crate) fn poll_timeout(&self, params: &LockParams) -> Option<Millis> {
         match &self.phase {
             LockPhase::Acquiring(round) => Some(round.deadline(params)),
-            LockPhase::BackingOff { until } => Some(*until),
+            LockPhase::BackingOff { until, .. } => Some(*until),
             LockPhase::Holding {
                 lease,
                 expiry_reported: false,
@@ -574,8 +576,12 @@ impl LockState {
         entropy: &mut impl Entropy,
     ) -> Effects {
         // A fresh token per round: a late release of an earlier round must never match the
-        // keys of a later one.
-        let round = QuorumRound::acquire_with(params, entropy.token(), now);
+        // keys of a later one (unless the configuration asks for the mistake).
+        let token = match self.phase {
+            LockPhase::BackingOff { token, .. } if params.retry_token == RetryToken::Kept => token,
+            _ => entropy.token(),
+        };
+        let round = QuorumRound::acquire_with(params, token, now);
         self.attempt += 1;
         self.excluded = NodeSet::EMPTY;
         self.phase = LockPhase::Acquiring(round);
@@ -627,7 +633,10 @@ impl LockState {
                 };
                 if self.attempt < params.retry.attempts {
                     let at = now + entropy.backoff(&params.retry);
-                    self.phase = LockPhase::BackingOff { until: at };
+                    self.phase = LockPhase::BackingOff {
+                        until: at,
+                        token: round.token,
+                    };
                     effects.event = Some(LockEvent::Retrying {
                         attempt: self.attempt,
                         failure,

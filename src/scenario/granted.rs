@@ -5,7 +5,7 @@ use super::ingredient::{Ingredient, Mistake};
 use super::property::EVENTUALLY_ACQUIRED;
 use super::{Bound, Scenario, Tokens, UNBOUNDED_EXTENSIONS};
 use crate::fault::FaultKind;
-use crate::proto::{Contact, ExtensionQuorum, NodeSet, UnlockMode, ValidityCheck};
+use crate::proto::{Contact, ExtensionQuorum, NodeSet, RetryToken, UnlockMode, ValidityCheck};
 use crate::storage::CheckAndApply;
 
 /// The extensions a holder keeps when [`Mistake::UnboundedExtensions`] is removed: the cap
@@ -23,6 +23,10 @@ impl Mistake {
                 scenario.lock.extensions > 0 && params.extension_quorum == ExtensionQuorum::AnyNode
             }
             Mistake::SharedToken => scenario.lock.token == Tokens::Shared,
+            // A value kept across attempts matters only to a client that retries.
+            Mistake::ReusedToken => {
+                params.retry_token == RetryToken::Kept && params.retry.attempts > 1
+            }
             // Only a liveness check with rivals can suffer from rounds that start together.
             Mistake::LockstepRetries => {
                 scenario.expected(EVENTUALLY_ACQUIRED).is_some()
@@ -49,6 +53,10 @@ impl Mistake {
             Mistake::NoValidityCheck => s.lock.params.validity_check = ValidityCheck::On,
             Mistake::ExtensionAnyNode => s.lock.params.extension_quorum = ExtensionQuorum::Majority,
             Mistake::SharedToken => s.lock.token = Tokens::Unique,
+            Mistake::ReusedToken => {
+                s.lock.token = Tokens::Unique;
+                s.lock.params.retry_token = RetryToken::Fresh;
+            }
             Mistake::LockstepRetries => s.liveness.isolated_rounds = true,
             Mistake::UnboundedExtensions => s.lock.extensions = EXTENSION_CAP,
             // Every client counting half the nodes or fewer counts the majority instead.

@@ -43,6 +43,8 @@ pub enum Mistake {
     ExtensionAnyNode,
     /// `[lock] token = "shared"`: every client draws the same token value.
     SharedToken,
+    /// `[lock] token = "reused"`: a client keeps one token value for all its attempts.
+    ReusedToken,
     /// `[liveness] isolated_rounds = false` with rival clients: their rounds may start
     /// together again and again (no random retry delay), so they may split the votes forever.
     LockstepRetries,
@@ -60,11 +62,12 @@ pub enum Mistake {
 
 impl Mistake {
     /// Every mistake, in the order reports list them.
-    pub const ALL: [Mistake; 9] = [
+    pub const ALL: [Mistake; 10] = [
         Mistake::UnlockDel,
         Mistake::NoValidityCheck,
         Mistake::ExtensionAnyNode,
         Mistake::SharedToken,
+        Mistake::ReusedToken,
         Mistake::LockstepRetries,
         Mistake::UnboundedExtensions,
         Mistake::MinorityQuorum,
@@ -79,6 +82,7 @@ impl Mistake {
             Mistake::NoValidityCheck => "no validity check",
             Mistake::ExtensionAnyNode => "extension quorum = any-node",
             Mistake::SharedToken => "token = shared",
+            Mistake::ReusedToken => "token = reused",
             // Conditions a liveness scenario teaches, not faults: naming them lets `--why`
             // say what the scenario is about instead of "no fault" or the partition that
             // frames it.
@@ -97,6 +101,7 @@ impl Mistake {
             Mistake::NoValidityCheck => "skipping the validity check",
             Mistake::ExtensionAnyNode => "counting an extension on any node",
             Mistake::SharedToken => "one token value shared by the clients",
+            Mistake::ReusedToken => "one token value reused across a client's retries",
             Mistake::LockstepRetries => {
                 "retrying in lockstep (no random delay between rival rounds)"
             }

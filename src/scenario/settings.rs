@@ -84,7 +84,7 @@ impl std::fmt::Display for Verdict {
     }
 }
 
-/// What token values the clients draw (file values `"unique"`, `"shared"`).
+/// What token values the clients draw (file values `"unique"`, `"shared"`, `"reused"`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Tokens {
@@ -93,6 +93,10 @@ pub enum Tokens {
     /// Every client draws the same value (a hard-coded token, or a random source seeded alike
     /// in every process): compare-and-delete can no longer tell the clients' keys apart.
     Shared,
+    /// Every client draws one value and keeps it for all its attempts (a value drawn once per
+    /// lock object rather than once per round): a late release of a failed round matches the
+    /// keys of the client's next round.
+    Reused,
 }
 
 /// Which processes a clock jump may hit (file values `"node"`, `"client"`, `"any"`).

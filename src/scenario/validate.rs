@@ -15,7 +15,7 @@ use crate::fault::{ClientCrashAim, CrashWhen};
 use crate::node::Persistence;
 use crate::proto::{
     Config, Contact, DriftPolicy, ExtensionQuorum, FailedRound, NodeId, NodeSet, RetryPolicy,
-    RoundDecision, UnlockMode, ValidityCheck, quorum,
+    RetryToken, RoundDecision, UnlockMode, ValidityCheck, quorum,
 };
 use crate::storage::{CheckAndApply, Protection, TokenSource};
 use crate::time::Millis;
@@ -819,6 +819,13 @@ impl Validator<'_> {
                 attempts,
                 delay_min: Millis(u64::from(retry_delay_ticks)),
                 delay_max: Millis(u64::from(retry_delay_ticks)),
+            },
+            // The core keeps the first round's value for the retries; the shared value is
+            // the model's entropy, not a choice of the core.
+            retry_token: if token == Tokens::Reused {
+                RetryToken::Kept
+            } else {
+                RetryToken::Fresh
             },
             ..lock_modes(l, Config::new(nodes as usize))
         };

@@ -298,6 +298,8 @@ fn refuse_unsupported(scenario: &Scenario) -> Result<()> {
         )
     } else if scenario.lock.params.contact == redlock_lab::proto::Contact::Sequential {
         Some("a sequential round")
+    } else if scenario.lock.params.retry_token == redlock_lab::proto::RetryToken::Kept {
+        Some("a failed round's release held back until after the next round (token = \"reused\")")
     } else {
         None
     };
