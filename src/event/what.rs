@@ -221,6 +221,12 @@ pub enum Event {
         /// key there without replaying the nodes); none in the simulator, whose nodes tell
         /// each release they serve ([`ReleaseServed`](Event::ReleaseServed)).
         freed: Nodes,
+        /// The unlock is on its way and reaches each node later, told there
+        /// ([`ReleaseServed`](Event::ReleaseServed)): the model's client that keeps its value
+        /// for the retries, whose release nobody waits for. Otherwise (and in the simulator,
+        /// whose nodes tell each release they serve) it is told as done at once.
+        #[cfg_attr(feature = "model", serde(skip_serializing_if = "std::ops::Not::not"))]
+        unlock_travels: bool,
     },
     /// A holder's lease is already over when it tries to extend: the core refuses at once and
     /// sends nothing.

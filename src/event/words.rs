@@ -193,10 +193,13 @@ impl Event {
                 compare: true,
                 deleted,
             } => match deleted {
-                true => write!(f, "deletes {client}'s key (compare-and-delete)"),
+                true => write!(
+                    f,
+                    "gets {client}'s compare-and-delete and deletes {client}'s key"
+                ),
                 false => write!(
                     f,
-                    "deletes nothing: no key of {client}'s (compare-and-delete)"
+                    "gets {client}'s compare-and-delete and deletes nothing: no key of {client}'s"
                 ),
             },
             Event::ReleaseServed {
@@ -335,11 +338,17 @@ impl Event {
                 gives_up,
                 failure,
                 deleted,
+                unlock_travels,
                 ..
             } => {
+                let unlock = if *unlock_travels {
+                    "sends its unlock to every node it reaches, without waiting for the answers"
+                } else {
+                    "unlocks every node it reaches"
+                };
                 write!(
                     f,
-                    "fails to acquire (T2={t2}: {}) and unlocks every node it reaches{}",
+                    "fails to acquire (T2={t2}: {}) and {unlock}{}",
                     failure.words(unit),
                     deleted_words(deleted)
                 )?;

@@ -522,6 +522,7 @@ impl World {
                 failure,
                 deleted: deleted.others,
                 freed: Nodes(deleted.own),
+                unlock_travels: effects.request.is_some() && self.release_may_be_late(c),
             },
             Some(proto::LockEvent::Asking { node, silent }) => Event::NodeAsked {
                 node: Actor::node(node.index()),

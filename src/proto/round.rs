@@ -320,13 +320,14 @@ impl QuorumRound {
         // A clock that stepped back during the round gives a negative elapsed time; counting
         // it as zero keeps the validity at most `ttl − drift`.
         let elapsed = now - self.t1;
-        let check = match self.kind {
-            RoundKind::Acquire | RoundKind::Fence => params.validity_check,
-            // Extension always checks: the mistake models only concern acquisition.
-            RoundKind::Extend => ValidityCheck::On,
+        let check = match (self.kind, params.validity_check) {
+            (RoundKind::Extend, ValidityCheck::AcquisitionOnly) => ValidityCheck::Off,
+            // Otherwise an extension always checks: `Off` concerns acquisition only.
+            (RoundKind::Extend, _) | (_, ValidityCheck::AcquisitionOnly) => ValidityCheck::On,
+            (RoundKind::Acquire | RoundKind::Fence, check) => check,
         };
         match check {
-            ValidityCheck::On => {
+            ValidityCheck::On | ValidityCheck::AcquisitionOnly => {
                 let budget = params.max_validity();
                 if !params.validity_guard().holds(elapsed) {
                     return RoundOutcome::Lost(Failure::ValidityExhausted { elapsed });
@@ -542,6 +543,34 @@ mod tests {
         match round_with(&[0, 1, 2], &[]).finish(&p, Millis(112)) {
             RoundOutcome::Won(lease) => assert_eq!(lease.deadline, Millis(121)),
             lost => panic!("expected the buggy win, got {lost:?}"),
+        }
+    }
+
+    #[test]
+    fn acquisition_only_checks_acquisitions_but_times_a_late_extension_from_its_last_answer() {
+        let mut p = params(5, 10, 1);
+        p.validity_check = ValidityCheck::AcquisitionOnly;
+        // An acquisition is checked as with the check on: a slow one is lost.
+        assert!(matches!(
+            round_with(&[0, 1, 2], &[]).finish(&p, Millis(112)),
+            RoundOutcome::Lost(Failure::ValidityExhausted { .. })
+        ));
+        let mut extension = QuorumRound::extend(Token(1), Millis(100));
+        for n in 0..3 {
+            extension.handle_reply(NodeId(n), Reply::Applied);
+        }
+        // An extension answered after its validity ran out still wins, timed from T2.
+        match extension.finish(&p, Millis(112)) {
+            RoundOutcome::Won(lease) => assert_eq!(lease.deadline, Millis(121)),
+            lost => panic!("expected the late extension to count, got {lost:?}"),
+        }
+        // With the check on (or off, which concerns acquisitions), it is lost.
+        for check in [ValidityCheck::On, ValidityCheck::Off] {
+            p.validity_check = check;
+            assert!(matches!(
+                extension.finish(&p, Millis(112)),
+                RoundOutcome::Lost(Failure::ValidityExhausted { .. })
+            ));
         }
     }
 

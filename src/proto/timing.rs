@@ -114,7 +114,9 @@ impl LockParams {
     pub(crate) fn belief_guard(&self) -> ClockGuard {
         ClockGuard {
             anchor: match self.validity_check {
-                ValidityCheck::On => Anchor::RoundStart,
+                // An acquisition's lease; with `AcquisitionOnly` only an extension's is timed
+                // from T2, and whoever reads this guard takes no extensions.
+                ValidityCheck::On | ValidityCheck::AcquisitionOnly => Anchor::RoundStart,
                 ValidityCheck::Off => Anchor::RoundDecided,
             },
             relation: Relation::Below,

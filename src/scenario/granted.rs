@@ -18,7 +18,7 @@ impl Mistake {
         let params = &scenario.lock.params;
         match self {
             Mistake::UnlockDel => params.unlock == UnlockMode::PlainDel,
-            Mistake::NoValidityCheck => params.validity_check == ValidityCheck::Off,
+            Mistake::NoValidityCheck => params.validity_check != ValidityCheck::On,
             Mistake::ExtensionAnyNode => {
                 scenario.lock.extensions > 0 && params.extension_quorum == ExtensionQuorum::AnyNode
             }

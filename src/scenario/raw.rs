@@ -256,7 +256,7 @@ pub(crate) struct RawLock {
     pub retry_delay_ticks: Option<Spanned<u32>>,
     pub retry_delay: Option<Spanned<RawDuration>>,
     pub unlock: Option<RawUnlock>,
-    pub validity_check: Option<bool>,
+    pub validity_check: Option<RawValidityCheck>,
     pub release_after_failed_round: Option<bool>,
     pub decision: Option<RawDecision>,
     pub contact: Option<RawContact>,
@@ -395,6 +395,39 @@ pub(crate) struct RawLiveness {
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawCheck {
     pub symmetry: Option<bool>,
+}
+
+/// Whether clients check the validity a round left (file values `true`, `false`,
+/// `"acquisition-only"`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum RawValidityCheck {
+    /// `true`: every round checked (correct); `false`: acquisitions unchecked.
+    Flag(bool),
+    /// `"acquisition-only"`: extensions unchecked.
+    AcquisitionOnly,
+}
+
+impl<'de> Deserialize<'de> for RawValidityCheck {
+    /// A bool or the one word, with an error that names the three values.
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl serde::de::Visitor<'_> for Visitor {
+            type Value = RawValidityCheck;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("true, false or \"acquisition-only\"")
+            }
+            fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<Self::Value, E> {
+                Ok(RawValidityCheck::Flag(v))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                match v {
+                    "acquisition-only" => Ok(RawValidityCheck::AcquisitionOnly),
+                    _ => Err(E::invalid_value(Unexpected::Str(v), &self)),
+                }
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
 }
 
 /// How clients remove their key (file values `"compare-and-delete"`, `"del"`).

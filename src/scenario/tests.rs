@@ -127,6 +127,31 @@ fn tokens_client_crashes_and_retry_delays_are_read_and_checked() {
 }
 
 #[test]
+fn validity_check_takes_a_bool_or_acquisition_only_and_token_reused_keeps_the_value() {
+    let s = parse(
+        "[lock]\nvalidity_check = \"acquisition-only\"\ntoken = \"reused\"\n\
+         [expect]\n\"mutual exclusion\" = \"holds\"\n",
+    )
+    .unwrap();
+    assert_eq!(s.lock.params.validity_check, ValidityCheck::AcquisitionOnly);
+    assert_eq!(
+        s.lock.params.retry_token,
+        crate::proto::RetryToken::Kept,
+        "the core keeps the value"
+    );
+    let e = parse(
+        "[lock]\nvalidity_check = \"sometimes\"\n[expect]\n\"mutual exclusion\" = \"holds\"\n",
+    )
+    .unwrap_err();
+    assert!(e.to_string().starts_with("s.toml:7:18: "), "{e}");
+    assert!(
+        e.to_string()
+            .contains("expected true, false or \"acquisition-only\""),
+        "{e}"
+    );
+}
+
+#[test]
 fn a_client_crash_is_aimed_at_one_client_while_it_holds() {
     use crate::fault::{ClientCrashAim, CrashWhen};
     let s = parse(

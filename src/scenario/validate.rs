@@ -9,7 +9,8 @@ use toml::Spanned;
 use super::raw::{
     RawBound, RawCheckAndApply, RawContact, RawCrashWhen, RawDecision, RawExpectValue,
     RawExtensionQuorum, RawFailover, RawLock, RawPersistence, RawProtection, RawQuorum,
-    RawScenario, RawScheduled, RawSimFaults, RawSimulate, RawTokenSource, RawUnlock, RawWait,
+    RawScenario, RawScheduled, RawSimFaults, RawSimulate, RawTokenSource, RawUnlock,
+    RawValidityCheck, RawWait,
 };
 use crate::fault::{ClientCrashAim, CrashWhen};
 use crate::node::Persistence;
@@ -1174,10 +1175,10 @@ fn lock_modes(l: &RawLock, config: Config) -> Config {
             RawUnlock::CompareAndDelete => UnlockMode::CompareAndDelete,
             RawUnlock::Del => UnlockMode::PlainDel,
         },
-        validity_check: if l.validity_check.unwrap_or(true) {
-            ValidityCheck::On
-        } else {
-            ValidityCheck::Off
+        validity_check: match l.validity_check {
+            None | Some(RawValidityCheck::Flag(true)) => ValidityCheck::On,
+            Some(RawValidityCheck::Flag(false)) => ValidityCheck::Off,
+            Some(RawValidityCheck::AcquisitionOnly) => ValidityCheck::AcquisitionOnly,
         },
         failed_round: if l.release_after_failed_round.unwrap_or(true) {
             FailedRound::Release

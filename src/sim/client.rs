@@ -26,7 +26,7 @@ use crate::actor::Actor;
 use crate::event::{self, Nodes, unlock_words};
 use crate::node::{NodeState, Persistence};
 use crate::proto::{
-    Config, Contact, Failure, Fencing, Lock, LockEvent, NodeId, NodeSet, Op, Tally,
+    Config, Contact, Failure, Fencing, Lock, LockEvent, NodeId, NodeSet, Op, Tally, ValidityCheck,
 };
 use crate::storage::{Protection, StorageOp, StorageReply};
 use crate::time::Millis;
@@ -185,9 +185,9 @@ pub(super) struct SimClient {
 enum LateAnswers {
     /// Not this client, or done.
     Off,
-    /// Waiting for its first acquisition round to go out.
+    /// Waiting for its first acquisition round (or extension round) to go out.
     Armed,
-    /// Its acquisition round is out: it reads nothing while the run has had `acquisitions`
+    /// That round is out: it reads nothing while the run has had `acquisitions`
     /// acquisitions and its clock reads before `until`.
     Waiting { acquisitions: u32, until: Millis },
 }
@@ -235,9 +235,10 @@ impl SimClient {
         }
     }
 
-    /// The client takes its first acquisition round's answers only once another client has
-    /// acquired, or a TTL later ([`WorkloadConfig::late_answers`]).
-    pub(super) fn take_acquisition_answers_late(&mut self) {
+    /// The client takes its first acquisition round's answers (or its first extension's)
+    /// only once another client has acquired, or a TTL later
+    /// ([`WorkloadConfig::late_answers`]).
+    pub(super) fn take_answers_late(&mut self) {
         self.late_answers = LateAnswers::Armed;
     }
 
@@ -883,7 +884,14 @@ impl SimClient {
             return;
         };
         while let Some(command) = lock.poll_command() {
-            if self.late_answers == LateAnswers::Armed && matches!(command.op, Op::SetNxPx { .. }) {
+            // The round whose answers wait: the first acquisition, or with extensions
+            // counted unchecked the first extension (see `WorkloadConfig::late_answers`).
+            let late_round = if ctx.lock_config.validity_check == ValidityCheck::AcquisitionOnly {
+                matches!(command.op, Op::PExpireIfEq { .. })
+            } else {
+                matches!(command.op, Op::SetNxPx { .. })
+            };
+            if self.late_answers == LateAnswers::Armed && late_round {
                 self.late_answers = LateAnswers::Waiting {
                     acquisitions: *ctx.next_epoch,
                     until: self.clock.read(ctx.now) + ctx.ttl,
@@ -927,5 +935,6 @@ fn not_acquired(local: Millis, failure: Failure, gives_up: bool) -> event::Event
         failure,
         deleted: Vec::new(),
         freed: Nodes(NodeSet::EMPTY),
+        unlock_travels: false,
     }
 }

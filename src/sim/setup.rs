@@ -177,7 +177,10 @@ pub struct WorkloadConfig {
     /// likes, so it may decide its round after a rival's whole acquisition; that rival, in
     /// turn, needs every one of its own messages in between, which uniform timing rarely
     /// gives it. Only worlds with [`Fencing::WriteBack`](crate::proto::Fencing::WriteBack)
-    /// draw it, where the order of fences is a property. A swarm run draws it
+    /// draw it, where the order of fences is a property, and worlds whose extensions are
+    /// counted unchecked ([`ValidityCheck::AcquisitionOnly`](crate::proto::ValidityCheck)),
+    /// where it is the first *extension* round whose answers wait: the model's holder, too,
+    /// takes them whenever it likes, and times its new lease from them. A swarm run draws it
     /// ([`SwarmRun::late_answers`](super::SwarmRun::late_answers)).
     pub late_answers: bool,
     /// The run's first holder, once its belief ended, releases only this long later (on its

@@ -185,9 +185,15 @@ fn draw_swarm_run(
     // rival would rarely acquire in time, and the wait would only cost the first
     // client its lease.
     let mut knob_rng = stream(seed, KNOB_STREAM);
-    let late_answers = config.lock.fencing == crate::proto::Fencing::WriteBack
+    // With extensions counted unchecked, half the runs have the first client take its first
+    // extension's answers late instead (a draw only such worlds make, so others replay as
+    // they were).
+    let late_answers = (config.lock.fencing == crate::proto::Fencing::WriteBack
         && rival_start.is_some_and(|after| after < config.ttl)
-        && uniform(&mut knob_rng, 0, 3) > 0;
+        && uniform(&mut knob_rng, 0, 3) > 0)
+        || (config.lock.validity_check == crate::proto::ValidityCheck::AcquisitionOnly
+            && config.workload.extensions > 0
+            && uniform(&mut knob_rng, 0, 1) == 1);
     // With plain DEL, half the runs have their first holder release up to a TTL after
     // its belief ended (drawn after `late_answers`, whose draws stay as they were).
     let late_release = (config.lock.unlock == crate::proto::UnlockMode::PlainDel
@@ -290,7 +296,7 @@ impl<'a> World<'a> {
             .and_then(|drawn| drawn.faults.focused_client)
             .unwrap_or(0);
         if workload.late_answers {
-            clients[first_client].take_acquisition_answers_late();
+            clients[first_client].take_answers_late();
         }
         if workload.rival_start.is_some() {
             for (id, client) in clients.iter_mut().enumerate() {
