@@ -199,6 +199,19 @@ fn check_key_bars(name: &str, told: &StoryPath, elements: &[Element]) {
                     "{name}: {line:?}"
                 );
             }
+            // A compare-and-delete a node serves on its own (a late release) ends its
+            // client's key there.
+            Event::ReleaseServed {
+                client,
+                compare: true,
+                deleted: true,
+            } => {
+                let owner = client.to_string();
+                assert!(
+                    has(&line.actor, &owner, "data-to", line.t),
+                    "{name}: {line:?}"
+                );
+            }
             _ => {}
         }
     }

@@ -179,6 +179,28 @@ fn draw_swarm_run(
         edge + Millis(config.client_clock_resolution.0 * ticks)
     });
     let faults = budget.draw_swarm(&mut stream(seed, FAULT_STREAM), swarm_aim(config));
+    let (late_answers, late_release) = draw_late_knobs(config, seed, rival_start);
+    let timed = faults.timed.clone();
+    let drawn = SwarmRun {
+        round_timeout,
+        think_max,
+        delay_max,
+        late_check,
+        rival_start,
+        late_answers,
+        late_release,
+        faults,
+    };
+    (timed, drawn)
+}
+
+/// The knobs that hold a client's answers or its release back, from their own stream of
+/// `seed` (`rival_start`: when the rivals begin, if aimed).
+fn draw_late_knobs(
+    config: &SimConfig,
+    seed: u64,
+    rival_start: Option<Millis>,
+) -> (bool, Option<Millis>) {
     // With a fencing write-back, three in four runs whose rivals begin before the
     // first holder's keys expire (as a forward jump drops one) have the first
     // client take that round's answers only after a rival acquired. Any other
@@ -199,18 +221,7 @@ fn draw_swarm_run(
     let late_release = (config.lock.unlock == crate::proto::UnlockMode::PlainDel
         && uniform(&mut knob_rng, 0, 1) == 1)
         .then(|| Millis(uniform(&mut knob_rng, 0, config.ttl.0)));
-    let timed = faults.timed.clone();
-    let drawn = SwarmRun {
-        round_timeout,
-        think_max,
-        delay_max,
-        late_check,
-        rival_start,
-        late_answers,
-        late_release,
-        faults,
-    };
-    (timed, drawn)
+    (late_answers, late_release)
 }
 
 /// The facts a swarm run's faults are aimed with.

@@ -31,6 +31,9 @@ pub(super) struct ClientNow {
     pub sent: Option<At>,
     /// The nodes that have not received them yet.
     pub pending: Vec<Actor>,
+    /// When its latest unlock left (the nodes that serve it tell so one by one, in the
+    /// simulator and for the model's late releases).
+    pub unlock_sent: Option<At>,
     /// When its storage op left (its lease check, or the end of its pause).
     pub op_sent: Option<At>,
     /// Its pause: since when, and its step.
@@ -254,6 +257,7 @@ impl Reader {
                 };
                 self.end_round(c, at, how);
                 self.end_lease(c, at);
+                self.clients[i].unlock_sent = Some(at);
                 for node in freed.actors() {
                     self.end_key(node, Some(c), at);
                 }

@@ -66,6 +66,9 @@ impl Reader {
                 }
             }
             Event::KeyExpired { owner, .. } => self.end_key(n, Some(*owner), at),
+            Event::ReleaseServed {
+                client, deleted, ..
+            } => self.release_served(*client, *deleted, n, line, at),
             Event::ClockJumped { ticks, reads } => {
                 if let Some(key) = &mut self.nodes[i].key {
                     key.expiry -= *ticks;
@@ -86,6 +89,28 @@ impl Reader {
                 }
                 None => self.node_fault(n, line, at),
             },
+        }
+    }
+
+    /// A release node `n` serves on its own (the simulator's nodes, and the model's late
+    /// releases): drawn from when `client`'s unlock left, and the key ends here, not at the
+    /// client's release.
+    fn release_served(&mut self, client: Actor, deleted: bool, n: Actor, line: &Line, at: At) {
+        let kind = if deleted {
+            ArrowKind::Applied
+        } else {
+            ArrowKind::Refused
+        };
+        let sent = self.clients.get(index(client)).and_then(|c| c.unlock_sent);
+        self.facts.arrows.push(Arrow {
+            from: (client, sent.unwrap_or(at)),
+            to: (n, at),
+            kind,
+            step: line.step,
+            title: line.sentence.clone(),
+        });
+        if deleted {
+            self.end_key(n, None, at);
         }
     }
 
