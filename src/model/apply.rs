@@ -566,7 +566,9 @@ impl World {
     /// core; a node it cannot reach or that is down answers with a failure. Shortcut, sound
     /// for compare-and-delete: a late unlock could only keep a key longer, which no property
     /// can be hurt by. For plain `DEL` a late unlock is no different from a client that
-    /// released later, and the model already lets a holder release at any time.
+    /// released later, and the model already lets a holder release at any time. The one
+    /// exception is a failed round's release under a kept value, which travels
+    /// ([`release_may_be_late`](World::release_may_be_late)).
     fn carry_out<T: Listener>(&mut self, c: usize, effects: Effects) -> Deleted {
         let shape = self.shape;
         let mut deleted = Deleted::default();
