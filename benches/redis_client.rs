@@ -241,6 +241,10 @@ impl Node for Sequential {
     fn del(&mut self, key: &str) -> Result<bool, Self::Error> {
         self.0.del(key)
     }
+
+    fn get_eq(&mut self, key: &str, token: Token) -> Result<bool, Self::Error> {
+        self.0.get_eq(key, token)
+    }
 }
 
 /// `ops` measured cycles after [`WARM_UP`] unmeasured ones: `cycle(i)` runs cycle `i` and

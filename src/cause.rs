@@ -101,8 +101,9 @@ pub fn witnessed(ingredient: Ingredient, steps: &[Step], story: &Story) -> Optio
         Ingredient::Mistake(Mistake::ExtensionAnyNode) => {
             Some(steps.iter().any(|s| matches!(s, Step::Extend(_))))
         }
-        // A value reused across attempts acts when a failed round's release arrives late.
-        Ingredient::Mistake(Mistake::ReusedToken) => {
+        // A value reused across attempts acts when a failed round's release arrives late, and
+        // a get-then-del unlock when its `DEL` does (its `GET` alone deletes nothing).
+        Ingredient::Mistake(Mistake::ReusedToken | Mistake::UnlockGetThenDel) => {
             Some(steps.iter().any(|s| matches!(s, Step::LateRelease { .. })))
         }
         // The mistake acts when a release deletes a key that is not the releaser's own.

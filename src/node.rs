@@ -94,6 +94,10 @@ pub trait Node {
     /// Plain `DEL key`, whatever it holds (the unlock mistake, for demonstrations).
     fn del(&mut self, key: &str) -> Result<bool, Self::Error>;
 
+    /// `GET key`, compared with `token` by the client: whether the key holds it. Only the
+    /// get-then-del unlock mistake reads a key so ([`Op::GetEq`]).
+    fn get_eq(&mut self, key: &str, token: Token) -> Result<bool, Self::Error>;
+
     /// Runs one [`Op`] from the core for a lock with `fencing`: with [`Fencing::Off`] an
     /// acquisition is the plain [`set_nx_px_plain`](Node::set_nx_px_plain), otherwise the
     /// counted [`set_nx_px`](Node::set_nx_px).
@@ -114,6 +118,7 @@ pub trait Node {
                 self.pexpire_if_eq(key, token, ttl).map(NodeReply::plain)
             }
             Op::Del => self.del(key).map(NodeReply::plain),
+            Op::GetEq { token } => self.get_eq(key, token).map(NodeReply::plain),
             Op::RaiseFence { token, to } => self.raise_fence(key, token, to).map(NodeReply::plain),
         }
     }
@@ -355,6 +360,7 @@ impl NodeState {
             },
             Op::DelIfEq { token } => self.entry.take_if(|entry| entry.token == token).is_some(),
             Op::Del => self.entry.take().is_some(),
+            Op::GetEq { token } => self.entry.is_some_and(|entry| entry.token == token),
             Op::PExpireIfEq { token, ttl } => match &mut self.entry {
                 Some(entry) if entry.token == token => {
                     entry.expires_at = now + ttl;

@@ -278,6 +278,8 @@ proptest! {
                     let expected = match unlock {
                         UnlockMode::CompareAndDelete => Op::DelIfEq { token },
                         UnlockMode::PlainDel => Op::Del,
+                        // `Config::validate` refuses a get-then-del lock that releases a failed round.
+                        UnlockMode::GetThenDel => unreachable!("setup() draws no get-then-del lock"),
                     };
                     let released: BTreeSet<u8> = batch
                         .commands

@@ -62,6 +62,10 @@ impl<N: Node> Node for Recording<N> {
         self.log.lock().unwrap().push(Asked::Release);
         self.node.del(key)
     }
+
+    fn get_eq(&mut self, key: &str, token: Token) -> Result<bool, N::Error> {
+        self.node.get_eq(key, token)
+    }
 }
 
 type World = (Vec<SharedNode<MemoryNode>>, Arc<Mutex<Vec<Asked>>>);

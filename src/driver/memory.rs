@@ -109,6 +109,10 @@ impl Node for MemoryNode {
         self.run(key, Op::Del).map(|r| r.applied)
     }
 
+    fn get_eq(&mut self, key: &str, token: Token) -> Result<bool, Unavailable> {
+        self.run(key, Op::GetEq { token }).map(|r| r.applied)
+    }
+
     /// Every acquisition counts, fencing or not: the in-memory counter costs nothing, and it
     /// keeps this node's semantics those of [`NodeState`], which the model checks.
     fn execute(&mut self, key: &str, op: &Op, _fencing: Fencing) -> Result<NodeReply, Unavailable> {

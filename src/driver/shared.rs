@@ -68,6 +68,10 @@ impl<N: Node> Node for SharedNode<N> {
         self.with(|node| node.del(key))
     }
 
+    fn get_eq(&mut self, key: &str, token: Token) -> Result<bool, N::Error> {
+        self.with(|node| node.get_eq(key, token))
+    }
+
     fn set_nx_px_plain(&mut self, key: &str, token: Token, ttl: Millis) -> Result<bool, N::Error> {
         self.with(|node| node.set_nx_px_plain(key, token, ttl))
     }

@@ -133,6 +133,14 @@ pub enum Event {
         /// Whether a key was deleted.
         deleted: bool,
     },
+    /// A node answers a client's `GET` (the get-then-del unlock, whose `DEL` follows only
+    /// where the client read its own value).
+    ValueRead {
+        /// Whose `GET`.
+        client: Actor,
+        /// Whether the key held the client's value.
+        own: bool,
+    },
     /// A node refuses an extension: the client's key is not there.
     ExtensionRefused {
         /// Whose extension.

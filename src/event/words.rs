@@ -61,6 +61,7 @@ impl Event {
             | Event::SetRefused { .. }
             | Event::YesWithoutKey { .. } => self.write_key_answer(f, unit),
             Event::ReleaseServed { .. } => self.write_release_answer(f),
+            Event::ValueRead { .. } => self.write_release_answer(f),
             Event::FenceRaised { .. } | Event::FenceRefused { .. } => self.write_fence_answer(f),
             Event::NotServing { .. } | Event::GuardRefused { .. } | Event::RequestLost { .. } => {
                 self.write_unserved(f)
@@ -213,6 +214,12 @@ impl Event {
                     "no key"
                 };
                 write!(f, "runs {client}'s DEL: {what}")
+            }
+            Event::ValueRead { client, own: true } => {
+                write!(f, "answers {client}'s GET with {client}'s value")
+            }
+            Event::ValueRead { client, own: false } => {
+                write!(f, "answers {client}'s GET with no value of {client}'s")
             }
             other => unreachable!("`fmt` sends {other:?} elsewhere"),
         }
@@ -729,5 +736,6 @@ pub(crate) fn unlock_words(unlock: UnlockMode) -> &'static str {
     match unlock {
         UnlockMode::CompareAndDelete => "compare-and-delete",
         UnlockMode::PlainDel => "DEL",
+        UnlockMode::GetThenDel => "GET then DEL",
     }
 }

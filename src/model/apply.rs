@@ -566,9 +566,12 @@ impl World {
     /// core; a node it cannot reach or that is down answers with a failure. Shortcut, sound
     /// for compare-and-delete: a late unlock could only keep a key longer, which no property
     /// can be hurt by. For plain `DEL` a late unlock is no different from a client that
-    /// released later, and the model already lets a holder release at any time. The one
-    /// exception is a failed round's release under a kept value, which travels
-    /// ([`release_may_be_late`](World::release_may_be_late)).
+    /// released later, and the model already lets a holder release at any time. A
+    /// get-then-del `GET` is applied at once in the same way, and the `DEL` the core sends
+    /// where it read the client's value travels (`release_at_once`): a later `GET` could read
+    /// the value only where it already was, as the holder releases once its own requests are
+    /// in (`client_steps`). The one other exception is a failed round's release under a
+    /// kept value, which travels ([`release_may_be_late`](World::release_may_be_late)).
     fn carry_out<T: Listener>(&mut self, c: usize, effects: Effects) -> Deleted {
         let shape = self.shape;
         let mut deleted = Deleted::default();
@@ -589,7 +592,9 @@ impl World {
                     slot.late_release = Some(request);
                     slot.late = slot.late.union(to);
                 }
-                Op::DelIfEq { .. } | Op::Del => deleted = self.release_at_once::<T>(c, request),
+                Op::DelIfEq { .. } | Op::Del | Op::GetEq { .. } => {
+                    deleted = self.release_at_once::<T>(c, request);
+                }
             }
         }
         if let Some(proto::LockEvent::Acquired { .. }) = effects.event {
@@ -689,8 +694,16 @@ impl World {
                 now,
                 &mut entropy,
             );
-            // A release's answers only end the release.
-            debug_assert!(effects.request.is_none());
+            // A get-then-del `GET` that read the client's value: the core sends node `n` a
+            // `DEL`, which travels (`Step::LateRelease`), so the key may expire and another
+            // client's `SET` land before it. Its answer is not handed back: the client
+            // believes nothing and waits for nothing any property depends on, so a release
+            // the core still waits for is as done as a finished one.
+            if let Some(follow) = effects.request {
+                let slot = &mut self.clients[c];
+                slot.late_release = Some(follow);
+                slot.late.insert(id);
+            }
         }
         deleted
     }

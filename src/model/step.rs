@@ -10,7 +10,9 @@
 use crate::actor::Process;
 use crate::fault::FaultKind;
 use crate::node::{Availability, Persistence};
-use crate::proto::{Answer, Effects, Entropy, LockPhase, LockState, NodeId, RetryPolicy, Token};
+use crate::proto::{
+    Answer, Effects, Entropy, LockPhase, LockState, NodeId, RetryPolicy, Token, UnlockMode,
+};
 use crate::scenario::{Bound, JumpTarget};
 use crate::time::Millis;
 
@@ -274,7 +276,13 @@ impl World {
                 {
                     out.push(Step::Extend(cu));
                 }
-                if shape.ops.is_empty() {
+                // A get-then-del holder's `GET` cannot overtake its own late `SET` on a FIFO
+                // connection, and the model applies the `GET` at once (`carry_out`): so it
+                // releases once its requests are in, which covers releasing earlier, as its
+                // belief only ends later.
+                let fifo =
+                    shape.params.unlock != UnlockMode::GetThenDel || slot.inflight.is_empty();
+                if shape.ops.is_empty() && fifo {
                     out.push(Step::Release(cu));
                 } else if work.pending.is_some() {
                     out.push(Step::Apply(cu));

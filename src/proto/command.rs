@@ -150,6 +150,7 @@ impl fmt::Display for Op {
             Op::SetNxPx { token, ttl } => write!(f, "SET NX PX {} {}…", ttl.0, short(token)),
             Op::DelIfEq { token } => write!(f, "DEL-IF-EQ {}…", short(token)),
             Op::Del => write!(f, "DEL"),
+            Op::GetEq { token } => write!(f, "GET (is it {}…?)", short(token)),
             Op::PExpireIfEq { token, ttl } => {
                 write!(f, "PEXPIRE-IF-EQ {} {}…", ttl.0, short(token))
             }
@@ -182,6 +183,14 @@ pub enum Op {
     },
     /// Plain `DEL key`: the mistake redis.io warns about, kept so the model can show why.
     Del,
+    /// `GET key`, compared by the client: applied when the key holds `token`. Only the
+    /// get-then-del mistake sends it ([`UnlockMode::GetThenDel`](super::UnlockMode::GetThenDel)):
+    /// the comparison and the `DEL` that follows it are two commands, and another client's
+    /// `SET` may land between them.
+    GetEq {
+        /// The value the key must hold.
+        token: Token,
+    },
     /// Compare-and-pexpire: reset the key's TTL only if it holds `token`.
     PExpireIfEq {
         /// The value the key must hold.

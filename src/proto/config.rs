@@ -52,6 +52,12 @@ pub enum UnlockMode {
     CompareAndDelete,
     /// Plain `DEL`: may delete another client's key. redis.io's warning, kept for the model.
     PlainDel,
+    /// `GET`, then `DEL` on each node whose value was the client's own: the comparison and
+    /// the delete are two commands, so the key may expire and another client's `SET` land
+    /// between them (the seed's warning, §4.2). Only a held lock is released so: a failed
+    /// round's release, which nobody waits for, cannot wait for a `GET` either, so this mode
+    /// needs [`FailedRound::Keep`]. Kept for the model.
+    GetThenDel,
 }
 
 impl UnlockMode {
@@ -60,6 +66,7 @@ impl UnlockMode {
         match self {
             UnlockMode::CompareAndDelete => "compare-and-delete",
             UnlockMode::PlainDel => "del",
+            UnlockMode::GetThenDel => "get-then-del",
         }
     }
 }
@@ -342,6 +349,9 @@ impl Config {
                 max: self.retry.delay_max,
             });
         }
+        if self.unlock == UnlockMode::GetThenDel && self.failed_round == FailedRound::Release {
+            return Err(ConfigError::GetThenDelAfterFailedRound);
+        }
         Ok(())
     }
 
@@ -525,6 +535,11 @@ pub enum ConfigError {
         /// The upper bound given.
         max: Millis,
     },
+    /// [`UnlockMode::GetThenDel`] with [`FailedRound::Release`].
+    #[error(
+        "a get-then-del unlock cannot release a failed round: nobody waits for that release, so no DEL could follow its GET (keep the failed round's keys)"
+    )]
+    GetThenDelAfterFailedRound,
     /// An empty resource (key) name.
     #[error("resource name is empty: the lock's key needs a name")]
     EmptyResource,

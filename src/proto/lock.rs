@@ -252,8 +252,8 @@ mod tests {
 
     use super::*;
     use crate::proto::{
-        Answer, Contact, DriftPolicy, Failure, NodeResult, NodeSet, Op, Reply, RetryToken,
-        RoundDecision, Token,
+        Answer, Contact, DriftPolicy, FailedRound, Failure, NodeResult, NodeSet, Op, Reply,
+        RetryToken, RoundDecision, Token, UnlockMode,
     };
 
     fn config() -> Config {
@@ -737,6 +737,50 @@ mod tests {
         assert!(lock.is_finished());
         lock.release(Millis(3));
         assert!(drain(&mut lock).is_empty(), "releasing twice does nothing");
+    }
+
+    #[test]
+    fn a_get_then_del_release_deletes_only_where_its_get_read_its_own_value() {
+        let mut config = config();
+        config.unlock = UnlockMode::GetThenDel;
+        assert!(
+            config.validate().is_err(),
+            "a failed round cannot wait for a GET"
+        );
+        config.failed_round = FailedRound::Keep;
+        let mut lock = start(&config);
+        answer_all(&mut lock, Reply::Applied, Millis(0));
+        let Some(LockEvent::Acquired { token, .. }) = lock.poll_event() else {
+            panic!("acquired")
+        };
+        lock.release(Millis(1));
+        let gets = drain(&mut lock);
+        assert!(gets.iter().all(|c| c.op == Op::GetEq { token }));
+        // n1 and n2 still hold our value, n3's key is gone: only n1 and n2 get a DEL.
+        for command in &gets {
+            let read = if command.node == NodeId(2) {
+                Reply::NotApplied
+            } else {
+                Reply::Applied
+            };
+            lock.handle_reply(command.round, command.node, read, Millis(2));
+        }
+        let dels = drain(&mut lock);
+        let to: Vec<NodeId> = dels.iter().map(|c| c.node).collect();
+        assert_eq!(to, vec![NodeId(0), NodeId(1)]);
+        assert!(dels.iter().all(|c| c.op == Op::Del));
+        assert!(
+            lock.poll_event().is_none(),
+            "the release waits for its DELs"
+        );
+        for command in dels {
+            lock.handle_reply(command.round, command.node, Reply::Applied, Millis(3));
+        }
+        assert!(drain(&mut lock).is_empty(), "a DEL's yes is no GET's");
+        assert!(matches!(
+            lock.poll_event(),
+            Some(LockEvent::Released { nodes }) if nodes.applied.len() == 2
+        ));
     }
 
     #[test]

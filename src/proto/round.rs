@@ -449,8 +449,10 @@ pub(crate) struct ReleaseRound {
     pub token: Token,
     /// The client time the release began.
     pub started: Millis,
-    /// The answers so far.
+    /// The answers so far (to the `DEL`, on a node that got one).
     pub tally: Tally,
+    /// [`UnlockMode::GetThenDel`]: the nodes whose `GET` read our value, each sent a `DEL`.
+    pub deleting: NodeSet,
 }
 
 impl ReleaseRound {
@@ -460,15 +462,35 @@ impl ReleaseRound {
             token,
             started: now,
             tally: Tally::default(),
+            deleting: NodeSet::EMPTY,
         }
     }
 
-    /// The operation sent to every node: compare-and-delete, or the plain-`DEL` mistake.
+    /// The operation sent to every node: compare-and-delete, the plain-`DEL` mistake, or the
+    /// `GET` of the get-then-del mistake.
     pub(crate) fn op(&self, params: &LockParams) -> Op {
         match params.unlock {
             UnlockMode::CompareAndDelete => Op::DelIfEq { token: self.token },
             UnlockMode::PlainDel => Op::Del,
+            UnlockMode::GetThenDel => Op::GetEq { token: self.token },
         }
+    }
+
+    /// Whether `node`'s answer is a get-then-del `GET` that read our value, so that a `DEL`
+    /// to `node` follows (and `node`'s next answer is that `DEL`'s).
+    pub(crate) fn read_own_value(
+        &mut self,
+        params: &LockParams,
+        node: NodeId,
+        reply: Reply,
+    ) -> bool {
+        let read = params.unlock == UnlockMode::GetThenDel
+            && reply == Reply::Applied
+            && !self.deleting.contains(node);
+        if read {
+            self.deleting.insert(node);
+        }
+        read
     }
 
     /// Whether every node has answered.

@@ -405,6 +405,9 @@ impl LockState {
                 }
             }
             LockPhase::Releasing(release) => {
+                if release.read_own_value(params, node, reply) {
+                    return self.ask(node, None, Op::Del).only_request();
+                }
                 release.tally.record(node, reply);
                 if release.is_decided(params) {
                     let nodes = release.tally;
@@ -681,6 +684,16 @@ impl LockState {
             expiry_reported: false,
         };
         event(outcome)
+    }
+}
+
+impl Effects {
+    /// The request alone, without the event.
+    fn only_request(self) -> Effects {
+        Effects {
+            event: None,
+            ..self
+        }
     }
 }
 

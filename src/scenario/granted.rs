@@ -18,6 +18,7 @@ impl Mistake {
         let params = &scenario.lock.params;
         match self {
             Mistake::UnlockDel => params.unlock == UnlockMode::PlainDel,
+            Mistake::UnlockGetThenDel => params.unlock == UnlockMode::GetThenDel,
             Mistake::NoValidityCheck => params.validity_check != ValidityCheck::On,
             Mistake::ExtensionAnyNode => {
                 scenario.lock.extensions > 0 && params.extension_quorum == ExtensionQuorum::AnyNode
@@ -49,7 +50,9 @@ impl Mistake {
     /// Restores the correct setting in `s`.
     fn correct(self, s: &mut Scenario) {
         match self {
-            Mistake::UnlockDel => s.lock.params.unlock = UnlockMode::CompareAndDelete,
+            Mistake::UnlockDel | Mistake::UnlockGetThenDel => {
+                s.lock.params.unlock = UnlockMode::CompareAndDelete;
+            }
             Mistake::NoValidityCheck => s.lock.params.validity_check = ValidityCheck::On,
             Mistake::ExtensionAnyNode => s.lock.params.extension_quorum = ExtensionQuorum::Majority,
             Mistake::SharedToken => s.lock.token = Tokens::Unique,

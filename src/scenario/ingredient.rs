@@ -37,6 +37,8 @@ pub enum Ingredient {
 pub enum Mistake {
     /// `[lock] unlock = "del"`: release with plain `DEL`.
     UnlockDel,
+    /// `[lock] unlock = "get-then-del"`: compare with `GET`, delete with `DEL`, two commands.
+    UnlockGetThenDel,
     /// `[lock] validity_check = false`: no step-3 check, lease timed from T2.
     NoValidityCheck,
     /// `[lock] extension_quorum = "any-node"`: one node extending counts as success.
@@ -62,8 +64,9 @@ pub enum Mistake {
 
 impl Mistake {
     /// Every mistake, in the order reports list them.
-    pub const ALL: [Mistake; 10] = [
+    pub const ALL: [Mistake; 11] = [
         Mistake::UnlockDel,
+        Mistake::UnlockGetThenDel,
         Mistake::NoValidityCheck,
         Mistake::ExtensionAnyNode,
         Mistake::SharedToken,
@@ -79,6 +82,7 @@ impl Mistake {
     pub const fn name(self) -> &'static str {
         match self {
             Mistake::UnlockDel => "unlock = del",
+            Mistake::UnlockGetThenDel => "unlock = get-then-del",
             Mistake::NoValidityCheck => "no validity check",
             Mistake::ExtensionAnyNode => "extension quorum = any-node",
             Mistake::SharedToken => "token = shared",
@@ -98,6 +102,7 @@ impl Mistake {
     pub const fn phrase(self) -> &'static str {
         match self {
             Mistake::UnlockDel => "unlocking with plain DEL",
+            Mistake::UnlockGetThenDel => "unlocking with GET, then DEL in a second command",
             Mistake::NoValidityCheck => "skipping the validity check",
             Mistake::ExtensionAnyNode => "counting an extension on any node",
             Mistake::SharedToken => "one token value shared by the clients",

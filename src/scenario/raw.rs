@@ -430,7 +430,8 @@ impl<'de> Deserialize<'de> for RawValidityCheck {
     }
 }
 
-/// How clients remove their key (file values `"compare-and-delete"`, `"del"`).
+/// How clients remove their key (file values `"compare-and-delete"`, `"del"`,
+/// `"get-then-del"`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub(crate) enum RawUnlock {
@@ -438,6 +439,8 @@ pub(crate) enum RawUnlock {
     CompareAndDelete,
     /// Plain `DEL`: the mistake redis.io warns against.
     Del,
+    /// `GET`, then `DEL` in a second command: the mistake the seed warns against (§4.2).
+    GetThenDel,
 }
 
 /// When a round stops waiting for answers (file values `"at-quorum"`, `"all-replies"`).

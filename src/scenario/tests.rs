@@ -644,3 +644,20 @@ fn every_settings_word_reads_back_as_its_value() {
         assert_eq!(s.storage.map(|st| st.protection), Some(protection));
     }
 }
+
+#[test]
+fn a_get_then_del_unlock_keeps_a_failed_rounds_keys_and_takes_no_storage() {
+    let head = "[lock]\nnodes = 1\nunlock = \"get-then-del\"\n";
+    let expect = "[expect]\n\"mutual exclusion\" = \"holds\"\n";
+    let e = parse(&format!("{head}{expect}")).unwrap_err();
+    assert!(
+        e.to_string().contains("cannot release a failed round"),
+        "{e}"
+    );
+    let keep = format!("{head}release_after_failed_round = false\n");
+    let s = parse(&format!("{keep}{expect}")).unwrap();
+    assert_eq!(s.lock.params.unlock, UnlockMode::GetThenDel);
+    let e = parse(&format!("{keep}[storage]\n{expect}")).unwrap_err();
+    assert!(e.to_string().contains("cannot be combined"), "{e}");
+    assert_eq!(e.location().unwrap().line, 10, "{e}");
+}

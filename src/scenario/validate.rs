@@ -604,6 +604,15 @@ impl Validator<'_> {
         let Some(s) = &raw.storage else {
             return Ok(None);
         };
+        // The model lets a get-then-del holder release only once its requests are in (a
+        // connection is FIFO, so its `GET` cannot overtake a late `SET`); a holder's storage
+        // cycle releases from within its steps, where that wait is not modelled.
+        if lock.params.unlock == UnlockMode::GetThenDel {
+            return Err(ScenarioError::Lock {
+                at: self.at(s),
+                reason: "[storage] cannot be combined with unlock = \"get-then-del\" yet: the model releases such a holder only once its requests are in, which its storage cycle does not wait for".to_owned(),
+            });
+        }
         let inner = s.get_ref();
         let check_margin_ticks = match &inner.check_margin_ticks {
             // A margin is part of the lease: past `ttl − drift` no holder could act (and the
@@ -1174,6 +1183,7 @@ fn lock_modes(l: &RawLock, config: Config) -> Config {
         unlock: match l.unlock.unwrap_or(RawUnlock::CompareAndDelete) {
             RawUnlock::CompareAndDelete => UnlockMode::CompareAndDelete,
             RawUnlock::Del => UnlockMode::PlainDel,
+            RawUnlock::GetThenDel => UnlockMode::GetThenDel,
         },
         validity_check: match l.validity_check {
             None | Some(RawValidityCheck::Flag(true)) => ValidityCheck::On,

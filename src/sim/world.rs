@@ -792,6 +792,7 @@ impl<'a> World<'a> {
                 compare: false,
                 deleted,
             },
+            (Op::GetEq { .. }, own) => Event::ValueRead { client, own },
         }
     }
 

@@ -285,7 +285,7 @@ impl ZoneConfig {
         // the engine whatever they are (compare-and-delete, a plain `DEL`, or none at all).
         refuse(
             params.validity_check != ValidityCheck::On,
-            "validity_check = false",
+            "validity_check = false or \"acquisition-only\"",
         )?;
         refuse(lock.extensions != 0, "extensions")?;
         // Mutual exclusion is judged on upper bounds of the holders' clocks.
@@ -293,7 +293,12 @@ impl ZoneConfig {
             params.belief_guard().relation != Relation::Below,
             "a belief that is not a span below a bound",
         )?;
-        refuse(lock.token != Tokens::Unique, "token = shared")?;
+        refuse(lock.token != Tokens::Unique, "token = shared or reused")?;
+        // The engine applies a release at once; a get-then-del `DEL` travels after its `GET`.
+        refuse(
+            params.unlock == UnlockMode::GetThenDel,
+            "unlock = \"get-then-del\"",
+        )?;
         // The automaton sends a round to every node at T1.
         refuse(
             params.contact != Contact::Multiplexed,

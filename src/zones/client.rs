@@ -306,7 +306,10 @@ impl Discrete {
         let deletes = match op {
             Op::DelIfEq { .. } => self.owners[n] == c as u8,
             Op::Del => self.owners[n] != NO_OWNER,
-            Op::SetNxPx { .. } | Op::PExpireIfEq { .. } | Op::RaiseFence { .. } => {
+            Op::SetNxPx { .. }
+            | Op::PExpireIfEq { .. }
+            | Op::RaiseFence { .. }
+            | Op::GetEq { .. } => {
                 unreachable!("the engine sends {op:?} through its own steps or refuses it")
             }
         };

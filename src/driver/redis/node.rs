@@ -657,6 +657,10 @@ pub(super) fn interpret(op: &Op, fencing: Fencing, value: Value) -> Result<NodeR
         (Op::RaiseFence { .. }, Value::Int(1)) => plain(true),
         (Op::RaiseFence { .. }, Value::Int(0)) => plain(false),
         (Op::Del, Value::Int(n)) if *n >= 0 => plain(*n > 0),
+        (Op::GetEq { token }, Value::BulkString(read)) => {
+            plain(read.as_slice() == token.to_string().as_bytes())
+        }
+        (Op::GetEq { .. }, Value::Nil) => plain(false),
         _ => Err(Cause::UnexpectedReply {
             command: script::command_name(op),
             reply: format!("{value:?}"),
@@ -759,6 +763,11 @@ impl Node for RedisNode {
 
     fn del(&mut self, key: &str) -> Result<bool, RedisNodeError> {
         self.run(key, Op::Del, Fencing::Off).map(|r| r.applied)
+    }
+
+    fn get_eq(&mut self, key: &str, token: Token) -> Result<bool, RedisNodeError> {
+        self.run(key, Op::GetEq { token }, Fencing::Off)
+            .map(|r| r.applied)
     }
 
     fn execute(

@@ -94,6 +94,7 @@ pub(crate) fn command_name(op: &Op) -> &'static str {
         Op::DelIfEq { .. } => "compare-and-delete",
         Op::PExpireIfEq { .. } => "compare-and-pexpire",
         Op::Del => "DEL",
+        Op::GetEq { .. } => "GET",
         Op::RaiseFence { .. } => "fencing write-back",
     }
 }
@@ -107,7 +108,7 @@ pub(crate) fn script_of(op: &Op, fencing: Fencing) -> Option<&'static Script> {
         Op::SetNxPx { .. } if fencing == Fencing::Off => None,
         Op::SetNxPx { .. } => Some(&scripts().set_nx_px),
         Op::RaiseFence { .. } => Some(&scripts().raise_fence),
-        Op::Del => None,
+        Op::Del | Op::GetEq { .. } => None,
     }
 }
 
@@ -168,6 +169,12 @@ pub fn command(key: &str, op: &Op, fencing: Fencing) -> Cmd {
         }
         Op::Del => {
             let mut cmd = ::redis::cmd("DEL");
+            cmd.arg(key);
+            cmd
+        }
+        // The client compares what `GET` returns (`interpret`): the get-then-del mistake.
+        Op::GetEq { .. } => {
+            let mut cmd = ::redis::cmd("GET");
             cmd.arg(key);
             cmd
         }

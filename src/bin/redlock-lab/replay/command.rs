@@ -300,6 +300,8 @@ fn refuse_unsupported(scenario: &Scenario) -> Result<()> {
         Some("a sequential round")
     } else if scenario.lock.params.retry_token == redlock_lab::proto::RetryToken::Kept {
         Some("a failed round's release held back until after the next round (token = \"reused\")")
+    } else if scenario.lock.params.unlock == redlock_lab::proto::UnlockMode::GetThenDel {
+        Some("a DEL held back after its GET (unlock = \"get-then-del\")")
     } else {
         None
     };

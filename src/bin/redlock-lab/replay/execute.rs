@@ -910,6 +910,7 @@ fn said(op: &Op, reply: NodeReply, fencing: Fencing) -> String {
         Op::RaiseFence { to, .. } => format!("fencing write-back to {to}"),
         Op::DelIfEq { .. } => "compare-and-delete".to_owned(),
         Op::Del => "DEL".to_owned(),
+        Op::GetEq { .. } => "GET".to_owned(),
     };
     let counter = if fencing == Fencing::Off || !matches!(op, Op::SetNxPx { .. }) {
         String::new()
