@@ -458,6 +458,7 @@ impl RedlockModel {
             storage: Storage::default(),
             budget: FaultsLeft {
                 jumps: shape.jumps,
+                jump_sizes_used: 0,
                 crashes: shape.crashes,
                 client_crashes: shape.client_crashes,
                 pauses: shape.pauses,

@@ -363,7 +363,7 @@ impl World {
     fn client_row(&self, c: usize, settled: Settled) -> u64 {
         let shape = &self.shape;
         let slot = &self.clients[c];
-        let back = shape.client_backward_budget(self.budget.jumps);
+        let back = shape.client_backward_budget(self.budget.jumps, self.budget.jump_sizes_used);
         let clock = self.client_clock(c);
         let pinned = shape.jump_target == JumpTarget::Client && shape.jump_index == Some(c as u8);
         // A round's age matters up to the later of its timeout and `ttl − drift`; a lease's
@@ -644,6 +644,10 @@ impl Hash for World {
             if !self.shape.client_jumps() {
                 budget.jumps = 0;
             }
+        }
+        // Which sizes are used matters only while a jump is left.
+        if budget.jumps == 0 {
+            budget.jump_sizes_used = 0;
         }
         budget.hash(state);
         if self.shape.exact_ghosts || self.shape.storage.is_some() {
