@@ -12,8 +12,10 @@
 //! - **Clamps.** A round's age stops mattering once it passes both the round timeout and
 //!   `ttl − drift`; a lease's remaining validity stops mattering once it is at or below
 //!   `−ε_c` (the client can no longer believe or pass a check). Each clamp is widened by the
-//!   remaining backward client-jump budget, since a backward jump moves a clamped value back
-//!   into range (research/spin-anchor.md §6).
+//!   remaining backward client-jump budget (with listed sizes, the largest unused backward
+//!   ones, as many as jumps are left), since a backward jump moves a clamped value back
+//!   into range (research/spin-anchor.md §6). Which listed sizes are used is part of the
+//!   budget while a jump is left, and dead once none is.
 //! - **Symmetry.** Node rows are sorted and the view is the minimum over client
 //!   permutations. Static roles (which client reaches which node, a jump pinned to one
 //!   process) are part of each row, so only permutations that preserve the configuration can
