@@ -123,7 +123,10 @@ const OUT_OF_REACH_BY_CONSTRUCTION: [&str; 1] = ["default-config-clock-error-pas
 /// up here by name rather than passing silently.
 const REFUSED: [(&str, &str); 2] = [
     ("node-clock-jumps-of-two-sizes", "jump_ticks = [...]"),
-    ("node-clock-jumps-of-two-sizes-covered", "jump_ticks = [...]"),
+    (
+        "node-clock-jumps-of-two-sizes-covered",
+        "jump_ticks = [...]",
+    ),
 ];
 
 #[test]
