@@ -82,7 +82,7 @@ impl SimConfig {
     /// - `[network] reach`: a partition for the whole run ([`SimConfig::reach`]).
     /// - `[lock] quorum = [3, 2]`: each client runs the lock with its own quorum
     ///   ([`SimConfig::client_quorums`]), as the model's clients do.
-    /// - `[faults.clock_jumps]`: `count` jumps of exactly `jump_ticks` on the target's
+    /// - `[faults.clock_jumps]`: `count` jumps of exactly `jump_ticks` (one size) on the target's
     ///   processes, pinned to `index` when given ([`FaultBudget::pinned_node`]).
     /// - `[faults.crashes]`: `count` crashes, persistence none or `fsync=always`, restart at
     ///   once followed by the restart delay on the node's own clock; `restart = false` becomes
@@ -219,8 +219,9 @@ impl SimConfig {
     ///
     /// # Not judged
     ///
-    /// Every catalog feature is simulated, so no catalog scenario is refused
-    /// ([`SimConfigError::Unsupported`] stays for a feature the bridge may not map one day).
+    /// Every catalog feature but one is simulated: `jump_ticks = [1, 2]`, each size at most
+    /// once, is refused ([`SimConfigError::Unsupported`]), as the simulator's jump budgets
+    /// draw sizes from a range, with repeats, which would be other jumps than the file's.
     /// The liveness property `eventually acquired` and its `[liveness]` table are not judged
     /// by the simulator; the CLI says so.
     pub fn from_scenario_at(
@@ -231,6 +232,7 @@ impl SimConfig {
         if let Some(simulate) = &scenario.simulate {
             return SimConfig::workload(scenario, simulate, scale).map(with_provenance);
         }
+        refuse_jump_sizes(scenario)?;
         let m = CatalogMapping::new(scenario, scale);
         let lock = &scenario.lock;
         let resolved = scaled_config(&lock.params, scale);
@@ -536,7 +538,8 @@ impl<'a> CatalogMapping<'a> {
             return budget;
         };
         let count = u32::from(jumps.count);
-        let size = self.span(jumps.jump_ticks.unsigned_abs());
+        let ticks = jumps.jump_ticks.single().expect("refuse_jump_sizes passed");
+        let size = self.span(ticks.unsigned_abs());
         let (node_count, client_count) = match jumps.target {
             JumpTarget::Node => (count, 0),
             JumpTarget::Client => (0, count),
@@ -544,7 +547,7 @@ impl<'a> CatalogMapping<'a> {
         };
         let node = KindBudget::new(node_count, size, size);
         let client = KindBudget::new(client_count, size, size);
-        if jumps.jump_ticks > 0 {
+        if ticks > 0 {
             budget.node_jumps_forward = node;
             budget.client_jumps_forward = client;
         } else {
@@ -576,10 +579,10 @@ impl<'a> CatalogMapping<'a> {
             .faults
             .clock_jumps
             .as_ref()
-            .filter(|jumps| jumps.jump_ticks > 0 && jumps.target != JumpTarget::Client)
-            .map_or(Millis::ZERO, |jumps| {
-                self.span(jumps.jump_ticks.unsigned_abs())
-            });
+            .filter(|jumps| jumps.target != JumpTarget::Client)
+            .and_then(|jumps| jumps.jump_ticks.single())
+            .filter(|&ticks| ticks > 0)
+            .map_or(Millis::ZERO, |ticks| self.span(ticks.unsigned_abs()));
         Swarm {
             round_timeout_max: round_timeout.max(ttl.saturating_sub(drift)),
             think_max: Millis(2 * ttl.0) + restart_delay,
@@ -748,6 +751,19 @@ fn with_provenance(config: SimConfig) -> SimConfig {
             }
         }
         _ => config,
+    }
+}
+
+/// A list of jump sizes, each at most once, has no image here: the simulator's jump budgets
+/// draw each size from a range, with repeats.
+fn refuse_jump_sizes(scenario: &Scenario) -> Result<(), SimConfigError> {
+    match &scenario.faults.clock_jumps {
+        Some(jumps) if jumps.jump_ticks.single().is_none() => Err(SimConfigError::Unsupported {
+            scenario: scenario.name.clone(),
+            feature: "jump_ticks = [...]",
+            reason: "the simulator draws jump sizes from a range with repeats, not each listed size at most once",
+        }),
+        _ => Ok(()),
     }
 }
 

@@ -41,7 +41,7 @@ fn mutual_exclusion(model: &RedlockModel) -> (Option<Vec<Step>>, usize) {
 
 #[test]
 fn two_clients_with_phantoms_settle_what_three_clients_do() {
-    const CASES: [(&str, &str); 9] = [
+    const CASES: [(&str, &str); 10] = [
         ("fault-free", ""),
         (
             "node-jump-1",
@@ -50,6 +50,10 @@ fn two_clients_with_phantoms_settle_what_three_clients_do() {
         (
             "node-jump-2",
             "[faults.clock_jumps]\ntarget = \"node\"\njump_ticks = 2",
+        ),
+        (
+            "node-jumps-of-two-sizes",
+            "[faults.clock_jumps]\ntarget = \"node\"\njump_ticks = [1, 2]",
         ),
         (
             "client-jump-back-1",

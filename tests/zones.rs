@@ -585,6 +585,13 @@ fn a_feature_the_engine_lacks_is_refused_by_name() {
         error.to_string(),
         "the zone engine does not model per-client quorums"
     );
+    // Each listed size at most once is a budget per size; the automaton counts jumps of one.
+    let text = jump_text(3, 2, 6, 1, 1, 0).replace("jump_ticks = 1", "jump_ticks = [1, 2]");
+    let error = ZoneConfig::from_scenario(&parse(&text)).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "the zone engine does not model clock jumps of different sizes"
+    );
 }
 
 /// The limits `docs/zones.md` and `models/README.md` state are the code's: each number is

@@ -62,7 +62,7 @@ pub fn largest_constant(scenario: &Scenario) -> u64 {
     let jump = faults
         .clock_jumps
         .as_ref()
-        .map_or(0, |j| u64::from(j.jump_ticks.unsigned_abs()));
+        .map_or(0, |j| u64::from(j.jump_ticks.largest()));
     let crash = faults.crashes.as_ref().map_or(0, |c| {
         u64::from(c.restart_delay_ticks.max(c.client_guard_ticks))
     });

@@ -300,8 +300,10 @@ fn halve_node_faults(scenario: &Scenario) -> Scenario {
                 if let Some(jumps) = &mut halved.faults.clock_jumps
                     && jumps.target != JumpTarget::Client
                 {
-                    // Jumps pinned to one node cannot happen on two.
-                    jumps.count = if jumps.index.is_some() {
+                    // Jumps pinned to one node cannot happen on two, nor jumps whose listed
+                    // sizes are used at most once: two nodes repeating a run would take each
+                    // size twice.
+                    jumps.count = if jumps.index.is_some() || jumps.jump_ticks.single().is_none() {
                         0
                     } else {
                         jumps.count / 2

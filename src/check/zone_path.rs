@@ -15,11 +15,13 @@ use crate::zones::{TimedRun, ZoneStep};
 /// breaks; `None` if the model refuses a step (a test holds every catalog run to it).
 pub(super) fn model_steps(scenario: &Scenario, run: &TimedRun) -> Option<Vec<Step>> {
     let model = RedlockModel::with_mode(scenario, Mode::Safety);
+    // The zone engine refuses a list of sizes, so its jumps are all of the one size.
     let jump = scenario
         .faults
         .clock_jumps
         .as_ref()
-        .map_or(0, |j| j.jump_ticks);
+        .and_then(|j| j.jump_ticks.single())
+        .unwrap_or(0);
     let mut state = model.initial();
     let mut steps = Vec::new();
     let mut now = 0;

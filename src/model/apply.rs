@@ -886,6 +886,13 @@ impl World {
     /// a client, its belief may end, or come back.
     fn jump<T: Listener>(&mut self, target: Process, ticks: i32, listener: &mut T) {
         self.budget.jumps -= 1;
+        if let Some((_, bit)) = self
+            .shape
+            .jump_sizes_left(self.budget.jump_sizes_used)
+            .find(|&(size, _)| size == ticks)
+        {
+            self.budget.jump_sizes_used |= bit;
+        }
         match target {
             Process::Node(n) => {
                 let n = usize::from(n);

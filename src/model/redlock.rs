@@ -218,7 +218,8 @@ impl RedlockModel {
     /// (time, faults, deliveries to `i` and `j`). With compare-and-delete, another client
     /// touches only keys with its own token: its `SET` creates its key, its release and its
     /// extension act on that key alone, and its message losses, pauses and jumps only spend
-    /// budget. So the nodes hold the same keys of `i` and `j` in both runs, every answer to
+    /// budget (a listed jump size it takes is one fewer for `i` and `j`, so dropping its jump
+    /// leaves them more, never less). So the nodes hold the same keys of `i` and `j` in both runs, every answer to
     /// `i` and `j` is the same — an answer that another client's key turned into "no" is a
     /// refusal here — and `i` and `j` believe at the same moments. Conversely, a violation
     /// found here that uses no refusal is a run of the `N`-client scenario in which the other
@@ -458,6 +459,7 @@ impl RedlockModel {
             storage: Storage::default(),
             budget: FaultsLeft {
                 jumps: shape.jumps,
+                jump_sizes_used: 0,
                 crashes: shape.crashes,
                 client_crashes: shape.client_crashes,
                 pauses: shape.pauses,

@@ -6,7 +6,7 @@ use std::sync::Mutex;
 use crate::fault::ClientCrashAim;
 use crate::node::Persistence;
 use crate::proto::{LockParams, NodeSet};
-use crate::scenario::{Bound, JumpTarget, MAX_MODEL_CLIENTS, Scenario, Tokens};
+use crate::scenario::{Bound, JumpTarget, JumpTicks, MAX_MODEL_CLIENTS, Scenario, Tokens};
 use crate::storage::{CheckAndApply, OpKind, Protection, TokenSource};
 use crate::time::Millis;
 
@@ -50,7 +50,8 @@ pub(crate) struct Shape {
     pub delay_max: Bound,
     pub pause_max: Bound,
     pub pauses: u8,
-    pub jump_ticks: i32,
+    /// The sizes a jump may take (`JumpTicks::Every(0)` without jumps).
+    pub jump_ticks: JumpTicks,
     pub jumps: u8,
     pub jump_target: JumpTarget,
     pub jump_index: Option<u8>,
@@ -148,7 +149,7 @@ impl Shape {
             delay_max: storage.map_or(Bound::Ticks(0), |s| s.max_delay),
             pause_max: pauses.map_or(Bound::Ticks(0), |p| p.max),
             pauses: pauses.map_or(0, |p| p.count),
-            jump_ticks: jumps.map_or(0, |j| j.jump_ticks),
+            jump_ticks: jumps.map_or(JumpTicks::Every(0), |j| j.jump_ticks.clone()),
             jumps: jumps.map_or(0, |j| j.count),
             jump_target: jumps.map_or(JumpTarget::Any, |j| j.target),
             jump_index: jumps.and_then(|j| j.index),
@@ -198,12 +199,37 @@ impl Shape {
         self.jumps > 0 && self.jump_target != JumpTarget::Client
     }
 
-    /// How far the remaining backward client jumps can still move a client's clock back.
-    pub(crate) fn client_backward_budget(&self, jumps_left: u8) -> i64 {
-        if self.client_jumps() && self.jump_ticks < 0 {
-            i64::from(jumps_left) * i64::from(self.jump_ticks.unsigned_abs())
-        } else {
-            0
+    /// The sizes a jump may still take, with the bit each sets in
+    /// [`FaultsLeft::jump_sizes_used`](super::world::FaultsLeft::jump_sizes_used): one size
+    /// is never used up (bit 0 is not set), a listed size is used once.
+    pub(crate) fn jump_sizes_left(&self, used: u8) -> impl Iterator<Item = (i32, u8)> + '_ {
+        let once = matches!(self.jump_ticks, JumpTicks::EachOnce(_));
+        self.jump_ticks
+            .sizes()
+            .iter()
+            .enumerate()
+            .map(move |(i, &size)| (size, if once { 1 << i } else { 0 }))
+            .filter(move |&(_, bit)| used & bit == 0)
+    }
+
+    /// How far the remaining backward client jumps can still move a client's clock back:
+    /// the `jumps` largest backward sizes still unused.
+    pub(crate) fn client_backward_budget(&self, jumps: u8, used: u8) -> i64 {
+        match &self.jump_ticks {
+            _ if !self.client_jumps() => 0,
+            JumpTicks::Every(size) if *size < 0 => {
+                i64::from(jumps) * i64::from(size.unsigned_abs())
+            }
+            JumpTicks::Every(_) => 0,
+            JumpTicks::EachOnce(_) => {
+                let mut back: Vec<i64> = self
+                    .jump_sizes_left(used)
+                    .filter(|&(size, _)| size < 0)
+                    .map(|(size, _)| i64::from(size.unsigned_abs()))
+                    .collect();
+                back.sort_unstable_by(|a, b| b.cmp(a));
+                back.iter().take(usize::from(jumps)).sum()
+            }
         }
     }
 

@@ -486,8 +486,10 @@ impl World {
     fn jump_steps(&self, nodes: bool, out: &mut Vec<Step>) {
         let shape = &self.shape;
         let b = &self.budget;
-        if b.jumps > 0 {
-            let ticks = shape.jump_ticks;
+        if b.jumps == 0 {
+            return;
+        }
+        for (ticks, _) in shape.jump_sizes_left(b.jump_sizes_used) {
             if nodes && shape.node_jumps() {
                 for n in 0..shape.nodes {
                     if (shape.jump_target == JumpTarget::Any

@@ -420,3 +420,43 @@ fn a_sequential_round_asks_node_by_node_and_its_step_says_so() {
         "c1 decides its round"
     );
 }
+
+#[test]
+fn listed_jump_sizes_are_each_taken_once_in_either_order() {
+    let body = |sizes: &str| {
+        format!(
+            "[lock]\nnodes = 1\nclients = 2\nttl_ticks = 5\ndrift_ticks = 1\n[faults.clock_jumps]\ntarget = \"node\"\n{sizes}"
+        )
+    };
+    let jump = |ticks: i32| Step::Jump {
+        target: crate::actor::Process::node(0),
+        ticks,
+    };
+    let jumps = |model: &RedlockModel, world: &World| {
+        let mut enabled = Vec::new();
+        model.actions(world, &mut enabled);
+        enabled.retain(|step| matches!(step, Step::Jump { .. }));
+        enabled
+    };
+    let model = RedlockModel::new(&scenario(&body("jump_ticks = [1, 2]")));
+    // n1 holds c1's key, which c2 may still ask for: both sizes may strike.
+    let holding = [Step::Begin(0), deliver(0, 0)];
+    assert_eq!(jumps(&model, &run(&model, &holding)), [jump(1), jump(2)]);
+    let mut ends = Vec::new();
+    for order in [[1, 2], [2, 1]] {
+        let mut path = holding.to_vec();
+        path.push(jump(order[0]));
+        let once = run(&model, &path);
+        assert_eq!(jumps(&model, &once), [jump(order[1])], "each size once");
+        path.push(jump(order[1]));
+        let both = run(&model, &path);
+        assert!(jumps(&model, &both).is_empty(), "the budget is spent");
+        assert_eq!(both.nodes[0].offset - model.initial().nodes[0].offset, 3);
+        ends.push(fingerprint(&both));
+    }
+    assert_eq!(ends[0], ends[1], "both orders end in one state");
+    // One size keeps its meaning: it may strike as often as `count` allows.
+    let model = RedlockModel::new(&scenario(&body("count = 2\njump_ticks = 1")));
+    let once = run(&model, &[Step::Begin(0), deliver(0, 0), jump(1)]);
+    assert_eq!(jumps(&model, &once), [jump(1)]);
+}

@@ -12,8 +12,10 @@
 //! - **Clamps.** A round's age stops mattering once it passes both the round timeout and
 //!   `ttl − drift`; a lease's remaining validity stops mattering once it is at or below
 //!   `−ε_c` (the client can no longer believe or pass a check). Each clamp is widened by the
-//!   remaining backward client-jump budget, since a backward jump moves a clamped value back
-//!   into range (research/spin-anchor.md §6).
+//!   remaining backward client-jump budget (with listed sizes, the largest unused backward
+//!   ones, as many as jumps are left), since a backward jump moves a clamped value back
+//!   into range (research/spin-anchor.md §6). Which listed sizes are used is part of the
+//!   budget while a jump is left, and dead once none is.
 //! - **Symmetry.** Node rows are sorted and the view is the minimum over client
 //!   permutations. Static roles (which client reaches which node, a jump pinned to one
 //!   process) are part of each row, so only permutations that preserve the configuration can
@@ -363,7 +365,7 @@ impl World {
     fn client_row(&self, c: usize, settled: Settled) -> u64 {
         let shape = &self.shape;
         let slot = &self.clients[c];
-        let back = shape.client_backward_budget(self.budget.jumps);
+        let back = shape.client_backward_budget(self.budget.jumps, self.budget.jump_sizes_used);
         let clock = self.client_clock(c);
         let pinned = shape.jump_target == JumpTarget::Client && shape.jump_index == Some(c as u8);
         // A round's age matters up to the later of its timeout and `ttl − drift`; a lease's
@@ -644,6 +646,10 @@ impl Hash for World {
             if !self.shape.client_jumps() {
                 budget.jumps = 0;
             }
+        }
+        // Which sizes are used matters only while a jump is left.
+        if budget.jumps == 0 {
+            budget.jump_sizes_used = 0;
         }
         budget.hash(state);
         if self.shape.exact_ghosts || self.shape.storage.is_some() {

@@ -224,6 +224,8 @@ pub(crate) struct Fences {
 pub(crate) struct FaultsLeft {
     /// Clock jumps left.
     pub jumps: u8,
+    /// With `jump_ticks = [..]`, bit `i` says the `i`-th listed size is used (0 otherwise).
+    pub jump_sizes_used: u8,
     /// Node crashes left.
     pub crashes: u8,
     /// Client crashes left.

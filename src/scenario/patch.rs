@@ -217,6 +217,12 @@ pub enum KeyPathError {
     /// The key names a whole table, which a value would erase.
     #[error("`{0}` is a table, not a value")]
     IsATable(String),
+    /// The key lists clock-jump sizes, each used at most once: one size in their place would
+    /// also change how many jumps a run has (`count` defaults to the list's length).
+    #[error(
+        "`{0}` lists jump sizes, each used at most once, and one size in their place would change how many jumps a run has: give a list"
+    )]
+    ListOfSizes(String),
 }
 
 /// Writes `value` at the dotted `key` of a scenario's TOML `document`, creating the tables
@@ -239,6 +245,12 @@ pub(crate) fn set_key(
     }
     if table.get(*last).is_some_and(toml::Value::is_table) {
         return Err(KeyPathError::IsATable(key.to_owned()));
+    }
+    if *last == "jump_ticks"
+        && table.get(*last).is_some_and(toml::Value::is_array)
+        && !value.is_array()
+    {
+        return Err(KeyPathError::ListOfSizes(key.to_owned()));
     }
     table.insert((*last).to_owned(), value);
     Ok(())

@@ -85,6 +85,61 @@ impl<'de> Deserialize<'de> for RawQuorum {
     }
 }
 
+/// `[faults.clock_jumps] jump_ticks`: one size for every jump, or a list of sizes, each with
+/// its span.
+#[derive(Debug)]
+pub(crate) enum RawSteps {
+    One(i32),
+    List(Vec<Spanned<i32>>),
+}
+
+impl<'de> Deserialize<'de> for RawSteps {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = RawSteps;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a number of ticks, or an array of them")
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<RawSteps, E> {
+                i32::try_from(v).map(RawSteps::One).map_err(|_| {
+                    E::invalid_value(Unexpected::Other(&format!("integer `{v}`")), &self)
+                })
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, seq: A) -> Result<RawSteps, A::Error> {
+                Vec::deserialize(SeqAccessDeserializer::new(seq)).map(RawSteps::List)
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
+}
+
+/// `[faults.clock_jumps] jump`: one duration, or a list of them, each with its span.
+#[derive(Debug)]
+pub(crate) enum RawJump {
+    One(RawDuration),
+    List(Vec<Spanned<RawDuration>>),
+}
+
+impl<'de> Deserialize<'de> for RawJump {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = RawJump;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a duration in quotes (\"50ms\"), or an array of them; a count of ticks goes in jump_ticks")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<RawJump, E> {
+                Ok(RawJump::One(RawDuration(v.to_owned())))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, seq: A) -> Result<RawJump, A::Error> {
+                Vec::deserialize(SeqAccessDeserializer::new(seq)).map(RawJump::List)
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
+}
+
 /// A time key written as a duration (`"10s"`); a number here is refused with a pointer to
 /// the key's `_ticks` spelling, which is where a count of ticks goes.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -319,8 +374,8 @@ pub(crate) struct RawJumps {
     pub count: Option<Spanned<u32>>,
     pub target: Option<JumpTarget>,
     pub index: Option<Spanned<u32>>,
-    pub jump_ticks: Option<Spanned<i32>>,
-    pub jump: Option<Spanned<RawDuration>>,
+    pub jump_ticks: Option<Spanned<RawSteps>>,
+    pub jump: Option<Spanned<RawJump>>,
 }
 
 #[derive(Debug, Deserialize)]

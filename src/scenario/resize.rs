@@ -3,7 +3,7 @@
 
 use crate::proto::NodeSet;
 
-use super::{Bound, JumpTarget, MAX_MODEL_NODES, Scenario};
+use super::{Bound, JumpTarget, JumpTicks, MAX_MODEL_NODES, Scenario};
 use crate::time::Millis;
 
 /// Why a scenario cannot be run with another number of nodes.
@@ -86,7 +86,12 @@ impl Scenario {
         out.clock.node_error_ticks *= factor;
         out.clock.client_error_ticks *= factor;
         if let Some(jumps) = &mut out.faults.clock_jumps {
-            jumps.jump_ticks *= factor as i32;
+            jumps.jump_ticks = match &jumps.jump_ticks {
+                JumpTicks::Every(size) => JumpTicks::Every(size * factor as i32),
+                JumpTicks::EachOnce(sizes) => {
+                    JumpTicks::EachOnce(sizes.iter().map(|s| s * factor as i32).collect())
+                }
+            };
         }
         if let Some(crashes) = &mut out.faults.crashes {
             crashes.restart_delay_ticks *= factor;

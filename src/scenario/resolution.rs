@@ -20,7 +20,7 @@ use toml::Spanned;
 use super::duration::{DriftText, drift_text, exact_millis, signed_millis};
 use super::error::Location;
 use super::error::ScenarioError;
-use super::raw::{RawBound, RawDuration, RawFaults, RawLock, RawScenario};
+use super::raw::{RawBound, RawDuration, RawFaults, RawJump, RawLock, RawScenario, RawSteps};
 use crate::proto::DriftPolicy;
 use crate::time::Millis;
 
@@ -47,8 +47,8 @@ impl Resolution {
 enum Ticks<'r> {
     /// A count of ticks.
     Count(&'r mut Option<Spanned<u32>>),
-    /// A signed step of ticks (a clock jump).
-    Step(&'r mut Option<Spanned<i32>>),
+    /// A signed step of ticks (a clock jump), or a list of them.
+    Step(&'r mut Option<Spanned<RawSteps>>),
     /// A count of ticks, or `"unbounded"`.
     Bound(&'r mut Option<RawBound>),
     /// A count of ticks without a span (`[failover]`'s delay).
@@ -71,16 +71,21 @@ struct Slot<'r> {
     key: &'static str,
     tick_key: &'static str,
     duration: Option<Spanned<String>>,
+    /// `jump = ["10ms", "-20ms"]`: each listed duration with its span (`duration` is then
+    /// the list's text, at the list).
+    listed: Vec<Spanned<String>>,
     ticks: Ticks<'r>,
     /// Where the tick key is, when it is written with a span.
     tick_span: Option<std::ops::Range<usize>>,
 }
 
 /// What one duration says, in milliseconds.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 enum Value {
     Millis(i64),
     Unbounded,
+    /// The milliseconds of each listed duration.
+    Listed(Vec<i64>),
 }
 
 fn slot<'r>(
@@ -98,6 +103,7 @@ fn slot<'r>(
         key,
         tick_key,
         duration: duration.take().map(as_text),
+        listed: Vec::new(),
         ticks,
         tick_span,
     }
@@ -194,12 +200,33 @@ fn push_fault_slots<'a>(out: &mut Vec<Slot<'a>>, f: &'a mut RawFaults) {
         ));
     }
     if let Some(j) = f.clock_jumps.as_mut() {
-        out.push(slot(
+        let mut one = None;
+        let mut listed = Vec::new();
+        if let Some(jump) = j.jump.take() {
+            let span = jump.span();
+            match jump.into_inner() {
+                RawJump::One(text) => one = Some(Spanned::new(span, text)),
+                RawJump::List(items) => {
+                    let texts: Vec<String> = items
+                        .iter()
+                        .map(|i| format!("{:?}", i.get_ref().0))
+                        .collect();
+                    one = Some(Spanned::new(
+                        span,
+                        RawDuration(format!("[{}]", texts.join(", "))),
+                    ));
+                    listed = items.into_iter().map(as_text).collect();
+                }
+            }
+        }
+        let mut jump = slot(
             "jump",
             "jump_ticks",
-            &mut j.jump,
+            &mut one,
             Ticks::Step(&mut j.jump_ticks),
-        ));
+        );
+        jump.listed = listed;
+        out.push(jump);
     }
     if let Some(c) = f.crashes.as_mut() {
         out.push(slot(
@@ -294,12 +321,26 @@ impl Resolver<'_> {
                     self.drift(duration, drift_text(text).map_err(bad)?, ttl)?
                 }
                 Ticks::Bound(_) if text.trim() == "unbounded" => Value::Unbounded,
+                Ticks::Step(_) if !slot.listed.is_empty() => self.listed(slot)?,
                 Ticks::Step(_) => Value::Millis(signed_millis(text).map_err(bad)?),
                 _ => Value::Millis(as_i64(exact_millis(text).map_err(bad)?)),
             };
             values.push(Some(value));
         }
         Ok(values)
+    }
+
+    /// Each listed duration of `slot` in milliseconds, an error at the one refused.
+    fn listed(&self, slot: &Slot<'_>) -> Result<Value, ScenarioError> {
+        let mut out = Vec::with_capacity(slot.listed.len());
+        for item in &slot.listed {
+            let text = item.get_ref();
+            let millis = signed_millis(text).map_err(|e| {
+                self.duration_error(item, format!("{} = [.., {text:?}, ..]: {e}", slot.key))
+            })?;
+            out.push(millis);
+        }
+        Ok(Value::Listed(out))
     }
 
     /// The drift in milliseconds, by the core's own policy arithmetic.
@@ -365,6 +406,7 @@ impl Resolver<'_> {
             .as_ref()
             .expect("only written durations are stored");
         let ticks = match value {
+            Value::Listed(list) => return self.store_listed(slot, span, &list, tick),
             Value::Unbounded => None,
             Value::Millis(ms) if ms.unsigned_abs() % tick != 0 => {
                 debug_assert!(explicit, "the common divisor divides every duration");
@@ -394,7 +436,7 @@ impl Resolver<'_> {
             (Ticks::Step(t), Some(n)) => {
                 **t = Some(Spanned::new(
                     span,
-                    i32::try_from(n).map_err(|_| too_many())?,
+                    RawSteps::One(i32::try_from(n).map_err(|_| too_many())?),
                 ))
             }
             (_, None) => {
@@ -402,6 +444,34 @@ impl Resolver<'_> {
                     self.duration_error(duration, format!("{} cannot be \"unbounded\"", slot.key))
                 );
             }
+        }
+        Ok(())
+    }
+
+    /// Writes each listed duration into the list of its tick key, at its own span.
+    fn store_listed(
+        &self,
+        slot: &mut Slot<'_>,
+        span: std::ops::Range<usize>,
+        list: &[i64],
+        tick: u64,
+    ) -> Result<(), ScenarioError> {
+        let mut steps = Vec::with_capacity(list.len());
+        for (item, &ms) in slot.listed.iter().zip(list) {
+            let text = item.get_ref();
+            let ticks = (ms.unsigned_abs() % tick == 0)
+                .then(|| i32::try_from(ms / tick as i64).ok())
+                .flatten()
+                .ok_or_else(|| {
+                    self.duration_error(
+                        item,
+                        format!("{} = [.., {text:?}, ..] is not a whole number of ticks of {tick} ms (the file's resolution)", slot.key),
+                    )
+                })?;
+            steps.push(Spanned::new(item.span(), ticks));
+        }
+        if let Ticks::Step(t) = &mut slot.ticks {
+            **t = Some(Spanned::new(span, RawSteps::List(steps)));
         }
         Ok(())
     }
@@ -435,9 +505,10 @@ fn default_drift(slots: &mut [Slot<'_>]) {
 fn common_tick(values: &[Option<Value>]) -> u64 {
     let gcd = values
         .iter()
-        .filter_map(|v| match v {
-            Some(Value::Millis(ms)) => Some(ms.unsigned_abs()),
-            _ => None,
+        .flat_map(|v| match v {
+            Some(Value::Millis(ms)) => vec![ms.unsigned_abs()],
+            Some(Value::Listed(list)) => list.iter().map(|ms| ms.unsigned_abs()).collect(),
+            _ => Vec::new(),
         })
         .fold(0, gcd);
     gcd.max(1)

@@ -263,8 +263,45 @@ pub struct JumpSettings {
     pub target: JumpTarget,
     /// Pin the jump to one node or client (0-based here; 1-based in the file).
     pub index: Option<u8>,
-    /// The size: positive forward, negative backward.
-    pub jump_ticks: i32,
+    /// The sizes: positive forward, negative backward.
+    pub jump_ticks: JumpTicks,
+}
+
+/// `[faults.clock_jumps] jump_ticks`: the sizes a run's jumps may take.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum JumpTicks {
+    /// `jump_ticks = 2`: every jump of the run is this size.
+    Every(i32),
+    /// `jump_ticks = [1, 2]`: each jump takes one of these distinct sizes, each at most once,
+    /// in any order (at most three, as a run has at most three jumps).
+    EachOnce(Vec<i32>),
+}
+
+impl JumpTicks {
+    /// Every size a jump may take.
+    pub fn sizes(&self) -> &[i32] {
+        match self {
+            JumpTicks::Every(size) => std::slice::from_ref(size),
+            JumpTicks::EachOnce(sizes) => sizes,
+        }
+    }
+
+    /// The one size of every jump, unless the file lists several.
+    pub fn single(&self) -> Option<i32> {
+        match self {
+            JumpTicks::Every(size) => Some(*size),
+            JumpTicks::EachOnce(_) => None,
+        }
+    }
+
+    /// The largest step in either direction.
+    pub fn largest(&self) -> u32 {
+        self.sizes()
+            .iter()
+            .map(|s| s.unsigned_abs())
+            .max()
+            .unwrap_or(0)
+    }
 }
 
 /// `[faults.crashes]`: node crashes and restarts.

@@ -660,4 +660,99 @@ fn a_get_then_del_unlock_keeps_a_failed_rounds_keys_and_takes_no_storage() {
     let e = parse(&format!("{keep}[storage]\n{expect}")).unwrap_err();
     assert!(e.to_string().contains("cannot be combined"), "{e}");
     assert_eq!(e.location().unwrap().line, 10, "{e}");
+fn a_list_of_jump_sizes_takes_each_size_once_and_is_checked_per_size() {
+    let expect = "[expect]\n\"mutual exclusion\" = \"holds\"\n";
+    let jumps = |body: &str| {
+        parse(&format!(
+            "[faults.clock_jumps]\ntarget = \"node\"\n{body}{expect}"
+        ))
+    };
+    let s = jumps("jump_ticks = [1, -2]\n").unwrap();
+    let j = s.faults.clock_jumps.unwrap();
+    assert_eq!(
+        (j.count, j.jump_ticks.clone()),
+        (2, JumpTicks::EachOnce(vec![1, -2]))
+    );
+    assert_eq!((j.jump_ticks.single(), j.jump_ticks.largest()), (None, 2));
+    let s = jumps("jump_ticks = [1, 2]\ncount = 1\n").unwrap();
+    assert_eq!(s.faults.clock_jumps.unwrap().count, 1);
+    // One size keeps its meaning: `count` jumps of it, one by default.
+    let j = jumps("jump_ticks = 2\n")
+        .unwrap()
+        .faults
+        .clock_jumps
+        .unwrap();
+    assert_eq!((j.count, j.jump_ticks), (1, JumpTicks::Every(2)));
+    for (body, error) in [
+        (
+            "jump_ticks = [1, 2]\ncount = 3\n",
+            "s.toml:9:9: clock_jumps.count is 3, but jump_ticks lists 2 sizes and each is used at most once",
+        ),
+        (
+            "jump_ticks = [1, 0]\n",
+            "s.toml:8:18: jump_ticks is 0, but must be nonzero",
+        ),
+        (
+            "jump_ticks = [2, -1, 2]\n",
+            "s.toml:8:22: jump_ticks lists 2 twice",
+        ),
+        (
+            "jump_ticks = []\n",
+            "s.toml:8:14: jump_ticks lists 0 sizes, but a run has 1..=3 jumps",
+        ),
+        (
+            "jump_ticks = [1, 2, 3, 4]\n",
+            "s.toml:8:14: jump_ticks lists 4 sizes, but a run has 1..=3 jumps",
+        ),
+        ("jump_ticks = [1, \"2\"]\n", "s.toml:8:18:"),
+    ] {
+        let e = jumps(body).unwrap_err();
+        assert!(e.to_string().starts_with(error), "{body}: {e}");
+    }
+}
+
+#[test]
+fn a_list_of_jump_durations_resolves_to_ticks_and_is_refused_where_written() {
+    let expect = "[expect]\n\"mutual exclusion\" = \"holds\"\n";
+    let jumps = |body: &str| {
+        parse(&format!(
+            "[faults.clock_jumps]\ntarget = \"node\"\n{body}{expect}"
+        ))
+    };
+    // One tick is the durations' common divisor, and each is refused where it is written.
+    let lock = "[lock]\nttl = \"50ms\"\ndrift = \"20ms\"\n";
+    let s = jumps(&format!("jump = [\"10ms\", \"-20ms\"]\n{lock}")).unwrap();
+    let j = s.faults.clock_jumps.unwrap();
+    assert_eq!(
+        (j.count, j.jump_ticks),
+        (2, JumpTicks::EachOnce(vec![1, -2]))
+    );
+    assert_eq!(s.lock.params.ttl, Millis(5));
+    for (body, error) in [
+        (
+            "jump = [\"10ms\", \"x\"]\n",
+            "s.toml:8:17: jump = [.., \"x\", ..]: \"x\" is not a number",
+        ),
+        (
+            "jump = [\"10ms\", \"10ms\"]\n",
+            "s.toml:8:17: jump_ticks lists 1 twice",
+        ),
+        (
+            "jump = [\"10ms\"]\njump_ticks = [1]\n",
+            "s.toml:8:8: jump and jump_ticks are the same setting",
+        ),
+    ] {
+        let e = jumps(&format!("{body}{lock}")).unwrap_err();
+        assert!(e.to_string().starts_with(error), "{body}: {e}");
+    }
+    let e = parse(&format!(
+        "resolution = \"10ms\"\n[faults.clock_jumps]\njump = [\"10ms\", \"15ms\"]\n{lock}{expect}"
+    ))
+    .unwrap_err();
+    assert!(
+        e.to_string().starts_with(
+            "s.toml:8:17: jump = [.., \"15ms\", ..] is not a whole number of ticks of 10 ms"
+        ),
+        "{e}"
+    );
 }

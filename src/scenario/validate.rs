@@ -8,8 +8,8 @@ use toml::Spanned;
 
 use super::raw::{
     RawBound, RawCheckAndApply, RawContact, RawCrashWhen, RawDecision, RawExpectValue,
-    RawExtensionQuorum, RawFailover, RawLock, RawPersistence, RawProtection, RawQuorum,
-    RawScenario, RawScheduled, RawSimFaults, RawSimulate, RawTokenSource, RawUnlock,
+    RawExtensionQuorum, RawFailover, RawJumps, RawLock, RawPersistence, RawProtection, RawQuorum,
+    RawScenario, RawScheduled, RawSimFaults, RawSimulate, RawSteps, RawTokenSource, RawUnlock,
     RawValidityCheck, RawWait,
 };
 use crate::fault::{ClientCrashAim, CrashWhen};
@@ -1018,23 +1018,9 @@ impl Validator<'_> {
         Ok(match &raw.faults.clock_jumps {
             None => None,
             Some(j) => {
-                let count = self.opt_range(&j.count, 1, 0, 3, "clock_jumps.count")?;
+                let jump_ticks = self.jump_ticks(j)?;
+                let count = self.jump_count(j, &jump_ticks)?;
                 let target = j.target.unwrap_or(JumpTarget::Any);
-                let Some(jump_ticks) = &j.jump_ticks else {
-                    return Err(ScenarioError::MissingKey {
-                        at: self.top(),
-                        message: "[faults.clock_jumps] needs the size of a jump: jump_ticks = 2, or jump = \"50ms\"".to_owned(),
-                    });
-                };
-                let size = *jump_ticks.get_ref();
-                if size == 0 || size.unsigned_abs() > MAX_TICKS {
-                    return Err(ScenarioError::OutOfRange {
-                        at: self.at(jump_ticks),
-                        message: format!(
-                            "jump_ticks is {size}, but must be nonzero and within ±{MAX_TICKS}"
-                        ),
-                    });
-                }
                 let index = match (&j.index, target) {
                     (None, _) => None,
                     (Some(i), JumpTarget::Node) => Some(
@@ -1063,13 +1049,86 @@ impl Validator<'_> {
                     }
                 };
                 Some(JumpSettings {
-                    count: count as u8,
+                    count,
                     target,
                     index,
-                    jump_ticks: size,
+                    jump_ticks,
                 })
             }
         })
+    }
+
+    /// `jump_ticks`: one size, or a list of distinct sizes, each nonzero and within range.
+    fn jump_ticks(&self, j: &RawJumps) -> Result<JumpTicks, ScenarioError> {
+        let Some(written) = &j.jump_ticks else {
+            return Err(ScenarioError::MissingKey {
+                at: self.top(),
+                message: "[faults.clock_jumps] needs the size of a jump: jump_ticks = 2, or jump = \"50ms\"".to_owned(),
+            });
+        };
+        let size = |size: i32, at: Location| {
+            if size == 0 || size.unsigned_abs() > MAX_TICKS {
+                return Err(ScenarioError::OutOfRange {
+                    at,
+                    message: format!(
+                        "jump_ticks is {size}, but must be nonzero and within ±{MAX_TICKS}"
+                    ),
+                });
+            }
+            Ok(size)
+        };
+        let items = match written.get_ref() {
+            RawSteps::One(one) => return size(*one, self.at(written)).map(JumpTicks::Every),
+            RawSteps::List(items) => items,
+        };
+        if items.is_empty() || items.len() > 3 {
+            return Err(ScenarioError::OutOfRange {
+                at: self.at(written),
+                message: format!(
+                    "jump_ticks lists {} sizes, but a run has 1..=3 jumps",
+                    items.len()
+                ),
+            });
+        }
+        let mut sizes = Vec::with_capacity(items.len());
+        for item in items {
+            let value = size(*item.get_ref(), self.at(item))?;
+            if sizes.contains(&value) {
+                return Err(ScenarioError::OutOfRange {
+                    at: self.at(item),
+                    message: format!(
+                        "jump_ticks lists {value} twice: each size is used at most once, so list it once and raise count only with a single size"
+                    ),
+                });
+            }
+            sizes.push(value);
+        }
+        Ok(JumpTicks::EachOnce(sizes))
+    }
+
+    /// `count`: 1 by default for one size, the list's length for a list, which it may not
+    /// exceed (each size is used at most once).
+    fn jump_count(&self, j: &RawJumps, jump_ticks: &JumpTicks) -> Result<u8, ScenarioError> {
+        let count = match jump_ticks {
+            JumpTicks::Every(_) => self.opt_range(&j.count, 1, 0, 3, "clock_jumps.count")?,
+            JumpTicks::EachOnce(sizes) => {
+                let listed = sizes.len() as u32;
+                match &j.count {
+                    Some(count) if *count.get_ref() > listed => {
+                        return Err(ScenarioError::OutOfRange {
+                            at: self.at(count),
+                            message: format!(
+                                "clock_jumps.count is {}, but jump_ticks lists {listed} sizes and each is used at most once",
+                                count.get_ref()
+                            ),
+                        });
+                    }
+                    Some(count) => *count.get_ref(),
+                    None => listed,
+                }
+            }
+        };
+        Ok(count as u8)
     }
 
     /// `[faults.crashes]`: how many nodes crash, what they keep, and when they serve again.

@@ -134,6 +134,15 @@ fn a_variant_is_validated_like_a_file() {
             .starts_with("x.toml: lock.ttl_ticks = 1 is refused: ttl_ticks 1"),
         "{e}"
     );
+    // One size over a list of sizes would change how many jumps a run has; a list may go there.
+    let listed = format!("{BASE}[faults.clock_jumps]\njump_ticks = [1, 2]\n");
+    let key = "faults.clock_jumps.jump_ticks";
+    let e = variant("x.toml", &listed, key, &Value::Integer(2)).unwrap_err();
+    assert!(matches!(e, SweepError::Value { .. }), "{e}");
+    assert!(e.to_string().contains("lists jump sizes"), "{e}");
+    let sizes = Value::Array(vec![Value::Integer(1), Value::Integer(3)]);
+    let s = variant("x.toml", &listed, key, &sizes).unwrap();
+    assert_eq!(s.faults.clock_jumps.unwrap().jump_ticks.sizes(), [1, 3]);
 }
 
 /// A checked report of `BASE` whose first property is made to hold or not, for the searches.

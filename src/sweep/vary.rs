@@ -5,7 +5,7 @@ use std::str::FromStr;
 use toml::{Table, Value};
 
 use super::error::SweepError;
-use crate::scenario::{Scenario, ScenarioError, set_key};
+use crate::scenario::{KeyPathError, Scenario, ScenarioError, set_key};
 
 /// A key to vary and the values to give it, in order.
 #[derive(Clone, Debug, PartialEq)]
@@ -243,6 +243,15 @@ pub(super) fn with_key(
             }
         }))
     })?;
-    set_key(&mut table, key, value.clone()).map_err(|e| unknown(e.to_string()))?;
+    set_key(&mut table, key, value.clone()).map_err(|e| match e {
+        // The key exists: it is this value that cannot stand in the list's place.
+        KeyPathError::ListOfSizes(_) => SweepError::Value {
+            file: file.to_owned(),
+            key: key.to_owned(),
+            value: value.to_string(),
+            reason: e.to_string(),
+        },
+        _ => unknown(e.to_string()),
+    })?;
     toml::to_string(&table).map_err(|e| unknown(e.to_string()))
 }

@@ -362,12 +362,17 @@ impl ZoneConfig {
             // A backward step of a node's clock could bring back a key the node already
             // deleted on expiry, which a key clock cannot tell; a client's clock keeps no
             // such state (see the module docs for the extrapolation).
+            // Each size of a list at most once is a budget per size, which the zone
+            // engine's one jump counter does not keep.
+            let Some(size) = j.jump_ticks.single() else {
+                return Err(Unsupported::Feature("clock jumps of different sizes"));
+            };
             refuse(
-                j.jump_ticks < 0 && j.target != JumpTarget::Client,
+                size < 0 && j.target != JumpTarget::Client,
                 "backward clock jumps of nodes",
             )?;
             self.jumps = j.count;
-            self.jump_ticks = j.jump_ticks;
+            self.jump_ticks = size;
             self.node_jumps = j.target != JumpTarget::Client;
             self.client_jumps = j.target != JumpTarget::Node;
             let pinned = j.index.map(usize::from);
