@@ -219,8 +219,10 @@ impl SimConfig {
     ///
     /// # Not judged
     ///
-    /// Every catalog feature is simulated, so no catalog scenario is refused
-    /// ([`SimConfigError::Unsupported`] stays for a feature the bridge may not map one day).
+    /// Every catalog feature is simulated but one: `[faults.client_partitions]` is refused
+    /// ([`SimConfigError::Unsupported`]). The simulator's isolations cut one node off from
+    /// every client for a while; a client cut off from every node for good, the others still
+    /// served, has no faithful mapping onto them.
     /// The liveness property `eventually acquired` and its `[liveness]` table are not judged
     /// by the simulator; the CLI says so.
     pub fn from_scenario_at(
@@ -231,6 +233,7 @@ impl SimConfig {
         if let Some(simulate) = &scenario.simulate {
             return SimConfig::workload(scenario, simulate, scale).map(with_provenance);
         }
+        refuse_unmapped(scenario)?;
         let m = CatalogMapping::new(scenario, scale);
         let lock = &scenario.lock;
         let resolved = scaled_config(&lock.params, scale);
@@ -722,6 +725,20 @@ impl<'a> CatalogMapping<'a> {
             Bound::Unbounded => (margin, None, self.unbounded),
         }
     }
+}
+
+/// What a catalog scenario may grant that the simulator has no faithful mapping for (see
+/// "Not judged" on [`SimConfig::from_scenario_at`]).
+fn refuse_unmapped(scenario: &Scenario) -> Result<(), SimConfigError> {
+    let partitions = scenario.faults.client_partitions.as_ref();
+    if partitions.is_some_and(|p| p.count > 0) {
+        return Err(SimConfigError::Unsupported {
+            scenario: scenario.name.clone(),
+            feature: "client partitions ([faults.client_partitions])",
+            reason: "its isolations cut one node off from every client for a while, not one client off from every node for good",
+        });
+    }
+    Ok(())
 }
 
 /// The scenario's resolved lock as the core's configuration, every span scaled from ticks to
