@@ -219,9 +219,12 @@ impl SimConfig {
     ///
     /// # Not judged
     ///
-    /// Every catalog feature but one is simulated: `jump_ticks = [1, 2]`, each size at most
-    /// once, is refused ([`SimConfigError::Unsupported`]), as the simulator's jump budgets
-    /// draw sizes from a range, with repeats, which would be other jumps than the file's.
+    /// Every catalog feature is simulated but two, each refused by name
+    /// ([`SimConfigError::Unsupported`]): `jump_ticks = [1, 2]`, each size at most once, as the
+    /// simulator's jump budgets draw sizes from a range, with repeats, which would be other
+    /// jumps than the file's; and `[faults.client_partitions]`, as the simulator's isolations
+    /// cut one node off from every client for a while, while a client cut off from every node
+    /// for good, the others still served, has no faithful mapping onto them.
     /// The liveness property `eventually acquired` and its `[liveness]` table are not judged
     /// by the simulator; the CLI says so.
     pub fn from_scenario_at(
@@ -232,7 +235,7 @@ impl SimConfig {
         if let Some(simulate) = &scenario.simulate {
             return SimConfig::workload(scenario, simulate, scale).map(with_provenance);
         }
-        refuse_jump_sizes(scenario)?;
+        refuse_unmapped(scenario)?;
         let m = CatalogMapping::new(scenario, scale);
         let lock = &scenario.lock;
         let resolved = scaled_config(&lock.params, scale);
@@ -727,6 +730,38 @@ impl<'a> CatalogMapping<'a> {
     }
 }
 
+/// What a catalog scenario may grant that the simulator has no faithful mapping for (see
+/// "Not judged" on [`SimConfig::from_scenario_at`]).
+fn refuse_unmapped(scenario: &Scenario) -> Result<(), SimConfigError> {
+    let faults = &scenario.faults;
+    let unsupported = |feature, reason| SimConfigError::Unsupported {
+        scenario: scenario.name.clone(),
+        feature,
+        reason,
+    };
+    if faults
+        .client_partitions
+        .as_ref()
+        .is_some_and(|p| p.count > 0)
+    {
+        return Err(unsupported(
+            "client partitions ([faults.client_partitions])",
+            "its isolations cut one node off from every client for a while, not one client off from every node for good",
+        ));
+    }
+    if faults
+        .clock_jumps
+        .as_ref()
+        .is_some_and(|j| j.jump_ticks.single().is_none())
+    {
+        return Err(unsupported(
+            "jump_ticks = [...]",
+            "the simulator draws jump sizes from a range with repeats, not each listed size at most once",
+        ));
+    }
+    Ok(())
+}
+
 /// The scenario's resolved lock as the core's configuration, every span scaled from ticks to
 /// `scale` ms: the simulator runs the very lock the model runs, only at its own resolution.
 /// `config` marked as the simulator world of its name when it is exactly what that catalog
@@ -751,19 +786,6 @@ fn with_provenance(config: SimConfig) -> SimConfig {
             }
         }
         _ => config,
-    }
-}
-
-/// A list of jump sizes, each at most once, has no image here: the simulator's jump budgets
-/// draw each size from a range, with repeats.
-fn refuse_jump_sizes(scenario: &Scenario) -> Result<(), SimConfigError> {
-    match &scenario.faults.clock_jumps {
-        Some(jumps) if jumps.jump_ticks.single().is_none() => Err(SimConfigError::Unsupported {
-            scenario: scenario.name.clone(),
-            feature: "jump_ticks = [...]",
-            reason: "the simulator draws jump sizes from a range with repeats, not each listed size at most once",
-        }),
-        _ => Ok(()),
     }
 }
 

@@ -10,7 +10,8 @@
 //! executor that applies it.
 //!
 //! Where a fault may strike is shared too when both executors aim it the same way: a client
-//! crash aimed at one client, while it holds the lock ([`ClientCrashAim`]).
+//! crash (or a client's partition) aimed at one client, while it holds the lock
+//! ([`ClientCrashAim`]).
 
 use std::fmt;
 
@@ -25,6 +26,9 @@ pub enum FaultKind {
     Crash,
     /// A client dies for good, without unlocking.
     ClientCrash,
+    /// A client is cut off from every node for good: it keeps running and believing, and
+    /// nothing it sends arrives (its unlock neither).
+    ClientPartition,
     /// A holder pauses (GC, page fault) between its lease check and its storage op.
     Pause,
     /// A node's clock runs fast, so its keys may vanish early.
@@ -43,10 +47,11 @@ pub enum FaultKind {
 
 impl FaultKind {
     /// Every kind, in the order reports list them.
-    pub const ALL: [FaultKind; 10] = [
+    pub const ALL: [FaultKind; 11] = [
         FaultKind::ClockJump,
         FaultKind::Crash,
         FaultKind::ClientCrash,
+        FaultKind::ClientPartition,
         FaultKind::Pause,
         FaultKind::NodeClockError,
         FaultKind::ClientClockError,
@@ -62,6 +67,7 @@ impl FaultKind {
             FaultKind::ClockJump => "clock jump",
             FaultKind::Crash => "crash",
             FaultKind::ClientCrash => "client crash",
+            FaultKind::ClientPartition => "client partition",
             FaultKind::Pause => "pause",
             FaultKind::NodeClockError => "node clock error",
             FaultKind::ClientClockError => "client clock error",
@@ -78,6 +84,7 @@ impl FaultKind {
             FaultKind::ClockJump => "the clock jump",
             FaultKind::Crash => "the crash",
             FaultKind::ClientCrash => "the client crash",
+            FaultKind::ClientPartition => "the client partition",
             FaultKind::Pause => "the pause",
             FaultKind::NodeClockError => "the node clock error",
             FaultKind::ClientClockError => "the client clock error",
@@ -95,6 +102,7 @@ impl FaultKind {
             FaultKind::ClockJump => "clock jumps",
             FaultKind::Crash => "crashes",
             FaultKind::ClientCrash => "client crashes",
+            FaultKind::ClientPartition => "client partitions",
             FaultKind::Pause => "pauses",
             FaultKind::NodeClockError => "node clock error",
             FaultKind::ClientClockError => "client clock error",
@@ -145,7 +153,8 @@ impl CrashWhen {
     }
 }
 
-/// Where a client crash is aimed: which client, and when in its lock's life.
+/// Where a client crash is aimed: which client, and when in its lock's life. A client's
+/// partition (`[faults.client_partitions]`) is aimed the same way.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct ClientCrashAim {
     /// The one client (0-based) that may crash; `None`: any client.

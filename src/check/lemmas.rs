@@ -149,7 +149,10 @@ impl Lemmas {
             && !scenario.lock.quorum_pinned()
             // A sequential round asks its nodes in an order, so the shared node's place in
             // it (how late it is asked) is not the one node's; not argued, so not claimed.
-            && params.contact == Contact::Multiplexed;
+            && params.contact == Contact::Multiplexed
+            // A client cut off from every node mid-run changes which nodes it reaches as the
+            // run goes, which the projection onto one node is not argued for: not claimed.
+            && !Ingredient::Fault(FaultKind::ClientPartition).is_in(scenario);
         if !eligible {
             return None;
         }
@@ -245,6 +248,7 @@ const fn node_fault(kind: FaultKind) -> Option<NodeFault> {
         FaultKind::NodeClockError => None,
         // The clients', the network's and the storage's: the projection keeps them.
         FaultKind::ClientCrash
+        | FaultKind::ClientPartition
         | FaultKind::Pause
         | FaultKind::ClientClockError
         | FaultKind::MessageLoss

@@ -19,6 +19,10 @@ impl fmt::Display for Nodes {
             .iter()
             .map(|n| format!("n{}", n.index() + 1))
             .collect();
+        if names.is_empty() {
+            // A client cut off from every node sends its round or its unlock to none.
+            return f.write_str("no node");
+        }
         f.write_str(&names.join(" "))
     }
 }
@@ -443,6 +447,14 @@ pub enum Event {
         /// The nodes that hold its key, which stays until it expires.
         keys: Nodes,
     },
+    /// A client is cut off from every node for good: it keeps running on what it believes,
+    /// and nothing it sends reaches a node again, its unlock included.
+    ClientPartitioned {
+        /// Whether it believed it held the lock when it was cut off.
+        believed: bool,
+        /// The nodes that hold its key, which stays until it expires.
+        keys: Nodes,
+    },
     /// The separate counter node crashes and restarts at once, keeping what its persistence
     /// keeps.
     CounterCrashed {
@@ -507,6 +519,7 @@ impl Event {
             Event::ClockJumped { .. } => FaultKind::ClockJump,
             Event::Crashed { .. } | Event::CounterCrashed { .. } => FaultKind::Crash,
             Event::ClientCrashed { .. } => FaultKind::ClientCrash,
+            Event::ClientPartitioned { .. } => FaultKind::ClientPartition,
             Event::RequestLost { .. } => FaultKind::MessageLoss,
             Event::Promoted { .. } => FaultKind::Failover,
             Event::Isolated { .. } => FaultKind::Partition,

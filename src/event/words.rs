@@ -95,9 +95,10 @@ impl Event {
             | Event::ServesAgain
             | Event::GuardEnded
             | Event::TimePassed { .. } => self.write_clock(f),
-            Event::Crashed { .. } | Event::ClientCrashed { .. } | Event::CounterCrashed { .. } => {
-                self.write_crash(f, unit)
-            }
+            Event::Crashed { .. }
+            | Event::ClientCrashed { .. }
+            | Event::ClientPartitioned { .. }
+            | Event::CounterCrashed { .. } => self.write_crash(f, unit),
             Event::CounterFsynced { .. }
             | Event::Fsynced { .. }
             | Event::Replicated { .. }
@@ -588,6 +589,19 @@ impl Event {
                 f.write_str(": it sends no unlock")?;
                 if !keys.0.is_empty() {
                     write!(f, ", and its key stays on {keys} until it expires")?;
+                }
+                Ok(())
+            }
+            Event::ClientPartitioned { believed, keys } => {
+                f.write_str("is cut off from every node for good")?;
+                if *believed {
+                    f.write_str(" while it believes it holds the lock")?;
+                }
+                f.write_str(
+                    ": it keeps running, and nothing it sends arrives, its unlock neither",
+                )?;
+                if !keys.0.is_empty() {
+                    write!(f, "; its key stays on {keys} until it expires")?;
                 }
                 Ok(())
             }

@@ -77,6 +77,7 @@ impl World {
             Step::Jump { target, ticks } => w.jump(target, ticks, listener),
             Step::Crash(n) => w.crash(usize::from(n), listener),
             Step::CrashClient(c) => w.crash_client(usize::from(c), listener),
+            Step::PartitionClient(c) => w.partition_client(usize::from(c), listener),
             Step::Fsync(n) => w.fsync(usize::from(n), listener),
             Step::CrashCounter => w.crash_counter(listener),
             Step::FsyncCounter => w.fsync_counter(listener),
@@ -178,7 +179,7 @@ impl World {
             // unreachable one costs its timeout, which the story tells when it passes.
             let to = match request.only {
                 Some(node) => proto::NodeSet::single(node),
-                None => shape.reach[c],
+                None => self.reach(c),
             };
             self.moment(
                 Actor::client(c),
@@ -457,7 +458,7 @@ impl World {
             },
             _ => Event::ExtensionBegan {
                 t1: now.since_origin(),
-                to: Nodes(shape.reach[c]),
+                to: Nodes(self.reach(c)),
             },
         };
         listener.record(|| self.moment(Actor::client(c), event).on_clock(self));
@@ -579,16 +580,20 @@ impl World {
             match request.op {
                 Op::SetNxPx { .. } | Op::PExpireIfEq { .. } | Op::RaiseFence { .. } => {
                     self.reset_fences(c, false);
+                    let to = self
+                        .reach(c)
+                        .intersection(request.to(shape.params.node_count));
                     let slot = &mut self.clients[c];
                     slot.request = Some(request);
-                    slot.inflight =
-                        shape.reach[c].intersection(request.to(shape.params.node_count));
+                    slot.inflight = to;
                     slot.mailbox = Default::default();
                     slot.guarded = proto::NodeSet::EMPTY;
                 }
                 Op::DelIfEq { .. } | Op::Del if self.release_may_be_late(c) => {
+                    let to = self
+                        .reach(c)
+                        .intersection(request.to(shape.params.node_count));
                     let slot = &mut self.clients[c];
-                    let to = shape.reach[c].intersection(request.to(shape.params.node_count));
                     slot.late_release = Some(request);
                     slot.late = slot.late.union(to);
                 }
@@ -662,7 +667,7 @@ impl World {
                 .state
                 .entry
                 .map(|e| self.key_owner(n, e.token));
-            let reply = if shape.reach[c].contains(id) {
+            let reply = if self.reach(c).contains(id) {
                 // A node that is down or restarting refuses: the unlock is lost, the key (if
                 // it survived) expires on its own.
                 match self.nodes[n]
@@ -724,7 +729,7 @@ impl World {
         let how = unlock_words(self.shape.params.unlock);
         let event = Event::Released {
             how,
-            on: Nodes(self.shape.reach[c]),
+            on: Nodes(self.reach(c)),
             deleted: deleted.others,
             freed: Nodes(deleted.own),
         };
@@ -971,13 +976,10 @@ impl World {
         listener.record(|| self.moment(Actor::node(n), event));
     }
 
-    /// Client `c` dies for good.
-    fn crash_client<T: Listener>(&mut self, c: usize, listener: &mut T) {
-        let shape = self.shape;
-        self.budget.client_crashes -= 1;
-        let believed = self.believes(c);
+    /// The nodes that hold a key of client `c`.
+    fn keys_of(&self, c: usize) -> proto::NodeSet {
         let mut keys = proto::NodeSet::EMPTY;
-        for n in 0..shape.nodes {
+        for n in 0..self.shape.nodes {
             if self.nodes[n]
                 .state
                 .entry
@@ -986,6 +988,37 @@ impl World {
                 keys.insert(NodeId(n as u8));
             }
         }
+        keys
+    }
+
+    /// Client `c` is cut off from every node for good (see [`Step::PartitionClient`]). It is
+    /// the static `[network] reach` leaving every node out from now on: the requests it has in
+    /// flight are lost with the link (a request that landed before the cut was answered
+    /// before it, as every delivery is), and what it sends later reaches nobody, which the
+    /// core hears as failures or a round's timeout. The core's lock is left as it is: the
+    /// client goes on believing until its lease's deadline, as a live process does.
+    fn partition_client<T: Listener>(&mut self, c: usize, listener: &mut T) {
+        self.budget.client_partitions -= 1;
+        let believed = self.believes(c);
+        let keys = self.keys_of(c);
+        let slot = &mut self.clients[c];
+        slot.cut_off = true;
+        slot.inflight = proto::NodeSet::EMPTY;
+        slot.late = proto::NodeSet::EMPTY;
+        slot.late_release = None;
+        let event = Event::ClientPartitioned {
+            believed,
+            keys: Nodes(keys),
+        };
+        listener.record(|| self.moment(Actor::client(c), event));
+    }
+
+    /// Client `c` dies for good.
+    fn crash_client<T: Listener>(&mut self, c: usize, listener: &mut T) {
+        let shape = self.shape;
+        self.budget.client_crashes -= 1;
+        let believed = self.believes(c);
+        let keys = self.keys_of(c);
         // The core stops the belief and abandons any round, as a release does; the release
         // it asks for is never sent, because the process is gone. The client stays in the
         // core's releasing phase, where it takes no step again.

@@ -59,6 +59,7 @@ pub(super) fn label(shape: &Shape, step: &Step) -> String {
         },
         Step::Crash(n) => format!("crash n{}", n + 1),
         Step::CrashClient(i) => format!("crash {}", c(i)),
+        Step::PartitionClient(i) => format!("cut {} off", c(i)),
         Step::Fsync(n) => format!("fsync n{}", n + 1),
         Step::CrashCounter => "crash the counter node".to_owned(),
         Step::FsyncCounter => "fsync the counter node".to_owned(),
@@ -276,6 +277,7 @@ impl Lanes {
             | Step::Apply(c)
             | Step::Pause(c)
             | Step::CrashClient(c)
+            | Step::PartitionClient(c)
             | Step::Lose { client: c, .. }
             | Step::Refuse { client: c, .. }
             | Step::Jump {

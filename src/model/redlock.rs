@@ -217,11 +217,12 @@ impl RedlockModel {
     /// `i` and `j` believe at once, and keep only the steps of `i`, `j` and the environment
     /// (time, faults, deliveries to `i` and `j`). With compare-and-delete, another client
     /// touches only keys with its own token: its `SET` creates its key, its release and its
-    /// extension act on that key alone, and its message losses, pauses and jumps only spend
-    /// budget (a listed jump size it takes is one fewer for `i` and `j`, so dropping its jump
-    /// leaves them more, never less). So the nodes hold the same keys of `i` and `j` in both runs, every answer to
-    /// `i` and `j` is the same — an answer that another client's key turned into "no" is a
-    /// refusal here — and `i` and `j` believe at the same moments. Conversely, a violation
+    /// extension act on that key alone, and its message losses, pauses, jumps, crash and
+    /// partition only spend budget (a client cut off from every node touches no key again; a
+    /// listed jump size it takes is one fewer for `i` and `j`, so dropping its jump leaves
+    /// them more, never less). So the nodes hold the same keys of `i` and `j` in both runs,
+    /// every answer to `i` and `j` is the same — an answer that another client's key turned
+    /// into "no" is a refusal here — and `i` and `j` believe at the same moments. Conversely, a violation
     /// found here that uses no refusal is a run of the `N`-client scenario in which the other
     /// clients never start, so it is real and (being no longer than the projection of any
     /// violation there) shortest; one that needs a refusal settles nothing.
@@ -238,7 +239,8 @@ impl RedlockModel {
         let reach = &shape.reach[..shape.clients];
         let pinned_to_a_client = (shape.jump_index.is_some()
             && shape.jump_target != scenario::JumpTarget::Node)
-            || shape.client_crash_aim.client.is_some();
+            || shape.client_crash_aim.client.is_some()
+            || shape.client_partition_aim.client.is_some();
         let eligible = shape.mode == Mode::Safety
             && shape.clients >= 3
             && shape.storage.is_none()
@@ -361,10 +363,9 @@ impl RedlockModel {
         let shape = &self.shape;
         let pinned_beyond = (shape.jump_target == scenario::JumpTarget::Client
             && shape.jump_index.is_some_and(|i| usize::from(i) >= clients))
-            || shape
-                .client_crash_aim
-                .client
-                .is_some_and(|i| usize::from(i) >= clients);
+            || [shape.client_crash_aim, shape.client_partition_aim]
+                .iter()
+                .any(|aim| aim.client.is_some_and(|i| usize::from(i) >= clients));
         let liveness_beyond = shape
             .liveness_client
             .is_some_and(|c| usize::from(c) >= clients);
@@ -462,6 +463,7 @@ impl RedlockModel {
                 jump_sizes_used: 0,
                 crashes: shape.crashes,
                 client_crashes: shape.client_crashes,
+                client_partitions: shape.client_partitions,
                 pauses: shape.pauses,
                 losses: shape.message_loss,
                 failover: shape.failover.is_some(),

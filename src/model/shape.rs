@@ -60,6 +60,10 @@ pub(crate) struct Shape {
     pub client_crashes: u8,
     /// Which client may crash, and when (`[faults.client_crashes] client`, `when`).
     pub client_crash_aim: ClientCrashAim,
+    /// Clients cut off from every node in the whole run (`[faults.client_partitions]`).
+    pub client_partitions: u8,
+    /// Which client may be cut off, and when (`[faults.client_partitions] client`, `when`).
+    pub client_partition_aim: ClientCrashAim,
     pub persistence: Persistence,
     pub restart_delay: Millis,
     pub restart: bool,
@@ -128,6 +132,7 @@ impl Shape {
         let jumps = scenario.faults.clock_jumps.as_ref();
         let crashes = scenario.faults.crashes.as_ref();
         let client_crashes = scenario.faults.client_crashes.as_ref();
+        let client_partitions = scenario.faults.client_partitions.as_ref();
         Shape {
             mode,
             nodes: lock.nodes(),
@@ -156,6 +161,8 @@ impl Shape {
             crashes: crashes.map_or(0, |c| c.count),
             client_crashes: client_crashes.map_or(0, |c| c.count),
             client_crash_aim: client_crashes.map_or(ClientCrashAim::ANY, |c| c.aim),
+            client_partitions: client_partitions.map_or(0, |c| c.count),
+            client_partition_aim: client_partitions.map_or(ClientCrashAim::ANY, |c| c.aim),
             persistence: crashes.map_or(Persistence::None, |c| c.persistence),
             restart_delay: Millis(crashes.map_or(0, |c| u64::from(c.restart_delay_ticks))),
             restart: crashes.is_none_or(|c| c.restart),
@@ -258,12 +265,13 @@ fn symmetric(scenario: &Scenario, mode: Mode) -> bool {
     // would forget which row is n1's: no symmetry reduction then (nor with a sequential
     // contact, below). Nor in a liveness run
     // that waits for one named client, which permuting the clients would swap, nor with a
-    // client crash aimed at one client, whose role permuting would hand to another.
-    let crash_aimed = scenario
-        .faults
-        .client_crashes
-        .as_ref()
-        .is_some_and(|c| c.aim.client.is_some());
+    // client crash (or partition) aimed at one client, whose role permuting would hand to
+    // another.
+    let faults = &scenario.faults;
+    let crash_aimed = [&faults.client_crashes, &faults.client_partitions]
+        .into_iter()
+        .flatten()
+        .any(|c| c.aim.client.is_some());
     // A sequential round asks n1 first, then n2, …: sorting the node rows would forget
     // which node comes next.
     scenario.symmetry

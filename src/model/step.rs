@@ -99,6 +99,10 @@ pub enum Step {
     /// Client `c` dies for good: it stops believing and sends nothing more, not even an
     /// unlock; its keys stay until they expire, and requests already sent still arrive.
     CrashClient(u8),
+    /// Client `c` is cut off from every node for good: it keeps its lock, its belief and its
+    /// work on the storage, its requests not yet landed are lost with the link, and nothing
+    /// it sends from now on reaches a node, its unlock included.
+    PartitionClient(u8),
     /// Node `n` runs its periodic fsync: its key (and its fencing counter) becomes durable.
     Fsync(u8),
     /// `counter-after-acquire` only: the separate counter node crashes and restarts at once,
@@ -121,6 +125,7 @@ impl Step {
             Step::Jump { .. } => FaultKind::ClockJump,
             Step::Crash(_) | Step::CrashCounter => FaultKind::Crash,
             Step::CrashClient(_) => FaultKind::ClientCrash,
+            Step::PartitionClient(_) => FaultKind::ClientPartition,
             Step::Pause(_) => FaultKind::Pause,
             Step::Lose { .. } => FaultKind::MessageLoss,
             Step::Promote(_) => FaultKind::Failover,
@@ -519,25 +524,37 @@ impl World {
         }
     }
 
+    /// Client crashes, then client partitions, each from its own budget and aim.
     fn client_crash_steps(&self, out: &mut Vec<Step>) {
         let shape = &self.shape;
         let b = &self.budget;
-        if b.client_crashes > 0 {
-            for c in 0..shape.clients {
-                // A client that is done has nothing left to lose. Not while one of its storage
-                // ops is on its way: that op still lands after the crash, so the run is the
-                // same as one where it lands first and the client crashes then. Only the
-                // client the crash is aimed at, and only when its aim allows (while it
-                // believes it holds the lock, with `when = "holding"`).
-                let slot = &self.clients[c];
-                if !matches!(
-                    slot.lock.phase(),
-                    LockPhase::Releasing(_) | LockPhase::Finished
-                ) && slot.work.pending.is_none()
-                    && shape.client_crash_aim.allows(c, self.believes(c))
-                {
-                    out.push(Step::CrashClient(c as u8));
-                }
+        if b.client_crashes == 0 && b.client_partitions == 0 {
+            return;
+        }
+        for c in 0..shape.clients {
+            // A client that is done has nothing left to lose. Not while one of its storage
+            // ops is on its way: that op still lands after the crash (or the partition, which
+            // cuts the lock's nodes, not the storage), so the run is the same as one where it
+            // lands first and the fault strikes then. Only the client the fault is aimed at,
+            // and only when its aim allows (while it believes it holds the lock, with `when =
+            // "holding"`); a partition only while the client still reaches a node.
+            let slot = &self.clients[c];
+            if matches!(
+                slot.lock.phase(),
+                LockPhase::Releasing(_) | LockPhase::Finished
+            ) || slot.work.pending.is_some()
+            {
+                continue;
+            }
+            let believes = self.believes(c);
+            if b.client_crashes > 0 && shape.client_crash_aim.allows(c, believes) {
+                out.push(Step::CrashClient(c as u8));
+            }
+            if b.client_partitions > 0
+                && !self.reach(c).is_empty()
+                && shape.client_partition_aim.allows(c, believes)
+            {
+                out.push(Step::PartitionClient(c as u8));
             }
         }
     }

@@ -65,6 +65,45 @@ fn shifting_time_does_not_change_the_fingerprint() {
 }
 
 #[test]
+fn a_client_cut_off_keeps_believing_and_its_unlock_reaches_no_node() {
+    let model = RedlockModel::new(&scenario(
+        "[lock]\nttl_ticks = 4\ndrift_ticks = 1\n[faults.client_partitions]\nclient = 1\nwhen = \"holding\"",
+    ));
+    let acquiring = run(&model, &[Step::Begin(0), deliver(0, 0)]);
+    let mut enabled = Vec::new();
+    model.actions(&acquiring, &mut enabled);
+    // Aimed at a holder: not while it acquires.
+    assert!(!enabled.contains(&Step::PartitionClient(0)));
+    let holding = run(
+        &model,
+        &[
+            Step::Begin(0),
+            deliver(0, 0),
+            deliver(0, 1),
+            Step::Decide(0),
+        ],
+    );
+    let cut = model
+        .next_state(&holding, Step::PartitionClient(0))
+        .unwrap();
+    // The core's lock is untouched: it still believes, and its request to n3 is lost.
+    assert!(cut.believes(0));
+    assert_eq!(cut.budget.client_partitions, 0);
+    assert!(cut.clients[0].inflight.is_empty());
+    assert_ne!(fingerprint(&holding), fingerprint(&cut));
+    let mut enabled = Vec::new();
+    model.actions(&cut, &mut enabled);
+    assert!(!enabled.contains(&deliver(0, 2)));
+    assert!(!enabled.contains(&Step::PartitionClient(0)));
+    assert!(enabled.contains(&Step::Release(0)));
+    // Its unlock reaches no node: both keys stay until they expire.
+    let released = model.next_state(&cut, Step::Release(0)).unwrap();
+    assert!(!released.believes(0));
+    assert!(released.nodes[0].state.entry.is_some() && released.nodes[1].state.entry.is_some());
+    assert_eq!(released.activity(0), Activity::Done);
+}
+
+#[test]
 fn a_crashed_client_keeps_its_keys_sends_nothing_and_stops_believing() {
     let model = RedlockModel::new(&scenario(
         "[lock]\nttl_ticks = 4\ndrift_ticks = 1\n[faults.client_crashes]\ncount = 1",

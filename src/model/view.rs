@@ -25,6 +25,11 @@
 //!   whose quorums differ (`[lock] quorum = [3, 2]`) are not interchangeable: a permutation
 //!   would hand one client's count of nodes to another, so only the identity is tried then.
 //!   The node rows are still sorted: a round counts how many nodes said yes, never which.
+//!   A client cut off from every node (`[faults.client_partitions]`) reaches none from then
+//!   on, and the per-client reach bits of the node rows say so: the cut needs no bit of its
+//!   own. A client whose `[network] reach` is already empty is never cut (nothing would
+//!   change), so two views that agree on every reach bit agree on which cuts happened
+//!   wherever they could matter, and the cut moves with its client through a permutation.
 //!   Two replicas of n1 are sorted too: each copies the master on its own `Replicate`, the
 //!   failover may promote either, and a write's `WAIT` may count either (every choice is a
 //!   step), so swapping them maps every path onto a path.
@@ -238,8 +243,8 @@ impl World {
             let may_begin = slot.lock.attempts() < shape.params.retry.attempts;
             let may_extend = slot.extensions < shape.extensions;
             let reads = match slot.lock.phase() {
-                LockPhase::Idle | LockPhase::BackingOff { .. } => shape.reach[c],
-                LockPhase::Acquiring(_) if may_begin || may_extend => shape.reach[c],
+                LockPhase::Idle | LockPhase::BackingOff { .. } => self.reach(c),
+                LockPhase::Acquiring(_) if may_begin || may_extend => self.reach(c),
                 // A won acquisition that writes its fence back sends the write-back round to
                 // the nodes it reaches and reads which of them still hold its key: until that
                 // round has begun, every node it reaches may still be read.
@@ -247,13 +252,13 @@ impl World {
                     if round.kind == RoundKind::Acquire
                         && shape.params.fencing == Fencing::WriteBack =>
                 {
-                    shape.reach[c]
+                    self.reach(c)
                 }
                 // A sequential round will still ask the nodes after the one it waits for.
-                LockPhase::Acquiring(round) if round.asking.is_some() => shape.reach[c],
+                LockPhase::Acquiring(round) if round.asking.is_some() => self.reach(c),
                 LockPhase::Acquiring(_) => slot.inflight,
                 LockPhase::Holding { .. } | LockPhase::Extending { .. } if may_extend => {
-                    shape.reach[c]
+                    self.reach(c)
                 }
                 LockPhase::Extending { .. } => slot.inflight,
                 LockPhase::Holding { .. } | LockPhase::Releasing(_) | LockPhase::Finished => {
@@ -320,7 +325,7 @@ impl World {
         }
         let node = NodeId(n as u8);
         for (c, bits) in parts.per_client.iter_mut().enumerate().take(shape.clients) {
-            let reach = shape.reach[c].contains(node);
+            let reach = self.reach(c).contains(node);
             let inflight = live && self.clients[c].inflight.contains(node);
             let late = live && self.clients[c].late.contains(node);
             // Whether the guard kept this node's yes out matters only while the round runs.

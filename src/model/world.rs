@@ -110,6 +110,8 @@ pub(crate) struct ClientSlot {
     pub epoch: u8,
     /// Progress through the storage cycle while holding.
     pub work: Work,
+    /// Cut off from every node for good (`[faults.client_partitions]`): it reaches none.
+    pub cut_off: bool,
 }
 
 impl ClientSlot {
@@ -138,6 +140,7 @@ impl ClientSlot {
                 paused: false,
                 checked: false,
             },
+            cut_off: false,
         }
     }
 
@@ -230,6 +233,8 @@ pub(crate) struct FaultsLeft {
     pub crashes: u8,
     /// Client crashes left.
     pub client_crashes: u8,
+    /// Client partitions left.
+    pub client_partitions: u8,
     /// Pauses left.
     pub pauses: u8,
     /// Message losses left.
@@ -314,6 +319,9 @@ impl std::fmt::Debug for World {
         )?;
         if self.shape.client_crashes > 0 {
             write!(f, ", {} client crashes", b.client_crashes)?;
+        }
+        if self.shape.client_partitions > 0 {
+            write!(f, ", {} client partitions", b.client_partitions)?;
         }
         Ok(())
     }
@@ -406,6 +414,9 @@ impl World {
             )?,
             Activity::Done => write!(f, "done")?,
         }
+        if slot.cut_off {
+            write!(f, ", CUT OFF from every node")?;
+        }
         Ok(())
     }
 }
@@ -488,6 +499,16 @@ impl World {
 
     pub(crate) fn client_clock(&self, client: usize) -> Millis {
         Millis((i64::from(self.now) + self.clients[client].offset) as u64)
+    }
+
+    /// The nodes client `c` reaches: the scenario's `[network] reach`, or none once it is cut
+    /// off (`[faults.client_partitions]`).
+    pub(crate) fn reach(&self, c: usize) -> NodeSet {
+        if self.clients[c].cut_off {
+            NodeSet::EMPTY
+        } else {
+            self.shape.reach[c]
+        }
     }
 
     /// Whether client `c` may believe it holds the lock: it holds a lease and its clock, read

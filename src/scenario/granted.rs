@@ -88,6 +88,10 @@ fn grants(scenario: &Scenario, kind: FaultKind) -> bool {
         FaultKind::ClockJump => faults.clock_jumps.as_ref().is_some_and(|j| j.count > 0),
         FaultKind::Crash => faults.crashes.as_ref().is_some_and(|c| c.count > 0),
         FaultKind::ClientCrash => faults.client_crashes.as_ref().is_some_and(|c| c.count > 0),
+        FaultKind::ClientPartition => faults
+            .client_partitions
+            .as_ref()
+            .is_some_and(|c| c.count > 0),
         FaultKind::Pause => faults.pauses.as_ref().is_some_and(|p| p.count > 0),
         FaultKind::NodeClockError => scenario.clock.node_error_ticks > 0,
         FaultKind::ClientClockError => scenario.clock.client_error_ticks > 0,
@@ -111,6 +115,7 @@ fn withhold(s: &mut Scenario, kind: FaultKind) {
         // The guard only acts on restarted nodes, so no crash leaves nothing for it to do.
         FaultKind::Crash => s.faults.crashes = None,
         FaultKind::ClientCrash => s.faults.client_crashes = None,
+        FaultKind::ClientPartition => s.faults.client_partitions = None,
         FaultKind::Pause => s.faults.pauses = None,
         FaultKind::NodeClockError => s.clock.node_error_ticks = 0,
         FaultKind::ClientClockError => s.clock.client_error_ticks = 0,

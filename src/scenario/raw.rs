@@ -358,6 +358,8 @@ pub(crate) struct RawFaults {
     pub clock_jumps: Option<RawJumps>,
     pub crashes: Option<RawCrashes>,
     pub client_crashes: Option<RawClientCrashes>,
+    /// `[faults.client_partitions]`: aimed and counted as a client crash is.
+    pub client_partitions: Option<RawClientCrashes>,
 }
 
 #[derive(Debug, Deserialize)]

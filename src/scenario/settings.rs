@@ -332,11 +332,20 @@ pub struct FaultSettings {
     pub crashes: Option<CrashSettings>,
     /// Client crashes.
     pub client_crashes: Option<ClientCrashSettings>,
+    /// Clients cut off from every node (`[faults.client_partitions]`), counted and aimed as
+    /// client crashes are.
+    pub client_partitions: Option<ClientCrashSettings>,
 }
 
 /// `[faults.client_crashes]`: a client process dies for good, wherever its aim allows in its
 /// lock's life. It sends nothing more (no unlock), believes nothing more, and its keys stay on
 /// the nodes until they expire; requests it sent before dying still arrive.
+///
+/// `[faults.client_partitions]` has the same keys and meaning of `count`, `client` and `when`,
+/// but the client does not die: it is cut off from every node for good and keeps running on
+/// what it believes. Its requests not yet landed are lost with the link, and everything it
+/// sends from then on reaches no node, its unlock included, as a static `[network] reach` that
+/// leaves every node out would.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ClientCrashSettings {
     /// How many client crashes in the whole run (default 1 when the table is present).

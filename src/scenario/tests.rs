@@ -201,6 +201,49 @@ fn a_bad_client_crash_aim_is_refused_where_it_is_written() {
 }
 
 #[test]
+fn a_client_partition_is_read_and_refused_like_a_client_crash() {
+    use crate::fault::{ClientCrashAim, CrashWhen};
+    let s = parse(
+        "[lock]\nclients = 2\n[faults.client_partitions]\nclient = 2\nwhen = \"holding\"\n\
+         [expect]\n\"mutual exclusion\" = \"holds\"\n",
+    )
+    .unwrap();
+    let aim = ClientCrashAim {
+        client: Some(1),
+        when: CrashWhen::Holding,
+    };
+    assert_eq!(
+        s.faults.client_partitions,
+        Some(ClientCrashSettings { count: 1, aim })
+    );
+    assert_eq!(s.faults.client_crashes, None);
+    let refused = |body: &str| {
+        parse(&format!(
+            "[lock]\nclients = 2\n[faults.client_partitions]\n{body}\n[expect]\n\"mutual exclusion\" = \"holds\"\n"
+        ))
+        .unwrap_err()
+        .to_string()
+    };
+    let e = refused("client = 3");
+    assert!(e.starts_with("s.toml:9:10: "), "{e}");
+    assert!(e.contains("client_partitions.client"), "{e}");
+    let e = refused("count = 3");
+    assert!(e.starts_with("s.toml:9:9: "), "{e}");
+    assert!(
+        e.contains("3 client partitions is more than the 2 clients"),
+        "{e}"
+    );
+    let e = refused("count = 2\nclient = 1");
+    assert!(e.starts_with("s.toml:10:10: "), "{e}");
+    assert!(e.contains("is cut off once"), "{e}");
+    let e = refused("when = \"later\"");
+    assert!(e.starts_with("s.toml:9:8: "), "{e}");
+    let e = refused("victim = 1");
+    assert!(e.starts_with("s.toml:9:"), "{e}");
+    assert!(e.contains("victim"), "{e}");
+}
+
+#[test]
 fn unbounded_extensions_and_the_liveness_client_are_read_and_checked() {
     let s = parse(
         "[lock]\nextensions = \"unbounded\"\n[liveness]\nclient = 2\n\
@@ -660,6 +703,9 @@ fn a_get_then_del_unlock_keeps_a_failed_rounds_keys_and_takes_no_storage() {
     let e = parse(&format!("{keep}[storage]\n{expect}")).unwrap_err();
     assert!(e.to_string().contains("cannot be combined"), "{e}");
     assert_eq!(e.location().unwrap().line, 10, "{e}");
+}
+
+#[test]
 fn a_list_of_jump_sizes_takes_each_size_once_and_is_checked_per_size() {
     let expect = "[expect]\n\"mutual exclusion\" = \"holds\"\n";
     let jumps = |body: &str| {

@@ -7,10 +7,10 @@ use std::path::Path;
 use toml::Spanned;
 
 use super::raw::{
-    RawBound, RawCheckAndApply, RawContact, RawCrashWhen, RawDecision, RawExpectValue,
-    RawExtensionQuorum, RawFailover, RawJumps, RawLock, RawPersistence, RawProtection, RawQuorum,
-    RawScenario, RawScheduled, RawSimFaults, RawSimulate, RawSteps, RawTokenSource, RawUnlock,
-    RawValidityCheck, RawWait,
+    RawBound, RawCheckAndApply, RawClientCrashes, RawContact, RawCrashWhen, RawDecision,
+    RawExpectValue, RawExtensionQuorum, RawFailover, RawJumps, RawLock, RawPersistence,
+    RawProtection, RawQuorum, RawScenario, RawScheduled, RawSimFaults, RawSimulate, RawSteps,
+    RawTokenSource, RawUnlock, RawValidityCheck, RawWait,
 };
 use crate::fault::{ClientCrashAim, CrashWhen};
 use crate::node::Persistence;
@@ -1000,12 +1000,22 @@ impl Validator<'_> {
         };
         let clock_jumps = self.clock_jumps(raw, lock)?;
         let crashes = self.crashes(raw, lock)?;
-        let client_crashes = self.client_crashes(raw, lock)?;
+        let client_crashes = self.client_fault(
+            f.client_crashes.as_ref(),
+            ("client_crashes", "dies once"),
+            lock,
+        )?;
+        let client_partitions = self.client_fault(
+            f.client_partitions.as_ref(),
+            ("client_partitions", "is cut off once"),
+            lock,
+        )?;
         Ok(FaultSettings {
             pauses,
             clock_jumps,
             crashes,
             client_crashes,
+            client_partitions,
         })
     }
 
@@ -1174,41 +1184,38 @@ impl Validator<'_> {
         })
     }
 
-    /// `[faults.client_crashes]`: how many clients crash for good, which and when.
-    fn client_crashes(
+    /// `[faults.client_crashes]` or `[faults.client_partitions]` (the `table`, one key
+    /// set for both): how many clients crash for good or are cut off for good, which and when;
+    /// `once` says why one client takes one such fault at most.
+    fn client_fault(
         &self,
-        raw: &RawScenario,
+        raw: Option<&RawClientCrashes>,
+        (table, once): (&str, &str),
         lock: &LockSettings,
     ) -> Result<Option<ClientCrashSettings>, ScenarioError> {
-        let Some(c) = &raw.faults.client_crashes else {
+        let Some(c) = raw else {
             return Ok(None);
         };
-        let count = self.opt_range(&c.count, 1, 0, 3, "client_crashes.count")?;
+        let count = self.opt_range(&c.count, 1, 0, 3, &format!("{table}.count"))?;
+        let plural = table.replace('_', " ");
         if count > u32::from(lock.clients) {
             return Err(ScenarioError::TooManyFaults {
                 at: self.at(c.count.as_ref().expect("a count above 1 was written")),
-                message: format!(
-                    "{count} client crashes is more than the {} clients",
-                    lock.clients
-                ),
+                message: format!("{count} {plural} is more than the {} clients", lock.clients),
             });
         }
         let client = match &c.client {
             None => None,
             Some(i) => {
-                let index = self.range(
-                    i,
-                    1,
-                    lock.clients as u32,
-                    "client_crashes.client (a client, 1-based)",
-                )?;
-                // A process dies once: a second crash aimed at the same client has nothing
-                // left to kill.
+                let what = format!("{table}.client (a client, 1-based)");
+                let index = self.range(i, 1, lock.clients as u32, &what)?;
+                // A process dies once, and a client cut off from every node has nothing left
+                // to lose: a second fault aimed at the same client has nothing to strike.
                 if count > 1 {
                     return Err(ScenarioError::TooManyFaults {
                         at: self.at(i),
                         message: format!(
-                            "client_crashes.client aims every crash at one client, which dies once, but count is {count}"
+                            "{table}.client aims every fault at one client, which {once}, but count is {count}"
                         ),
                     });
                 }

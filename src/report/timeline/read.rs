@@ -269,7 +269,7 @@ impl Reader {
         }
     }
 
-    /// A client's belief ending or returning, its lease checks, pauses, jumps and crash.
+    /// A client's belief ending or returning, its lease checks, pauses, jumps, crash and cut.
     fn client_life(&mut self, c: Actor, line: &Line, at: At) {
         let i = index(c);
         match &line.event {
@@ -310,6 +310,11 @@ impl Reader {
                     Ingredient::Fault(FaultKind::ClientCrash),
                     line,
                 );
+            }
+            Event::ClientPartitioned { .. } => {
+                let partition = Ingredient::Fault(FaultKind::ClientPartition);
+                self.caused(partition);
+                self.fault(c, at, "cut off".to_owned(), partition, line);
             }
             Event::RequestLost { node } => {
                 let sent = self.clients[i].sent.unwrap_or(at);

@@ -298,6 +298,13 @@ fn refuse_unsupported(scenario: &Scenario) -> Result<()> {
         )
     } else if scenario.lock.params.contact == redlock_lab::proto::Contact::Sequential {
         Some("a sequential round")
+    } else if scenario
+        .faults
+        .client_partitions
+        .as_ref()
+        .is_some_and(|p| p.count > 0)
+    {
+        Some("a client cut off from every node ([faults.client_partitions])")
     } else if scenario.lock.params.retry_token == redlock_lab::proto::RetryToken::Kept {
         Some("a failed round's release held back until after the next round (token = \"reused\")")
     } else if scenario.lock.params.unlock == redlock_lab::proto::UnlockMode::GetThenDel {
