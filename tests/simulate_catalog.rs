@@ -115,29 +115,6 @@ const NOT_REACHED: [(&str, Property); 3] = [
 /// of this test.
 const OUT_OF_REACH_BY_CONSTRUCTION: [&str; 1] = ["default-config-clock-error-past"];
 
-/// The scenarios the bridge refuses and the feature it names, in name order: the two with a
-/// client cut off from every node, which the simulator's isolations (a node cut off from every
-/// client for a while) do not map, and the pair with jumps of different sizes, each at most
-/// once, which the simulator's jump budgets (sizes drawn from a range, with repeats) would turn
-/// into other jumps than the file's. Every other feature of the catalog is simulated (client
-/// crashes, a least retry delay, a shared token and a replicated node among several included),
-/// and a feature the bridge comes to refuse shows up here by name rather than passing silently.
-const REFUSED: [(&str, &str); 4] = [
-    (
-        "client-partitioned-while-holding",
-        "client partitions ([faults.client_partitions])",
-    ),
-    (
-        "client-partitioned-while-holding-no-ttl",
-        "client partitions ([faults.client_partitions])",
-    ),
-    ("node-clock-jumps-of-two-sizes", "jump_ticks = [...]"),
-    (
-        "node-clock-jumps-of-two-sizes-covered",
-        "jump_ticks = [...]",
-    ),
-];
-
 #[test]
 fn every_catalog_violation_is_reached_and_no_proven_property_is_violated() {
     for name in OUT_OF_REACH_BY_CONSTRUCTION {
@@ -165,7 +142,7 @@ fn every_catalog_violation_is_reached_and_no_proven_property_is_violated() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     refused.sort();
-    let expected: Vec<(String, &str)> = REFUSED
+    let expected: Vec<(String, &str)> = common::SIMULATOR_REFUSED
         .iter()
         .map(|&(name, feature)| (name.to_owned(), feature))
         .collect();

@@ -158,3 +158,27 @@ pub(crate) fn generated_block(doc: &str, (begin, end): (&str, &str), generated: 
     );
     false
 }
+
+/// The catalog scenarios the simulator's bridge refuses and the feature it names, in name
+/// order (`tests/simulate_catalog.rs` and `tests/model_vs_sim.rs` hold the bridge to it): the two with a
+/// client cut off from every node, which the simulator's isolations (a node cut off from every
+/// client for a while) do not map, and the pair with jumps of different sizes, each at most
+/// once, which the simulator's jump budgets (sizes drawn from a range, with repeats) would turn
+/// into other jumps than the file's. Every other feature of the catalog is simulated (client
+/// crashes, a least retry delay, a shared token and a replicated node among several included),
+/// and a feature the bridge comes to refuse shows up here by name rather than passing silently.
+pub(crate) const SIMULATOR_REFUSED: [(&str, &str); 4] = [
+    (
+        "client-partitioned-while-holding",
+        "client partitions ([faults.client_partitions])",
+    ),
+    (
+        "client-partitioned-while-holding-no-ttl",
+        "client partitions ([faults.client_partitions])",
+    ),
+    ("node-clock-jumps-of-two-sizes", "jump_ticks = [...]"),
+    (
+        "node-clock-jumps-of-two-sizes-covered",
+        "jump_ticks = [...]",
+    ),
+];
