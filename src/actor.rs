@@ -23,6 +23,9 @@ pub enum Actor {
     /// `model/moments.rs`), which the debug build did not; a one-byte payload, like every other
     /// variant's, does not.
     Replica(u8),
+    /// Node `n`'s asynchronous replica, from 0, when every node has one (`[failover]
+    /// every_node`, a Redlock over the shards of a Redis Cluster): told `n1_replica`.
+    ReplicaOf(u8),
     /// The separate counter node that hands out fencing tokens (`counter-after-acquire`).
     Counter,
     /// The guarded storage.
@@ -56,6 +59,7 @@ impl fmt::Display for Actor {
             Actor::Client(c) => write!(f, "c{}", u16::from(c) + 1),
             Actor::Replica(0) => f.write_str("replica"),
             Actor::Replica(r) => write!(f, "replica{r}"),
+            Actor::ReplicaOf(n) => write!(f, "n{}_replica", u16::from(n) + 1),
             Actor::Counter => f.write_str("counter"),
             Actor::Storage => f.write_str("storage"),
             Actor::Time => f.write_str("time"),

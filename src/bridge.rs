@@ -749,6 +749,12 @@ fn refuse_unmapped(scenario: &Scenario) -> Result<(), SimConfigError> {
             "its isolations cut one node off from every client for a while, not one client off from every node for good",
         ));
     }
+    if scenario.failover.as_ref().is_some_and(|f| f.every_node) {
+        return Err(unsupported(
+            "a replica on every node ([failover] every_node)",
+            "its servers replicate n1 alone",
+        ));
+    }
     if faults
         .clock_jumps
         .as_ref()

@@ -263,6 +263,8 @@ const LEFT_TO_THE_FULL_RUN: &[&str] = &[
     "lock-extension-capped",
     "network-delayed-write",
     "node-clock-jumps-share-drift",
+    "redlock-cluster-shards-promotion-delay",
+    "redlock-cluster-shards",
     "redlock-fault-free-five-nodes",
     "redlock-fault-free",
     "redlock-replicated-node-failover-promotion-delay",

@@ -289,7 +289,7 @@ fn without_node_faults_in(mut scenario: Scenario) -> Scenario {
     scenario
 }
 
-/// `L½`: every budget that may reach a node halved (the failover, on one node only, dropped),
+/// `L½`: every budget that may reach a node halved (n1's failover, on one node only, dropped),
 /// so that two nodes can each repeat a run of it.
 fn halve_node_faults(scenario: &Scenario) -> Scenario {
     let mut halved = scenario.clone();
@@ -314,7 +314,12 @@ fn halve_node_faults(scenario: &Scenario) -> Scenario {
                     };
                 }
             }
-            NodeFault::Failover => halved = Ingredient::Fault(kind).remove(&halved),
+            // n1's failover strikes one node, so two cannot repeat it; with a replica on every
+            // node, failovers are a budget like crashes.
+            NodeFault::Failover => match &mut halved.failover {
+                Some(f) if f.every_node && f.failovers >= 2 => f.failovers /= 2,
+                _ => halved = Ingredient::Fault(kind).remove(&halved),
+            },
         }
     }
     halved
@@ -337,7 +342,13 @@ fn faulted_nodes(scenario: &Scenario) -> usize {
                     }
                 }),
             NodeFault::Crash => faults.crashes.as_ref().map_or(0, |c| usize::from(c.count)),
-            NodeFault::Failover => usize::from(scenario.failover.is_some()),
+            NodeFault::Failover => scenario.failover.as_ref().map_or(0, |f| {
+                if f.every_node {
+                    usize::from(f.failovers)
+                } else {
+                    1
+                }
+            }),
         })
         .sum()
 }

@@ -32,7 +32,7 @@
 //!   only `i` and `j`) — [`Argument::OneNode`].
 //! - **If `S₁⁰` holds**, every node that both clients held had a node fault in that run, so
 //!   a violation needs `2Q − N` nodes with node faults. A budget that reaches at most one
-//!   node (one jump, or jumps pinned to one node, or one crash, or the failover) therefore
+//!   node (one jump, or jumps pinned to one node, or one crash, or one failover) therefore
 //!   **cannot break any even `N`, with any number of clients** — [`Argument::SharedNodes`]:
 //!   an even number of masters tolerates one bad node that an odd number does not.
 //!

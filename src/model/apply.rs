@@ -8,14 +8,14 @@
 
 use crate::node::{Availability, Entry};
 use crate::proto::{self, Effects, LockPhase, NodeId, Op, Reply, Request, RoundKind};
-use crate::scenario::{MAX_MODEL_NODES, MAX_REPLICAS, UNBOUNDED_EXTENSIONS};
+use crate::scenario::{MAX_MODEL_NODES, UNBOUNDED_EXTENSIONS};
 use crate::storage::{CheckAndApply, Comparison, Protection, StorageOp, StorageReply};
 use crate::time::Millis;
 
 use super::listener::{Listener, Silent};
 use super::step::{ModelEntropy, Step};
 use super::vocabulary::owner_on;
-use super::world::{Activity, Work, World};
+use super::world::{Activity, REPLICA_SLOTS, Work, World};
 use crate::actor::{Actor, Process};
 use crate::event::{Event, Moment, Nodes, persistence_words, unlock_words};
 
@@ -107,9 +107,11 @@ impl World {
         for (n, done) in ended.iter_mut().enumerate().take(shape.nodes) {
             *done = self.normalise_node(n);
         }
-        let n1_clock = Millis((i64::from(self.now) + self.nodes[0].offset) as u64);
-        for replica in self.replicas.iter_mut().flatten() {
-            replica.expire(n1_clock);
+        for r in 0..shape.replica_slots() {
+            let clock = self.node_clock(shape.replica_node(r));
+            if let Some(replica) = &mut self.replicas[r] {
+                replica.expire(clock);
+            }
         }
         for slot in &mut self.clients[..shape.clients] {
             if slot.work.pending.is_some() {
@@ -257,7 +259,8 @@ impl World {
         // on the master alone only refuses more. Which k is the step's (`acked`): with
         // more replicas than k the others copy later, on their own `Replicate`, or never.
         if served.reply == Reply::Applied {
-            for r in (0..MAX_REPLICAS).filter(|r| acked & 1 << r != 0) {
+            let mine = shape.replicas_of(n);
+            for r in mine.clone().filter(|r| acked & 1 << (r - mine.start) != 0) {
                 self.replicate(r, listener);
             }
         }
@@ -1065,45 +1068,55 @@ impl World {
         listener.record(|| self.moment(Actor::Counter, Event::CounterFsynced { counter }));
     }
 
-    /// The master's current key, and its fencing counter with it, reach its replica `r`: Redis
-    /// replicates the whole dataset, and a script's writes (the `SET` and the `INCR` of a
-    /// fenced acquisition) travel together.
+    /// The master's current key, and its fencing counter with it, reach its replica in slot
+    /// `r`: Redis replicates the whole dataset, and a script's writes (the `SET` and the
+    /// `INCR` of a fenced acquisition) travel together.
     fn replicate<T: Listener>(&mut self, r: usize, listener: &mut T) -> Option<()> {
-        let (entry, counter) = (self.nodes[0].state.entry, self.nodes[0].state.counter);
+        let n = self.shape.replica_node(r);
+        let (entry, counter) = (self.nodes[n].state.entry, self.nodes[n].state.counter);
         let replica = self.replicas.get_mut(r)?.as_mut()?;
         (replica.entry, replica.counter) = (entry, counter);
-        let owner = entry.map(|e| owner_on(self, 0, e.token));
+        let owner = entry.map(|e| owner_on(self, n, e.token));
         listener.record(|| {
             self.moment(self.replica_actor(r), Event::Replicated { owner })
-                .from(Actor::node(0))
+                .from(Actor::node(n))
         });
         Some(())
     }
 
-    /// The master fails and its replica `r` takes its place. The other replicas go with the
-    /// failover (see [`World::replicas`]); the event names the ones that had the master's key.
+    /// The master fails and its replica in slot `r` takes its place. The master's other
+    /// replicas go with the failover, and every replica once no failover is left (see
+    /// [`World::replicas`]); the event names the master's replicas that had its key.
     fn promote<T: Listener>(&mut self, r: usize, listener: &mut T) -> Option<()> {
         let mut promoted = self.replicas.get_mut(r)?.take()?;
-        let key = self.nodes[0].state.entry.map(|e| e.token);
-        let held = key.map(|token| owner_on(self, 0, token));
-        let reached: Vec<Actor> = (0..MAX_REPLICAS)
+        let n = self.shape.replica_node(r);
+        let key = self.nodes[n].state.entry.map(|e| e.token);
+        let held = key.map(|token| owner_on(self, n, token));
+        let reached: Vec<Actor> = self
+            .shape
+            .replicas_of(n)
             .filter(|&o| T::LISTENS && key.is_some() && o != r)
             .filter(|&o| self.replicas[o].is_some_and(|s| s.entry.map(|e| e.token) == key))
             .map(|o| self.replica_actor(o))
             .collect();
         let promoted_actor = (self.shape.replicas > 1).then(|| self.replica_actor(r));
-        self.replicas = [None; MAX_REPLICAS];
-        self.budget.failover = false;
-        let clock = self.node_clock(0);
+        for o in self.shape.replicas_of(n) {
+            self.replicas[o] = None;
+        }
+        self.budget.failovers -= 1;
+        if self.budget.failovers == 0 {
+            self.replicas = [None; REPLICA_SLOTS];
+        }
+        let clock = self.node_clock(n);
         promoted.restart(clock, self.shape.failover.unwrap_or(Millis::ZERO));
-        self.nodes[0].state = promoted;
-        self.normalise_node(0);
+        self.nodes[n].state = promoted;
+        self.normalise_node(n);
         // Lost: the master held a key the promoted replica does not (it has none, or an
         // older one it copied before).
-        let lost = held.filter(|_| self.nodes[0].state.entry.map(|e| e.token) != key);
+        let lost = held.filter(|_| self.nodes[n].state.entry.map(|e| e.token) != key);
         listener.record(|| {
             self.moment(
-                Actor::node(0),
+                Actor::node(n),
                 Event::Promoted {
                     lost,
                     refuses_until: None,

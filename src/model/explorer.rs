@@ -63,6 +63,8 @@ pub(super) fn label(shape: &Shape, step: &Step) -> String {
         Step::Fsync(n) => format!("fsync n{}", n + 1),
         Step::CrashCounter => "crash the counter node".to_owned(),
         Step::FsyncCounter => "fsync the counter node".to_owned(),
+        Step::Replicate(r) if shape.every_node => format!("replicate n{}", r + 1),
+        Step::Promote(r) if shape.every_node => format!("fail n{} over to its replica", r + 1),
         Step::Replicate(_) if shape.replicas <= 1 => "replicate".to_owned(),
         Step::Replicate(r) => format!("replicate to replica{}", r + 1),
         Step::Promote(_) if shape.replicas <= 1 => "fail over to the replica".to_owned(),

@@ -326,6 +326,8 @@ impl RedlockModel {
         // The faults that act only on nodes have nothing left to act on.
         chaos.failover = None;
         chaos.replicas = 0;
+        chaos.every_node = false;
+        chaos.failovers = 0;
         chaos.failover_wait = 0;
         chaos.crashes = 0;
         chaos.message_loss = 0;
@@ -453,9 +455,7 @@ impl RedlockModel {
                 guarded_until: None,
                 setter: 0,
             }; MAX_MODEL_NODES],
-            replicas: std::array::from_fn(|r| {
-                (r < usize::from(shape.replicas)).then(NodeState::new)
-            }),
+            replicas: std::array::from_fn(|r| (r < shape.replica_slots()).then(NodeState::new)),
             clients: [ClientSlot::new(); MAX_MODEL_CLIENTS],
             storage: Storage::default(),
             budget: FaultsLeft {
@@ -466,7 +466,7 @@ impl RedlockModel {
                 client_partitions: shape.client_partitions,
                 pauses: shape.pauses,
                 losses: shape.message_loss,
-                failover: shape.failover.is_some(),
+                failovers: shape.failovers,
             },
             epochs: 0,
             acquired: 0,

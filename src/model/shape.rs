@@ -70,8 +70,13 @@ pub(crate) struct Shape {
     /// The clients' restarted-node guard, on the restarted node's clock.
     pub client_guard: Millis,
     pub failover: Option<Millis>,
-    /// `[failover] replicas`: how many replicas n1 has (0 without `[failover]`).
+    /// `[failover] replicas`: how many replicas n1 has (0 without `[failover]`); with
+    /// `every_node`, how many each node has (1).
     pub replicas: u8,
+    /// `[failover] every_node`: every node has a replica of its own, not n1 alone.
+    pub every_node: bool,
+    /// `[failover] failovers`: how many nodes may fail over in one run.
+    pub failovers: u8,
     /// `[failover] wait`: the master answers a write only once this many of its replicas
     /// have the key (0: no wait).
     pub failover_wait: u8,
@@ -120,6 +125,7 @@ pub(crate) enum Judged {
 impl Shape {
     pub(crate) fn new(scenario: &Scenario, mode: Mode) -> Shape {
         let lock = &scenario.lock;
+        let failover = scenario.failover.as_ref();
         // Resolved once by the scenario, the fencing rule included.
         let token_source = scenario
             .storage
@@ -167,12 +173,11 @@ impl Shape {
             restart_delay: Millis(crashes.map_or(0, |c| u64::from(c.restart_delay_ticks))),
             restart: crashes.is_none_or(|c| c.restart),
             client_guard: Millis(crashes.map_or(0, |c| u64::from(c.client_guard_ticks))),
-            failover: scenario
-                .failover
-                .as_ref()
-                .map(|f| Millis(u64::from(f.promotion_delay_ticks))),
-            replicas: scenario.failover.as_ref().map_or(0, |f| f.replicas),
-            failover_wait: scenario.failover.as_ref().map_or(0, |f| f.wait),
+            failover: failover.map(|f| Millis(u64::from(f.promotion_delay_ticks))),
+            replicas: failover.map_or(0, |f| f.replicas),
+            every_node: failover.is_some_and(|f| f.every_node),
+            failovers: failover.map_or(0, |f| f.failovers),
+            failover_wait: failover.map_or(0, |f| f.wait),
             shared_token: lock.token == Tokens::Shared,
             symmetry: symmetric(scenario, mode),
             horizon: scenario.liveness.horizon_ticks,
@@ -194,6 +199,30 @@ impl Shape {
     /// (see [`Step::LateRelease`](super::Step::LateRelease)).
     pub(crate) fn keeps_token(&self) -> bool {
         self.params.retry_token == crate::proto::RetryToken::Kept
+    }
+
+    /// How many replica slots the world uses ([`World::replicas`](super::World::replicas)):
+    /// n1's replicas, or one a node with `every_node`.
+    pub(crate) fn replica_slots(&self) -> usize {
+        if self.every_node {
+            self.nodes
+        } else {
+            usize::from(self.replicas)
+        }
+    }
+
+    /// The node whose replica slot `r` is.
+    pub(crate) fn replica_node(&self, r: usize) -> usize {
+        if self.every_node { r } else { 0 }
+    }
+
+    /// Node `n`'s replica slots.
+    pub(crate) fn replicas_of(&self, n: usize) -> std::ops::Range<usize> {
+        match (self.every_node, n) {
+            (true, _) => n..n + 1,
+            (false, 0) => 0..usize::from(self.replicas),
+            (false, _) => 0..0,
+        }
     }
 
     /// Whether clock jumps may hit clients.

@@ -36,9 +36,9 @@ pub enum Step {
         node: u8,
         /// Read the node's clock at the fast end of its error band.
         early: bool,
-        /// With `[failover] wait = k`, a request to n1: the replicas (bit `r`: replica `r`)
-        /// that have what n1 wrote before n1 answers, `k` of them, which the adversary
-        /// chooses when n1 has more; 0 otherwise.
+        /// With `[failover] wait = k`, a request to a replicated node: its replicas (bit `r`:
+        /// its `r`-th replica) that have what it wrote before it answers, `k` of them, which
+        /// the adversary chooses when it has more; 0 otherwise.
         acked: u8,
     },
     /// Only with phantom clients (see [`RedlockModel::with_phantom_clients`](super::RedlockModel::with_phantom_clients)):
@@ -110,9 +110,11 @@ pub enum Step {
     CrashCounter,
     /// `counter-after-acquire` only: the counter node's periodic fsync.
     FsyncCounter,
-    /// The master's current key reaches its replica `r` (each replica copies on its own).
+    /// The master's current key reaches its replica in slot `r` (each replica copies on its
+    /// own; see [`World::replicas`] for the slots).
     Replicate(u8),
-    /// The master fails and its replica `r` is promoted in its place (any replica may be).
+    /// The master fails and its replica in slot `r` is promoted in its place (any of its
+    /// replicas may be).
     Promote(u8),
 }
 
@@ -300,11 +302,11 @@ impl World {
     }
 
     /// The choices of replicas a write on node `n` waits for (see [`Step::Deliver`]'s
-    /// `acked`): every set of `[failover] wait` replicas of n1 while it has them, so the
-    /// adversary picks which ones a `WAIT` counted; the empty set for another node, without
-    /// `wait`, or after the failover.
+    /// `acked`): every set of `[failover] wait` of node `n`'s replicas while it has them, so
+    /// the adversary picks which ones a `WAIT` counted; the empty set for a node without
+    /// replicas, without `wait`, or after its failover.
     fn acknowledging(&self, n: usize) -> impl Iterator<Item = u8> {
-        let has = if n == 0 && self.has_replica() {
+        let has = if self.has_replica(n) {
             self.shape.replicas
         } else {
             0
@@ -406,7 +408,10 @@ impl World {
                 let measures = slot.state.entry.is_some()
                     || matches!(slot.state.availability, Availability::Restarting { .. })
                     || slot.guarded_until.is_some()
-                    || (n == 0 && self.replicas.iter().flatten().any(|r| r.entry.is_some()));
+                    || self
+                        .shape
+                        .replicas_of(n)
+                        .any(|r| self.replicas[r].is_some_and(|replica| replica.entry.is_some()));
                 measures && self.live_nodes().contains(NodeId(n as u8))
             }
             Process::Client(c) => !matches!(
@@ -460,10 +465,10 @@ impl World {
         }
         for (r, replica) in self.replicas.iter().enumerate() {
             let Some(replica) = replica else { continue };
-            if replica.entry != self.nodes[0].state.entry {
+            if replica.entry != self.nodes[shape.replica_node(r)].state.entry {
                 out.push(Step::Replicate(r as u8));
             }
-            if b.failover {
+            if b.failovers > 0 {
                 out.push(Step::Promote(r as u8));
             }
         }

@@ -390,10 +390,44 @@ fn a_wait_for_one_of_two_replicas_lets_the_adversary_pick_it_and_the_failover_an
     assert!(first.replicas[1].is_some_and(|r| r.entry.is_none()));
     let promoted = model.next_state(&first, Step::Promote(1)).unwrap();
     assert_eq!(promoted.nodes().next().map(|(n, _)| n.entry), Some(None));
-    assert!(!promoted.has_replica());
+    assert!(!promoted.has_replica(0));
     // The replicas are interchangeable: which one WAIT counted is one state.
     let second = run(&model, &[Step::Begin(0), deliver_waited(0, 0b10)]);
     assert_eq!(fingerprint(&first), fingerprint(&second));
+}
+
+#[test]
+fn every_node_has_its_own_replica_and_each_failover_takes_only_its_nodes() {
+    let model = RedlockModel::new(&scenario(
+        "[lock]\nnodes = 3\nclients = 1\nttl_ticks = 4\n[failover]\nevery_node = true\nfailovers = 2\nwait = 1",
+    ));
+    let begun = run(&model, &[Step::Begin(0)]);
+    let mut enabled = Vec::new();
+    model.actions(&begun, &mut enabled);
+    assert!(
+        (0..3).all(|r| enabled.contains(&Step::Promote(r))),
+        "{enabled:?}"
+    );
+    // n2's WAIT counts its own replica (slot 1), and no other node's.
+    let step = Step::Deliver {
+        client: 0,
+        node: 1,
+        early: false,
+        acked: 0b1,
+    };
+    let written = run(&model, &[Step::Begin(0), step]);
+    let keys = written
+        .replicas
+        .map(|r| r.is_some_and(|r| r.entry.is_some()));
+    assert_eq!(keys[..3], [false, true, false]);
+    // n2 fails over to its replica, which has the key; n1 and n3 keep theirs.
+    let promoted = model.next_state(&written, Step::Promote(1)).unwrap();
+    assert_eq!(promoted.holder(1), Some(0));
+    assert!(promoted.has_replica(0) && !promoted.has_replica(1) && promoted.has_replica(2));
+    assert!(format!("{promoted:?}").contains("n3_replica of n3  no key"));
+    // The second failover is the last: no replica is left after it.
+    let second = model.next_state(&promoted, Step::Promote(0)).unwrap();
+    assert!((0..3).all(|n| !second.has_replica(n)));
 }
 
 #[test]
@@ -407,8 +441,7 @@ fn a_wait_for_every_replica_copies_to_both_in_the_write() {
     assert!(enabled.contains(&deliver_waited(0, 0b11)), "{enabled:?}");
     let written = run(&model, &[Step::Begin(0), deliver_waited(0, 0b11)]);
     assert!(
-        written
-            .replicas
+        written.replicas[..2]
             .iter()
             .all(|r| r.is_some_and(|r| r.entry.is_some()))
     );

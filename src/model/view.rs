@@ -74,21 +74,21 @@ use crate::node::{Availability, NodeState};
 use crate::proto::{
     Fencing, LockPhase, NodeId, NodeSet, QuorumRound, RoundDecision, RoundKind, Tally, Token,
 };
-use crate::scenario::{Bound, JumpTarget, MAX_MODEL_CLIENTS, MAX_MODEL_NODES, MAX_REPLICAS};
+use crate::scenario::{Bound, JumpTarget, MAX_MODEL_CLIENTS, MAX_MODEL_NODES};
 use crate::storage::StorageOp;
 use crate::time::Millis;
 
 use super::fence::{ClientFence, NodeFence};
 use super::shape::Mode;
-use super::world::{Work, World};
+use super::world::{REPLICA_SLOTS, Work, World};
 use super::world::{owner_of, token_of};
 
-/// The node rows, the first replica's, the client rows, and the second replica's last, so
-/// that a world with at most one replica leaves it 0 and hashes only the rows before it
-/// (`hashed`): exactly what it hashed before n1 could have two.
-const ROWS: usize = MAX_MODEL_NODES + 1 + MAX_MODEL_CLIENTS + 1;
-/// Where the second replica's row is.
-const SECOND_REPLICA: usize = ROWS - 1;
+/// The node rows, the first replica slot's, the client rows, and the other replica slots'
+/// last, so that a world with at most one replica leaves them 0 and hashes only the rows
+/// before them (`hashed`): exactly what it hashed before a world could have more.
+const ROWS: usize = MAX_MODEL_NODES + 1 + MAX_MODEL_CLIENTS + REPLICA_SLOTS - 1;
+/// Where the second replica slot's row is.
+const SECOND_REPLICA: usize = MAX_MODEL_NODES + 1 + MAX_MODEL_CLIENTS;
 
 const PERMS_1: [[usize; 3]; 1] = [[0, 1, 2]];
 const PERMS_2: [[usize; 3]; 2] = [[0, 1, 2], [1, 0, 2]];
@@ -480,16 +480,18 @@ impl World {
         for (n, parts) in nodes.iter_mut().enumerate().take(shape.nodes) {
             *parts = self.node_parts(n, live.contains(NodeId(n as u8)), &facts);
         }
-        // A replica is read only through node 1, once promoted.
-        let replicas = self.replicas.map(|replica| {
-            replica.map(|r| {
-                if live.contains(NodeId(0)) {
-                    self.key_parts(&r, self.node_clock(0), &facts)
+        // A replica is read only through its node, once promoted.
+        let mut replicas = [None; REPLICA_SLOTS];
+        for (r, parts) in replicas.iter_mut().enumerate() {
+            let n = shape.replica_node(r);
+            *parts = self.replicas[r].map(|replica| {
+                if live.contains(NodeId(n as u8)) {
+                    self.key_parts(&replica, self.node_clock(n), &facts)
                 } else {
                     RowParts::default()
                 }
-            })
-        });
+            });
+        }
         let mut clients = [0u64; MAX_MODEL_CLIENTS];
         for (c, row) in clients.iter_mut().enumerate().take(shape.clients) {
             *row = self.client_row(c, settled[c]);
@@ -568,14 +570,10 @@ impl World {
 }
 
 impl World {
-    /// The rows the fingerprint hashes: the second replica's only when n1 has two (see
-    /// [`ROWS`]).
+    /// The rows the fingerprint hashes: the second replica slot's and on only when the world
+    /// has them (see [`ROWS`]).
     fn hashed<'a>(&self, rows: &'a [u64; ROWS]) -> &'a [u64] {
-        if self.shape.replicas > 1 {
-            rows
-        } else {
-            &rows[..SECOND_REPLICA]
-        }
+        &rows[..SECOND_REPLICA + self.shape.replica_slots().saturating_sub(1)]
     }
 }
 
@@ -583,7 +581,7 @@ impl World {
 struct Parts {
     perms: &'static [[usize; 3]],
     nodes: [RowParts; MAX_MODEL_NODES],
-    replicas: [Option<RowParts>; MAX_REPLICAS],
+    replicas: [Option<RowParts>; REPLICA_SLOTS],
     clients: [u64; MAX_MODEL_CLIENTS],
 }
 
@@ -594,18 +592,17 @@ impl Parts {
         for (row, parts) in rows.iter_mut().zip(&self.nodes).take(shape.nodes) {
             *row = parts.assemble(perm, shape.clients);
         }
-        let [first, second] = self
+        let mut replicas = self
             .replicas
             .map(|r| r.map_or(0, |r| 1 << 63 | r.assemble(perm, shape.clients)));
-        // The replicas are interchangeable (each copies on its own, any may be promoted, a
-        // `WAIT` may count any of them), so with symmetry their rows are sorted.
-        let (first, second) = if shape.symmetry && second != 0 {
-            (first.min(second), first.max(second))
-        } else {
-            (first, second)
-        };
-        rows[MAX_MODEL_NODES] = first;
-        rows[SECOND_REPLICA] = second;
+        // With symmetry all replicas are n1's (every node's have it off when there are
+        // several nodes, see `shape.rs`), and interchangeable (each copies on its own, any may
+        // be promoted, a `WAIT` may count any of them), so their rows are sorted.
+        if shape.symmetry {
+            replicas[..shape.replica_slots()].sort_unstable();
+        }
+        rows[MAX_MODEL_NODES] = replicas[0];
+        rows[SECOND_REPLICA..].copy_from_slice(&replicas[1..]);
         for c in 0..shape.clients {
             rows[MAX_MODEL_NODES + 1 + perm[c]] = self.clients[c];
         }
@@ -647,7 +644,7 @@ impl Hash for World {
                 budget.crashes = 0;
             }
             budget.losses = 0;
-            budget.failover = false;
+            budget.failovers = 0;
             if !self.shape.client_jumps() {
                 budget.jumps = 0;
             }

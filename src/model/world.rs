@@ -7,7 +7,7 @@ use crate::proto::{Lease, LockPhase, LockState, NodeSet, Op, QuorumRound, Reques
 use crate::storage::{Storage, StorageOp};
 use crate::time::{CLOCK_ORIGIN, Millis};
 
-use crate::scenario::MAX_REPLICAS;
+use crate::scenario::{MAX_MODEL_NODES, MAX_REPLICAS};
 
 use super::shape::Shape;
 
@@ -239,9 +239,13 @@ pub(crate) struct FaultsLeft {
     pub pauses: u8,
     /// Message losses left.
     pub losses: u8,
-    /// Whether the replica may still be promoted.
-    pub failover: bool,
+    /// Failovers left (`[failover] failovers`; 0 without `[failover]`).
+    pub failovers: u8,
 }
+
+/// How many replicas a world can hold: n1's, or one a node with `[failover] every_node`.
+pub const REPLICA_SLOTS: usize = MAX_MODEL_NODES;
+const _: () = assert!(REPLICA_SLOTS >= MAX_REPLICAS);
 
 /// The whole model state.
 ///
@@ -257,11 +261,12 @@ pub struct World {
     /// True time in ticks since the start.
     pub now: u32,
     pub(crate) nodes: [NodeSlot; crate::scenario::MAX_MODEL_NODES],
-    /// The asynchronous replicas of node 1 (only with `[failover]`: the first
-    /// `[failover] replicas` of them), on node 1's clock. The failover takes them all: the one
-    /// promoted becomes node 1, and the others, which would follow it, matter no more once no
-    /// failover is left.
-    pub replicas: [Option<NodeState>; MAX_REPLICAS],
+    /// The asynchronous replicas (only with `[failover]`), each on its master's clock: the
+    /// first `[failover] replicas` slots are n1's, or with `every_node` slot `n` is node
+    /// `n`'s. A failover takes its node's replicas: the one promoted becomes the node, and
+    /// the others, which would follow it, are gone. Once no failover is left, no replica
+    /// matters and all are gone.
+    pub replicas: [Option<NodeState>; REPLICA_SLOTS],
     pub(crate) clients: [ClientSlot; crate::scenario::MAX_MODEL_CLIENTS],
     /// The guarded counter (the core's value).
     pub storage: Storage,
@@ -293,9 +298,10 @@ impl std::fmt::Debug for World {
         for (r, replica) in self.replicas.iter().enumerate() {
             let Some(replica) = replica else { continue };
             let name = self.replica_actor(r);
+            let n = self.shape.replica_node(r);
             match replica.entry {
-                Some(e) => writeln!(f, "{name} of n1  key of {}", owner(0, e.token))?,
-                None => writeln!(f, "{name} of n1  no key")?,
+                Some(e) => writeln!(f, "{name} of n{}  key of {}", n + 1, owner(n, e.token))?,
+                None => writeln!(f, "{name} of n{}  no key", n + 1)?,
             }
         }
         for c in 0..self.shape.clients {
@@ -463,19 +469,24 @@ impl ClientView {
 }
 
 impl World {
-    /// Replica `r` of node 1 as an actor: told `replica` when node 1 has one, `replica1`,
-    /// `replica2` when it has several.
+    /// Replica slot `r` as an actor: n1's is told `replica` when n1 has one, `replica1`,
+    /// `replica2` when it has several; with `every_node`, node `n`'s is told `n2_replica`.
     pub(crate) fn replica_actor(&self, r: usize) -> Actor {
-        Actor::Replica(if self.shape.replicas > 1 {
-            r as u8 + 1
+        if self.shape.every_node {
+            Actor::ReplicaOf(r as u8)
+        } else if self.shape.replicas > 1 {
+            Actor::Replica(r as u8 + 1)
         } else {
-            0
-        })
+            Actor::Replica(0)
+        }
     }
 
-    /// Whether node 1 still has a replica (it has until the failover).
-    pub fn has_replica(&self) -> bool {
-        self.replicas.iter().any(Option::is_some)
+    /// Whether node `n` still has a replica (it has until its failover, or until no failover
+    /// is left).
+    pub fn has_replica(&self, n: usize) -> bool {
+        self.shape
+            .replicas_of(n)
+            .any(|r| self.replicas[r].is_some())
     }
 
     /// The client that set node `n`'s key, whose token is `token`: the token names it, unless

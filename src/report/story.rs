@@ -3,9 +3,11 @@
 use serde::Serialize;
 
 use crate::actor::Actor;
-use crate::model::{Activity, Event, Moment, RedlockModel, Step, World, breaks, path_moments};
+use crate::model::{
+    Activity, Event, Moment, REPLICA_SLOTS, RedlockModel, Step, World, breaks, path_moments,
+};
 use crate::property::Property;
-use crate::scenario::{MAX_REPLICAS, Scenario, property};
+use crate::scenario::{Scenario, property};
 use crate::storage::ordinal;
 use crate::time::Unit;
 
@@ -260,8 +262,8 @@ pub(super) fn lanes(scenario: &Scenario, path: &[(World, Option<Step>)]) -> Vec<
     if path.first().is_some_and(|(w, _)| w.counter_node_in_play()) {
         lanes.push(Actor::Counter);
     }
-    if let Some((w, _)) = path.iter().find(|(w, _)| w.has_replica()) {
-        let replicas = (0..MAX_REPLICAS).filter(|&r| w.replicas[r].is_some());
+    if let Some((w, _)) = path.first() {
+        let replicas = (0..REPLICA_SLOTS).filter(|&r| w.replicas[r].is_some());
         lanes.extend(replicas.map(|r| w.replica_actor(r)));
     }
     if scenario.storage.is_some() {

@@ -407,6 +407,8 @@ pub(crate) struct RawFailover {
     pub promotion_delay: Option<Spanned<RawDuration>>,
     pub replicas: Option<Spanned<u32>>,
     pub wait: Option<Spanned<RawWait>>,
+    pub every_node: Option<Spanned<bool>>,
+    pub failovers: Option<Spanned<u32>>,
 }
 
 /// `[failover] wait`: `true` or `false` (the first spelling, `WAIT 1` or no wait), or the

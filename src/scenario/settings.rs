@@ -358,14 +358,20 @@ pub struct ClientCrashSettings {
 /// `[failover]`: node n1 is a master with one or more asynchronously replicated replicas, one
 /// of which is promoted when the master fails. With `nodes = 1` it is the single-master
 /// baseline; with more, n1 is one Redlock node that fails over inside itself, next to
-/// independent masters.
+/// independent masters. With `every_node`, every node is such a master with one replica of
+/// its own: a Redlock over the shards of a Redis Cluster.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FailoverSettings {
     /// The promoted replica refuses requests for this many ticks (default 0).
     pub promotion_delay_ticks: u32,
     /// How many replicas n1 has (`1..=MAX_REPLICAS`, default 1); each copies the master's key
-    /// on its own, and the failover may promote any one of them.
+    /// on its own, and the failover may promote any one of them. With `every_node`, 1.
     pub replicas: u8,
+    /// Every node has a replica of its own, not n1 alone (default false).
+    pub every_node: bool,
+    /// How many nodes may fail over in one run (default 1; more only with `every_node`, at
+    /// most one per node).
+    pub failovers: u8,
     /// How many replicas must have the key before the master answers a write (`WAIT k`
     /// after every write; default 0: every replica copies asynchronously). The file's
     /// `wait = true` is 1, `false` is 0.

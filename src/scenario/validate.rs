@@ -499,11 +499,11 @@ impl Validator<'_> {
             .map(|alias| self.kebab(alias, "alias"))
             .collect::<Result<Vec<_>, _>>()?;
         let mitigation = self.mitigation(&raw)?;
+        let mut lock = self.lock(&raw, raw.failover.is_some())?;
         let failover = match &raw.failover {
-            Some(f) => Some(self.failover(f.get_ref())?),
+            Some(f) => Some(self.failover(f.get_ref(), lock.nodes() as u32)?),
             None => None,
         };
-        let mut lock = self.lock(&raw, failover.is_some())?;
         let clock = self.clock(&raw)?;
         let network = self.network(&raw, &lock)?;
         let storage = self.storage(&raw, &lock)?;
@@ -775,12 +775,31 @@ impl Validator<'_> {
     }
 
     /// `[failover]`: the promotion delay, how many replicas n1 has, and how many of them the
-    /// master waits for (`wait = true` is the first spelling of `wait = 1`).
-    fn failover(&self, f: &RawFailover) -> Result<FailoverSettings, ScenarioError> {
+    /// master waits for (`wait = true` is the first spelling of `wait = 1`); whether every
+    /// node has a replica, and how many nodes may fail over.
+    fn failover(&self, f: &RawFailover, nodes: u32) -> Result<FailoverSettings, ScenarioError> {
+        let every_node = f.every_node.as_ref().is_some_and(|e| *e.get_ref());
         let replicas = match &f.replicas {
+            Some(r) if every_node && *r.get_ref() != 1 => {
+                return Err(ScenarioError::OutOfRange {
+                    at: self.at(r),
+                    message: "with every_node = true each node has one replica".to_owned(),
+                });
+            }
             Some(r) => self.range(r, 1, MAX_REPLICAS as u32, "replicas")? as u8,
             None => 1,
         };
+        let failovers = match &f.failovers {
+            None => 1,
+            Some(k) if !every_node && *k.get_ref() > 1 => {
+                return Err(ScenarioError::OutOfRange {
+                    at: self.at(k),
+                    message: "only n1 has replicas, so it fails over once at most; every_node = true gives every node one".to_owned(),
+                });
+            }
+            // One failover a node at most: a promoted replica has no replica of its own.
+            Some(k) => self.range(k, 1, if every_node { nodes } else { 1 }, "failovers")?,
+        } as u8;
         let wait = match f.wait.as_ref().map(|w| (w, *w.get_ref())) {
             None | Some((_, RawWait::Flag(false))) => 0,
             Some((_, RawWait::Flag(true))) => 1,
@@ -798,6 +817,8 @@ impl Validator<'_> {
             promotion_delay_ticks: f.promotion_delay_ticks.unwrap_or(0),
             replicas,
             wait,
+            every_node,
+            failovers,
         })
     }
 

@@ -321,6 +321,10 @@ impl ZoneConfig {
             scenario.failover.as_ref().is_some_and(|f| f.wait > 0),
             "a master that waits for its replica ([failover] wait)",
         )?;
+        refuse(
+            scenario.failover.as_ref().is_some_and(|f| f.every_node),
+            "a replica on every node ([failover] every_node)",
+        )?;
         for kind in Ingredient::present(scenario)
             .into_iter()
             .filter_map(Ingredient::fault)

@@ -307,6 +307,8 @@ fn refuse_unsupported(scenario: &Scenario) -> Result<()> {
         Some("a client cut off from every node ([faults.client_partitions])")
     } else if scenario.lock.params.retry_token == redlock_lab::proto::RetryToken::Kept {
         Some("a failed round's release held back until after the next round (token = \"reused\")")
+    } else if scenario.failover.as_ref().is_some_and(|f| f.every_node) {
+        Some("a replica on every node ([failover] every_node)")
     } else if scenario.lock.params.unlock == redlock_lab::proto::UnlockMode::GetThenDel {
         Some("a DEL held back after its GET (unlock = \"get-then-del\")")
     } else {
