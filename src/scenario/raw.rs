@@ -346,9 +346,9 @@ pub(crate) struct RawFaults {
     pub pauses: Option<RawPauses>,
     pub clock_jumps: Option<RawJumps>,
     pub crashes: Option<RawCrashes>,
-    pub client_crashes: Option<RawClientCrashes>,
+    pub client_crashes: Option<RawClientFaults>,
     /// `[faults.client_partitions]`: aimed and counted as a client crash is.
-    pub client_partitions: Option<RawClientCrashes>,
+    pub client_partitions: Option<RawClientFaults>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -383,7 +383,7 @@ pub(crate) struct RawCrashes {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct RawClientCrashes {
+pub(crate) struct RawClientFaults {
     pub count: Option<Spanned<u32>>,
     pub client: Option<Spanned<u32>>,
     pub when: Option<RawCrashWhen>,
@@ -532,7 +532,7 @@ pub(crate) enum RawTokenSource {
     LockQuorum,
 }
 
-/// When a client crash may strike (file values `"any"`, `"holding"`).
+/// When a client fault (a crash or a partition) may strike (file values `"any"`, `"holding"`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub(crate) enum RawCrashWhen {

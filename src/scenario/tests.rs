@@ -98,9 +98,9 @@ fn tokens_client_crashes_and_retry_delays_are_read_and_checked() {
     assert_eq!(s.lock.token, Tokens::Shared);
     assert_eq!(
         s.faults.client_crashes,
-        Some(ClientCrashSettings {
+        Some(ClientFaultSettings {
             count: 1,
-            aim: crate::fault::ClientCrashAim::ANY
+            aim: crate::fault::ClientFaultAim::ANY
         })
     );
     assert_eq!(s.lock.params.retry.delay_min, Millis(3));
@@ -153,25 +153,25 @@ fn validity_check_takes_a_bool_or_acquisition_only_and_token_reused_keeps_the_va
 
 #[test]
 fn a_client_crash_is_aimed_at_one_client_while_it_holds() {
-    use crate::fault::{ClientCrashAim, CrashWhen};
+    use crate::fault::{ClientFaultAim, CrashWhen};
     let s = parse(
         "[faults.client_crashes]\nclient = 2\nwhen = \"holding\"\n\
          [expect]\n\"mutual exclusion\" = \"holds\"\n",
     )
     .unwrap();
-    let aim = ClientCrashAim {
+    let aim = ClientFaultAim {
         client: Some(1),
         when: CrashWhen::Holding,
     };
     assert_eq!(
         s.faults.client_crashes,
-        Some(ClientCrashSettings { count: 1, aim })
+        Some(ClientFaultSettings { count: 1, aim })
     );
     let s = parse(
         "[faults.client_crashes]\nwhen = \"any\"\n[expect]\n\"mutual exclusion\" = \"holds\"\n",
     )
     .unwrap();
-    assert_eq!(s.faults.client_crashes.unwrap().aim, ClientCrashAim::ANY);
+    assert_eq!(s.faults.client_crashes.unwrap().aim, ClientFaultAim::ANY);
 }
 
 #[test]
@@ -202,19 +202,19 @@ fn a_bad_client_crash_aim_is_refused_where_it_is_written() {
 
 #[test]
 fn a_client_partition_is_read_and_refused_like_a_client_crash() {
-    use crate::fault::{ClientCrashAim, CrashWhen};
+    use crate::fault::{ClientFaultAim, CrashWhen};
     let s = parse(
         "[lock]\nclients = 2\n[faults.client_partitions]\nclient = 2\nwhen = \"holding\"\n\
          [expect]\n\"mutual exclusion\" = \"holds\"\n",
     )
     .unwrap();
-    let aim = ClientCrashAim {
+    let aim = ClientFaultAim {
         client: Some(1),
         when: CrashWhen::Holding,
     };
     assert_eq!(
         s.faults.client_partitions,
-        Some(ClientCrashSettings { count: 1, aim })
+        Some(ClientFaultSettings { count: 1, aim })
     );
     assert_eq!(s.faults.client_crashes, None);
     let refused = |body: &str| {
