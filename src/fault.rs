@@ -10,8 +10,8 @@
 //! executor that applies it.
 //!
 //! Where a fault may strike is shared too when both executors aim it the same way: a client
-//! crash (or a client's partition) aimed at one client, while it holds the lock
-//! ([`ClientCrashAim`]).
+//! fault (a crash or a partition) aimed at one client, while it holds the lock
+//! ([`ClientFaultAim`]).
 
 use std::fmt;
 
@@ -132,14 +132,14 @@ impl fmt::Display for FaultKind {
     }
 }
 
-/// When a client crash may strike, in its lock's life.
+/// When a client fault (a crash or a partition) may strike, in the client's lock's life.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum CrashWhen {
     /// At any point before the client is done: while it acquires, holds, extends or backs off.
     #[default]
     Any,
     /// Only while the client believes it holds the lock (it holds a lease and its clock is
-    /// before the lease's deadline): the holder dies with its keys set.
+    /// before the lease's deadline): the holder dies, or is cut off, with its keys set.
     Holding,
 }
 
@@ -153,32 +153,32 @@ impl CrashWhen {
     }
 }
 
-/// Where a client crash is aimed: which client, and when in its lock's life. A client's
-/// partition (`[faults.client_partitions]`) is aimed the same way.
+/// Where a client fault is aimed, a crash (`[faults.client_crashes]`) or a partition
+/// (`[faults.client_partitions]`) alike: which client, and when in its lock's life.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct ClientCrashAim {
-    /// The one client (0-based) that may crash; `None`: any client.
+pub struct ClientFaultAim {
+    /// The one client (0-based) the fault may strike; `None`: any client.
     pub client: Option<u8>,
-    /// When it may crash.
+    /// When it may strike.
     pub when: CrashWhen,
 }
 
-impl ClientCrashAim {
+impl ClientFaultAim {
     /// Any client, at any point of its lock's life.
-    pub const ANY: ClientCrashAim = ClientCrashAim {
+    pub const ANY: ClientFaultAim = ClientFaultAim {
         client: None,
         when: CrashWhen::Any,
     };
 
-    /// Whether the aim allows client `client` to crash now, given whether it believes it
-    /// holds the lock.
+    /// Whether the aim allows the fault to strike client `client` now, given whether it
+    /// believes it holds the lock.
     pub fn allows(self, client: usize, believes: bool) -> bool {
         self.client.is_none_or(|c| usize::from(c) == client)
             && (self.when == CrashWhen::Any || believes)
     }
 }
 
-impl fmt::Display for ClientCrashAim {
+impl fmt::Display for ClientFaultAim {
     /// `c1 while holding`, `any client`, `c2`, `any client while holding`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.client {
@@ -208,15 +208,15 @@ mod tests {
 
     #[test]
     fn an_aim_allows_only_its_client_and_timing() {
-        let aim = ClientCrashAim {
+        let aim = ClientFaultAim {
             client: Some(0),
             when: CrashWhen::Holding,
         };
         assert!(aim.allows(0, true));
         assert!(!aim.allows(0, false));
         assert!(!aim.allows(1, true));
-        assert!(ClientCrashAim::ANY.allows(1, false));
+        assert!(ClientFaultAim::ANY.allows(1, false));
         assert_eq!(aim.to_string(), "c1 while holding");
-        assert_eq!(ClientCrashAim::ANY.to_string(), "any client");
+        assert_eq!(ClientFaultAim::ANY.to_string(), "any client");
     }
 }

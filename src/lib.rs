@@ -11,7 +11,7 @@
 //! |---|---|---|
 //! | time | [`time`] | integer milliseconds (model ticks); no clock reads |
 //! | algorithm | [`proto`] | acquire, extend, release; quorum and validity math |
-//! | faults | [`fault`] | the kinds of fault with their words, and a client crash's aim: what a scenario grants, both executors apply and every report names |
+//! | faults | [`fault`] | the kinds of fault with their words, and a client fault's aim: what a scenario grants, both executors apply and every report names |
 //! | one master | [`node`] | the [`Node`](node::Node) trait and [`NodeState`](node::NodeState), Redis's semantics on the node's own clock |
 //! | client | [`driver`] | the blocking [`Redlock`](driver::Redlock) client over any `Node` |
 //! | Redis | `driver::redis` (feature `redis`) | `RedisNode` over the redis crate: the same client on real masters |

@@ -3,7 +3,7 @@
 
 use std::sync::Mutex;
 
-use crate::fault::ClientCrashAim;
+use crate::fault::ClientFaultAim;
 use crate::node::Persistence;
 use crate::proto::{LockParams, NodeSet};
 use crate::scenario::{Bound, JumpTarget, JumpTicks, MAX_MODEL_CLIENTS, Scenario, Tokens};
@@ -59,11 +59,11 @@ pub(crate) struct Shape {
     /// Client crashes in the whole run (`[faults.client_crashes]`).
     pub client_crashes: u8,
     /// Which client may crash, and when (`[faults.client_crashes] client`, `when`).
-    pub client_crash_aim: ClientCrashAim,
+    pub client_crash_aim: ClientFaultAim,
     /// Clients cut off from every node in the whole run (`[faults.client_partitions]`).
     pub client_partitions: u8,
     /// Which client may be cut off, and when (`[faults.client_partitions] client`, `when`).
-    pub client_partition_aim: ClientCrashAim,
+    pub client_partition_aim: ClientFaultAim,
     pub persistence: Persistence,
     pub restart_delay: Millis,
     pub restart: bool,
@@ -166,9 +166,9 @@ impl Shape {
             jump_index: jumps.and_then(|j| j.index),
             crashes: crashes.map_or(0, |c| c.count),
             client_crashes: client_crashes.map_or(0, |c| c.count),
-            client_crash_aim: client_crashes.map_or(ClientCrashAim::ANY, |c| c.aim),
+            client_crash_aim: client_crashes.map_or(ClientFaultAim::ANY, |c| c.aim),
             client_partitions: client_partitions.map_or(0, |c| c.count),
-            client_partition_aim: client_partitions.map_or(ClientCrashAim::ANY, |c| c.aim),
+            client_partition_aim: client_partitions.map_or(ClientFaultAim::ANY, |c| c.aim),
             persistence: crashes.map_or(Persistence::None, |c| c.persistence),
             restart_delay: Millis(crashes.map_or(0, |c| u64::from(c.restart_delay_ticks))),
             restart: crashes.is_none_or(|c| c.restart),
@@ -294,10 +294,10 @@ fn symmetric(scenario: &Scenario, mode: Mode) -> bool {
     // would forget which row is n1's: no symmetry reduction then (nor with a sequential
     // contact, below). Nor in a liveness run
     // that waits for one named client, which permuting the clients would swap, nor with a
-    // client crash (or partition) aimed at one client, whose role permuting would hand to
-    // another.
+    // client fault (a crash or a partition) aimed at one client, whose role permuting would
+    // hand to another.
     let faults = &scenario.faults;
-    let crash_aimed = [&faults.client_crashes, &faults.client_partitions]
+    let client_fault_aimed = [&faults.client_crashes, &faults.client_partitions]
         .into_iter()
         .flatten()
         .any(|c| c.aim.client.is_some());
@@ -307,7 +307,7 @@ fn symmetric(scenario: &Scenario, mode: Mode) -> bool {
         && (scenario.failover.is_none() || scenario.lock.nodes() == 1)
         && scenario.lock.params.contact == crate::proto::Contact::Multiplexed
         && !(mode == Mode::Liveness && scenario.liveness.client.is_some())
-        && !crash_aimed
+        && !client_fault_aimed
 }
 
 /// The one shared copy of `shape`, made once per distinct shape and kept for the life of the

@@ -19,7 +19,10 @@ fn fingerprint(world: &World) -> u64 {
 }
 
 fn run(model: &RedlockModel, steps: &[Step]) -> World {
-    let mut world = model.initial();
+    run_from(model, model.initial(), steps)
+}
+
+fn run_from(model: &RedlockModel, mut world: World, steps: &[Step]) -> World {
     for &step in steps {
         let mut enabled = Vec::new();
         model.actions(&world, &mut enabled);
@@ -64,16 +67,13 @@ fn shifting_time_does_not_change_the_fingerprint() {
     assert_ne!(fingerprint(&early), fingerprint(&later));
 }
 
-#[test]
-fn a_client_cut_off_keeps_believing_and_its_unlock_reaches_no_node() {
-    let model = RedlockModel::new(&scenario(
-        "[lock]\nttl_ticks = 4\ndrift_ticks = 1\n[faults.client_partitions]\nclient = 1\nwhen = \"holding\"",
-    ));
-    let acquiring = run(&model, &[Step::Begin(0), deliver(0, 0)]);
-    let mut enabled = Vec::new();
-    model.actions(&acquiring, &mut enabled);
-    // Aimed at a holder: not while it acquires.
-    assert!(!enabled.contains(&Step::PartitionClient(0)));
+/// The set-up of both client-fault tests: a model whose `[faults.TABLE]` (`client_crashes` or
+/// `client_partitions`) holds `body`, and c1 holding the lock with its keys on n1 and n2 while
+/// its request to n3 still travels.
+fn c1_holds_under(table: &str, body: &str) -> (RedlockModel, World) {
+    let model = RedlockModel::new(&scenario(&format!(
+        "[lock]\nttl_ticks = 4\ndrift_ticks = 1\n[faults.{table}]\n{body}"
+    )));
     let holding = run(
         &model,
         &[
@@ -83,9 +83,19 @@ fn a_client_cut_off_keeps_believing_and_its_unlock_reaches_no_node() {
             Step::Decide(0),
         ],
     );
-    let cut = model
-        .next_state(&holding, Step::PartitionClient(0))
-        .unwrap();
+    assert!(holding.believes(0));
+    (model, holding)
+}
+
+#[test]
+fn a_client_cut_off_keeps_believing_and_its_unlock_reaches_no_node() {
+    let (model, holding) = c1_holds_under("client_partitions", "client = 1\nwhen = \"holding\"");
+    let acquiring = run(&model, &[Step::Begin(0), deliver(0, 0)]);
+    let mut enabled = Vec::new();
+    model.actions(&acquiring, &mut enabled);
+    // Aimed at a holder: not while it acquires.
+    assert!(!enabled.contains(&Step::PartitionClient(0)));
+    let cut = run_from(&model, holding.clone(), &[Step::PartitionClient(0)]);
     // The core's lock is untouched: it still believes, and its request to n3 is lost.
     assert!(cut.believes(0));
     assert_eq!(cut.budget.client_partitions, 0);
@@ -105,29 +115,8 @@ fn a_client_cut_off_keeps_believing_and_its_unlock_reaches_no_node() {
 
 #[test]
 fn a_crashed_client_keeps_its_keys_sends_nothing_and_stops_believing() {
-    let model = RedlockModel::new(&scenario(
-        "[lock]\nttl_ticks = 4\ndrift_ticks = 1\n[faults.client_crashes]\ncount = 1",
-    ));
-    let holding = run(
-        &model,
-        &[
-            Step::Begin(0),
-            deliver(0, 0),
-            deliver(0, 1),
-            Step::Decide(0),
-        ],
-    );
-    assert!(holding.believes(0));
-    let dead = run(
-        &model,
-        &[
-            Step::Begin(0),
-            deliver(0, 0),
-            deliver(0, 1),
-            Step::Decide(0),
-            Step::CrashClient(0),
-        ],
-    );
+    let (model, holding) = c1_holds_under("client_crashes", "count = 1");
+    let dead = run_from(&model, holding, &[Step::CrashClient(0)]);
     assert!(!dead.believes(0));
     assert_eq!(dead.activity(0), Activity::Done);
     assert_eq!(dead.budget.client_crashes, 0);

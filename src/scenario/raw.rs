@@ -5,18 +5,70 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 use serde::de::value::SeqAccessDeserializer;
-use serde::de::{Expected, Unexpected};
+use serde::de::{Error as _, SeqAccess, Unexpected, Visitor};
+use serde_untagged::UntaggedEnumVisitor;
+use serde_untagged::de::Error;
 use toml::Spanned;
 
 use super::{Bound, JumpTarget, Source, Verdict};
 
-/// An integer key's value as a `u32`, or serde's own "invalid value: integer `v`" refusal
-/// saying what `expected` wanted: the integer half of the hand-written visitors below, whatever
-/// width toml hands the integer over in.
-fn count<E: serde::de::Error>(v: impl Into<i128>, expected: &dyn Expected) -> Result<u32, E> {
+/// An integer key's value as a `T`, or serde's own "invalid value: integer `v`" refusal naming
+/// what `expecting` wanted, whatever width toml hands the integer over in.
+fn integer<T: TryFrom<i128>>(v: impl Into<i128>, expecting: &str) -> Result<T, Error> {
     let v = v.into();
-    u32::try_from(v)
-        .map_err(|_| E::invalid_value(Unexpected::Other(&format!("integer `{v}`")), expected))
+    T::try_from(v)
+        .map_err(|_| Error::invalid_value(Unexpected::Other(&format!("integer `{v}`")), &expecting))
+}
+
+/// A key that takes one kind of value or another: serde-untagged's visitor `one` takes the
+/// single values (a bool, an integer, a string), [`OneOf::or_array`] an array, and any other kind
+/// gets serde's own "invalid type" refusal naming what `one` expects.
+///
+/// The array and the other kinds are not left to serde-untagged: its `.seq` hands an element's
+/// error on as text without the element's span (the refusal would point at the array's `[`), and
+/// it calls an integer past `u64` "as u128" where serde says "as i128".
+struct OneOf<'c, 'de, T, L = ()> {
+    one: UntaggedEnumVisitor<'c, 'de, T>,
+    array: Option<fn(Vec<L>) -> T>,
+}
+
+impl<'c, 'de, T> OneOf<'c, 'de, T> {
+    fn new(one: UntaggedEnumVisitor<'c, 'de, T>) -> Self {
+        OneOf { one, array: None }
+    }
+
+    /// Takes an array too, each element read as an `L` with its own span.
+    fn or_array<L>(self, array: fn(Vec<L>) -> T) -> OneOf<'c, 'de, T, L> {
+        OneOf {
+            one: self.one,
+            array: Some(array),
+        }
+    }
+}
+
+impl<'de, T, L: Deserialize<'de>> Visitor<'de> for OneOf<'_, 'de, T, L> {
+    type Value = T;
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        Visitor::expecting(&self.one, f)
+    }
+    fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<T, E> {
+        self.one.visit_bool(v)
+    }
+    fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<T, E> {
+        self.one.visit_i64(v)
+    }
+    fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<T, E> {
+        self.one.visit_u64(v)
+    }
+    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<T, E> {
+        self.one.visit_str(v)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<T, A::Error> {
+        match self.array {
+            Some(array) => Vec::deserialize(SeqAccessDeserializer::new(seq)).map(array),
+            None => Err(A::Error::invalid_type(Unexpected::Seq, &self)),
+        }
+    }
 }
 
 /// Either a number (of ticks, or of extensions) or the word `"unbounded"`.
@@ -28,27 +80,16 @@ pub(crate) enum RawBound {
 
 impl<'de> Deserialize<'de> for RawBound {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Visitor;
-        impl serde::de::Visitor<'_> for Visitor {
-            type Value = RawBound;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a number or \"unbounded\"")
-            }
-            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<RawBound, E> {
-                count(v, &self).map(RawBound::Ticks)
-            }
-            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<RawBound, E> {
-                count(v, &self).map(RawBound::Ticks)
-            }
-            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<RawBound, E> {
-                if v == "unbounded" {
-                    Ok(RawBound::Unbounded)
-                } else {
-                    Err(E::invalid_value(Unexpected::Str(v), &self))
-                }
-            }
-        }
-        deserializer.deserialize_any(Visitor)
+        const EXPECTING: &str = "a number or \"unbounded\"";
+        let one = UntaggedEnumVisitor::new()
+            .expecting(EXPECTING)
+            .i64(|v| integer(v, EXPECTING).map(RawBound::Ticks))
+            .u64(|v| integer(v, EXPECTING).map(RawBound::Ticks))
+            .string(|v| match v {
+                "unbounded" => Ok(RawBound::Unbounded),
+                _ => Err(Error::invalid_value(Unexpected::Str(v), &EXPECTING)),
+            });
+        deserializer.deserialize_any(OneOf::new(one))
     }
 }
 
@@ -62,26 +103,12 @@ pub(crate) enum RawQuorum {
 
 impl<'de> Deserialize<'de> for RawQuorum {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> serde::de::Visitor<'de> for Visitor {
-            type Value = RawQuorum;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a number, or an array of one number per client")
-            }
-            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<RawQuorum, E> {
-                count(v, &self).map(RawQuorum::One)
-            }
-            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<RawQuorum, E> {
-                count(v, &self).map(RawQuorum::One)
-            }
-            fn visit_seq<A: serde::de::SeqAccess<'de>>(
-                self,
-                seq: A,
-            ) -> Result<RawQuorum, A::Error> {
-                Vec::deserialize(SeqAccessDeserializer::new(seq)).map(RawQuorum::PerClient)
-            }
-        }
-        deserializer.deserialize_any(Visitor)
+        const EXPECTING: &str = "a number, or an array of one number per client";
+        let one = UntaggedEnumVisitor::new()
+            .expecting(EXPECTING)
+            .i64(|v| integer(v, EXPECTING).map(RawQuorum::One))
+            .u64(|v| integer(v, EXPECTING).map(RawQuorum::One));
+        deserializer.deserialize_any(OneOf::new(one).or_array(RawQuorum::PerClient))
     }
 }
 
@@ -95,22 +122,11 @@ pub(crate) enum RawSteps {
 
 impl<'de> Deserialize<'de> for RawSteps {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> serde::de::Visitor<'de> for Visitor {
-            type Value = RawSteps;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a number of ticks, or an array of them")
-            }
-            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<RawSteps, E> {
-                i32::try_from(v).map(RawSteps::One).map_err(|_| {
-                    E::invalid_value(Unexpected::Other(&format!("integer `{v}`")), &self)
-                })
-            }
-            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, seq: A) -> Result<RawSteps, A::Error> {
-                Vec::deserialize(SeqAccessDeserializer::new(seq)).map(RawSteps::List)
-            }
-        }
-        deserializer.deserialize_any(Visitor)
+        const EXPECTING: &str = "a number of ticks, or an array of them";
+        let one = UntaggedEnumVisitor::new()
+            .expecting(EXPECTING)
+            .i64(|v| integer(v, EXPECTING).map(RawSteps::One));
+        deserializer.deserialize_any(OneOf::new(one).or_array(RawSteps::List))
     }
 }
 
@@ -123,20 +139,11 @@ pub(crate) enum RawJump {
 
 impl<'de> Deserialize<'de> for RawJump {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> serde::de::Visitor<'de> for Visitor {
-            type Value = RawJump;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a duration in quotes (\"50ms\"), or an array of them; a count of ticks goes in jump_ticks")
-            }
-            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<RawJump, E> {
-                Ok(RawJump::One(RawDuration(v.to_owned())))
-            }
-            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, seq: A) -> Result<RawJump, A::Error> {
-                Vec::deserialize(SeqAccessDeserializer::new(seq)).map(RawJump::List)
-            }
-        }
-        deserializer.deserialize_any(Visitor)
+        const EXPECTING: &str = "a duration in quotes (\"50ms\"), or an array of them; a count of ticks goes in jump_ticks";
+        let one = UntaggedEnumVisitor::new()
+            .expecting(EXPECTING)
+            .string(|v| Ok(RawJump::One(RawDuration(v.to_owned()))));
+        deserializer.deserialize_any(OneOf::new(one).or_array(RawJump::List))
     }
 }
 
@@ -147,17 +154,11 @@ pub(crate) struct RawDuration(pub String);
 
 impl<'de> Deserialize<'de> for RawDuration {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Visitor;
-        impl serde::de::Visitor<'_> for Visitor {
-            type Value = RawDuration;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a duration in quotes (\"10s\", \"50ms\"); a count of ticks goes in the key ending in _ticks")
-            }
-            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<RawDuration, E> {
-                Ok(RawDuration(v.to_owned()))
-            }
-        }
-        deserializer.deserialize_any(Visitor)
+        const EXPECTING: &str = "a duration in quotes (\"10s\", \"50ms\"); a count of ticks goes in the key ending in _ticks";
+        let one = UntaggedEnumVisitor::new()
+            .expecting(EXPECTING)
+            .string(|v| Ok(RawDuration(v.to_owned())));
+        deserializer.deserialize_any(OneOf::new(one))
     }
 }
 
@@ -262,27 +263,15 @@ pub(crate) enum RawExpectValue {
 
 impl<'de> Deserialize<'de> for RawExpectValue {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> serde::de::Visitor<'de> for Visitor {
-            type Value = RawExpectValue;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("\"holds\", \"violated\", or a list of ingredient names")
-            }
-            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<RawExpectValue, E> {
-                match v {
-                    "holds" => Ok(RawExpectValue::Verdict(Verdict::Holds)),
-                    "violated" => Ok(RawExpectValue::Verdict(Verdict::Violated)),
-                    other => Err(E::unknown_variant(other, &["holds", "violated"])),
-                }
-            }
-            fn visit_seq<A: serde::de::SeqAccess<'de>>(
-                self,
-                seq: A,
-            ) -> Result<RawExpectValue, A::Error> {
-                Vec::deserialize(SeqAccessDeserializer::new(seq)).map(RawExpectValue::List)
-            }
-        }
-        deserializer.deserialize_any(Visitor)
+        const EXPECTING: &str = "\"holds\", \"violated\", or a list of ingredient names";
+        let one = UntaggedEnumVisitor::new()
+            .expecting(EXPECTING)
+            .string(|v| match v {
+                "holds" => Ok(RawExpectValue::Verdict(Verdict::Holds)),
+                "violated" => Ok(RawExpectValue::Verdict(Verdict::Violated)),
+                other => Err(Error::unknown_variant(other, &["holds", "violated"])),
+            });
+        deserializer.deserialize_any(OneOf::new(one).or_array(RawExpectValue::List))
     }
 }
 
@@ -357,9 +346,9 @@ pub(crate) struct RawFaults {
     pub pauses: Option<RawPauses>,
     pub clock_jumps: Option<RawJumps>,
     pub crashes: Option<RawCrashes>,
-    pub client_crashes: Option<RawClientCrashes>,
+    pub client_crashes: Option<RawClientFaults>,
     /// `[faults.client_partitions]`: aimed and counted as a client crash is.
-    pub client_partitions: Option<RawClientCrashes>,
+    pub client_partitions: Option<RawClientFaults>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -394,7 +383,7 @@ pub(crate) struct RawCrashes {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct RawClientCrashes {
+pub(crate) struct RawClientFaults {
     pub count: Option<Spanned<u32>>,
     pub client: Option<Spanned<u32>>,
     pub when: Option<RawCrashWhen>,
@@ -421,23 +410,13 @@ pub(crate) enum RawWait {
 
 impl<'de> Deserialize<'de> for RawWait {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Visitor;
-        impl serde::de::Visitor<'_> for Visitor {
-            type Value = RawWait;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("true, false, or a number of replicas")
-            }
-            fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<RawWait, E> {
-                Ok(RawWait::Flag(v))
-            }
-            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<RawWait, E> {
-                count(v, &self).map(RawWait::Count)
-            }
-            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<RawWait, E> {
-                count(v, &self).map(RawWait::Count)
-            }
-        }
-        deserializer.deserialize_any(Visitor)
+        const EXPECTING: &str = "true, false, or a number of replicas";
+        let one = UntaggedEnumVisitor::new()
+            .expecting(EXPECTING)
+            .bool(|v| Ok(RawWait::Flag(v)))
+            .i64(|v| integer(v, EXPECTING).map(RawWait::Count))
+            .u64(|v| integer(v, EXPECTING).map(RawWait::Count));
+        deserializer.deserialize_any(OneOf::new(one))
     }
 }
 
@@ -469,23 +448,15 @@ pub(crate) enum RawValidityCheck {
 impl<'de> Deserialize<'de> for RawValidityCheck {
     /// A bool or the one word, with an error that names the three values.
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Visitor;
-        impl serde::de::Visitor<'_> for Visitor {
-            type Value = RawValidityCheck;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("true, false or \"acquisition-only\"")
-            }
-            fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<Self::Value, E> {
-                Ok(RawValidityCheck::Flag(v))
-            }
-            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Self::Value, E> {
-                match v {
-                    "acquisition-only" => Ok(RawValidityCheck::AcquisitionOnly),
-                    _ => Err(E::invalid_value(Unexpected::Str(v), &self)),
-                }
-            }
-        }
-        deserializer.deserialize_any(Visitor)
+        const EXPECTING: &str = "true, false or \"acquisition-only\"";
+        let one = UntaggedEnumVisitor::new()
+            .expecting(EXPECTING)
+            .bool(|v| Ok(RawValidityCheck::Flag(v)))
+            .string(|v| match v {
+                "acquisition-only" => Ok(RawValidityCheck::AcquisitionOnly),
+                _ => Err(Error::invalid_value(Unexpected::Str(v), &EXPECTING)),
+            });
+        deserializer.deserialize_any(OneOf::new(one))
     }
 }
 
@@ -563,7 +534,7 @@ pub(crate) enum RawTokenSource {
     LockQuorum,
 }
 
-/// When a client crash may strike (file values `"any"`, `"holding"`).
+/// When a client fault (a crash or a partition) may strike (file values `"any"`, `"holding"`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub(crate) enum RawCrashWhen {

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::fault::ClientCrashAim;
+use crate::fault::ClientFaultAim;
 use crate::node::Persistence;
 use crate::proto::{LockParams, NodeSet, quorum};
 use crate::storage::{CheckAndApply, Protection, TokenSource};
@@ -331,10 +331,10 @@ pub struct FaultSettings {
     /// Node crashes.
     pub crashes: Option<CrashSettings>,
     /// Client crashes.
-    pub client_crashes: Option<ClientCrashSettings>,
+    pub client_crashes: Option<ClientFaultSettings>,
     /// Clients cut off from every node (`[faults.client_partitions]`), counted and aimed as
     /// client crashes are.
-    pub client_partitions: Option<ClientCrashSettings>,
+    pub client_partitions: Option<ClientFaultSettings>,
 }
 
 /// `[faults.client_crashes]`: a client process dies for good, wherever its aim allows in its
@@ -347,12 +347,12 @@ pub struct FaultSettings {
 /// sends from then on reaches no node, its unlock included, as a static `[network] reach` that
 /// leaves every node out would.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ClientCrashSettings {
-    /// How many client crashes in the whole run (default 1 when the table is present).
+pub struct ClientFaultSettings {
+    /// How many of the table's faults in the whole run (default 1 when the table is present).
     pub count: u8,
-    /// Which client may crash (`client`, 1-based in the file) and when (`when`); by default
-    /// any client at any point before it is done.
-    pub aim: ClientCrashAim,
+    /// Which client the fault may strike (`client`, 1-based in the file) and when (`when`);
+    /// by default any client at any point before it is done.
+    pub aim: ClientFaultAim,
 }
 
 /// `[failover]`: node n1 is a master with one or more asynchronously replicated replicas, one

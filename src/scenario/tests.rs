@@ -98,9 +98,9 @@ fn tokens_client_crashes_and_retry_delays_are_read_and_checked() {
     assert_eq!(s.lock.token, Tokens::Shared);
     assert_eq!(
         s.faults.client_crashes,
-        Some(ClientCrashSettings {
+        Some(ClientFaultSettings {
             count: 1,
-            aim: crate::fault::ClientCrashAim::ANY
+            aim: crate::fault::ClientFaultAim::ANY
         })
     );
     assert_eq!(s.lock.params.retry.delay_min, Millis(3));
@@ -151,96 +151,78 @@ fn validity_check_takes_a_bool_or_acquisition_only_and_token_reused_keeps_the_va
     );
 }
 
+/// A file of two clients whose `[faults.TABLE]` (`client_crashes` or `client_partitions`)
+/// holds `body`: the header takes five lines and the table opens on line 8, so `body` starts on
+/// line 9.
+fn client_fault(table: &str, body: &str) -> Result<Scenario, ScenarioError> {
+    parse(&format!(
+        "[lock]\nclients = 2\n[faults.{table}]\n{body}\n[expect]\n\"mutual exclusion\" = \"holds\"\n"
+    ))
+}
+
+/// The refusal of [`client_fault`]'s file, which starts with where it is written.
+fn refused(table: &str, body: &str) -> String {
+    client_fault(table, body).unwrap_err().to_string()
+}
+
+/// A client fault aimed at c2 while it holds, and what either table reads of it.
+const AIMED: &str = "client = 2\nwhen = \"holding\"";
+const AIMED_SETTINGS: ClientFaultSettings = ClientFaultSettings {
+    count: 1,
+    aim: crate::fault::ClientFaultAim {
+        client: Some(1),
+        when: crate::fault::CrashWhen::Holding,
+    },
+};
+
+/// The refusals both client-fault tables share, each where it is written; `once` is the
+/// table's reason that one client takes one such fault at most.
+fn assert_client_fault_refusals(table: &str, once: &str) {
+    let e = refused(table, "client = 3");
+    assert!(e.starts_with("s.toml:9:10: "), "{e}");
+    assert!(e.contains(&format!("{table}.client")), "{e}");
+    let e = refused(table, "client = 0");
+    assert!(e.starts_with("s.toml:9:10: "), "{e}");
+    let e = refused(table, "count = 3");
+    assert!(e.starts_with("s.toml:9:9: "), "{e}");
+    let plural = table.replace('_', " ");
+    assert!(
+        e.contains(&format!("3 {plural} is more than the 2 clients")),
+        "{e}"
+    );
+    let e = refused(table, "count = 2\nclient = 1");
+    assert!(e.starts_with("s.toml:10:10: "), "{e}");
+    assert!(e.contains(once), "{e}");
+    let e = refused(table, "when = \"later\"");
+    assert!(e.starts_with("s.toml:9:8: "), "{e}");
+    assert!(e.contains("holding"), "{e}");
+    let e = refused(table, "victim = 1");
+    assert!(e.starts_with("s.toml:9:"), "{e}");
+    assert!(e.contains("victim"), "{e}");
+}
+
 #[test]
 fn a_client_crash_is_aimed_at_one_client_while_it_holds() {
-    use crate::fault::{ClientCrashAim, CrashWhen};
-    let s = parse(
-        "[faults.client_crashes]\nclient = 2\nwhen = \"holding\"\n\
-         [expect]\n\"mutual exclusion\" = \"holds\"\n",
-    )
-    .unwrap();
-    let aim = ClientCrashAim {
-        client: Some(1),
-        when: CrashWhen::Holding,
-    };
+    let s = client_fault("client_crashes", AIMED).unwrap();
+    assert_eq!(s.faults.client_crashes, Some(AIMED_SETTINGS));
+    let s = client_fault("client_crashes", "when = \"any\"").unwrap();
     assert_eq!(
-        s.faults.client_crashes,
-        Some(ClientCrashSettings { count: 1, aim })
+        s.faults.client_crashes.unwrap().aim,
+        crate::fault::ClientFaultAim::ANY
     );
-    let s = parse(
-        "[faults.client_crashes]\nwhen = \"any\"\n[expect]\n\"mutual exclusion\" = \"holds\"\n",
-    )
-    .unwrap();
-    assert_eq!(s.faults.client_crashes.unwrap().aim, ClientCrashAim::ANY);
 }
 
 #[test]
 fn a_bad_client_crash_aim_is_refused_where_it_is_written() {
-    let refused = |body: &str| {
-        parse(&format!(
-            "[lock]\nclients = 2\n[faults.client_crashes]\n{body}\n[expect]\n\"mutual exclusion\" = \"holds\"\n"
-        ))
-        .unwrap_err()
-        .to_string()
-    };
-    // The header takes five lines and the table opens on line 8, so the key is on line 9.
-    let e = refused("client = 3");
-    assert!(e.starts_with("s.toml:9:10: "), "{e}");
-    assert!(e.contains("client_crashes.client"), "{e}");
-    let e = refused("client = 0");
-    assert!(e.starts_with("s.toml:9:10: "), "{e}");
-    let e = refused("count = 2\nclient = 1");
-    assert!(e.starts_with("s.toml:10:10: "), "{e}");
-    assert!(e.contains("dies once"), "{e}");
-    let e = refused("when = \"later\"");
-    assert!(e.starts_with("s.toml:9:8: "), "{e}");
-    assert!(e.contains("holding"), "{e}");
-    let e = refused("victim = 1");
-    assert!(e.starts_with("s.toml:9:"), "{e}");
-    assert!(e.contains("victim"), "{e}");
+    assert_client_fault_refusals("client_crashes", "dies once");
 }
 
 #[test]
 fn a_client_partition_is_read_and_refused_like_a_client_crash() {
-    use crate::fault::{ClientCrashAim, CrashWhen};
-    let s = parse(
-        "[lock]\nclients = 2\n[faults.client_partitions]\nclient = 2\nwhen = \"holding\"\n\
-         [expect]\n\"mutual exclusion\" = \"holds\"\n",
-    )
-    .unwrap();
-    let aim = ClientCrashAim {
-        client: Some(1),
-        when: CrashWhen::Holding,
-    };
-    assert_eq!(
-        s.faults.client_partitions,
-        Some(ClientCrashSettings { count: 1, aim })
-    );
+    let s = client_fault("client_partitions", AIMED).unwrap();
+    assert_eq!(s.faults.client_partitions, Some(AIMED_SETTINGS));
     assert_eq!(s.faults.client_crashes, None);
-    let refused = |body: &str| {
-        parse(&format!(
-            "[lock]\nclients = 2\n[faults.client_partitions]\n{body}\n[expect]\n\"mutual exclusion\" = \"holds\"\n"
-        ))
-        .unwrap_err()
-        .to_string()
-    };
-    let e = refused("client = 3");
-    assert!(e.starts_with("s.toml:9:10: "), "{e}");
-    assert!(e.contains("client_partitions.client"), "{e}");
-    let e = refused("count = 3");
-    assert!(e.starts_with("s.toml:9:9: "), "{e}");
-    assert!(
-        e.contains("3 client partitions is more than the 2 clients"),
-        "{e}"
-    );
-    let e = refused("count = 2\nclient = 1");
-    assert!(e.starts_with("s.toml:10:10: "), "{e}");
-    assert!(e.contains("is cut off once"), "{e}");
-    let e = refused("when = \"later\"");
-    assert!(e.starts_with("s.toml:9:8: "), "{e}");
-    let e = refused("victim = 1");
-    assert!(e.starts_with("s.toml:9:"), "{e}");
-    assert!(e.contains("victim"), "{e}");
+    assert_client_fault_refusals("client_partitions", "is cut off once");
 }
 
 #[test]

@@ -7,12 +7,12 @@ use std::path::Path;
 use toml::Spanned;
 
 use super::raw::{
-    RawBound, RawCheckAndApply, RawClientCrashes, RawContact, RawCrashWhen, RawDecision,
+    RawBound, RawCheckAndApply, RawClientFaults, RawContact, RawCrashWhen, RawDecision,
     RawExpectValue, RawExtensionQuorum, RawFailover, RawJumps, RawLock, RawPersistence,
     RawProtection, RawQuorum, RawScenario, RawScheduled, RawSimFaults, RawSimulate, RawSteps,
     RawTokenSource, RawUnlock, RawValidityCheck, RawWait,
 };
-use crate::fault::{ClientCrashAim, CrashWhen};
+use crate::fault::{ClientFaultAim, CrashWhen};
 use crate::node::Persistence;
 use crate::proto::{
     Config, Contact, DriftPolicy, ExtensionQuorum, FailedRound, NodeId, NodeSet, RetryPolicy,
@@ -1210,10 +1210,10 @@ impl Validator<'_> {
     /// `once` says why one client takes one such fault at most.
     fn client_fault(
         &self,
-        raw: Option<&RawClientCrashes>,
+        raw: Option<&RawClientFaults>,
         (table, once): (&str, &str),
         lock: &LockSettings,
-    ) -> Result<Option<ClientCrashSettings>, ScenarioError> {
+    ) -> Result<Option<ClientFaultSettings>, ScenarioError> {
         let Some(c) = raw else {
             return Ok(None);
         };
@@ -1247,9 +1247,9 @@ impl Validator<'_> {
             RawCrashWhen::Any => CrashWhen::Any,
             RawCrashWhen::Holding => CrashWhen::Holding,
         };
-        Ok(Some(ClientCrashSettings {
+        Ok(Some(ClientFaultSettings {
             count: count as u8,
-            aim: ClientCrashAim { client, when },
+            aim: ClientFaultAim { client, when },
         }))
     }
 }

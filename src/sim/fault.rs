@@ -12,7 +12,7 @@ use rand_chacha::ChaCha8Rng;
 
 use super::draw::uniform;
 use crate::actor::Process;
-use crate::fault::{ClientCrashAim, CrashWhen, FaultKind};
+use crate::fault::{ClientFaultAim, CrashWhen, FaultKind};
 use crate::time::Millis;
 
 /// One fault.
@@ -340,7 +340,7 @@ pub struct FaultBudget {
     /// Which client a client crash is aimed at, and when it may strike (over
     /// [`pinned_client`](FaultBudget::pinned_client): the scenario's aim is what the model
     /// allows).
-    pub client_crash_aim: ClientCrashAim,
+    pub client_crash_aim: ClientFaultAim,
     /// Lock requests left in flight (one client's next request to one node, delayed by the
     /// size: past the end of the run, the request never lands). The model leaves a request in
     /// flight as long as it likes, so a holder may win a quorum while its request to another
@@ -369,7 +369,7 @@ impl FaultBudget {
         request_delays: KindBudget::NONE,
         failovers: KindBudget::NONE,
         client_crashes: KindBudget::NONE,
-        client_crash_aim: ClientCrashAim::ANY,
+        client_crash_aim: ClientFaultAim::ANY,
         request_stalls: KindBudget::NONE,
         pinned_node: None,
         pinned_client: None,
@@ -855,7 +855,7 @@ impl fmt::Display for FaultBudget {
         if let Some(client) = self.pinned_client {
             write!(f, "; client faults pinned to {}", Process::client(client))?;
         }
-        if self.client_crashes.count > 0 && self.client_crash_aim != ClientCrashAim::ANY {
+        if self.client_crashes.count > 0 && self.client_crash_aim != ClientFaultAim::ANY {
             write!(f, "; client crashes aimed at {}", self.client_crash_aim)?;
         }
         Ok(())
