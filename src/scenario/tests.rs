@@ -257,6 +257,32 @@ fn failover_may_replicate_one_of_several_nodes() {
 }
 
 #[test]
+fn every_node_gives_each_node_one_replica_and_failovers_count_nodes() {
+    let read = |body: &str| {
+        parse(&format!(
+            "[lock]\nnodes = 3\n[failover]\n{body}\n[expect]\n\"mutual exclusion\" = \"holds\"\n"
+        ))
+        .map(|s| s.failover.map(|f| (f.every_node, f.failovers)))
+    };
+    assert_eq!(read("").unwrap(), Some((false, 1)));
+    let all = read("every_node = true\nfailovers = 3").unwrap();
+    assert_eq!(all, Some((true, 3)));
+    let e = read("failovers = 2").unwrap_err().to_string();
+    assert!(e.starts_with("s.toml:9:13: "), "{e}");
+    assert!(e.contains("only n1 has replicas"), "{e}");
+    let e = read("every_node = true\nfailovers = 4")
+        .unwrap_err()
+        .to_string();
+    assert!(e.starts_with("s.toml:10:13: "), "{e}");
+    assert!(e.contains("failovers is 4, but must lie in 1..=3"), "{e}");
+    let e = read("every_node = true\nreplicas = 2")
+        .unwrap_err()
+        .to_string();
+    assert!(e.starts_with("s.toml:10:12: "), "{e}");
+    assert!(e.contains("each node has one replica"), "{e}");
+}
+
+#[test]
 fn failover_replicas_and_wait_take_a_count_and_wait_keeps_its_first_spelling() {
     let read = |body: &str| {
         parse(&format!(
