@@ -76,4 +76,4 @@ pub(crate) use moments::{line as step_line, path_moments};
 pub use redlock::{Invariant, InvariantFn, MAX_USER_INVARIANTS, RedlockModel, breaks};
 pub(crate) use shape::Mode;
 pub use step::Step;
-pub use world::{Activity, ClientView, REPLICA_SLOTS, Work, World};
+pub use world::{Activity, ClientView, Replica, Work, World};

@@ -15,7 +15,7 @@ use crate::time::Millis;
 use super::listener::{Listener, Silent};
 use super::step::{ModelEntropy, Step};
 use super::vocabulary::owner_on;
-use super::world::{Activity, REPLICA_SLOTS, Work, World};
+use super::world::{Activity, Work, World};
 use crate::actor::{Actor, Process};
 use crate::event::{Event, Moment, Nodes, persistence_words, unlock_words};
 
@@ -1088,7 +1088,7 @@ impl World {
     /// replicas go with the failover, and every replica once no failover is left (see
     /// [`World::replicas`]); the event names the master's replicas that had its key.
     fn promote<T: Listener>(&mut self, r: usize, listener: &mut T) -> Option<()> {
-        let mut promoted = self.replicas.get_mut(r)?.take()?;
+        let mut promoted = self.replicas.get_mut(r)?.take()?.node_state();
         let n = self.shape.replica_node(r);
         let key = self.nodes[n].state.entry.map(|e| e.token);
         let held = key.map(|token| owner_on(self, n, token));
@@ -1105,7 +1105,7 @@ impl World {
         }
         self.budget.failovers -= 1;
         if self.budget.failovers == 0 {
-            self.replicas = [None; REPLICA_SLOTS];
+            self.replicas.fill(None);
         }
         let clock = self.node_clock(n);
         promoted.restart(clock, self.shape.failover.unwrap_or(Millis::ZERO));

@@ -15,7 +15,7 @@ use super::explorer;
 use super::moments::{self, path_moments};
 use super::shape::{self, Mode};
 use super::step::Step;
-use super::world::{ClientSlot, FaultsLeft, Fences, NodeSlot, World};
+use super::world::{ClientSlot, FaultsLeft, Fences, NodeSlot, Replicas, World};
 
 /// A user-defined invariant over a read-only [`World`].
 pub type InvariantFn = Arc<dyn Fn(&World) -> bool + Send + Sync>;
@@ -455,7 +455,7 @@ impl RedlockModel {
                 guarded_until: None,
                 setter: 0,
             }; MAX_MODEL_NODES],
-            replicas: std::array::from_fn(|r| (r < shape.replica_slots()).then(NodeState::new)),
+            replicas: Replicas::new(shape.replica_slots()),
             clients: [ClientSlot::new(); MAX_MODEL_CLIENTS],
             storage: Storage::default(),
             budget: FaultsLeft {

@@ -74,21 +74,23 @@ use crate::node::{Availability, NodeState};
 use crate::proto::{
     Fencing, LockPhase, NodeId, NodeSet, QuorumRound, RoundDecision, RoundKind, Tally, Token,
 };
-use crate::scenario::{Bound, JumpTarget, MAX_MODEL_CLIENTS, MAX_MODEL_NODES};
+use crate::scenario::{Bound, JumpTarget, MAX_MODEL_CLIENTS, MAX_MODEL_NODES, MAX_REPLICAS};
 use crate::storage::StorageOp;
 use crate::time::Millis;
 
 use super::fence::{ClientFence, NodeFence};
 use super::shape::Mode;
-use super::world::{REPLICA_SLOTS, Work, World};
+use super::world::{Work, World};
 use super::world::{owner_of, token_of};
 
-/// The node rows, the first replica slot's, the client rows, and the other replica slots'
-/// last, so that a world with at most one replica leaves them 0 and hashes only the rows
-/// before them (`hashed`): exactly what it hashed before a world could have more.
-const ROWS: usize = MAX_MODEL_NODES + 1 + MAX_MODEL_CLIENTS + REPLICA_SLOTS - 1;
-/// Where the second replica slot's row is.
-const SECOND_REPLICA: usize = MAX_MODEL_NODES + 1 + MAX_MODEL_CLIENTS;
+/// The node rows, the first replica's, the client rows, and the second replica's last, so
+/// that a world with at most one replica leaves it 0 and hashes only the rows before it
+/// (`hashed`): exactly what it hashed before n1 could have two. The replicas of a third node
+/// on (`[failover] every_node`) are hashed after the rows (`World::later_replica_rows`), so that
+/// every other world's view stays this small.
+const ROWS: usize = MAX_MODEL_NODES + 1 + MAX_MODEL_CLIENTS + 1;
+/// Where the second replica's row is.
+const SECOND_REPLICA: usize = ROWS - 1;
 
 const PERMS_1: [[usize; 3]; 1] = [[0, 1, 2]];
 const PERMS_2: [[usize; 3]; 2] = [[0, 1, 2], [1, 0, 2]];
@@ -465,10 +467,7 @@ impl World {
     /// client may still read.
     fn row_parts(&self, live: NodeSet) -> Parts {
         let shape = &self.shape;
-        let mut settled = [Settled::Open; MAX_MODEL_CLIENTS];
-        for (c, s) in settled.iter_mut().enumerate().take(shape.clients) {
-            *s = self.settled(c);
-        }
+        let settled = self.settled_clients();
         let perms: &'static [[usize; 3]] = match (shape.symmetry, shape.clients) {
             (false, _) | (_, 1) => &PERMS_1,
             _ if shape.quorums_differ => &PERMS_1,
@@ -481,16 +480,9 @@ impl World {
             *parts = self.node_parts(n, live.contains(NodeId(n as u8)), &facts);
         }
         // A replica is read only through its node, once promoted.
-        let mut replicas = [None; REPLICA_SLOTS];
-        for (r, parts) in replicas.iter_mut().enumerate() {
-            let n = shape.replica_node(r);
-            *parts = self.replicas[r].map(|replica| {
-                if live.contains(NodeId(n as u8)) {
-                    self.key_parts(&replica, self.node_clock(n), &facts)
-                } else {
-                    RowParts::default()
-                }
-            });
+        let mut replicas = [None; MAX_REPLICAS];
+        for (r, parts) in replicas.iter_mut().enumerate().take(shape.replica_slots()) {
+            *parts = self.replica_parts(r, live, &facts);
         }
         let mut clients = [0u64; MAX_MODEL_CLIENTS];
         for (c, row) in clients.iter_mut().enumerate().take(shape.clients) {
@@ -570,10 +562,55 @@ impl World {
 }
 
 impl World {
-    /// The rows the fingerprint hashes: the second replica slot's and on only when the world
-    /// has them (see [`ROWS`]).
+    /// The rows the fingerprint hashes: the second replica's only when the world has one
+    /// (see [`ROWS`]).
     fn hashed<'a>(&self, rows: &'a [u64; ROWS]) -> &'a [u64] {
-        &rows[..SECOND_REPLICA + self.shape.replica_slots().saturating_sub(1)]
+        if self.shape.replica_slots() > 1 {
+            rows
+        } else {
+            &rows[..SECOND_REPLICA]
+        }
+    }
+
+    /// Each client's settled state, which its row and every node row read.
+    fn settled_clients(&self) -> [Settled; MAX_MODEL_CLIENTS] {
+        let mut settled = [Settled::Open; MAX_MODEL_CLIENTS];
+        for (c, s) in settled.iter_mut().enumerate().take(self.shape.clients) {
+            *s = self.settled(c);
+        }
+        settled
+    }
+
+    /// The rows of the replicas past the second (see [`ROWS`]). Only `[failover] every_node`
+    /// on three nodes or more has them, and symmetry is off there (`shape.rs`): the identity
+    /// is the only permutation, so they need no place among the permuted rows.
+    fn later_replica_rows(&self, live: NodeSet) -> Vec<u64> {
+        debug_assert!(!self.shape.symmetry);
+        let facts = self.client_facts(&self.settled_clients());
+        (MAX_REPLICAS..self.shape.replica_slots())
+            .map(|r| {
+                self.replica_parts(r, live, &facts)
+                    .map_or(0, |p| 1 << 63 | p.assemble(&PERMS_1[0], self.shape.clients))
+            })
+            .collect()
+    }
+
+    /// Replica slot `r`'s row parts: read only through its node once promoted, so a dead
+    /// node's replica shows nothing.
+    fn replica_parts(
+        &self,
+        r: usize,
+        live: NodeSet,
+        facts: &[ClientFacts; MAX_MODEL_CLIENTS],
+    ) -> Option<RowParts> {
+        let n = self.shape.replica_node(r);
+        self.replicas[r].map(|replica| {
+            if live.contains(NodeId(n as u8)) {
+                self.key_parts(&replica.node_state(), self.node_clock(n), facts)
+            } else {
+                RowParts::default()
+            }
+        })
     }
 }
 
@@ -581,7 +618,7 @@ impl World {
 struct Parts {
     perms: &'static [[usize; 3]],
     nodes: [RowParts; MAX_MODEL_NODES],
-    replicas: [Option<RowParts>; REPLICA_SLOTS],
+    replicas: [Option<RowParts>; MAX_REPLICAS],
     clients: [u64; MAX_MODEL_CLIENTS],
 }
 
@@ -595,14 +632,14 @@ impl Parts {
         let mut replicas = self
             .replicas
             .map(|r| r.map_or(0, |r| 1 << 63 | r.assemble(perm, shape.clients)));
-        // With symmetry all replicas are n1's (every node's have it off when there are
+        // With symmetry both replicas are n1's (every node's have it off when there are
         // several nodes, see `shape.rs`), and interchangeable (each copies on its own, any may
         // be promoted, a `WAIT` may count any of them), so their rows are sorted.
         if shape.symmetry {
-            replicas[..shape.replica_slots()].sort_unstable();
+            replicas[..shape.replica_slots().min(MAX_REPLICAS)].sort_unstable();
         }
         rows[MAX_MODEL_NODES] = replicas[0];
-        rows[SECOND_REPLICA..].copy_from_slice(&replicas[1..]);
+        rows[SECOND_REPLICA] = replicas[1];
         for c in 0..shape.clients {
             rows[MAX_MODEL_NODES + 1 + perm[c]] = self.clients[c];
         }
@@ -634,6 +671,10 @@ impl Hash for World {
         match &fenced {
             Some(view) => self.hashed(&view.rows).hash(state),
             None => self.hashed(&self.canonical_rows(live)).hash(state),
+        }
+        // Only where they exist, so that every other world hashes what it did before.
+        if self.shape.replica_slots() > MAX_REPLICAS {
+            self.later_replica_rows(live).hash(state);
         }
         self.storage.hash(state);
         let mut budget = self.budget;

@@ -2,12 +2,12 @@
 //! core's [`LockState`], the guarded storage, and the fault budgets left.
 
 use crate::actor::Actor;
-use crate::node::{Availability, NodeState};
+use crate::node::{Availability, Entry, NodeState};
 use crate::proto::{Lease, LockPhase, LockState, NodeSet, Op, QuorumRound, Request, Tally, Token};
 use crate::storage::{Storage, StorageOp};
 use crate::time::{CLOCK_ORIGIN, Millis};
 
-use crate::scenario::{MAX_MODEL_NODES, MAX_REPLICAS};
+use crate::scenario::MAX_REPLICAS;
 
 use super::shape::Shape;
 
@@ -243,9 +243,108 @@ pub(crate) struct FaultsLeft {
     pub failovers: u8,
 }
 
-/// How many replicas a world can hold: n1's, or one a node with `[failover] every_node`.
-pub const REPLICA_SLOTS: usize = MAX_MODEL_NODES;
-const _: () = assert!(REPLICA_SLOTS >= MAX_REPLICAS);
+/// An asynchronous replica: what it copied from its master, the key and the fencing counter
+/// (Redis replicates the whole dataset). It neither crashes nor serves until it is promoted,
+/// so it carries no availability, and every world pays for its slots: this is all it holds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Replica {
+    /// The master's key as last copied, expired on the master's clock.
+    pub entry: Option<Entry>,
+    /// The master's fencing counter as last copied.
+    pub counter: u64,
+}
+
+impl Replica {
+    /// The replica as a node that is up: what it serves once promoted.
+    pub fn node_state(self) -> NodeState {
+        NodeState {
+            entry: self.entry,
+            counter: self.counter,
+            ..NodeState::new()
+        }
+    }
+
+    /// Deletes the copied key once `clock` (its master's) reaches its expiry.
+    pub(crate) fn expire(&mut self, clock: Millis) {
+        if self.entry.is_some_and(|entry| clock >= entry.expires_at) {
+            self.entry = None;
+        }
+    }
+}
+
+/// A world's replica slots: n1's two inline, and the rest (a replica on every node of three
+/// or more) behind a box, so that every other world copies no more than it did before
+/// `[failover] every_node` (a `SmallVec`, whose clone is a loop, cost 5 % of a large run).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Replicas {
+    inline: [Option<Replica>; MAX_REPLICAS],
+    more: Option<Box<[Option<Replica>]>>,
+    len: u8,
+}
+
+impl Replicas {
+    /// `len` slots, each with an empty replica.
+    pub(crate) fn new(len: usize) -> Replicas {
+        let mut slots = Replicas {
+            len: len as u8,
+            more: (len > MAX_REPLICAS).then(|| vec![None; len - MAX_REPLICAS].into()),
+            ..Replicas::default()
+        };
+        slots.fill(Some(Replica::default()));
+        slots
+    }
+
+    /// How many slots the world has.
+    pub(crate) fn len(&self) -> usize {
+        usize::from(self.len)
+    }
+
+    /// Slot `r`, if the world has it.
+    pub(crate) fn get(&self, r: usize) -> Option<&Option<Replica>> {
+        match r.checked_sub(MAX_REPLICAS) {
+            _ if r >= self.len() => None,
+            None => self.inline.get(r),
+            Some(later) => self.more.as_ref()?.get(later),
+        }
+    }
+
+    /// Slot `r`, if the world has it, to change.
+    pub(crate) fn get_mut(&mut self, r: usize) -> Option<&mut Option<Replica>> {
+        match r.checked_sub(MAX_REPLICAS) {
+            _ if r >= self.len() => None,
+            None => self.inline.get_mut(r),
+            Some(later) => self.more.as_mut()?.get_mut(later),
+        }
+    }
+
+    /// Every slot, in order.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &Option<Replica>> {
+        let inline = &self.inline[..self.len().min(MAX_REPLICAS)];
+        inline
+            .iter()
+            .chain(self.more.iter().flat_map(|more| more.iter()))
+    }
+
+    /// Sets every slot to `slot`.
+    pub(crate) fn fill(&mut self, slot: Option<Replica>) {
+        for r in 0..self.len() {
+            self[r] = slot;
+        }
+    }
+}
+
+impl std::ops::Index<usize> for Replicas {
+    type Output = Option<Replica>;
+    fn index(&self, r: usize) -> &Option<Replica> {
+        self.get(r).expect("a replica slot the world has")
+    }
+}
+
+impl std::ops::IndexMut<usize> for Replicas {
+    fn index_mut(&mut self, r: usize) -> &mut Option<Replica> {
+        self.get_mut(r).expect("a replica slot the world has")
+    }
+}
 
 /// The whole model state.
 ///
@@ -266,7 +365,7 @@ pub struct World {
     /// `n`'s. A failover takes its node's replicas: the one promoted becomes the node, and
     /// the others, which would follow it, are gone. Once no failover is left, no replica
     /// matters and all are gone.
-    pub replicas: [Option<NodeState>; REPLICA_SLOTS],
+    pub(crate) replicas: Replicas,
     pub(crate) clients: [ClientSlot; crate::scenario::MAX_MODEL_CLIENTS],
     /// The guarded counter (the core's value).
     pub storage: Storage,
@@ -479,6 +578,11 @@ impl World {
         } else {
             Actor::Replica(0)
         }
+    }
+
+    /// The replica slots, in order (see the field's doc): `None` where a replica is gone.
+    pub fn replicas(&self) -> impl Iterator<Item = &Option<Replica>> {
+        self.replicas.iter()
     }
 
     /// Whether node `n` still has a replica (it has until its failover, or until no failover

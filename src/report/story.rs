@@ -3,9 +3,7 @@
 use serde::Serialize;
 
 use crate::actor::Actor;
-use crate::model::{
-    Activity, Event, Moment, REPLICA_SLOTS, RedlockModel, Step, World, breaks, path_moments,
-};
+use crate::model::{Activity, Event, Moment, RedlockModel, Step, World, breaks, path_moments};
 use crate::property::Property;
 use crate::scenario::{Scenario, property};
 use crate::storage::ordinal;
@@ -263,8 +261,8 @@ pub(super) fn lanes(scenario: &Scenario, path: &[(World, Option<Step>)]) -> Vec<
         lanes.push(Actor::Counter);
     }
     if let Some((w, _)) = path.first() {
-        let replicas = (0..REPLICA_SLOTS).filter(|&r| w.replicas[r].is_some());
-        lanes.extend(replicas.map(|r| w.replica_actor(r)));
+        let replicas = w.replicas().enumerate().filter(|(_, r)| r.is_some());
+        lanes.extend(replicas.map(|(r, _)| w.replica_actor(r)));
     }
     if scenario.storage.is_some() {
         lanes.push(Actor::Storage);

@@ -66,6 +66,18 @@ impl Validator<'_> {
         Location::of_offset(self.file, self.text, spanned.span().start)
     }
 
+    /// A refusal of `value`, at its line and column.
+    fn refuse<T, V>(
+        &self,
+        value: &Spanned<V>,
+        message: impl Into<String>,
+    ) -> Result<T, ScenarioError> {
+        Err(ScenarioError::OutOfRange {
+            at: self.at(value),
+            message: message.into(),
+        })
+    }
+
     fn range(
         &self,
         value: &Spanned<u32>,
@@ -82,10 +94,7 @@ impl Validator<'_> {
                 ),
                 _ => format!("{what} is {v}, but must lie in {min}..={max}"),
             };
-            return Err(ScenarioError::OutOfRange {
-                at: self.at(value),
-                message,
-            });
+            return self.refuse(value, message);
         }
         Ok(v)
     }
@@ -386,12 +395,10 @@ impl Validator<'_> {
             (None, Some(node), Some(by), None) => {
                 let v = *by.get_ref();
                 if v == 0 || v.unsigned_abs() > span {
-                    return Err(ScenarioError::OutOfRange {
-                        at: self.at(by),
-                        message: format!(
-                            "by_ms is {v}, but must be nonzero and lie in -{span}..={span}"
-                        ),
-                    });
+                    return self.refuse(
+                        by,
+                        format!("by_ms is {v}, but must be nonzero and lie in -{span}..={span}"),
+                    );
                 }
                 SimulateFault::NodeClockJump {
                     at_ms,
@@ -429,10 +436,10 @@ impl Validator<'_> {
             });
         }
         if !has_failover {
-            return Err(ScenarioError::OutOfRange {
-                at: self.at(node),
-                message: "failover = 0 needs a [failover] table (the replicated master)".to_owned(),
-            });
+            return self.refuse(
+                node,
+                "failover = 0 needs a [failover] table (the replicated master)",
+            );
         }
         self.range(node, 0, 0, "failover (the replicated master, node 0)")?;
         Ok(SimulateFault::Failover { at_ms })
@@ -480,10 +487,10 @@ impl Validator<'_> {
                 .chars()
                 .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
         {
-            return Err(ScenarioError::OutOfRange {
-                at: self.at(value),
-                message: format!("{what} {name:?} must be kebab-case: a-z, 0-9 and '-'"),
-            });
+            return self.refuse(
+                value,
+                format!("{what} {name:?} must be kebab-case: a-z, 0-9 and '-'"),
+            );
         }
         Ok(name)
     }
@@ -781,10 +788,7 @@ impl Validator<'_> {
         let every_node = f.every_node.as_ref().is_some_and(|e| *e.get_ref());
         let replicas = match &f.replicas {
             Some(r) if every_node && *r.get_ref() != 1 => {
-                return Err(ScenarioError::OutOfRange {
-                    at: self.at(r),
-                    message: "with every_node = true each node has one replica".to_owned(),
-                });
+                return self.refuse(r, "with every_node = true each node has one replica");
             }
             Some(r) => self.range(r, 1, MAX_REPLICAS as u32, "replicas")? as u8,
             None => 1,
@@ -792,10 +796,7 @@ impl Validator<'_> {
         let failovers = match &f.failovers {
             None => 1,
             Some(k) if !every_node && *k.get_ref() > 1 => {
-                return Err(ScenarioError::OutOfRange {
-                    at: self.at(k),
-                    message: "only n1 has replicas, so it fails over once at most; every_node = true gives every node one".to_owned(),
-                });
+                return self.refuse(k, "only n1 has replicas, so it fails over once at most; every_node = true gives every node one");
             }
             // One failover a node at most: a promoted replica has no replica of its own.
             Some(k) => self.range(k, 1, if every_node { nodes } else { 1 }, "failovers")?,
@@ -805,12 +806,12 @@ impl Validator<'_> {
             Some((_, RawWait::Flag(true))) => 1,
             Some((_, RawWait::Count(k))) if k <= u32::from(replicas) => k as u8,
             Some((w, RawWait::Count(k))) => {
-                return Err(ScenarioError::OutOfRange {
-                    at: self.at(w),
-                    message: format!(
+                return self.refuse(
+                    w,
+                    format!(
                         "wait = {k} waits for more replicas than n1 has (replicas = {replicas})"
                     ),
-                });
+                );
             }
         };
         Ok(FailoverSettings {
@@ -889,13 +890,10 @@ impl Validator<'_> {
                 }
                 RawQuorum::PerClient(values) => {
                     if values.len() != clients as usize {
-                        return Err(ScenarioError::OutOfRange {
-                            at: self.at(spanned),
-                            message: format!(
+                        return self.refuse(spanned, format!(
                                 "quorum lists {} values, but there are {clients} clients: give one per client",
                                 values.len()
-                            ),
-                        });
+                            ));
                     }
                     let mut quorums = Vec::with_capacity(values.len());
                     for (c, value) in values.iter().enumerate() {
@@ -936,12 +934,10 @@ impl Validator<'_> {
             Some(e) => match *e.get_ref() {
                 RawBound::Unbounded => UNBOUNDED_EXTENSIONS,
                 RawBound::Ticks(n) if n > 3 => {
-                    return Err(ScenarioError::OutOfRange {
-                        at: self.at(e),
-                        message: format!(
-                            "extensions is {n}, but must lie in 0..=3, or be \"unbounded\""
-                        ),
-                    });
+                    return self.refuse(
+                        e,
+                        format!("extensions is {n}, but must lie in 0..=3, or be \"unbounded\""),
+                    );
                 }
                 RawBound::Ticks(n) => n as u8,
             },
@@ -958,10 +954,7 @@ impl Validator<'_> {
         {
             // The replica's key is told by its token alone, which a shared value no longer
             // ties to one client.
-            return Err(ScenarioError::OutOfRange {
-                at: self.at(at),
-                message: "token = \"shared\" cannot be combined with [failover]".to_owned(),
-            });
+            return self.refuse(at, "token = \"shared\" cannot be combined with [failover]");
         }
         Ok(token)
     }
@@ -1113,24 +1106,21 @@ impl Validator<'_> {
             RawSteps::List(items) => items,
         };
         if items.is_empty() || items.len() > 3 {
-            return Err(ScenarioError::OutOfRange {
-                at: self.at(written),
-                message: format!(
+            return self.refuse(
+                written,
+                format!(
                     "jump_ticks lists {} sizes, but a run has 1..=3 jumps",
                     items.len()
                 ),
-            });
+            );
         }
         let mut sizes = Vec::with_capacity(items.len());
         for item in items {
             let value = size(*item.get_ref(), self.at(item))?;
             if sizes.contains(&value) {
-                return Err(ScenarioError::OutOfRange {
-                    at: self.at(item),
-                    message: format!(
+                return self.refuse(item, format!(
                         "jump_ticks lists {value} twice: each size is used at most once, so list it once and raise count only with a single size"
-                    ),
-                });
+                    ));
             }
             sizes.push(value);
         }
@@ -1146,13 +1136,10 @@ impl Validator<'_> {
                 let listed = sizes.len() as u32;
                 match &j.count {
                     Some(count) if *count.get_ref() > listed => {
-                        return Err(ScenarioError::OutOfRange {
-                            at: self.at(count),
-                            message: format!(
+                        return self.refuse(count, format!(
                                 "clock_jumps.count is {}, but jump_ticks lists {listed} sizes and each is used at most once",
                                 count.get_ref()
-                            ),
-                        });
+                            ));
                     }
                     Some(count) => *count.get_ref(),
                     None => listed,

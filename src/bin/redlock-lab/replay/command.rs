@@ -307,8 +307,6 @@ fn refuse_unsupported(scenario: &Scenario) -> Result<()> {
         Some("a client cut off from every node ([faults.client_partitions])")
     } else if scenario.lock.params.retry_token == redlock_lab::proto::RetryToken::Kept {
         Some("a failed round's release held back until after the next round (token = \"reused\")")
-    } else if scenario.failover.as_ref().is_some_and(|f| f.every_node) {
-        Some("a replica on every node ([failover] every_node)")
     } else if scenario.lock.params.unlock == redlock_lab::proto::UnlockMode::GetThenDel {
         Some("a DEL held back after its GET (unlock = \"get-then-del\")")
     } else {
@@ -426,7 +424,8 @@ fn execute_lines(
 }
 
 /// The real servers a scenario's replay starts: "3 real redis-server masters", "1 real
-/// redis-server master and its 2 replicas".
+/// redis-server master and n1's 2 replicas", "3 real redis-server masters and a replica of
+/// each".
 fn servers(scenario: &Scenario) -> String {
     let nodes = scenario.lock.nodes();
     let masters = if nodes == 1 {
@@ -436,6 +435,9 @@ fn servers(scenario: &Scenario) -> String {
     };
     match scenario.failover.as_ref().map_or(0, |f| f.replicas) {
         0 => masters,
+        _ if scenario.failover.as_ref().is_some_and(|f| f.every_node) => {
+            format!("{masters} and a replica of each")
+        }
         1 => format!("{masters} and n1's replica"),
         k => format!("{masters} and n1's {k} replicas"),
     }
@@ -458,7 +460,12 @@ fn timing(scenario: &Scenario, story: &Story, tick_ms: u64) -> Timing {
             .lines
             .iter()
             .any(|line| matches!(line.event, Event::OpArrived { .. })),
-        replicas: failover.map_or(0, |failover| usize::from(failover.replicas)),
+        // The model's replica slots, each as the node it replicates.
+        replicas: match failover {
+            None => Vec::new(),
+            Some(f) if f.every_node => (0..scenario.lock.nodes()).collect(),
+            Some(f) => vec![0; usize::from(f.replicas)],
+        },
         promotion_delayed: failover.is_some_and(|failover| failover.promotion_delay_ticks > 0),
         // Half a tick short, so the guard ends between two ticks (as a key's expiry does).
         guard: scenario

@@ -97,8 +97,8 @@ pub(super) struct Timing {
     pub persistence: Persistence,
     /// A fenced store on one more master, for the story's storage steps.
     pub storage: bool,
-    /// How many replicas n1 has (its failover's), 0 without one.
-    pub replicas: usize,
+    /// The model's replica slots, each as the node it replicates (empty without a failover).
+    pub replicas: Vec<usize>,
     /// The promoted replica serves only after a promotion delay (the model's node then says
     /// `serves again`).
     pub promotion_delayed: bool,
@@ -131,7 +131,7 @@ impl Replay {
             promotion_delayed,
             guard,
         } = timing;
-        let masters = Masters::start(nodes + usize::from(storage), persistence, replicas)?;
+        let masters = Masters::start(nodes + usize::from(storage), persistence, &replicas)?;
         let options = NodeOptions {
             restart_guard: guard,
             ..NodeOptions::default()
@@ -270,7 +270,8 @@ impl Replay {
             Event::Promoted { lost, replica, .. } => {
                 let r = match replica {
                     Some(replica) => replica_index(&replica.to_string())?,
-                    None => 0,
+                    // The node's only replica.
+                    None => self.masters.first_replica_of(n)?,
                 };
                 self.fail_over(r, lost.as_ref())?
             }
@@ -500,25 +501,26 @@ impl Replay {
             .map_or_else(|| format!("key {value}"), |c| format!("c{}'s key", c + 1))
     }
 
-    /// The model's replica `r` receives n1's key: the link delivers what n1 sent it so far,
-    /// and the replica's key, read back once it has applied the stream (n1's own, within a
-    /// second), must be `owner`'s.
+    /// The model's replica `r` receives its master's key: the link delivers what the master
+    /// sent it so far, and the replica's key, read back once it has applied the stream (the
+    /// master's own, within a second), must be `owner`'s.
     fn replicate(
         &mut self,
         r: usize,
         owner: Option<&redlock_lab::actor::Actor>,
     ) -> Result<Result<String, String>> {
-        let on_master = Self::value_at(&self.masters.url(0))?;
+        let on_master = Self::value_at(&self.masters.url(self.masters.replica_node(r)?))?;
+        let replica = self.masters.replica_url(r)?;
         let deadline = Instant::now() + Duration::from_secs(1);
         // n1 may still be sending what it wrote (it answers the client before its replication
         // stream is out): deliver again until the replica has n1's key, nothing being written
         // meanwhile.
         self.masters.replicate(r)?;
-        let mut on_replica = Self::value_at(&self.masters.replica_url(r))?;
+        let mut on_replica = Self::value_at(&replica)?;
         while on_replica != on_master && Instant::now() < deadline {
             thread::sleep(Duration::from_millis(2));
             self.masters.replicate(r)?;
-            on_replica = Self::value_at(&self.masters.replica_url(r))?;
+            on_replica = Self::value_at(&replica)?;
         }
         let expected = match owner {
             Some(owner) => self.clients[client_index(owner)?].last_token.clone(),
@@ -538,26 +540,30 @@ impl Replay {
         })
     }
 
-    /// n1 fails over to replica `r`: SIGKILL to n1 with its replication links cut, the replica
-    /// promoted (`REPLICAOF NO ONE`, or once the promotion delay ends), every client
-    /// reconnected to it. Whether a key was lost must be the model's `lost`.
+    /// A master fails over to replica `r`: SIGKILL to the master with its replication links
+    /// cut, the replica promoted (`REPLICAOF NO ONE`, or once the promotion delay ends), every
+    /// client reconnected to it. Whether a key was lost must be the model's `lost`.
     fn fail_over(
         &mut self,
         r: usize,
         lost: Option<&redlock_lab::actor::Actor>,
     ) -> Result<Result<String, String>> {
-        let on_master = Self::value_at(&self.masters.url(0))?;
+        let node = self.masters.replica_node(r)?;
+        let on_master = Self::value_at(&self.masters.url(node))?;
         self.masters.fail_over(r, !self.promotion_delayed)?;
-        self.reconnect(0)?;
-        let on_replica = Self::value_at(&self.masters.url(0))?;
+        self.reconnect(node)?;
+        let on_replica = Self::value_at(&self.masters.url(node))?;
         let real_lost = on_master.is_some() && on_replica != on_master;
+        let name = format!("n{}", node + 1);
         let promoted = if self.promotion_delayed {
-            "SIGKILL; its replica takes n1's place, still a replica until the promotion delay ends"
+            format!(
+                "SIGKILL; its replica takes {name}'s place, still a replica until the promotion delay ends"
+            )
         } else {
-            "SIGKILL; its replica takes n1's place: REPLICAOF NO ONE"
+            format!("SIGKILL; its replica takes {name}'s place: REPLICAOF NO ONE")
         };
         let told = format!(
-            "{promoted}; n1 had {}, the replica has {}",
+            "{promoted}; {name} had {}, the replica has {}",
             self.owner_of(on_master.as_ref()),
             self.owner_of(on_replica.as_ref())
         );
@@ -754,10 +760,17 @@ fn links(masters: &Masters, nodes: usize, options: &NodeOptions) -> Result<Vec<R
         .collect()
 }
 
-/// `c2` → (`c`, 1); n1's replicas, `replica` or `replica2`, → (`r`, 0) or (`r`, 1).
+/// `c2` → (`c`, 1); n1's replicas, `replica` or `replica2`, → (`r`, 0) or (`r`, 1); with a
+/// replica on every node, `n2_replica` → (`r`, 1), its slot being its node's.
 fn actor(name: &str) -> Result<(char, usize)> {
     if name.starts_with(REPLICA) {
         return Ok(('r', replica_index(name)?));
+    }
+    if let Some(node) = name.strip_suffix("_replica") {
+        return match actor(node)? {
+            ('n', n) => Ok(('r', n)),
+            _ => bail!("the replay cannot execute a step of {name}"),
+        };
     }
     let mut chars = name.chars();
     let kind = chars.next().unwrap_or(' ');

@@ -1,6 +1,6 @@
 //! The real masters of a replay: one `redis-server` per node on loopback, each on the clock
 //! shim, without persistence or with an AOF (fsynced on every write, or by the replay at the
-//! story's moments), and n1's replicas where the scenario fails over; killed (and their folder
+//! story's moments), and the replicas where the scenario fails over; killed (and their folder
 //! removed) when the replay ends, also on an error or Ctrl-C.
 
 use std::fs;
@@ -31,8 +31,10 @@ struct Master {
     durable: Vec<(PathBuf, u64)>,
 }
 
-/// One of n1's replicas: a `redis-server --replicaof` the link's port, on n1's clock.
+/// A replica: a `redis-server --replicaof` the link's port, on its master's clock.
 struct Replica {
+    /// Its master, from 0.
+    node: usize,
     port: u16,
     dir: PathBuf,
     child: Option<Child>,
@@ -45,18 +47,19 @@ pub(super) struct Masters {
     dir: PathBuf,
     shim: ClockShim,
     nodes: Vec<Master>,
-    replicas: Vec<Replica>,
-    /// n1 is a replica whose master failed, promoted only when the failover's delay ends: a
-    /// write until then is refused (`READONLY`).
-    promotion_pending: bool,
+    /// The model's replica slots, in order; `None` once gone with a failover.
+    replicas: Vec<Option<Replica>>,
+    /// Node `i` is a replica whose master failed, promoted only when the failover's delay
+    /// ends: a write until then is refused (`READONLY`).
+    promotion_pending: Vec<bool>,
     /// What a restart keeps: nothing (an empty data folder), or the AOF it replays.
     persistence: Persistence,
 }
 
 impl Masters {
-    /// Starts `n` masters in a fresh folder under the system's temporary folder, and
-    /// `replicas` replicas of n1.
-    pub(super) fn start(n: usize, persistence: Persistence, replicas: usize) -> Result<Masters> {
+    /// Starts `n` masters in a fresh folder under the system's temporary folder, and a
+    /// replica of node `replicas[r]` for each of the model's replica slots `r`.
+    pub(super) fn start(n: usize, persistence: Persistence, replicas: &[usize]) -> Result<Masters> {
         let binary = redis_server()?;
         let dir = std::env::temp_dir().join(format!("redlock-replay-{}", std::process::id()));
         let _ = fs::remove_dir_all(&dir);
@@ -68,7 +71,7 @@ impl Masters {
             shim,
             nodes: Vec::new(),
             replicas: Vec::new(),
-            promotion_pending: false,
+            promotion_pending: vec![false; n],
             persistence,
         };
         for i in 0..n {
@@ -84,8 +87,8 @@ impl Masters {
             });
             masters.spawn(i)?;
         }
-        for r in 0..replicas {
-            masters.start_replica(r)?;
+        for (r, &node) in replicas.iter().enumerate() {
+            masters.start_replica(r, node)?;
         }
         Ok(masters)
     }
@@ -156,14 +159,14 @@ impl Masters {
         Ok(format!("fsync of its log: {bytes} bytes durable"))
     }
 
-    /// Node `i` serves again: a replica in n1's place is promoted; any other node starts
+    /// Node `i` serves again: a replica in its place is promoted; any other node starts
     /// again on its port, with an empty data folder (persistence none: it forgets every key
     /// and its fencing counter), or replaying its `appendfsync always` log.
     /// Says which it did.
     pub(super) fn restart(&mut self, i: usize) -> Result<&'static str> {
-        if i == 0 && self.promotion_pending {
-            self.promote()?;
-            return Ok("the replica in n1's place is promoted: REPLICAOF NO ONE");
+        if self.promotion_pending[i] {
+            self.promote(i)?;
+            return Ok("the replica in its place is promoted: REPLICAOF NO ONE");
         }
         self.kill(i);
         self.spawn(i)?;
@@ -217,13 +220,13 @@ impl Masters {
         Ok(master.child.is_some())
     }
 
-    /// Starts n1's replica `r` through a replication link of its own, waits for its first
-    /// full sync, and holds the link from then on.
-    fn start_replica(&mut self, r: usize) -> Result<()> {
-        let dir = self.dir.join(format!("n1-replica{}", r + 1));
+    /// Starts replica slot `r`, of node `node`, through a replication link of its own, waits
+    /// for its first full sync, and holds the link from then on.
+    fn start_replica(&mut self, r: usize, node: usize) -> Result<()> {
+        let dir = self.dir.join(format!("n{}-replica{}", node + 1, r + 1));
         fs::create_dir_all(&dir).with_context(|| format!("create {}", dir.display()))?;
-        let link = Link::start(self.nodes[0].port)?;
-        let name = format!("n1's replica {}", r + 1);
+        let link = Link::start(self.nodes[node].port)?;
+        let name = format!("n{}'s replica {}", node + 1, r + 1);
         let link_port = link.port.to_string();
         let args = ["--appendonly", "no", "--replicaof", "127.0.0.1", &link_port];
         for _ in 0..5 {
@@ -232,18 +235,19 @@ impl Masters {
                 binary: &self.binary,
                 dir: &dir,
                 port,
-                clock: &self.nodes[0].clock,
+                clock: &self.nodes[node].clock,
                 shim: &self.shim,
             };
             if let Some(child) = server.launch(&args, &name)? {
-                self.replicas.push(Replica {
+                self.replicas.push(Some(Replica {
+                    node,
                     port,
                     dir,
                     child: Some(child),
                     link,
-                });
+                }));
                 self.wait_for_sync(r)?;
-                self.replicas[r].link.hold();
+                self.replica(r)?.link.hold();
                 return Ok(());
             }
         }
@@ -282,7 +286,7 @@ impl Masters {
 
     /// Waits until replica `r` reports its link to the master up (its first sync done).
     fn wait_for_sync(&self, r: usize) -> Result<()> {
-        let mut connection = redis::Client::open(self.replica_url(r))?.get_connection()?;
+        let mut connection = redis::Client::open(self.replica_url(r)?)?.get_connection()?;
         let deadline = Instant::now() + Duration::from_secs(10);
         while Instant::now() < deadline {
             let info: String = redis::cmd("INFO")
@@ -293,61 +297,83 @@ impl Masters {
             }
             thread::sleep(Duration::from_millis(5));
         }
+        let replica = self.replica(r)?;
         bail!(
-            "n1's replica {} did not sync with n1 within 10 s; see {}",
+            "n{}'s replica {} did not sync with it within 10 s; see {}",
+            replica.node + 1,
             r + 1,
-            self.replicas[r].dir.display()
+            replica.dir.display()
         )
     }
 
-    /// `redis://127.0.0.1:PORT` of n1's replica `r` (from 0).
-    pub(super) fn replica_url(&self, r: usize) -> String {
-        format!("redis://127.0.0.1:{}", self.replicas[r].port)
-    }
-
-    /// Replica `r` receives everything n1 wrote so far.
-    pub(super) fn replicate(&self, r: usize) -> Result<()> {
+    /// Replica slot `r`, while it is there.
+    fn replica(&self, r: usize) -> Result<&Replica> {
         match self.replicas.get(r) {
-            Some(replica) => Ok(replica.link.flush()?),
-            None => bail!("n1 has no replica {}", r + 1),
+            Some(Some(replica)) => Ok(replica),
+            _ => bail!("no replica in slot {}", r + 1),
         }
     }
 
-    /// n1 fails: its links are cut (what they held is lost), its process killed, and replica
-    /// `r` takes its place as n1, promoted now (`REPLICAOF NO ONE`) or, under a promotion
-    /// delay, at [`Masters::restart`]; the other replicas go with the failover, as in the
-    /// model.
+    /// The first replica slot of node `i` still there.
+    pub(super) fn first_replica_of(&self, i: usize) -> Result<usize> {
+        let slot = self
+            .replicas
+            .iter()
+            .position(|slot| slot.as_ref().is_some_and(|s| s.node == i));
+        slot.with_context(|| format!("n{} has no replica", i + 1))
+    }
+
+    /// The node whose replica slot `r` is (from 0).
+    pub(super) fn replica_node(&self, r: usize) -> Result<usize> {
+        Ok(self.replica(r)?.node)
+    }
+
+    /// `redis://127.0.0.1:PORT` of replica slot `r` (from 0).
+    pub(super) fn replica_url(&self, r: usize) -> Result<String> {
+        Ok(format!("redis://127.0.0.1:{}", self.replica(r)?.port))
+    }
+
+    /// Replica `r` receives everything its master wrote so far.
+    pub(super) fn replicate(&self, r: usize) -> Result<()> {
+        Ok(self.replica(r)?.link.flush()?)
+    }
+
+    /// Replica `r`'s master fails: the links of its replicas are cut (what they held is
+    /// lost), its process killed, and replica `r` takes its place, promoted now (`REPLICAOF
+    /// NO ONE`) or, under a promotion delay, at [`Masters::restart`]; the master's other
+    /// replicas go with the failover, as in the model.
     pub(super) fn fail_over(&mut self, r: usize, promote_now: bool) -> Result<()> {
-        if r >= self.replicas.len() {
-            bail!("n1 has no replica {}", r + 1);
-        }
-        for replica in &self.replicas {
+        let node = self.replica_node(r)?;
+        let mine = |slot: &Option<Replica>| slot.as_ref().is_some_and(|s| s.node == node);
+        for replica in self.replicas.iter().filter(|slot| mine(slot)).flatten() {
             replica.link.cut();
         }
-        self.kill(0);
-        let mut promoted = self.replicas.swap_remove(r);
-        for mut other in self.replicas.drain(..) {
-            stop(&mut other.child);
+        self.kill(node);
+        let mut promoted = self.replicas[r].take().expect("checked above");
+        for slot in self.replicas.iter_mut().filter(|slot| mine(slot)) {
+            if let Some(mut other) = slot.take() {
+                stop(&mut other.child);
+            }
         }
-        let n1 = &mut self.nodes[0];
-        n1.port = promoted.port;
-        n1.dir.clone_from(&promoted.dir);
-        n1.child = promoted.child.take();
-        self.promotion_pending = true;
+        let master = &mut self.nodes[node];
+        master.port = promoted.port;
+        master.dir.clone_from(&promoted.dir);
+        master.child = promoted.child.take();
+        self.promotion_pending[node] = true;
         if promote_now {
-            self.promote()?;
+            self.promote(node)?;
         }
         Ok(())
     }
 
-    /// The replica in n1's place becomes a master.
-    fn promote(&mut self) -> Result<()> {
-        let mut connection = redis::Client::open(self.url(0))?.get_connection()?;
+    /// The replica in node `i`'s place becomes a master.
+    fn promote(&mut self, i: usize) -> Result<()> {
+        let mut connection = redis::Client::open(self.url(i))?.get_connection()?;
         redis::cmd("REPLICAOF")
             .arg("NO")
             .arg("ONE")
             .query::<()>(&mut connection)?;
-        self.promotion_pending = false;
+        self.promotion_pending[i] = false;
         Ok(())
     }
 }
@@ -414,7 +440,7 @@ impl Drop for Masters {
         for i in 0..self.nodes.len() {
             self.kill(i);
         }
-        for replica in &mut self.replicas {
+        for replica in self.replicas.iter_mut().flatten() {
             stop(&mut replica.child);
         }
         let _ = fs::remove_dir_all(&self.dir);
