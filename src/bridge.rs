@@ -100,7 +100,9 @@ impl SimConfig {
     ///   model's replicas may copy at any moment, its `WAIT` may count any k and its failover
     ///   promote any replica: the simulator's choices are a subset of the model's. A
     ///   simulator world with `[failover]` has the same replicated master, and its schedule
-    ///   names the failover (`failover = 0`).
+    ///   names the failover (`failover = 0`). With `every_node`, every node has its replica,
+    ///   and each of the `failovers` strikes a node that still has one, drawn from the seed
+    ///   (aimed, like n1's, at a key n1 set).
     /// - `[faults.client_crashes]`: `count` clients die for good ([`Fault::CrashClient`]),
     ///   each aimed within a TTL of the client's start or acquisition: the core abandons its
     ///   round or lease as a release does, but nothing more is sent (no unlock), its keys stay
@@ -622,9 +624,10 @@ impl<'a> CatalogMapping<'a> {
             let downtime = if crashes.restart { Millis(0) } else { duration };
             budget.crashes = KindBudget::new(u32::from(crashes.count), downtime, downtime);
         }
-        if scenario.failover.is_some() {
-            // The one failover is its own fault, apart from the crash budget, as in the model.
-            budget.failovers = KindBudget::new(1, Millis(0), Millis(0));
+        if let Some(failover) = &scenario.failover {
+            // The failovers are their own fault, apart from the crash budget, as in the model.
+            let count = u32::from(failover.failovers);
+            budget.failovers = KindBudget::new(count, Millis(0), Millis(0));
         }
         if let Some(crashes) = &scenario.faults.client_crashes {
             budget.client_crashes = KindBudget::new(u32::from(crashes.count), Millis(0), Millis(0));
@@ -749,12 +752,6 @@ fn refuse_unmapped(scenario: &Scenario) -> Result<(), SimConfigError> {
             "its isolations cut one node off from every client for a while, not one client off from every node for good",
         ));
     }
-    if scenario.failover.as_ref().is_some_and(|f| f.every_node) {
-        return Err(unsupported(
-            "a replica on every node ([failover] every_node)",
-            "its servers replicate n1 alone",
-        ));
-    }
     if faults
         .clock_jumps
         .as_ref()
@@ -836,11 +833,12 @@ fn crash_config(scenario: &Scenario, ttl: Millis, span: impl Fn(u32) -> Millis) 
     if let Some(failover) = &scenario.failover {
         // The model's replicas copy the key whenever they like, or not before the promotion;
         // here each copies every TTL, so a key set within a TTL before the failover may be
-        // missing on the promoted replica. n1 is the replicated master; the other nodes stay
-        // independent. A simulator world with `[failover]` has it too, and its schedule says
+        // missing on the promoted replica. n1 is the replicated master (with `every_node`,
+        // every node is one); the other nodes stay independent. A simulator world with `[failover]` has it too, and its schedule says
         // when the failover strikes (`failover = 0`).
         crash.failover = Some(Failover {
             node: 0,
+            every_node: failover.every_node,
             replication_period: ttl,
             promotion_delay: span(failover.promotion_delay_ticks),
             replicas: failover.replicas,
@@ -1117,6 +1115,7 @@ mod tests {
             config.crash.failover,
             Some(Failover {
                 node: 0,
+                every_node: false,
                 replication_period: Millis(100),
                 promotion_delay: Millis(30),
                 replicas: 1,

@@ -955,6 +955,7 @@ fn a_failover_replicates_one_node_and_promotes_it_once() {
     let mut config = SimConfig::default();
     config.crash.failover = Some(Failover {
         node: 1,
+        every_node: false,
         replication_period: Millis(1_000),
         promotion_delay: Millis(0),
         replicas: 1,
@@ -1012,6 +1013,7 @@ fn a_failover_replicates_one_node_and_promotes_it_once() {
     assert_eq!(run(&config, 0).stats.faults_ignored, 2);
     config.crash.failover = Some(Failover {
         node: 3,
+        every_node: false,
         replication_period: Millis(1_000),
         promotion_delay: Millis(0),
         replicas: 1,

@@ -114,7 +114,7 @@ impl fmt::Display for Fault {
                 Process::client(client),
                 Process::node(node)
             ),
-            Fault::Failover => write!(f, "the replicated master fails over to its replica"),
+            Fault::Failover => write!(f, "a replicated master fails over to its replica"),
             Fault::CrashClient { client, when } => {
                 write!(f, "{} crashes for good", Process::client(client))?;
                 match when {

@@ -61,7 +61,7 @@ struct SimReplica {
 }
 
 impl SimNode {
-    /// Node `index`, up, with no key (and a replica if it is the failover's master).
+    /// Node `index`, up, with no key (and replicas if it is a failover's master).
     pub(super) fn new(index: usize, clock: SimClock, crash: CrashConfig) -> SimNode {
         SimNode {
             state: NodeState::new(),
@@ -73,7 +73,7 @@ impl SimNode {
             guarded_until: None,
             replicas: crash
                 .failover
-                .filter(|failover| failover.node == index)
+                .filter(|failover| failover.every_node || failover.node == index)
                 .map(|failover| replicas(&failover, clock.read(0)))
                 .unwrap_or_default(),
             setter: None,
@@ -190,6 +190,11 @@ impl SimNode {
             // Told when the process starts again, which is when the guard is set.
             guarded_until: None,
         })
+    }
+
+    /// Whether the node still has a replica to fail over to.
+    pub(super) fn has_replica(&self) -> bool {
+        !self.replicas.is_empty()
     }
 
     /// The master fails at true time `now` and one of its replicas, drawn from `rng` when
@@ -393,6 +398,7 @@ mod tests {
         use rand_core::SeedableRng;
         let failover = super::super::setup::Failover {
             node: 0,
+            every_node: false,
             replicas: 2,
             wait: 1,
             replication_period: Millis(1_000),

@@ -90,6 +90,9 @@ pub struct CrashConfig {
 pub struct Failover {
     /// The replicated master, by index from 0 (a scenario's `[failover]` replicates n1).
     pub node: usize,
+    /// Every node is such a master (`[failover] every_node`: the shards of a Redis Cluster),
+    /// and a failover strikes one of those that still have their replicas, drawn from the seed.
+    pub every_node: bool,
     /// The replica copies the master's key every this long on the node's clock, so a key set
     /// just before a failover may be missing on the promoted replica.
     pub replication_period: Millis,
@@ -744,12 +747,15 @@ impl SimConfig {
             write!(f, ", client guard {} (node clock)", self.crash.client_guard)?;
         }
         if let Some(failover) = self.crash.failover {
+            let master = if failover.every_node {
+                "every node".to_owned()
+            } else {
+                Process::node(failover.node).to_string()
+            };
             write!(
                 f,
-                ", {} fails over to a replica that copies every {}, promotion delay {} (node clock)",
-                Process::node(failover.node),
-                failover.replication_period,
-                failover.promotion_delay
+                ", {master} fails over to a replica that copies every {}, promotion delay {} (node clock)",
+                failover.replication_period, failover.promotion_delay
             )?;
             if failover.replicas > 1 {
                 write!(f, ", {} replicas", failover.replicas)?;

@@ -625,12 +625,22 @@ impl<'a> World<'a> {
         applied
     }
 
-    /// The replicated master fails over to its replica.
+    /// The replicated master fails over to its replica; with a replica on every node, one of
+    /// the nodes that still have theirs, drawn from the replica stream (so that a world with
+    /// one replicated master draws nothing more and replays as before).
     fn fail_over(&mut self) -> bool {
         let now = self.now;
         let rng = &mut self.replica_rng;
         let promoted = self.config.crash.failover.and_then(|failover| {
-            let node = failover.node;
+            let node = if failover.every_node {
+                let replicated: Vec<usize> = (0..self.nodes.len())
+                    .filter(|&n| self.nodes[n].has_replica())
+                    .collect();
+                let last = replicated.len().checked_sub(1)?;
+                replicated[uniform(rng, 0, last as u64) as usize]
+            } else {
+                failover.node
+            };
             let event = self.nodes.get_mut(node)?.fail_over(now, rng)?;
             Some((node, event))
         });

@@ -164,11 +164,10 @@ pub(crate) fn generated_block(doc: &str, (begin, end): (&str, &str), generated: 
 /// client cut off from every node, which the simulator's isolations (a node cut off from every
 /// client for a while) do not map, and the pair with jumps of different sizes, each at most
 /// once, which the simulator's jump budgets (sizes drawn from a range, with repeats) would turn
-/// into other jumps than the file's, and the pair of Redis Cluster shards, whose every node
-/// has a replica where the simulator's servers replicate n1 alone. Every other feature of the catalog is simulated (client
+/// into other jumps than the file's. Every other feature of the catalog is simulated (client
 /// crashes, a least retry delay, a shared token and a replicated node among several included),
 /// and a feature the bridge comes to refuse shows up here by name rather than passing silently.
-pub(crate) const SIMULATOR_REFUSED: [(&str, &str); 6] = [
+pub(crate) const SIMULATOR_REFUSED: [(&str, &str); 4] = [
     (
         "client-partitioned-while-holding",
         "client partitions ([faults.client_partitions])",
@@ -181,13 +180,5 @@ pub(crate) const SIMULATOR_REFUSED: [(&str, &str); 6] = [
     (
         "node-clock-jumps-of-two-sizes-covered",
         "jump_ticks = [...]",
-    ),
-    (
-        "redlock-cluster-shards",
-        "a replica on every node ([failover] every_node)",
-    ),
-    (
-        "redlock-cluster-shards-promotion-delay",
-        "a replica on every node ([failover] every_node)",
     ),
 ];
