@@ -1,6 +1,8 @@
-//! Progress on long runs: `check` shows states, states/s and elapsed time on stderr only when
-//! stderr is a terminal, never under `--json` or into a pipe; the library's progress hook
-//! reports growing counts once per interval, and stays quiet on short runs by default.
+//! Progress on long runs: `check`, `trace` and `sweep` show states, states/s and elapsed time
+//! on stderr when it is a terminal (`check` not under `--json`); into a pipe a short run says
+//! nothing but its result, and a long one writes a line every ten seconds. The library's
+//! progress hook reports growing counts once per interval, and stays quiet on short runs by
+//! default. `trace` and `sweep` take `check`'s limits, and say when one stopped them.
 
 mod common;
 
@@ -122,4 +124,109 @@ fn the_progress_hook_reports_growing_counts_per_interval() {
         run.seconds
     );
     assert_eq!(*quiet.lock().unwrap(), 0);
+}
+
+/// A scenario whose check takes long (minutes at five nodes), bounded below by a limit.
+const LONG: &str = "redlock-cluster-shards-promotion-delay";
+
+#[test]
+fn a_long_run_into_a_pipe_says_every_ten_seconds_how_far_it_got() {
+    let out = Command::new(BIN)
+        .args([
+            "sweep",
+            LONG,
+            "--vary",
+            "lock.nodes=5",
+            "--time-limit",
+            "12",
+        ])
+        .output()
+        .expect("run");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    // Stopped by its limit: incomplete, exit 3, and the line written at ten seconds.
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    let line = "sweep: lock.nodes = 5 (1 of 1): ";
+    assert!(stderr.starts_with(line), "{stderr}");
+    assert!(stderr.contains(" states/s, "), "{stderr}");
+    assert!(stderr.ends_with(" s so far\n"), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let row = stdout
+        .lines()
+        .find(|l| l.starts_with("5 "))
+        .map(str::split_whitespace);
+    assert_eq!(
+        row.and_then(|mut cells| cells.nth(1)),
+        Some("incomplete"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn trace_and_sweep_take_the_limits_of_check_and_say_when_one_stopped_them() {
+    let run = |args: &[&str]| Command::new(BIN).args(args).output().expect("run");
+    let trace = run(&["trace", LONG, "--max-states", "1000"]);
+    let said = String::from_utf8_lossy(&trace.stderr);
+    assert_eq!(trace.status.code(), Some(3), "{said}");
+    assert!(
+        said.starts_with(&format!(
+            "{LONG}: mutual exclusion did not settle: the check stopped at the state limit after "
+        )),
+        "{said}"
+    );
+    assert!(trace.stdout.is_empty());
+    // Asked for a property by name, the same.
+    let named = run(&[
+        "trace",
+        LONG,
+        "--property",
+        "mutual exclusion",
+        "--max-states",
+        "1000",
+    ]);
+    assert_eq!(named.status.code(), Some(3));
+
+    let sweep = run(&[
+        "sweep",
+        LONG,
+        "--vary",
+        "lock.ttl_ticks=3,4",
+        "--max-states",
+        "1000",
+    ]);
+    assert_eq!(sweep.status.code(), Some(3));
+    let table = String::from_utf8(sweep.stdout).unwrap();
+    let row = |value: &str| {
+        table
+            .lines()
+            .find(|l| l.starts_with(&format!("{value} ")))
+            .map(str::split_whitespace)
+    };
+    for value in ["3", "4"] {
+        assert_eq!(
+            row(value).and_then(|mut cells| cells.nth(1)),
+            Some("incomplete"),
+            "{table}"
+        );
+    }
+    // A short sweep into a pipe says nothing besides its table.
+    assert!(
+        sweep.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&sweep.stderr)
+    );
+
+    for (command, limit) in [("trace", "--max-states"), ("sweep", "--time-limit")] {
+        let mut args = vec![command, LONG, limit, "0"];
+        if command == "sweep" {
+            args.extend(["--vary", "lock.nodes=3"]);
+        }
+        let refused = run(&args);
+        assert_eq!(refused.status.code(), Some(2), "{args:?}");
+        assert!(
+            String::from_utf8_lossy(&refused.stderr)
+                .contains(&format!("{limit} must be at least 1")),
+            "{args:?}"
+        );
+    }
 }

@@ -42,17 +42,19 @@ impl Sweep {
 
     /// Checks every variant with the default [`Check`].
     pub fn run(&self) -> SweepReport {
-        self.run_with(|scenario| Check::new(scenario).run())
+        self.run_with(|_, scenario| Check::new(scenario).run())
     }
 
-    /// Checks every variant with `check` (a `Check` with other options, progress, …).
-    pub fn run_with(&self, mut check: impl FnMut(&Scenario) -> Report) -> SweepReport {
+    /// Checks every variant with `check`, handed the value as the report prints it and the
+    /// scenario (a `Check` with other options, progress, …).
+    pub fn run_with(&self, mut check: impl FnMut(&str, &Scenario) -> Report) -> SweepReport {
         let rows = self
             .variants
             .iter()
-            .map(|(value, scenario)| Row {
-                value: display(value),
-                report: check(scenario),
+            .map(|(value, scenario)| {
+                let value = display(value);
+                let report = check(&value, scenario);
+                Row { value, report }
             })
             .collect();
         SweepReport {

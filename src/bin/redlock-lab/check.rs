@@ -1,21 +1,19 @@
 //! `redlock-lab check`: run the checker on scenarios and compare with `[expect]`.
 
-use std::io::IsTerminal;
 use std::path::PathBuf;
-use std::time::Duration;
 
 use anyhow::{Result, bail};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use redlock_lab::cause;
 use redlock_lab::check::{
-    self, Check, Engine, Progress, PropertyReport, Report, StopReason, available_bytes,
-    available_threads,
+    self, Check, Engine, PropertyReport, Report, StopReason, available_threads,
 };
 use redlock_lab::scenario::{Ingredient, Scenario, Verdict};
 
 use crate::Outcome;
 use crate::inputs;
+use crate::limits::Limits;
 use crate::table::{self, Paint, Table};
+use crate::watch::Watch;
 use crate::zone_steps;
 
 /// Arguments of `check`.
@@ -34,23 +32,8 @@ pub(crate) struct Args {
     /// not depend on it.
     #[arg(long, value_name = "N")]
     threads: Option<usize>,
-    /// Stop a scenario's check after N unique states; unsettled properties are reported as
-    /// incomplete, and the exit code is 3.
-    #[arg(long, value_name = "N")]
-    max_states: Option<usize>,
-    /// Stop a scenario's check after SECS seconds (incomplete, exit code 3).
-    #[arg(long, value_name = "SECS")]
-    time_limit: Option<u64>,
-    /// Stop a scenario's check when this process holds more than MB megabytes (incomplete,
-    /// exit code 3) [default: 80 % of the memory available when the command starts; 0 turns
-    /// the guard off].
-    #[arg(long, value_name = "MB")]
-    max_memory: Option<u64>,
-    /// Explore the first N unique states breadth first on one thread before going depth
-    /// first [default: 100000; 0 skips it]. A larger probe finds shallow violations of a big
-    /// scenario sooner, at about 350 bytes per state; verdicts do not depend on it.
-    #[arg(long, value_name = "N")]
-    probe_states: Option<usize>,
+    #[command(flatten)]
+    limits: Limits,
     /// For each violated property, re-check without each fault and mistake in turn and print
     /// which are necessary (always on with `--json`).
     #[arg(long)]
@@ -61,19 +44,6 @@ pub(crate) struct Args {
     /// exceeds 60 ticks and the zone engine models the file, else discrete].
     #[arg(long, value_name = "ENGINE", value_parser = ["auto", "discrete", "zones"])]
     engine: Option<String>,
-}
-
-/// The share of available memory the default guard lets a check use: enough for any check
-/// that can finish, while a first big file leaves the machine usable.
-const DEFAULT_MEMORY_SHARE: f64 = 0.8;
-
-/// The memory guard in bytes, or `None` when it is off (or `/proc/meminfo` is unreadable).
-fn memory_limit(args: &Args) -> Option<u64> {
-    match args.max_memory {
-        Some(0) => None,
-        Some(megabytes) => Some(megabytes.saturating_mul(1 << 20)),
-        None => available_bytes().map(|bytes| (bytes as f64 * DEFAULT_MEMORY_SHARE) as u64),
-    }
 }
 
 /// Checks every scenario, prints the verdicts, and says whether they all match.
@@ -122,13 +92,7 @@ fn refuse_zero_limits(args: &Args) -> Result<()> {
     if args.threads == Some(0) {
         bail!("--threads must be at least 1");
     }
-    if args.max_states == Some(0) {
-        bail!("--max-states must be at least 1");
-    }
-    if args.time_limit == Some(0) {
-        bail!("--time-limit must be at least 1 second");
-    }
-    Ok(())
+    args.limits.refuse_zeros()
 }
 
 /// Warns that a simulator world may be too large to check.
@@ -144,8 +108,8 @@ fn warn_of_worlds(scenarios: &[Scenario]) {
     }
 }
 
-/// Checks every scenario, with a progress bar for a person watching, handing each report to
-/// `settled` (by the scenario's index) as soon as it is made.
+/// Checks every scenario, showing that it works (a bar for a person watching, except under
+/// `--json`), handing each report to `settled` (by the scenario's index) as soon as it is made.
 fn check_all(
     args: &Args,
     scenarios: &[Scenario],
@@ -157,91 +121,33 @@ fn check_all(
         .unwrap_or("auto")
         .parse()
         .map_err(anyhow::Error::msg)?;
-    let memory = memory_limit(args);
-    // Progress only for a person watching: never under `--json`, never into a pipe or file.
-    let progress = (std::io::stderr().is_terminal() && !args.json).then(|| progress_bar(scenarios));
+    let memory = args.limits.memory();
+    let watch = Watch::new("check", Some(scenarios.len() as u64), !args.json);
     let mut reports = Vec::new();
-    let mut outcome = Ok(());
     for (index, scenario) in scenarios.iter().enumerate() {
-        let chosen = match Check::new(scenario).engine(engine) {
-            Ok(chosen) => chosen,
-            Err(unsupported) => {
-                outcome = Err(anyhow::anyhow!("{}: {unsupported}", scenario.file));
-                break;
-            }
-        };
-        let check = configured(chosen, args, memory, progress.as_ref());
+        let chosen = Check::new(scenario)
+            .engine(engine)
+            .map_err(|unsupported| anyhow::anyhow!("{}: {unsupported}", scenario.file))?;
+        let chosen = chosen.threads(args.threads.unwrap_or_else(available_threads));
+        let check = watch.watching(args.limits.apply(chosen, memory), scenario.name.clone());
         let report = if args.why || args.json {
             check.run_with_causes()
         } else {
             check.run()
         };
-        // The bar steps aside while a row is written, so the two never share a line.
-        outcome = match &progress {
-            Some(bar) => bar.suspend(|| settled(index, &report)),
-            None => settled(index, &report),
-        };
+        watch.suspend(|| settled(index, &report))?;
+        watch.step(|| {
+            format!(
+                "{} of {} settled ({} in {:.1} s)",
+                index + 1,
+                scenarios.len(),
+                scenario.name,
+                report.seconds
+            )
+        });
         reports.push(report);
-        if outcome.is_err() {
-            break;
-        }
-        if let Some(bar) = &progress {
-            bar.inc(1);
-        }
     }
-    // Cleared on every way out, a closed stdout too, so no bar is left on the terminal.
-    if let Some(bar) = progress {
-        bar.finish_and_clear();
-    }
-    outcome.map(|()| reports)
-}
-
-/// `check` with the limits and the threads of `args`, and `progress` fed by it.
-fn configured(
-    check: Check,
-    args: &Args,
-    memory: Option<u64>,
-    progress: Option<&ProgressBar>,
-) -> Check {
-    let mut check = check.threads(args.threads.unwrap_or_else(available_threads));
-    if let Some(states) = args.max_states {
-        check = check.max_states(states);
-    }
-    if let Some(states) = args.probe_states {
-        check = check.probe_states(states);
-    }
-    if let Some(seconds) = args.time_limit {
-        check = check.time_limit(Duration::from_secs(seconds));
-    }
-    if let Some(bytes) = memory {
-        check = check.memory_limit(bytes);
-    }
-    if let Some(bar) = progress {
-        let bar = bar.clone();
-        check = check
-            .progress_interval(Duration::from_millis(100))
-            .progress(move |p: Progress<'_>| {
-                bar.set_message(format!(
-                    "{}: {} states, {:.0} states/s",
-                    p.name,
-                    p.unique_states,
-                    p.states_per_second()
-                ));
-            });
-    }
-    check
-}
-
-/// A bar over the scenarios, with the current one's states and rate as its message.
-fn progress_bar(scenarios: &[Scenario]) -> ProgressBar {
-    let bar =
-        ProgressBar::with_draw_target(Some(scenarios.len() as u64), ProgressDrawTarget::stderr());
-    bar.set_style(
-        ProgressStyle::with_template("{spinner} [{pos}/{len}] {elapsed} {wide_msg}")
-            .expect("a valid template"),
-    );
-    bar.enable_steady_tick(Duration::from_millis(100));
-    bar
+    Ok(reports)
 }
 
 /// The verdict table (a line per scenario, with its file when it is not the catalog's, then

@@ -19,6 +19,7 @@ mod check;
 mod explain;
 mod explore;
 mod inputs;
+mod limits;
 mod list;
 mod pool;
 #[cfg(all(unix, feature = "redis"))]
@@ -29,6 +30,7 @@ mod simulate;
 mod sweep;
 mod table;
 mod trace;
+mod watch;
 mod zone_steps;
 
 use std::process::ExitCode;

@@ -7,17 +7,16 @@
 //! violation the scenario expects but no run reached is only a sampling result.
 
 use std::fmt::Write as _;
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use redlock_lab::catalog;
 use redlock_lab::scenario::{Scenario, Verdict, property};
 use redlock_lab::sim::{self, Outcome as Run, Property, SimConfig};
 
 use crate::Outcome;
 use crate::inputs;
+use crate::watch::Watch;
 
 /// The default resolution: ten simulated milliseconds per model tick (see `--ms-per-tick`).
 pub(crate) const DEFAULT_MS_PER_TICK: u64 = 10;
@@ -175,45 +174,37 @@ fn run_seeds(args: &Args, scenario: &Scenario, config: &SimConfig) -> Result<Run
         witnesses: 0,
         single: None,
     };
-    let progress = progress_bar(args, scenario);
+    let watch = Watch::new("simulate", Some(args.runs), args.runs > 1);
+    watch.say(format!("simulating {}", scenario.name));
+    let mut violating: u64 = 0;
     for i in 0..args.runs {
         let seed = args.seed + i;
-        if let Some(bar) = &progress {
-            bar.inc(1);
-        }
         let outcome = sim::run(config, seed)?;
         if outcome.stats.acquisitions > 0 {
             runs.witnesses += 1;
         }
+        let mut violated = false;
         for tally in &mut runs.tallies {
             if !outcome.holds(tally.property) {
                 tally.violations += 1;
                 tally.first.get_or_insert(seed);
+                violated = true;
             }
         }
+        violating += u64::from(violated);
         if args.runs == 1 {
             runs.single = Some(outcome);
         }
-    }
-    if let Some(bar) = progress {
-        bar.finish_and_clear();
+        watch.step(|| {
+            format!(
+                "{} of {} runs of {}, {violating} with a violation so far",
+                i + 1,
+                args.runs,
+                scenario.name,
+            )
+        });
     }
     Ok(runs)
-}
-
-/// Runs, runs per second and elapsed time on a terminal; nothing when piped.
-fn progress_bar(args: &Args, scenario: &Scenario) -> Option<ProgressBar> {
-    (std::io::stderr().is_terminal() && args.runs > 1).then(|| {
-        let bar = ProgressBar::with_draw_target(Some(args.runs), ProgressDrawTarget::stderr());
-        bar.set_style(
-            ProgressStyle::with_template(
-                "{spinner} simulating {msg} [{pos}/{len}] {per_sec} {elapsed}",
-            )
-            .expect("a valid template"),
-        );
-        bar.set_message(scenario.name.clone());
-        bar
-    })
 }
 
 /// The one run's swarm knobs and fault schedule.

@@ -9,7 +9,9 @@ use redlock_lab::sweep::{Boundary, Sweep, SweepReport, Vary};
 
 use crate::Outcome;
 use crate::inputs;
+use crate::limits::Limits;
 use crate::table::Table;
+use crate::watch::Watch;
 
 /// Arguments of `sweep`.
 #[derive(Debug, clap::Args)]
@@ -25,17 +27,21 @@ pub(crate) struct Args {
     /// Print one JSON object instead of the table.
     #[arg(long)]
     json: bool,
-    /// Checker threads per value (more is faster; counterexamples may then not be shortest).
-    #[arg(long, default_value_t = 1)]
-    threads: usize,
+    /// Checker threads per value: more is faster, and verdicts and counterexamples do not
+    /// depend on it; with one, a violated value's state count repeats from run to run.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    threads: u32,
+    #[command(flatten)]
+    limits: Limits,
 }
 
 /// Validates every variant, checks each, and prints the rows and the boundaries.
 pub(crate) fn run(args: &Args) -> Result<Outcome> {
+    args.limits.refuse_zeros()?;
     let vary: Vary = args.vary.parse()?;
     let source = inputs::source_of_one(&args.path)?;
     let sweep = Sweep::prepare(&source.file, &source.text, &vary)?;
-    let report = sweep.run_with(|scenario| Check::new(scenario).threads(args.threads).run());
+    let report = check_each(args, &sweep, &vary.key);
     if args.json {
         let json = serde_json::json!({
             "file": report.file,
@@ -53,7 +59,30 @@ pub(crate) fn run(args: &Args) -> Result<Outcome> {
     } else {
         out!("{}", render(&report))?;
     }
-    Ok(Outcome::Success)
+    let incomplete = report.rows.iter().any(|row| row.report.is_incomplete());
+    Ok(if incomplete {
+        Outcome::Incomplete
+    } else {
+        Outcome::Success
+    })
+}
+
+/// Checks every value within the limits, saying which one it is on while it works.
+fn check_each(args: &Args, sweep: &Sweep, key: &str) -> SweepReport {
+    let memory = args.limits.memory();
+    let values = sweep.variants().count();
+    let watch = Watch::new("sweep", Some(values as u64), !args.json);
+    let mut index = 0;
+    sweep.run_with(|value, scenario| {
+        index += 1;
+        let label = format!("{key} = {value} ({index} of {values})");
+        let check = Check::new(scenario).threads(args.threads as usize);
+        let report = watch
+            .watching(args.limits.apply(check, memory), label.clone())
+            .run();
+        watch.step(|| format!("{label} settled in {:.1} s", report.seconds));
+        report
+    })
 }
 
 /// The table (a column per property), then one line per boundary.

@@ -7,11 +7,13 @@ use redlock_lab::cause;
 use redlock_lab::check::{self, Check, Engine, Report, StopReason, StoryPath};
 use redlock_lab::model::RedlockModel;
 use redlock_lab::report::Timeline;
-use redlock_lab::scenario::{Scenario, property};
+use redlock_lab::scenario::{Scenario, Verdict, property};
 use stateright::{Expectation, Model};
 
 use crate::Outcome;
 use crate::inputs;
+use crate::limits::Limits;
+use crate::watch::Watch;
 use crate::zone_steps;
 
 /// How to print the trace.
@@ -44,6 +46,8 @@ pub(crate) struct Args {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
+    #[command(flatten)]
+    limits: Limits,
 }
 
 /// Runs the checker, takes the counterexample it found for the property (by default the one
@@ -73,11 +77,7 @@ pub(crate) fn run(args: &Args) -> Result<Outcome> {
             candidates.join(", ")
         );
     }
-    let mut report = Check::new(&scenario).run();
-    if matches!(args.format, Format::Html | Format::TimelineSvg) {
-        // The timeline labels each fault needed or not: one more check per ingredient.
-        cause::annotate(&Check::new(&scenario), &mut report);
-    }
+    let report = checked(args, &scenario)?;
     if report.engine == Engine::Zones || report.stopped == Some(StopReason::DiscreteLimit) {
         return trace_zones(args, &scenario, &report);
     }
@@ -85,23 +85,74 @@ pub(crate) fn run(args: &Args) -> Result<Outcome> {
         Some(wanted) => Some(wanted),
         None => check::default_property(&report).filter(|name| candidates.contains(name)),
     };
-    let Some(told) = name.and_then(|name| check::story_path(&scenario, &report, name)) else {
-        let what = args
-            .property
-            .as_deref()
-            .unwrap_or(property::MUTUAL_EXCLUSION);
+    match name.and_then(|name| check::story_path(&scenario, &report, name)) {
+        Some(told) => render(args.format, &told, &report),
+        None => Ok(nothing_to_tell(args, &report, &candidates)),
+    }
+}
+
+/// The check `trace` tells from, within the limits and watched, with each fault labelled
+/// needed or not when a timeline is drawn.
+fn checked(args: &Args, scenario: &Scenario) -> Result<Report> {
+    args.limits.refuse_zeros()?;
+    let watch = Watch::new("trace", None, true);
+    let limited = args
+        .limits
+        .apply(Check::new(scenario), args.limits.memory());
+    let check = watch.watching(limited, scenario.name.clone());
+    let mut report = check.clone().run();
+    if matches!(args.format, Format::Html | Format::TimelineSvg) {
+        // The timeline labels each fault needed or not: one more check per ingredient.
+        cause::annotate(&check, &mut report);
+    }
+    Ok(report)
+}
+
+/// Why there is no story: a limit stopped the check first (exit 3), or every property asked
+/// for holds (exit 1).
+fn nothing_to_tell(args: &Args, report: &Report, candidates: &[&str]) -> Outcome {
+    let unsettled = candidates.iter().copied().find(|name| {
+        report
+            .property(name)
+            .is_some_and(|p| p.verdict == Verdict::Incomplete)
+    });
+    let what = args
+        .property
+        .as_deref()
+        .or(unsettled)
+        .unwrap_or(property::MUTUAL_EXCLUSION);
+    if let Some(outcome) = stopped(report, what) {
+        return outcome;
+    }
+    errln!(
+        "{}: {} holds, so there is no counterexample to trace",
+        report.name,
+        if args.property.is_some() {
+            what
+        } else {
+            "every property it traces"
+        }
+    );
+    Outcome::Mismatch
+}
+
+/// When a limit stopped the check before `wanted` settled, says so (there is no
+/// counterexample to tell yet, and the property is not known to hold): exit 3.
+fn stopped(report: &Report, wanted: &str) -> Option<Outcome> {
+    let reason = report.stopped?;
+    let settled = report
+        .property(wanted)
+        .is_some_and(|p| p.verdict != Verdict::Incomplete);
+    (!settled).then(|| {
         errln!(
-            "{}: {} holds, so there is no counterexample to trace",
-            scenario.name,
-            if args.property.is_some() {
-                what
-            } else {
-                "every property it traces"
-            }
+            "{}: {wanted} did not settle: the check stopped at the {reason} after {} states, \
+             {:.1} s; raise the limit to trace it",
+            report.name,
+            report.unique_states,
+            report.seconds
         );
-        return Ok(Outcome::Mismatch);
-    };
-    render(args.format, &told, &report)
+        Outcome::Incomplete
+    })
 }
 
 /// Prints `told` in `format`.
@@ -167,6 +218,9 @@ fn trace_zones(args: &Args, scenario: &Scenario, report: &Report) -> Result<Outc
         );
     };
     let Some(steps) = &p.counterexample else {
+        if let Some(outcome) = stopped(report, wanted) {
+            return Ok(outcome);
+        }
         errln!(
             "{}: {wanted} holds, so there is no counterexample to trace",
             scenario.name
