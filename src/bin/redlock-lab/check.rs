@@ -136,15 +136,20 @@ fn check_all(
             check.run()
         };
         watch.suspend(|| settled(index, &report))?;
-        watch.step(|| {
-            format!(
-                "{} of {} settled ({} in {:.1} s)",
-                index + 1,
-                scenarios.len(),
-                scenario.name,
-                report.seconds
-            )
-        });
+        if args.json || args.verbose {
+            // No row says it: a line now and then does.
+            watch.step(|| {
+                format!(
+                    "{} of {} settled ({} in {:.1} s)",
+                    index + 1,
+                    scenarios.len(),
+                    scenario.name,
+                    report.seconds
+                )
+            });
+        } else {
+            watch.advance();
+        }
         reports.push(report);
     }
     Ok(reports)

@@ -86,13 +86,20 @@ impl Watch {
         }
     }
 
-    /// One more check settled: the bar moves on, or, when no line was written for
+    /// One more step settled: the bar moves on, or, when no line was written for
     /// [`LINE_EVERY`], `settled` is one.
     pub(crate) fn step(&self, settled: impl FnOnce() -> String) {
         match &self.bar {
             Some(bar) => bar.inc(1),
             None if due(&self.last_line) => errln!("{}: {}", self.command, settled()),
             None => {}
+        }
+    }
+
+    /// One more step settled, which the command's own output already shows: the bar moves on.
+    pub(crate) fn advance(&self) {
+        if let Some(bar) = &self.bar {
+            bar.inc(1);
         }
     }
 }
