@@ -6,18 +6,13 @@
 //! violation the simulator finds where the checker proved a property is a contradiction worth
 //! a bug report), while still reaching the model's counterexamples where the simulator can.
 
-use crate::actor::Process;
 use crate::catalog;
 use crate::node::Persistence;
 use crate::proto::{Config, DriftPolicy, LockParams, NodeSet, RetryPolicy};
-use crate::scenario::{
-    Bound, JumpTarget, Scenario, SimulateBudget, SimulateFault, SimulateFaults, SimulateSettings,
-    StorageSettings, Tokens,
-};
+use crate::scenario::{Bound, JumpTarget, Scenario, SimulateSettings, StorageSettings, Tokens};
 use crate::sim::{
-    ClockConfig, CrashConfig, Failover, Fault, FaultBudget, FaultPlan, KindBudget,
-    MAX_RATE_ERROR_PPM, NetworkConfig, Provenance, ScheduledFault, SimConfig, SimConfigError,
-    Swarm, WorkloadConfig,
+    ClockConfig, CrashConfig, Failover, FaultBudget, FaultPlan, KindBudget, MAX_RATE_ERROR_PPM,
+    NetworkConfig, Provenance, SimConfig, SimConfigError, Swarm, WorkloadConfig,
 };
 use crate::storage::{CheckAndApply, TokenSource};
 use crate::time::Millis;
@@ -308,19 +303,17 @@ impl SimConfig {
         scale: u64,
     ) -> Result<SimConfig, SimConfigError> {
         let span = |ticks: u32| Millis(u64::from(ticks) * scale);
-        let ms = |ms: u32| Millis(u64::from(ms));
         let lock = &scenario.lock;
         let resolved = scaled_config(&lock.params, scale);
         let ttl = Millis(lock.params.ttl.0 * scale);
         let crash = crash_config(scenario, ttl, span);
-        let faults = world_faults(simulate);
         let clocks = world_clocks(scenario, simulate, scale);
         let config = SimConfig {
             name: scenario.name.clone(),
             lock: Config {
                 retry: RetryPolicy {
-                    delay_min: ms(simulate.retry_delay_min_ms),
-                    delay_max: ms(simulate.retry_delay_max_ms),
+                    delay_min: simulate.retry_delay_min,
+                    delay_max: simulate.retry_delay_max,
                     ..resolved.retry
                 },
                 ..resolved
@@ -328,23 +321,19 @@ impl SimConfig {
             clients: usize::from(lock.clients),
             client_quorums: client_quorums(scenario),
             ttl,
-            duration: ms(simulate.duration_ms),
+            duration: simulate.duration,
             clocks,
             // A simulator world is a real workload in milliseconds (its delays, durations and
             // faults are given in ms, and the checker never explores it), so its clients read
             // milliseconds as a real client does; whole-tick clocks are how a catalog scenario
             // keeps the model's semantics, which such a world does not claim.
             client_clock_resolution: Millis(1),
-            network: NetworkConfig {
-                delay_min: ms(simulate.delay_min_ms),
-                delay_max: ms(simulate.delay_max_ms),
-                loss_per_mille: simulate.loss_per_mille as u16,
-            },
+            network: simulate.network,
             // A scenario lists every client's reach; "every node for everyone" is no partition.
             reach: world_reach(scenario),
             crash,
             workload: world_workload(scenario, simulate, scale),
-            faults,
+            faults: simulate.faults.clone(),
             ..SimConfig::default()
         };
         config.validate()?;
@@ -352,63 +341,10 @@ impl SimConfig {
     }
 }
 
-/// A `[simulate]` world's faults: budgets drawn at uniform times, or its schedule.
-fn world_faults(simulate: &SimulateSettings) -> FaultPlan {
-    let ms = |ms: u32| Millis(u64::from(ms));
-    let budget = |b: SimulateBudget| KindBudget::new(b.count, ms(b.min_ms), ms(b.max_ms));
-    match &simulate.faults {
-        SimulateFaults::Generated {
-            crashes,
-            isolations,
-            pauses,
-            storage_delays,
-            node_jumps_forward,
-            client_jumps_backward,
-        } => FaultPlan::Generated(FaultBudget {
-            crashes: budget(*crashes),
-            isolations: budget(*isolations),
-            pauses: budget(*pauses),
-            storage_delays: budget(*storage_delays),
-            node_jumps_forward: budget(*node_jumps_forward),
-            client_jumps_backward: budget(*client_jumps_backward),
-            ..FaultBudget::NONE
-        }),
-        SimulateFaults::Listed(listed) => FaultPlan::Explicit(
-            listed
-                .iter()
-                .map(|fault| match *fault {
-                    SimulateFault::Crash {
-                        at_ms,
-                        node,
-                        downtime_ms,
-                    } => ScheduledFault {
-                        at: ms(at_ms),
-                        fault: Fault::Crash {
-                            node: usize::from(node),
-                            downtime: ms(downtime_ms),
-                        },
-                    },
-                    SimulateFault::NodeClockJump { at_ms, node, by_ms } => ScheduledFault {
-                        at: ms(at_ms),
-                        fault: Fault::ClockJump {
-                            process: Process::Node(node),
-                            by_ms: i64::from(by_ms),
-                        },
-                    },
-                    SimulateFault::Failover { at_ms } => ScheduledFault {
-                        at: ms(at_ms),
-                        fault: Fault::Failover,
-                    },
-                })
-                .collect(),
-        ),
-    }
-}
-
 /// A `[simulate]` world's clocks: its own rate error, else `[clock]`'s scaled as a catalog
 /// scenario's are.
 fn world_clocks(scenario: &Scenario, simulate: &SimulateSettings, scale: u64) -> ClockConfig {
-    let offset_max = Millis(u64::from(simulate.clock_offset_max_ms));
+    let offset_max = simulate.clock_offset_max;
     match simulate.clock_rate_error_ppm {
         Some(ppm) => ClockConfig {
             rate_error_ppm_max: ppm,
@@ -440,11 +376,10 @@ fn world_reach(scenario: &Scenario) -> Vec<NodeSet> {
 /// A `[simulate]` world's clients: think time, storage cycles, margin and protection.
 fn world_workload(scenario: &Scenario, simulate: &SimulateSettings, scale: u64) -> WorkloadConfig {
     let span = |ticks: u32| Millis(u64::from(ticks) * scale);
-    let ms = |ms: u32| Millis(u64::from(ms));
     let lock = &scenario.lock;
     let token_source = scenario.storage.as_ref().map(|s| s.token_source);
     WorkloadConfig {
-        think_max: ms(simulate.think_max_ms),
+        think_max: simulate.think_max,
         cycles_per_lock: simulate.cycles_per_lock,
         op_margin: scenario
             .storage
@@ -463,7 +398,7 @@ fn world_workload(scenario: &Scenario, simulate: &SimulateSettings, scale: u64) 
             .storage
             .as_ref()
             .filter(|s| s.check == CheckAndApply::TwoStep)
-            .map(|_| ms(simulate.delay_max_ms)),
+            .map(|_| simulate.network.delay_max),
         ..WorkloadConfig::default()
     }
 }
