@@ -6,20 +6,15 @@
 //! violation the simulator finds where the checker proved a property is a contradiction worth
 //! a bug report), while still reaching the model's counterexamples where the simulator can.
 
-use crate::actor::Process;
 use crate::catalog;
 use crate::node::Persistence;
 use crate::proto::{Config, DriftPolicy, LockParams, NodeSet, RetryPolicy};
-use crate::scenario::{
-    Bound, JumpTarget, Scenario, SimulateBudget, SimulateFault, SimulateFaults, SimulateSettings,
-    StorageSettings, Tokens,
-};
+use crate::scenario::{Bound, JumpTarget, Scenario, SimulateSettings, StorageSettings, Tokens};
 use crate::sim::{
-    ClockConfig, CrashConfig, Failover, Fault, FaultBudget, FaultPlan, KindBudget,
-    MAX_RATE_ERROR_PPM, NetworkConfig, Provenance, ScheduledFault, SimConfig, SimConfigError,
-    Swarm, WorkloadConfig,
+    ClockConfig, CrashConfig, Failover, FaultBudget, FaultPlan, KindBudget, MAX_RATE_ERROR_PPM,
+    NetworkConfig, Provenance, SimConfig, SimConfigError, Swarm, WorkloadConfig,
 };
-use crate::storage::{CheckAndApply, TokenSource};
+use crate::storage::{CheckAndApply, Protection, TokenSource};
 use crate::time::Millis;
 
 /// The longest a scenario's "unbounded" pause or storage delay lasts in the simulator, in
@@ -93,7 +88,7 @@ impl SimConfig {
     ///   reading `INFO`.
     /// - `[failover]`: n1 has `replicas` asynchronous replicas, each copying its key every TTL
     ///   on the node's clock at its own phase ([`Failover`]), and any other nodes are
-    ///   independent masters; the one failover is a fault of its own ([`Fault::Failover`],
+    ///   independent masters; the one failover is a fault of its own ([`Fault::Failover`](crate::sim::Fault::Failover),
     ///   apart from the crash budget, as in the model), aimed at a key n1 set like a crash,
     ///   and promotes a replica the seed draws, with what it had copied, refusing requests for the
     ///   promotion delay. With `wait = k` the first k replicas copy with every write. The
@@ -103,7 +98,7 @@ impl SimConfig {
     ///   names the failover (`failover = 0`). With `every_node`, every node has its replica,
     ///   and each of the `failovers` strikes a node that still has one, drawn from the seed
     ///   (aimed, like n1's, at a key n1 set).
-    /// - `[faults.client_crashes]`: `count` clients die for good ([`Fault::CrashClient`]),
+    /// - `[faults.client_crashes]`: `count` clients die for good ([`Fault::CrashClient`](crate::sim::Fault::CrashClient)),
     ///   each aimed within a TTL of the client's start or acquisition: the core abandons its
     ///   round or lease as a release does, but nothing more is sent (no unlock), its keys stay
     ///   until they expire, and what it sent before still arrives.
@@ -307,20 +302,15 @@ impl SimConfig {
         simulate: &SimulateSettings,
         scale: u64,
     ) -> Result<SimConfig, SimConfigError> {
-        let span = |ticks: u32| Millis(u64::from(ticks) * scale);
-        let ms = |ms: u32| Millis(u64::from(ms));
         let lock = &scenario.lock;
         let resolved = scaled_config(&lock.params, scale);
         let ttl = Millis(lock.params.ttl.0 * scale);
-        let crash = crash_config(scenario, ttl, span);
-        let faults = world_faults(simulate);
-        let clocks = world_clocks(scenario, simulate, scale);
         let config = SimConfig {
             name: scenario.name.clone(),
             lock: Config {
                 retry: RetryPolicy {
-                    delay_min: ms(simulate.retry_delay_min_ms),
-                    delay_max: ms(simulate.retry_delay_max_ms),
+                    delay_min: simulate.retry_delay_min,
+                    delay_max: simulate.retry_delay_max,
                     ..resolved.retry
                 },
                 ..resolved
@@ -328,23 +318,19 @@ impl SimConfig {
             clients: usize::from(lock.clients),
             client_quorums: client_quorums(scenario),
             ttl,
-            duration: ms(simulate.duration_ms),
-            clocks,
+            duration: simulate.duration,
+            clocks: world_clocks(scenario, simulate, scale),
             // A simulator world is a real workload in milliseconds (its delays, durations and
             // faults are given in ms, and the checker never explores it), so its clients read
             // milliseconds as a real client does; whole-tick clocks are how a catalog scenario
             // keeps the model's semantics, which such a world does not claim.
             client_clock_resolution: Millis(1),
-            network: NetworkConfig {
-                delay_min: ms(simulate.delay_min_ms),
-                delay_max: ms(simulate.delay_max_ms),
-                loss_per_mille: simulate.loss_per_mille as u16,
-            },
+            network: simulate.network,
             // A scenario lists every client's reach; "every node for everyone" is no partition.
             reach: world_reach(scenario),
-            crash,
+            crash: crash_config(scenario, ttl, |ticks| Millis(u64::from(ticks) * scale)),
             workload: world_workload(scenario, simulate, scale),
-            faults,
+            faults: simulate.faults.clone(),
             ..SimConfig::default()
         };
         config.validate()?;
@@ -352,63 +338,10 @@ impl SimConfig {
     }
 }
 
-/// A `[simulate]` world's faults: budgets drawn at uniform times, or its schedule.
-fn world_faults(simulate: &SimulateSettings) -> FaultPlan {
-    let ms = |ms: u32| Millis(u64::from(ms));
-    let budget = |b: SimulateBudget| KindBudget::new(b.count, ms(b.min_ms), ms(b.max_ms));
-    match &simulate.faults {
-        SimulateFaults::Generated {
-            crashes,
-            isolations,
-            pauses,
-            storage_delays,
-            node_jumps_forward,
-            client_jumps_backward,
-        } => FaultPlan::Generated(FaultBudget {
-            crashes: budget(*crashes),
-            isolations: budget(*isolations),
-            pauses: budget(*pauses),
-            storage_delays: budget(*storage_delays),
-            node_jumps_forward: budget(*node_jumps_forward),
-            client_jumps_backward: budget(*client_jumps_backward),
-            ..FaultBudget::NONE
-        }),
-        SimulateFaults::Listed(listed) => FaultPlan::Explicit(
-            listed
-                .iter()
-                .map(|fault| match *fault {
-                    SimulateFault::Crash {
-                        at_ms,
-                        node,
-                        downtime_ms,
-                    } => ScheduledFault {
-                        at: ms(at_ms),
-                        fault: Fault::Crash {
-                            node: usize::from(node),
-                            downtime: ms(downtime_ms),
-                        },
-                    },
-                    SimulateFault::NodeClockJump { at_ms, node, by_ms } => ScheduledFault {
-                        at: ms(at_ms),
-                        fault: Fault::ClockJump {
-                            process: Process::Node(node),
-                            by_ms: i64::from(by_ms),
-                        },
-                    },
-                    SimulateFault::Failover { at_ms } => ScheduledFault {
-                        at: ms(at_ms),
-                        fault: Fault::Failover,
-                    },
-                })
-                .collect(),
-        ),
-    }
-}
-
 /// A `[simulate]` world's clocks: its own rate error, else `[clock]`'s scaled as a catalog
 /// scenario's are.
 fn world_clocks(scenario: &Scenario, simulate: &SimulateSettings, scale: u64) -> ClockConfig {
-    let offset_max = Millis(u64::from(simulate.clock_offset_max_ms));
+    let offset_max = simulate.clock_offset_max;
     match simulate.clock_rate_error_ppm {
         Some(ppm) => ClockConfig {
             rate_error_ppm_max: ppm,
@@ -437,33 +370,34 @@ fn world_reach(scenario: &Scenario) -> Vec<NodeSet> {
     }
 }
 
-/// A `[simulate]` world's clients: think time, storage cycles, margin and protection.
+/// A `[simulate]` world's clients: think time, storage cycles and margin, besides what the
+/// scenario says in any world ([`scenario_workload`]).
 fn world_workload(scenario: &Scenario, simulate: &SimulateSettings, scale: u64) -> WorkloadConfig {
-    let span = |ticks: u32| Millis(u64::from(ticks) * scale);
-    let ms = |ms: u32| Millis(u64::from(ms));
-    let lock = &scenario.lock;
-    let token_source = scenario.storage.as_ref().map(|s| s.token_source);
+    let storage = scenario.storage.as_ref();
     WorkloadConfig {
-        think_max: ms(simulate.think_max_ms),
+        think_max: simulate.think_max,
         cycles_per_lock: simulate.cycles_per_lock,
-        op_margin: scenario
-            .storage
-            .as_ref()
+        op_margin: storage
             .and_then(|s| s.check_margin_ticks)
-            .map_or(Millis::ZERO, span),
-        protection: scenario
-            .storage
-            .as_ref()
-            .map_or(crate::storage::Protection::None, |s| s.protection),
-        extensions: u32::from(lock.extensions),
-        counter_node: token_source == Some(TokenSource::CounterAfterAcquire),
-        shared_token: lock.token == Tokens::Shared,
+            .map_or(Millis::ZERO, |ticks| Millis(u64::from(ticks) * scale)),
         // A two-step storage applies a checked op within one of the world's message delays.
-        storage_apply_gap: scenario
-            .storage
-            .as_ref()
+        storage_apply_gap: storage
             .filter(|s| s.check == CheckAndApply::TwoStep)
-            .map(|_| ms(simulate.delay_max_ms)),
+            .map(|_| simulate.network.delay_max),
+        ..scenario_workload(scenario)
+    }
+}
+
+/// What `[lock]` and `[storage]` say of every client's work in any world built from the
+/// scenario: extensions, shared token values, the storage's protection and where its fencing
+/// token comes from; the rest is [`WorkloadConfig::default`].
+fn scenario_workload(scenario: &Scenario) -> WorkloadConfig {
+    let storage = scenario.storage.as_ref();
+    WorkloadConfig {
+        protection: storage.map_or(Protection::None, |s| s.protection),
+        extensions: u32::from(scenario.lock.extensions),
+        counter_node: storage.is_some_and(|s| s.token_source == TokenSource::CounterAfterAcquire),
+        shared_token: scenario.lock.token == Tokens::Shared,
         ..WorkloadConfig::default()
     }
 }
@@ -643,34 +577,19 @@ impl<'a> CatalogMapping<'a> {
         hold_max: Millis,
         duration: Millis,
     ) -> WorkloadConfig {
-        let (scenario, lock) = (self.scenario, &self.scenario.lock);
+        let scenario = self.scenario;
         let mut workload = WorkloadConfig {
-            think_min: Millis(0),
             think_max: self.ttl,
             cycles_per_lock: 0,
             hold_max,
             acquisitions_per_client: Some(1),
-            op_margin: Millis(0),
             storage_timeout: duration,
-            protection: crate::storage::Protection::None,
-            extensions: u32::from(lock.extensions),
-            counter_node: scenario
-                .storage
-                .as_ref()
-                .is_some_and(|s| s.token_source == TokenSource::CounterAfterAcquire),
-            shared_token: lock.token == Tokens::Shared,
-            op_arrival_cap: None,
-            late_check: false,
-            rival_start: None,
-            late_answers: false,
-            late_release: None,
-            storage_apply_gap: None,
+            ..scenario_workload(scenario)
         };
         let pauses = scenario.faults.pauses.as_ref();
         match &scenario.storage {
             Some(storage) => {
                 workload.cycles_per_lock = 1;
-                workload.protection = storage.protection;
                 let (margin, cap, extra_max) = self.storage_timing(storage, workload.counter_node);
                 workload.op_arrival_cap = cap;
                 workload.op_margin = margin;

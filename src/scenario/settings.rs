@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use crate::fault::ClientFaultAim;
 use crate::node::Persistence;
 use crate::proto::{LockParams, NodeSet, quorum};
+use crate::sim::{FaultPlan, NetworkConfig};
 use crate::storage::{CheckAndApply, Protection, TokenSource};
 use crate::time::Millis;
 
@@ -397,109 +398,41 @@ pub struct LivenessSettings {
     pub client: Option<u8>,
 }
 
-/// The largest span a `[simulate]` key takes, in ms (a fault size, delay or offset).
-pub const MAX_SIMULATE_SPAN_MS: u32 = 1_000_000;
-
-/// The longest `[simulate] duration_ms`.
-pub const MAX_SIMULATE_DURATION_MS: u32 = 100_000_000;
-
 /// `[simulate]`: the simulator's own world for a scenario, which the model checker ignores.
 ///
 /// Presence makes the simulator run a long workload instead of the model's one acquisition per
 /// client: clients lock, work on the storage and release again and again for `duration_ms`,
 /// with the faults listed here (and only those). Its spans are milliseconds of the simulator,
-/// not ticks; `ms_per_tick` is the resolution the scenario's own tick keys are read at.
-/// `SimConfig::from_scenario_at` (module `bridge`) documents the mapping.
+/// not ticks, read into the simulator's own types; `ms_per_tick` is the resolution the
+/// scenario's own tick keys are read at. `SimConfig::from_scenario_at` (module `bridge`)
+/// documents the mapping.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SimulateSettings {
     /// Simulated ms per tick of the scenario's keys, when the file fixes it (the CLI's default).
     pub ms_per_tick: Option<u32>,
-    /// How long a run lasts in true time (default 1 000 ms).
-    pub duration_ms: u32,
-    /// The shortest one-way message delay (default 1 ms).
-    pub delay_min_ms: u32,
-    /// The longest one-way message delay (default 5 ms).
-    pub delay_max_ms: u32,
-    /// Chance in thousandths that a lock message is lost (default 0).
-    pub loss_per_mille: u32,
+    /// How long a run lasts in true time (`duration_ms`, default 1 000 ms).
+    pub duration: Millis,
+    /// `delay_min_ms` (default 1 ms), `delay_max_ms` (default 5 ms) and `loss_per_mille`, the
+    /// chance that a lock message is lost (default 0).
+    pub network: NetworkConfig,
     /// Every clock's rate error bound in parts per million; `None`: from `[clock]`.
     pub clock_rate_error_ppm: Option<u32>,
     /// Clock offsets are drawn from `0..=clock_offset_max_ms` (default 0).
-    pub clock_offset_max_ms: u32,
-    /// The shortest retry delay between rounds (default 5 ms).
-    pub retry_delay_min_ms: u32,
-    /// The longest retry delay between rounds (default 20 ms).
-    pub retry_delay_max_ms: u32,
-    /// A client idles up to this long between locks (default 20 ms).
-    pub think_max_ms: u32,
+    pub clock_offset_max: Millis,
+    /// The shortest retry delay between rounds (`retry_delay_min_ms`, default 5 ms).
+    pub retry_delay_min: Millis,
+    /// The longest retry delay between rounds (`retry_delay_max_ms`, default 20 ms).
+    pub retry_delay_max: Millis,
+    /// A client idles up to this long between locks (`think_max_ms`, default 20 ms).
+    pub think_max: Millis,
     /// Read-modify-write cycles per lock (default 2; 0 without `[storage]`).
     pub cycles_per_lock: u32,
-    /// The faults of each run, generated from its seed or listed.
-    pub faults: SimulateFaults,
+    /// The faults of each run: budgets drawn from its seed ([`FaultPlan::Generated`], only the
+    /// six classes a file may budget), or `[[simulate.schedule]]` ([`FaultPlan::Explicit`]).
+    pub faults: FaultPlan,
     /// What the simulator's runs are expected to show, property by property: `violated` where
     /// some seed reaches a violation, `holds` where no seed may.
     pub expect: Vec<(String, Verdict)>,
-}
-
-/// The faults of `[simulate]`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum SimulateFaults {
-    /// Budgets from which each run draws its faults at random times.
-    Generated {
-        /// Node crashes; sizes are downtimes.
-        crashes: SimulateBudget,
-        /// Nodes cut off from every client; sizes are durations.
-        isolations: SimulateBudget,
-        /// Client pauses.
-        pauses: SimulateBudget,
-        /// Storage operations held back.
-        storage_delays: SimulateBudget,
-        /// Forward jumps of node clocks.
-        node_jumps_forward: SimulateBudget,
-        /// Backward jumps of client clocks.
-        client_jumps_backward: SimulateBudget,
-    },
-    /// The same faults in every run (`[[simulate.schedule]]`).
-    Listed(Vec<SimulateFault>),
-}
-
-/// A `[simulate]` fault budget: `count` faults whose sizes lie in `min_ms..=max_ms`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct SimulateBudget {
-    /// How many per run.
-    pub count: u32,
-    /// The smallest size.
-    pub min_ms: u32,
-    /// The largest size.
-    pub max_ms: u32,
-}
-
-/// One entry of `[[simulate.schedule]]`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SimulateFault {
-    /// Node `node` crashes at `at_ms` and is down for `downtime_ms`.
-    Crash {
-        /// True time of the crash.
-        at_ms: u32,
-        /// The node.
-        node: u8,
-        /// How long it is down before its restart delay begins.
-        downtime_ms: u32,
-    },
-    /// Node `node`'s clock jumps by `by_ms` (negative: backward) at `at_ms`.
-    NodeClockJump {
-        /// True time of the jump.
-        at_ms: u32,
-        /// The node.
-        node: u8,
-        /// The jump.
-        by_ms: i32,
-    },
-    /// The replicated master of `[failover]` fails at `at_ms` and a replica takes its place.
-    Failover {
-        /// True time of the failover.
-        at_ms: u32,
-    },
 }
 
 /// A validated scenario: everything needed to build the model.

@@ -1,5 +1,6 @@
 use super::*;
 use crate::proto::{ExtensionQuorum, NodeSet, RoundDecision, UnlockMode, ValidityCheck};
+use crate::sim::{Fault, FaultPlan, KindBudget, ScheduledFault};
 use crate::time::Millis;
 
 const HEADER: &str =
@@ -396,23 +397,16 @@ fn a_simulate_table_is_parsed_and_may_stand_in_for_expect() {
     assert!(s.expect.is_empty());
     let simulate = s.simulate.unwrap();
     assert_eq!(simulate.ms_per_tick, Some(2));
-    assert_eq!((simulate.duration_ms, simulate.loss_per_mille), (500, 100));
-    let SimulateFaults::Generated {
-        pauses, crashes, ..
-    } = simulate.faults
-    else {
+    assert_eq!(
+        (simulate.duration, simulate.network.loss_per_mille),
+        (Millis(500), 100)
+    );
+    let FaultPlan::Generated(budget) = simulate.faults else {
         panic!("budgets, not a schedule");
     };
     assert_eq!(
-        (pauses, crashes),
-        (
-            SimulateBudget {
-                count: 2,
-                min_ms: 1,
-                max_ms: 60
-            },
-            SimulateBudget::default()
-        )
+        (budget.pauses, budget.crashes),
+        (KindBudget::new(2, Millis(1), Millis(60)), KindBudget::NONE)
     );
     assert_eq!(
         simulate.expect,
@@ -453,8 +447,9 @@ fn a_schedule_names_the_failover_of_the_replicated_master_only() {
     let s = world("[failover]\n", "failover = 0").unwrap();
     assert_eq!(
         s.simulate.map(|sim| sim.faults),
-        Some(SimulateFaults::Listed(vec![SimulateFault::Failover {
-            at_ms: 5
+        Some(FaultPlan::Explicit(vec![ScheduledFault {
+            at: Millis(5),
+            fault: Fault::Failover
         }]))
     );
     let e = world("", "failover = 0").unwrap_err().to_string();

@@ -12,11 +12,16 @@ use super::raw::{
     RawProtection, RawQuorum, RawScenario, RawScheduled, RawSimFaults, RawSimulate, RawSteps,
     RawTokenSource, RawUnlock, RawValidityCheck, RawWait,
 };
+use crate::actor::Process;
 use crate::fault::{ClientFaultAim, CrashWhen};
 use crate::node::Persistence;
 use crate::proto::{
     Config, Contact, DriftPolicy, ExtensionQuorum, FailedRound, NodeId, NodeSet, RetryPolicy,
     RetryToken, RoundDecision, UnlockMode, ValidityCheck, quorum,
+};
+use crate::sim::{
+    Fault, FaultBudget, FaultClass, FaultPlan, KindBudget, MAX_DURATION, MAX_RATE_ERROR_PPM,
+    MAX_SPAN, NetworkConfig, ScheduledFault,
 };
 use crate::storage::{CheckAndApply, Protection, TokenSource};
 use crate::time::Millis;
@@ -59,6 +64,11 @@ pub(super) struct Validator<'a> {
     pub(super) text: &'a str,
     /// The file's tick and the keys it wrote as durations, so a range error can say both.
     pub(super) resolution: Resolution,
+}
+
+/// A `[simulate]` key's milliseconds as the simulator's span.
+fn ms(ms: u32) -> Millis {
+    Millis(u64::from(ms))
 }
 
 impl Validator<'_> {
@@ -225,48 +235,45 @@ impl Validator<'_> {
         (has_storage, has_failover): (bool, bool),
     ) -> Result<SimulateSettings, ScenarioError> {
         let raw = table.get_ref();
-        let span = MAX_SIMULATE_SPAN_MS;
+        let span = MAX_SPAN.0 as u32;
         let ms_per_tick = match &raw.ms_per_tick {
             Some(r) => Some(self.range(r, 1, 1_000, "ms_per_tick")?),
             None => None,
         };
-        let [
-            delay_min_ms,
-            delay_max_ms,
-            retry_delay_min_ms,
-            retry_delay_max_ms,
-        ] = self.simulate_delays(raw)?;
+        let [delay_min, delay_max, retry_delay_min, retry_delay_max] =
+            self.simulate_delays(raw)?.map(ms);
         let faults = self.simulate_faults(raw, lock, has_failover)?;
         let expect = match &raw.expect {
             Some(table) => self.expect(table.get_ref(), has_storage, false)?.0,
             None => Vec::new(),
         };
+        let max_duration = MAX_DURATION.0 as u32;
+        let duration = self.opt_range(&raw.duration_ms, 1_000, 1, max_duration, "duration_ms")?;
+        let loss = self.opt_range(&raw.loss_per_mille, 0, 0, 1_000, "loss_per_mille")?;
         Ok(SimulateSettings {
             ms_per_tick,
-            duration_ms: self.opt_range(
-                &raw.duration_ms,
-                1_000,
-                1,
-                MAX_SIMULATE_DURATION_MS,
-                "duration_ms",
-            )?,
-            delay_min_ms,
-            delay_max_ms,
-            loss_per_mille: self.opt_range(&raw.loss_per_mille, 0, 0, 1_000, "loss_per_mille")?,
+            duration: ms(duration),
+            network: NetworkConfig {
+                delay_min,
+                delay_max,
+                loss_per_mille: loss as u16,
+            },
             clock_rate_error_ppm: match &raw.clock_rate_error_ppm {
-                Some(ppm) => Some(self.range(ppm, 0, 500_000, "clock_rate_error_ppm")?),
+                Some(ppm) => {
+                    Some(self.range(ppm, 0, MAX_RATE_ERROR_PPM, "clock_rate_error_ppm")?)
+                }
                 None => None,
             },
-            clock_offset_max_ms: self.opt_range(
+            clock_offset_max: ms(self.opt_range(
                 &raw.clock_offset_max_ms,
                 0,
                 0,
                 span,
                 "clock_offset_max_ms",
-            )?,
-            retry_delay_min_ms,
-            retry_delay_max_ms,
-            think_max_ms: self.opt_range(&raw.think_max_ms, 20, 0, span, "think_max_ms")?,
+            )?),
+            retry_delay_min,
+            retry_delay_max,
+            think_max: ms(self.opt_range(&raw.think_max_ms, 20, 0, span, "think_max_ms")?),
             cycles_per_lock: self.opt_range(
                 &raw.cycles_per_lock,
                 if has_storage { 2 } else { 0 },
@@ -282,7 +289,7 @@ impl Validator<'_> {
     /// `[simulate]`'s message delays and retry delays, in that order, each range above the
     /// one before it.
     fn simulate_delays(&self, raw: &RawSimulate) -> Result<[u32; 4], ScenarioError> {
-        let span = MAX_SIMULATE_SPAN_MS;
+        let span = MAX_SPAN.0 as u32;
         let delay_min_ms = self.opt_range(&raw.delay_min_ms, 1, 1, span, "delay_min_ms")?;
         let delay_max_ms = self.opt_range(
             &raw.delay_max_ms,
@@ -314,7 +321,7 @@ impl Validator<'_> {
         raw: &RawSimulate,
         lock: &LockSettings,
         has_failover: bool,
-    ) -> Result<SimulateFaults, ScenarioError> {
+    ) -> Result<FaultPlan, ScenarioError> {
         let generated = [
             &raw.crashes,
             &raw.isolations,
@@ -324,16 +331,17 @@ impl Validator<'_> {
             &raw.client_jumps_backward,
         ];
         let Some(schedule) = &raw.schedule else {
-            return Ok(SimulateFaults::Generated {
-                crashes: self.sim_budget(&raw.crashes, "crashes")?,
-                isolations: self.sim_budget(&raw.isolations, "isolations")?,
-                pauses: self.sim_budget(&raw.pauses, "pauses")?,
-                storage_delays: self.sim_budget(&raw.storage_delays, "storage_delays")?,
+            return Ok(FaultPlan::Generated(FaultBudget {
+                crashes: self.sim_budget(&raw.crashes, FaultClass::Crash)?,
+                isolations: self.sim_budget(&raw.isolations, FaultClass::Isolation)?,
+                pauses: self.sim_budget(&raw.pauses, FaultClass::Pause)?,
+                storage_delays: self.sim_budget(&raw.storage_delays, FaultClass::StorageDelay)?,
                 node_jumps_forward: self
-                    .sim_budget(&raw.node_jumps_forward, "node_jumps_forward")?,
+                    .sim_budget(&raw.node_jumps_forward, FaultClass::NodeJumpForward)?,
                 client_jumps_backward: self
-                    .sim_budget(&raw.client_jumps_backward, "client_jumps_backward")?,
-            });
+                    .sim_budget(&raw.client_jumps_backward, FaultClass::ClientJumpBackward)?,
+                ..FaultBudget::NONE
+            }));
         };
         if let Some(budget) = generated.iter().find_map(|b| b.as_ref()) {
             return Err(ScenarioError::WrongType {
@@ -347,28 +355,25 @@ impl Validator<'_> {
         for entry in schedule.get_ref() {
             listed.push(self.scheduled_fault(entry, nodes, has_failover)?);
         }
-        Ok(SimulateFaults::Listed(listed))
+        Ok(FaultPlan::Explicit(listed))
     }
 
-    /// One generated fault budget of `[simulate]` (none when the table is absent).
+    /// One generated fault budget of `[simulate]`, keyed by its class's name (none when the
+    /// table is absent).
     fn sim_budget(
         &self,
         b: &Option<Spanned<RawSimFaults>>,
-        what: &str,
-    ) -> Result<SimulateBudget, ScenarioError> {
-        let span = MAX_SIMULATE_SPAN_MS;
+        class: FaultClass,
+    ) -> Result<KindBudget, ScenarioError> {
+        let (span, what) = (MAX_SPAN.0 as u32, class.key());
         match b {
-            None => Ok(SimulateBudget::default()),
+            None => Ok(KindBudget::NONE),
             Some(b) => {
                 let b = b.get_ref();
                 let count = self.range(&b.count, 0, 1_000, &format!("{what}.count"))?;
                 let min_ms = self.opt_range(&b.min_ms, 0, 0, span, &format!("{what}.min_ms"))?;
                 let max_ms = self.range(&b.max_ms, min_ms, span, &format!("{what}.max_ms"))?;
-                Ok(SimulateBudget {
-                    count,
-                    min_ms,
-                    max_ms,
-                })
+                Ok(KindBudget::new(count, ms(min_ms), ms(max_ms)))
             }
         }
     }
@@ -379,18 +384,21 @@ impl Validator<'_> {
         entry: &Spanned<RawScheduled>,
         nodes: u32,
         has_failover: bool,
-    ) -> Result<SimulateFault, ScenarioError> {
-        let span = MAX_SIMULATE_SPAN_MS;
+    ) -> Result<ScheduledFault, ScenarioError> {
+        let span = MAX_SPAN.0 as u32;
         let e = entry.get_ref();
-        let at_ms = self.range(&e.at_ms, 0, MAX_SIMULATE_DURATION_MS, "at_ms")?;
+        let at = ms(self.range(&e.at_ms, 0, MAX_DURATION.0 as u32, "at_ms")?);
         if let Some(node) = &e.failover {
-            return self.scheduled_failover(entry, node, at_ms, has_failover);
+            self.scheduled_failover(entry, node, has_failover)?;
+            return Ok(ScheduledFault {
+                at,
+                fault: Fault::Failover,
+            });
         }
-        Ok(match (&e.crash, &e.jump_node, &e.by_ms, &e.downtime_ms) {
-            (Some(node), None, None, downtime) => SimulateFault::Crash {
-                at_ms,
-                node: self.range(node, 0, nodes - 1, "crash (a node index)")? as u8,
-                downtime_ms: self.opt_range(downtime, 0, 0, span, "downtime_ms")?,
+        let fault = match (&e.crash, &e.jump_node, &e.by_ms, &e.downtime_ms) {
+            (Some(node), None, None, downtime) => Fault::Crash {
+                node: self.range(node, 0, nodes - 1, "crash (a node index)")? as usize,
+                downtime: ms(self.opt_range(downtime, 0, 0, span, "downtime_ms")?),
             },
             (None, Some(node), Some(by), None) => {
                 let v = *by.get_ref();
@@ -400,10 +408,10 @@ impl Validator<'_> {
                         format!("by_ms is {v}, but must be nonzero and lie in -{span}..={span}"),
                     );
                 }
-                SimulateFault::NodeClockJump {
-                    at_ms,
-                    node: self.range(node, 0, nodes - 1, "jump_node (a node index)")? as u8,
-                    by_ms: v,
+                let node = self.range(node, 0, nodes - 1, "jump_node (a node index)")?;
+                Fault::ClockJump {
+                    process: Process::node(node as usize),
+                    by_ms: i64::from(v),
                 }
             }
             _ => {
@@ -412,7 +420,8 @@ impl Validator<'_> {
                     message: "a schedule entry is either crash = <node> (with an optional downtime_ms), jump_node = <node> with by_ms, or failover = 0".to_owned(),
                 });
             }
-        })
+        };
+        Ok(ScheduledFault { at, fault })
     }
 
     /// A schedule entry `failover = <node>`: only the replicated master of `[failover]`,
@@ -421,9 +430,8 @@ impl Validator<'_> {
         &self,
         entry: &Spanned<RawScheduled>,
         node: &Spanned<u32>,
-        at_ms: u32,
         has_failover: bool,
-    ) -> Result<SimulateFault, ScenarioError> {
+    ) -> Result<(), ScenarioError> {
         let e = entry.get_ref();
         if e.crash.is_some()
             || e.jump_node.is_some()
@@ -442,7 +450,7 @@ impl Validator<'_> {
             );
         }
         self.range(node, 0, 0, "failover (the replicated master, node 0)")?;
-        Ok(SimulateFault::Failover { at_ms })
+        Ok(())
     }
 
     fn opt_range(
