@@ -375,6 +375,12 @@ fn a_file_in_milliseconds_gets_the_zone_engine_in_check_and_trace() {
         "{}",
         text(&beyond.stdout)
     );
+    // No limit would settle it, so the total does not suggest raising one.
+    assert!(
+        text(&beyond.stdout).contains("every settled verdict matches [expect]\n"),
+        "{}",
+        text(&beyond.stdout)
+    );
 
     let storage = redlock_lab_in(&["check", "--engine", "zones", "fencing-lock-quorum"], &dir);
     assert_eq!(storage.status.code(), Some(2));
