@@ -11,8 +11,9 @@ use crate::node::Persistence;
 use crate::proto::{Config, DriftPolicy, LockParams, NodeSet, RetryPolicy};
 use crate::scenario::{Bound, JumpTarget, Scenario, SimulateSettings, StorageSettings, Tokens};
 use crate::sim::{
-    ClockConfig, CrashConfig, Failover, FaultBudget, FaultPlan, KindBudget, MAX_RATE_ERROR_PPM,
-    NetworkConfig, Provenance, SimConfig, SimConfigError, Swarm, WorkloadConfig,
+    ClockConfig, CrashConfig, Failover, FaultBudget, FaultClass, FaultPlan, KindBudget,
+    MAX_RATE_ERROR_PPM, NetworkConfig, Provenance, SimConfig, SimConfigError, Swarm,
+    WorkloadConfig,
 };
 use crate::storage::{CheckAndApply, Protection, TokenSource};
 use crate::time::Millis;
@@ -131,7 +132,7 @@ impl SimConfig {
     ///   down, restarting or holding a key waits there (at most one TTL more): it lands just
     ///   after the key expired or the restart delay ended, as the checker's counterexamples
     ///   deliver it. Up to `N` more never arrive within the run
-    ///   ([`FaultBudget::request_stalls`]): a holder that won a quorum without one node keeps
+    ///   ([`FaultClass::RequestStall`]): a holder that won a quorum without one node keeps
     ///   that node's fencing counter from counting it.
     /// - **Asynchrony**: in the model time may pass between any two steps. Here a holder
     ///   keeps the lock for `[0, 2·ttl]` after its work (a lease that ends first ends the
@@ -487,11 +488,11 @@ impl<'a> CatalogMapping<'a> {
         let node = KindBudget::new(node_count, size, size);
         let client = KindBudget::new(client_count, size, size);
         if ticks > 0 {
-            budget.node_jumps_forward = node;
-            budget.client_jumps_forward = client;
+            budget[FaultClass::NodeJumpForward] = node;
+            budget[FaultClass::ClientJumpForward] = client;
         } else {
-            budget.node_jumps_backward = node;
-            budget.client_jumps_backward = client;
+            budget[FaultClass::NodeJumpBackward] = node;
+            budget[FaultClass::ClientJumpBackward] = client;
         }
         match (jumps.target, jumps.index) {
             (JumpTarget::Node, Some(index)) => budget.pinned_node = Some(usize::from(index)),
@@ -541,11 +542,11 @@ impl<'a> CatalogMapping<'a> {
     fn add_in_flight_budgets(&self, budget: &mut FaultBudget, nodes: usize, duration: Millis) {
         // The model leaves a request in flight as long as it likes: up to one request per
         // node arrives up to a TTL late.
-        budget.request_delays = KindBudget::new(nodes as u32, Millis(0), self.ttl);
+        budget[FaultClass::RequestDelay] = KindBudget::new(nodes as u32, Millis(0), self.ttl);
         // And it may leave one in flight for good: a holder's request to the node it did not
         // win, still on its way when a rival takes that node after a crash or a jump, keeps
         // that node's fencing counter from counting the holder.
-        budget.request_stalls = KindBudget::new(nodes as u32, duration, duration);
+        budget[FaultClass::RequestStall] = KindBudget::new(nodes as u32, duration, duration);
     }
 
     /// The crashes of nodes and clients, and the failover (its replicated master is in
@@ -556,15 +557,17 @@ impl<'a> CatalogMapping<'a> {
             // The model reboots a crashed node at once; one that never restarts is down for
             // longer than the run.
             let downtime = if crashes.restart { Millis(0) } else { duration };
-            budget.crashes = KindBudget::new(u32::from(crashes.count), downtime, downtime);
+            budget[FaultClass::Crash] =
+                KindBudget::new(u32::from(crashes.count), downtime, downtime);
         }
         if let Some(failover) = &scenario.failover {
             // The failovers are their own fault, apart from the crash budget, as in the model.
             let count = u32::from(failover.failovers);
-            budget.failovers = KindBudget::new(count, Millis(0), Millis(0));
+            budget[FaultClass::Failover] = KindBudget::new(count, Millis(0), Millis(0));
         }
         if let Some(crashes) = &scenario.faults.client_crashes {
-            budget.client_crashes = KindBudget::new(u32::from(crashes.count), Millis(0), Millis(0));
+            budget[FaultClass::ClientCrash] =
+                KindBudget::new(u32::from(crashes.count), Millis(0), Millis(0));
             budget.client_crash_aim = crashes.aim;
         }
     }
@@ -594,14 +597,14 @@ impl<'a> CatalogMapping<'a> {
                 workload.op_arrival_cap = cap;
                 workload.op_margin = margin;
                 if extra_max > Millis::ZERO {
-                    budget.storage_delays =
+                    budget[FaultClass::StorageDelay] =
                         KindBudget::new(self.clients as u32, Millis(0), extra_max);
                 }
                 // The model's checked op waits at the storage as long as an op may travel.
                 workload.storage_apply_gap =
                     (storage.check == CheckAndApply::TwoStep).then_some(extra_max);
                 if let Some(p) = pauses.filter(|p| p.count > 0) {
-                    budget.pauses =
+                    budget[FaultClass::Pause] =
                         KindBudget::new(u32::from(p.count), Millis(1), self.bound(p.max));
                 }
             }
@@ -609,7 +612,7 @@ impl<'a> CatalogMapping<'a> {
                 // Without storage every client pause is the model's asynchrony; a scenario's
                 // own pauses (which need a storage op to strike) add to the count.
                 let own = pauses.map_or(0, |p| u32::from(p.count));
-                budget.pauses =
+                budget[FaultClass::Pause] =
                     KindBudget::new(self.clients as u32 + own, Millis(1), Millis(2 * self.ttl.0));
             }
         }
@@ -828,7 +831,6 @@ mod tests {
     /// prints `FaultClass::key` prints what the file wrote.
     #[test]
     fn a_simulate_budget_key_is_its_fault_class_s_name() {
-        use crate::sim::FaultClass;
         let budgeted = [
             FaultClass::Crash,
             FaultClass::Isolation,
@@ -850,10 +852,7 @@ mod tests {
                     "{class} in the file, {other} in the budget"
                 );
             }
-            assert_eq!(
-                (b.budget(class).min, b.budget(class).max),
-                (Millis(1), Millis(7))
-            );
+            assert_eq!((b[class].min, b[class].max), (Millis(1), Millis(7)));
         }
     }
 
@@ -872,12 +871,12 @@ mod tests {
         assert!(config.reaches(0, 1) && !config.reaches(0, 2));
         let b = budget(&config);
         assert_eq!(
-            b.node_jumps_forward,
+            b[FaultClass::NodeJumpForward],
             KindBudget::new(1, Millis(20), Millis(20))
         );
         assert_eq!(b.pinned_node, Some(1));
         assert_eq!(
-            b.client_jumps_forward.count + b.client_jumps_backward.count,
+            b[FaultClass::ClientJumpForward].count + b[FaultClass::ClientJumpBackward].count,
             0
         );
 
@@ -885,7 +884,7 @@ mod tests {
             scenario("[faults.clock_jumps]\ntarget = \"client\"\ncount = 2\njump_ticks = -3");
         let b = budget(&SimConfig::from_scenario(&back).unwrap());
         assert_eq!(
-            b.client_jumps_backward,
+            b[FaultClass::ClientJumpBackward],
             KindBudget::new(2, Millis(3), Millis(3))
         );
         assert_eq!(b.pinned_client, None);
@@ -893,7 +892,10 @@ mod tests {
         let any = scenario("[faults.clock_jumps]\ntarget = \"any\"\ncount = 3\njump_ticks = 1");
         let b = budget(&SimConfig::from_scenario(&any).unwrap());
         assert_eq!(
-            (b.node_jumps_forward.count, b.client_jumps_forward.count),
+            (
+                b[FaultClass::NodeJumpForward].count,
+                b[FaultClass::ClientJumpForward].count
+            ),
             (2, 1)
         );
     }
@@ -943,7 +945,7 @@ mod tests {
         assert_eq!(config.crash.fsync_period, config.ttl);
         assert_eq!(config.crash.restart_delay, Millis(30));
         assert_eq!(
-            budget(&config).crashes,
+            budget(&config)[FaultClass::Crash],
             KindBudget::new(2, Millis(0), Millis(0))
         );
         // The clients' guard is a span of the node's clock, scaled like the restart delay.
@@ -956,7 +958,7 @@ mod tests {
         // A node that never restarts is down for longer than the run.
         let gone = scenario("[faults.crashes]\nrestart = false");
         let config = SimConfig::from_scenario(&gone).unwrap();
-        assert!(budget(&config).crashes.min >= config.duration);
+        assert!(budget(&config)[FaultClass::Crash].min >= config.duration);
     }
 
     #[test]
@@ -974,11 +976,11 @@ mod tests {
         assert_eq!(config.client_clock_resolution, Millis(10));
         assert_eq!(config.workload.op_arrival_cap, Some(Millis(19)));
         assert_eq!(
-            budget(&config).storage_delays,
+            budget(&config)[FaultClass::StorageDelay],
             KindBudget::new(2, Millis(0), Millis(13))
         );
         assert_eq!(
-            budget(&config).pauses,
+            budget(&config)[FaultClass::Pause],
             KindBudget::new(1, Millis(1), Millis(20))
         );
         assert_eq!(config.workload.cycles_per_lock, 1);
@@ -994,7 +996,7 @@ mod tests {
         assert_eq!(config.workload.op_margin, Millis(10));
         assert_eq!(config.workload.op_arrival_cap, Some(Millis(9)));
         assert_eq!(
-            budget(&config).storage_delays,
+            budget(&config)[FaultClass::StorageDelay],
             KindBudget::new(2, Millis(0), Millis(3))
         );
         // At 1 ms per tick the simulator needs 2 ms where the model allows 1: the margin
@@ -1002,23 +1004,23 @@ mod tests {
         let exact = SimConfig::from_scenario(&s).unwrap();
         assert_eq!(exact.workload.op_margin, Millis(3));
         assert_eq!(exact.workload.op_arrival_cap, Some(Millis(2)));
-        assert_eq!(budget(&exact).storage_delays.count, 0);
+        assert_eq!(budget(&exact)[FaultClass::StorageDelay].count, 0);
         // Unbounded delays and pauses last up to three TTLs; the margin is the model's.
         let unbounded = scenario(
             "[storage]\nprotection = \"fencing-token\"\nmax_delay_ticks = \"unbounded\"\n[faults.pauses]\ncount = 1",
         );
         let config = SimConfig::from_scenario(&unbounded).unwrap();
         assert_eq!(config.workload.op_margin, Millis(1));
-        assert_eq!(budget(&config).storage_delays.max, Millis(30));
+        assert_eq!(budget(&config)[FaultClass::StorageDelay].max, Millis(30));
         assert_eq!(config.workload.op_arrival_cap, None);
-        assert_eq!(budget(&config).pauses.max, Millis(30));
+        assert_eq!(budget(&config)[FaultClass::Pause].max, Millis(30));
     }
 
     #[test]
     fn without_storage_every_client_gets_asynchrony_pauses() {
         let config = SimConfig::from_scenario(&scenario("[lock]\nclients = 3")).unwrap();
         assert_eq!(
-            budget(&config).pauses,
+            budget(&config)[FaultClass::Pause],
             KindBudget::new(3, Millis(1), Millis(20))
         );
         assert_eq!(config.workload.cycles_per_lock, 0);
@@ -1042,13 +1044,20 @@ mod tests {
             })
         );
         let b = budget(&config);
-        assert_eq!((b.failovers.count, b.crashes.count), (1, 0), "one failover");
+        assert_eq!(
+            (b[FaultClass::Failover].count, b[FaultClass::Crash].count),
+            (1, 0),
+            "one failover"
+        );
         // On several nodes n1 alone is replicated; the failover is still one fault.
         let one_of_three = scenario("[lock]\nnodes = 3\n[failover]\n[faults.crashes]\ncount = 1");
         let config = SimConfig::from_scenario_at(&one_of_three, 10).unwrap();
         assert_eq!(config.crash.failover.map(|f| f.node), Some(0));
         let b = budget(&config);
-        assert_eq!((b.failovers.count, b.crashes.count), (1, 1));
+        assert_eq!(
+            (b[FaultClass::Failover].count, b[FaultClass::Crash].count),
+            (1, 1)
+        );
         // Extensions are simulated: the holder calls the core's `extend`.
         let extension = scenario("[lock]\nextensions = 2");
         assert_eq!(
@@ -1065,9 +1074,12 @@ mod tests {
         let s = scenario("[lock]\nnodes = 3\n[faults.crashes]\nrestart_delay_ticks = 4");
         let config = SimConfig::from_scenario_at(&s, 10).unwrap();
         let b = budget(&config);
-        assert_eq!(b.request_delays, KindBudget::new(3, Millis(0), config.ttl));
         assert_eq!(
-            b.request_stalls,
+            b[FaultClass::RequestDelay],
+            KindBudget::new(3, Millis(0), config.ttl)
+        );
+        assert_eq!(
+            b[FaultClass::RequestStall],
             KindBudget::new(3, config.duration, config.duration)
         );
         // A rival may begin once the crashed node serves again, and later.
@@ -1091,7 +1103,7 @@ mod tests {
             "[lock]\nttl_ticks = 3\nattempts = 2\nretry_delay_ticks = 2\ntoken = \"shared\"\n[faults.client_crashes]\ncount = 1",
         );
         let config = SimConfig::from_scenario_at(&s, 10).unwrap();
-        assert_eq!(budget(&config).client_crashes.count, 1);
+        assert_eq!(budget(&config)[FaultClass::ClientCrash].count, 1);
         // The least back-off is the scenario's; longer ones are drawn up to a TTL.
         assert_eq!(
             (config.lock.retry.delay_min, config.lock.retry.delay_max),
@@ -1106,7 +1118,7 @@ mod tests {
             (Millis(50), Millis(50))
         );
         assert!(!config.workload.shared_token);
-        assert_eq!(budget(&config).client_crashes.count, 0);
+        assert_eq!(budget(&config)[FaultClass::ClientCrash].count, 0);
     }
 
     #[test]
@@ -1132,9 +1144,16 @@ mod tests {
         assert_eq!(config.swarm, None);
         assert!(config.reach.is_empty());
         let b = budget(&config);
-        assert_eq!(b.isolations, KindBudget::new(4, Millis(10), Millis(200)));
         assert_eq!(
-            (b.crashes.count, b.pauses.count, b.request_delays.count),
+            b[FaultClass::Isolation],
+            KindBudget::new(4, Millis(10), Millis(200))
+        );
+        assert_eq!(
+            (
+                b[FaultClass::Crash].count,
+                b[FaultClass::Pause].count,
+                b[FaultClass::RequestDelay].count
+            ),
             (0, 0, 0)
         );
         // Another resolution scales the scenario's ticks, not the table's milliseconds.

@@ -37,6 +37,7 @@
 
 mod blocking;
 mod clock;
+mod held;
 mod memory;
 mod not_acquired;
 mod observe;

@@ -66,6 +66,7 @@ pub mod live;
 #[cfg(feature = "model")]
 pub mod model;
 pub mod node;
+pub mod plural;
 pub mod property;
 pub mod proto;
 #[cfg(feature = "model")]

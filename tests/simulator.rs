@@ -435,10 +435,9 @@ fn fencing_reads_as_well_as_writes_matters() {
     config.name = "pause-past-validity-writes-fenced".to_owned();
     config.workload.protection = Protection::FencingOnWritesOnly;
     config.stop_on_violation = false;
-    config.faults = FaultPlan::Generated(FaultBudget {
-        storage_delays: sim::KindBudget::new(8, Millis(20), Millis(300)),
-        ..FaultBudget::NONE
-    });
+    let mut budget = FaultBudget::NONE;
+    budget[sim::FaultClass::StorageDelay] = sim::KindBudget::new(8, Millis(20), Millis(300));
+    config.faults = FaultPlan::Generated(budget);
     find_violation(&config, 300, Property::NoLostUpdate);
 }
 
@@ -773,7 +772,7 @@ fn the_safe_worlds_cover_their_clock_error_and_drift_too_small_does_not() {
         let config = world(name);
         assert!(config.lock_params().unwrap().drift >= config.drift_covering_clock_error());
         let crashes = match &config.faults {
-            FaultPlan::Generated(budget) => budget.crashes.count > 0,
+            FaultPlan::Generated(budget) => budget[sim::FaultClass::Crash].count > 0,
             FaultPlan::Explicit(schedule) => !schedule.is_empty(),
         };
         assert!(
@@ -1071,7 +1070,7 @@ fn a_bridged_storage_op_lands_within_the_models_ticks() {
     assert_eq!(config.workload.op_arrival_cap, Some(Millis(19)));
     // Without pauses, so that the cap is never stretched.
     if let FaultPlan::Generated(budget) = &mut config.faults {
-        budget.pauses = sim::KindBudget::NONE;
+        budget[sim::FaultClass::Pause] = sim::KindBudget::NONE;
     }
     let mut latest = 0;
     for seed in 0..300 {
@@ -1195,7 +1194,7 @@ fn a_check_too_late_in_its_tick_waits_for_the_next_and_its_op_lands_in_that_tick
     assert_eq!(config.workload.op_arrival_cap, Some(Millis(9)));
     // Without pauses, so that the cap is never stretched.
     if let FaultPlan::Generated(budget) = &mut config.faults {
-        budget.pauses = sim::KindBudget::NONE;
+        budget[sim::FaultClass::Pause] = sim::KindBudget::NONE;
     }
     let mut checks = 0;
     for seed in 0..500 {

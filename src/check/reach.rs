@@ -74,6 +74,7 @@
 
 use serde::Serialize;
 
+use crate::plural::count;
 use crate::scenario::Verdict;
 
 /// The numbers of nodes a verdict covers.
@@ -156,13 +157,13 @@ impl Reach {
     /// "every odd number of nodes and two or more clients", "3 nodes and 2 clients only".
     pub fn describe(&self, verdict: Verdict, nodes: usize, clients: usize) -> String {
         let node_words = match self.nodes {
-            NodeCounts::Checked => format!("{nodes} {}", plural(nodes, "node")),
+            NodeCounts::Checked => count(nodes, "node", "nodes"),
             NodeCounts::Every => "every number of nodes".to_owned(),
             NodeCounts::EveryOdd => "every odd number of nodes".to_owned(),
             NodeCounts::EveryEven => "every even number of nodes".to_owned(),
         };
         let client_words = match (self.clients, verdict) {
-            (ClientCounts::Checked, _) => format!("{clients} {}", plural(clients, "client")),
+            (ClientCounts::Checked, _) => count(clients, "client", "clients"),
             (ClientCounts::Any, Verdict::Violated) => "two or more clients".to_owned(),
             (ClientCounts::Any, _) => "any number of clients".to_owned(),
         };
@@ -187,14 +188,6 @@ impl Reach {
             (ClientCounts::Any, _) => "any C".to_owned(),
         };
         format!("{node_words}, {client_words}")
-    }
-}
-
-fn plural(count: usize, noun: &str) -> String {
-    if count == 1 {
-        noun.to_owned()
-    } else {
-        format!("{noun}s")
     }
 }
 

@@ -7,14 +7,15 @@ use rand_core::{CryptoRng, RngCore, SeedableRng};
 use thiserror::Error;
 
 use super::clock::Clock;
+use super::held::held_lock_view;
 use super::not_acquired::{
     Collision, ErrorLog, NodeError, NotAcquired, Settled, Unreachable, late_answer,
 };
 use super::observe::Watch;
 use crate::node::Node;
 use crate::proto::{
-    Config, ConfigError, Extension, Heard, Lock, LockParams, Next, NodeSet, Tally, Token,
-    UsageError, validate_resource,
+    Config, ConfigError, Extension, Heard, Lock, LockParams, Next, NodeSet, Tally, UsageError,
+    validate_resource,
 };
 use crate::time::Millis;
 
@@ -261,48 +262,7 @@ impl<'a, N: Node, C: Clock, R: RngCore> Guard<'a, N, C, R> {
 }
 
 impl<N: Node, C: Clock, R: RngCore> Guard<'_, N, C, R> {
-    /// The token stored at the nodes.
-    pub fn token(&self) -> Token {
-        self.lease().token
-    }
-
-    /// The fencing token this lock's acquisition derived from the nodes' counters (`None` with
-    /// [`Fencing::Off`](crate::proto::Fencing::Off), the default; use
-    /// [`Fencing::WriteBack`](crate::proto::Fencing::WriteBack)).
-    ///
-    /// It comes from the same round as the lock, with no extra node: every later holder's token
-    /// is larger, as long as every lock node keeps its counter across a crash (`appendfsync
-    /// always`). Send it with every operation on the guarded resource, reads included, and let
-    /// the resource refuse a token smaller than one it has seen (see
-    /// [`FencedStore`](crate::driver::redis::fenced::FencedStore)).
-    pub fn fencing_token(&self) -> Option<u64> {
-        match self.lock.params().fencing {
-            crate::proto::Fencing::WriteBack | crate::proto::Fencing::MaxOnly => {
-                Some(self.lease().fence)
-            }
-            crate::proto::Fencing::Off => None,
-        }
-    }
-
-    /// The client-clock reading at which the lock must be considered lost.
-    pub fn deadline(&self) -> Millis {
-        self.lease().deadline
-    }
-
-    /// Time left before the deadline, by the client's clock (zero once it passed).
-    pub fn remaining(&self) -> Millis {
-        self.deadline() - self.clock.now()
-    }
-
-    /// Whether the client may still act as the holder: its clock is before the deadline.
-    pub fn is_valid(&self) -> bool {
-        self.lock.believes(self.clock.now())
-    }
-
-    /// Node errors seen while acquiring (and extending).
-    pub fn node_errors(&self) -> &[NodeError<N::Error>] {
-        self.errors.as_slice()
-    }
+    held_lock_view!(N::Error, |guard| guard.clock.now());
 
     /// What each node answered in the round that won the lock, as the core recorded it: who
     /// holds our key, who said no, who failed, and who had not answered when the round was
@@ -352,12 +312,6 @@ impl<N: Node, C: Clock, R: RngCore> Guard<'_, N, C, R> {
     /// Releases the lock on all nodes and reports which nodes deleted our key.
     pub fn unlock(mut self) -> Tally {
         self.release()
-    }
-
-    fn lease(&self) -> &crate::proto::Lease {
-        // A guard exists only for a won lock, and only `release` ends the lease, which
-        // consumes or drops the guard.
-        self.lock.lease().expect("a guard always holds a lease")
     }
 
     fn release(&mut self) -> Tally {

@@ -12,6 +12,7 @@ use std::fmt;
 
 use super::observe::{Decision, Watch};
 use crate::node::NodeReply;
+use crate::plural::count;
 use crate::proto::{
     AcquireOutcome, Answer, Command, Failure, NodeId, NodeSet, Refusal, RoundId, Tally,
 };
@@ -45,9 +46,8 @@ impl<E> fmt::Display for NotAcquired<E> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "not acquired after {} {}: {}",
-            self.attempts,
-            plural(self.attempts as usize, "attempt", "attempts"),
+            "not acquired after {}: {}",
+            count(self.attempts, "attempt", "attempts"),
             self.reason
         )
     }
@@ -74,8 +74,8 @@ impl<E: fmt::Display> fmt::Display for Unreachable<E> {
         let failed = self.causes.len();
         write!(
             f,
-            "no quorum of nodes reachable: {failed} {} failed, a quorum is {}",
-            plural(failed, "node", "nodes"),
+            "no quorum of nodes reachable: {} failed, a quorum is {}",
+            count(failed, "node", "nodes"),
             self.quorum
         )?;
         for cause in &self.causes {
@@ -336,10 +336,6 @@ impl<E> ErrorLog<E> {
             errors,
         }
     }
-}
-
-fn plural<'a>(count: usize, one: &'a str, many: &'a str) -> &'a str {
-    if count == 1 { one } else { many }
 }
 
 #[cfg(test)]

@@ -1,6 +1,6 @@
 use super::*;
 use crate::proto::{ExtensionQuorum, NodeSet, RoundDecision, UnlockMode, ValidityCheck};
-use crate::sim::{Fault, FaultPlan, KindBudget, ScheduledFault};
+use crate::sim::{Fault, FaultClass, FaultPlan, KindBudget, ScheduledFault};
 use crate::time::Millis;
 
 const HEADER: &str =
@@ -405,7 +405,7 @@ fn a_simulate_table_is_parsed_and_may_stand_in_for_expect() {
         panic!("budgets, not a schedule");
     };
     assert_eq!(
-        (budget.pauses, budget.crashes),
+        (budget[FaultClass::Pause], budget[FaultClass::Crash]),
         (KindBudget::new(2, Millis(1), Millis(60)), KindBudget::NONE)
     );
     assert_eq!(

@@ -323,27 +323,21 @@ impl Validator<'_> {
         has_failover: bool,
     ) -> Result<FaultPlan, ScenarioError> {
         let generated = [
-            &raw.crashes,
-            &raw.isolations,
-            &raw.pauses,
-            &raw.storage_delays,
-            &raw.node_jumps_forward,
-            &raw.client_jumps_backward,
+            (&raw.crashes, FaultClass::Crash),
+            (&raw.isolations, FaultClass::Isolation),
+            (&raw.pauses, FaultClass::Pause),
+            (&raw.storage_delays, FaultClass::StorageDelay),
+            (&raw.node_jumps_forward, FaultClass::NodeJumpForward),
+            (&raw.client_jumps_backward, FaultClass::ClientJumpBackward),
         ];
         let Some(schedule) = &raw.schedule else {
-            return Ok(FaultPlan::Generated(FaultBudget {
-                crashes: self.sim_budget(&raw.crashes, FaultClass::Crash)?,
-                isolations: self.sim_budget(&raw.isolations, FaultClass::Isolation)?,
-                pauses: self.sim_budget(&raw.pauses, FaultClass::Pause)?,
-                storage_delays: self.sim_budget(&raw.storage_delays, FaultClass::StorageDelay)?,
-                node_jumps_forward: self
-                    .sim_budget(&raw.node_jumps_forward, FaultClass::NodeJumpForward)?,
-                client_jumps_backward: self
-                    .sim_budget(&raw.client_jumps_backward, FaultClass::ClientJumpBackward)?,
-                ..FaultBudget::NONE
-            }));
+            let mut budget = FaultBudget::NONE;
+            for (raw, class) in generated {
+                budget[class] = self.sim_budget(raw, class)?;
+            }
+            return Ok(FaultPlan::Generated(budget));
         };
-        if let Some(budget) = generated.iter().find_map(|b| b.as_ref()) {
+        if let Some(budget) = generated.iter().find_map(|(b, _)| b.as_ref()) {
             return Err(ScenarioError::WrongType {
                 at: self.at(budget),
                 message: "[simulate] lists its faults in schedule or budgets them, not both"

@@ -7,6 +7,7 @@
 //! so a shrunk schedule is always a valid schedule.
 
 use std::fmt;
+use std::ops::{Index, IndexMut};
 
 use rand_chacha::ChaCha8Rng;
 
@@ -206,7 +207,10 @@ pub enum FaultClass {
     /// A client process dies for good ([`Fault::CrashClient`]); the size is unused.
     ClientCrash,
     /// One client's next request to one node is left in flight; the size is the delay (past
-    /// the end of the run, the request never lands).
+    /// the end of the run, the request never lands). The model leaves a request in flight as
+    /// long as it likes, so a holder may win a quorum while its request to another node is
+    /// still on its way when a rival takes that node. A swarm run stalls first rounds (or a
+    /// holder's next request), and a focused one aims its stalls around the focused node.
     RequestStall,
 }
 
@@ -311,43 +315,16 @@ impl fmt::Display for FaultClass {
     }
 }
 
-/// The budgets of a generated schedule, one per [`FaultClass`].
+/// The budgets of a generated schedule, one per [`FaultClass`]: `budget[class]` reads or sets
+/// one.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct FaultBudget {
-    /// Forward jumps of node clocks (Kleppmann's jump: keys expire early).
-    pub node_jumps_forward: KindBudget,
-    /// Backward jumps of node clocks (keys live longer: liveness only).
-    pub node_jumps_backward: KindBudget,
-    /// Forward jumps of client clocks (beliefs end early: liveness only).
-    pub client_jumps_forward: KindBudget,
-    /// Backward jumps of client clocks (a holder believes too long).
-    pub client_jumps_backward: KindBudget,
-    /// Node crashes; the size is the downtime.
-    pub crashes: KindBudget,
-    /// Client pauses; the size is the pause.
-    pub pauses: KindBudget,
-    /// Node isolations (partitions); the size is their length.
-    pub isolations: KindBudget,
-    /// Delayed storage operations; the size is the extra delay.
-    pub storage_delays: KindBudget,
-    /// Delayed lock requests (one client's next request to one node); the size is the extra
-    /// delay.
-    pub request_delays: KindBudget,
-    /// Failovers of the replicated master ([`Fault::Failover`]); the size is unused.
-    pub failovers: KindBudget,
-    /// Client processes that die for good ([`Fault::CrashClient`]); the size is unused.
-    pub client_crashes: KindBudget,
+    /// Each class's budget, at the class's place in [`FaultClass::ALL`].
+    classes: [KindBudget; FaultClass::ALL.len()],
     /// Which client a client crash is aimed at, and when it may strike (over
     /// [`pinned_client`](FaultBudget::pinned_client): the scenario's aim is what the model
     /// allows).
     pub client_crash_aim: ClientFaultAim,
-    /// Lock requests left in flight (one client's next request to one node, delayed by the
-    /// size: past the end of the run, the request never lands). The model leaves a request in
-    /// flight as long as it likes, so a holder may win a quorum while its request to another
-    /// node is still on its way when a rival takes that node. A swarm run stalls first
-    /// rounds (or a holder's next request), and a focused one aims its stalls around the
-    /// focused node: different clients, different nodes.
-    pub request_stalls: KindBudget,
     /// Aim every node fault (jump, crash, isolation) at this node instead of a drawn one.
     pub pinned_node: Option<usize>,
     /// Aim every client fault (jump, pause, storage delay) at this client instead of a drawn
@@ -355,49 +332,34 @@ pub struct FaultBudget {
     pub pinned_client: Option<usize>,
 }
 
+impl Index<FaultClass> for FaultBudget {
+    type Output = KindBudget;
+
+    fn index(&self, class: FaultClass) -> &KindBudget {
+        &self.classes[class as usize]
+    }
+}
+
+impl IndexMut<FaultClass> for FaultBudget {
+    fn index_mut(&mut self, class: FaultClass) -> &mut KindBudget {
+        &mut self.classes[class as usize]
+    }
+}
+
 impl FaultBudget {
     /// No faults at all.
     pub const NONE: FaultBudget = FaultBudget {
-        node_jumps_forward: KindBudget::NONE,
-        node_jumps_backward: KindBudget::NONE,
-        client_jumps_forward: KindBudget::NONE,
-        client_jumps_backward: KindBudget::NONE,
-        crashes: KindBudget::NONE,
-        pauses: KindBudget::NONE,
-        isolations: KindBudget::NONE,
-        storage_delays: KindBudget::NONE,
-        request_delays: KindBudget::NONE,
-        failovers: KindBudget::NONE,
-        client_crashes: KindBudget::NONE,
+        classes: [KindBudget::NONE; FaultClass::ALL.len()],
         client_crash_aim: ClientFaultAim::ANY,
-        request_stalls: KindBudget::NONE,
         pinned_node: None,
         pinned_client: None,
     };
-
-    /// The budget of `class`.
-    pub const fn budget(&self, class: FaultClass) -> KindBudget {
-        match class {
-            FaultClass::NodeJumpForward => self.node_jumps_forward,
-            FaultClass::NodeJumpBackward => self.node_jumps_backward,
-            FaultClass::ClientJumpForward => self.client_jumps_forward,
-            FaultClass::ClientJumpBackward => self.client_jumps_backward,
-            FaultClass::Crash => self.crashes,
-            FaultClass::Pause => self.pauses,
-            FaultClass::Isolation => self.isolations,
-            FaultClass::StorageDelay => self.storage_delays,
-            FaultClass::RequestDelay => self.request_delays,
-            FaultClass::Failover => self.failovers,
-            FaultClass::ClientCrash => self.client_crashes,
-            FaultClass::RequestStall => self.request_stalls,
-        }
-    }
 
     /// Every class with its budget, in [`FaultClass::ALL`] order.
     pub fn kinds(&self) -> impl Iterator<Item = (FaultClass, KindBudget)> + '_ {
         FaultClass::ALL
             .into_iter()
-            .map(|class| (class, self.budget(class)))
+            .map(|class| (class, self[class]))
     }
 
     /// Draws the schedule: for each class in [`FaultClass::ALL`] order,
@@ -855,7 +817,7 @@ impl fmt::Display for FaultBudget {
         if let Some(client) = self.pinned_client {
             write!(f, "; client faults pinned to {}", Process::client(client))?;
         }
-        if self.client_crashes.count > 0 && self.client_crash_aim != ClientFaultAim::ANY {
+        if self[FaultClass::ClientCrash].count > 0 && self.client_crash_aim != ClientFaultAim::ANY {
             write!(f, "; client crashes aimed at {}", self.client_crash_aim)?;
         }
         Ok(())
@@ -892,11 +854,9 @@ mod tests {
 
     #[test]
     fn a_generated_schedule_respects_the_budget_and_replays() {
-        let budget = FaultBudget {
-            node_jumps_forward: KindBudget::new(3, Millis(5), Millis(9)),
-            pauses: KindBudget::new(2, Millis(100), Millis(100)),
-            ..FaultBudget::NONE
-        };
+        let mut budget = FaultBudget::NONE;
+        budget[FaultClass::NodeJumpForward] = KindBudget::new(3, Millis(5), Millis(9));
+        budget[FaultClass::Pause] = KindBudget::new(2, Millis(100), Millis(100));
         let draw = |seed| budget.generate(&mut ChaCha8Rng::seed_from_u64(seed), Millis(1000), 3, 2);
         let schedule = draw(7);
         assert_eq!(schedule.len(), 5);
@@ -920,13 +880,11 @@ mod tests {
 
     #[test]
     fn a_swarm_draw_stays_within_the_budget_and_replays() {
-        let budget = FaultBudget {
-            node_jumps_forward: KindBudget::new(2, Millis(10), Millis(10)),
-            crashes: KindBudget::new(1, Millis(0), Millis(0)),
-            pauses: KindBudget::new(1, Millis(1), Millis(30)),
-            request_delays: KindBudget::new(3, Millis(0), Millis(40)),
-            ..FaultBudget::NONE
-        };
+        let mut budget = FaultBudget::NONE;
+        budget[FaultClass::NodeJumpForward] = KindBudget::new(2, Millis(10), Millis(10));
+        budget[FaultClass::Crash] = KindBudget::new(1, Millis(0), Millis(0));
+        budget[FaultClass::Pause] = KindBudget::new(1, Millis(1), Millis(30));
+        budget[FaultClass::RequestDelay] = KindBudget::new(3, Millis(0), Millis(40));
         let aim = Aim {
             duration: Millis(300),
             nodes: 3,
@@ -982,10 +940,8 @@ mod tests {
 
     #[test]
     fn stalls_stall_a_first_round_or_a_holders_next_request() {
-        let budget = FaultBudget {
-            request_stalls: KindBudget::new(2, Millis(500), Millis(500)),
-            ..FaultBudget::NONE
-        };
+        let mut budget = FaultBudget::NONE;
+        budget[FaultClass::RequestStall] = KindBudget::new(2, Millis(500), Millis(500));
         let aim = Aim {
             duration: Millis(500),
             nodes: 3,
@@ -1030,13 +986,11 @@ mod tests {
 
     #[test]
     fn a_focused_run_aims_its_faults_at_one_check_and_stalls_around_the_focused_node() {
-        let budget = FaultBudget {
-            crashes: KindBudget::new(1, Millis(0), Millis(0)),
-            pauses: KindBudget::new(1, Millis(1), Millis(30)),
-            storage_delays: KindBudget::new(2, Millis(0), Millis(13)),
-            request_stalls: KindBudget::new(3, Millis(500), Millis(500)),
-            ..FaultBudget::NONE
-        };
+        let mut budget = FaultBudget::NONE;
+        budget[FaultClass::Crash] = KindBudget::new(1, Millis(0), Millis(0));
+        budget[FaultClass::Pause] = KindBudget::new(1, Millis(1), Millis(30));
+        budget[FaultClass::StorageDelay] = KindBudget::new(2, Millis(0), Millis(13));
+        budget[FaultClass::RequestStall] = KindBudget::new(3, Millis(500), Millis(500));
         let aim = Aim {
             duration: Millis(500),
             nodes: 3,

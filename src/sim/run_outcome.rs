@@ -7,6 +7,7 @@ use super::fault::{ScheduledFault, SwarmFaults};
 use super::judge::{Property, Violation};
 use super::setup::SimConfig;
 use super::trace::{TraceEntry, TraceEvent, counted, schedule_text};
+use crate::plural::count;
 use crate::time::Millis;
 
 /// Counts over a run.
@@ -140,7 +141,7 @@ impl Outcome {
     pub fn schedule_text(&self) -> String {
         format!(
             "schedule ({}):\n{}",
-            plural(self.schedule.len(), "fault"),
+            count(self.schedule.len(), "fault", "faults"),
             schedule_text(&self.schedule)
         )
     }
@@ -224,14 +225,5 @@ impl Outcome {
             let _ = writeln!(text, "  {entry}");
         }
         text
-    }
-}
-
-/// `count` and `noun`, with an `s` unless the count is one.
-pub(crate) fn plural(count: usize, noun: &str) -> String {
-    if count == 1 {
-        format!("1 {noun}")
-    } else {
-        format!("{count} {noun}s")
     }
 }

@@ -977,7 +977,7 @@ pub enum SimConfigError {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::{FaultBudget, KindBudget, ScheduledFault};
+    use crate::sim::{FaultBudget, FaultClass, KindBudget, ScheduledFault};
 
     #[test]
     fn each_client_runs_its_own_quorum_one_per_client_within_the_nodes() {
@@ -1064,10 +1064,9 @@ mod tests {
         );
         assert!(
             refuse(|c| {
-                c.faults = FaultPlan::Generated(FaultBudget {
-                    pauses: KindBudget::new(1, Millis(5), Millis(4)),
-                    ..FaultBudget::NONE
-                })
+                let mut budget = FaultBudget::NONE;
+                budget[FaultClass::Pause] = KindBudget::new(1, Millis(5), Millis(4));
+                c.faults = FaultPlan::Generated(budget);
             })
             .contains("pauses range is empty")
         );
@@ -1085,10 +1084,9 @@ mod tests {
         );
         assert!(
             refuse(|c| {
-                c.faults = FaultPlan::Generated(FaultBudget {
-                    pinned_client: Some(2),
-                    ..FaultBudget::NONE
-                })
+                let mut budget = FaultBudget::NONE;
+                budget.pinned_client = Some(2);
+                c.faults = FaultPlan::Generated(budget);
             })
             .contains("pinned to c3")
         );

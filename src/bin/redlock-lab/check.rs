@@ -7,6 +7,7 @@ use redlock_lab::cause;
 use redlock_lab::check::{
     self, Check, Engine, PropertyReport, Report, StopReason, available_threads,
 };
+use redlock_lab::plural::count;
 use redlock_lab::scenario::{Ingredient, Scenario, Verdict};
 
 use crate::Outcome;
@@ -525,9 +526,4 @@ fn stopped_line(scenarios: &[Scenario], report: &Report, reason: StopReason) -> 
         "{}: stopped at the {reason} after {} states, paths up to {} steps, {:.1} s\n",
         report.name, report.unique_states, report.max_depth, report.seconds
     )
-}
-
-/// `1 scenario`, `2 scenarios`.
-fn count(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
 }

@@ -24,6 +24,7 @@ use rand_core::{RngCore, SeedableRng};
 use redlock_lab::driver::redis::NodeOptions;
 use redlock_lab::driver::watchdog::{Loss, LossReason, Watchdog, WatchdogConfig};
 use redlock_lab::driver::{Acquisition, Clock, Guard, MonotonicClock, NotAcquired, RedisRedlock};
+use redlock_lab::plural::count;
 use redlock_lab::proto::{Config, DriftPolicy, Failure, Fencing};
 use redlock_lab::time::Millis;
 use rustix::process::{Pid, Signal, kill_process};
@@ -503,8 +504,8 @@ fn describe_loss(loss: &Loss) -> String {
             last_failure,
         } => {
             let mut why = format!(
-                "the lease ran out after {attempts} failed extension{}",
-                if attempts == 1 { "" } else { "s" }
+                "the lease ran out after {}",
+                count(attempts, "failed extension", "failed extensions")
             );
             if let Some(failure) = last_failure {
                 let _ = write!(why, " (last: {})", describe_failure(failure));

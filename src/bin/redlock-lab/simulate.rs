@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use redlock_lab::catalog;
+use redlock_lab::plural::count;
 use redlock_lab::scenario::{Scenario, Verdict, property};
 use redlock_lab::sim::{self, Outcome as Run, Property, SimConfig};
 
@@ -230,19 +231,20 @@ fn print_tally(
     out!(
         "{name} (expected {}): {}, ",
         expected_text(expected),
-        plural(args.runs, "run")
+        count(args.runs, "run", "runs")
     )?;
     match tally.first {
         None => match expected {
-            Some(Verdict::Violated) => {
-                outln!("0 violations: not reached in {}", plural(args.runs, "run"))?
-            }
+            Some(Verdict::Violated) => outln!(
+                "0 violations: not reached in {}",
+                count(args.runs, "run", "runs")
+            )?,
             _ => outln!("0 violations")?,
         },
         Some(seed) => {
             outln!(
                 "{}, first with seed {seed}",
-                plural(tally.violations, "violation")
+                count(tally.violations, "violation", "violations")
             )?;
             outln!("  replay: {}", replay(seed))?;
             if expected == Some(Verdict::Holds) {
@@ -268,16 +270,18 @@ fn print_acquired(
         "{} (expected {}): acquired in {witnesses} of {}",
         property::LOCK_ACQUIRED,
         expected_text(acquired),
-        plural(args.runs, "run")
+        count(args.runs, "run", "runs")
     )?;
     match (acquired, witnesses) {
-        (Some(Verdict::Holds), 0) => outln!(": not witnessed in {}", plural(args.runs, "run"))?,
+        (Some(Verdict::Holds), 0) => {
+            outln!(": not witnessed in {}", count(args.runs, "run", "runs"))?
+        }
         (Some(Verdict::Violated), n) if n > 0 => {
             outln!()?;
             contradictions.push(format!(
                 "{}: the checker expects no run to acquire, and {} did",
                 property::LOCK_ACQUIRED,
-                plural(n, "run")
+                count(n, "run", "runs")
             ));
         }
         _ => outln!()?,
@@ -320,15 +324,6 @@ fn properties(scenario: &Scenario) -> Vec<Property> {
     properties
 }
 
-/// `count` and `noun`, with an `s` unless the count is one.
-fn plural(count: u64, noun: &str) -> String {
-    if count == 1 {
-        format!("1 {noun}")
-    } else {
-        format!("{count} {noun}s")
-    }
-}
-
 fn expected_text(expected: Option<Verdict>) -> String {
     expected.map_or_else(|| "nothing".to_owned(), |v| v.to_string())
 }
@@ -362,13 +357,6 @@ fn shell_word(word: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn counts_of_one_are_singular() {
-        assert_eq!(plural(1, "run"), "1 run");
-        assert_eq!(plural(0, "run"), "0 runs");
-        assert_eq!(plural(2_000, "violation"), "2000 violations");
-    }
 
     #[test]
     fn replay_commands_quote_what_a_shell_would_split() {

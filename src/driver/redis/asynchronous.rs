@@ -40,14 +40,12 @@ use rand_core::{RngCore, SeedableRng};
 use super::error::{Cause, OpenError, RedisNodeError};
 use super::node::{NodeOptions, ServerInfo, build_client, connect_cause, interpret, round_cause};
 use super::script;
+use crate::driver::held::held_lock_view;
 use crate::driver::observe::Watch;
-use crate::driver::{
-    DriverError, ErrorLog, NodeError, NotAcquired, Settled, Unreachable, late_answer,
-};
+use crate::driver::{DriverError, ErrorLog, NotAcquired, Settled, Unreachable, late_answer};
 use crate::node::NodeReply;
 use crate::proto::{
-    self, Command, Config, Fencing, Heard, Lock, Next, Op, Tally, Token, UsageError,
-    validate_resource,
+    self, Command, Config, Fencing, Heard, Lock, Next, Op, Tally, UsageError, validate_resource,
 };
 use crate::time::Millis;
 
@@ -458,40 +456,7 @@ impl std::fmt::Debug for AsyncNode {
 }
 
 impl<'a> AsyncGuard<'a> {
-    /// The token stored at the nodes.
-    pub fn token(&self) -> Token {
-        self.lease().token
-    }
-
-    /// The fencing token this lock's acquisition derived from the nodes' counters, as
-    /// [`Guard::fencing_token`](crate::driver::Guard::fencing_token) gives it (`None` with
-    /// [`Fencing::Off`]).
-    pub fn fencing_token(&self) -> Option<u64> {
-        match self.lock.params().fencing {
-            proto::Fencing::WriteBack | proto::Fencing::MaxOnly => Some(self.lease().fence),
-            proto::Fencing::Off => None,
-        }
-    }
-
-    /// The client-clock reading at which the lock must be considered lost.
-    pub fn deadline(&self) -> Millis {
-        self.lease().deadline
-    }
-
-    /// Time left before the deadline (zero once it passed).
-    pub fn remaining(&self) -> Millis {
-        self.deadline() - now(self.origin)
-    }
-
-    /// Whether the client may still act as the holder.
-    pub fn is_valid(&self) -> bool {
-        self.lock.believes(now(self.origin))
-    }
-
-    /// Node errors seen while acquiring and extending.
-    pub fn node_errors(&self) -> &[NodeError<RedisNodeError>] {
-        self.errors.as_slice()
-    }
+    held_lock_view!(RedisNodeError, |guard| now(guard.origin));
 
     /// What each node answered in the round that won the lock, as
     /// [`Guard::nodes`](crate::driver::Guard::nodes) tells it: here a straggler's answer is
@@ -545,12 +510,6 @@ impl<'a> AsyncGuard<'a> {
         let released = released.unwrap_or_default();
         watch.release(Some(&released));
         released
-    }
-
-    fn lease(&self) -> &crate::proto::Lease {
-        // A guard exists only for a won lock, and only a release ends the lease, which
-        // consumes or drops the guard.
-        self.lock.lease().expect("a guard always holds a lease")
     }
 }
 

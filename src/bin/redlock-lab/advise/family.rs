@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use redlock_lab::check::{Check, Engine, Report, StopReason, Synthesis};
+use redlock_lab::plural::count;
 use redlock_lab::property::Property;
 use redlock_lab::scenario::{Scenario, Verdict, property};
 use redlock_lab::sweep::{
@@ -185,10 +186,9 @@ pub(super) fn run_family(family: &Family<'_>, limits: &Limits) -> Result<Found> 
     let found = search_family(family, limits)?;
     match &found.unsettled {
         None => errln!(
-            "advise: the {} took {} check{} in {:.1} s",
+            "advise: the {} took {} in {:.1} s",
             family.label,
-            found.checks,
-            if found.checks == 1 { "" } else { "s" },
+            count(found.checks, "check", "checks"),
             started.elapsed().as_secs_f64()
         ),
         Some(why) => errln!(

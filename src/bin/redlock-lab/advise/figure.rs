@@ -4,6 +4,7 @@
 use std::fmt::Write as _;
 
 use redlock_lab::check::Engine;
+use redlock_lab::plural::count;
 use redlock_lab::sweep::Formula;
 
 use super::family::Found;
@@ -163,9 +164,9 @@ fn figure(faults: &Faults, value: Option<u32>, verbose: bool) -> String {
     match value {
         Some(ticks) if faults.scale.is_millisecond() || !verbose => faults.scale.show(ticks),
         Some(ticks) => format!(
-            "{} ({ticks} tick{})",
+            "{} ({})",
             faults.scale.show(ticks),
-            if ticks == 1 { "" } else { "s" }
+            count(ticks, "tick", "ticks")
         ),
         None => "none in range".to_owned(),
     }
@@ -173,12 +174,11 @@ fn figure(faults: &Faults, value: Option<u32>, verbose: bool) -> String {
 
 /// The evidence of a search, with how many checks it took and which engine made them.
 pub(super) fn evidence(found: &Found) -> String {
-    let plural = if found.checks == 1 { "" } else { "s" };
     let proved = (found.proved_for.as_deref())
         .map(|sizes| format!(", proved for {sizes}"))
         .unwrap_or_default();
     format!(
-        "{} ({}{} {} check{plural}, {}{proved})",
+        "{} ({}{} {}, {}{proved})",
         found.evidence,
         obtained(found),
         if found.read_off {
@@ -186,7 +186,7 @@ pub(super) fn evidence(found: &Found) -> String {
         } else {
             ","
         },
-        found.checks,
+        count(found.checks, "check", "checks"),
         engine(found.engine)
     )
 }

@@ -4,6 +4,7 @@ use std::fmt::Write;
 
 use redlock_lab::cause;
 use redlock_lab::check::{Engine, Report};
+use redlock_lab::plural::count;
 use redlock_lab::scenario::{Ingredient, Scenario, Source, Verdict};
 
 use super::argument::Argument;
@@ -129,11 +130,6 @@ fn reach(scenario: &Scenario, report: &Report, seconds: f64) -> String {
         "zones"
     } else {
         "states"
-    };
-    // Each count with its own plural: a one-node lock is "1 node", a drift of 1 is "1 tick".
-    let count = |n: u64, one: &str, many: &str| match n {
-        1 => format!("1 {one}"),
-        n => format!("{n} {many}"),
     };
     // A span in the file's unit: milliseconds for a file in real units.
     let span = |ticks: u64| match scenario.resolution {
