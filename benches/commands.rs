@@ -8,6 +8,8 @@
 //!   baseline.
 //! - `book` of the whole catalog, its pages built on every core beside one page at a time
 //!   (`--jobs 1`, what it did before).
+//! - `simulate` of one of the simulator's own worlds, its runs on every core beside one run at
+//!   a time (`--jobs 1`, what it did before).
 //!
 //! `cargo bench --bench commands`. Seconds are wall time; the peak is the child's resident
 //! high-water mark (`VmHWM`), read every 10 ms while it runs (Linux; elsewhere 0).
@@ -70,6 +72,16 @@ fn main() {
         .to_string();
     row("the catalog", book(&cores), book("1"));
     std::fs::remove_dir_all(out).ok();
+    println!();
+    println!(
+        "{:<20} {:>9} {:>9} | {:>10} {:>9} {:>6}",
+        "simulate", "seconds", "peak MB", "--jobs 1", "peak MB", "ratio"
+    );
+    let simulate = |jobs: &str| {
+        let args = ["--seed", "1", "--runs", "2000", "--jobs", jobs];
+        measure(exe, &[&["simulate", "antirez-safe"], &args[..]].concat())
+    };
+    row("antirez-safe, 2000", simulate(&cores), simulate("1"));
 }
 
 /// One row: the command's seconds and peak beside its baseline's, and the ratio of seconds.

@@ -1,6 +1,6 @@
 //! `redlock-lab simulate`, run as a user runs it: the header, the per-property lines, the
-//! replay command (and that running it reproduces the violation), the contradiction exit
-//! code and bad input.
+//! replay command (and that running it reproduces the violation), the same output on any number
+//! of threads, the contradiction exit code and bad input.
 
 use std::path::PathBuf;
 use std::process::Output;
@@ -110,6 +110,13 @@ fn a_found_violation_prints_a_replay_command_that_reproduces_it() {
     );
     // And it is the same run every time.
     assert_eq!(stdout(&simulate(&words[2..])), again);
+
+    // The runs go on several threads; what is printed does not depend on how many.
+    for jobs in ["1", "3"] {
+        let alone = simulate(&[name, "--seed", "0", "--runs", "3000", "--jobs", jobs]);
+        assert_exit(&alone, 0);
+        assert_eq!(stdout(&alone), text, "--jobs {jobs}");
+    }
 }
 
 #[test]
@@ -228,6 +235,13 @@ fn bad_input_exits_with_2_and_a_clear_message() {
             stderr(&output)
         );
     }
+    let output = simulate(&["redlock-fault-free", "--seed", "1", "--jobs", "0"]);
+    assert_exit(&output, 2);
+    assert!(
+        stderr(&output).contains("--jobs <N>"),
+        "{}",
+        stderr(&output)
+    );
     let output = simulate(&["redlock-fault-free", "--seed", "1", "--ms-per-tick", "0"]);
     assert_exit(&output, 2);
     assert!(stderr(&output).contains("--ms-per-tick must lie in"));

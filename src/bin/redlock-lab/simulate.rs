@@ -8,9 +8,12 @@
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use redlock_lab::catalog;
+use redlock_lab::check::available_threads;
 use redlock_lab::plural::count;
 use redlock_lab::scenario::{Scenario, Verdict, property};
 use redlock_lab::sim::{self, Outcome as Run, Property, SimConfig};
@@ -54,6 +57,10 @@ pub(crate) struct Args {
     /// units (`resolution`), else 10.
     #[arg(long)]
     ms_per_tick: Option<u64>,
+    /// How many runs go at once [default: every core]; what the command prints does not
+    /// depend on it.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    jobs: Option<u32>,
 }
 
 /// What the runs found for one `always` property.
@@ -161,51 +168,104 @@ struct Runs {
     single: Option<Run>,
 }
 
-/// Runs every seed and tallies each property's violations.
-fn run_seeds(args: &Args, scenario: &Scenario, config: &SimConfig) -> Result<Runs> {
-    let mut runs = Runs {
-        tallies: properties(scenario)
-            .into_iter()
-            .map(|property| Tally {
-                property,
-                violations: 0,
-                first: None,
-            })
-            .collect(),
-        witnesses: 0,
-        single: None,
-    };
-    let watch = Watch::new("simulate", Some(args.runs), args.runs > 1);
-    watch.say(format!("simulating {}", scenario.name));
-    let mut violating: u64 = 0;
-    for i in 0..args.runs {
-        let seed = args.seed + i;
-        let outcome = sim::run(config, seed)?;
-        if outcome.stats.acquisitions > 0 {
-            runs.witnesses += 1;
+impl Runs {
+    /// Nothing found yet, for `properties`.
+    fn new(properties: &[Property]) -> Runs {
+        let tally = |&property| Tally {
+            property,
+            violations: 0,
+            first: None,
+        };
+        Runs {
+            tallies: properties.iter().map(tally).collect(),
+            witnesses: 0,
+            single: None,
         }
+    }
+
+    /// Counts one run; whether it violated a property.
+    fn add(&mut self, outcome: &Run) -> bool {
+        self.witnesses += u64::from(outcome.stats.acquisitions > 0);
         let mut violated = false;
-        for tally in &mut runs.tallies {
+        for tally in &mut self.tallies {
             if !outcome.holds(tally.property) {
                 tally.violations += 1;
-                tally.first.get_or_insert(seed);
+                tally.first = Some(tally.first.map_or(outcome.seed, |s| s.min(outcome.seed)));
                 violated = true;
             }
         }
-        violating += u64::from(violated);
-        if args.runs == 1 {
-            runs.single = Some(outcome);
-        }
-        watch.step(|| {
-            format!(
-                "{} of {} runs of {}, {violating} with a violation so far",
-                i + 1,
-                args.runs,
-                scenario.name,
-            )
-        });
+        violated
     }
-    Ok(runs)
+
+    /// What another set of runs found, added: counts add up and the first seed is the least,
+    /// so the sum does not depend on which thread ran which seed.
+    fn merge(mut self, other: Runs) -> Runs {
+        self.witnesses += other.witnesses;
+        for (mine, theirs) in self.tallies.iter_mut().zip(other.tallies) {
+            mine.violations += theirs.violations;
+            mine.first = match (mine.first, theirs.first) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+        }
+        self
+    }
+}
+
+/// Runs every seed on `--jobs` threads, each taking the next seed not yet taken, and tallies
+/// each property's violations; what it prints does not depend on the number of threads.
+fn run_seeds(args: &Args, scenario: &Scenario, config: &SimConfig) -> Result<Runs> {
+    let properties = properties(scenario);
+    if args.runs == 1 {
+        let outcome = sim::run(config, args.seed)?;
+        let mut runs = Runs::new(&properties);
+        runs.add(&outcome);
+        runs.single = Some(outcome);
+        return Ok(runs);
+    }
+    let watch = Watch::new("simulate", Some(args.runs), true);
+    watch.say(format!("simulating {}", scenario.name));
+    let jobs = args
+        .jobs
+        .map_or_else(available_threads, |jobs| jobs as usize);
+    let (next, done, violating) = (AtomicU64::new(0), AtomicU64::new(0), AtomicU64::new(0));
+    let work = || -> Result<Runs> {
+        let mut runs = Runs::new(&properties);
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            if i >= args.runs {
+                return Ok(runs);
+            }
+            let outcome = sim::run(config, args.seed + i).inspect_err(|_| {
+                // The others stop at their next seed.
+                next.store(args.runs, Ordering::Relaxed);
+            })?;
+            violating.fetch_add(u64::from(runs.add(&outcome)), Ordering::Relaxed);
+            done.fetch_add(1, Ordering::Relaxed);
+        }
+    };
+    std::thread::scope(|scope| {
+        let threads: Vec<_> = (0..jobs.min(args.runs as usize))
+            .map(|_| scope.spawn(work))
+            .collect();
+        while !threads.iter().all(|t| t.is_finished()) {
+            std::thread::sleep(Duration::from_millis(100));
+            let done = done.load(Ordering::Relaxed);
+            watch.at(done, || {
+                let violating = violating.load(Ordering::Relaxed);
+                let name = &scenario.name;
+                format!(
+                    "{done} of {} runs of {name}, {violating} with a violation so far",
+                    args.runs
+                )
+            });
+        }
+        let mut all = Runs::new(&properties);
+        for thread in threads {
+            all = all.merge(thread.join().expect("a simulation thread panicked")?);
+        }
+        Ok(all)
+    })
 }
 
 /// The one run's swarm knobs and fault schedule.

@@ -96,6 +96,16 @@ impl Watch {
         }
     }
 
+    /// `done` steps settled: the bar shows it, or, when no line was written for
+    /// [`LINE_EVERY`], `settled` is one.
+    pub(crate) fn at(&self, done: u64, settled: impl FnOnce() -> String) {
+        match &self.bar {
+            Some(bar) => bar.set_position(done),
+            None if due(&self.last_line) => errln!("{}: {}", self.command, settled()),
+            None => {}
+        }
+    }
+
     /// One more step settled, which the command's own output already shows: the bar moves on.
     pub(crate) fn advance(&self) {
         if let Some(bar) = &self.bar {
