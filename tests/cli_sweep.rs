@@ -1,5 +1,6 @@
 //! `redlock-lab sweep`: a row per value, the boundary where a verdict flips (pinned against
-//! the catalog's inequalities), `--json`, and bad input with exit code 2.
+//! the catalog's inequalities), `--json`, the same table with values checked at once, and bad
+//! input with exit code 2.
 
 mod common;
 
@@ -145,6 +146,39 @@ fn json_has_a_row_per_value_and_the_boundaries() {
             "above": {"value": "2", "verdict": "holds"},
         }])
     );
+}
+
+/// Values are checked at once (`--jobs`); the rows, their states and the boundaries are the
+/// same on any number of them, and come in the values' order.
+#[test]
+fn values_checked_at_once_give_the_same_table() {
+    let table = |jobs: &str| {
+        let out = redlock_lab(&[
+            "sweep",
+            "redlock-cluster-shards-promotion-delay",
+            "--vary",
+            "failover.promotion_delay_ticks=0..3",
+            "--jobs",
+            jobs,
+            "--json",
+        ]);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        let mut json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        // Only the time differs from run to run.
+        for row in json["rows"].as_array_mut().unwrap() {
+            row["seconds"] = serde_json::Value::Null;
+        }
+        json
+    };
+    let alone = table("1");
+    let values: Vec<&str> = alone["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|row| row["value"].as_str().unwrap())
+        .collect();
+    assert_eq!(values, ["0", "1", "2", "3"]);
+    assert_eq!(table("4"), alone);
 }
 
 #[test]

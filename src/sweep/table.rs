@@ -40,22 +40,29 @@ impl Sweep {
         self.variants.iter().map(|(v, s)| (v, s))
     }
 
-    /// Checks every variant with the default [`Check`].
+    /// Checks every variant with the default [`Check`], one after another.
     pub fn run(&self) -> SweepReport {
-        self.run_with(|_, scenario| Check::new(scenario).run())
+        let reports = self
+            .labelled()
+            .map(|(_, scenario)| Check::new(scenario).run())
+            .collect();
+        self.report(reports)
     }
 
-    /// Checks every variant with `check`, handed the value as the report prints it and the
-    /// scenario (a `Check` with other options, progress, …).
-    pub fn run_with(&self, mut check: impl FnMut(&str, &Scenario) -> Report) -> SweepReport {
+    /// Every variant with the value as the report prints it (`1`, `"fsync-always"` without
+    /// quotes), in order.
+    pub fn labelled(&self) -> impl Iterator<Item = (String, &Scenario)> {
+        self.variants()
+            .map(|(value, scenario)| (display(value), scenario))
+    }
+
+    /// The sweep's report from `reports`, one per variant in order, made elsewhere (on
+    /// threads, with limits, …).
+    pub fn report(&self, reports: Vec<Report>) -> SweepReport {
         let rows = self
-            .variants
-            .iter()
-            .map(|(value, scenario)| {
-                let value = display(value);
-                let report = check(&value, scenario);
-                Row { value, report }
-            })
+            .labelled()
+            .zip(reports)
+            .map(|((value, _), report)| Row { value, report })
             .collect();
         SweepReport {
             file: self.file.clone(),

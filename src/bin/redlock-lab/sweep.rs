@@ -4,12 +4,13 @@
 use std::path::PathBuf;
 
 use anyhow::Result;
-use redlock_lab::check::Check;
+use redlock_lab::check::{Check, Report, available_threads};
 use redlock_lab::sweep::{Boundary, Sweep, SweepReport, Vary};
 
 use crate::Outcome;
 use crate::inputs;
 use crate::limits::Limits;
+use crate::pool::{self, Task};
 use crate::table::Table;
 use crate::watch::Watch;
 
@@ -31,6 +32,10 @@ pub(crate) struct Args {
     /// depend on it; with one, a violated value's state count repeats from run to run.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     threads: u32,
+    /// How many values are checked at once [default: the cores, divided by --threads]; the
+    /// table does not depend on it.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=64))]
+    jobs: Option<u32>,
     #[command(flatten)]
     limits: Limits,
 }
@@ -41,7 +46,7 @@ pub(crate) fn run(args: &Args) -> Result<Outcome> {
     let vary: Vary = args.vary.parse()?;
     let source = inputs::source_of_one(&args.path)?;
     let sweep = Sweep::prepare(&source.file, &source.text, &vary)?;
-    let report = check_each(args, &sweep, &vary.key);
+    let report = check_each(args, &sweep, &vary.key)?;
     if args.json {
         let json = serde_json::json!({
             "file": report.file,
@@ -67,22 +72,44 @@ pub(crate) fn run(args: &Args) -> Result<Outcome> {
     })
 }
 
-/// Checks every value within the limits, saying which one it is on while it works.
-fn check_each(args: &Args, sweep: &Sweep, key: &str) -> SweepReport {
+/// Checks every value within the limits, `--jobs` at once, saying which ones it is on while
+/// it works; the reports come back in the values' order.
+fn check_each(args: &Args, sweep: &Sweep, key: &str) -> Result<SweepReport> {
     let memory = args.limits.memory();
-    let values = sweep.variants().count();
+    let values = sweep.labelled().count();
     let watch = Watch::new("sweep", Some(values as u64), !args.json);
-    let mut index = 0;
-    sweep.run_with(|value, scenario| {
-        index += 1;
-        let label = format!("{key} = {value} ({index} of {values})");
-        let check = Check::new(scenario).threads(args.threads as usize);
-        let report = watch
-            .watching(args.limits.apply(check, memory), label.clone())
-            .run();
-        watch.step(|| format!("{label} settled in {:.1} s", report.seconds));
-        report
-    })
+    let threads = args.threads as usize;
+    let jobs = args
+        .jobs
+        .map_or_else(|| (available_threads() / threads).max(1), |j| j as usize);
+    let tasks: Vec<Task<'_, Report>> = sweep
+        .labelled()
+        .enumerate()
+        .map(|(index, (value, scenario))| -> Task<'_, Report> {
+            let label = format!("{key} = {value} ({} of {values})", index + 1);
+            let check = args
+                .limits
+                .apply(Check::new(scenario).threads(threads), memory);
+            let check = watch.watching(check, label);
+            Box::new(move || check.run())
+        })
+        .collect();
+    let labels: Vec<String> = sweep.labelled().map(|(value, _)| value).collect();
+    let mut reports = Vec::with_capacity(values);
+    let order: Vec<usize> = (0..values).collect();
+    pool::in_order(tasks, &order, jobs, |index, report| {
+        let seconds = report.seconds;
+        reports.push(report);
+        watch.step(|| {
+            let value = &labels[index];
+            format!(
+                "{key} = {value} settled in {seconds:.1} s ({} of {values})",
+                index + 1
+            )
+        });
+        Ok(())
+    })?;
+    Ok(sweep.report(reports))
 }
 
 /// The table (a column per property), then one line per boundary.
