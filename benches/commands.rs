@@ -10,6 +10,8 @@
 //!   (`--jobs 1`, what it did before).
 //! - `simulate` of one of the simulator's own worlds, its runs on every core beside one run at
 //!   a time (`--jobs 1`, what it did before).
+//! - `sweep` of the safety page's promotion-delay boundary, its values checked at once beside
+//!   one value at a time (`--jobs 1`, what it did before).
 //!
 //! `cargo bench --bench commands`. Seconds are wall time; the peak is the child's resident
 //! high-water mark (`VmHWM`), read every 10 ms while it runs (Linux; elsewhere 0).
@@ -82,6 +84,17 @@ fn main() {
         measure(exe, &[&["simulate", "antirez-safe"], &args[..]].concat())
     };
     row("antirez-safe, 2000", simulate(&cores), simulate("1"));
+    println!();
+    println!(
+        "{:<20} {:>9} {:>9} | {:>10} {:>9} {:>6}",
+        "sweep", "seconds", "peak MB", "--jobs 1", "peak MB", "ratio"
+    );
+    let sweep = |jobs: &str| {
+        let vary = "failover.promotion_delay_ticks=0..3";
+        let args = ["redlock-cluster-shards-promotion-delay", "--vary", vary];
+        measure(exe, &[&["sweep"], &args[..], &["--jobs", jobs]].concat())
+    };
+    row("promotion delay 0-3", sweep(&cores), sweep("1"));
 }
 
 /// One row: the command's seconds and peak beside its baseline's, and the ratio of seconds.
