@@ -2,7 +2,8 @@
 //! on stderr when it is a terminal (`check` not under `--json`); into a pipe a short run says
 //! nothing but its result, and a long one writes a line every ten seconds. The library's
 //! progress hook reports growing counts once per interval, and stays quiet on short runs by
-//! default. `trace` and `sweep` take `check`'s limits, and say when one stopped them.
+//! default. `trace`, `sweep` and `explain` take `check`'s limits, and say when one stopped
+//! them.
 
 mod common;
 
@@ -163,7 +164,7 @@ fn a_long_run_into_a_pipe_says_every_ten_seconds_how_far_it_got() {
 }
 
 #[test]
-fn trace_and_sweep_take_the_limits_of_check_and_say_when_one_stopped_them() {
+fn trace_sweep_and_explain_take_the_limits_of_check_and_say_when_one_stopped_them() {
     let run = |args: &[&str]| Command::new(BIN).args(args).output().expect("run");
     let trace = run(&["trace", LONG, "--max-states", "1000"]);
     let said = String::from_utf8_lossy(&trace.stderr);
@@ -214,6 +215,19 @@ fn trace_and_sweep_take_the_limits_of_check_and_say_when_one_stopped_them() {
         sweep.stderr.is_empty(),
         "{}",
         String::from_utf8_lossy(&sweep.stderr)
+    );
+
+    // explain tells what it settled, and says the rest is not.
+    let explain = run(&["explain", LONG, "--max-states", "1000"]);
+    assert_eq!(explain.status.code(), Some(3));
+    let told = String::from_utf8(explain.stdout).unwrap();
+    assert!(
+        told.contains("Verdict: mutual exclusion is not settled: the check stopped after "),
+        "{told}"
+    );
+    assert!(
+        told.contains("  mutual exclusion: incomplete ([expect] says holds)\n"),
+        "{told}"
     );
 
     for (command, limit) in [("trace", "--max-states"), ("sweep", "--time-limit")] {

@@ -12,13 +12,20 @@ use redlock_lab::{catalog, cause};
 
 use crate::Outcome;
 use crate::inputs;
+use crate::limits::Limits;
+use crate::watch::Watch;
 
 /// Arguments of `explain`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
     /// A catalog name (file name, alias or unique prefix), or a scenario file.
     name: PathBuf,
+    #[command(flatten)]
+    limits: Limits,
 }
+
+/// A check of the command's, bounded by its limits and watched under a label.
+type Bounded<'a> = dyn Fn(Check, &str) -> Check + 'a;
 
 /// The property a scenario is about: the one its story tells (`check::default_property`:
 /// the lost update of a storage scenario, else the first violated property with a
@@ -191,8 +198,14 @@ fn sizes(report: &Report) -> String {
 
 /// Prints the explanation; exit 1 when a verdict differs from `[expect]`.
 pub(crate) fn run(args: &Args) -> Result<Outcome> {
+    args.limits.refuse_zeros()?;
     let scenario = inputs::load_one(&args.name)?;
-    let report = Check::new(&scenario).run_with_causes();
+    let memory = args.limits.memory();
+    let watch = Watch::new("explain", None, true);
+    let bounded = |check: Check, label: &str| {
+        watch.watching(args.limits.apply(check, memory), label.to_owned())
+    };
+    let report = bounded(Check::new(&scenario), &scenario.name).run_with_causes();
     let main = primary(&report);
     // The story the checker's report tells for it (for a lost update: the stale write that
     // lands after a newer one, when the checker finds that run).
@@ -213,6 +226,7 @@ pub(crate) fn run(args: &Args) -> Result<Outcome> {
     for p in &report.properties {
         let expected = match p.expected {
             Some(e) if e == p.verdict => "as [expect] says".to_owned(),
+            Some(e) if p.verdict == Verdict::Incomplete => format!("[expect] says {e}"),
             Some(e) => format!("but [expect] says {e}"),
             None => "not in [expect]".to_owned(),
         };
@@ -223,13 +237,15 @@ pub(crate) fn run(args: &Args) -> Result<Outcome> {
     if let Some(story) = story {
         out.push_str(&format!("\n{}", story.to_text()));
     }
-    out.push_str(&mitigation_lines(&scenario, main)?);
+    out.push_str(&mitigation_lines(&scenario, main, &bounded)?);
     out.push_str(&broken_by_lines(&scenario));
-    out!("{out}")?;
-    Ok(if report.matches_expectations() {
-        Outcome::Success
-    } else {
+    watch.suspend(|| out!("{out}"))?;
+    Ok(if report.mismatches().next().is_some() {
         Outcome::Mismatch
+    } else if report.is_incomplete() {
+        Outcome::Incomplete
+    } else {
+        Outcome::Success
     })
 }
 
@@ -262,14 +278,18 @@ fn why_lines(scenario: &Scenario, main: &PropertyReport) -> String {
 
 /// The scenario's mitigation, its patch and the scenario that proves it, or that it names
 /// none.
-fn mitigation_lines(scenario: &Scenario, main: &PropertyReport) -> Result<String> {
+fn mitigation_lines(
+    scenario: &Scenario,
+    main: &PropertyReport,
+    bounded: &Bounded<'_>,
+) -> Result<String> {
     let mut out = String::new();
     match &scenario.mitigation {
         Some(mitigation) => {
             out.push_str(&format!("\nMitigation: {}.\n", mitigation.text));
-            out.push_str(&patch_lines(scenario, mitigation)?);
+            out.push_str(&patch_lines(scenario, mitigation, bounded)?);
             if let Some(proof) = &mitigation.scenario {
-                out.push_str(&proof_line(proof, &main.name)?);
+                out.push_str(&proof_line(proof, &main.name, bounded)?);
             }
         }
         None => {
@@ -304,7 +324,11 @@ fn broken_by_lines(scenario: &Scenario) -> String {
 
 /// The mitigation's patch and what the checker says of the patched scenario: every property,
 /// re-checked (never read from the file).
-fn patch_lines(scenario: &Scenario, mitigation: &Mitigation) -> Result<String> {
+fn patch_lines(
+    scenario: &Scenario,
+    mitigation: &Mitigation,
+    bounded: &Bounded<'_>,
+) -> Result<String> {
     if mitigation.set.is_empty() {
         return Ok(String::new());
     }
@@ -314,7 +338,7 @@ fn patch_lines(scenario: &Scenario, mitigation: &Mitigation) -> Result<String> {
             .with_context(|| format!("reading {}", scenario.file))?,
     };
     let fixed = redlock_lab::scenario::patched(&scenario.file, &text, &mitigation.set)?;
-    let report = Check::new(&fixed).run();
+    let report = bounded(Check::new(&fixed), &format!("{} patched", fixed.name)).run();
     let mut out = String::from("Patch:\n");
     for (key, value) in &mitigation.set {
         out.push_str(&format!("  {key} = {value}\n"));
@@ -330,9 +354,9 @@ fn patch_lines(scenario: &Scenario, mitigation: &Mitigation) -> Result<String> {
 }
 
 /// The catalog scenario the patch yields, re-checked: its verdict on `property`.
-fn proof_line(proof: &str, property: &str) -> Result<String> {
+fn proof_line(proof: &str, property: &str, bounded: &Bounded<'_>) -> Result<String> {
     let fixed = load_catalog(proof)?;
-    let report = Check::new(&fixed).run();
+    let report = bounded(Check::new(&fixed), &fixed.name).run();
     let verdict = report
         .property(property)
         .map_or("not checked".to_owned(), |p| p.verdict.to_string());
