@@ -76,14 +76,16 @@ pub(crate) fn run(args: &Args) -> Result<Outcome> {
 /// it works; the reports come back in the values' order.
 fn check_each(args: &Args, sweep: &Sweep, key: &str) -> Result<SweepReport> {
     let memory = args.limits.memory();
-    let values = sweep.labelled().count();
+    let (labels, scenarios): (Vec<String>, Vec<_>) = sweep.labelled().unzip();
+    let values = labels.len();
     let watch = Watch::new("sweep", Some(values as u64), !args.json);
     let threads = args.threads as usize;
     let jobs = args
         .jobs
         .map_or_else(|| (available_threads() / threads).max(1), |j| j as usize);
-    let tasks: Vec<Task<'_, Report>> = sweep
-        .labelled()
+    let tasks: Vec<Task<'_, Report>> = labels
+        .iter()
+        .zip(scenarios)
         .enumerate()
         .map(|(index, (value, scenario))| -> Task<'_, Report> {
             let label = format!("{key} = {value} ({} of {values})", index + 1);
@@ -94,7 +96,6 @@ fn check_each(args: &Args, sweep: &Sweep, key: &str) -> Result<SweepReport> {
             Box::new(move || check.run())
         })
         .collect();
-    let labels: Vec<String> = sweep.labelled().map(|(value, _)| value).collect();
     let mut reports = Vec::with_capacity(values);
     let order: Vec<usize> = (0..values).collect();
     pool::in_order(tasks, &order, jobs, |index, report| {
